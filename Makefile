@@ -1,0 +1,29 @@
+# pushlab — `make demo` runs the whole offline loop; `make test` runs the test suite.
+# Both install what they need first (scripts/bootstrap).
+SWIFT ?= swift
+SWIFTFLAGS ?=
+
+.PHONY: bootstrap build release test demo bench clean
+
+bootstrap:
+	@scripts/bootstrap
+
+build: bootstrap
+	$(SWIFT) build $(SWIFTFLAGS)
+
+release: bootstrap
+	$(SWIFT) build -c release --product pushlab $(SWIFTFLAGS)
+
+# The CLI integration tests run the built binary, so build it before the tests.
+test: bootstrap
+	$(SWIFT) build $(SWIFTFLAGS) --build-tests
+	$(SWIFT) test $(SWIFTFLAGS) --skip-build --disable-swift-testing
+
+demo: release
+	.build/release/pushlab demo
+
+bench: release
+	benchmarks/run
+
+clean:
+	rm -rf .build

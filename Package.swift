@@ -1,0 +1,47 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Module layout: ../shared/design/architecture.md. Dependencies point downwards.
+let package = Package(
+    name: "pushlab",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "pushlab", targets: ["pushlab"]),
+    ],
+    targets: [
+        .target(
+            name: "CPushLab",
+            linkerSettings: [
+                .linkedLibrary("curl"),
+                .linkedLibrary("ssl"),
+                .linkedLibrary("crypto"),
+                .linkedLibrary("nghttp2"),
+                .linkedLibrary("event_core"),
+                .linkedLibrary("event_openssl"),
+                .linkedLibrary("event_pthreads"),
+                .linkedLibrary("sqlite3"),
+            ]
+        ),
+        .target(name: "PushCore"),
+        .target(name: "PushAuth", dependencies: ["PushCore", "CPushLab", "PushHTTP"]),
+        .target(name: "PushHTTP", dependencies: ["CPushLab"]),
+        .target(name: "PushSend", dependencies: ["PushCore", "PushAuth", "PushHTTP", "CPushLab"]),
+        .target(name: "PushDevice", dependencies: ["PushCore", "PushHTTP", "CPushLab"]),
+        .target(name: "PushMetrics", dependencies: ["PushCore", "PushHTTP", "CPushLab"]),
+        .target(name: "PushGateway", dependencies: ["PushCore", "PushAuth", "PushHTTP", "PushDevice", "CPushLab"]),
+        .executableTarget(
+            name: "pushlab",
+            dependencies: ["PushCore", "PushAuth", "PushHTTP", "PushSend", "PushGateway", "PushDevice", "PushMetrics"]
+        ),
+        .target(name: "TestSupport", dependencies: ["PushHTTP"], path: "Tests/TestSupport"),
+        .testTarget(name: "PushCoreTests", dependencies: ["PushCore", "TestSupport"]),
+        .testTarget(name: "PushAuthTests", dependencies: ["PushAuth", "TestSupport"]),
+        .testTarget(name: "PushHTTPTests", dependencies: ["PushHTTP", "TestSupport"]),
+        .testTarget(name: "PushSendTests", dependencies: ["PushSend", "TestSupport"]),
+        .testTarget(name: "PushDeviceTests", dependencies: ["PushDevice", "TestSupport"]),
+        .testTarget(name: "PushMetricsTests", dependencies: ["PushMetrics", "TestSupport"]),
+        .testTarget(name: "PushGatewayTests", dependencies: ["PushGateway", "PushSend", "TestSupport"]),
+        .testTarget(name: "pushlabTests", dependencies: ["TestSupport"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

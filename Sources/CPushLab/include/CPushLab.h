@@ -1,0 +1,11 @@
+// Umbrella header: the C libraries pushlab uses, and small shims for what Swift cannot call
+// directly (variadic functions, function-like macros). Each area keeps its own header.
+#ifndef CPUSHLAB_H
+#define CPUSHLAB_H
+
+#include "cpushlab_curl.h"
+#include "cpushlab_openssl.h"
+#include "cpushlab_server.h"
+#include "cpushlab_sqlite.h"
+
+#endif

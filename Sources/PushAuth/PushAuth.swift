@@ -1,0 +1,1 @@
+// PushAuth — see ../shared/design/architecture.md for this module's concern.

@@ -1,0 +1,1 @@
+// PushCore — see ../shared/design/architecture.md for this module's concern.

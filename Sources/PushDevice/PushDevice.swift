@@ -1,0 +1,1 @@
+// PushDevice — see ../shared/design/architecture.md for this module's concern.

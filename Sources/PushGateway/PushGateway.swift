@@ -1,0 +1,1 @@
+// PushGateway — see ../shared/design/architecture.md for this module's concern.

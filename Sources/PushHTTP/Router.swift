@@ -1,0 +1,59 @@
+/// Maps (method, path pattern) to a handler. Patterns are `/`-separated segments; a segment
+/// `{name}` matches any one non-empty segment and binds it, e.g. `/3/device/{token}` or
+/// `/v1/projects/{project}/messages:send`. Exact literal routes win over parameterised ones.
+public struct Router: Sendable {
+    public enum Match: Sendable {
+        case found(RouteHandler, [String: String])
+        /// The path exists under another method (405).
+        case methodNotAllowed(allowed: [String])
+        case notFound
+    }
+
+    private struct Route: Sendable {
+        let method: String
+        let segments: [Segment]
+        let handler: RouteHandler
+        var parameterCount: Int { segments.reduce(0) { $0 + ($1.isParameter ? 1 : 0) } }
+    }
+
+    private enum Segment: Sendable {
+        case literal(Substring)
+        case parameter(String)
+        var isParameter: Bool { if case .parameter = self { return true } else { return false } }
+    }
+
+    private var routes: [Route] = []
+
+    public init() {}
+
+    public mutating func add(_ method: String, _ pattern: String, _ handler: @escaping RouteHandler) {
+        let segments: [Segment] = pattern.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map { s in
+            if s.hasPrefix("{") && s.hasSuffix("}") { return .parameter(String(s.dropFirst().dropLast())) }
+            return .literal(s)
+        }
+        routes.append(Route(method: method.uppercased(), segments: segments, handler: handler))
+        // Literal routes first so `/admin/pushes` beats `/admin/{anything}`.
+        routes.sort { $0.parameterCount < $1.parameterCount }
+    }
+
+    public func match(method: String, path: String) -> Match {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        var allowed: [String] = []
+        for route in routes where route.segments.count == parts.count {
+            var params: [String: String] = [:]
+            var ok = true
+            for (segment, part) in zip(route.segments, parts) {
+                switch segment {
+                case .literal(let lit): if lit != part { ok = false }
+                case .parameter(let name):
+                    if part.isEmpty { ok = false } else { params[name] = String(part) }
+                }
+                if !ok { break }
+            }
+            guard ok else { continue }
+            if route.method == method { return .found(route.handler, params) }
+            allowed.append(route.method)
+        }
+        return allowed.isEmpty ? .notFound : .methodNotAllowed(allowed: allowed)
+    }
+}

@@ -1,0 +1,1 @@
+// PushMetrics — see ../shared/design/architecture.md for this module's concern.

@@ -1,0 +1,1 @@
+// PushSend — see ../shared/design/architecture.md for this module's concern.

@@ -1,0 +1,45 @@
+import Foundation
+
+func runCLI(_ argv: [String]) async -> Int32 {
+    let args = Array(argv.dropFirst())
+    if args.isEmpty || args == ["--help"] || args == ["-h"] || args == ["help"] {
+        print(Help.overview(allCommands), terminator: "")
+        return args.isEmpty ? ExitStatus.usage : ExitStatus.success
+    }
+    if args == ["--version"] || args == ["version"] {
+        print("pushlab \(pushlabVersion)")
+        return ExitStatus.success
+    }
+    // Longest matching command path wins (`send apns` before `send`).
+    let match = allCommands
+        .filter { args.starts(with: $0.path) }
+        .max { $0.path.count < $1.path.count }
+    guard let command = match else {
+        let group = allCommands.filter { $0.path.first == args[0] }
+        if !group.isEmpty {
+            printError("pushlab \(args[0]): choose one of: " + group.map { $0.path.joined(separator: " ") }.joined(separator: ", "))
+        } else {
+            printError("pushlab: unknown command '\(args[0])'. Run 'pushlab --help' for the list.")
+        }
+        return ExitStatus.usage
+    }
+    let rest = Array(args.dropFirst(command.path.count))
+    let name = command.path.joined(separator: " ")
+    do {
+        let parsed = try ArgumentParser.parse(rest, options: command.options, command: name)
+        if parsed.flag("--help") {
+            print(Help.render(command), terminator: "")
+            return ExitStatus.success
+        }
+        return try await command.run(parsed)
+    } catch let error as UsageError {
+        printError("pushlab \(name): \(error)")
+        return ExitStatus.usage
+    } catch {
+        printError("pushlab \(name): \(error)")
+        return ExitStatus.failure
+    }
+}
+
+signal(SIGPIPE, SIG_IGN)
+exit(await runCLI(CommandLine.arguments))

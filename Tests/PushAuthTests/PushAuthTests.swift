@@ -1,0 +1,1 @@
+// Tests for PushAuth live in this folder, one file per concept.

@@ -1,0 +1,1 @@
+// Tests for PushCore live in this folder, one file per concept.

@@ -1,0 +1,1 @@
+// Tests for PushDevice live in this folder, one file per concept.

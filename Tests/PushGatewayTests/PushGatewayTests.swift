@@ -1,0 +1,1 @@
+// Tests for PushGateway live in this folder, one file per concept.

@@ -1,0 +1,1 @@
+// Tests for PushMetrics live in this folder, one file per concept.

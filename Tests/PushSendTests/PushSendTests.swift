@@ -1,0 +1,1 @@
+// Tests for PushSend live in this folder, one file per concept.
