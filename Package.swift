@@ -25,18 +25,21 @@ let package = Package(
         .target(name: "PushCore"),
         .target(name: "PushAuth", dependencies: ["PushCore", "CPushLab", "PushHTTP"]),
         .target(name: "PushHTTP", dependencies: ["CPushLab"]),
-        .target(name: "PushSend", dependencies: ["PushCore", "PushAuth", "PushHTTP", "CPushLab"]),
-        .target(name: "PushDevice", dependencies: ["PushCore", "PushHTTP", "CPushLab"]),
-        .target(name: "PushMetrics", dependencies: ["PushCore", "PushHTTP", "CPushLab"]),
-        .target(name: "PushGateway", dependencies: ["PushCore", "PushAuth", "PushHTTP", "PushDevice", "CPushLab"]),
+        // The one SQLite wrapper every store uses (history, collector, App Group, gateway records).
+        .target(name: "PushStore", dependencies: ["CPushLab"]),
+        .target(name: "PushSend", dependencies: ["PushCore", "PushAuth", "PushHTTP", "PushStore"]),
+        .target(name: "PushDevice", dependencies: ["PushCore", "PushHTTP", "PushStore"]),
+        .target(name: "PushMetrics", dependencies: ["PushCore", "PushHTTP", "PushStore"]),
+        .target(name: "PushGateway", dependencies: ["PushCore", "PushAuth", "PushHTTP", "PushDevice", "PushStore"]),
         .executableTarget(
             name: "pushlab",
-            dependencies: ["PushCore", "PushAuth", "PushHTTP", "PushSend", "PushGateway", "PushDevice", "PushMetrics"]
+            dependencies: ["PushCore", "PushAuth", "PushHTTP", "PushStore", "PushSend", "PushGateway", "PushDevice", "PushMetrics"]
         ),
         .target(name: "TestSupport", dependencies: ["PushHTTP"], path: "Tests/TestSupport"),
         .testTarget(name: "PushCoreTests", dependencies: ["PushCore", "TestSupport"]),
         .testTarget(name: "PushAuthTests", dependencies: ["PushAuth", "TestSupport"]),
         .testTarget(name: "PushHTTPTests", dependencies: ["PushHTTP", "TestSupport"]),
+        .testTarget(name: "PushStoreTests", dependencies: ["PushStore", "TestSupport"]),
         .testTarget(name: "PushSendTests", dependencies: ["PushSend", "TestSupport"]),
         .testTarget(name: "PushDeviceTests", dependencies: ["PushDevice", "TestSupport"]),
         .testTarget(name: "PushMetricsTests", dependencies: ["PushMetrics", "TestSupport"]),

@@ -1,1 +1,0 @@
-// PushCore — see ../shared/design/architecture.md for this module's concern.

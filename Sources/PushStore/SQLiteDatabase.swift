@@ -1,0 +1,208 @@
+import CPushLab
+import Foundation
+
+/// What went wrong talking to SQLite, with the file and the statement's purpose.
+public struct SQLiteError: Error, CustomStringConvertible, Sendable {
+    public var path: String
+    public var code: Int32
+    public var message: String
+    public var description: String { "\(path): SQLite error \(code): \(message)" }
+}
+
+/// One SQLite connection. Every pushlab store (send history, collector, App Group store,
+/// gateway records) sits on this one wrapper: WAL mode, prepared statements, explicit
+/// transactions, no C types outside this module.
+///
+/// Concurrency: a connection is used from one thread at a time; every public method takes
+/// `lock`, so a store may share one connection between tasks.
+public final class SQLiteDatabase: @unchecked Sendable {
+    public let path: String
+    // `handle` and `statements` are protected by `lock`.
+    private var handle: OpaquePointer?
+    private var statements: [String: OpaquePointer] = [:]
+    private let lock = NSRecursiveLock()
+
+    /// Opens (creating if needed) the database at `path` in WAL mode. `busyTimeoutMs` makes
+    /// concurrent writers from other processes wait instead of failing at once.
+    public init(path: String, busyTimeoutMs: Int32 = 5_000, walMode: Bool = true) throws {
+        self.path = path
+        let dir = (path as NSString).deletingLastPathComponent
+        if !dir.isEmpty { try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) }
+        var db: OpaquePointer?
+        let rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX, nil)
+        guard rc == SQLITE_OK, let db else {
+            let msg = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
+            sqlite3_close(db)
+            throw SQLiteError(path: path, code: rc, message: msg)
+        }
+        handle = db
+        sqlite3_busy_timeout(db, busyTimeoutMs)
+        if walMode {
+            try execute("PRAGMA journal_mode=WAL")
+            try execute("PRAGMA synchronous=NORMAL")
+        }
+    }
+
+    deinit { close() }
+
+    public func close() {
+        lock.withLock {
+            for (_, s) in statements { sqlite3_finalize(s) }
+            statements.removeAll()
+            if let h = handle { sqlite3_close_v2(h) }
+            handle = nil
+        }
+    }
+
+    /// Runs one or more statements that take no parameters (schema, pragmas).
+    public func execute(_ sql: String) throws {
+        try lock.withLock {
+            var err: UnsafeMutablePointer<CChar>?
+            let rc = sqlite3_exec(try open(), sql, nil, nil, &err)
+            if rc != SQLITE_OK {
+                let msg = err.map { String(cString: $0) } ?? "error"
+                sqlite3_free(err)
+                throw SQLiteError(path: path, code: rc, message: msg)
+            }
+        }
+    }
+
+    /// Runs a statement with parameters; returns the number of rows changed.
+    @discardableResult
+    public func run(_ sql: String, _ params: [SQLiteValue] = []) throws -> Int {
+        try lock.withLock {
+            let stmt = try prepared(sql, params)
+            defer { sqlite3_reset(stmt) }
+            let rc = sqlite3_step(stmt)
+            guard rc == SQLITE_DONE || rc == SQLITE_ROW else { throw error(rc) }
+            return Int(sqlite3_changes(try open()))
+        }
+    }
+
+    /// Runs a query and returns every row.
+    public func query(_ sql: String, _ params: [SQLiteValue] = []) throws -> [SQLiteRow] {
+        try lock.withLock {
+            let stmt = try prepared(sql, params)
+            defer { sqlite3_reset(stmt) }
+            var rows: [SQLiteRow] = []
+            while true {
+                let rc = sqlite3_step(stmt)
+                if rc == SQLITE_DONE { break }
+                guard rc == SQLITE_ROW else { throw error(rc) }
+                rows.append(SQLiteRow(statement: stmt))
+            }
+            return rows
+        }
+    }
+
+    /// Runs `body` inside one transaction (BEGIN IMMEDIATE: takes the write lock up front so
+    /// two processes never deadlock upgrading); rolls back if it throws.
+    public func transaction<T>(_ body: () throws -> T) throws -> T {
+        try lock.withLock {
+            try execute("BEGIN IMMEDIATE")
+            do {
+                let result = try body()
+                try execute("COMMIT")
+                return result
+            } catch {
+                try? execute("ROLLBACK")
+                throw error
+            }
+        }
+    }
+
+    public var lastInsertRowID: Int64 { lock.withLock { handle.map { sqlite3_last_insert_rowid($0) } ?? 0 } }
+
+    private func open() throws -> OpaquePointer {
+        guard let h = handle else { throw SQLiteError(path: path, code: SQLITE_MISUSE, message: "database is closed") }
+        return h
+    }
+
+    private func error(_ rc: Int32) -> SQLiteError {
+        SQLiteError(path: path, code: rc, message: handle.map { String(cString: sqlite3_errmsg($0)) } ?? "closed")
+    }
+
+    /// A cached prepared statement with `params` bound (1-based, in order).
+    private func prepared(_ sql: String, _ params: [SQLiteValue]) throws -> OpaquePointer {
+        let stmt: OpaquePointer
+        if let cached = statements[sql] {
+            stmt = cached
+        } else {
+            var s: OpaquePointer?
+            let rc = sqlite3_prepare_v2(try open(), sql, -1, &s, nil)
+            guard rc == SQLITE_OK, let s else { throw error(rc) }
+            statements[sql] = s
+            stmt = s
+        }
+        sqlite3_clear_bindings(stmt)
+        for (i, p) in params.enumerated() {
+            let idx = Int32(i + 1)
+            let rc: Int32
+            switch p {
+            case .null: rc = sqlite3_bind_null(stmt, idx)
+            case .integer(let v): rc = sqlite3_bind_int64(stmt, idx, v)
+            case .real(let v): rc = sqlite3_bind_double(stmt, idx, v)
+            case .text(let v): rc = cpl_sqlite3_bind_text_transient(stmt, idx, v, Int32(v.utf8.count))
+            case .blob(let v): rc = v.withUnsafeBytes { cpl_sqlite3_bind_blob_transient(stmt, idx, $0.baseAddress, Int32(v.count)) }
+            }
+            guard rc == SQLITE_OK else { throw error(rc) }
+        }
+        return stmt
+    }
+}
+
+/// A value bound to or read from a statement.
+public enum SQLiteValue: Sendable, Hashable {
+    case null
+    case integer(Int64)
+    case real(Double)
+    case text(String)
+    case blob([UInt8])
+}
+
+extension SQLiteValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByNilLiteral {
+    public init(stringLiteral value: String) { self = .text(value) }
+    public init(integerLiteral value: Int64) { self = .integer(value) }
+    public init(nilLiteral: ()) { self = .null }
+    public static func text(_ v: String?) -> SQLiteValue { v.map { .text($0) } ?? .null }
+    public static func int(_ v: Int?) -> SQLiteValue { v.map { .integer(Int64($0)) } ?? .null }
+    public static func double(_ v: Double?) -> SQLiteValue { v.map { .real($0) } ?? .null }
+}
+
+/// One result row, copied out of the statement.
+public struct SQLiteRow: Sendable {
+    public let values: [SQLiteValue]
+
+    init(statement: OpaquePointer) {
+        let n = sqlite3_column_count(statement)
+        values = (0..<n).map { i in
+            switch sqlite3_column_type(statement, i) {
+            case SQLITE_INTEGER: return .integer(sqlite3_column_int64(statement, i))
+            case SQLITE_FLOAT: return .real(sqlite3_column_double(statement, i))
+            case SQLITE_TEXT: return .text(String(cString: sqlite3_column_text(statement, i)))
+            case SQLITE_BLOB:
+                let count = Int(sqlite3_column_bytes(statement, i))
+                guard count > 0, let p = sqlite3_column_blob(statement, i) else { return .blob([]) }
+                return .blob(Array(UnsafeRawBufferPointer(start: p, count: count)))
+            default: return .null
+            }
+        }
+    }
+
+    public func string(_ i: Int) -> String? { if case .text(let s) = values[i] { return s }; return nil }
+    public func int(_ i: Int) -> Int? {
+        switch values[i] {
+        case .integer(let v): return Int(v)
+        case .real(let v): return Int(v)
+        default: return nil
+        }
+    }
+    public func double(_ i: Int) -> Double? {
+        switch values[i] {
+        case .integer(let v): return Double(v)
+        case .real(let v): return v
+        default: return nil
+        }
+    }
+    public func blob(_ i: Int) -> [UInt8]? { if case .blob(let b) = values[i] { return b }; return nil }
+}
