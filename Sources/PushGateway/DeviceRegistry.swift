@@ -1,0 +1,184 @@
+import Foundation
+import PushCore
+
+/// An emulated device the gateway knows: which tokens reach it, for which app, and whether
+/// it has been unregistered (APNs 410 / FCM UNREGISTERED).
+public struct EmulatedDevice: Codable, Sendable, Hashable {
+    public enum Platform: String, Codable, Sendable { case ios, android }
+    public enum Environment: String, Codable, Sendable { case sandbox, production }
+
+    public var name: String
+    public var platform: Platform
+    /// Hex APNs device token (iOS).
+    public var apnsToken: String?
+    /// FCM registration token.
+    public var fcmToken: String?
+    /// The app's bundle id: the APNs topic (without push-type suffix).
+    public var bundleID: String
+    /// The Firebase project the FCM token belongs to.
+    public var firebaseProject: String?
+    public var environment: Environment
+    /// Path of the app profile the device emulator runs pushes through (nil: record only).
+    public var appProfile: String?
+    /// When set, the token stopped being valid at this moment: APNs answers 410 Unregistered
+    /// with this timestamp, FCM answers UNREGISTERED.
+    public var unregisteredSince: Date?
+
+    public init(name: String, platform: Platform = .ios, apnsToken: String? = nil, fcmToken: String? = nil,
+                bundleID: String, firebaseProject: String? = nil, environment: Environment = .sandbox,
+                appProfile: String? = nil, unregisteredSince: Date? = nil) {
+        self.name = name
+        self.platform = platform
+        self.apnsToken = apnsToken?.lowercased()
+        self.fcmToken = fcmToken
+        self.bundleID = bundleID
+        self.firebaseProject = firebaseProject
+        self.environment = environment
+        self.appProfile = appProfile
+        self.unregisteredSince = unregisteredSince
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case name, platform, apnsToken, fcmToken, bundleID, firebaseProject, environment, appProfile, unregisteredSince
+    }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let apns = try c.decodeIfPresent(String.self, forKey: .apnsToken)
+        let fcm = try c.decodeIfPresent(String.self, forKey: .fcmToken)
+        guard apns != nil || fcm != nil else {
+            throw DecodingError.dataCorruptedError(forKey: .apnsToken, in: c,
+                debugDescription: "a device needs an apnsToken, an fcmToken, or both")
+        }
+        self.init(name: try c.decodeIfPresent(String.self, forKey: .name) ?? "device",
+                  platform: try c.decodeIfPresent(Platform.self, forKey: .platform) ?? .ios,
+                  apnsToken: apns, fcmToken: fcm,
+                  bundleID: try c.decode(String.self, forKey: .bundleID),
+                  firebaseProject: try c.decodeIfPresent(String.self, forKey: .firebaseProject),
+                  environment: try c.decodeIfPresent(Environment.self, forKey: .environment) ?? .sandbox,
+                  appProfile: try c.decodeIfPresent(String.self, forKey: .appProfile),
+                  unregisteredSince: try c.decodeIfPresent(Date.self, forKey: .unregisteredSince))
+    }
+}
+
+/// Who a token belongs to, as the gateway sees it.
+public enum DeviceLookup: Sendable, Equatable {
+    case known(EmulatedDevice)
+    /// Quick-start mode: no devices declared, any well-formed token is accepted for the dev
+    /// bundle id and dev Firebase project.
+    case quickStart
+    case unknown
+}
+
+/// The devices the gateway delivers to. Declared in a file (`--devices`) or at runtime
+/// (`POST /admin/devices`). With none declared the registry is in quick-start mode.
+///
+/// Thread-safe: handlers on the event loop and admin requests read and write it concurrently.
+public final class DeviceRegistry: @unchecked Sendable {
+    // Both maps are protected by `lock`.
+    private var byAPNsToken: [String: EmulatedDevice] = [:]
+    private var byFCMToken: [String: EmulatedDevice] = [:]
+    private let lock = NSLock()
+    /// The bundle id and Firebase project quick-start mode accepts.
+    public let quickStartBundleID: String
+    public let quickStartProject: String
+
+    public init(devices: [EmulatedDevice] = [], quickStartBundleID: String = "io.pushlab.demo",
+                quickStartProject: String = "pushlab-dev") {
+        self.quickStartBundleID = quickStartBundleID
+        self.quickStartProject = quickStartProject
+        for d in devices { register(d) }
+    }
+
+    /// Loads `{"devices": [...]}` (or a bare array) from a JSON file.
+    public static func load(path: String, quickStartBundleID: String = "io.pushlab.demo",
+                            quickStartProject: String = "pushlab-dev") throws -> DeviceRegistry {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw GatewayConfigError.unreadable(path: path)
+        }
+        return DeviceRegistry(devices: try decodeDevices(data, source: path),
+                              quickStartBundleID: quickStartBundleID, quickStartProject: quickStartProject)
+    }
+
+    static func decodeDevices(_ data: Data, source: String) throws -> [EmulatedDevice] {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        struct File: Decodable { var devices: [EmulatedDevice] }
+        do {
+            if let file = try? decoder.decode(File.self, from: data) { return file.devices }
+            if let one = try? decoder.decode(EmulatedDevice.self, from: data) { return [one] }
+            return try decoder.decode([EmulatedDevice].self, from: data)
+        } catch {
+            throw GatewayConfigError.invalidDevices(path: source, why: describe(error))
+        }
+    }
+
+    public func register(_ device: EmulatedDevice) {
+        lock.withLock {
+            if let t = device.apnsToken { byAPNsToken[t] = device }
+            if let t = device.fcmToken { byFCMToken[t] = device }
+        }
+    }
+
+    public var isQuickStart: Bool { lock.withLock { byAPNsToken.isEmpty && byFCMToken.isEmpty } }
+
+    public var devices: [EmulatedDevice] {
+        lock.withLock {
+            var seen = Set<String>()
+            return (Array(byAPNsToken.values) + Array(byFCMToken.values)).filter { seen.insert($0.name + ($0.apnsToken ?? "") + ($0.fcmToken ?? "")).inserted }
+                .sorted { $0.name < $1.name }
+        }
+    }
+
+    public func lookup(apnsToken: String) -> DeviceLookup {
+        lock.withLock {
+            if let d = byAPNsToken[apnsToken.lowercased()] { return .known(d) }
+            return byAPNsToken.isEmpty && byFCMToken.isEmpty ? .quickStart : .unknown
+        }
+    }
+
+    public func lookup(fcmToken: String) -> DeviceLookup {
+        lock.withLock {
+            if let d = byFCMToken[fcmToken] { return .known(d) }
+            return byAPNsToken.isEmpty && byFCMToken.isEmpty ? .quickStart : .unknown
+        }
+    }
+
+    /// Marks a device's tokens as no longer valid from `date` on.
+    public func unregister(name: String, at date: Date) {
+        lock.withLock {
+            for (k, var d) in byAPNsToken where d.name == name { d.unregisteredSince = date; byAPNsToken[k] = d }
+            for (k, var d) in byFCMToken where d.name == name { d.unregisteredSince = date; byFCMToken[k] = d }
+        }
+    }
+}
+
+/// A configuration file or flag the gateway could not use.
+public enum GatewayConfigError: Error, CustomStringConvertible, Sendable {
+    case unreadable(path: String)
+    case invalidDevices(path: String, why: String)
+    case invalidKey(spec: String, why: String)
+
+    public var description: String {
+        switch self {
+        case .unreadable(let path): return "\(path): cannot read file"
+        case .invalidDevices(let path, let why):
+            return "\(path): invalid devices file: \(why)\n  fix: {\"devices\": [{\"name\": \"iphone\", \"apnsToken\": \"<64 hex>\", \"bundleID\": \"io.example.app\"}]}"
+        case .invalidKey(let spec, let why): return "--apns-key \(spec): \(why)\n  fix: --apns-key KEYID:TEAMID:public.pem"
+        }
+    }
+}
+
+/// A decoding error in words a user can act on: which key, what was wrong.
+func describe(_ error: Error) -> String {
+    guard let e = error as? DecodingError else { return "\(error)" }
+    func path(_ ctx: DecodingError.Context) -> String {
+        "/" + ctx.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: "/")
+    }
+    switch e {
+    case .keyNotFound(let key, let ctx): return "missing key '\(key.stringValue)' at \(path(ctx))"
+    case .typeMismatch(_, let ctx), .valueNotFound(_, let ctx): return "\(path(ctx)): \(ctx.debugDescription)"
+    case .dataCorrupted(let ctx): return ctx.codingPath.isEmpty ? ctx.debugDescription : "\(path(ctx)): \(ctx.debugDescription)"
+    @unknown default: return "\(error)"
+    }
+}

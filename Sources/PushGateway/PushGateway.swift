@@ -1,1 +1,0 @@
-// PushGateway — see ../shared/design/architecture.md for this module's concern.

@@ -1,0 +1,170 @@
+import Foundation
+import PushStore
+
+/// One push as the gateway judged it.
+public struct PushRecord: Sendable, Codable, Equatable {
+    public enum Service: String, Sendable, Codable { case apns, fcm }
+    public var receivedAt: Date
+    public var service: Service
+    public var token: String?
+    public var device: String?
+    public var topic: String?
+    public var pushType: String?
+    /// APNs `apns-id`, or the FCM message name.
+    public var messageID: String?
+    public var status: Int
+    /// APNs reason or FCM errorCode; nil when accepted.
+    public var reason: String?
+    /// `CIO-Delivery-ID` when the payload carried one (joins with the collector's metrics).
+    public var deliveryID: String?
+    /// Request headers, authorization redacted.
+    public var headers: [String: String]
+    public var payload: String
+
+    public init(receivedAt: Date, service: Service, token: String?, device: String?, topic: String?, pushType: String?,
+                messageID: String?, status: Int, reason: String?, deliveryID: String?, headers: [String: String], payload: String) {
+        self.receivedAt = receivedAt
+        self.service = service
+        self.token = token
+        self.device = device
+        self.topic = topic
+        self.pushType = pushType
+        self.messageID = messageID
+        self.status = status
+        self.reason = reason
+        self.deliveryID = deliveryID
+        self.headers = headers
+        self.payload = payload
+    }
+}
+
+/// The gateway's record of every push, in SQLite (table `pushes`, documented in
+/// docs/gateway.md; `pushlab report --gateway-db` reads it to count what was sent).
+///
+/// Handlers run on the server's event loop and must not wait for disk, so `record` only
+/// appends to a buffer; a writer thread commits the buffer in one transaction every 50 ms.
+public final class PushRecordStore: @unchecked Sendable {
+    private let db: SQLiteDatabase?
+    // `pending`, `memory`, `stopped` are protected by `lock`; `condition` wakes the writer.
+    private var pending: [PushRecord] = []
+    private var memory: [PushRecord] = []
+    private var stopped = false
+    private let condition = NSCondition()
+    private var writer: Thread?
+    /// How many records an in-memory store keeps (newest).
+    private let memoryLimit = 10_000
+
+    static let schema = """
+    CREATE TABLE IF NOT EXISTS pushes (
+      id INTEGER PRIMARY KEY,
+      received_at REAL NOT NULL,
+      service TEXT NOT NULL,
+      token TEXT,
+      device TEXT,
+      topic TEXT,
+      push_type TEXT,
+      message_id TEXT,
+      status INTEGER NOT NULL,
+      reason TEXT,
+      delivery_id TEXT,
+      headers TEXT NOT NULL,
+      payload TEXT NOT NULL
+    );
+    CREATE INDEX IF NOT EXISTS pushes_delivery_id ON pushes(delivery_id);
+    """
+
+    /// `path == nil` keeps the newest records in memory only.
+    public init(path: String?) throws {
+        if let path {
+            let db = try SQLiteDatabase(path: path)
+            try db.execute(Self.schema)
+            self.db = db
+        } else {
+            db = nil
+        }
+        let t = Thread { [weak self] in self?.writeLoop() }
+        t.name = "pushlab.gateway.records"
+        writer = t
+        t.start()
+    }
+
+    public func record(_ r: PushRecord) {
+        condition.lock()
+        pending.append(r)
+        condition.unlock()
+    }
+
+    /// The newest `limit` records, newest last. Waits for pending writes first.
+    public func recent(limit: Int = 100) throws -> [PushRecord] {
+        flush()
+        guard let db else {
+            return condition.withLock { Array(memory.suffix(limit)) }
+        }
+        let rows = try db.query("""
+            SELECT received_at, service, token, device, topic, push_type, message_id, status, reason, delivery_id, headers, payload
+            FROM pushes ORDER BY id DESC LIMIT ?
+            """, [.integer(Int64(limit))])
+        return rows.reversed().map { row in
+            let headers = (try? JSONDecoder().decode([String: String].self, from: Data((row.string(10) ?? "{}").utf8))) ?? [:]
+            return PushRecord(receivedAt: Date(timeIntervalSince1970: row.double(0) ?? 0),
+                              service: PushRecord.Service(rawValue: row.string(1) ?? "apns") ?? .apns,
+                              token: row.string(2), device: row.string(3), topic: row.string(4), pushType: row.string(5),
+                              messageID: row.string(6), status: row.int(7) ?? 0, reason: row.string(8),
+                              deliveryID: row.string(9), headers: headers, payload: row.string(11) ?? "")
+        }
+    }
+
+    /// Commits everything recorded so far.
+    public func flush() {
+        let batch: [PushRecord] = condition.withLock {
+            let b = pending
+            pending.removeAll(keepingCapacity: true)
+            return b
+        }
+        write(batch)
+    }
+
+    /// Commits what is pending and stops the writer thread.
+    public func close() {
+        condition.withLock { stopped = true }
+        flush()
+        while writer?.isFinished == false { usleep(1_000) }
+    }
+
+    private func writeLoop() {
+        while true {
+            let done = condition.withLock { stopped }
+            if done { return }
+            flush()
+            usleep(50_000)
+        }
+    }
+
+    private func write(_ batch: [PushRecord]) {
+        guard !batch.isEmpty else { return }
+        guard let db else {
+            condition.withLock {
+                memory.append(contentsOf: batch)
+                if memory.count > memoryLimit { memory.removeFirst(memory.count - memoryLimit) }
+            }
+            return
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        do {
+            try db.transaction {
+                for r in batch {
+                    let headers = String(decoding: (try? encoder.encode(r.headers)) ?? Data("{}".utf8), as: UTF8.self)
+                    try db.run("""
+                        INSERT INTO pushes (received_at, service, token, device, topic, push_type, message_id, status, reason,
+                                            delivery_id, headers, payload) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)
+                        """, [.real(r.receivedAt.timeIntervalSince1970), .text(r.service.rawValue), .text(r.token), .text(r.device),
+                              .text(r.topic), .text(r.pushType), .text(r.messageID), .integer(Int64(r.status)), .text(r.reason),
+                              .text(r.deliveryID), .text(headers), .text(r.payload)])
+                }
+            }
+        } catch {
+            FileHandle.standardError.write(Data("pushlab gateway: could not record \(batch.count) pushes: \(error)\n".utf8))
+        }
+    }
+}
