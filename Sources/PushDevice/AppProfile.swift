@@ -1,0 +1,266 @@
+import Foundation
+
+/// Which SDK behaviour the emulated device reproduces.
+public enum SDKMode: String, Codable, Sendable, CaseIterable {
+    /// Customer.io iOS SDK 4.x, faithfully (device-side.md §2–4): one metric attempt, the JSON
+    /// App Group file, rows deleted right after queueing at launch.
+    case cio4 = "cio-4"
+    /// Customer.io iOS SDK 1.x/2.x metrics: `POST /push/events` with site id + API key (§3).
+    case cioLegacy = "cio-legacy"
+    /// pushlab's recommended behaviour: retries within the budget, a dedup key, the SQLite
+    /// store, rows deleted only after the collector acknowledged them (docs/device.md).
+    case improved
+}
+
+/// Which App Group store the extension and the host app share (device-side.md §4).
+public enum AppGroupStoreKind: String, Codable, Sendable, CaseIterable {
+    /// Byte-compatible with the reference SDK's `pending_push_delivery_metrics.json`.
+    case cio
+    /// pushlab's improved store: SQLite (WAL), dedup by delivery id, acknowledged deletes.
+    case sqlite
+    case off
+}
+
+/// Customer.io data centre (device-side.md §3).
+public enum MetricsRegion: String, Codable, Sendable, CaseIterable {
+    case us
+    case eu
+}
+
+/// The emulated app: identifiers, credentials and SDK settings. Read from JSON (samples in
+/// `payloads/apps/`). Unknown keys are rejected so a typo never silently falls back to a default.
+public struct AppProfile: Codable, Sendable, Equatable {
+    /// The host app's bundle id, e.g. `io.pushlab.demo`.
+    public var bundleID: String
+    /// The Notification Service Extension's bundle id, e.g. `io.pushlab.demo.richpush`.
+    public var extensionBundleID: String
+    /// The configured App Group id; nil → inferred (device-side.md §4).
+    public var appGroupID: String?
+    /// The CDP API key (`Authorization: Basic base64("<key>:")`, §3).
+    public var cdpAPIKey: String
+    public var region: MetricsRegion
+    /// Overrides the region's host, e.g. `https://127.0.0.1:8443` for a local collector.
+    public var metricsBaseURL: String?
+    public var autoTrackPushEvents: Bool
+    public var sdkMode: SDKMode
+    /// Legacy (2.x) credentials: `Authorization: Basic base64("<site id>:<api key>")`.
+    public var siteID: String?
+    public var apiKey: String?
+    /// App Transport Security's `NSAllowsArbitraryLoads`: allows plain-http images.
+    public var allowArbitraryLoads: Bool
+    public var appGroupStore: AppGroupStoreKind
+    /// Row cap of the `sqlite` store (the `cio` store's cap is fixed at 100, §4).
+    public var sqliteStoreCap: Int
+    /// What the NSE's User-Agent reports (§3).
+    public var sdkVersion: String
+    public var appVersion: String
+    public var deviceModel: String
+    public var osVersion: String
+
+    public init(bundleID: String, extensionBundleID: String, appGroupID: String? = nil, cdpAPIKey: String,
+                region: MetricsRegion = .us, metricsBaseURL: String? = nil, autoTrackPushEvents: Bool = true,
+                sdkMode: SDKMode = .cio4, siteID: String? = nil, apiKey: String? = nil,
+                allowArbitraryLoads: Bool = false, appGroupStore: AppGroupStoreKind? = nil,
+                sqliteStoreCap: Int = 1000, sdkVersion: String = "4.7.5", appVersion: String = "1.0.0",
+                deviceModel: String = "iPhone15,2", osVersion: String = "17.4") {
+        self.bundleID = bundleID
+        self.extensionBundleID = extensionBundleID
+        self.appGroupID = appGroupID
+        self.cdpAPIKey = cdpAPIKey
+        self.region = region
+        self.metricsBaseURL = metricsBaseURL
+        self.autoTrackPushEvents = autoTrackPushEvents
+        self.sdkMode = sdkMode
+        self.siteID = siteID
+        self.apiKey = apiKey
+        self.allowArbitraryLoads = allowArbitraryLoads
+        self.appGroupStore = appGroupStore ?? AppProfile.defaultStore(for: sdkMode)
+        self.sqliteStoreCap = sqliteStoreCap
+        self.sdkVersion = sdkVersion
+        self.appVersion = appVersion
+        self.deviceModel = deviceModel
+        self.osVersion = osVersion
+    }
+
+    /// The reference SDK 4.4+ writes the JSON file; 2.x had no App Group store; the improved
+    /// mode uses SQLite.
+    public static func defaultStore(for mode: SDKMode) -> AppGroupStoreKind {
+        switch mode {
+        case .cio4: return .cio
+        case .cioLegacy: return .off
+        case .improved: return .sqlite
+        }
+    }
+
+    public enum CodingKeys: String, CodingKey, CaseIterable {
+        case bundleID = "bundleId"
+        case extensionBundleID = "extensionBundleId"
+        case appGroupID = "appGroupId"
+        case cdpAPIKey = "cdpApiKey"
+        case region
+        case metricsBaseURL
+        case autoTrackPushEvents
+        case sdkMode
+        case siteID = "siteId"
+        case apiKey
+        case allowArbitraryLoads
+        case appGroupStore
+        case sqliteStoreCap
+        case sdkVersion
+        case appVersion
+        case deviceModel
+        case osVersion
+    }
+
+    public init(from decoder: Decoder) throws {
+        try AppProfile.rejectUnknownKeys(decoder)
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let mode = try c.decodeIfPresent(SDKMode.self, forKey: .sdkMode) ?? .cio4
+        self.init(
+            bundleID: try c.decode(String.self, forKey: .bundleID),
+            extensionBundleID: try c.decode(String.self, forKey: .extensionBundleID),
+            appGroupID: try c.decodeIfPresent(String.self, forKey: .appGroupID),
+            cdpAPIKey: try c.decodeIfPresent(String.self, forKey: .cdpAPIKey) ?? "",
+            region: try c.decodeIfPresent(MetricsRegion.self, forKey: .region) ?? .us,
+            metricsBaseURL: try c.decodeIfPresent(String.self, forKey: .metricsBaseURL),
+            autoTrackPushEvents: try c.decodeIfPresent(Bool.self, forKey: .autoTrackPushEvents) ?? true,
+            sdkMode: mode,
+            siteID: try c.decodeIfPresent(String.self, forKey: .siteID),
+            apiKey: try c.decodeIfPresent(String.self, forKey: .apiKey),
+            allowArbitraryLoads: try c.decodeIfPresent(Bool.self, forKey: .allowArbitraryLoads) ?? false,
+            appGroupStore: try c.decodeIfPresent(AppGroupStoreKind.self, forKey: .appGroupStore),
+            sqliteStoreCap: try c.decodeIfPresent(Int.self, forKey: .sqliteStoreCap) ?? 1000,
+            sdkVersion: try c.decodeIfPresent(String.self, forKey: .sdkVersion) ?? "4.7.5",
+            appVersion: try c.decodeIfPresent(String.self, forKey: .appVersion) ?? "1.0.0",
+            deviceModel: try c.decodeIfPresent(String.self, forKey: .deviceModel) ?? "iPhone15,2",
+            osVersion: try c.decodeIfPresent(String.self, forKey: .osVersion) ?? "17.4")
+    }
+
+    private struct AnyKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    private static func rejectUnknownKeys(_ decoder: Decoder) throws {
+        let known = Set(CodingKeys.allCases.map(\.rawValue))
+        let all = try decoder.container(keyedBy: AnyKey.self)
+        if let unknown = all.allKeys.first(where: { !known.contains($0.stringValue) }) {
+            throw DecodingError.dataCorrupted(.init(
+                codingPath: [unknown],
+                debugDescription: "unknown key; known keys: \(known.sorted().joined(separator: ", "))"))
+        }
+    }
+}
+
+// MARK: - Loading and checks
+
+extension AppProfile {
+    /// Reads and checks a profile file. Errors name the file and the JSON pointer.
+    public static func load(path: String) throws(AppProfileError) -> AppProfile {
+        guard let data = FileManager.default.contents(atPath: path) else { throw .unreadable(path: path) }
+        return try decode(Array(data), source: path)
+    }
+
+    public static func decode(_ bytes: [UInt8], source: String = "app profile") throws(AppProfileError) -> AppProfile {
+        let profile: AppProfile
+        do {
+            profile = try JSONDecoder().decode(AppProfile.self, from: Data(bytes))
+        } catch let error as DecodingError {
+            throw AppProfileError.from(error, source: source)
+        } catch {
+            throw .malformedJSON(source: source, detail: "\(error)")
+        }
+        try profile.check(source: source)
+        return profile
+    }
+
+    /// Cross-field rules Codable cannot express.
+    public func check(source: String = "app profile") throws(AppProfileError) {
+        if bundleID.isEmpty { throw .invalidValue(source: source, pointer: "/bundleId", detail: "must not be empty") }
+        if extensionBundleID.isEmpty {
+            throw .invalidValue(source: source, pointer: "/extensionBundleId", detail: "must not be empty")
+        }
+        if let base = metricsBaseURL {
+            guard let url = URL(string: base), let scheme = url.scheme, ["http", "https"].contains(scheme), url.host != nil else {
+                throw .invalidValue(source: source, pointer: "/metricsBaseURL",
+                                    detail: "'\(base)' is not an http(s) URL like https://127.0.0.1:8443")
+            }
+        }
+        if sdkMode == .cioLegacy {
+            if (siteID ?? "").isEmpty { throw .missingField(source: source, pointer: "/siteId", why: "sdkMode cio-legacy authenticates with site id + API key") }
+            if (apiKey ?? "").isEmpty { throw .missingField(source: source, pointer: "/apiKey", why: "sdkMode cio-legacy authenticates with site id + API key") }
+        } else if cdpAPIKey.isEmpty {
+            throw .missingField(source: source, pointer: "/cdpApiKey", why: "sdkMode \(sdkMode.rawValue) authenticates with the CDP API key")
+        }
+        if sqliteStoreCap < 1 { throw .invalidValue(source: source, pointer: "/sqliteStoreCap", detail: "must be at least 1") }
+    }
+}
+
+/// Why an app profile could not be used, with what to do about it.
+public enum AppProfileError: Error, Sendable, Equatable, CustomStringConvertible {
+    case unreadable(path: String)
+    case malformedJSON(source: String, detail: String)
+    case missingField(source: String, pointer: String, why: String)
+    case invalidValue(source: String, pointer: String, detail: String)
+
+    public var reason: String {
+        switch self {
+        case .unreadable(let path): return "\(path): cannot read the app profile"
+        case .malformedJSON(let source, let detail): return "\(source): not valid JSON (\(detail))"
+        case .missingField(let source, let pointer, let why): return "\(source): \(pointer) is missing (\(why))"
+        case .invalidValue(let source, let pointer, let detail): return "\(source): \(pointer): \(detail)"
+        }
+    }
+
+    public var fix: String {
+        switch self {
+        case .unreadable: return "check the path given to --app (samples: payloads/apps/demo.json)"
+        case .malformedJSON: return "fix the JSON syntax; see payloads/apps/demo.json for the shape"
+        case .missingField(_, let pointer, _): return "add \"\(pointer.dropFirst())\" to the profile (see docs/device.md)"
+        case .invalidValue: return "see docs/device.md for the allowed values"
+        }
+    }
+
+    public var description: String { "\(reason)\n  fix: \(fix)" }
+
+    static func from(_ error: DecodingError, source: String) -> AppProfileError {
+        func pointer(_ path: [CodingKey]) -> String {
+            "/" + path.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: "/")
+        }
+        switch error {
+        case .keyNotFound(let key, let ctx):
+            return .missingField(source: source, pointer: pointer(ctx.codingPath + [key]), why: "required")
+        case .typeMismatch(let type, let ctx):
+            return .invalidValue(source: source, pointer: pointer(ctx.codingPath), detail: "expected \(AppProfileError.name(type))")
+        case .valueNotFound(let type, let ctx):
+            return .invalidValue(source: source, pointer: pointer(ctx.codingPath), detail: "expected \(AppProfileError.name(type)), got null")
+        case .dataCorrupted(let ctx):
+            if ctx.codingPath.isEmpty {
+                return .malformedJSON(source: source, detail: (ctx.underlyingError.map { "\($0)" }) ?? ctx.debugDescription)
+            }
+            let allowed: [String: [String]] = [
+                "sdkMode": SDKMode.allCases.map(\.rawValue),
+                "region": MetricsRegion.allCases.map(\.rawValue),
+                "appGroupStore": AppGroupStoreKind.allCases.map(\.rawValue),
+            ]
+            if let key = ctx.codingPath.last?.stringValue, let values = allowed[key] {
+                return .invalidValue(source: source, pointer: pointer(ctx.codingPath),
+                                     detail: "must be one of: \(values.joined(separator: ", "))")
+            }
+            return .invalidValue(source: source, pointer: pointer(ctx.codingPath), detail: ctx.debugDescription)
+        @unknown default:
+            return .malformedJSON(source: source, detail: "\(error)")
+        }
+    }
+
+    private static func name(_ type: Any.Type) -> String {
+        switch type {
+        case is String.Type: return "a string"
+        case is Bool.Type: return "true or false"
+        case is Int.Type: return "a whole number"
+        default: return "\(type)"
+        }
+    }
+}

@@ -1,1 +1,0 @@
-// Tests for PushDevice live in this folder, one file per concept.
