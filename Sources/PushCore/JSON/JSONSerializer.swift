@@ -1,0 +1,111 @@
+import Foundation
+
+// Serialisation back to bytes. The minified form is what pushlab sends: no whitespace, keys in
+// source order (duplicates kept, as written), numbers as their literal text, strings as raw
+// UTF-8 with only `"`, `\` and control characters escaped.
+extension JSONValue {
+    public func minifiedBytes() -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(256)
+        write(to: &out, indent: nil, level: 0)
+        return out
+    }
+
+    public var minifiedString: String { String(decoding: minifiedBytes(), as: UTF8.self) }
+
+    /// Indented form for people (`pushlab payload`), `indent` spaces per level.
+    public func prettyPrinted(indent: Int = 2) -> String {
+        var out: [UInt8] = []
+        write(to: &out, indent: indent, level: 0)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Byte count of `minifiedBytes()` without building it.
+    public var minifiedByteCount: Int {
+        switch self {
+        case .null: return 4
+        case .bool(let b): return b ? 4 : 5
+        case .number(let n): return n.text.utf8.count
+        case .string(let s): return JSONValue.escapedCount(s)
+        case .array(let a):
+            var n = 2 + max(a.count - 1, 0)
+            for e in a.elements { n += e.minifiedByteCount }
+            return n
+        case .object(let o):
+            var n = 2 + max(o.count - 1, 0)
+            for m in o.members { n += JSONValue.escapedCount(m.key) + 1 + m.value.minifiedByteCount }
+            return n
+        }
+    }
+
+    private func write(to out: inout [UInt8], indent: Int?, level: Int) {
+        switch self {
+        case .null: out.append(contentsOf: "null".utf8)
+        case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
+        case .number(let n): out.append(contentsOf: n.text.utf8)
+        case .string(let s): JSONValue.writeString(s, to: &out)
+        case .array(let a):
+            out.append(UInt8(ascii: "["))
+            for (k, e) in a.elements.enumerated() {
+                if k > 0 { out.append(UInt8(ascii: ",")) }
+                JSONValue.newline(&out, indent, level + 1)
+                e.write(to: &out, indent: indent, level: level + 1)
+            }
+            if !a.isEmpty { JSONValue.newline(&out, indent, level) }
+            out.append(UInt8(ascii: "]"))
+        case .object(let o):
+            out.append(UInt8(ascii: "{"))
+            for (k, m) in o.members.enumerated() {
+                if k > 0 { out.append(UInt8(ascii: ",")) }
+                JSONValue.newline(&out, indent, level + 1)
+                JSONValue.writeString(m.key, to: &out)
+                out.append(UInt8(ascii: ":"))
+                if indent != nil { out.append(UInt8(ascii: " ")) }
+                m.value.write(to: &out, indent: indent, level: level + 1)
+            }
+            if !o.isEmpty { JSONValue.newline(&out, indent, level) }
+            out.append(UInt8(ascii: "}"))
+        }
+    }
+
+    private static func newline(_ out: inout [UInt8], _ indent: Int?, _ level: Int) {
+        guard let indent else { return }
+        out.append(0x0A)
+        out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: indent * level))
+    }
+
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+
+    static func writeString(_ s: String, to out: inout [UInt8]) {
+        out.append(0x22)
+        for b in s.utf8 {
+            switch b {
+            case 0x22: out.append(0x5C); out.append(0x22)
+            case 0x5C: out.append(0x5C); out.append(0x5C)
+            case 0x0A: out.append(0x5C); out.append(UInt8(ascii: "n"))
+            case 0x0D: out.append(0x5C); out.append(UInt8(ascii: "r"))
+            case 0x09: out.append(0x5C); out.append(UInt8(ascii: "t"))
+            case 0x08: out.append(0x5C); out.append(UInt8(ascii: "b"))
+            case 0x0C: out.append(0x5C); out.append(UInt8(ascii: "f"))
+            case 0..<0x20:
+                out.append(contentsOf: "\\u00".utf8)
+                out.append(hexDigits[Int(b >> 4)])
+                out.append(hexDigits[Int(b & 0xF)])
+            default: out.append(b)
+            }
+        }
+        out.append(0x22)
+    }
+
+    static func escapedCount(_ s: String) -> Int {
+        var n = 2
+        for b in s.utf8 {
+            switch b {
+            case 0x22, 0x5C, 0x0A, 0x0D, 0x09, 0x08, 0x0C: n += 2
+            case 0..<0x20: n += 6
+            default: n += 1
+            }
+        }
+        return n
+    }
+}

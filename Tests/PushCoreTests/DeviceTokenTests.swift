@@ -1,0 +1,61 @@
+import XCTest
+@testable import PushCore
+
+/// Device-token shapes and the APNs/FCM mix-ups (fcm.md "Token shapes").
+final class DeviceTokenTests: XCTestCase {
+    static let apnsToken = String(repeating: "a1b2c3d4", count: 8)
+    static let fcmToken = "dQw4w9WgXcQ:APA91bH" + String(repeating: "x_Y-z0", count: 24)
+
+    func testClassifiesAPNsHex() {
+        XCTAssertEqual(DeviceToken.classify(Self.apnsToken), .apns)
+        XCTAssertEqual(DeviceToken.classify(Self.apnsToken.uppercased()), .apns)
+        XCTAssertEqual(DeviceToken.classify(Self.apnsToken + "00112233445566778899aabbccddeeff"), .apns, "longer tokens are allowed")
+    }
+
+    func testClassifiesFCMRegistrationToken() {
+        XCTAssertEqual(Self.fcmToken.count, 163)
+        XCTAssertEqual(DeviceToken.classify(Self.fcmToken), .fcm)
+        XCTAssertEqual(DeviceToken.classify("APA91b" + String(repeating: "Ab-_", count: 36)), .fcm, "legacy colon-free token")
+    }
+
+    func testClassifiesInvalid() {
+        XCTAssertEqual(DeviceToken.classify(""), .invalid)
+        XCTAssertEqual(DeviceToken.classify(String(Self.apnsToken.dropLast())), .invalid)
+        XCTAssertEqual(DeviceToken.classify("short:token"), .invalid)
+        XCTAssertEqual(DeviceToken.classify(Self.fcmToken + " "), .invalid)
+    }
+
+    func testAPNsTokenSentToFCMIsExplained() throws {
+        let p = try XCTUnwrap(DeviceToken.problem(Self.apnsToken, for: .fcm))
+        XCTAssertEqual(p.code, .apnsTokenSentToFCM)
+        XCTAssertTrue(p.message.contains("this is an APNs device token; FCM needs the FCM registration token") ||
+                      p.message.contains("FCM needs the FCM registration token"), p.message)
+    }
+
+    func testFCMTokenSentToAPNsIsExplained() throws {
+        let p = try XCTUnwrap(DeviceToken.problem(Self.fcmToken, for: .apns))
+        XCTAssertEqual(p.code, .fcmTokenSentToAPNs)
+        XCTAssertTrue(p.fix.contains("BadDeviceToken"))
+    }
+
+    func testMatchingShapesHaveNoProblem() {
+        XCTAssertNil(DeviceToken.problem(Self.apnsToken, for: .apns))
+        XCTAssertNil(DeviceToken.problem(Self.fcmToken, for: .fcm))
+    }
+
+    func testDecoratedAPNsTokenIsExplained() throws {
+        let spaced = "<" + stride(from: 0, to: 64, by: 8).map { i in
+            String(Self.apnsToken.dropFirst(i).prefix(8))
+        }.joined(separator: " ") + ">"
+        XCTAssertEqual(DeviceToken.problem(spaced, for: .apns)?.code, .decorated)
+        XCTAssertEqual(DeviceToken.problem(String(Self.apnsToken.dropLast()), for: .apns)?.code, .oddLength)
+        XCTAssertEqual(DeviceToken.problem("abcd", for: .apns)?.code, .tooShort)
+        XCTAssertEqual(DeviceToken.problem("not-hex", for: .apns)?.code, .badCharacters)
+        XCTAssertEqual(DeviceToken.problem("", for: .fcm)?.code, .empty)
+        XCTAssertEqual(DeviceToken.problem("abc:def", for: .fcm)?.code, .unrecognised)
+    }
+
+    func testRedactedShowsOnlyEightCharacters() {
+        XCTAssertEqual(DeviceToken.redacted(Self.apnsToken), "a1b2c3d4…")
+    }
+}

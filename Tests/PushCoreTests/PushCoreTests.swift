@@ -1,1 +1,0 @@
-// Tests for PushCore live in this folder, one file per concept.
