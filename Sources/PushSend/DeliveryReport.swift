@@ -1,0 +1,73 @@
+import Foundation
+
+/// Which push service a send went to.
+public enum PushProvider: String, Sendable, Hashable, Codable {
+    case apns, fcm
+}
+
+/// The outcome of one push, whichever provider carried it: what the bulk engine counts,
+/// the JSONL writer writes, and the history stores.
+public struct DeliveryReport: Sendable, Hashable {
+    public enum Outcome: String, Sendable, Hashable, Codable {
+        /// The provider accepted the push (APNs 200, FCM 200).
+        case accepted
+        /// The provider answered with an error.
+        case rejected
+        /// No answer: the connection or TLS failed, or the request timed out, after retries.
+        case failed
+        /// Refused before sending: the token or payload cannot be sent (e.g. an FCM token given
+        /// to APNs). Nothing went on the wire.
+        case invalid
+    }
+
+    public var provider: PushProvider
+    /// Device token, or the FCM topic / condition the message went to.
+    public var target: String
+    /// APNs: the apns-id (sent, or echoed back). FCM: the message name on success.
+    public var id: String?
+    /// HTTP status of the last answer; nil when none came.
+    public var status: Int?
+    public var outcome: Outcome
+    /// APNs reason, FCM errorCode (else RPC status), or a short failure name; nil on success.
+    public var reason: String?
+    /// A human sentence: the FCM message, the transport error, why the input was refused.
+    public var detail: String?
+    /// APNs 410: when the token was last valid (ms since the epoch).
+    public var timestamp: Int64?
+    /// Attempts made (0 for `.invalid`).
+    public var attempts: Int
+    /// Time from the first attempt to the last answer.
+    public var latency: Duration
+    public var sentAt: Date
+    /// The token is dead and should be removed from the audience.
+    public var prune: Bool
+
+    public init(provider: PushProvider, target: String, id: String? = nil, status: Int? = nil, outcome: Outcome,
+                reason: String? = nil, detail: String? = nil, timestamp: Int64? = nil, attempts: Int = 1,
+                latency: Duration = .zero, sentAt: Date, prune: Bool = false) {
+        self.provider = provider
+        self.target = target
+        self.id = id
+        self.status = status
+        self.outcome = outcome
+        self.reason = reason
+        self.detail = detail
+        self.timestamp = timestamp
+        self.attempts = attempts
+        self.latency = latency
+        self.sentAt = sentAt
+        self.prune = prune
+    }
+
+    public var isAccepted: Bool { outcome == .accepted }
+
+    /// The token shortened for logs: first 8 characters and an ellipsis.
+    public var shortTarget: String { TokenDisplay.short(target) }
+}
+
+/// How device tokens appear in logs and terminal output (never in full).
+public enum TokenDisplay {
+    public static func short(_ token: String) -> String {
+        token.count > 8 ? String(token.prefix(8)) + "…" : token
+    }
+}

@@ -1,1 +1,0 @@
-// PushSend — see ../shared/design/architecture.md for this module's concern.
