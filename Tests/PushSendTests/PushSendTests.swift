@@ -1,1 +1,0 @@
-// Tests for PushSend live in this folder, one file per concept.
