@@ -1,0 +1,127 @@
+import CPushLab
+import Foundation
+
+/// JSON for JWT headers and claims. Encoding writes keys in a fixed order (so a token's bytes
+/// are reproducible and easy to compare with other clients); decoding is typed and strict
+/// about the claims it knows and ignores the rest (RFC 7519 §4: unknown claims are allowed).
+enum JWTJSON {
+    static func encode(_ header: JWTHeader) -> String {
+        var fields: [(String, String)] = [("alg", quoted(header.alg))]
+        if let typ = header.typ { fields.append(("typ", quoted(typ))) }
+        if let kid = header.kid { fields.append(("kid", quoted(kid))) }
+        return object(fields)
+    }
+
+    static func encode(_ claims: JWTClaims) -> String {
+        var fields: [(String, String)] = []
+        if let iss = claims.iss { fields.append(("iss", quoted(iss))) }
+        if let sub = claims.sub { fields.append(("sub", quoted(sub))) }
+        if let scope = claims.scope { fields.append(("scope", quoted(scope))) }
+        if claims.aud.count == 1 {
+            fields.append(("aud", quoted(claims.aud[0])))
+        } else if !claims.aud.isEmpty {
+            fields.append(("aud", "[" + claims.aud.map(quoted).joined(separator: ",") + "]"))
+        }
+        if let iat = claims.iat { fields.append(("iat", String(iat))) }
+        if let exp = claims.exp { fields.append(("exp", String(exp))) }
+        return object(fields)
+    }
+
+    private static func object(_ fields: [(String, String)]) -> String {
+        "{" + fields.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}"
+    }
+
+    static func quoted(_ s: String) -> String {
+        var out = "\""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+
+    private struct HeaderShape: Decodable {
+        var alg: String?
+        var kid: String?
+        var typ: String?
+    }
+
+    private struct ClaimsShape: Decodable {
+        var iss: String?
+        var sub: String?
+        var aud: [String]
+        var scope: String?
+        var iat: Int64?
+        var exp: Int64?
+
+        enum Keys: String, CodingKey { case iss, sub, aud, scope, iat, exp }
+
+        init(from decoder: Decoder) throws {
+            let c = try decoder.container(keyedBy: Keys.self)
+            iss = try c.decodeIfPresent(String.self, forKey: .iss)
+            sub = try c.decodeIfPresent(String.self, forKey: .sub)
+            scope = try c.decodeIfPresent(String.self, forKey: .scope)
+            if let one = try? c.decodeIfPresent(String.self, forKey: .aud) {
+                aud = [one]
+            } else {
+                aud = try c.decodeIfPresent([String].self, forKey: .aud) ?? []
+            }
+            iat = try Self.seconds(c, .iat)
+            exp = try Self.seconds(c, .exp)
+        }
+
+        // NumericDate (RFC 7519 §2) may carry a fraction; keep whole seconds.
+        private static func seconds(_ c: KeyedDecodingContainer<Keys>, _ key: Keys) throws -> Int64? {
+            if let whole = try? c.decodeIfPresent(Int64.self, forKey: key) { return whole }
+            guard let value = try c.decodeIfPresent(Double.self, forKey: key) else { return nil }
+            guard value.isFinite, abs(value) < 1e15 else {
+                throw DecodingError.dataCorruptedError(forKey: key, in: c, debugDescription: "out of range")
+            }
+            return Int64(value.rounded(.down))
+        }
+    }
+
+    static func decodeHeader(_ bytes: [UInt8]) throws(JWTError) -> JWTHeader {
+        let shape: HeaderShape
+        do { shape = try JSONDecoder().decode(HeaderShape.self, from: Data(bytes)) } catch { throw .badJSON(.header) }
+        guard let alg = shape.alg else { throw .malformed("the header has no 'alg'") }
+        return JWTHeader(alg: alg, kid: shape.kid, typ: shape.typ)
+    }
+
+    static func decodeClaims(_ bytes: [UInt8]) throws(JWTError) -> JWTClaims {
+        let shape: ClaimsShape
+        do { shape = try JSONDecoder().decode(ClaimsShape.self, from: Data(bytes)) } catch { throw .badJSON(.claims) }
+        return JWTClaims(iss: shape.iss, sub: shape.sub, aud: shape.aud, scope: shape.scope, iat: shape.iat, exp: shape.exp)
+    }
+}
+
+/// ECDSA signatures in their two encodings: OpenSSL's DER `ECDSA-Sig-Value` and JOSE's raw
+/// fixed-width `r‖s` (RFC 7518 §3.4: 32 + 32 bytes for P-256).
+public enum ECDSASignature {
+    public static let p256Width = 32
+
+    public static func rawFromDER(_ der: [UInt8], width: Int = p256Width) -> [UInt8]? {
+        var raw = [UInt8](repeating: 0, count: 2 * width)
+        let ok = der.withUnsafeBufferPointer { cpl_ecdsa_der_to_raw($0.baseAddress, $0.count, &raw, width) }
+        return ok == 1 ? raw : nil
+    }
+
+    public static func derFromRaw(_ raw: [UInt8]) -> [UInt8]? {
+        guard raw.count % 2 == 0, !raw.isEmpty else { return nil }
+        var der = [UInt8](repeating: 0, count: raw.count + 16)
+        var length = der.count
+        let ok = raw.withUnsafeBufferPointer { cpl_ecdsa_raw_to_der($0.baseAddress, raw.count / 2, &der, &length) }
+        guard ok == 1 else { return nil }
+        der.removeSubrange(length...)
+        return der
+    }
+}

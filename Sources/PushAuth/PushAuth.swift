@@ -1,1 +1,0 @@
-// PushAuth — see ../shared/design/architecture.md for this module's concern.
