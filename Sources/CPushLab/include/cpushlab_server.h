@@ -1,4 +1,6 @@
 // nghttp2 + libevent (+ its OpenSSL bufferevents): the HTTP/2 server's C side.
+// Only function-like macros and OpenSSL callback plumbing Swift cannot express live here;
+// the server itself is Swift (Sources/PushHTTP/Server*).
 #ifndef CPUSHLAB_SERVER_H
 #define CPUSHLAB_SERVER_H
 
@@ -10,5 +12,20 @@
 #include <event2/listener.h>
 #include <event2/thread.h>
 #include <event2/util.h>
+#include <openssl/ssl.h>
+
+/// Creates a TLS server context (TLS 1.2+) with the certificate chain and key loaded, the
+/// ALPN selection callback installed (prefers "h2", falls back to "http/1.1") and session
+/// tickets off. Returns NULL and fills `error` (NUL-terminated) on failure.
+SSL_CTX *cpl_server_tls_context(const char *cert_file, const char *key_file, char *error, size_t error_len);
+
+/// The protocol ALPN picked for `ssl`: 2 = h2, 1 = http/1.1 (or no ALPN), after the handshake.
+int cpl_server_alpn_protocol(const SSL *ssl);
+
+/// A non-blocking, close-on-exec eventfd used to wake the loop from other threads.
+int cpl_server_eventfd(void);
+
+/// Disables Nagle on an accepted socket (responses are small and latency-bound).
+int cpl_server_set_nodelay(evutil_socket_t fd);
 
 #endif

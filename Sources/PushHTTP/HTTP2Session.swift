@@ -1,0 +1,291 @@
+import CPushLab
+
+/// The nghttp2 callback table, built once per server and copied by every session.
+final class HTTP2Callbacks {
+    let callbacks: OpaquePointer
+
+    init() {
+        var callbacks: OpaquePointer?
+        nghttp2_session_callbacks_new(&callbacks)
+        self.callbacks = callbacks!
+        nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks) { _, frame, context in
+            HTTP2Session.from(context).beginHeaders(frame!)
+        }
+        nghttp2_session_callbacks_set_on_header_callback(callbacks) { _, frame, name, nameLength, value, valueLength, _, context in
+            HTTP2Session.from(context).header(frame!, name!, nameLength, value!, valueLength)
+        }
+        nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks) { _, _, streamID, data, length, context in
+            HTTP2Session.from(context).dataChunk(streamID, data!, length)
+        }
+        nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks) { _, frame, context in
+            HTTP2Session.from(context).frameReceived(frame!)
+        }
+        nghttp2_session_callbacks_set_on_stream_close_callback(callbacks) { _, streamID, _, context in
+            HTTP2Session.from(context).streamClosed(streamID)
+        }
+    }
+
+    deinit { nghttp2_session_callbacks_del(callbacks) }
+}
+
+/// One request/response exchange on an HTTP/2 connection. Loop thread only.
+final class HTTP2Stream {
+    let id: Int32
+    var method = ""
+    var path = ""
+    var authority: String?
+    var headers: [HTTPHeader] = []
+    var headerListBytes = 0
+    var headersTooLarge = false
+    var body: [UInt8] = []
+    /// An answer was submitted (or a reset); later request frames are ignored.
+    var answered = false
+    var responseBody: [UInt8] = []
+    var responseOffset = 0
+
+    init(id: Int32) { self.id = id }
+}
+
+/// The HTTP/2 side of a connection: an nghttp2 server session fed from the bufferevent's input
+/// and written to its output. Loop thread only; nghttp2 calls back synchronously from
+/// `receive` and `flush`, with `self` as user data (unretained: the connection owns us and
+/// deletes the session before letting go).
+final class HTTP2Session {
+    enum FlushResult { case open, finished, failed }
+
+    unowned let connection: ServerConnection
+    private var session: OpaquePointer?
+    /// Owns the streams; nghttp2's stream user data points at the same objects, unretained.
+    private var streams: [Int32: HTTP2Stream] = [:]
+
+    static func from(_ context: UnsafeMutableRawPointer?) -> HTTP2Session {
+        Unmanaged<HTTP2Session>.fromOpaque(context!).takeUnretainedValue()
+    }
+
+    init(connection: ServerConnection) {
+        self.connection = connection
+        var session: OpaquePointer?
+        nghttp2_session_server_new(&session, connection.core.http2Callbacks.callbacks,
+                                   Unmanaged.passUnretained(self).toOpaque())
+        self.session = session
+    }
+
+    var hasActiveStreams: Bool { !streams.isEmpty }
+
+    func sendServerPreface() {
+        var settings = connection.configuration.settings
+        if settings.maxHeaderListSize == nil {
+            settings.maxHeaderListSize = UInt32(clamping: connection.configuration.maxHeaderListBytes)
+        }
+        submitSettings(settings)
+    }
+
+    func submitSettings(_ settings: HTTP2Settings) {
+        var entries: [nghttp2_settings_entry] = []
+        func add(_ id: nghttp2_settings_id, _ value: UInt32?) {
+            if let value { entries.append(nghttp2_settings_entry(settings_id: Int32(id.rawValue), value: value)) }
+        }
+        add(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, settings.maxConcurrentStreams)
+        add(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, settings.initialWindowSize)
+        add(NGHTTP2_SETTINGS_MAX_FRAME_SIZE, settings.maxFrameSize)
+        add(NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE, settings.maxHeaderListSize)
+        add(NGHTTP2_SETTINGS_HEADER_TABLE_SIZE, settings.headerTableSize)
+        nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), entries, entries.count)
+    }
+
+    /// GOAWAY with the last stream id we processed: streams up to it still finish
+    /// (RFC 9113 §6.8); the connection closes once they have.
+    func goAway(errorCode: UInt32, debugData: [UInt8]) {
+        let lastStream = nghttp2_session_get_last_proc_stream_id(session)
+        nghttp2_submit_goaway(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), lastStream, errorCode, debugData, debugData.count)
+    }
+
+    func close() {
+        nghttp2_session_del(session)
+        session = nil
+        streams.removeAll()
+    }
+
+    // MARK: Input
+
+    func receive(_ input: OpaquePointer) {
+        while true {
+            let length = evbuffer_get_contiguous_space(input)
+            guard length > 0, let bytes = evbuffer_pullup(input, length) else { break }
+            let consumed = nghttp2_session_mem_recv(session, bytes, length)
+            // Negative: a fatal error (bad client magic, flooding). nghttp2 already queued a
+            // GOAWAY for protocol errors it can describe; we flush it and close.
+            guard consumed >= 0 else {
+                evbuffer_drain(input, evbuffer_get_length(input))
+                connection.closeAfterFlush()
+                return
+            }
+            evbuffer_drain(input, length)
+        }
+        connection.throttleIfBacklogged()
+    }
+
+    /// Moves every frame nghttp2 has ready into the output buffer, up to the high-water mark.
+    func flush() -> FlushResult {
+        guard let session else { return .failed }
+        let output = connection.output
+        while evbuffer_get_length(output) < ServerConnection.outputHighWater {
+            var data: UnsafePointer<UInt8>?
+            let length = nghttp2_session_mem_send(session, &data)
+            if length < 0 { return .failed }
+            if length == 0 { break }
+            evbuffer_add(output, data, length)
+        }
+        if nghttp2_session_want_read(session) == 0 && nghttp2_session_want_write(session) == 0 {
+            return .finished
+        }
+        return .open
+    }
+
+    // MARK: nghttp2 callbacks (loop thread, inside receive/flush)
+
+    private func stream(_ id: Int32) -> HTTP2Stream? {
+        guard let pointer = nghttp2_session_get_stream_user_data(session, id) else { return nil }
+        return Unmanaged<HTTP2Stream>.fromOpaque(pointer).takeUnretainedValue()
+    }
+
+    fileprivate func beginHeaders(_ frame: UnsafePointer<nghttp2_frame>) -> Int32 {
+        guard frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue),
+              frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST else { return 0 }
+        let id = frame.pointee.hd.stream_id
+        let stream = HTTP2Stream(id: id)
+        streams[id] = stream
+        nghttp2_session_set_stream_user_data(session, id, Unmanaged.passUnretained(stream).toOpaque())
+        return 0
+    }
+
+    fileprivate func header(_ frame: UnsafePointer<nghttp2_frame>, _ name: UnsafePointer<UInt8>, _ nameLength: Int,
+                            _ value: UnsafePointer<UInt8>, _ valueLength: Int) -> Int32 {
+        guard frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue),
+              frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST,
+              let stream = stream(frame.pointee.hd.stream_id) else { return 0 }
+        // RFC 9113 §6.5.2: a field counts its name, its value and 32 bytes of overhead.
+        stream.headerListBytes += nameLength + valueLength + 32
+        if stream.headerListBytes > connection.configuration.maxHeaderListBytes {
+            stream.headersTooLarge = true
+            stream.headers.removeAll()
+            return 0
+        }
+        if stream.headersTooLarge { return 0 }
+        let valueText = String(decoding: UnsafeBufferPointer(start: value, count: valueLength), as: UTF8.self)
+        if name[0] == UInt8(ascii: ":") {
+            switch nameLength {
+            case 5 where name[1] == UInt8(ascii: "p"): stream.path = valueText          // :path
+            case 7 where name[1] == UInt8(ascii: "m"): stream.method = valueText        // :method
+            case 10 where name[1] == UInt8(ascii: "a"): stream.authority = valueText    // :authority
+            default: break                                                             // :scheme
+            }
+            return 0
+        }
+        let nameText = String(decoding: UnsafeBufferPointer(start: name, count: nameLength), as: UTF8.self)
+        stream.headers.append(HTTPHeader(nameText, valueText))
+        return 0
+    }
+
+    fileprivate func dataChunk(_ streamID: Int32, _ data: UnsafePointer<UInt8>, _ length: Int) -> Int32 {
+        guard let stream = stream(streamID), !stream.answered else { return 0 }
+        if stream.body.count + length > connection.configuration.maxRequestBodyBytes {
+            // Answer at once; RFC 9113 §8.1 lets a server respond before the request is
+            // complete and then reset the stream with NO_ERROR.
+            // The 413 carries no body so the RST_STREAM, queued behind its HEADERS, cannot cut it.
+            stream.body = []
+            respond(stream, ServerResponse(status: 413))
+            nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, UInt32(NGHTTP2_NO_ERROR.rawValue))
+            return 0
+        }
+        stream.body.append(contentsOf: UnsafeBufferPointer(start: data, count: length))
+        return 0
+    }
+
+    fileprivate func frameReceived(_ frame: UnsafePointer<nghttp2_frame>) -> Int32 {
+        let type = frame.pointee.hd.type
+        guard type == UInt8(NGHTTP2_HEADERS.rawValue) || type == UInt8(NGHTTP2_DATA.rawValue),
+              frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0,
+              let stream = stream(frame.pointee.hd.stream_id), !stream.answered else { return 0 }
+        if stream.headersTooLarge {
+            respond(stream, .text(431, "request header fields exceed \(connection.configuration.maxHeaderListBytes) bytes\n"))
+            return 0
+        }
+        var headers = HTTPHeaders(stream.headers)
+        if let authority = stream.authority, headers["host"] == nil { headers.add("host", authority) }
+        let target = stream.path
+        var path = target
+        var query: String?
+        if let mark = target.utf8.firstIndex(of: UInt8(ascii: "?")) {
+            path = String(target[..<mark])
+            query = String(target[target.index(after: mark)...])
+        }
+        let request = ServerRequest(method: stream.method, path: path, query: query, headers: headers, body: stream.body,
+                                    version: .http2, streamID: stream.id, connection: connection.context)
+        stream.body = []
+        switch connection.core.dispatcher.dispatch(request) {
+        case .respond(let response): respond(stream, response)
+        case .reset(let code): reset(stream, code)
+        case .pending: break
+        }
+        return 0
+    }
+
+    fileprivate func streamClosed(_ streamID: Int32) -> Int32 {
+        streams[streamID] = nil
+        return 0
+    }
+
+    // MARK: Output
+
+    /// A `.later` response arriving on the loop; the stream may have been reset meanwhile.
+    func deliver(streamID: Int32, _ response: ServerResponse) {
+        guard let stream = streams[streamID], !stream.answered else { return }
+        respond(stream, response)
+    }
+
+    func reset(streamID: Int32, _ code: UInt32) {
+        guard let stream = streams[streamID], !stream.answered else { return }
+        reset(stream, code)
+    }
+
+    private func reset(_ stream: HTTP2Stream, _ code: UInt32) {
+        stream.answered = true
+        nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), stream.id, code)
+    }
+
+    private func respond(_ stream: HTTP2Stream, _ response: ServerResponse) {
+        stream.answered = true
+        let hasBody = !response.body.isEmpty && stream.method != "HEAD"
+        var block = HeaderBlock(status: response.status)
+        for field in response.headers where !HeaderBlock.isConnectionSpecific(field.name) {
+            block.add(field.name, field.value)
+        }
+        if hasBody && response.headers["content-length"] == nil {
+            block.add("content-length", String(response.body.count))
+        }
+        if hasBody {
+            stream.responseBody = response.body
+            var provider = nghttp2_data_provider()
+            provider.read_callback = { session, streamID, buffer, length, flags, _, _ in
+                guard let pointer = nghttp2_session_get_stream_user_data(session, streamID) else {
+                    return ssize_t(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue)
+                }
+                let stream = Unmanaged<HTTP2Stream>.fromOpaque(pointer).takeUnretainedValue()
+                let count = min(length, stream.responseBody.count - stream.responseOffset)
+                stream.responseBody.withUnsafeBytes { bytes in
+                    buffer!.update(from: bytes.baseAddress!.assumingMemoryBound(to: UInt8.self) + stream.responseOffset,
+                                   count: count)
+                }
+                stream.responseOffset += count
+                if stream.responseOffset == stream.responseBody.count {
+                    flags!.pointee |= UInt32(NGHTTP2_DATA_FLAG_EOF.rawValue)
+                }
+                return count
+            }
+            block.withNameValues { nva, count in _ = nghttp2_submit_response(session, stream.id, nva, count, &provider) }
+        } else {
+            block.withNameValues { nva, count in _ = nghttp2_submit_response(session, stream.id, nva, count, nil) }
+        }
+    }
+}

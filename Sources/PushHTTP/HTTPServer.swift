@@ -1,0 +1,73 @@
+import Synchronization
+
+/// An HTTP/2 (and HTTP/1.1) server on nghttp2 + libevent + OpenSSL, one event-loop thread.
+///
+/// ```swift
+/// var router = Router()
+/// router.add("GET", "/health") { _ in .now(.json(200, #"{"status":"ok"}"#)) }
+/// let server = HTTPServer(configuration: HTTPServerConfiguration(cleartextPort: 0), router: router)
+/// try server.start()
+/// print(server.cleartextPort!)   // the bound port
+/// await server.stop()            // drains in-flight requests, then closes
+/// ```
+///
+/// Listeners: TLS (ALPN h2, falling back to HTTP/1.1) and cleartext (h2c prior knowledge or
+/// HTTP/1.1, told apart by the connection preface, RFC 9113 §3.4). Both versions feed the same
+/// `Router`. A server starts once; `stop()` is idempotent.
+public final class HTTPServer: Sendable {
+    private enum State {
+        case idle
+        case running(ServerEventLoop, BoundAddresses)
+        case stopped
+    }
+
+    public let configuration: HTTPServerConfiguration
+    private let router: Router
+    private let state = Mutex(State.idle)
+
+    public init(configuration: HTTPServerConfiguration, router: Router) {
+        self.configuration = configuration
+        self.router = router
+    }
+
+    /// Binds the listeners (so a busy port fails here, not later) and starts the loop thread.
+    public func start() throws(HTTPServerError) {
+        try state.withLock { state throws(HTTPServerError) in
+            guard case .idle = state else { throw .alreadyStarted }
+            let loop = try ServerEventLoop()
+            let bound = try loop.start(configuration: configuration, router: router)
+            state = .running(loop, bound)
+        }
+    }
+
+    /// The bound ports; nil before `start()` and after `stop()`.
+    public var boundAddresses: BoundAddresses? {
+        state.withLock { state in
+            if case .running(_, let bound) = state { return bound }
+            return nil
+        }
+    }
+
+    public var tlsPort: Int? { boundAddresses?.tlsPort }
+    public var cleartextPort: Int? { boundAddresses?.cleartextPort }
+
+    /// Stops accepting, lets in-flight requests finish (HTTP/2 peers get GOAWAY NO_ERROR) for
+    /// up to `shutdownGracePeriod`, closes every connection and ends the loop thread.
+    public func stop() async {
+        let loop: ServerEventLoop? = state.withLock { state in
+            guard case .running(let loop, _) = state else { return nil }
+            state = .stopped
+            return loop
+        }
+        guard let loop else { return }
+        loop.execute { core in core.beginShutdown() }
+        await loop.waitUntilFinished()
+    }
+
+    deinit {
+        // A server dropped without stop() still releases its thread and sockets.
+        state.withLock { state in
+            if case .running(let loop, _) = state { loop.execute { core in core.beginShutdown() } }
+        }
+    }
+}

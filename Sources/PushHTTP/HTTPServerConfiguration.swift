@@ -1,0 +1,97 @@
+/// How an `HTTPServer` listens and what it accepts. Every field has a documented default;
+/// `HTTPServerConfiguration()` gives a cleartext-only server on an ephemeral loopback port.
+public struct HTTPServerConfiguration: Sendable {
+    /// Address to bind: an IPv4/IPv6 literal or a host name. Default "127.0.0.1".
+    public var host: String
+    /// TLS listener (ALPN `h2`, falling back to `http/1.1`). nil: no TLS listener; 0: any free
+    /// port (read the bound one from `HTTPServer.tlsPort`). Default nil.
+    public var tlsPort: Int?
+    /// Cleartext listener: h2c with prior knowledge, or HTTP/1.1 when the first bytes are not the
+    /// HTTP/2 connection preface. nil: none; 0: any free port. Default 0.
+    public var cleartextPort: Int?
+    /// PEM certificate chain and private key; required when `tlsPort` is set.
+    public var certificateFile: String?
+    public var privateKeyFile: String?
+    /// SETTINGS advertised to every new HTTP/2 connection. Default: MAX_CONCURRENT_STREAMS 100,
+    /// the rest at protocol defaults (SETTINGS_MAX_HEADER_LIST_SIZE from `maxHeaderListBytes`
+    /// when nil).
+    public var settings: HTTP2Settings
+    /// Largest request body accepted; a larger one is answered 413 (HTTP/2: then RST_STREAM
+    /// NO_ERROR, RFC 9113 §8.1; HTTP/1.1: then the connection closes). Default 8 MiB.
+    public var maxRequestBodyBytes: Int
+    /// Largest request header block (names + values + 32 bytes per field, as RFC 9113 §6.5.2
+    /// counts it); a larger one is answered 431. Default 16 KiB.
+    public var maxHeaderListBytes: Int
+    /// A connection with no open stream for this long is closed: HTTP/2 gets GOAWAY(NO_ERROR)
+    /// carrying `idleGoAwayDebugData` first. nil: never. Default nil.
+    public var idleTimeout: Duration?
+    /// Debug data of the idle GOAWAY. Default `{"reason":"IdleTimeout"}` (APNs closes idle
+    /// connections with such a GOAWAY).
+    public var idleGoAwayDebugData: [UInt8]
+    /// How long `stop()` lets in-flight requests finish before closing their connections.
+    /// Default 10 s.
+    public var shutdownGracePeriod: Duration
+
+    public init(host: String = "127.0.0.1", tlsPort: Int? = nil, cleartextPort: Int? = 0,
+                certificateFile: String? = nil, privateKeyFile: String? = nil,
+                settings: HTTP2Settings = HTTP2Settings(), maxRequestBodyBytes: Int = 8 << 20,
+                maxHeaderListBytes: Int = 16 << 10, idleTimeout: Duration? = nil,
+                idleGoAwayDebugData: [UInt8] = Array(#"{"reason":"IdleTimeout"}"#.utf8),
+                shutdownGracePeriod: Duration = .seconds(10)) {
+        self.host = host
+        self.tlsPort = tlsPort
+        self.cleartextPort = cleartextPort
+        self.certificateFile = certificateFile
+        self.privateKeyFile = privateKeyFile
+        self.settings = settings
+        self.maxRequestBodyBytes = maxRequestBodyBytes
+        self.maxHeaderListBytes = maxHeaderListBytes
+        self.idleTimeout = idleTimeout
+        self.idleGoAwayDebugData = idleGoAwayDebugData
+        self.shutdownGracePeriod = shutdownGracePeriod
+    }
+}
+
+/// Why the server could not start. Each case says what to change.
+public enum HTTPServerError: Error, Sendable, Equatable, CustomStringConvertible {
+    case noListener
+    case missingCertificate
+    case tlsSetupFailed(String)
+    case cannotResolve(host: String, reason: String)
+    case bindFailed(host: String, port: Int, reason: String)
+    case eventLoopFailed(String)
+    case alreadyStarted
+
+    public var description: String {
+        switch self {
+        case .noListener:
+            return "no listener configured; set tlsPort and/or cleartextPort (0 picks a free port)"
+        case .missingCertificate:
+            return "a TLS port needs certificateFile and privateKeyFile (PEM); e.g. certs/server.pem and certs/server.key"
+        case .tlsSetupFailed(let why):
+            return "TLS setup failed: \(why); check the PEM files (certs/README.md regenerates the dev ones)"
+        case .cannotResolve(let host, let why):
+            return "cannot resolve host '\(host)': \(why); pass an IP address such as 127.0.0.1 or ::1"
+        case .bindFailed(let host, let port, let why):
+            return "cannot listen on \(host):\(port): \(why); pick another port or pass 0 for a free one"
+        case .eventLoopFailed(let why):
+            return "cannot create the event loop: \(why)"
+        case .alreadyStarted:
+            return "the server was already started; create a new HTTPServer to start again"
+        }
+    }
+}
+
+/// The ports the listeners actually bound (useful when the configuration asked for port 0).
+public struct BoundAddresses: Sendable, Hashable {
+    public var host: String
+    public var tlsPort: Int?
+    public var cleartextPort: Int?
+
+    /// `https://host:port` of the TLS listener, IPv6 literals bracketed.
+    public var tlsURL: String? { tlsPort.map { "https://\(hostForURL):\($0)" } }
+    /// `http://host:port` of the cleartext listener.
+    public var cleartextURL: String? { cleartextPort.map { "http://\(hostForURL):\($0)" } }
+
+    private var hostForURL: String { host.contains(":") ? "[\(host)]" : host }
+}

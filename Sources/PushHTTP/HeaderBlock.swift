@@ -1,0 +1,52 @@
+import CPushLab
+
+/// A response header block laid out for `nghttp2_submit_response`: every name and value in one
+/// byte buffer, names lowercased as HTTP/2 requires (RFC 9113 §8.2.1). nghttp2 copies the
+/// fields during the submit call, so the buffer only has to live that long.
+struct HeaderBlock {
+    private var bytes: [UInt8] = []
+    private var fields: [(name: Int, nameLength: Int, value: Int, valueLength: Int)] = []
+
+    init(status: Int) {
+        bytes.reserveCapacity(64)
+        bytes.append(contentsOf: ":status".utf8)
+        let code = min(max(status, 100), 999)
+        bytes.append(UInt8(ascii: "0") + UInt8(code / 100))
+        bytes.append(UInt8(ascii: "0") + UInt8(code / 10 % 10))
+        bytes.append(UInt8(ascii: "0") + UInt8(code % 10))
+        fields.append((0, 7, 7, 3))
+    }
+
+    mutating func add(_ name: String, _ value: String) {
+        let nameStart = bytes.count
+        for byte in name.utf8 {
+            bytes.append(byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 32 : byte)
+        }
+        let valueStart = bytes.count
+        bytes.append(contentsOf: value.utf8)
+        fields.append((nameStart, valueStart - nameStart, valueStart, bytes.count - valueStart))
+    }
+
+    /// RFC 9113 §8.2.2: connection-specific fields must not appear in HTTP/2.
+    static func isConnectionSpecific(_ name: String) -> Bool {
+        switch name.lowercased() {
+        case "connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade": return true
+        default: return false
+        }
+    }
+
+    func withNameValues<R>(_ body: (UnsafePointer<nghttp2_nv>, Int) -> R) -> R {
+        var bytes = self.bytes
+        return bytes.withUnsafeMutableBufferPointer { buffer in
+            let base = buffer.baseAddress!
+            return withUnsafeTemporaryAllocation(of: nghttp2_nv.self, capacity: fields.count) { nva in
+                for (index, field) in fields.enumerated() {
+                    nva[index] = nghttp2_nv(name: base + field.name, value: base + field.value,
+                                            namelen: field.nameLength, valuelen: field.valueLength,
+                                            flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
+                }
+                return body(UnsafePointer(nva.baseAddress!), fields.count)
+            }
+        }
+    }
+}

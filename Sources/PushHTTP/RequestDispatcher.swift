@@ -1,0 +1,49 @@
+/// Routes a complete request and runs its handler; shared by the HTTP/2 and HTTP/1.1 sides so
+/// both versions behave alike. Loop thread only.
+struct RequestDispatcher {
+    enum Outcome {
+        case respond(ServerResponse)
+        case reset(errorCode: UInt32)
+        /// A `.later` handler is running; its response arrives through `ServerConnection.deliver`.
+        case pending
+    }
+
+    let router: Router
+    unowned let loop: ServerEventLoop
+
+    func dispatch(_ request: ServerRequest) -> Outcome {
+        var request = request
+        switch router.match(method: request.method, path: request.path) {
+        case .notFound:
+            return .respond(.text(404, "no route for \(request.method) \(request.path)\n"))
+        case .methodNotAllowed(let allowed):
+            // RFC 9110 §15.5.6: a 405 lists the methods the target supports.
+            var response = ServerResponse.text(405, "\(request.method) is not allowed on \(request.path)\n")
+            response.headers.set("allow", allowed.joined(separator: ", "))
+            return .respond(response)
+        case .found(let handler, let parameters):
+            request.pathParameters = parameters
+            let reply: HandlerReply
+            do {
+                reply = try handler(request)
+            } catch {
+                return .respond(.text(500, "internal server error\n"))
+            }
+            switch reply {
+            case .now(let response):
+                return .respond(response)
+            case .resetStream(let code):
+                return .reset(errorCode: code)
+            case .later(let work):
+                let loop = self.loop
+                let connectionID = request.connection.id
+                let streamID = request.streamID
+                Task.detached {
+                    let response = await work()
+                    loop.execute { core in core.connection(connectionID)?.deliver(streamID: streamID, response) }
+                }
+                return .pending
+            }
+        }
+    }
+}

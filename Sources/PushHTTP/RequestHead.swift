@@ -1,0 +1,135 @@
+/// An HTTP/1.1 request line and header section, parsed (RFC 9112 §3, §5, §6).
+struct RequestHead {
+    enum Result {
+        case success(RequestHead)
+        case failure(status: Int, reason: String)
+    }
+
+    var method: String
+    var target: String
+    var minorVersion: Int
+    var headers: HTTPHeaders
+    var contentLength = 0
+    var chunked = false
+    var expectsContinue = false
+    var keepAlive = true
+
+    /// `bytes` is the head without its final empty line.
+    static func parse(_ bytes: UnsafeBufferPointer<UInt8>, maxHeaderListBytes: Int) -> Result {
+        var lines = bytes.split(separator: 10, omittingEmptySubsequences: false).map { line -> Slice<UnsafeBufferPointer<UInt8>> in
+            line.last == 13 ? line.dropLast() : line
+        }
+        guard !lines.isEmpty else { return .failure(status: 400, reason: "empty request") }
+        let requestLine = lines.removeFirst().split(separator: 32, omittingEmptySubsequences: false)
+        guard requestLine.count == 3, !requestLine[0].isEmpty, !requestLine[1].isEmpty else {
+            return .failure(status: 400, reason: "malformed request line (expected: METHOD target HTTP/1.1)")
+        }
+        let version = String(decoding: requestLine[2], as: UTF8.self)
+        let minor: Int
+        switch version {
+        case "HTTP/1.1": minor = 1
+        case "HTTP/1.0": minor = 0
+        default: return .failure(status: version.hasPrefix("HTTP/") ? 505 : 400, reason: "unsupported version '\(version)'")
+        }
+        var head = RequestHead(method: String(decoding: requestLine[0], as: UTF8.self),
+                               target: String(decoding: requestLine[1], as: UTF8.self),
+                               minorVersion: minor, headers: HTTPHeaders())
+        head.keepAlive = minor >= 1
+        var listBytes = 0
+        var contentLengths: Set<String> = []
+        var transferEncoding: String?
+        for line in lines {
+            guard let colon = line.firstIndex(of: UInt8(ascii: ":")), colon > line.startIndex else {
+                return .failure(status: 400, reason: "malformed header line")
+            }
+            let nameBytes = line[line.startIndex..<colon]
+            // RFC 9112 §5.1: no whitespace between name and colon; §5.2: no obs-fold.
+            if nameBytes.contains(where: { $0 == 32 || $0 == 9 }) {
+                return .failure(status: 400, reason: "whitespace in header name or folded header line")
+            }
+            let name = String(decoding: nameBytes, as: UTF8.self)
+            let value = String(decoding: line[(colon + 1)...].trimmingWhitespace(), as: UTF8.self)
+            listBytes += name.utf8.count + value.utf8.count + 32
+            if listBytes > maxHeaderListBytes {
+                return .failure(status: 431, reason: "request header fields exceed \(maxHeaderListBytes) bytes")
+            }
+            switch name.lowercased() {
+            case "content-length": contentLengths.insert(value)
+            case "transfer-encoding": transferEncoding = (transferEncoding.map { $0 + "," } ?? "") + value.lowercased()
+            case "expect": head.expectsContinue = value.lowercased() == "100-continue"
+            case "connection":
+                let options = value.lowercased().split(separator: ",").map { $0.trimmingCharacters(in: " \t") }
+                if options.contains("close") { head.keepAlive = false }
+                if options.contains("keep-alive") && minor == 0 { head.keepAlive = true }
+            default: break
+            }
+            head.headers.add(name, value)
+        }
+        if let coding = transferEncoding {
+            // RFC 9112 §6.3: chunked must be the final coding; with Content-Length too, the
+            // message is suspect (smuggling), so refuse it.
+            guard coding.split(separator: ",").last.map({ $0.trimmingCharacters(in: " \t") }) == "chunked",
+                  contentLengths.isEmpty else {
+                return .failure(status: 400, reason: "unsupported transfer-encoding '\(coding)'")
+            }
+            head.chunked = true
+        } else if let only = contentLengths.first {
+            guard contentLengths.count == 1, !only.isEmpty, only.utf8.count <= 18,
+                  only.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let length = Int(only) else {
+                return .failure(status: 400, reason: "invalid content-length")
+            }
+            head.contentLength = length
+        }
+        return .success(head)
+    }
+}
+
+private extension Slice where Base == UnsafeBufferPointer<UInt8> {
+    func trimmingWhitespace() -> Slice<Base> {
+        var slice = self
+        while let first = slice.first, first == 32 || first == 9 { slice = slice.dropFirst() }
+        while let last = slice.last, last == 32 || last == 9 { slice = slice.dropLast() }
+        return slice
+    }
+}
+
+private extension Substring {
+    func trimmingCharacters(in set: String) -> String {
+        var slice = self[...]
+        while let first = slice.first, set.contains(first) { slice = slice.dropFirst() }
+        while let last = slice.last, set.contains(last) { slice = slice.dropLast() }
+        return String(slice)
+    }
+}
+
+/// RFC 9110 §15 reason phrases for the status line (clients ignore them; people read them).
+enum ReasonPhrase {
+    static func `for`(_ status: Int) -> String {
+        switch status {
+        case 100: return "Continue"
+        case 200: return "OK"
+        case 201: return "Created"
+        case 202: return "Accepted"
+        case 204: return "No Content"
+        case 301: return "Moved Permanently"
+        case 302: return "Found"
+        case 304: return "Not Modified"
+        case 400: return "Bad Request"
+        case 401: return "Unauthorized"
+        case 403: return "Forbidden"
+        case 404: return "Not Found"
+        case 405: return "Method Not Allowed"
+        case 408: return "Request Timeout"
+        case 410: return "Gone"
+        case 413: return "Content Too Large"
+        case 429: return "Too Many Requests"
+        case 431: return "Request Header Fields Too Large"
+        case 500: return "Internal Server Error"
+        case 502: return "Bad Gateway"
+        case 503: return "Service Unavailable"
+        case 504: return "Gateway Timeout"
+        case 505: return "HTTP Version Not Supported"
+        default: return "Status \(status)"
+        }
+    }
+}

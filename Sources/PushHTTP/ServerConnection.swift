@@ -1,0 +1,254 @@
+import CPushLab
+import Foundation
+
+/// One accepted connection: its bufferevent, which protocol it speaks, its idle timer.
+/// Loop thread only. The core's `connections` table owns it; C callbacks get an unretained
+/// pointer, which stays valid because the bufferevent and timer are freed before the table
+/// lets go of the object.
+///
+/// Closing is deferred to the end of the current event (`finishEvent`) because nghttp2 must
+/// never be deleted from inside one of its own callbacks.
+final class ServerConnection {
+    enum ProtocolState {
+        /// Cleartext: waiting for enough bytes to tell the h2 preface from HTTP/1.1.
+        /// TLS: waiting for the handshake (ALPN decides).
+        case undecided
+        case http2(HTTP2Session)
+        case http1(HTTP1Session)
+    }
+
+    let id: UInt64
+    unowned let core: ServerCore
+    let context: ConnectionContext
+    private(set) var bev: OpaquePointer?
+    private(set) var state: ProtocolState = .undecided
+    /// Set when something was queued for the peer outside a bufferevent callback.
+    var needsFlush = false
+    /// Close once the output buffer drained (after a GOAWAY, an HTTP/1.1 `Connection: close`).
+    private var closeWhenFlushed = false
+    private var closeRequested = false
+    /// Reading stopped because the peer is not reading our output (see `throttleIfBacklogged`).
+    private var readPaused = false
+    private var idleTimer: OpaquePointer?
+    private var lastActivity = timeval()
+    /// Stop generating output above this many queued bytes; resume when the peer drained it.
+    static let outputHighWater = 1 << 20
+
+    init(id: UInt64, core: ServerCore, bev: OpaquePointer, context: ConnectionContext) {
+        self.id = id
+        self.core = core
+        self.bev = bev
+        self.context = context
+    }
+
+    var isTLS: Bool { context.isTLS }
+    var output: OpaquePointer { bufferevent_get_output(bev!) }
+    var configuration: HTTPServerConfiguration { core.configuration }
+
+    func start() {
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        bufferevent_setcb(bev, { _, context in
+            Unmanaged<ServerConnection>.fromOpaque(context!).takeUnretainedValue().readable()
+        }, { _, context in
+            Unmanaged<ServerConnection>.fromOpaque(context!).takeUnretainedValue().drained()
+        }, { _, events, context in
+            Unmanaged<ServerConnection>.fromOpaque(context!).takeUnretainedValue().event(events)
+        }, context)
+        // libevent reads 4 KiB per callback by default; a busy HTTP/2 peer sends far more.
+        bufferevent_set_max_single_read(bev, 256 << 10)
+        bufferevent_set_max_single_write(bev, 256 << 10)
+        bufferevent_enable(bev, Int16(EV_READ | EV_WRITE))
+        if let idle = configuration.idleTimeout {
+            event_base_gettimeofday_cached(core.loop.base, &lastActivity)
+            idleTimer = event_new(core.loop.base, -1, 0, { _, _, context in
+                Unmanaged<ServerConnection>.fromOpaque(context!).takeUnretainedValue().idleTimerFired()
+            }, context)
+            var timeout = timeval(duration: idle)
+            event_add(idleTimer, &timeout)
+        }
+    }
+
+    // MARK: Events
+
+    private func readable() {
+        guard let bev else { return }
+        if configuration.idleTimeout != nil { event_base_gettimeofday_cached(core.loop.base, &lastActivity) }
+        let input = bufferevent_get_input(bev)!
+        if case .undecided = state { decideProtocol(input: input) }
+        switch state {
+        case .undecided: break
+        case .http2(let session): session.receive(input)
+        case .http1(let session): session.receive(input)
+        }
+        finishEvent()
+    }
+
+    private func drained() {
+        if closeWhenFlushed { closeRequested = true }
+        switch state {
+        case .http2: needsFlush = true
+        case .http1(let session): session.outputDrained()
+        case .undecided: break
+        }
+        if readPaused, let bev, !closeRequested, !closeWhenFlushed {
+            readPaused = false
+            bufferevent_enable(bev, Int16(EV_READ))
+        }
+        finishEvent()
+    }
+
+    private func event(_ events: Int16) {
+        if events & Int16(BEV_EVENT_CONNECTED) != 0 {
+            // TLS handshake done: ALPN picks the protocol (RFC 7301; RFC 9113 §3.2).
+            if case .undecided = state, let bev, let ssl = bufferevent_openssl_get_ssl(bev) {
+                if cpl_server_alpn_protocol(ssl) == 2 { becomeHTTP2() } else { becomeHTTP1() }
+            }
+            finishEvent()
+            return
+        }
+        // EOF, a reset, a failed TLS handshake: nothing more can be said on this connection.
+        closeNow()
+    }
+
+    private func idleTimerFired() {
+        guard let idle = configuration.idleTimeout, bev != nil else { return }
+        var now = timeval()
+        event_base_gettimeofday_cached(core.loop.base, &now)
+        let idleFor = Duration.seconds(now.tv_sec - lastActivity.tv_sec) + .microseconds(now.tv_usec - lastActivity.tv_usec)
+        if idleFor >= idle && !hasActiveRequests {
+            // APNs-style: tell the peer why before closing (RFC 9113 §6.8 debug data).
+            goAway(errorCode: 0, debugData: configuration.idleGoAwayDebugData)
+            finishEvent()
+            return
+        }
+        var timeout = timeval(duration: idleFor >= idle ? idle : idle - idleFor)
+        event_add(idleTimer, &timeout)
+    }
+
+    private var hasActiveRequests: Bool {
+        switch state {
+        case .undecided: return false
+        case .http2(let session): return session.hasActiveStreams
+        case .http1(let session): return session.isBusy
+        }
+    }
+
+    // MARK: Protocol selection
+
+    private static let preface = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8)
+
+    private func decideProtocol(input: OpaquePointer) {
+        if isTLS {
+            // Data before BEV_EVENT_CONNECTED cannot happen; ALPN already decided.
+            return
+        }
+        let available = min(evbuffer_get_length(input), Self.preface.count)
+        guard available > 0, let bytes = evbuffer_pullup(input, available) else { return }
+        let matches = (0..<available).allSatisfy { bytes[$0] == Self.preface[$0] }
+        if !matches {
+            becomeHTTP1()
+        } else if available == Self.preface.count {
+            becomeHTTP2()
+        }
+        // else: a prefix of the preface so far; wait for more bytes.
+    }
+
+    private func becomeHTTP2() {
+        let session = HTTP2Session(connection: self)
+        state = .http2(session)
+        session.sendServerPreface()
+        needsFlush = true
+    }
+
+    private func becomeHTTP1() {
+        state = .http1(HTTP1Session(connection: self))
+    }
+
+    // MARK: Output and closing
+
+    /// Ends every event on this connection: writes what the protocol queued, closes if asked.
+    func finishEvent() {
+        needsFlush = false
+        if !closeRequested, case .http2(let session) = state {
+            switch session.flush() {
+            case .open: break
+            case .finished: closeWhenFlushed = true
+            case .failed: closeRequested = true
+            }
+        }
+        if closeWhenFlushed, let bev, evbuffer_get_length(bufferevent_get_output(bev)) == 0 {
+            closeRequested = true
+        }
+        if closeRequested { closeNow() }
+    }
+
+    /// Backpressure: stop reading while the peer is not reading our output.
+    func throttleIfBacklogged() {
+        guard let bev else { return }
+        if !readPaused, evbuffer_get_length(bufferevent_get_output(bev)) > Self.outputHighWater {
+            readPaused = true
+            bufferevent_disable(bev, Int16(EV_READ))
+        }
+    }
+
+    /// Close after everything queued so far has been written; stop reading now.
+    func closeAfterFlush() {
+        closeWhenFlushed = true
+        if let bev { bufferevent_disable(bev, Int16(EV_READ)) }
+    }
+
+    /// Graceful stop: finish in-flight requests, accept no new ones.
+    func drain() {
+        switch state {
+        case .undecided: closeRequested = true
+        case .http2(let session): session.goAway(errorCode: 0, debugData: [])
+        case .http1(let session): session.drain()
+        }
+        finishEvent()
+    }
+
+    /// The answer of a `.later` handler, back on the loop thread.
+    func deliver(streamID: Int32, _ response: ServerResponse) {
+        switch state {
+        case .http2(let session): session.deliver(streamID: streamID, response)
+        case .http1(let session): session.deliver(response)
+        case .undecided: return
+        }
+        needsFlush = true
+    }
+
+    func updateSettings(_ settings: HTTP2Settings) {
+        guard case .http2(let session) = state else { return }
+        session.submitSettings(settings)
+        needsFlush = true
+    }
+
+    func goAway(errorCode: UInt32, debugData: [UInt8]) {
+        switch state {
+        case .undecided: closeRequested = true
+        case .http2(let session): session.goAway(errorCode: errorCode, debugData: debugData)
+        case .http1(let session): session.drain()
+        }
+        needsFlush = true
+    }
+
+    /// Frees the bufferevent (closing the socket) and the protocol session, now. Must not be
+    /// called from inside an nghttp2 callback; use `requestClose()` there.
+    func closeNow() {
+        guard let bev else { return }
+        bufferevent_free(bev)
+        self.bev = nil
+        if let idleTimer { event_free(idleTimer) }
+        idleTimer = nil
+        if case .http2(let session) = state { session.close() }
+        if case .http1(let session) = state { session.close() }
+        state = .undecided
+        core.connectionClosed(id)
+    }
+
+    /// Asks for a close at the end of the current event.
+    func requestClose() {
+        closeRequested = true
+        needsFlush = true
+    }
+}

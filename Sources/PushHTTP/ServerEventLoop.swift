@@ -1,0 +1,136 @@
+import CPushLab
+import Foundation
+import Synchronization
+
+/// Owns one libevent `event_base` and the thread that runs it.
+///
+/// Threads and what protects what:
+/// - `queue`, `finished` and `waiters` are protected by their `Mutex`es; any thread may call
+///   `execute(_:)` and `waitUntilFinished()`.
+/// - Everything else of the server — the `ServerCore` (listeners, connections, nghttp2
+///   sessions, streams) and every libevent/nghttp2 C callback — lives on the loop thread only:
+///   libevent invokes callbacks on the thread that runs `event_base_loop`, and other threads
+///   reach the core solely through `execute(_:)`, which queues a job and writes the eventfd that
+///   wakes the loop. That is why this one type is `@unchecked Sendable`: `core` is handed only
+///   to jobs running on the loop thread.
+final class ServerEventLoop: @unchecked Sendable {
+    typealias Job = @Sendable (ServerCore) -> Void
+
+    let base: OpaquePointer
+    private let wakeFD: Int32
+    private var wakeEvent: OpaquePointer?
+    private struct JobQueue {
+        var jobs: [Job] = []
+        /// Set once the loop ended and `wakeFD` is closed: later jobs are dropped.
+        var closed = false
+    }
+    private let queue = Mutex(JobQueue())
+    private let finished = Mutex<Bool>(false)
+    private let waiters = Mutex<[CheckedContinuation<Void, Never>]>([])
+    /// Loop thread only (and the starting thread before the loop thread exists).
+    private(set) var core: ServerCore!
+
+    init() throws(HTTPServerError) {
+        guard let base = event_base_new() else { throw .eventLoopFailed("event_base_new failed") }
+        let fd = cpl_server_eventfd()
+        guard fd >= 0 else {
+            event_base_free(base)
+            throw .eventLoopFailed("eventfd: \(String(cString: strerror(errno)))")
+        }
+        self.base = base
+        self.wakeFD = fd
+    }
+
+    /// Binds the listeners on the calling thread (so bind errors surface from `start()`), then
+    /// starts the loop thread.
+    func start(configuration: HTTPServerConfiguration, router: Router) throws(HTTPServerError) -> BoundAddresses {
+        let core: ServerCore
+        do {
+            core = try ServerCore(loop: self, configuration: configuration, router: router)
+        } catch {
+            releaseBase()
+            throw error
+        }
+        self.core = core
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        wakeEvent = event_new(base, wakeFD, Int16(EV_READ | EV_PERSIST), { _, _, context in
+            Unmanaged<ServerEventLoop>.fromOpaque(context!).takeUnretainedValue().runJobs()
+        }, context)
+        event_add(wakeEvent, nil)
+        let thread = Thread { [self] in
+            event_base_loop(base, 0)
+            teardown()
+        }
+        thread.name = "pushlab-server"
+        thread.start()
+        return core.boundAddresses
+    }
+
+    /// Runs `job` on the loop thread. Safe from any thread, including the loop thread itself
+    /// (the job then runs after the current callback returns). Dropped after the loop ended.
+    func execute(_ job: @escaping Job) {
+        queue.withLock { queue in
+            guard !queue.closed else { return }
+            queue.jobs.append(job)
+            // One wake-up per batch: the loop drains the whole queue each time it wakes. The
+            // write happens under the lock so it can never hit a closed (or reused) descriptor.
+            if queue.jobs.count == 1 {
+                var one: UInt64 = 1
+                _ = write(wakeFD, &one, 8)
+            }
+        }
+    }
+
+    /// Suspends until the loop thread has ended and freed everything.
+    func waitUntilFinished() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let done = finished.withLock { done in
+                if !done { waiters.withLock { $0.append(continuation) } }
+                return done
+            }
+            if done { continuation.resume() }
+        }
+    }
+
+    /// Loop thread: makes `event_base_loop` return once the current callback finishes.
+    func exitLoop() { event_base_loopbreak(base) }
+
+    private func runJobs() {
+        var counter: UInt64 = 0
+        _ = read(wakeFD, &counter, 8)
+        let batch = queue.withLock { queue in
+            let batch = queue.jobs
+            queue.jobs.removeAll(keepingCapacity: true)
+            return batch
+        }
+        for job in batch { job(core) }
+        core.afterJobs()
+    }
+
+    /// Loop thread, after the loop returned: frees every C object, then wakes the waiters.
+    private func teardown() {
+        core.teardown()
+        core = nil
+        if let wakeEvent { event_free(wakeEvent) }
+        wakeEvent = nil
+        releaseBase()
+        let resumed = finished.withLock { done in
+            done = true
+            return waiters.withLock { list in
+                let all = list
+                list.removeAll()
+                return all
+            }
+        }
+        for continuation in resumed { continuation.resume() }
+    }
+
+    private func releaseBase() {
+        queue.withLock { queue in
+            queue.closed = true
+            queue.jobs.removeAll()
+        }
+        close(wakeFD)
+        event_base_free(base)
+    }
+}
