@@ -1,0 +1,252 @@
+import Foundation
+import PushCore
+import PushHTTP
+
+/// Where APNs pushes go (apns.md "Connection").
+public struct APNsEndpoint: Sendable, Hashable, CustomStringConvertible {
+    /// Scheme, host and port, no trailing slash, e.g. `https://api.push.apple.com:443`.
+    public let baseURL: String
+    public let isSandbox: Bool
+
+    public static let productionHost = "api.push.apple.com"
+    public static let sandboxHost = "api.sandbox.push.apple.com"
+
+    /// Port 443, or 2197 for firewalls that only allow that.
+    public static func production(port: Int = 443) -> APNsEndpoint {
+        APNsEndpoint(baseURL: "https://\(productionHost):\(port)", isSandbox: false)
+    }
+    public static func sandbox(port: Int = 443) -> APNsEndpoint {
+        APNsEndpoint(baseURL: "https://\(sandboxHost):\(port)", isSandbox: true)
+    }
+    /// Any server speaking the APNs protocol (the gateway emulator). A path after the host is
+    /// ignored: requests always go to `/3/device/<token>`.
+    public static func custom(_ url: String) throws(APNsEndpointError) -> APNsEndpoint {
+        guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
+              scheme == "https" || scheme == "http", let host = components.host, !host.isEmpty else {
+            throw APNsEndpointError(url: url)
+        }
+        let hostPart = host.contains(":") ? "[\(host)]" : host
+        let port = components.port.map { ":\($0)" } ?? ""
+        return APNsEndpoint(baseURL: "\(scheme)://\(hostPart)\(port)", isSandbox: host == sandboxHost)
+    }
+
+    public func url(forDeviceToken token: String) -> String { baseURL + "/3/device/" + token }
+    public var description: String { baseURL }
+}
+
+public struct APNsEndpointError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var url: String
+    public var description: String { "--url '\(url)' is not an http(s) URL with a host; e.g. https://localhost:8443" }
+}
+
+/// APNs accepted the push.
+public struct APNsAcceptance: Sendable, Hashable {
+    public var apnsID: String
+    /// Sent by the sandbox only.
+    public var uniqueID: String?
+}
+
+/// APNs refused the push.
+public struct APNsRejection: Error, Sendable, Hashable, CustomStringConvertible {
+    public var status: Int
+    /// Nil when the body carried no reason (the status is all there is).
+    public var reason: APNsReason?
+    /// 410: when the token was last valid, ms since the epoch.
+    public var timestamp: Int64?
+    public var apnsID: String?
+
+    public var retryability: Retryability {
+        if let reason { return reason.retryability(status: status) }
+        if status == 429 { return .afterDelay }
+        return status >= 500 ? .withBackoff : .never
+    }
+    public var reasonName: String { reason?.rawValue ?? "HTTP\(status)" }
+    public var fix: String { reason?.fix ?? "APNs answered HTTP \(status) without a reason." }
+    public var description: String {
+        var out = "\(status) \(reasonName)"
+        if let timestamp { out += " (token last valid \(Date(timeIntervalSince1970: Double(timestamp) / 1000)))" }
+        return out
+    }
+}
+
+/// The answer to one push, after retries.
+public struct APNsSendResult: Sendable {
+    public enum Outcome: Sendable {
+        case accepted(APNsAcceptance)
+        case rejected(APNsRejection)
+        /// No answer (connection, TLS, timeout) after the allowed attempts.
+        case failed(HTTPClientError)
+        /// Not sent: the token cannot be an APNs token, or no credential could be made.
+        case notSent(String, reason: String)
+    }
+    public var token: String
+    /// The apns-id the request carried.
+    public var apnsID: String
+    public var outcome: Outcome
+    public var attempts: Int
+    public var latency: Duration
+    public var sentAt: Date
+
+    public var isAccepted: Bool { if case .accepted = outcome { return true } else { return false } }
+
+    public var report: DeliveryReport {
+        var r = DeliveryReport(provider: .apns, target: token, id: apnsID, outcome: .accepted, attempts: attempts,
+                               latency: latency, sentAt: sentAt)
+        switch outcome {
+        case .accepted(let a):
+            r.id = a.apnsID
+            r.status = 200
+        case .rejected(let rejection):
+            r.outcome = .rejected
+            r.status = rejection.status
+            r.reason = rejection.reasonName
+            r.timestamp = rejection.timestamp
+            r.prune = rejection.reason?.prunesToken ?? false
+        case .failed(let error):
+            r.outcome = .failed
+            r.reason = error.failureName
+            r.detail = error.description
+        case .notSent(let why, let reason):
+            r.outcome = .invalid
+            r.reason = reason
+            r.detail = why
+            r.prune = reason == APNsReason.badDeviceToken.rawValue
+        }
+        return r
+    }
+}
+
+/// Sends pushes to APNs over any `HTTPTransport` (the libcurl HTTP/2 client in the CLI),
+/// with token authentication and the shared retry policy.
+public struct APNsClient: Sendable {
+    public let endpoint: APNsEndpoint
+    public let transport: any HTTPTransport
+    public let credential: any APNsCredential
+    public var retry: RetryPolicy
+    public var sleeper: any RetrySleeper
+    public var time: any TimeSource
+    /// Receives a description of each request and answer, bearer redacted and token
+    /// shortened (`--verbose`).
+    public var log: (@Sendable (String) -> Void)?
+    /// Per-request deadline.
+    public var requestTimeout: Duration?
+
+    public init(endpoint: APNsEndpoint, transport: any HTTPTransport, credential: any APNsCredential,
+                retry: RetryPolicy = RetryPolicy(), sleeper: any RetrySleeper = TaskSleeper(),
+                time: any TimeSource = SystemTimeSource(), log: (@Sendable (String) -> Void)? = nil,
+                requestTimeout: Duration? = nil) {
+        self.endpoint = endpoint
+        self.transport = transport
+        self.credential = credential
+        self.retry = retry
+        self.sleeper = sleeper
+        self.time = time
+        self.log = log
+        self.requestTimeout = requestTimeout
+    }
+
+    /// Sends `push` to `token`. Never throws: every outcome is a result.
+    /// - Parameter index: the message's position in a bulk send (picks its jitter stream).
+    public func send(_ push: PreparedAPNsPush, to token: String, index: UInt64 = 0) async -> APNsSendResult {
+        let apnsID = push.apnsID ?? APNsID.generate()
+        let sentAt = time.now
+        if push.validated, let problem = DeviceToken.problem(token, for: .apns) {
+            return APNsSendResult(token: token, apnsID: apnsID,
+                                  outcome: .notSent("\(problem)", reason: APNsReason.badDeviceToken.rawValue),
+                                  attempts: 0, latency: .zero, sentAt: sentAt)
+        }
+        let clock = ContinuousClock()
+        let started = clock.now
+        var lastAuthorization = ""
+        let (outcome, attempts) = await retry.execute(
+            messageIndex: index, sleeper: sleeper,
+            renewCredential: { await credential.renew(afterRejecting: lastAuthorization) },
+            attempt: { _ in
+                let authorization: String
+                do {
+                    authorization = try await credential.authorization()
+                } catch {
+                    return RetryStep(APNsSendResult.Outcome.notSent("cannot make a provider token: \(error)", reason: "ProviderTokenError"),
+                                     retryability: .never)
+                }
+                lastAuthorization = authorization
+                return await attempt(push, token: token, apnsID: apnsID, authorization: authorization)
+            })
+        return APNsSendResult(token: token, apnsID: apnsID, outcome: outcome, attempts: attempts,
+                              latency: clock.now - started, sentAt: sentAt)
+    }
+
+    /// The request for one attempt; the same apns-id on every attempt of a push.
+    public func request(_ push: PreparedAPNsPush, to token: String, apnsID: String, authorization: String) -> HTTPRequest {
+        var headers = HTTPHeaders()
+        headers.add("authorization", authorization)
+        headers.add("apns-push-type", push.pushType.rawValue)
+        if let topic = push.topic { headers.add("apns-topic", topic) }
+        headers.add("apns-priority", String(push.priority))
+        if let expiration = push.expiration { headers.add("apns-expiration", String(expiration)) }
+        if let collapseID = push.collapseID { headers.add("apns-collapse-id", collapseID) }
+        headers.add("apns-id", apnsID)
+        headers.add("content-type", "application/json")
+        return HTTPRequest(method: "POST", url: endpoint.url(forDeviceToken: token), headers: headers, body: push.payload,
+                           timeout: requestTimeout, maxResponseBodyBytes: 64 * 1024)
+    }
+
+    private func attempt(_ push: PreparedAPNsPush, token: String, apnsID: String,
+                         authorization: String) async -> RetryStep<APNsSendResult.Outcome> {
+        let request = request(push, to: token, apnsID: apnsID, authorization: authorization)
+        if let log { log(RequestDescription.render(request)) }
+        let response: HTTPResponse
+        do {
+            response = try await transport.send(request)
+        } catch let error as HTTPClientError {
+            log?("  ✗ \(error)")
+            return RetryStep(.failed(error), retryability: error.retryability)
+        } catch {
+            log?("  ✗ \(error)")
+            return RetryStep(.failed(.protocolError("\(error)")), retryability: .withBackoff)
+        }
+        if let log { log(RequestDescription.render(response)) }
+        if response.status == 200 {
+            let acceptance = APNsAcceptance(apnsID: response.headers["apns-id"] ?? apnsID,
+                                            uniqueID: response.headers["apns-unique-id"])
+            return RetryStep(.accepted(acceptance), retryability: .never)
+        }
+        let body = APNsErrorBody(json: response.body)
+        let rejection = APNsRejection(status: response.status, reason: body?.reason, timestamp: body?.timestamp,
+                                      apnsID: response.headers["apns-id"] ?? apnsID)
+        return RetryStep(.rejected(rejection), retryability: rejection.retryability,
+                         retryAfter: RetryAfter.parse(response.headers["retry-after"], now: time.now))
+    }
+}
+
+/// How `--verbose` shows an exchange: never the bearer value, never a whole device token.
+public enum RequestDescription {
+    public static func render(_ request: HTTPRequest) -> String {
+        var out = "→ \(request.method) \(redactedURL(request.url))"
+        for h in request.headers {
+            out += "\n  \(h.name): \(redactedHeaderValue(name: h.name, value: h.value))"
+        }
+        out += "\n  (\(request.body.count) bytes body)"
+        return out
+    }
+
+    public static func render(_ response: HTTPResponse) -> String {
+        var out = "← \(response.status) \(response.version.rawValue)"
+        for h in response.headers { out += "\n  \(h.name): \(h.value)" }
+        if !response.body.isEmpty { out += "\n  " + String(decoding: response.body.prefix(2048), as: UTF8.self) }
+        return out
+    }
+
+    static func redactedHeaderValue(name: String, value: String) -> String {
+        guard name.lowercased() == "authorization" else { return value }
+        let scheme = value.split(separator: " ", maxSplits: 1).first.map(String.init) ?? "bearer"
+        return "\(scheme) <redacted>"
+    }
+
+    /// Shortens the device token in `/3/device/<token>`.
+    static func redactedURL(_ url: String) -> String {
+        guard let range = url.range(of: "/3/device/") else { return url }
+        let token = String(url[range.upperBound...])
+        return String(url[..<range.upperBound]) + DeviceToken.redacted(token)
+    }
+}

@@ -1,0 +1,152 @@
+import Foundation
+import PushCore
+import PushHTTP
+
+/// The answer to one FCM message, after retries.
+public struct FCMSendResult: Sendable {
+    public enum Outcome: Sendable {
+        /// `projects/<p>/messages/<id>`.
+        case accepted(name: String)
+        case rejected(FCMError)
+        case failed(HTTPClientError)
+        case notSent(String, reason: String)
+    }
+    public var target: FCMTarget
+    public var outcome: Outcome
+    public var attempts: Int
+    public var latency: Duration
+    public var sentAt: Date
+
+    public var isAccepted: Bool { if case .accepted = outcome { return true } else { return false } }
+
+    public var report: DeliveryReport {
+        var r = DeliveryReport(provider: .fcm, target: target.value, outcome: .accepted, attempts: attempts,
+                               latency: latency, sentAt: sentAt)
+        switch outcome {
+        case .accepted(let name):
+            r.id = name
+            r.status = 200
+        case .rejected(let e):
+            r.outcome = .rejected
+            r.status = e.httpStatus
+            r.reason = e.reasonName
+            r.detail = e.message
+            r.prune = e.prunesToken
+        case .failed(let error):
+            r.outcome = .failed
+            r.reason = error.failureName
+            r.detail = error.description
+        case .notSent(let why, let reason):
+            r.outcome = .invalid
+            r.reason = reason
+            r.detail = why
+        }
+        return r
+    }
+}
+
+/// Sends FCM HTTP v1 `messages:send` requests over any `HTTPTransport`, with an OAuth2
+/// access token and the shared retry policy (fcm.md "Send").
+public struct FCMClient: Sendable {
+    /// `https://fcm.googleapis.com`, or the emulator's base URL.
+    public let baseURL: String
+    public let projectID: String
+    public let transport: any HTTPTransport
+    public let credential: any FCMAccessTokenProvider
+    public var retry: RetryPolicy
+    public var sleeper: any RetrySleeper
+    public var time: any TimeSource
+    public var log: (@Sendable (String) -> Void)?
+    public var requestTimeout: Duration?
+
+    public static let defaultBaseURL = "https://fcm.googleapis.com"
+
+    public init(baseURL: String = FCMClient.defaultBaseURL, projectID: String, transport: any HTTPTransport,
+                credential: any FCMAccessTokenProvider, retry: RetryPolicy = RetryPolicy(),
+                sleeper: any RetrySleeper = TaskSleeper(), time: any TimeSource = SystemTimeSource(),
+                log: (@Sendable (String) -> Void)? = nil, requestTimeout: Duration? = nil) {
+        var base = baseURL
+        while base.hasSuffix("/") { base.removeLast() }
+        self.baseURL = base
+        self.projectID = projectID
+        self.transport = transport
+        self.credential = credential
+        self.retry = retry
+        self.sleeper = sleeper
+        self.time = time
+        self.log = log
+        self.requestTimeout = requestTimeout
+    }
+
+    public var sendURL: String { "\(baseURL)/v1/projects/\(projectID)/messages:send" }
+
+    /// Sends `message` to `target`. Never throws: every outcome is a result.
+    /// - Parameter checkTarget: refuse a target of the wrong shape (e.g. an APNs token) before sending.
+    public func send(_ message: PreparedFCMMessage, to target: FCMTarget, index: UInt64 = 0,
+                     checkTarget: Bool = true) async -> FCMSendResult {
+        let sentAt = time.now
+        if checkTarget, let problem = target.problem {
+            return FCMSendResult(target: target, outcome: .notSent(problem, reason: FCMErrorCode.invalidArgument.rawValue),
+                                 attempts: 0, latency: .zero, sentAt: sentAt)
+        }
+        let body = message.body(for: target)
+        let clock = ContinuousClock()
+        let started = clock.now
+        var lastToken = ""
+        let (outcome, attempts) = await retry.execute(
+            messageIndex: index, sleeper: sleeper,
+            renewCredential: { await credential.renew(afterRejecting: lastToken) },
+            attempt: { _ in
+                let token: String
+                do {
+                    token = try await credential.accessToken()
+                } catch {
+                    return RetryStep(FCMSendResult.Outcome.notSent("cannot get an access token: \(error)", reason: "AccessTokenError"),
+                                     retryability: .never)
+                }
+                lastToken = token
+                return await attempt(body: body, accessToken: token)
+            })
+        return FCMSendResult(target: target, outcome: outcome, attempts: attempts, latency: clock.now - started, sentAt: sentAt)
+    }
+
+    public func request(body: [UInt8], accessToken: String) -> HTTPRequest {
+        var headers = HTTPHeaders()
+        headers.add("authorization", "Bearer \(accessToken)")
+        headers.add("content-type", "application/json; charset=utf-8")
+        return HTTPRequest(method: "POST", url: sendURL, headers: headers, body: body, timeout: requestTimeout,
+                           maxResponseBodyBytes: 256 * 1024)
+    }
+
+    private func attempt(body: [UInt8], accessToken: String) async -> RetryStep<FCMSendResult.Outcome> {
+        let request = request(body: body, accessToken: accessToken)
+        if let log { log(RequestDescription.render(request)) }
+        let response: HTTPResponse
+        do {
+            response = try await transport.send(request)
+        } catch let error as HTTPClientError {
+            log?("  ✗ \(error)")
+            return RetryStep(.failed(error), retryability: error.retryability)
+        } catch {
+            log?("  ✗ \(error)")
+            return RetryStep(.failed(.protocolError("\(error)")), retryability: .withBackoff)
+        }
+        if let log { log(RequestDescription.render(response)) }
+        if response.status == 200 {
+            if let name = Self.messageName(in: response.body) {
+                return RetryStep(.accepted(name: name), retryability: .never)
+            }
+            // A 200 without a name still means FCM accepted it; never resend an accepted message.
+            return RetryStep(.accepted(name: ""), retryability: .never)
+        }
+        let error = FCMError(httpStatus: response.status, body: response.body)
+        return RetryStep(.rejected(error), retryability: error.retryability,
+                         retryAfter: RetryAfter.parse(response.headers["retry-after"], now: time.now))
+    }
+
+    /// `{"name": "projects/<p>/messages/<id>"}` → the name.
+    static func messageName(in body: [UInt8]) -> String? {
+        guard let doc = try? JSONDocument.parse(body) else { return nil }
+        return doc.root["name"]?.stringValue
+    }
+}

@@ -1,0 +1,133 @@
+import Foundation
+import PushCore
+
+/// Where an FCM message goes: exactly one of token, topic, condition (fcm.md "Message essentials").
+public enum FCMTarget: Sendable, Hashable, CustomStringConvertible {
+    case token(String)
+    case topic(String)
+    case condition(String)
+
+    public var key: String {
+        switch self {
+        case .token: return "token"
+        case .topic: return "topic"
+        case .condition: return "condition"
+        }
+    }
+    public var value: String {
+        switch self {
+        case .token(let v), .topic(let v), .condition(let v): return v
+        }
+    }
+    public var description: String { key == "token" ? "token \(DeviceToken.redacted(value))" : "\(key) \(value)" }
+
+    /// The problem with this target, checked before sending; nil when it is fine.
+    public var problem: String? {
+        switch self {
+        case .token(let t):
+            return DeviceToken.problem(t, for: .fcm).map { "\($0)" }
+        case .topic(let t):
+            // fcm.md: topic matches ^(/topics/)?[a-zA-Z0-9-_.~%]+$
+            let name = t.hasPrefix("/topics/") ? String(t.dropFirst(8)) : t
+            let allowed = name.utf8.allSatisfy { b in
+                (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || "-_.~%".utf8.contains(b)
+            }
+            return !name.isEmpty && allowed ? nil
+                : "topic '\(t)' is not a valid FCM topic name; use letters, digits and - _ . ~ % only (e.g. news or /topics/news)"
+        case .condition(let c):
+            return c.trimmingCharacters(in: .whitespaces).isEmpty ? "the condition is empty; e.g. \"'news' in topics && 'ios' in topics\"" : nil
+        }
+    }
+}
+
+/// An FCM v1 message (everything but its target) ready to be sent to many targets. The body
+/// is pre-serialised once; each send only splices the target in.
+public struct PreparedFCMMessage: Sendable {
+    /// The message members other than the target, in file order.
+    public let members: JSONObject
+    public let validateOnly: Bool
+    /// The target named in the file, if any (used when no target is given on the command line).
+    public let fileTarget: FCMTarget?
+    /// True when a bare APNs payload was wrapped under `message.apns.payload`.
+    public let wrappedAPNsPayload: Bool
+    private let prefix: String
+    private let suffix: String
+
+    /// Reads a message file: a full request (`{"message": {…}}`), a bare message
+    /// (`{"notification": …, "data": …, "apns": …}`), or a bare APNs payload (`{"aps": …}`),
+    /// which is wrapped under `message.apns.payload` (fcm.md: how a rich push reaches iOS).
+    public init(document: JSONDocument, validateOnly: Bool) throws(FCMMessageError) {
+        guard case .object(let root) = document.root else { throw .notAnObject }
+        var message: JSONObject
+        var wrapped = false
+        var validate = validateOnly
+        if let m = root["message"] {
+            guard case .object(let o) = m else { throw .messageNotAnObject }
+            message = o
+            if root["validate_only"]?.boolValue == true { validate = true }
+        } else if root["aps"] != nil {
+            message = JSONObject([JSONMember(key: "apns", value: .object(JSONObject([JSONMember(key: "payload", value: document.root)])))])
+            wrapped = true
+        } else {
+            message = root
+        }
+        var target: FCMTarget?
+        for key in ["token", "topic", "condition"] {
+            guard let v = message[key] else { continue }
+            guard let s = v.stringValue else { throw .targetNotAString(key) }
+            if target != nil { throw .severalTargets }
+            target = key == "token" ? .token(s) : key == "topic" ? .topic(s) : .condition(s)
+        }
+        message.members.removeAll { ["token", "topic", "condition"].contains($0.key) }
+        try self.init(members: message, validateOnly: validate, fileTarget: target, wrapped: wrapped)
+    }
+
+    public init(members: JSONObject, validateOnly: Bool, fileTarget: FCMTarget? = nil, wrapped: Bool = false) throws(FCMMessageError) {
+        self.members = members
+        self.validateOnly = validateOnly
+        self.fileTarget = fileTarget
+        wrappedAPNsPayload = wrapped
+        prefix = "{\"validate_only\":\(validateOnly),\"message\":{"
+        let full = JSONValue.object(members).minifiedString
+        // `{…}` without its braces: the members to append after the target.
+        let inner = String(full.dropFirst().dropLast())
+        suffix = inner.isEmpty ? "}}" : "," + inner + "}}"
+    }
+
+    /// The request body for one target.
+    public func body(for target: FCMTarget) -> [UInt8] {
+        Array((prefix + "\"\(target.key)\":" + JSONText.string(target.value) + suffix).utf8)
+    }
+
+    /// The full message with its target, as JSON (validation, `--verbose`).
+    public func message(for target: FCMTarget) -> JSONObject {
+        var m = members
+        m.members.insert(JSONMember(key: target.key, value: .string(target.value)), at: 0)
+        return m
+    }
+}
+
+/// Why a message file cannot be sent. Each case says where and what to change.
+public enum FCMMessageError: Error, Sendable, Hashable, CustomStringConvertible {
+    case notAnObject
+    case messageNotAnObject
+    case targetNotAString(String)
+    case severalTargets
+    case noTarget
+    case badTarget(String)
+    case invalid([String])
+
+    public var description: String {
+        switch self {
+        case .notAnObject: return "the message file must be a JSON object: {\"message\": {…}}, a bare message, or an APNs payload {\"aps\": …}"
+        case .messageNotAnObject: return "/message must be a JSON object"
+        case .targetNotAString(let key): return "/message/\(key) must be a string"
+        case .severalTargets: return "the message names more than one of token, topic, condition; FCM needs exactly one"
+        case .noTarget: return "no target: pass --token, --topic or --condition (or put one in the message)"
+        case .badTarget(let why): return why
+        case .invalid(let problems):
+            return "the message does not validate:\n  " + problems.joined(separator: "\n  ")
+                + "\n  (fix it, or pass --no-validate to send it anyway and see what FCM answers)"
+        }
+    }
+}
