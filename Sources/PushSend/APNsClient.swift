@@ -1,4 +1,5 @@
 import Foundation
+import PushAuth
 import PushCore
 import PushHTTP
 
@@ -224,7 +225,7 @@ public enum RequestDescription {
     public static func render(_ request: HTTPRequest) -> String {
         var out = "→ \(request.method) \(redactedURL(request.url))"
         for h in request.headers {
-            out += "\n  \(h.name): \(redactedHeaderValue(name: h.name, value: h.value))"
+            out += "\n  \(h.name): \(Redact.header(name: h.name, value: h.value))"
         }
         out += "\n  (\(request.body.count) bytes body)"
         return out
@@ -237,16 +238,10 @@ public enum RequestDescription {
         return out
     }
 
-    static func redactedHeaderValue(name: String, value: String) -> String {
-        guard name.lowercased() == "authorization" else { return value }
-        let scheme = value.split(separator: " ", maxSplits: 1).first.map(String.init) ?? "bearer"
-        return "\(scheme) <redacted>"
-    }
-
     /// Shortens the device token in `/3/device/<token>`.
     static func redactedURL(_ url: String) -> String {
         guard let range = url.range(of: "/3/device/") else { return url }
         let token = String(url[range.upperBound...])
-        return String(url[..<range.upperBound]) + DeviceToken.redacted(token)
+        return String(url[..<range.upperBound]) + Redact.token(token)
     }
 }

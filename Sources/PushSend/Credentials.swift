@@ -1,5 +1,6 @@
 import Foundation
 import PushCore
+import PushAuth
 import PushHTTP
 
 /// Supplies the `authorization` value of an APNs request (`bearer <provider JWT>`). The real
@@ -81,5 +82,18 @@ extension HTTPClientError {
         case .protocolError: return "ProtocolError"
         case .shutDown: return "ClientShutDown"
         }
+    }
+}
+
+/// PushAuth's provider-token cache is the real APNs credential: one token reused, refreshed
+/// at ~50 minutes, re-minted once after ExpiredProviderToken (never inside the 20-minute floor).
+extension ProviderTokenCache: APNsCredential {
+    public func authorization() async throws -> String { try token().authorization }
+
+    public func renew(afterRejecting rejected: String) async -> Bool {
+        let jwt = rejected.split(separator: " ", maxSplits: 1).last.map(String.init) ?? rejected
+        guard let renewal = try? invalidate(after: jwt) else { return false }
+        if case .renewed = renewal { return true }
+        return false
     }
 }
