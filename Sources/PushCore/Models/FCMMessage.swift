@@ -1,0 +1,129 @@
+import Foundation
+
+/// Where an FCM message goes: exactly one of token, topic or condition (fcm.md).
+public enum FCMTarget: Sendable, Hashable {
+    case token(String)
+    case topic(String)
+    case condition(String)
+
+    public var fieldName: String {
+        switch self { case .token: "token"; case .topic: "topic"; case .condition: "condition" }
+    }
+    public var value: String {
+        switch self { case .token(let v), .topic(let v), .condition(let v): v }
+    }
+}
+
+/// An FCM HTTP v1 send request: `{"validate_only": …, "message": {…}}` (fcm.md "Send").
+/// The typed fields cover what pushlab builds and the gateway reads; sections pushlab does not
+/// model in detail (android, webpush) stay as raw JSON so nothing is lost.
+public struct FCMSendRequest: Sendable, Hashable {
+    public var validateOnly: Bool?
+    public var message: FCMMessage
+
+    public init(validateOnly: Bool? = nil, message: FCMMessage) {
+        self.validateOnly = validateOnly
+        self.message = message
+    }
+
+    /// Reads a request body that has already passed validation; nil when it is not one.
+    public init?(json: JSONValue) {
+        guard let m = json["message"], let message = FCMMessage(json: m) else { return nil }
+        self.message = message
+        validateOnly = json["validate_only"]?.boolValue
+    }
+
+    public var json: JSONValue {
+        var o = JSONObject()
+        if let validateOnly { o["validate_only"] = .bool(validateOnly) }
+        o["message"] = message.json
+        return .object(o)
+    }
+}
+
+public struct FCMMessage: Sendable, Hashable {
+    public struct Notification: Sendable, Hashable {
+        public var title: String?
+        public var body: String?
+        public var image: String?
+        public init(title: String? = nil, body: String? = nil, image: String? = nil) {
+            self.title = title
+            self.body = body
+            self.image = image
+        }
+    }
+
+    public var target: FCMTarget
+    public var notification: Notification?
+    /// `data`, in order; every value a string.
+    public var data: [(key: String, value: String)]
+    /// `apns.headers`, in order; every value a string.
+    public var apnsHeaders: [(name: String, value: String)]
+    /// `apns.payload`: what FCM hands to APNs for iOS (where `CIO.push` goes).
+    public var apnsPayload: JSONValue?
+    /// `apns.fcm_options.image`.
+    public var apnsImage: String?
+    public var android: JSONValue?
+    public var webpush: JSONValue?
+    public var analyticsLabel: String?
+
+    public init(target: FCMTarget, notification: Notification? = nil, data: [(key: String, value: String)] = [],
+                apnsHeaders: [(name: String, value: String)] = [], apnsPayload: JSONValue? = nil, apnsImage: String? = nil,
+                android: JSONValue? = nil, webpush: JSONValue? = nil, analyticsLabel: String? = nil) {
+        self.target = target
+        self.notification = notification
+        self.data = data
+        self.apnsHeaders = apnsHeaders
+        self.apnsPayload = apnsPayload
+        self.apnsImage = apnsImage
+        self.android = android
+        self.webpush = webpush
+        self.analyticsLabel = analyticsLabel
+    }
+
+    public init?(json: JSONValue) {
+        guard let m = json.objectValue else { return nil }
+        if let t = m["token"]?.stringValue { target = .token(t) }
+        else if let t = m["topic"]?.stringValue { target = .topic(t) }
+        else if let c = m["condition"]?.stringValue { target = .condition(c) }
+        else { return nil }
+        if let n = m["notification"]?.objectValue {
+            notification = Notification(title: n["title"]?.stringValue, body: n["body"]?.stringValue, image: n["image"]?.stringValue)
+        }
+        data = (m["data"]?.objectValue?.members ?? []).compactMap { mem in mem.value.stringValue.map { (mem.key, $0) } }
+        let apns = m["apns"]?.objectValue
+        apnsHeaders = (apns?["headers"]?.objectValue?.members ?? []).compactMap { mem in mem.value.stringValue.map { (mem.key, $0) } }
+        apnsPayload = apns?["payload"]
+        apnsImage = apns?["fcm_options"]?["image"]?.stringValue
+        android = m["android"]
+        webpush = m["webpush"]
+        analyticsLabel = m["fcm_options"]?["analytics_label"]?.stringValue
+    }
+
+    public var json: JSONValue {
+        var o = JSONObject()
+        o[target.fieldName] = .string(target.value)
+        if let n = notification {
+            var no = JSONObject()
+            if let t = n.title { no["title"] = .string(t) }
+            if let b = n.body { no["body"] = .string(b) }
+            if let i = n.image { no["image"] = .string(i) }
+            o["notification"] = .object(no)
+        }
+        if !data.isEmpty { o["data"] = .object(JSONObject(data.map { JSONMember(key: $0.key, value: .string($0.value)) })) }
+        if !apnsHeaders.isEmpty || apnsPayload != nil || apnsImage != nil {
+            var a = JSONObject()
+            if !apnsHeaders.isEmpty { a["headers"] = .object(JSONObject(apnsHeaders.map { JSONMember(key: $0.name, value: .string($0.value)) })) }
+            if let apnsPayload { a["payload"] = apnsPayload }
+            if let apnsImage { a["fcm_options"] = ["image": .string(apnsImage)] }
+            o["apns"] = .object(a)
+        }
+        if let android { o["android"] = android }
+        if let webpush { o["webpush"] = webpush }
+        if let analyticsLabel { o["fcm_options"] = ["analytics_label": .string(analyticsLabel)] }
+        return .object(o)
+    }
+
+    public static func == (a: FCMMessage, b: FCMMessage) -> Bool { a.json == b.json }
+    public func hash(into hasher: inout Hasher) { hasher.combine(json) }
+}

@@ -1,0 +1,154 @@
+import Foundation
+
+/// APNs request checks: headers, device token, push-type consistency, size — then the payload
+/// (`aps`, Live Activity, Customer.io). apns.md "Request" and "The aps dictionary".
+enum APNsChecks {
+    struct Result {
+        var pushType: APNsPushType
+        var byteCount: Int
+        var byteLimit: Int
+    }
+
+    /// What FCM adds to the `aps` it builds from the rest of the message (FCM checks pass it).
+    struct Implied {
+        var alert = false
+        var mutableContent = false
+        var aps = false
+    }
+
+    static func request(_ root: JSONValue, context: APNsRequestContext, receivedByteCount: Int?,
+                        into c: inout FindingCollector) -> Result {
+        let explicit = headers(context, into: &c)
+        if let token = context.deviceToken { deviceToken(token, into: &c) }
+        let pushType = explicit ?? APNsPushType.inferred(from: root)
+        if let explicit, explicit == .background {
+            let priority = context.priority.flatMap { Int($0) } ?? 10
+            if priority != 5 {
+                c.report(RuleCatalog.apnsBackgroundPriority, nil,
+                         context.priority == nil ? "a background push without apns-priority is sent at priority 10" : "a background push is sent with apns-priority \(priority)",
+                         header: "apns-priority")
+            }
+        }
+        payload(root, base: .root, pushType: pushType, explicitPushType: explicit != nil, implied: Implied(), into: &c)
+        let size = receivedByteCount ?? root.minifiedByteCount
+        if size > pushType.maximumPayloadBytes {
+            c.report(RuleCatalog.apnsSizeMax, .root,
+                     "the payload is \(size) bytes\(receivedByteCount == nil ? " minified" : ""), over the \(pushType.maximumPayloadBytes)-byte limit for \(pushType.rawValue) pushes by \(size - pushType.maximumPayloadBytes)")
+        }
+        return Result(pushType: pushType, byteCount: size, byteLimit: pushType.maximumPayloadBytes)
+    }
+
+    /// Header rules; returns the push type the header names, if valid. `base` is set when the
+    /// headers live in a document (FCM `apns.headers`), so findings point into it.
+    @discardableResult
+    static func headers(_ h: APNsRequestContext, base: JSONPointer? = nil, into c: inout FindingCollector) -> APNsPushType? {
+        func place(_ name: String) -> (JSONPointer?, String?) { base.map { ($0 / name, nil) } ?? (nil, name) }
+        var pushType: APNsPushType?
+        if let raw = h.pushType {
+            pushType = APNsPushType(rawValue: raw)
+            if pushType == nil {
+                let (p, hd) = place("apns-push-type")
+                let hint = closestName(to: raw, in: APNsPushType.allCases.map(\.rawValue)).map { " (did you mean \($0)?)" } ?? ""
+                c.report(RuleCatalog.apnsPushTypeUnknown, p, "apns-push-type \"\(raw)\" is not a push type APNs knows\(hint)", header: hd)
+            }
+        }
+        if let raw = h.priority, !["10", "5", "1"].contains(raw) {
+            let (p, hd) = place("apns-priority")
+            c.report(RuleCatalog.apnsPriorityValue, p, "apns-priority is \"\(raw)\"", header: hd)
+        }
+        if let topic = h.topic, let type = pushType {
+            let suffix = type.topicSuffix
+            let (p, hd) = place("apns-topic")
+            if suffix.isEmpty {
+                if let wrong = APNsPushType.knownSuffixes.first(where: { topic.hasSuffix($0) }) {
+                    c.report(RuleCatalog.apnsTopicSuffix, p, "apns-topic \"\(topic)\" ends in \(wrong), but the push type is \(type.rawValue)",
+                             fix: "use the bare bundle id \"\(topic.dropLast(wrong.count))\" for \(type.rawValue) pushes", header: hd)
+                }
+            } else if !topic.hasSuffix(suffix) {
+                let bare = APNsPushType.knownSuffixes.first(where: { topic.hasSuffix($0) }).map { String(topic.dropLast($0.count)) } ?? topic
+                c.report(RuleCatalog.apnsTopicSuffix, p, "apns-topic \"\(topic)\" lacks the \(suffix) suffix that \(type.rawValue) pushes need",
+                         fix: "use \"\(bare)\(suffix)\"", header: hd)
+            }
+        }
+        if let id = h.collapseID, id.utf8.count > 64 {
+            let (p, hd) = place("apns-collapse-id")
+            c.report(RuleCatalog.apnsCollapseIDSize, p, "apns-collapse-id is \(id.utf8.count) bytes", header: hd)
+        }
+        if let exp = h.expiration, exp.isEmpty || !exp.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) || exp.utf8.count > 19 {
+            let (p, hd) = place("apns-expiration")
+            c.report(RuleCatalog.apnsExpirationValue, p, "apns-expiration is \"\(exp)\", not whole UNIX seconds", header: hd)
+        }
+        if let id = h.apnsID, !isCanonicalUUID(id) {
+            let (p, hd) = place("apns-id")
+            c.report(RuleCatalog.apnsIDFormat, p, "apns-id \"\(id)\" is not a canonical UUID", header: hd)
+        }
+        return pushType
+    }
+
+    static func deviceToken(_ token: String, into c: inout FindingCollector) {
+        guard let problem = DeviceToken.problem(token, for: .apns) else { return }
+        let rule = problem.code == .fcmTokenSentToAPNs ? RuleCatalog.apnsTokenFCM : RuleCatalog.apnsTokenShape
+        c.report(rule, nil, problem.message, fix: problem.fix, header: "device token")
+    }
+
+    /// 8-4-4-4-12 hex digits (either case; apns.md asks for lowercase, which pushlab sends).
+    static func isCanonicalUUID(_ s: String) -> Bool {
+        let u = Array(s.utf8)
+        guard u.count == 36 else { return false }
+        for (i, b) in u.enumerated() {
+            if i == 8 || i == 13 || i == 18 || i == 23 { if b != UInt8(ascii: "-") { return false } }
+            else if !DeviceToken.isHexDigit(b) { return false }
+        }
+        return true
+    }
+
+    /// The payload: root object, `aps`, push-type consistency, Live Activity, Customer.io.
+    static func payload(_ root: JSONValue, base: JSONPointer, pushType: APNsPushType, explicitPushType: Bool,
+                        implied: Implied, into c: inout FindingCollector) {
+        guard let top = root.objectValue else {
+            c.report(RuleCatalog.jsonRootObject, base, "the payload is \(root.describedForMessage), not an object")
+            return
+        }
+        let apsPointer = base / "aps"
+        var aps: JSONObject?
+        switch top["aps"] {
+        case nil:
+            if pushType != .mdm && !implied.aps {
+                c.report(RuleCatalog.apsMissing, base, "there is no \"aps\" dictionary")
+            }
+        case .object(let o)?:
+            aps = o
+            APSChecks.aps(o, at: apsPointer, into: &c)
+        case let v?:
+            c.report(RuleCatalog.apsType, apsPointer, "aps is \(v.describedForMessage)")
+        }
+        if let aps { consistency(aps, at: apsPointer, pushType: pushType, explicit: explicitPushType, into: &c) }
+        if pushType == .liveactivity, let aps { LiveActivityChecks.aps(aps, at: apsPointer, into: &c) }
+        CIOChecks.payload(top, base: base, aps: aps, implied: implied, into: &c)
+    }
+
+    static func consistency(_ aps: JSONObject, at p: JSONPointer, pushType: APNsPushType, explicit: Bool, into c: inout FindingCollector) {
+        let showing = ["alert", "badge", "sound"].filter { aps[$0] != nil }
+        if pushType == .background {
+            if !showing.isEmpty {
+                c.report(RuleCatalog.apnsBackgroundAlert, p / showing[0], "a background push contains \(showing.joined(separator: ", "))")
+            }
+            if !APS.isOne(aps["content-available"]) {
+                c.report(RuleCatalog.apnsBackgroundContentAvailable, p, "the background push has no \"content-available\": 1")
+            }
+        }
+        if explicit && pushType == .alert && showing.isEmpty && APS.isOne(aps["content-available"]) {
+            c.report(RuleCatalog.apnsPushTypeMismatch, p,
+                     "apns-push-type is alert but the payload only has content-available (a background push)",
+                     fix: "send it with apns-push-type: background and apns-priority: 5")
+        }
+        if explicit && pushType != .liveactivity, let key = ["event", "content-state"].first(where: { aps[$0] != nil }) {
+            c.report(RuleCatalog.liveActivityPushType, p / key, "aps.\(key) is a Live Activity key, but apns-push-type is \(pushType.rawValue)")
+        }
+    }
+}
+
+extension APNsPushType {
+    /// Every non-empty topic suffix, longest first (to detect a wrong one on a topic).
+    static let knownSuffixes: [String] = allCases.map(\.topicSuffix).filter { !$0.isEmpty }.sorted { $0.count > $1.count }
+}

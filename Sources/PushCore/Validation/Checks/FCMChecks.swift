@@ -1,0 +1,263 @@
+import Foundation
+
+/// FCM HTTP v1 request rules (fcm.md "Message essentials"). The APNs section's payload goes
+/// through the APNs payload checks, because FCM hands it to APNs for iOS.
+enum FCMChecks {
+    struct Result {
+        var byteCount: Int?
+        var byteLimit: Int?
+        var pushType: APNsPushType?
+    }
+
+    static let requestKeys = ["message", "validate_only"]
+    static let messageKeys = ["name", "data", "notification", "android", "webpush", "apns", "fcm_options", "token", "topic", "condition"]
+    static let notificationKeys = ["title", "body", "image"]
+    static let apnsKeys = ["headers", "payload", "fcm_options", "live_activity_token"]
+    static let androidKeys = ["collapse_key", "priority", "ttl", "restricted_package_name", "data", "notification", "fcm_options", "direct_boot_ok", "bandwidth_constrained_ok", "restricted_satellite_ok"]
+    static let webpushKeys = ["headers", "data", "notification", "fcm_options"]
+    static let legacyKeys: Set<String> = ["to", "registration_ids", "notification", "data", "priority", "content_available", "mutable_content", "collapse_key", "time_to_live"]
+
+    static func request(_ root: JSONValue, into c: inout FindingCollector) -> Result {
+        guard let top = root.objectValue else {
+            c.report(RuleCatalog.jsonRootObject, .root, "the request body is \(root.describedForMessage), not an object")
+            return Result()
+        }
+        for m in top.members where !requestKeys.contains(m.key) {
+            if legacyKeys.contains(m.key) || m.key == "token" || m.key == "topic" || m.key == "condition" { continue }
+            unknown(m.key, at: .root / m.key, known: requestKeys, into: &c)
+        }
+        if let v = top["validate_only"], v.boolValue == nil {
+            c.report(RuleCatalog.fcmValidateOnlyType, .root / "validate_only", "validate_only is \(v.describedForMessage)")
+        }
+        guard let messageValue = top["message"] else {
+            let legacy = top.keys.filter { legacyKeys.contains($0) || ["token", "topic", "condition"].contains($0) }
+            c.report(RuleCatalog.fcmMessageMissing, .root, legacy.isEmpty ? "there is no \"message\" object"
+                     : "there is no \"message\" object; \(legacy.joined(separator: ", ")) at the top level \(legacy.contains("to") || legacy.contains("registration_ids") ? "is the legacy HTTP API format" : "must be inside message")")
+            return Result()
+        }
+        guard let message = messageValue.objectValue else {
+            c.report(RuleCatalog.fcmFieldType, .root / "message", "message is \(messageValue.describedForMessage); expected an object")
+            return Result()
+        }
+        return self.message(message, at: .root / "message", into: &c)
+    }
+
+    static func message(_ m: JSONObject, at p: JSONPointer, into c: inout FindingCollector) -> Result {
+        var result = Result()
+        for mem in m.members where !messageKeys.contains(mem.key) {
+            if APSChecks.cioKeys.contains(mem.key) {
+                c.report(RuleCatalog.fcmUnknownField, p / mem.key, "message.\(mem.key) is not a message field; Customer.io keys belong under message.apns.payload",
+                         fix: "move \(mem.key) into message.apns.payload")
+            } else {
+                unknown(mem.key, at: p / mem.key, known: messageKeys, into: &c)
+            }
+        }
+        target(m, at: p, into: &c)
+        if let data = m["data"] { stringMap(data, at: p / "data", reservedCheck: true, rule: RuleCatalog.fcmDataString, into: &c) }
+        var implied = APNsChecks.Implied()
+        if let n = m["notification"] {
+            notification(n, at: p / "notification", into: &c)
+            let o = n.objectValue
+            implied.aps = true
+            implied.alert = [o?["title"], o?["body"]].contains { !($0??.stringValue ?? "").isEmpty }
+        }
+        if let apns = m["apns"] { result.pushType = self.apns(apns, at: p / "apns", implied: implied, into: &c) }
+        if let android = m["android"] { self.android(android, at: p / "android", into: &c) }
+        if let web = m["webpush"] { webpush(web, at: p / "webpush", into: &c) }
+        if let opts = m["fcm_options"] { options(opts, at: p / "fcm_options", known: ["analytics_label"], into: &c) }
+
+        // Size: the message content, i.e. the message without its target (pushlab's reading of
+        // fcm.md's "4096 bytes of message content"; 2048 for topic messages).
+        var content = m
+        content.members.removeAll { ["token", "topic", "condition"].contains($0.key) }
+        let limit = m["topic"] != nil ? 2048 : 4096
+        let size = JSONValue.object(content).minifiedByteCount
+        result.byteCount = size
+        result.byteLimit = limit
+        if size > limit {
+            c.report(RuleCatalog.fcmSizeMax, p, "the message content is \(size) bytes, over the \(limit)-byte limit\(limit == 2048 ? " for topic messages" : "")")
+        }
+        return result
+    }
+
+    static func unknown(_ key: String, at p: JSONPointer, known: [String], into c: inout FindingCollector) {
+        let hint = closestName(to: key, in: known).map { " — did you mean \"\($0)\"?" } ?? ""
+        c.report(RuleCatalog.fcmUnknownField, p, "\"\(key)\" is not a field here; FCM rejects unknown names\(hint)")
+    }
+
+    static func target(_ m: JSONObject, at p: JSONPointer, into c: inout FindingCollector) {
+        let targets = ["token", "topic", "condition"].filter { m[$0] != nil }
+        if targets.count != 1 {
+            c.report(RuleCatalog.fcmTargetCount, targets.count > 1 ? p / targets[1] : p,
+                     targets.isEmpty ? "the message has no target (token, topic or condition)" : "the message has \(targets.count) targets: \(targets.joined(separator: ", "))")
+        }
+        for key in targets {
+            let v = m[key]!
+            guard let s = v.stringValue else {
+                c.report(RuleCatalog.fcmFieldType, p / key, "\(key) is \(v.describedForMessage); expected a string")
+                continue
+            }
+            switch key {
+            case "token":
+                if let problem = DeviceToken.problem(s, for: .fcm) {
+                    c.report(problem.code == .apnsTokenSentToFCM ? RuleCatalog.fcmTokenAPNs : RuleCatalog.fcmTokenShape,
+                             p / key, problem.message, fix: problem.fix)
+                }
+            case "topic":
+                if !isValidTopic(s) { c.report(RuleCatalog.fcmTopicFormat, p / key, "topic \"\(s)\" has characters outside [a-zA-Z0-9-_.~%]") }
+            default:
+                let topics = s.components(separatedBy: "in topics").count - 1
+                if topics == 0 || topics > 5 {
+                    c.report(RuleCatalog.fcmConditionFormat, p / key,
+                             topics == 0 ? "condition \"\(s)\" names no topic ('<topic>' in topics)" : "condition names \(topics) topics; at most 5 are allowed")
+                }
+            }
+        }
+    }
+
+    /// `^(/topics/)?[a-zA-Z0-9-_.~%]+$`
+    static func isValidTopic(_ topic: String) -> Bool {
+        let name = topic.hasPrefix("/topics/") ? topic.dropFirst(8) : Substring(topic)
+        return !name.isEmpty && name.utf8.allSatisfy { DeviceToken.isURLSafe($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "~") || $0 == UInt8(ascii: "%") }
+    }
+
+    /// An object whose values must all be strings (data maps, headers).
+    static func stringMap(_ v: JSONValue, at p: JSONPointer, reservedCheck: Bool, rule: ValidationRule, into c: inout FindingCollector) {
+        guard let o = v.objectValue else {
+            c.report(RuleCatalog.fcmFieldType, p, "\(p.lastToken ?? "") is \(v.describedForMessage); expected an object of strings")
+            return
+        }
+        for m in o.members {
+            if m.value.stringValue == nil {
+                let quoted = m.value.isContainer ? "a JSON-encoded string" : "\"\(m.value.minifiedString)\""
+                c.report(rule, p / m.key, "\(m.key) is \(m.value.describedForMessage); FCM accepts only strings here (TYPE_STRING)",
+                         fix: "write it as \(quoted)")
+            }
+            if reservedCheck {
+                let lower = m.key.lowercased()
+                if lower == "from" || lower == "gcm" || lower.hasPrefix("google") {
+                    c.report(RuleCatalog.fcmDataReserved, p / m.key, "data key \"\(m.key)\" is reserved")
+                }
+                if m.key == "CIO" {
+                    c.report(RuleCatalog.fcmAPNsPayloadCIO, p / m.key, "CIO in data arrives on iOS as a string, which the SDK does not read")
+                }
+            }
+        }
+    }
+
+    static func options(_ v: JSONValue, at p: JSONPointer, known: [String], into c: inout FindingCollector) {
+        guard let o = v.objectValue else {
+            c.report(RuleCatalog.fcmFieldType, p, "fcm_options is \(v.describedForMessage); expected an object")
+            return
+        }
+        for m in o.members {
+            if !known.contains(m.key) { unknown(m.key, at: p / m.key, known: known, into: &c) }
+            else if m.value.stringValue == nil { c.report(RuleCatalog.fcmFieldType, p / m.key, "\(m.key) is \(m.value.describedForMessage); expected a string") }
+        }
+    }
+
+    static func notification(_ v: JSONValue, at p: JSONPointer, into c: inout FindingCollector) {
+        guard let o = v.objectValue else {
+            c.report(RuleCatalog.fcmFieldType, p, "notification is \(v.describedForMessage); expected an object")
+            return
+        }
+        for m in o.members {
+            guard notificationKeys.contains(m.key) else { unknown(m.key, at: p / m.key, known: notificationKeys, into: &c); continue }
+            guard let s = m.value.stringValue else {
+                c.report(RuleCatalog.fcmFieldType, p / m.key, "notification.\(m.key) is \(m.value.describedForMessage); expected a string")
+                continue
+            }
+            if m.key == "image", let url = URLShape(s), url.lowercasedScheme != "https" {
+                c.report(RuleCatalog.fcmNotificationImageHTTPS, p / m.key, "notification.image uses \(url.scheme)://")
+            }
+        }
+    }
+
+    static func apns(_ v: JSONValue, at p: JSONPointer, implied: APNsChecks.Implied, into c: inout FindingCollector) -> APNsPushType? {
+        guard let o = v.objectValue else {
+            c.report(RuleCatalog.fcmFieldType, p, "apns is \(v.describedForMessage); expected an object")
+            return nil
+        }
+        for m in o.members where !apnsKeys.contains(m.key) { unknown(m.key, at: p / m.key, known: apnsKeys, into: &c) }
+        var implied = implied
+        var context = APNsRequestContext()
+        if let h = o["headers"] {
+            stringMap(h, at: p / "headers", reservedCheck: false, rule: RuleCatalog.fcmAPNsHeadersString, into: &c)
+            let ho = h.objectValue
+            func header(_ name: String) -> String? {
+                guard let v = ho?[name] else { return nil }
+                return v.stringValue ?? v.numberValue?.text
+            }
+            context = APNsRequestContext(pushType: header("apns-push-type"), priority: header("apns-priority"),
+                                         expiration: header("apns-expiration"), collapseID: header("apns-collapse-id"))
+        }
+        let explicit = APNsChecks.headers(context, base: p / "headers", into: &c)
+        if let opts = o["fcm_options"] {
+            options(opts, at: p / "fcm_options", known: ["analytics_label", "image"], into: &c)
+            // FCM sets mutable-content itself when apns.fcm_options.image is given.
+            if opts["image"]?.stringValue != nil { implied.mutableContent = true }
+        }
+        if let token = o["live_activity_token"], token.stringValue == nil {
+            c.report(RuleCatalog.fcmFieldType, p / "live_activity_token", "live_activity_token is \(token.describedForMessage); expected a string")
+        }
+        guard let payload = o["payload"] else { return explicit }
+        let pushType = explicit ?? APNsPushType.inferred(from: payload)
+        if explicit == .background {
+            let priority = context.priority.flatMap { Int($0) } ?? 10
+            if priority != 5 {
+                c.report(RuleCatalog.apnsBackgroundPriority, p / "headers" / "apns-priority",
+                         context.priority == nil ? "a background push without apns-priority is sent at priority 10" : "a background push is sent with apns-priority \(priority)")
+            }
+        }
+        APNsChecks.payload(payload, base: p / "payload", pushType: pushType, explicitPushType: explicit != nil, implied: implied, into: &c)
+        let size = payload.minifiedByteCount
+        if size > pushType.maximumPayloadBytes {
+            c.report(RuleCatalog.apnsSizeMax, p / "payload", "apns.payload is \(size) bytes minified, over the \(pushType.maximumPayloadBytes)-byte APNs limit")
+        }
+        return pushType
+    }
+
+    static func android(_ v: JSONValue, at p: JSONPointer, into c: inout FindingCollector) {
+        guard let o = v.objectValue else {
+            c.report(RuleCatalog.fcmFieldType, p, "android is \(v.describedForMessage); expected an object")
+            return
+        }
+        for m in o.members where !androidKeys.contains(m.key) { unknown(m.key, at: p / m.key, known: androidKeys, into: &c) }
+        if let ttl = o["ttl"], !isValidTTL(ttl) {
+            c.report(RuleCatalog.fcmAndroidTTL, p / "ttl", "android.ttl is \(ttl.describedForMessage)")
+        }
+        if let pr = o["priority"], !["normal", "high", "NORMAL", "HIGH"].contains(pr.stringValue ?? "") {
+            c.report(RuleCatalog.fcmAndroidPriority, p / "priority", "android.priority is \(pr.describedForMessage)")
+        }
+        if let data = o["data"] { stringMap(data, at: p / "data", reservedCheck: true, rule: RuleCatalog.fcmDataString, into: &c) }
+        for key in ["collapse_key", "restricted_package_name"] {
+            if let v = o[key], v.stringValue == nil { c.report(RuleCatalog.fcmFieldType, p / key, "\(key) is \(v.describedForMessage); expected a string") }
+        }
+        if let v = o["direct_boot_ok"], v.boolValue == nil {
+            c.report(RuleCatalog.fcmFieldType, p / "direct_boot_ok", "direct_boot_ok is \(v.describedForMessage); expected a boolean")
+        }
+    }
+
+    /// A protobuf Duration string: `"<seconds>s"` with up to 9 fraction digits, 0…2419200 s.
+    static func isValidTTL(_ v: JSONValue) -> Bool {
+        guard let s = v.stringValue, s.hasSuffix("s") else { return false }
+        let number = s.dropLast()
+        let parts = number.split(separator: ".", omittingEmptySubsequences: false)
+        guard (1...2).contains(parts.count), !parts[0].isEmpty, parts[0].utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return false }
+        if parts.count == 2 {
+            guard (1...9).contains(parts[1].count), parts[1].utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return false }
+        }
+        guard let seconds = Double(number) else { return false }
+        return seconds >= 0 && seconds <= 2_419_200
+    }
+
+    static func webpush(_ v: JSONValue, at p: JSONPointer, into c: inout FindingCollector) {
+        guard let o = v.objectValue else {
+            c.report(RuleCatalog.fcmFieldType, p, "webpush is \(v.describedForMessage); expected an object")
+            return
+        }
+        for m in o.members where !webpushKeys.contains(m.key) { unknown(m.key, at: p / m.key, known: webpushKeys, into: &c) }
+        if let h = o["headers"] { stringMap(h, at: p / "headers", reservedCheck: false, rule: RuleCatalog.fcmWebpushHeadersString, into: &c) }
+        if let d = o["data"] { stringMap(d, at: p / "data", reservedCheck: false, rule: RuleCatalog.fcmDataString, into: &c) }
+    }
+}

@@ -1,0 +1,164 @@
+import Foundation
+
+/// Options for one validation run.
+public struct ValidationOptions: Sendable {
+    public var scope: RuleScope
+    /// APNs request metadata (headers, token) to check beside the payload. Empty for a plain
+    /// payload file; the push type is then inferred from the payload.
+    public var apns: APNsRequestContext
+    /// The body size as it arrived (gateway); nil applies the limit to the minified size (what
+    /// pushlab sends).
+    public var receivedByteCount: Int?
+    /// Inputs larger than this are refused before parsing (`validate(bytes:)`).
+    public var maxInputBytes: Int
+    public var maxDepth: Int
+
+    public init(scope: RuleScope = .all, apns: APNsRequestContext = APNsRequestContext(), receivedByteCount: Int? = nil,
+                maxInputBytes: Int = 1 << 20, maxDepth: Int = 512) {
+        self.scope = scope
+        self.apns = apns
+        self.receivedByteCount = receivedByteCount
+        self.maxInputBytes = maxInputBytes
+        self.maxDepth = maxDepth
+    }
+}
+
+/// Runs the rule catalog over a payload. Shared by `pushlab validate`, the senders' pre-flight
+/// and the gateway emulator (with `scope: .serviceEnforced` it reports only what the real
+/// service rejects; each APNs-enforced rule names its APNs reason).
+public struct Validator: Sendable {
+    public var options: ValidationOptions
+
+    public init(options: ValidationOptions = ValidationOptions()) { self.options = options }
+
+    /// Parses and validates raw bytes; a parse failure is a finding with line and column.
+    public func validate(bytes: [UInt8], as format: PayloadFormat? = nil) -> ValidationReport {
+        let parser = JSONParser(options: .init(maxDepth: options.maxDepth, maxBytes: options.maxInputBytes))
+        do {
+            return validate(try parser.parse(bytes), as: format)
+        } catch {
+            return ValidationReport(format: format, findings: [parseFinding(error, format: format ?? .apns)])
+        }
+    }
+
+    /// Validates a parsed document; findings get line and column from its source.
+    public func validate(_ document: JSONDocument, as format: PayloadFormat? = nil) -> ValidationReport {
+        var report = validate(document.root, as: format)
+        if !document.source.isEmpty {
+            for k in report.findings.indices {
+                if let p = report.findings[k].pointer { report.findings[k].location = document.location(of: p) }
+            }
+        }
+        return report
+    }
+
+    /// Validates a value built in code (no locations).
+    public func validate(_ root: JSONValue, as format: PayloadFormat? = nil) -> ValidationReport {
+        let format = format ?? PayloadFormat.detect(root)
+        var c = FindingCollector(scope: options.scope)
+        JSONChecks.duplicateKeys(root, into: &c)
+        var report = ValidationReport(format: format, findings: [])
+        switch format {
+        case .apns:
+            let r = APNsChecks.request(root, context: options.apns, receivedByteCount: options.receivedByteCount, into: &c)
+            report.pushType = r.pushType
+            report.byteCount = r.byteCount
+            report.byteLimit = r.byteLimit
+        case .simulator:
+            SimulatorChecks.file(root, into: &c)
+            let payload = SimulatorFile(root: root)?.payload ?? root
+            let r = APNsChecks.request(payload, context: options.apns, receivedByteCount: nil, into: &c)
+            report.pushType = r.pushType
+            report.byteCount = r.byteCount
+            report.byteLimit = r.byteLimit
+        case .fcm:
+            let r = FCMChecks.request(root, into: &c)
+            report.byteCount = r.byteCount
+            report.byteLimit = r.byteLimit
+            report.pushType = r.pushType
+        }
+        report.findings = c.findings
+        return report
+    }
+
+    /// Maps a parse error to its rule: comments, encoding and depth have their own ids.
+    func parseFinding(_ error: JSONParseError, format: PayloadFormat) -> ValidationFinding {
+        let rule: ValidationRule
+        switch error.reason {
+        case .comment: rule = RuleCatalog.jsonComments
+        case .invalidUTF8, .binaryData, .byteOrderMark: rule = RuleCatalog.jsonEncoding
+        case .nestingTooDeep: rule = RuleCatalog.jsonDepth
+        case .empty: rule = format == .fcm ? RuleCatalog.jsonSyntax : RuleCatalog.apnsPayloadEmpty
+        case .tooLarge: rule = format == .fcm ? RuleCatalog.fcmSizeMax : RuleCatalog.apnsSizeMax
+        default: rule = RuleCatalog.jsonSyntax
+        }
+        return ValidationFinding(rule: rule, pointer: nil, message: error.message, fix: error.fix,
+                                 location: JSONSourceLocation(offset: error.offset, line: error.line, column: error.column))
+    }
+}
+
+/// Collects findings, dropping rules outside the requested scope.
+struct FindingCollector {
+    let scope: RuleScope
+    var findings: [ValidationFinding] = []
+
+    mutating func report(_ rule: ValidationRule, _ pointer: JSONPointer?, _ message: String, fix: String? = nil, header: String? = nil) {
+        if scope == .serviceEnforced && !rule.enforcedBy.isServiceEnforced { return }
+        findings.append(ValidationFinding(rule: rule, pointer: pointer, header: header, message: message, fix: fix))
+    }
+}
+
+/// Document-wide JSON checks.
+enum JSONChecks {
+    static func duplicateKeys(_ value: JSONValue, into c: inout FindingCollector) {
+        var path: [String] = []
+        walk(value, &path, &c)
+    }
+
+    private static func walk(_ value: JSONValue, _ path: inout [String], _ c: inout FindingCollector) {
+        switch value {
+        case .object(let o):
+            if o.count > 1 {
+                for (key, members) in o.duplicateKeys {
+                    c.report(RuleCatalog.jsonDuplicateKey, JSONPointer(tokens: path + [key]),
+                             "the key \"\(key)\" appears \(members.count) times in this object; pushlab and most parsers use the last one")
+                }
+            }
+            for m in o.members where m.value.isContainer {
+                path.append(m.key)
+                walk(m.value, &path, &c)
+                path.removeLast()
+            }
+        case .array(let a):
+            for (i, e) in a.elements.enumerated() where e.isContainer {
+                path.append(String(i))
+                walk(e, &path, &c)
+                path.removeLast()
+            }
+        default:
+            break
+        }
+    }
+}
+
+extension JSONValue {
+    var isContainer: Bool {
+        switch self { case .object, .array: true; default: false }
+    }
+}
+
+/// Checks of `.apns` simulator files.
+enum SimulatorChecks {
+    static func file(_ root: JSONValue, into c: inout FindingCollector) {
+        guard let o = root.objectValue else { return }
+        let p = JSONPointer.root / SimulatorFile.targetBundleKey
+        switch o[SimulatorFile.targetBundleKey] {
+        case nil:
+            c.report(RuleCatalog.simulatorBundleMissing, .root, "no \"Simulator Target Bundle\" key")
+        case .string(let s)? where !s.isEmpty:
+            break
+        case let v?:
+            c.report(RuleCatalog.simulatorBundleType, p, "\"Simulator Target Bundle\" is \(v.describedForMessage); expected a bundle id string")
+        }
+    }
+}
