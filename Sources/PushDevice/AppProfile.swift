@@ -56,13 +56,16 @@ public struct AppProfile: Codable, Sendable, Equatable {
     public var appVersion: String
     public var deviceModel: String
     public var osVersion: String
+    /// How the app receives deep links and taps (device-side.md §5); nil = no deep-link setup.
+    public var deepLinks: DeepLinkProfile?
 
     public init(bundleID: String, extensionBundleID: String, appGroupID: String? = nil, cdpAPIKey: String,
                 region: MetricsRegion = .us, metricsBaseURL: String? = nil, autoTrackPushEvents: Bool = true,
                 sdkMode: SDKMode = .cio4, siteID: String? = nil, apiKey: String? = nil,
                 allowArbitraryLoads: Bool = false, appGroupStore: AppGroupStoreKind? = nil,
                 sqliteStoreCap: Int = 1000, sdkVersion: String = "4.7.5", appVersion: String = "1.0.0",
-                deviceModel: String = "iPhone15,2", osVersion: String = "17.4") {
+                deviceModel: String = "iPhone15,2", osVersion: String = "17.4",
+                deepLinks: DeepLinkProfile? = nil) {
         self.bundleID = bundleID
         self.extensionBundleID = extensionBundleID
         self.appGroupID = appGroupID
@@ -80,6 +83,7 @@ public struct AppProfile: Codable, Sendable, Equatable {
         self.appVersion = appVersion
         self.deviceModel = deviceModel
         self.osVersion = osVersion
+        self.deepLinks = deepLinks
     }
 
     /// The reference SDK 4.4+ writes the JSON file; 2.x had no App Group store; the improved
@@ -110,6 +114,7 @@ public struct AppProfile: Codable, Sendable, Equatable {
         case appVersion
         case deviceModel
         case osVersion
+        case deepLinks
     }
 
     public init(from decoder: Decoder) throws {
@@ -133,7 +138,8 @@ public struct AppProfile: Codable, Sendable, Equatable {
             sdkVersion: try c.decodeIfPresent(String.self, forKey: .sdkVersion) ?? "4.7.5",
             appVersion: try c.decodeIfPresent(String.self, forKey: .appVersion) ?? "1.0.0",
             deviceModel: try c.decodeIfPresent(String.self, forKey: .deviceModel) ?? "iPhone15,2",
-            osVersion: try c.decodeIfPresent(String.self, forKey: .osVersion) ?? "17.4")
+            osVersion: try c.decodeIfPresent(String.self, forKey: .osVersion) ?? "17.4",
+            deepLinks: try c.decodeIfPresent(DeepLinkProfile.self, forKey: .deepLinks))
     }
 
     private struct AnyKey: CodingKey {

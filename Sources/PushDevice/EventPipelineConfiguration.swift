@@ -58,7 +58,18 @@ public struct EventPipelineConfiguration: Sendable {
     }
 }
 
-/// The value of a Basic `Authorization` header for `user:password` (RFC 7617).
-func basicAuthorization(user: String, password: String) -> String {
-    "Basic " + Data("\(user):\(password)".utf8).base64EncodedString()
+extension EventPipelineConfiguration {
+    /// The host app's pipeline for `profile`: `cio-legacy` posts to `/push/events` with the
+    /// site id and API key; `cio-4` and `improved` batch to `/v1/b` with the CDP API key.
+    public init(profile: AppProfile) {
+        let endpoint = profile.metricsEndpoint
+        switch profile.sdkMode {
+        case .cioLegacy:
+            self.init(mode: .legacy(eventsURL: endpoint.url(.legacyPushEvents), siteID: profile.siteID ?? "",
+                                    apiKey: profile.apiKey ?? ""))
+        case .cio4, .improved:
+            self.init(mode: .cdp(batchURL: endpoint.url(.batch), writeKey: profile.cdpAPIKey))
+        }
+        userAgent = profile.appUserAgent
+    }
 }

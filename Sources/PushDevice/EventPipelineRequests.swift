@@ -68,7 +68,7 @@ enum EventPipelineRequests {
         let body = (try? encoder().encode(envelope)) ?? Data()
         return HTTPRequest(method: "POST", url: url, headers: [
             "content-type": "application/json; charset=utf-8",
-            "authorization": basicAuthorization(user: writeKey, password: ""),
+            "authorization": MetricsEndpoint.basic(user: writeKey, password: ""),
             "user-agent": configuration.userAgent,
         ], body: Array(body), timeout: configuration.requestTimeout)
     }
@@ -82,7 +82,7 @@ enum EventPipelineRequests {
         let data = (try? encoder().encode(body)) ?? Data()
         return HTTPRequest(method: "POST", url: url, headers: [
             "content-type": "application/json; charset=utf-8",
-            "authorization": basicAuthorization(user: siteID, password: apiKey),
+            "authorization": MetricsEndpoint.basic(user: siteID, password: apiKey),
             "user-agent": configuration.userAgent,
         ], body: Array(data), timeout: configuration.requestTimeout)
     }
