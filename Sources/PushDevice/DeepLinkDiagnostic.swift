@@ -120,7 +120,7 @@ public enum DeepLinkDiagnostic: Sendable, Hashable {
         case .uppercaseSchemeSkipsContinuation(let scheme):
             return "scheme '\(scheme)' is not exactly 'http' or 'https', so tier 2 (universal-link continuation) is skipped"
         case .sceneAppWithoutCallback:
-            return "the app uses UIScene and registers no deep-link callback; tier 2 calls the app delegate's application(_:continue:restorationHandler:), which a scene app does not implement, so http(s) links fall to tier 3 and open in the browser"
+            return "the app uses UIScene and registers no deep-link callback; tier 2 calls the app delegate's application(_:continue:restorationHandler:), which this app does not implement (its URL handling lives in the scene delegate, which the SDK never calls), so http(s) links fall to tier 3 and open in the browser"
         case .continuationNotImplemented:
             return "the app delegate does not implement application(_:continue:restorationHandler:), so tier 2 cannot hand the link to the app"
         case .continuationDeclined(let url):

@@ -3,4 +3,5 @@ let pushlabVersion = "0.1.0"
 /// Every subcommand, in the order `pushlab --help` lists them. Add new commands here.
 let allCommands: [any Command.Type] = [
     ServeCommand.self,
+    OpenCommand.self,
 ]
