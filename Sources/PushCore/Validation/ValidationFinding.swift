@@ -29,10 +29,10 @@ public struct ValidationFinding: Sendable, Hashable, Codable {
 
     public var rule: ValidationRule? { RuleCatalog.rule(ruleID) }
 
-    /// `/aps/badge`, `header apns-priority`, or `(root)`.
+    /// `/aps/badge`, `header apns-priority`, `(root)`, or `-` for syntax errors (no value yet).
     public var place: String {
         if let header { return "header \(header)" }
-        return pointer?.displayString ?? "(root)"
+        return pointer?.displayString ?? "-"
     }
 
     enum CodingKeys: String, CodingKey { case rule, severity, enforcedBy, pointer, header, message, fix, line, column, offset }

@@ -1,0 +1,110 @@
+import Foundation
+import PushCore
+
+/// `pushlab payload`: builds an APNs payload (or an FCM v1 message with --fcm) from flags. The
+/// output is checked with the whole rule catalog first, so it always passes `pushlab validate`.
+enum PayloadCommand: Command {
+    static let path = ["payload"]
+    static let summary = "Build an APNs payload or FCM v1 message from flags (always passes validate)."
+    static let discussion = """
+    With --image or --delivery-id/--delivery-token the payload is a Customer.io rich push: \
+    CIO.push.image/link, the delivery keys at the top level and "mutable-content": 1 so the \
+    Notification Service Extension runs. With --fcm the same content becomes {"message": …} with \
+    the Customer.io keys under message.apns.payload; give exactly one of --token, --topic, --condition.
+    """
+    static let options: [OptionSpec] = [
+        .value("--title", name: "TEXT", help: "Alert title."),
+        .value("--subtitle", name: "TEXT", help: "Alert subtitle."),
+        .value("--body", name: "TEXT", help: "Alert body."),
+        .value("--image", name: "URL", help: "Rich-push image (https, .jpg/.jpeg/.png/.gif) → CIO.push.image."),
+        .value("--link", name: "URL", help: "Deep link or universal link → CIO.push.link."),
+        .value("--sound", name: "NAME", help: "Sound name, e.g. default."),
+        .value("--badge", name: "N", help: "Badge number (0 clears it)."),
+        .value("--category", name: "ID", help: "Notification category (actions)."),
+        .value("--thread-id", name: "ID", help: "Thread id for grouping."),
+        .value("--interruption-level", name: "LEVEL", help: "passive, active, time-sensitive or critical."),
+        .value("--relevance-score", name: "X", help: "Relevance score from 0 to 1."),
+        .value("--data", name: "KEY=VALUE", help: "Custom key (top level for APNs, message.data for FCM).", repeatable: true),
+        .value("--delivery-id", name: "ID", help: "CIO-Delivery-ID (with --delivery-token)."),
+        .value("--delivery-token", name: "TOKEN", help: "CIO-Delivery-Token (with --delivery-id)."),
+        .value("--push-type", name: "TYPE", help: "alert or background (content-available only).", default: "alert"),
+        .flag("--mutable-content", help: "Set mutable-content 1 even without an image or delivery keys."),
+        .flag("--fcm", help: "Print an FCM v1 send request instead of an APNs payload."),
+        .value("--token", name: "TOKEN", help: "FCM registration token (with --fcm)."),
+        .value("--topic", name: "TOPIC", help: "FCM topic (with --fcm)."),
+        .value("--condition", name: "EXPR", help: "FCM condition (with --fcm)."),
+        .flag("--validate-only", help: "Set validate_only: true in the FCM request."),
+        .value("--simulator-bundle", name: "BUNDLE", help: "Print a .apns simulator file for this bundle id."),
+        .flag("--minify", help: "Print the minified bytes that are sent instead of indented JSON."),
+    ]
+
+    static func run(_ args: ParsedArguments) async throws -> Int32 {
+        var b = PayloadBuilder()
+        b.title = args.value("--title")
+        b.subtitle = args.value("--subtitle")
+        b.body = args.value("--body")
+        b.image = args.value("--image")
+        b.link = args.value("--link")
+        b.sound = args.value("--sound")
+        b.badge = try args.int("--badge", range: 0...Int(Int32.max))
+        b.category = args.value("--category")
+        b.threadID = args.value("--thread-id")
+        b.interruptionLevel = args.value("--interruption-level")
+        b.relevanceScore = try args.double("--relevance-score", range: 0...1)
+        b.deliveryID = args.value("--delivery-id")
+        b.deliveryToken = args.value("--delivery-token")
+        b.mutableContent = args.flag("--mutable-content")
+        for item in args.all("--data") {
+            guard let eq = item.firstIndex(of: "="), eq != item.startIndex else {
+                throw UsageError("--data takes KEY=VALUE, got '\(item)'", fix: "e.g. --data order_id=1042")
+            }
+            b.data.append((String(item[..<eq]), String(item[item.index(after: eq)...])))
+        }
+        let rawType = args.value("--push-type") ?? "alert"
+        guard let type = APNsPushType(rawValue: rawType) else {
+            throw UsageError("--push-type must be alert or background, got '\(rawType)'")
+        }
+        b.pushType = type
+
+        let value: JSONValue
+        do {
+            if args.flag("--fcm") {
+                value = try b.fcmRequest(target: try target(args), validateOnly: args.flag("--validate-only") ? true : nil)
+            } else {
+                for flag in ["--token", "--topic", "--condition", "--validate-only"] where args.value(flag) != nil || args.flag(flag) {
+                    throw UsageError("\(flag) only applies with --fcm", fix: "add --fcm, or drop \(flag)")
+                }
+                let payload = try b.apnsPayload()
+                if let bundle = args.value("--simulator-bundle") {
+                    value = SimulatorFile(targetBundle: bundle, payload: payload).json
+                } else {
+                    value = payload
+                }
+            }
+        } catch let error as PayloadBuildError {
+            let rule = error.ruleID.map { " [\($0)]" } ?? ""
+            throw UsageError("\(error)\(rule)", fix: error.fix)
+        }
+        if args.flag("--minify") {
+            FileHandle.standardOutput.write(Data(value.minifiedBytes()))
+            FileHandle.standardOutput.write(Data("\n".utf8))
+        } else {
+            emit(value.prettyPrinted())
+        }
+        return ExitStatus.success
+    }
+
+    static func target(_ args: ParsedArguments) throws -> FCMTarget {
+        let given = [("--token", args.value("--token")), ("--topic", args.value("--topic")), ("--condition", args.value("--condition"))]
+            .filter { $0.1 != nil }
+        guard given.count == 1 else {
+            throw UsageError(given.isEmpty ? "--fcm needs a target" : "give only one of \(given.map(\.0).joined(separator: ", "))",
+                             fix: "pass exactly one of --token, --topic, --condition")
+        }
+        switch given[0].0 {
+        case "--token": return .token(given[0].1!)
+        case "--topic": return .topic(given[0].1!)
+        default: return .condition(given[0].1!)
+        }
+    }
+}
