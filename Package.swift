@@ -7,6 +7,7 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "pushlab", targets: ["pushlab"]),
+        .executable(name: "pushlab-bench-auth", targets: ["pushlab-bench-auth"]),
     ],
     targets: [
         .target(
@@ -35,6 +36,8 @@ let package = Package(
             name: "pushlab",
             dependencies: ["PushCore", "PushAuth", "PushHTTP", "PushStore", "PushSend", "PushGateway", "PushDevice", "PushMetrics"]
         ),
+        // Measures JWT sign/verify for benchmarks/auth.sh; not part of the CLI.
+        .executableTarget(name: "pushlab-bench-auth", dependencies: ["PushAuth"]),
         .target(name: "TestSupport", dependencies: ["PushHTTP"], path: "Tests/TestSupport"),
         .testTarget(name: "PushCoreTests", dependencies: ["PushCore", "TestSupport"]),
         .testTarget(name: "PushAuthTests", dependencies: ["PushAuth", "TestSupport"]),

@@ -123,6 +123,16 @@ public actor OAuthTokenSource {
         if cached == token { cached = nil }
     }
 
+    /// The same, keyed by the bare token value a request carried. Returns true when the
+    /// rejected token is gone from the cache, so the next `accessToken()` yields another one
+    /// (false only while nothing newer can be had: never, since the exchange is not rate-limited).
+    @discardableResult
+    public func invalidate(afterRejecting value: String) -> Bool {
+        let bare = value.hasPrefix("Bearer ") || value.hasPrefix("bearer ") ? String(value.dropFirst(7)) : value
+        if cached?.value == bare { cached = nil }
+        return true
+    }
+
     /// How many token requests were sent (tests, diagnostics).
     public var exchangeCount: Int { exchanges }
 

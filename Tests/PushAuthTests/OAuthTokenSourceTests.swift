@@ -82,6 +82,13 @@ final class OAuthTokenSourceTests: XCTestCase {
         await source.invalidate(first)
         let second = try await source.accessToken()
         XCTAssertEqual(second.value, "token-2")
+        // By value, as a sender sees it on a 401; a stale value leaves the newer token alone.
+        await source.invalidate(afterRejecting: "token-1")
+        let stillSecond = try await source.accessToken()
+        XCTAssertEqual(stillSecond, second)
+        await source.invalidate(afterRejecting: "Bearer token-2")
+        let third = try await source.accessToken()
+        XCTAssertEqual(third.value, "token-3")
     }
 
     func testTwoHundredConcurrentCallersShareOneExchange() async throws {
