@@ -1,0 +1,169 @@
+import Foundation
+import PushStore
+
+/// One request as the collector recorded it: accepted ones with their metrics, refused ones
+/// (401/400, injected faults) with the reason — nothing a client sent is silently dropped.
+public struct MetricRequestRecord: Sendable, Equatable {
+    public var receivedAt: Date
+    public var route: MetricRoute
+    /// The status answered; 0 when the stream or connection was dropped by a fault.
+    public var status: Int
+    /// The rejection code or `fault:…`; nil when accepted.
+    public var error: String?
+    public var ignoredEvents: Int
+    public var userAgent: String?
+    public var httpVersion: String?
+    public var remoteAddress: String?
+    public var body: [UInt8]
+    /// The metrics stored from it, each with whether it repeats an earlier (delivery id, metric).
+    public var metrics: [(ReportedMetric, isDuplicate: Bool)]
+
+    public init(receivedAt: Date, route: MetricRoute, status: Int, error: String? = nil, ignoredEvents: Int = 0,
+                userAgent: String? = nil, httpVersion: String? = nil, remoteAddress: String? = nil, body: [UInt8],
+                metrics: [(ReportedMetric, isDuplicate: Bool)] = []) {
+        self.receivedAt = receivedAt
+        self.route = route
+        self.status = status
+        self.error = error
+        self.ignoredEvents = ignoredEvents
+        self.userAgent = userAgent
+        self.httpVersion = httpVersion
+        self.remoteAddress = remoteAddress
+        self.body = body
+        self.metrics = metrics
+    }
+
+    public static func == (a: MetricRequestRecord, b: MetricRequestRecord) -> Bool {
+        a.receivedAt == b.receivedAt && a.route == b.route && a.status == b.status && a.error == b.error
+            && a.ignoredEvents == b.ignoredEvents && a.userAgent == b.userAgent && a.body == b.body
+            && a.metrics.map(\.0) == b.metrics.map(\.0) && a.metrics.map(\.1) == b.metrics.map(\.1)
+    }
+}
+
+/// How many requests of one route ended with one status.
+public struct RequestOutcomeCount: Sendable, Equatable, Codable {
+    public var route: MetricRoute
+    public var status: Int
+    public var error: String?
+    public var count: Int
+
+    public init(route: MetricRoute, status: Int, error: String?, count: Int) {
+        self.route = route
+        self.status = status
+        self.error = error
+        self.count = count
+    }
+}
+
+/// The collector's SQLite file: tables `metric_requests` and `metrics` (schema in
+/// docs/metrics.md). All of the collector's SQL lives here.
+public final class MetricStore: Sendable {
+    public let database: SQLiteDatabase
+    public var path: String { database.path }
+
+    static let schema = """
+    CREATE TABLE IF NOT EXISTS metric_requests (
+      id INTEGER PRIMARY KEY,
+      received_at REAL NOT NULL,
+      route TEXT NOT NULL,
+      status INTEGER NOT NULL,
+      error TEXT,
+      metric_count INTEGER NOT NULL,
+      ignored_events INTEGER NOT NULL,
+      user_agent TEXT,
+      http_version TEXT,
+      remote_address TEXT,
+      body BLOB NOT NULL
+    );
+    CREATE TABLE IF NOT EXISTS metrics (
+      id INTEGER PRIMARY KEY,
+      request_id INTEGER NOT NULL REFERENCES metric_requests(id),
+      received_at REAL NOT NULL,
+      route TEXT NOT NULL,
+      delivery_id TEXT NOT NULL,
+      metric TEXT NOT NULL,
+      recipient TEXT,
+      original_timestamp REAL,
+      original_timestamp_text TEXT,
+      batch_index INTEGER,
+      duplicate INTEGER NOT NULL,
+      user_agent TEXT
+    );
+    CREATE INDEX IF NOT EXISTS metrics_delivery_metric ON metrics(delivery_id, metric);
+    """
+
+    /// Opens or creates the store at `path` (WAL mode).
+    public init(path: String) throws {
+        database = try SQLiteDatabase(path: path)
+        try database.execute(Self.schema)
+    }
+
+    /// Writes requests and their metrics in one transaction.
+    public func insert(_ records: [MetricRequestRecord]) throws {
+        guard !records.isEmpty else { return }
+        try database.transaction {
+            for r in records {
+                try database.run("""
+                    INSERT INTO metric_requests (received_at, route, status, error, metric_count, ignored_events, user_agent,
+                                                 http_version, remote_address, body) VALUES (?,?,?,?,?,?,?,?,?,?)
+                    """, [.real(r.receivedAt.timeIntervalSince1970), .text(r.route.rawValue), .integer(Int64(r.status)),
+                          .text(r.error), .integer(Int64(r.metrics.count)), .integer(Int64(r.ignoredEvents)),
+                          .text(r.userAgent), .text(r.httpVersion), .text(r.remoteAddress), .blob(r.body)])
+                let requestID = database.lastInsertRowID
+                for (m, duplicate) in r.metrics {
+                    try database.run("""
+                        INSERT INTO metrics (request_id, received_at, route, delivery_id, metric, recipient, original_timestamp,
+                                             original_timestamp_text, batch_index, duplicate, user_agent)
+                        VALUES (?,?,?,?,?,?,?,?,?,?,?)
+                        """, [.integer(requestID), .real(r.receivedAt.timeIntervalSince1970), .text(m.route.rawValue),
+                              .text(m.deliveryID), .text(m.metric.rawValue), .text(m.recipient),
+                              .double(m.originalTimestamp?.timeIntervalSince1970), .text(m.originalTimestampText),
+                              .int(m.batchIndex), .integer(duplicate ? 1 : 0), .text(r.userAgent)])
+                }
+            }
+        }
+    }
+
+    /// Every stored metric, in arrival order.
+    public func metrics() throws -> [StoredMetric] {
+        try database.query("""
+            SELECT id, request_id, received_at, route, delivery_id, metric, recipient, original_timestamp,
+                   original_timestamp_text, batch_index, duplicate, user_agent
+            FROM metrics ORDER BY id
+            """).compactMap { row in
+            guard let route = MetricRoute(rawValue: row.string(3) ?? ""), let metric = MetricName(rawValue: row.string(5) ?? "") else {
+                return nil
+            }
+            let reported = ReportedMetric(route: route, deliveryID: row.string(4) ?? "", metric: metric, recipient: row.string(6),
+                                          originalTimestamp: row.double(7).map { Date(timeIntervalSince1970: $0) },
+                                          originalTimestampText: row.string(8), batchIndex: row.int(9))
+            return StoredMetric(id: Int64(row.int(0) ?? 0), requestID: Int64(row.int(1) ?? 0),
+                                receivedAt: Date(timeIntervalSince1970: row.double(2) ?? 0), reported: reported,
+                                isDuplicate: row.int(10) == 1, userAgent: row.string(11))
+        }
+    }
+
+    /// Request counts by route, status and error.
+    public func requestOutcomes() throws -> [RequestOutcomeCount] {
+        try database.query("""
+            SELECT route, status, error, COUNT(*) FROM metric_requests GROUP BY route, status, error ORDER BY route, status, error
+            """).compactMap { row in
+            guard let route = MetricRoute(rawValue: row.string(0) ?? "") else { return nil }
+            return RequestOutcomeCount(route: route, status: row.int(1) ?? 0, error: row.string(2), count: row.int(3) ?? 0)
+        }
+    }
+
+    /// The raw body of request `id`, as received.
+    public func requestBody(id: Int64) throws -> [UInt8]? {
+        try database.query("SELECT body FROM metric_requests WHERE id = ?", [.integer(id)]).first?.blob(0)
+    }
+
+    /// Every (delivery id, metric) already stored — seeds duplicate detection on restart.
+    public func deduplicationKeys() throws -> Set<String> {
+        var keys = Set<String>()
+        for row in try database.query("SELECT DISTINCT delivery_id, metric FROM metrics") {
+            keys.insert("\(row.string(0) ?? "")\u{1F}\(row.string(1) ?? "")")
+        }
+        return keys
+    }
+}

@@ -1,0 +1,227 @@
+import Foundation
+import PushCore
+import PushHTTP
+
+/// When the collector answers an accepted request.
+public enum CollectorAcknowledgement: String, Sendable, CaseIterable {
+    /// As soon as the metrics are handed to the writer (answered on the event loop, `.now`);
+    /// they are committed within milliseconds. The fast default.
+    case queued
+    /// Only after the transaction holding them committed (answered via `.later`).
+    case committed
+}
+
+public struct CollectorConfiguration: Sendable {
+    public var credentials: CollectorCredentials
+    public var faultPlan: FaultPlan
+    public var acknowledgement: CollectorAcknowledgement
+
+    public init(credentials: CollectorCredentials = CollectorCredentials(), faultPlan: FaultPlan = .none,
+                acknowledgement: CollectorAcknowledgement = .queued) {
+        self.credentials = credentials
+        self.faultPlan = faultPlan
+        self.acknowledgement = acknowledgement
+    }
+}
+
+/// Something the collector did, for live console lines and tests.
+public enum CollectorEvent: Sendable {
+    case accepted(route: MetricRoute, metrics: [ReportedMetric], duplicates: [Bool], userAgent: String?)
+    case rejected(route: MetricRoute, MetricRejection)
+    case faulted(route: MetricRoute, FaultDecision)
+    case storeFailed(String)
+}
+
+/// Running counts since start.
+public struct CollectorCounters: Sendable, Equatable {
+    public var requests = 0
+    public var accepted = 0
+    public var rejected = 0
+    public var faulted = 0
+    public var metrics = 0
+    public var duplicates = 0
+}
+
+/// The Customer.io-compatible metrics collector: the three routes of device-side.md §3 on any
+/// `Router` (so `pushlab serve` mounts them beside the gateway's), checks in a fixed order —
+/// fault plan, credentials, body — and every request recorded in the `MetricStore`.
+public final class MetricsCollector: @unchecked Sendable {
+    public let configuration: CollectorConfiguration
+    public let store: MetricStore
+    private let writer: MetricWriter
+    private let injector: FaultInjector
+    private let time: any TimeSource
+    private let observer: (@Sendable (CollectorEvent) -> Void)?
+    // Protected by `lock`.
+    private var tally = CollectorCounters()
+    private let lock = NSLock()
+
+    public init(configuration: CollectorConfiguration, store: MetricStore, timeSource: any TimeSource = SystemTimeSource(),
+                observer: (@Sendable (CollectorEvent) -> Void)? = nil) throws {
+        self.configuration = configuration
+        self.store = store
+        self.time = timeSource
+        self.observer = observer
+        injector = FaultInjector(plan: configuration.faultPlan)
+        writer = try MetricWriter(store: store, onError: { error in observer?(.storeFailed("\(error)")) })
+    }
+
+    /// Adds `POST /v1/track`, `POST /v1/b` and `POST /push/events` to `router`.
+    public func register(on router: inout Router) {
+        for route in MetricRoute.allCases {
+            router.add("POST", route.path) { [self] request in handle(request, route: route) }
+        }
+    }
+
+    /// A router with only the collector's routes.
+    public func makeRouter() -> Router {
+        var router = Router()
+        register(on: &router)
+        return router
+    }
+
+    /// Commits every metric received so far (call before reading the store).
+    public func flush() { writer.flush() }
+
+    /// Flushes, then builds the report from this collector's store (see `MetricsReport.load`).
+    public func report(gatewayDatabasePath: String? = nil, recoveryThresholdSeconds: Double = 60) throws -> MetricsReport {
+        flush()
+        return try MetricsReport.load(store: store, gatewayDatabasePath: gatewayDatabasePath,
+                                      recoveryThresholdSeconds: recoveryThresholdSeconds, generatedAt: time.now)
+    }
+
+    public var counters: CollectorCounters { lock.withLock { tally } }
+
+    /// Handles one request to `route`. Quick: answers `.now` unless a fault delays it or the
+    /// acknowledgement waits for the commit.
+    public func handle(_ request: ServerRequest, route: MetricRoute) -> HandlerReply {
+        let receivedAt = time.now
+        let decision = injector.decide(method: request.method, path: request.path, connectionID: request.connection.id)
+        if decision.goAway { request.connection.goAway() }
+        if decision.outcome == nil && decision.delay == .zero {
+            return answer(request, route: route, receivedAt: receivedAt)
+        }
+        observer?(.faulted(route: route, decision))
+        count { $0.faulted += 1 }
+        var template = record(request, route: route, receivedAt: receivedAt, status: 0)
+        switch decision.outcome {
+        case .drop(let scope)?:
+            template.error = "fault:drop-\(scope.rawValue)"
+            writer.submit(template, metrics: [])
+            if scope == .connection { request.connection.close() }
+            return .resetStream(errorCode: 2)  // INTERNAL_ERROR
+        case .status(let code, let retryAfter, let reason)?:
+            template.status = code
+            template.error = "fault:status-\(code)"
+            let response = faultResponse(code, retryAfter: retryAfter, reason: reason)
+            guard decision.delay > .zero else {
+                writer.submit(template, metrics: [])
+                return .now(response)
+            }
+            let writer = self.writer, record = template
+            return .later {
+                try? await Task.sleep(for: decision.delay)
+                writer.submit(record, metrics: [])
+                return response
+            }
+        case .stall(let hold)?:
+            return .later { [self] in
+                try? await Task.sleep(for: decision.delay + hold)
+                return await finish(answer(request, route: route, receivedAt: receivedAt))
+            }
+        case nil:
+            return .later { [self] in
+                try? await Task.sleep(for: decision.delay)
+                return await finish(answer(request, route: route, receivedAt: receivedAt))
+            }
+        }
+    }
+
+    private func finish(_ reply: HandlerReply) async -> ServerResponse {
+        switch reply {
+        case .now(let response): return response
+        case .later(let body): return await body()
+        case .resetStream: return .json(500, #"{"error":"reset"}"#)
+        }
+    }
+
+    /// Credentials, body, store: the normal path.
+    private func answer(_ request: ServerRequest, route: MetricRoute, receivedAt: Date) -> HandlerReply {
+        var template = record(request, route: route, receivedAt: receivedAt, status: 200)
+        do {
+            let parsed = try check(request, route: route)
+            template.ignoredEvents = parsed.ignoredEvents
+            let userAgent = template.userAgent
+            switch configuration.acknowledgement {
+            case .queued:
+                let duplicates = writer.submit(template, metrics: parsed.metrics)
+                return .now(accepted(route: route, parsed, duplicates: duplicates, userAgent: userAgent))
+            case .committed:
+                let writer = self.writer, record = template
+                return .later { [self] in
+                    let (duplicates, failure) = await withCheckedContinuation { (c: CheckedContinuation<([Bool], (any Error)?), Never>) in
+                        writer.submit(record, metrics: parsed.metrics) { flags, error in c.resume(returning: (flags, error)) }
+                    }
+                    if failure != nil {
+                        return .json(503, jsonObjectText(["error": "store_unavailable", "reason": "could not commit the metrics; retry"]))
+                    }
+                    return accepted(route: route, parsed, duplicates: duplicates, userAgent: userAgent)
+                }
+            }
+        } catch {
+            template.status = error.status
+            template.error = error.code
+            writer.submit(template, metrics: [])
+            count { $0.rejected += 1 }
+            observer?(.rejected(route: route, error))
+            return .now(.json(error.status, error.responseBody))
+        }
+    }
+
+    /// Fixed order: credentials first (401 before any body check), then the body (400).
+    /// `/v1/b` may carry its key as `writeKey` in the body instead of a header.
+    func check(_ request: ServerRequest, route: MetricRoute) throws(MetricRejection) -> ParsedMetricRequest {
+        let authorization = request.headers["authorization"]
+        if route == .batch, authorization == nil || authorization?.isEmpty == true {
+            let parsed: ParsedMetricRequest
+            do {
+                parsed = try MetricRequestParser.parse(route: route, body: request.body)
+            } catch {
+                throw .missingAuthorization(route: route)
+            }
+            guard let key = parsed.writeKey else { throw .missingAuthorization(route: route) }
+            try configuration.credentials.checkCDPKey(key, route: route)
+            return parsed
+        }
+        try configuration.credentials.check(authorization: authorization, route: route)
+        return try MetricRequestParser.parse(route: route, body: request.body)
+    }
+
+    private func accepted(route: MetricRoute, _ parsed: ParsedMetricRequest, duplicates: [Bool], userAgent: String?) -> ServerResponse {
+        let duplicateCount = duplicates.filter { $0 }.count
+        count {
+            $0.accepted += 1
+            $0.metrics += parsed.metrics.count
+            $0.duplicates += duplicateCount
+        }
+        observer?(.accepted(route: route, metrics: parsed.metrics, duplicates: duplicates, userAgent: userAgent))
+        return .json(200, #"{"success":true,"stored":\#(parsed.metrics.count),"duplicates":\#(duplicateCount),"ignored":\#(parsed.ignoredEvents)}"#)
+    }
+
+    private func faultResponse(_ status: Int, retryAfter: Int?, reason: String?) -> ServerResponse {
+        var headers = HTTPHeaders()
+        if let retryAfter { headers.add("retry-after", String(retryAfter)) }
+        return .json(status, jsonObjectText(["error": "injected_fault", "reason": reason ?? "fault plan answered \(status)"]), headers: headers)
+    }
+
+    private func record(_ request: ServerRequest, route: MetricRoute, receivedAt: Date, status: Int) -> MetricRequestRecord {
+        count { $0.requests += 1 }
+        return MetricRequestRecord(receivedAt: receivedAt, route: route, status: status, userAgent: request.headers["user-agent"],
+                                   httpVersion: request.version.rawValue, remoteAddress: request.connection.remoteAddress,
+                                   body: request.body)
+    }
+
+    private func count(_ change: (inout CollectorCounters) -> Void) {
+        lock.withLock { change(&tally) }
+    }
+}

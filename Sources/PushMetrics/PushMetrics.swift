@@ -1,1 +1,0 @@
-// PushMetrics — see ../shared/design/architecture.md for this module's concern.

@@ -1,0 +1,43 @@
+import Foundation
+import PushStore
+
+/// One push the gateway accepted, as the report needs it.
+public struct SentPush: Sendable, Equatable {
+    public var deliveryID: String
+    public var sentAt: Date
+    public var token: String?
+    public init(deliveryID: String, sentAt: Date, token: String?) {
+        self.deliveryID = deliveryID
+        self.sentAt = sentAt
+        self.token = token
+    }
+}
+
+/// Reads what was sent from the gateway emulator's SQLite file. It relies on four columns of
+/// the gateway's `pushes` table (docs/metrics.md, "What the report reads from the gateway"):
+/// `delivery_id` (CIO-Delivery-ID, null for non-Customer.io pushes), `status` (200 = accepted),
+/// `received_at` (Unix seconds) and `token`.
+public enum GatewayPushReader {
+    public static func acceptedPushes(databasePath: String) throws -> [SentPush] {
+        let db = try SQLiteDatabase(path: databasePath)
+        defer { db.close() }
+        let tables = try db.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'pushes'")
+        guard !tables.isEmpty else { throw GatewayRecordsError.noPushesTable(path: databasePath) }
+        return try db.query("""
+            SELECT delivery_id, MIN(received_at), MIN(token) FROM pushes
+            WHERE delivery_id IS NOT NULL AND status = 200 GROUP BY delivery_id ORDER BY MIN(id)
+            """).map { row in
+            SentPush(deliveryID: row.string(0) ?? "", sentAt: Date(timeIntervalSince1970: row.double(1) ?? 0), token: row.string(2))
+        }
+    }
+}
+
+public enum GatewayRecordsError: Error, Sendable, CustomStringConvertible {
+    case noPushesTable(path: String)
+    public var description: String {
+        switch self {
+        case .noPushesTable(let path):
+            return "\(path): no 'pushes' table — is this the gateway's database? (pushlab serve --db PATH writes it)"
+        }
+    }
+}

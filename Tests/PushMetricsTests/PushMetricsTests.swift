@@ -1,1 +1,0 @@
-// Tests for PushMetrics live in this folder, one file per concept.
