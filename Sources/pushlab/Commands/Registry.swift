@@ -6,4 +6,6 @@ let allCommands: [any Command.Type] = [
     PayloadCommand.self,
     ServeCommand.self,
     OpenCommand.self,
+    CollectorCommand.self,
+    ReportCommand.self,
 ]

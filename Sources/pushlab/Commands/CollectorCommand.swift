@@ -1,0 +1,163 @@
+import Foundation
+import PushCore
+import PushHTTP
+import PushMetrics
+
+/// `pushlab collector`: the Customer.io-compatible metrics collector on its own ports.
+enum CollectorCommand: Command {
+    static let path = ["collector"]
+    static let summary = "Run the metrics collector (/v1/track, /v1/b, /push/events) and store every metric in SQLite."
+    static let discussion = """
+        Accepts the three metric routes of the Customer.io SDKs (docs/metrics.md) over TLS (h2, \
+        HTTP/1.1) on --port and cleartext (h2c, HTTP/1.1) on --h2c-port, checks Basic \
+        authorization against --cdp-key / --legacy-key (none given: any key is accepted, a header \
+        is still required), validates bodies, stores every request and metric in --db and prints \
+        one line per metric. Fault plans (--fault, --fault-plan) make it refuse, slow or drop \
+        requests on purpose. Runs until SIGINT/SIGTERM; then commits everything and exits. \
+        Read the results with 'pushlab report --db …'.
+        """
+    static let options: [OptionSpec] = [
+        .value("--host", name: "ADDR", help: "Address to listen on.", default: "127.0.0.1"),
+        .value("--port", name: "PORT", help: "TLS (h2 + HTTP/1.1) port; 0 picks a free one; 'off' disables it.", default: "8444"),
+        .value("--h2c-port", name: "PORT", help: "Cleartext (h2c + HTTP/1.1) port; 0 picks a free one; 'off' disables it.", default: "8081"),
+        .value("--cert", name: "PEM", help: "TLS certificate chain.", default: "certs/server.pem"),
+        .value("--key", name: "PEM", help: "TLS private key.", default: "certs/server.key"),
+        .value("--db", name: "PATH", help: "SQLite file for the metrics (created if missing).", default: "pushlab-metrics.sqlite"),
+        .value("--cdp-key", name: "KEY", help: "CDP API key accepted on /v1/track and /v1/b.", repeatable: true),
+        .value("--legacy-key", name: "SITE:KEY", help: "Site id and API key accepted on /push/events.", repeatable: true),
+        .value("--fault", name: "SPEC", help: "A fault rule, e.g. route=/v1/track,status=503,p=0.1,retry-after=2.", repeatable: true),
+        .value("--fault-plan", name: "FILE", help: "A JSON fault plan (docs/metrics.md); --fault rules are added after it."),
+        .value("--fault-seed", name: "N", help: "Seed of the fault plan; overrides the file's seed (else 0)."),
+        .value("--ack", name: "WHEN", help: "Answer accepted requests when queued (fast) or committed (durable).", default: "queued"),
+        .flag("--quiet", help: "No line per metric."),
+    ]
+
+    static func run(_ args: ParsedArguments) async throws -> Int32 {
+        let configuration = try collectorConfiguration(args)
+        let dbPath = args.value("--db") ?? "pushlab-metrics.sqlite"
+        let store: MetricStore
+        do {
+            store = try MetricStore(path: dbPath)
+        } catch {
+            throw UsageError("--db \(dbPath): cannot open the SQLite file: \(error)", fix: "pass a writable path")
+        }
+        let console = DispatchQueue(label: "pushlab.collector.console")
+        let quiet = args.flag("--quiet")
+        let collector = try MetricsCollector(configuration: configuration, store: store) { event in
+            if quiet, case .storeFailed = event {} else if quiet { return }
+            let line = liveLine(event, at: Date())
+            console.async { line.forEach(emit) }
+        }
+        let server = CollectorServer(collector: collector, configuration: try serverConfiguration(args))
+        do {
+            try server.start()
+        } catch {
+            throw UsageError("\(error)")
+        }
+        if let bound = server.boundAddresses {
+            if let url = bound.tlsURL { emit("\(url) (h2, http/1.1)") }
+            if let url = bound.cleartextURL { emit("\(url) (h2c, http/1.1)") }
+        }
+        emit("storing metrics in \(dbPath)")
+        if configuration.credentials.cdpAPIKeys.isEmpty { emit("no --cdp-key: any CDP key is accepted on /v1/*") }
+        if configuration.credentials.legacyKeys.isEmpty { emit("no --legacy-key: any site id:api key is accepted on /push/events") }
+        for rule in configuration.faultPlan.rules { emit("fault: \(rule.flagText)") }
+        let signal = await waitForTerminationSignal()
+        printError("pushlab collector: signal \(signal), finishing in-flight requests")
+        await server.stop()
+        console.sync {}
+        let c = collector.counters
+        emit("\(c.requests) requests: \(c.accepted) accepted, \(c.rejected) rejected, \(c.faulted) faulted; \(c.metrics) metrics, \(c.duplicates) duplicates")
+        return ExitStatus.success
+    }
+
+    static func collectorConfiguration(_ args: ParsedArguments) throws -> CollectorConfiguration {
+        var legacy: [String: String] = [:]
+        for pair in args.all("--legacy-key") {
+            guard let (site, key) = CollectorCredentials.legacyPair(pair) else {
+                throw UsageError("--legacy-key '\(pair)': expected SITE:KEY", fix: "e.g. --legacy-key 3f2a1b:abcdef0123")
+            }
+            legacy[site] = key
+        }
+        let cdp = Set(args.all("--cdp-key"))
+        if cdp.contains("") { throw UsageError("--cdp-key: the key is empty", fix: "pass the CDP API key the app uses") }
+        guard let ack = CollectorAcknowledgement(rawValue: args.value("--ack") ?? "queued") else {
+            throw UsageError("--ack '\(args.value("--ack")!)': expected queued or committed")
+        }
+        return CollectorConfiguration(credentials: CollectorCredentials(cdpAPIKeys: cdp, legacyKeys: legacy),
+                                      faultPlan: try faultPlan(args), acknowledgement: ack)
+    }
+
+    /// `--fault-plan FILE` then each `--fault`, seeded by `--fault-seed` (else the file's seed).
+    static func faultPlan(_ args: ParsedArguments) throws -> FaultPlan {
+        var seed: UInt64?
+        if let raw = args.value("--fault-seed") {
+            guard let s = UInt64(raw) else { throw UsageError("--fault-seed '\(raw)': expected a whole number ≥ 0") }
+            seed = s
+        }
+        return try faultPlan(file: args.value("--fault-plan"), flags: args.all("--fault"), seed: seed)
+    }
+
+    static func faultPlan(file: String?, flags: [String], seed: UInt64?) throws(UsageError) -> FaultPlan {
+        do {
+            var plan = FaultPlan()
+            if let file { plan = try FaultPlan.load(path: file) }
+            plan = plan.merging(try FaultPlan.parse(flags: flags))
+            if let seed { plan.seed = seed }
+            return plan
+        } catch {
+            throw UsageError("\(error)", fix: error.fix)
+        }
+    }
+
+    static func serverConfiguration(_ args: ParsedArguments) throws -> HTTPServerConfiguration {
+        func port(_ flag: String, _ fallback: Int) throws -> Int? {
+            if args.value(flag) == "off" { return nil }
+            return try args.int(flag, range: 0...65535) ?? fallback
+        }
+        let tlsPort = try port("--port", 8444)
+        let cleartextPort = try port("--h2c-port", 8081)
+        guard tlsPort != nil || cleartextPort != nil else {
+            throw UsageError("--port off and --h2c-port off leave nothing to listen on", fix: "enable at least one listener")
+        }
+        let cert = args.value("--cert") ?? "certs/server.pem"
+        let key = args.value("--key") ?? "certs/server.key"
+        if tlsPort != nil {
+            for (flag, file) in [("--cert", cert), ("--key", key)] where !FileManager.default.isReadableFile(atPath: file) {
+                throw UsageError("\(flag) \(file): cannot read the file",
+                                 fix: "run from the repository root, pass \(flag) with a PEM file, or --port off")
+            }
+        }
+        return HTTPServerConfiguration(host: args.value("--host") ?? "127.0.0.1", tlsPort: tlsPort, cleartextPort: cleartextPort,
+                                       certificateFile: cert, privateKeyFile: key)
+    }
+
+    /// The console line(s) for one collector event; device tokens shortened.
+    static func liveLine(_ event: CollectorEvent, at date: Date) -> [String] {
+        let time = String(ISO8601Timestamp.format(date).dropFirst(11).dropLast())
+        func pad(_ s: String, _ n: Int) -> String { s.padding(toLength: max(n, s.count), withPad: " ", startingAt: 0) }
+        switch event {
+        case .accepted(let route, let metrics, let duplicates, _):
+            return zip(metrics, duplicates).map { m, dup in
+                var line = "\(time)  \(pad(route.path, 12)) \(pad(m.metric.rawValue, 9)) \(m.deliveryID)  token \(shortToken(m.recipient))"
+                if let t = m.originalTimestampText { line += "  at \(t)" }
+                if dup { line += "  DUPLICATE" }
+                return line
+            }
+        case .rejected(let route, let rejection):
+            return ["\(time)  \(pad(route.path, 12)) \(rejection.status) \(rejection.code): \(rejection.reason)"]
+        case .faulted(let route, let decision):
+            var what: [String] = []
+            if decision.delay > .zero { what.append("+\(decision.delay.compactText)") }
+            switch decision.outcome {
+            case .status(let code, _, _)?: what.append("status \(code)")
+            case .drop(let scope)?: what.append("drop \(scope.rawValue)")
+            case .stall(let d)?: what.append("stall \(d.compactText)")
+            case nil: break
+            }
+            return ["\(time)  \(pad(route.path, 12)) fault: \(what.joined(separator: ", "))"]
+        case .storeFailed(let reason):
+            return ["\(time)  store error (will retry): \(reason)"]
+        }
+    }
+}

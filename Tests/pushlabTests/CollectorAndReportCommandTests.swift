@@ -1,0 +1,81 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// `pushlab collector` and `pushlab report` as real processes: URLs printed, a live line per
+/// metric with a shortened token, SIGINT commits and exits 0, the report reads the file.
+final class CollectorAndReportCommandTests: XCTestCase {
+    func testCollectorStoresWhatCurlSendsAndReportCountsIt() throws {
+        let dir = Fixtures.temporaryDirectory("collector-cli")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = dir.appendingPathComponent("m.sqlite").path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Fixtures.pushlabBinary)
+        process.arguments = ["collector", "--port", "off", "--h2c-port", "0", "--db", db, "--cdp-key", "k1"]
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        let reader = LineReader(out.fileHandleForReading)
+        guard let urlLine = reader.next(), let url = urlLine.split(separator: " ").first else { return XCTFail("no URL printed") }
+        XCTAssertTrue(urlLine.hasPrefix("http://127.0.0.1:"), urlLine)
+
+        let token = "3a4b5c6d7e8f90112233445566778899"
+        let body = #"{"anonymousId":"cli-1","event":"Report Delivery Event","properties":{"recipient":"\#(token)","metric":"delivered","deliveryId":"cli-1"}}"#
+        let r = try ProcessRunner.run("/usr/bin/curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "--http2-prior-knowledge",
+                                                        "-u", "k1:", "--data-binary", body, "\(url)/v1/track"])
+        XCTAssertEqual(r.stdout, "200")
+        var live: String?
+        while let line = reader.next() {
+            if line.contains("cli-1") { live = line; break }
+        }
+        XCTAssertNotNil(live)
+        XCTAssertTrue(live?.contains("token 3a4b5c6d…") ?? false, live ?? "")
+        XCTAssertFalse(live?.contains(token) ?? true, "tokens are never printed whole")
+        kill(process.processIdentifier, SIGINT)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0)
+
+        let report = try ProcessRunner.pushlab(["report", "--db", db, "--json"])
+        XCTAssertEqual(report.status, 0, report.stderr)
+        let json = try JSONSerialization.jsonObject(with: Data(report.stdout.utf8)) as? [String: Any]
+        let totals = json?["totals"] as? [String: Any]
+        XCTAssertEqual(totals?["delivered"] as? Int, 1)
+        XCTAssertEqual(totals?["deliveredLive"] as? Int, 1)
+        let text = try ProcessRunner.pushlab(["report", "--db", db])
+        XCTAssertTrue(text.stdout.contains("| cli-1 "), text.stdout)
+    }
+
+    func testBadFaultFlagIsAUsageErrorNamingTheField() throws {
+        let r = try ProcessRunner.pushlab(["collector", "--port", "off", "--h2c-port", "0", "--fault", "route=/v1/track,status=abc"])
+        XCTAssertEqual(r.status, 2)
+        XCTAssertTrue(r.stderr.contains("field 'status' has 'abc'"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("fix: e.g. status=503"), r.stderr)
+    }
+
+    func testReportOnAMissingFileIsAUsageError() throws {
+        let r = try ProcessRunner.pushlab(["report", "--db", "/nonexistent/metrics.sqlite"])
+        XCTAssertEqual(r.status, 2)
+        XCTAssertTrue(r.stderr.contains("--db /nonexistent/metrics.sqlite: no such file"), r.stderr)
+    }
+}
+
+/// Reads lines from a pipe as they arrive.
+private final class LineReader {
+    private let handle: FileHandle
+    private var buffer = Data()
+    init(_ handle: FileHandle) { self.handle = handle }
+    func next() -> String? {
+        while true {
+            if let nl = buffer.firstIndex(of: 0x0A) {
+                let line = String(decoding: buffer[buffer.startIndex..<nl], as: UTF8.self)
+                buffer.removeSubrange(buffer.startIndex...nl)
+                return line
+            }
+            let chunk = handle.availableData
+            if chunk.isEmpty { return nil }
+            buffer.append(chunk)
+        }
+    }
+}
