@@ -6,6 +6,8 @@ public enum KeyLoadError: Error, Sendable, Equatable, CustomStringConvertible {
     case empty(source: String)
     /// No `-----BEGIN …-----` line: not a PEM file at all (binary DER, random text, JSON …).
     case notPEM(source: String)
+    /// Binary DER where PEM text was expected (a key converted with `-outform DER`).
+    case binaryDER(source: String)
     /// A BEGIN line without its END line: the file was cut short.
     case truncated(source: String)
     /// The PEM armour is there but its base64 or DER content does not parse.
@@ -31,7 +33,7 @@ public enum KeyLoadError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var source: String? {
         switch self {
-        case .unreadable(let s, _), .empty(let s), .notPEM(let s), .truncated(let s), .corrupt(let s, _),
+        case .unreadable(let s, _), .empty(let s), .notPEM(let s), .binaryDER(let s), .truncated(let s), .corrupt(let s, _),
              .certificateInsteadOfKey(let s), .publicKeyInsteadOfPrivateKey(let s),
              .privateKeyInsteadOfPublicKey(let s), .encrypted(let s), .unexpectedPEMBlock(let s, _),
              .rsaKeyInsteadOfP256(let s), .wrongCurve(let s, _), .notRSA(let s, _),
@@ -47,6 +49,7 @@ public enum KeyLoadError: Error, Sendable, Equatable, CustomStringConvertible {
         case .unreadable(_, let detail): return "cannot read the file (\(detail))"
         case .empty: return "the file is empty"
         case .notPEM: return "not a PEM file: no '-----BEGIN …-----' line"
+        case .binaryDER: return "this is binary DER, not PEM text"
         case .truncated: return "the PEM block has no END line: the file is truncated"
         case .corrupt(_, let detail): return "the PEM block is damaged (\(detail))"
         case .certificateInsteadOfKey: return "this is a certificate, not a private key"
@@ -72,6 +75,7 @@ public enum KeyLoadError: Error, Sendable, Equatable, CustomStringConvertible {
             return "download the key again (APNs: developer.apple.com > Keys; FCM: Google Cloud console > service account > Keys)"
         case .certificateInsteadOfKey:
             return "token auth uses the .p8 key file (AuthKey_<KEYID>.p8), not a certificate"
+        case .binaryDER: return "convert it: openssl pkey -inform DER -in key.der -out AuthKey_<KEYID>.p8"
         case .publicKeyInsteadOfPrivateKey: return "pass the private key file (PEM 'PRIVATE KEY')"
         case .privateKeyInsteadOfPublicKey: return "pass the public key (PEM 'PUBLIC KEY'), e.g. from `openssl pkey -pubout`"
         case .encrypted:

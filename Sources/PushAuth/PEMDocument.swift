@@ -48,7 +48,12 @@ enum PEMDocument {
             }
             blocks.append(PEMBlock(label: label, der: der, isLegacyEncrypted: legacyEncrypted))
         }
-        if blocks.isEmpty { throw .notPEM(source: source) }
+        if blocks.isEmpty {
+            // DER starts with a SEQUENCE tag (0x30) and soon holds control bytes text never has.
+            let isControl: (UInt8) -> Bool = { $0 < 0x09 || ($0 > 0x0D && $0 < 0x20) }
+            if bytes.first == 0x30 && bytes.prefix(64).contains(where: isControl) { throw .binaryDER(source: source) }
+            throw .notPEM(source: source)
+        }
         return blocks
     }
 

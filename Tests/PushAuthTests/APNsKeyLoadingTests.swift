@@ -119,6 +119,11 @@ final class APNsKeyLoadingTests: XCTestCase {
         guard case .corrupt? = loadError(path("bad64.p8")) else { return XCTFail() }
     }
 
+    func testBinaryDERIsRecognised() throws {
+        try AuthTestTools.openssl(["pkey", "-in", Fixtures.apnsKey, "-outform", "DER", "-out", path("key.der")])
+        guard case .binaryDER? = loadError(path("key.der")) else { return XCTFail() }
+    }
+
     func testMissingFileAndDirectoryAreUnreadable() {
         guard case .unreadable(_, let detail)? = loadError(path("nope.p8")) else { return XCTFail() }
         XCTAssertEqual(detail, "no such file")

@@ -96,4 +96,25 @@ final class ES256InteropTests: XCTestCase {
             try jwt.verify(with: key.publicKey, algorithm: .es256)
         }
     }
+
+    func testOneKeyObjectVerifiesFromManyThreadsAtOnce() async throws {
+        let key = try devKey()
+        let publicKey = key.privateKey.publicKey
+        let tokens = try (0..<20).map { try key.providerToken(issuedAt: Date(timeIntervalSince1970: Double($0))) }
+        let verified = try await withThrowingTaskGroup(of: Int.self) { group in
+            for worker in 0..<8 {
+                group.addTask {
+                    var ok = 0
+                    for token in tokens {
+                        _ = try key.providerToken(issuedAt: Date(timeIntervalSince1970: Double(worker)))
+                        _ = try JWT.verify(token, with: publicKey, algorithm: .es256)
+                        ok += 1
+                    }
+                    return ok
+                }
+            }
+            return try await group.reduce(0, +)
+        }
+        XCTAssertEqual(verified, 160)
+    }
 }
