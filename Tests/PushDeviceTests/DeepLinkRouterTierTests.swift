@@ -1,5 +1,6 @@
 import Foundation
 @testable import PushDevice
+import TestSupport
 import XCTest
 
 /// The three tiers of device-side.md §5, rule by rule.
@@ -99,9 +100,11 @@ final class DeepLinkRouterTierTests: XCTestCase {
             .noOpenedMetricForAction(action: "dismiss"), .automaticTrackingOff, .noLink,
         ]
         XCTAssertEqual(Set(all.map(\.code)).count, all.count, "codes must be unique")
+        let docs = (try? String(contentsOfFile: Fixtures.path("docs/deep-links.md"), encoding: .utf8)) ?? ""
         for d in all {
             XCTAssertFalse(d.message.isEmpty, d.code)
             XCTAssertFalse(d.fix.isEmpty, d.code)
+            XCTAssertTrue(docs.contains("`\(d.code)`"), "docs/deep-links.md does not document \(d.code)")
         }
     }
 }
