@@ -46,7 +46,7 @@ let package = Package(
         .testTarget(name: "PushSendTests", dependencies: ["PushSend", "TestSupport"]),
         .testTarget(name: "PushDeviceTests", dependencies: ["PushDevice", "TestSupport"]),
         .testTarget(name: "PushMetricsTests", dependencies: ["PushMetrics", "TestSupport"]),
-        .testTarget(name: "PushGatewayTests", dependencies: ["PushGateway", "PushSend", "TestSupport"]),
+        .testTarget(name: "PushGatewayTests", dependencies: ["PushGateway", "PushSend", "PushAuth", "PushCore", "TestSupport"]),
         .testTarget(name: "pushlabTests", dependencies: ["TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

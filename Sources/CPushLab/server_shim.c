@@ -69,7 +69,7 @@ int cpl_server_alpn_protocol(const SSL *ssl) {
     unsigned int len = 0;
     SSL_get0_alpn_selected(ssl, &proto, &len);
     if (len == 2 && memcmp(proto, "h2", 2) == 0) return 2;
-    return 1;
+    return len == 0 ? 0 : 1;
 }
 
 int cpl_server_set_nodelay(evutil_socket_t fd) {

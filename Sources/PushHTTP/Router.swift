@@ -23,6 +23,9 @@ public struct Router: Sendable {
     }
 
     private var routes: [Route] = []
+    /// Answers requests no route matches (e.g. APNs' `404 {"reason":"BadPath"}`); nil leaves
+    /// them to the server's plain 404.
+    public var fallback: RouteHandler?
 
     public init() {}
 
@@ -54,6 +57,8 @@ public struct Router: Sendable {
             if route.method == method { return .found(route.handler, params) }
             allowed.append(route.method)
         }
-        return allowed.isEmpty ? .notFound : .methodNotAllowed(allowed: allowed)
+        if !allowed.isEmpty { return .methodNotAllowed(allowed: allowed) }
+        if let fallback { return .found(fallback, [:]) }
+        return .notFound
     }
 }

@@ -99,9 +99,15 @@ final class ServerConnection {
 
     private func event(_ events: Int16) {
         if events & Int16(BEV_EVENT_CONNECTED) != 0 {
-            // TLS handshake done: ALPN picks the protocol (RFC 7301; RFC 9113 §3.2).
+            // TLS handshake done: ALPN picks the protocol (RFC 7301; RFC 9113 §3.2). A client that
+            // offered no ALPN (aioapns does this, and APNs accepts it) is told apart by its first
+            // bytes, as on cleartext.
             if case .undecided = state, let bev, let ssl = bufferevent_openssl_get_ssl(bev) {
-                if cpl_server_alpn_protocol(ssl) == 2 { becomeHTTP2() } else { becomeHTTP1() }
+                switch cpl_server_alpn_protocol(ssl) {
+                case 2: becomeHTTP2()
+                case 1: becomeHTTP1()
+                default: break
+                }
             }
             finishEvent()
             return
@@ -137,11 +143,8 @@ final class ServerConnection {
 
     private static let preface = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8)
 
+    /// Cleartext, or TLS without ALPN: the HTTP/2 client preface means h2, anything else HTTP/1.1.
     private func decideProtocol(input: OpaquePointer) {
-        if isTLS {
-            // Data before BEV_EVENT_CONNECTED cannot happen; ALPN already decided.
-            return
-        }
         let available = min(evbuffer_get_length(input), Self.preface.count)
         guard available > 0, let bytes = evbuffer_pullup(input, available) else { return }
         let matches = (0..<available).allSatisfy { bytes[$0] == Self.preface[$0] }

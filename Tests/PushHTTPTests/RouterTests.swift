@@ -44,3 +44,13 @@ final class RouterTests: XCTestCase {
         guard case .notFound = router.match(method: "POST", path: "/3/device/a/b") else { return XCTFail("matched extra segment") }
     }
 }
+
+final class RouterFallbackTests: XCTestCase {
+    func testFallbackAnswersUnmatchedPathsButNotWrongMethods() throws {
+        var router = Router()
+        router.add("POST", "/3/device/{token}") { _ in .now(.text(200, "apns")) }
+        router.fallback = { _ in .now(.text(404, "fallback")) }
+        guard case .found = router.match(method: "GET", path: "/nope") else { return XCTFail("fallback not used") }
+        guard case .methodNotAllowed = router.match(method: "GET", path: "/3/device/abc") else { return XCTFail("405 lost") }
+    }
+}

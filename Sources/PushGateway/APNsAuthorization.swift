@@ -1,0 +1,113 @@
+import Foundation
+import PushHTTP
+
+/// What the gateway learned from a provider token whose signature checked out.
+struct VerifiedProviderToken: Sendable, Equatable {
+    var keyID: String
+    var teamID: String
+    var issuedAt: Date
+}
+
+/// Why a provider token could not be verified (all map to 403 InvalidProviderToken except
+/// where APNs has a reason of its own).
+enum ProviderTokenProblem: Error, Sendable, Equatable {
+    case malformed
+    case unknownKey
+    case badSignature
+}
+
+/// A key the gateway trusts: an APNs `.p8` public half, the team that owns it, and an
+/// optional environment restriction (apns.md: BadEnvironmentKeyIdInToken).
+public struct TrustedAPNsKey: Sendable {
+    public enum Restriction: String, Sendable { case sandboxOnly = "sandbox", productionOnly = "production" }
+    public var keyID: String
+    public var teamID: String
+    public var restriction: Restriction?
+    public init(keyID: String, teamID: String, restriction: Restriction? = nil) {
+        self.keyID = keyID
+        self.teamID = teamID
+        self.restriction = restriction
+    }
+}
+
+/// Verifies provider JWTs against the keys the gateway trusts.
+protocol APNsKeyRing: Sendable {
+    func key(id: String) -> TrustedAPNsKey?
+    /// Parses and verifies `jwt` (ES256, `kid` known, signature valid).
+    func verify(_ jwt: String) -> Result<VerifiedProviderToken, ProviderTokenProblem>
+}
+
+/// Per-connection token state (apns.md: team pinned per connection, refresh floor, one key).
+struct APNsConnectionAuth: Sendable {
+    var keyID: String?
+    var teamID: String?
+    /// The token last accepted on this connection and when it took over.
+    var token: String?
+    var tokenIssuedAt: Date?
+    var tokenChangedAt: Date?
+    /// A request with a valid token has succeeded: the stream limit was raised.
+    var authenticated = false
+}
+
+/// The authorization checks of an APNs request, in order; each maps to one reason.
+struct APNsAuthorizer: Sendable {
+    let keys: any APNsKeyRing
+    let environment: TrustedAPNsKey.Restriction
+    /// apns.md: a token older than an hour is expired.
+    static let maxTokenAge: TimeInterval = 3600
+    /// apns.md: refresh no more often than every 20 minutes.
+    static let minRefreshInterval: TimeInterval = 20 * 60
+    /// Clock skew tolerated for `iat` in the future.
+    static let futureSkew: TimeInterval = 60
+
+    static let storageKey = "apns.auth"
+
+    /// Checks the `authorization` header against the connection's state and, when the token
+    /// is acceptable, records it on the connection. Returns the team id on success.
+    func authorize(header: String?, connection: ConnectionContext, now: Date) -> Result<String, APNsRejection> {
+        guard let header, !header.isEmpty else { return .failure(APNsRejection(status: 403, reason: "MissingProviderToken")) }
+        guard header.count > 7, header.prefix(7).lowercased() == "bearer " else {
+            return .failure(APNsRejection(status: 403, reason: "InvalidProviderToken"))
+        }
+        let jwt = String(header.dropFirst(7))
+        return connection.storage.update(Self.storageKey, default: APNsConnectionAuth()) { state in
+            authorize(jwt: jwt, state: &state, now: now)
+        }
+    }
+
+    private func authorize(jwt: String, state: inout APNsConnectionAuth, now: Date) -> Result<String, APNsRejection> {
+        let invalid = APNsRejection(status: 403, reason: "InvalidProviderToken")
+        // The same token as before: its signature was verified already; only age can change.
+        if jwt == state.token, let iat = state.tokenIssuedAt, let team = state.teamID {
+            if now.timeIntervalSince(iat) > Self.maxTokenAge { return .failure(APNsRejection(status: 403, reason: "ExpiredProviderToken")) }
+            return .success(team)
+        }
+        let verified: VerifiedProviderToken
+        switch keys.verify(jwt) {
+        case .success(let v): verified = v
+        case .failure: return .failure(invalid)
+        }
+        guard let key = keys.key(id: verified.keyID) else { return .failure(invalid) }
+        if let first = state.keyID, first != verified.keyID {
+            return .failure(APNsRejection(status: 403, reason: "UnrelatedKeyIdInToken"))
+        }
+        if let restriction = key.restriction, restriction != environment {
+            return .failure(APNsRejection(status: 403, reason: "BadEnvironmentKeyIdInToken"))
+        }
+        guard verified.teamID == key.teamID else { return .failure(invalid) }
+        if let team = state.teamID, team != verified.teamID { return .failure(invalid) }
+        if verified.issuedAt.timeIntervalSince(now) > Self.futureSkew { return .failure(invalid) }
+        if now.timeIntervalSince(verified.issuedAt) > Self.maxTokenAge {
+            return .failure(APNsRejection(status: 403, reason: "ExpiredProviderToken"))
+        }
+        if state.token != nil, let changed = state.tokenChangedAt, now.timeIntervalSince(changed) < Self.minRefreshInterval {
+            return .failure(APNsRejection(status: 429, reason: "TooManyProviderTokenUpdates"))
+        }
+        state.keyID = verified.keyID
+        state.teamID = verified.teamID
+        state.token = jwt
+        state.tokenIssuedAt = verified.issuedAt
+        state.tokenChangedAt = now
+        return .success(verified.teamID)
+    }
+}

@@ -1,0 +1,158 @@
+import Foundation
+import PushCore
+import PushHTTP
+
+/// A push the gateway accepted, on its way to an emulated device.
+public struct AcceptedPush: Sendable {
+    public var service: PushRecord.Service
+    public var device: EmulatedDevice?
+    /// The APNs payload the device receives (for FCM: built from `message.apns.payload`).
+    public var payload: [UInt8]
+    public var messageID: String
+    public var deliveryID: String?
+    public var receivedAt: Date
+}
+
+/// Where accepted pushes go: the device emulator, a test, or nowhere.
+public protocol PushDeliverySink: Sendable {
+    func deliver(_ push: AcceptedPush)
+}
+
+/// `POST /3/device/{token}` — answers exactly like APNs (apns.md). The checks run in this
+/// order: request shape and headers (`APNsHeaderChecks`), authorization (`APNsAuthorizer`),
+/// topic allowed for the team, device registered for the topic, unregistered token, payload
+/// (empty, too large, not a JSON object), per-token throttling. Pushes that pass are recorded,
+/// answered 200 and handed to the delivery sink.
+struct APNsRoute: Sendable {
+    let authorizer: APNsAuthorizer
+    let devices: DeviceRegistry
+    let throttle: TokenThrottle
+    let records: PushRecordStore
+    let sink: (any PushDeliverySink)?
+    let time: TimeSource
+    let faults: GatewayFaults?
+    /// Sandbox answers carry `apns-unique-id` (apns.md: sandbox only).
+    let sandbox: Bool
+    /// MAX_CONCURRENT_STREAMS once a request with a valid token succeeded (apns.md: observed 500).
+    let authenticatedStreamLimit: UInt32
+    /// Bundle ids the trusted teams may push to.
+    let allowedTopics: @Sendable () -> Set<String>
+
+    func handle(_ request: ServerRequest) -> HandlerReply {
+        if let faults, let reply = faults.apply(request, normal: { check(request) }, error: { status, reason in
+            respond(status: status, reason: reason ?? APNsRoute.defaultReason(status: status), request: request, apnsID: request.headers["apns-id"])
+        }) {
+            return reply
+        }
+        return check(request)
+    }
+
+    /// The reason a fault-plan status carries when the plan names none.
+    static func defaultReason(status: Int) -> String {
+        switch status {
+        case 429: return "TooManyRequests"
+        case 500: return "InternalServerError"
+        case 503: return "ServiceUnavailable"
+        case 403: return "Forbidden"
+        case 410: return "Unregistered"
+        case 413: return "PayloadTooLarge"
+        default: return "BadPayload"
+        }
+    }
+
+    private func check(_ request: ServerRequest) -> HandlerReply {
+        let now = time.now
+        let token = request.pathParameters["token"] ?? ""
+        let facts = APNsRequestFacts(method: request.method, deviceToken: token, headers: request.headers, body: request.body, receivedAt: now)
+        let apnsID = request.headers["apns-id"].flatMap { APNsHeaderChecks.isCanonicalUUID($0) ? $0 : nil } ?? UUID().uuidString.lowercased()
+        let topic = request.headers["apns-topic"]
+        let pushType = request.headers["apns-push-type"]
+        var device: EmulatedDevice?
+        var deliveryID: String?
+
+        let verdict: APNsRejection? = {
+            if let r = APNsHeaderChecks.firstRejection(facts) { return r }
+            if case .failure(let r) = authorizer.authorize(header: request.headers["authorization"], connection: request.connection, now: now) {
+                return r
+            }
+            let bundle = bundleID(fromTopic: topic ?? "", pushType: pushType)
+            guard allowedTopics().contains(bundle) else { return APNsRejection(status: 400, reason: "TopicDisallowed") }
+            switch devices.lookup(apnsToken: token) {
+            case .unknown:
+                return APNsRejection(status: 400, reason: "BadDeviceToken")
+            case .quickStart:
+                if bundle != devices.quickStartBundleID { return APNsRejection(status: 400, reason: "DeviceTokenNotForTopic") }
+            case .known(let d):
+                device = d
+                if d.environment.rawValue != authorizer.environment.rawValue { return APNsRejection(status: 400, reason: "BadDeviceToken") }
+                if d.bundleID != bundle { return APNsRejection(status: 400, reason: "DeviceTokenNotForTopic") }
+                if let since = d.unregisteredSince, since <= now {
+                    return APNsRejection(status: 410, reason: "Unregistered", timestamp: Int64(since.timeIntervalSince1970 * 1000))
+                }
+            }
+            if request.body.isEmpty { return APNsRejection(status: 400, reason: "PayloadEmpty") }
+            if request.body.count > APNsHeaderChecks.maxPayloadBytes(pushType: pushType) {
+                return APNsRejection(status: 413, reason: "PayloadTooLarge")
+            }
+            switch PayloadInspector.inspect(request.body) {
+            case .notAnObject:
+                // Apple documents no reason for an unparsable body; pushlab answers `BadPayload`
+                // (docs/gateway.md) so clients exercise their unknown-reason path.
+                return APNsRejection(status: 400, reason: "BadPayload")
+            case .object(let id): deliveryID = id
+            }
+            if !throttle.admit(token) { return APNsRejection(status: 429, reason: "TooManyRequests") }
+            return nil
+        }()
+
+        record(request: request, token: token, device: device, topic: topic, pushType: pushType, apnsID: apnsID,
+               status: verdict?.status ?? 200, reason: verdict?.reason, deliveryID: deliveryID, now: now)
+        if let verdict {
+            return .now(respond(status: verdict.status, reason: verdict.reason, timestamp: verdict.timestamp, request: request, apnsID: apnsID))
+        }
+        raiseStreamLimitOnce(request.connection)
+        sink?.deliver(AcceptedPush(service: .apns, device: device, payload: request.body, messageID: apnsID,
+                                   deliveryID: deliveryID, receivedAt: now))
+        var headers: HTTPHeaders = ["apns-id": apnsID]
+        if sandbox { headers.add("apns-unique-id", UUID().uuidString.lowercased()) }
+        return .now(ServerResponse(status: 200, headers: headers))
+    }
+
+    /// apns.md: one stream until a request with a valid token was accepted, then SETTINGS raise it.
+    private func raiseStreamLimitOnce(_ connection: ConnectionContext) {
+        let first = connection.storage.update(APNsAuthorizer.storageKey, default: APNsConnectionAuth()) { state -> Bool in
+            defer { state.authenticated = true }
+            return !state.authenticated
+        }
+        if first { connection.updateSettings(HTTP2Settings(maxConcurrentStreams: authenticatedStreamLimit)) }
+    }
+
+    private func respond(status: Int, reason: String, timestamp: Int64? = nil, request: ServerRequest, apnsID: String?) -> ServerResponse {
+        var body = "{\"reason\":\"\(reason)\""
+        if let timestamp { body += ",\"timestamp\":\(timestamp)" }
+        body += "}"
+        var headers: HTTPHeaders = [:]
+        headers.add("apns-id", apnsID ?? UUID().uuidString.lowercased())
+        return .json(status, body, headers: headers)
+    }
+
+    private func record(request: ServerRequest, token: String, device: EmulatedDevice?, topic: String?, pushType: String?,
+                        apnsID: String, status: Int, reason: String?, deliveryID: String?, now: Date) {
+        var headers: [String: String] = [:]
+        for h in request.headers {
+            let name = h.name.lowercased()
+            headers[name] = name == "authorization" ? "bearer <redacted>" : h.value
+        }
+        records.record(PushRecord(receivedAt: now, service: .apns, token: token, device: device?.name, topic: topic, pushType: pushType,
+                                  messageID: apnsID, status: status, reason: reason, deliveryID: deliveryID, headers: headers,
+                                  payload: String(decoding: request.body.prefix(8192), as: UTF8.self)))
+    }
+}
+
+/// The bundle id a topic addresses: the topic without the suffix of its push type.
+func bundleID(fromTopic topic: String, pushType: String?) -> String {
+    if let suffix = APNsHeaderChecks.topicSuffix[pushType ?? "alert"], topic.hasSuffix(suffix) {
+        return String(topic.dropLast(suffix.count))
+    }
+    return topic
+}

@@ -1,0 +1,159 @@
+import Foundation
+import PushCore
+import PushHTTP
+
+/// `POST /v1/projects/{project}/messages:send` — FCM HTTP v1 (fcm.md). Checks in order:
+/// bearer access token (401 UNAUTHENTICATED), scope and project (403 PERMISSION_DENIED), body
+/// JSON and the FCM rules PushCore's validator marks as enforced by FCM (400 INVALID_ARGUMENT
+/// with field violations), the registration token (an APNs token → INVALID_ARGUMENT; unknown or
+/// unregistered → 404 UNREGISTERED; another project's → 403 SENDER_ID_MISMATCH). Errors use
+/// the Google RPC shape with FcmError details (`FCMError.json`).
+struct FCMSendRoute: Sendable {
+    let tokens: AccessTokenStore
+    let devices: DeviceRegistry
+    let records: PushRecordStore
+    let sink: (any PushDeliverySink)?
+    let time: TimeSource
+    let faults: GatewayFaults?
+    static let messagingScopes: Set<String> = ["https://www.googleapis.com/auth/firebase.messaging",
+                                               "https://www.googleapis.com/auth/cloud-platform"]
+
+    func handle(_ request: ServerRequest) -> HandlerReply {
+        if let faults, let reply = faults.apply(request, normal: { check(request) }, error: { status, reason in
+            render(faultError(status: status, reason: reason))
+        }) {
+            return reply
+        }
+        return check(request)
+    }
+
+    private func check(_ request: ServerRequest) -> HandlerReply {
+        let now = time.now
+        let project = request.pathParameters["project"] ?? ""
+        var target: String?
+        var device: EmulatedDevice?
+        var deliveryID: String?
+        var messageName: String?
+        var validateOnly = false
+        var delivered: [UInt8]?
+
+        let verdict: FCMError? = {
+            guard let header = request.headers["authorization"], header.lowercased().hasPrefix("bearer ") else {
+                return FCMError(httpStatus: 401, status: "UNAUTHENTICATED",
+                                message: "Request is missing required authentication credential. Expected OAuth 2 access token, login cookie or other valid authentication credential.")
+            }
+            guard let grant = tokens.lookup(String(header.dropFirst(7))), grant.expiresAt > now else {
+                return FCMError(httpStatus: 401, status: "UNAUTHENTICATED",
+                                message: "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.")
+            }
+            guard !grant.scopes.isDisjoint(with: Self.messagingScopes) else {
+                return FCMError(httpStatus: 403, status: "PERMISSION_DENIED", message: "Request had insufficient authentication scopes.")
+            }
+            guard grant.projectID == project else {
+                return FCMError(httpStatus: 403, status: "PERMISSION_DENIED",
+                                message: "Permission 'cloudmessaging.messages.create' denied on resource '//cloudresourcemanager.googleapis.com/projects/\(project)' (or it may not exist).")
+            }
+            let document: JSONDocument
+            do { document = try JSONDocument.parse(request.body) } catch {
+                return FCMError(.invalidArgument, message: "Invalid JSON payload received. \((error as? JSONParseError)?.message ?? "\(error)")")
+            }
+            let report = Validator(options: ValidationOptions(scope: .serviceEnforced, receivedByteCount: request.body.count))
+                .validate(document, as: .fcm)
+            let violations = report.findings.filter { $0.severity == .error }.map {
+                FCMFieldViolation(field: dotted($0.pointer), description: $0.message)
+            }
+            if !violations.isEmpty {
+                return FCMError(.invalidArgument, message: "Request contains an invalid argument.", fieldViolations: violations)
+            }
+            guard let send = FCMSendRequest(json: document.root) else {
+                return FCMError(.invalidArgument, message: "Request contains an invalid argument.",
+                                fieldViolations: [FCMFieldViolation(field: "message", description: "Exactly one of token, topic or condition must be set")])
+            }
+            validateOnly = send.validateOnly ?? false
+            deliveryID = send.message.apnsPayload?[CIOPush.deliveryIDKey]?.stringValue
+            if case .token(let token) = send.message.target {
+                target = token
+                if DeviceToken.classify(token) == .apns {
+                    return FCMError(.invalidArgument, message: "The registration token is not a valid FCM registration token")
+                }
+                switch devices.lookup(fcmToken: token) {
+                case .unknown:
+                    return FCMError(.unregistered, message: "Requested entity was not found.")
+                case .quickStart:
+                    if project != devices.quickStartProject { return FCMError(.senderIdMismatch, message: "SenderId mismatch") }
+                case .known(let d):
+                    device = d
+                    if let p = d.firebaseProject, p != project { return FCMError(.senderIdMismatch, message: "SenderId mismatch") }
+                    if let since = d.unregisteredSince, since <= now { return FCMError(.unregistered, message: "Requested entity was not found.") }
+                }
+            } else {
+                target = send.message.target.fieldName + ":" + send.message.target.value
+            }
+            let id = validateOnly ? "fake_message_id" : "0:\(Int64(now.timeIntervalSince1970 * 1_000_000))%\(String(UInt64.random(in: 0...UInt64.max), radix: 16))"
+            messageName = "projects/\(project)/messages/\(id)"
+            if !validateOnly, device?.platform != .android { delivered = FCMDelivery.apnsPayload(for: send.message, messageID: id) }
+            return nil
+        }()
+
+        var headers: [String: String] = [:]
+        for h in request.headers {
+            let name = h.name.lowercased()
+            headers[name] = name == "authorization" ? "bearer <redacted>" : h.value
+        }
+        if !validateOnly || verdict != nil {
+            records.record(PushRecord(receivedAt: now, service: .fcm, token: target, device: device?.name, topic: project, pushType: nil,
+                                      messageID: messageName, status: verdict?.httpStatus ?? 200, reason: verdict?.reasonName,
+                                      deliveryID: deliveryID, headers: headers, payload: String(decoding: request.body.prefix(8192), as: UTF8.self)))
+        }
+        if let verdict { return .now(render(verdict)) }
+        if let delivered, let messageName {
+            sink?.deliver(AcceptedPush(service: .fcm, device: device, payload: delivered, messageID: messageName,
+                                       deliveryID: deliveryID, receivedAt: now))
+        }
+        return .now(.json(200, #"{"name":"\#(messageName ?? "")"}"#))
+    }
+
+    private func render(_ error: FCMError) -> ServerResponse {
+        ServerResponse(status: error.httpStatus, headers: ["content-type": "application/json; charset=UTF-8"], body: error.json)
+    }
+
+    private func faultError(status: Int, reason: String?) -> FCMError {
+        if let reason { return FCMError(FCMErrorCode(rawValue: reason), message: "pushlab fault plan: \(reason)") }
+        switch status {
+        case 429: return FCMError(.quotaExceeded, message: "Quota exceeded for quota metric 'Send requests'.")
+        case 500: return FCMError(.internal, message: "Internal error encountered.")
+        case 503: return FCMError(.unavailable, message: "The service is currently unavailable.")
+        default: return FCMError(httpStatus: status, status: "UNKNOWN", message: "pushlab fault plan answer \(status)")
+        }
+    }
+
+    /// `/message/apns/headers/apns-priority` → `message.apns.headers.apns-priority` (Google's field paths).
+    private func dotted(_ pointer: JSONPointer?) -> String {
+        guard let pointer, !pointer.tokens.isEmpty else { return "message" }
+        return pointer.tokens.joined(separator: ".")
+    }
+}
+
+/// What an iOS device receives for an FCM message (fcm.md: FCM forwards `apns.payload`).
+enum FCMDelivery {
+    static func apnsPayload(for message: FCMMessage, messageID: String) -> [UInt8] {
+        var payload = message.apnsPayload?.objectValue ?? JSONObject()
+        var aps = payload["aps"]?.objectValue ?? JSONObject()
+        if aps["alert"] == nil, let n = message.notification, n.title != nil || n.body != nil {
+            var alert = JSONObject()
+            if let t = n.title { alert["title"] = .string(t) }
+            if let b = n.body { alert["body"] = .string(b) }
+            aps["alert"] = .object(alert)
+        }
+        if let image = message.apnsImage ?? message.notification?.image {
+            // FCM attaches the image through its own extension helper: it sets mutable-content
+            // and passes the URL under fcm_options.image.
+            aps["mutable-content"] = 1
+            payload["fcm_options"] = .object(JSONObject(["image": .string(image)]))
+        }
+        payload["aps"] = .object(aps)
+        for (key, value) in message.data where payload[key] == nil { payload[key] = .string(value) }
+        payload["gcm.message_id"] = .string(messageID)
+        return JSONValue.object(payload).minifiedBytes()
+    }
+}

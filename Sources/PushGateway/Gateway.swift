@@ -1,0 +1,113 @@
+import Foundation
+import PushCore
+import PushHTTP
+
+/// How the gateway emulator runs. Every default is what `pushlab serve` uses.
+public struct GatewayConfiguration: Sendable {
+    /// Address every listener binds; loopback unless told otherwise.
+    public var host = "127.0.0.1"
+    /// The APNs host: TLS (h2) port and cleartext (h2c) port; 0 picks a free port, nil disables.
+    public var apnsPort: Int? = 0
+    public var apnsCleartextPort: Int? = nil
+    /// The Google host: OAuth `/token`, FCM `/v1/projects/…`, and the `/admin` routes.
+    public var fcmPort: Int? = 0
+    public var fcmCleartextPort: Int? = nil
+    public var certificateFile: String
+    public var privateKeyFile: String
+    /// Which APNs environment this gateway plays (sandbox answers carry `apns-unique-id`).
+    public var environment: TrustedAPNsKey.Restriction = .sandboxOnly
+    /// MAX_CONCURRENT_STREAMS once a valid token was accepted (apns.md: observed 500).
+    public var authenticatedStreamLimit: UInt32 = 500
+    /// Pushes per second one device token may receive before 429 TooManyRequests; nil: no limit.
+    public var perTokenLimit: Int? = nil
+    /// Close idle APNs connections with GOAWAY `{"reason":"IdleTimeout"}`; nil: never.
+    public var idleTimeout: Duration? = nil
+    /// SQLite file for the push records; nil keeps the newest 10,000 in memory.
+    public var recordsPath: String? = nil
+    public var faultPlan: FaultPlan = .none
+
+    public init(certificateFile: String, privateKeyFile: String) {
+        self.certificateFile = certificateFile
+        self.privateKeyFile = privateKeyFile
+    }
+}
+
+/// The push gateway emulator: APNs on one host, OAuth + FCM + admin on another, sharing the
+/// device registry, the records and the fault plan. Start it, read the bound URLs, stop it.
+public final class Gateway: Sendable {
+    public let configuration: GatewayConfiguration
+    public let keys: GatewayKeys
+    public let devices: DeviceRegistry
+    public let records: PushRecordStore
+    private let apnsServer: HTTPServer
+    private let googleServer: HTTPServer
+
+    public init(configuration: GatewayConfiguration, keys: GatewayKeys, devices: DeviceRegistry,
+                sink: (any PushDeliverySink)? = nil, time: TimeSource = SystemTimeSource()) throws {
+        self.configuration = configuration
+        self.keys = keys
+        self.devices = devices
+        records = try PushRecordStore(path: configuration.recordsPath)
+        let faults = configuration.faultPlan.isEmpty ? nil : GatewayFaults(injector: FaultInjector(plan: configuration.faultPlan))
+        let devices = devices
+        let apns = APNsRoute(
+            authorizer: APNsAuthorizer(keys: keys, environment: configuration.environment),
+            devices: devices, throttle: TokenThrottle(limitPerSecond: configuration.perTokenLimit, time: time),
+            records: records, sink: sink, time: time, faults: faults, sandbox: configuration.environment == .sandboxOnly,
+            authenticatedStreamLimit: configuration.authenticatedStreamLimit,
+            allowedTopics: { Set([devices.quickStartBundleID] + devices.devices.map(\.bundleID)) })
+        var apnsRouter = Router()
+        for method in ["POST", "GET", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS"] {
+            apnsRouter.add(method, "/3/device/{token}") { apns.handle($0) }
+        }
+        apnsRouter.add("POST", "/3/device/") { apns.handle($0) }
+        apnsRouter.fallback = { _ in .now(.json(404, #"{"reason":"BadPath"}"#)) }
+
+        let tokens = AccessTokenStore()
+        let oauth = OAuthRoute(keys: keys, tokens: tokens, time: time)
+        let fcm = FCMSendRoute(tokens: tokens, devices: devices, records: records, sink: sink, time: time, faults: faults)
+        var googleRouter = Router()
+        googleRouter.add("POST", "/token") { oauth.handle($0) }
+        googleRouter.add("POST", "/v1/projects/{project}/messages:send") { fcm.handle($0) }
+        AdminRoutes(devices: devices, records: records).register(on: &googleRouter)
+
+        // apns.md: one stream until a request with a valid token succeeds.
+        var apnsServerConfig = HTTPServerConfiguration(host: configuration.host, tlsPort: configuration.apnsPort,
+                                                       cleartextPort: configuration.apnsCleartextPort,
+                                                       certificateFile: configuration.certificateFile,
+                                                       privateKeyFile: configuration.privateKeyFile)
+        apnsServerConfig.settings = HTTP2Settings(maxConcurrentStreams: 1, maxHeaderListSize: 8000)
+        apnsServerConfig.idleTimeout = configuration.idleTimeout
+        apnsServerConfig.idleGoAwayDebugData = Array(#"{"reason":"IdleTimeout"}"#.utf8)
+        apnsServer = HTTPServer(configuration: apnsServerConfig, router: apnsRouter)
+        let googleConfig = HTTPServerConfiguration(host: configuration.host, tlsPort: configuration.fcmPort,
+                                                   cleartextPort: configuration.fcmCleartextPort,
+                                                   certificateFile: configuration.certificateFile,
+                                                   privateKeyFile: configuration.privateKeyFile)
+        googleServer = HTTPServer(configuration: googleConfig, router: googleRouter)
+    }
+
+    public func start() throws {
+        try apnsServer.start()
+        do { try googleServer.start() } catch {
+            let s = apnsServer
+            Task { await s.stop() }
+            throw error
+        }
+    }
+
+    public func stop() async {
+        await apnsServer.stop()
+        await googleServer.stop()
+        records.close()
+    }
+
+    public var apnsAddresses: BoundAddresses? { apnsServer.boundAddresses }
+    public var googleAddresses: BoundAddresses? { googleServer.boundAddresses }
+    /// `https://127.0.0.1:<port>` of the APNs host (what `pushlab send apns --url` takes).
+    public var apnsURL: String? { apnsServer.boundAddresses?.tlsURL }
+    /// Base URL of the FCM host (what `pushlab send fcm --url` takes).
+    public var fcmURL: String? { googleServer.boundAddresses?.tlsURL }
+    /// The OAuth endpoint to put in a service account's `token_uri`.
+    public var tokenURL: String? { fcmURL.map { $0 + "/token" } }
+}

@@ -1,0 +1,124 @@
+import Foundation
+import PushAuth
+import PushCore
+import PushHTTP
+
+/// An access token the emulator issued, and what it allows.
+struct IssuedAccessToken: Sendable {
+    var clientEmail: String
+    var projectID: String
+    var scopes: Set<String>
+    var expiresAt: Date
+}
+
+/// Access tokens issued by `POST /token`, looked up by `messages:send`.
+final class AccessTokenStore: @unchecked Sendable {
+    // Protected by `lock`.
+    private var tokens: [String: IssuedAccessToken] = [:]
+    private let lock = NSLock()
+
+    func issue(_ grant: IssuedAccessToken) -> String {
+        var bytes = [UInt8](repeating: 0, count: 24)
+        for i in bytes.indices { bytes[i] = UInt8.random(in: 0...255) }
+        let token = "ya29.pushlab." + bytes.map { String(format: "%02x", $0) }.joined()
+        lock.withLock {
+            let now = Date()
+            tokens = tokens.filter { $0.value.expiresAt > now }
+            tokens[token] = grant
+        }
+        return token
+    }
+
+    func lookup(_ token: String) -> IssuedAccessToken? { lock.withLock { tokens[token] } }
+}
+
+/// `POST /token` — Google's OAuth 2.0 jwt-bearer grant (fcm.md "Access token"): the RS256
+/// assertion is verified against the trusted service accounts; `iss`, `aud`, `scope`, `iat`
+/// and `exp` are checked in that order; errors use OAuth's `{"error", "error_description"}`.
+struct OAuthRoute: Sendable {
+    let keys: GatewayKeys
+    let tokens: AccessTokenStore
+    let time: TimeSource
+    /// Google issues one-hour tokens and reports 3599 s.
+    static let lifetime: TimeInterval = 3599
+    static let grantType = "urn:ietf:params:oauth:grant-type:jwt-bearer"
+
+    func handle(_ request: ServerRequest) -> HandlerReply {
+        let now = time.now
+        let form = FormBody.parse(request.body)
+        guard form["grant_type"] == Self.grantType else {
+            return .now(oauthError(400, "unsupported_grant_type", "Invalid grant_type: \(form["grant_type"] ?? "")"))
+        }
+        guard let assertion = form["assertion"], !assertion.isEmpty else {
+            return .now(oauthError(400, "invalid_request", "Missing required parameter: assertion"))
+        }
+        let jwt: JWT
+        do { jwt = try JWT.parse(assertion) } catch {
+            return .now(oauthError(400, "invalid_grant", "Invalid JWT: \(error)"))
+        }
+        guard let iss = jwt.claims.iss, let account = keys.serviceAccount(email: iss) else {
+            return .now(oauthError(400, "invalid_grant", "Invalid grant: account not found"))
+        }
+        if let kid = account.keyID, jwt.header.kid != kid {
+            return .now(oauthError(400, "invalid_grant", "Invalid JWT Signature."))
+        }
+        do { try jwt.verify(with: account.publicKey, algorithm: .rs256) } catch {
+            return .now(oauthError(400, "invalid_grant", "Invalid JWT Signature."))
+        }
+        guard let aud = jwt.claims.audience, URL(string: aud)?.path == "/token" else {
+            return .now(oauthError(400, "invalid_grant", "Invalid JWT: Failed audience check."))
+        }
+        guard let scope = jwt.claims.scope, !scope.isEmpty else {
+            return .now(oauthError(400, "invalid_scope", "Empty or missing scope not allowed."))
+        }
+        guard let iat = jwt.claims.iat, let exp = jwt.claims.exp,
+              exp > iat, exp - iat <= 3600,
+              Double(exp) > now.timeIntervalSince1970, Double(iat) <= now.timeIntervalSince1970 + 60
+        else {
+            return .now(oauthError(400, "invalid_grant",
+                              "Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe. Check your iat and exp values in the JWT claim."))
+        }
+        let token = tokens.issue(IssuedAccessToken(clientEmail: iss, projectID: account.projectID,
+                                                   scopes: Set(scope.split(separator: " ").map(String.init)),
+                                                   expiresAt: now.addingTimeInterval(Self.lifetime)))
+        return .now(.json(200, #"{"access_token":"\#(token)","expires_in":\#(Int(Self.lifetime)),"token_type":"Bearer"}"#))
+    }
+
+    private func oauthError(_ status: Int, _ code: String, _ description: String) -> ServerResponse {
+        .json(status, #"{"error":"\#(code)","error_description":"\#(jsonEscaped(description))"}"#)
+    }
+}
+
+/// `application/x-www-form-urlencoded` bodies.
+enum FormBody {
+    static func parse(_ body: [UInt8]) -> [String: String] {
+        var out: [String: String] = [:]
+        for pair in String(decoding: body, as: UTF8.self).split(separator: "&") {
+            let kv = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let key = decode(kv[0])
+            out[key] = kv.count > 1 ? decode(kv[1]) : ""
+        }
+        return out
+    }
+
+    private static func decode(_ s: Substring) -> String {
+        String(s).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(s)
+    }
+}
+
+/// Escapes a string for embedding in a JSON string literal.
+func jsonEscaped(_ s: String) -> String {
+    var out = ""
+    for ch in s.unicodeScalars {
+        switch ch {
+        case "\"": out += "\\\""
+        case "\\": out += "\\\\"
+        case "\n": out += "\\n"
+        case "\r": out += "\\r"
+        case "\t": out += "\\t"
+        default:
+            if ch.value < 0x20 { out += String(format: "\\u%04x", ch.value) } else { out.unicodeScalars.append(ch) }
+        }
+    }
+    return out
+}

@@ -1,1 +1,0 @@
-// Tests for PushGateway live in this folder, one file per concept.
