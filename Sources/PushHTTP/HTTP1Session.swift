@@ -128,6 +128,7 @@ final class HTTP1Session {
         let end = "\r\n\r\n".withCString { evbuffer_search(input, $0, 4, nil) }
         let headLimit = limits.maxHeaderListBytes + 8192
         guard end.pos >= 0 else {
+            if !looksLikeRequestLine(input) { return fail(400, "not an HTTP request") }
             if evbuffer_get_length(input) > headLimit { return fail(431, "request header block too large") }
             return false
         }
@@ -158,6 +159,19 @@ final class HTTP1Session {
             }
             return true
         }
+    }
+
+    /// Garbage is refused as soon as it shows instead of after a full header block's worth:
+    /// a request line starts with a method token (RFC 9110 §9.1: tchar) and a space.
+    private func looksLikeRequestLine(_ input: OpaquePointer) -> Bool {
+        let count = min(evbuffer_get_length(input), 32)
+        guard count > 0, let bytes = evbuffer_pullup(input, count) else { return true }
+        for index in 0..<count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: " ") { return index > 0 }
+            if !RequestHead.isTokenCharacter(byte) { return false }
+        }
+        return false  // 32 token characters and no space: no method is that long here.
     }
 
     private static let continueLine = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)

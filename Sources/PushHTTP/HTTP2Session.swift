@@ -190,12 +190,12 @@ final class HTTP2Session {
     fileprivate func dataChunk(_ streamID: Int32, _ data: UnsafePointer<UInt8>, _ length: Int) -> Int32 {
         guard let stream = stream(streamID), !stream.answered else { return 0 }
         if stream.body.count + length > connection.configuration.maxRequestBodyBytes {
-            // Answer at once; RFC 9113 §8.1 lets a server respond before the request is
-            // complete and then reset the stream with NO_ERROR.
-            // The 413 carries no body so the RST_STREAM, queued behind its HEADERS, cannot cut it.
+            // Answer at once (RFC 9113 §8.1 lets a server respond before the request is
+            // complete) and drop the rest of the body. RFC 9113 also allows a RST_STREAM
+            // (NO_ERROR) after the response, but curl 7.88 reports that as a failed transfer and
+            // loses the 413, so the stream is left to finish.
             stream.body = []
-            respond(stream, ServerResponse(status: 413))
-            nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, UInt32(NGHTTP2_NO_ERROR.rawValue))
+            respond(stream, .text(413, "request body exceeds \(connection.configuration.maxRequestBodyBytes) bytes\n"))
             return 0
         }
         stream.body.append(contentsOf: UnsafeBufferPointer(start: data, count: length))

@@ -51,6 +51,19 @@ public final class HTTPServer: Sendable {
     public var tlsPort: Int? { boundAddresses?.tlsPort }
     public var cleartextPort: Int? { boundAddresses?.cleartextPort }
 
+    /// How many client connections are open right now (diagnostics, leak checks in tests).
+    public func openConnectionCount() async -> Int {
+        let loop: ServerEventLoop? = state.withLock { state in
+            if case .running(let loop, _) = state { return loop }
+            return nil
+        }
+        guard let loop else { return 0 }
+        return await withCheckedContinuation { continuation in
+            let accepted = loop.execute { core in continuation.resume(returning: core.openConnectionCount) }
+            if !accepted { continuation.resume(returning: 0) }
+        }
+    }
+
     /// Stops accepting, lets in-flight requests finish (HTTP/2 peers get GOAWAY NO_ERROR) for
     /// up to `shutdownGracePeriod`, closes every connection and ends the loop thread.
     public func stop() async {

@@ -14,6 +14,16 @@ struct RequestHead {
     var expectsContinue = false
     var keepAlive = true
 
+    /// RFC 9110 §5.6.2 tchar.
+    static func isTokenCharacter(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return true
+        default:
+            return "!#$%&'*+-.^_`|~".utf8.contains(byte)
+        }
+    }
+
     /// `bytes` is the head without its final empty line.
     static func parse(_ bytes: UnsafeBufferPointer<UInt8>, maxHeaderListBytes: Int) -> Result {
         var lines = bytes.split(separator: 10, omittingEmptySubsequences: false).map { line -> Slice<UnsafeBufferPointer<UInt8>> in

@@ -30,6 +30,8 @@ final class ServerConnection {
     /// Reading stopped because the peer is not reading our output (see `throttleIfBacklogged`).
     private var readPaused = false
     private var idleTimer: OpaquePointer?
+    /// Set while lingering after a graceful close (see `linger`).
+    private var lingerTimer: OpaquePointer?
     private var lastActivity = timeval()
     /// Stop generating output above this many queued bytes; resume when the peer drained it.
     static let outputHighWater = 1 << 20
@@ -72,6 +74,11 @@ final class ServerConnection {
 
     private func readable() {
         guard let bev else { return }
+        if lingerTimer != nil {
+            let input = bufferevent_get_input(bev)
+            evbuffer_drain(input, evbuffer_get_length(input))
+            return
+        }
         if configuration.idleTimeout != nil { event_base_gettimeofday_cached(core.loop.base, &lastActivity) }
         let input = bufferevent_get_input(bev)!
         if case .undecided = state { decideProtocol(input: input) }
@@ -84,7 +91,6 @@ final class ServerConnection {
     }
 
     private func drained() {
-        if closeWhenFlushed { closeRequested = true }
         switch state {
         case .http2: needsFlush = true
         case .http1(let session): session.outputDrained()
@@ -179,11 +185,29 @@ final class ServerConnection {
             case .failed: closeRequested = true
             }
         }
-        if closeWhenFlushed, let bev, evbuffer_get_length(bufferevent_get_output(bev)) == 0 {
-            closeRequested = true
+        if closeRequested {
+            closeNow()
+        } else if closeWhenFlushed, lingerTimer == nil, let bev, evbuffer_get_length(bufferevent_get_output(bev)) == 0 {
+            linger(bev)
         }
-        if closeRequested { closeNow() }
     }
+
+    /// A graceful close: send FIN but keep reading (and discarding) until the peer closes too,
+    /// or `lingerTime` passes. Closing at once would make the kernel answer the peer's late
+    /// frames (a SETTINGS ACK, a WINDOW_UPDATE) with a TCP RST, which can destroy our GOAWAY
+    /// or last response before the peer read it.
+    private func linger(_ bev: OpaquePointer) {
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        lingerTimer = event_new(core.loop.base, -1, 0, { _, _, context in
+            Unmanaged<ServerConnection>.fromOpaque(context!).takeUnretainedValue().closeNow()
+        }, context)
+        var timeout = timeval(duration: Self.lingerTime)
+        event_add(lingerTimer, &timeout)
+        shutdown(bufferevent_getfd(bev), Int32(SHUT_WR))
+        bufferevent_enable(bev, Int16(EV_READ))
+    }
+
+    static let lingerTime = Duration.seconds(2)
 
     /// Backpressure: stop reading while the peer is not reading our output.
     func throttleIfBacklogged() {
@@ -202,6 +226,10 @@ final class ServerConnection {
 
     /// Graceful stop: finish in-flight requests, accept no new ones.
     func drain() {
+        if lingerTimer != nil {
+            closeNow()
+            return
+        }
         switch state {
         case .undecided: closeRequested = true
         case .http2(let session): session.goAway(errorCode: 0, debugData: [])
@@ -243,6 +271,8 @@ final class ServerConnection {
         self.bev = nil
         if let idleTimer { event_free(idleTimer) }
         idleTimer = nil
+        if let lingerTimer { event_free(lingerTimer) }
+        lingerTimer = nil
         if case .http2(let session) = state { session.close() }
         if case .http1(let session) = state { session.close() }
         state = .undecided

@@ -140,6 +140,8 @@ final class ServerCore {
 
     func connection(_ id: UInt64) -> ServerConnection? { connections[id] }
 
+    var openConnectionCount: Int { connections.count }
+
     /// Called by a connection once it has freed its C resources.
     func connectionClosed(_ id: UInt64) {
         connections[id] = nil

@@ -58,6 +58,13 @@ final class ServerEventLoop: @unchecked Sendable {
         }, context)
         event_add(wakeEvent, nil)
         let thread = Thread { [self] in
+            // A write to a socket the peer closed raises SIGPIPE in the writing thread; the
+            // default action would kill the host process. Blocking it on this thread only
+            // (instead of ignoring it process-wide) turns such writes into EPIPE errors.
+            var pipeSignal = sigset_t()
+            sigemptyset(&pipeSignal)
+            sigaddset(&pipeSignal, SIGPIPE)
+            pthread_sigmask(SIG_BLOCK, &pipeSignal, nil)
             event_base_loop(base, 0)
             teardown()
         }
@@ -68,9 +75,11 @@ final class ServerEventLoop: @unchecked Sendable {
 
     /// Runs `job` on the loop thread. Safe from any thread, including the loop thread itself
     /// (the job then runs after the current callback returns). Dropped after the loop ended.
-    func execute(_ job: @escaping Job) {
+    /// Returns false (and drops the job) once the loop has ended.
+    @discardableResult
+    func execute(_ job: @escaping Job) -> Bool {
         queue.withLock { queue in
-            guard !queue.closed else { return }
+            guard !queue.closed else { return false }
             queue.jobs.append(job)
             // One wake-up per batch: the loop drains the whole queue each time it wakes. The
             // write happens under the lock so it can never hit a closed (or reused) descriptor.
@@ -78,6 +87,7 @@ final class ServerEventLoop: @unchecked Sendable {
                 var one: UInt64 = 1
                 _ = write(wakeFD, &one, 8)
             }
+            return true
         }
     }
 
@@ -109,6 +119,14 @@ final class ServerEventLoop: @unchecked Sendable {
 
     /// Loop thread, after the loop returned: frees every C object, then wakes the waiters.
     private func teardown() {
+        // Jobs queued before the loop ended still run (they may resume a waiting caller);
+        // later ones are refused by `execute`.
+        let leftover = queue.withLock { queue in
+            queue.closed = true
+            defer { queue.jobs.removeAll() }
+            return queue.jobs
+        }
+        for job in leftover { job(core) }
         core.teardown()
         core = nil
         if let wakeEvent { event_free(wakeEvent) }

@@ -59,6 +59,7 @@ final class ServerRoundTripTests: XCTestCase {
             ("TLS h2", ["--http2"], tls), ("TLS HTTP/1.1", ["--http1.1"], tls),
             ("h2c", ["--http2-prior-knowledge"], cleartext), ("cleartext HTTP/1.1", ["--http1.1"], cleartext),
         ]
+        let expectedDownload = ServerTestFixture.patternBytes(3 << 20)
         for (name, flags, base) in cases {
             let echoed = try ServerTestFixture.curl(flags + ["--data-binary", "@\(file)", "\(base)/echo"])
             XCTAssertEqual(echoed.status, 200, "\(name): \(echoed.stderr)")
@@ -66,7 +67,7 @@ final class ServerRoundTripTests: XCTestCase {
             XCTAssertTrue(echoed.body == upload, "\(name): echoed body differs")
             let download = try ServerTestFixture.curl(flags + ["\(base)/bytes/\(3 << 20)"])
             XCTAssertEqual(download.status, 200, name)
-            XCTAssertTrue(download.body == ServerTestFixture.patternBytes(3 << 20), "\(name): downloaded body differs")
+            XCTAssertTrue(download.body == expectedDownload, "\(name): downloaded body differs")
         }
     }
 

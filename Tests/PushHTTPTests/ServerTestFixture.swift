@@ -36,7 +36,11 @@ enum ServerTestFixture {
 
     /// Deterministic, non-repeating-looking bytes so a shifted or truncated body is caught.
     static func patternBytes(_ count: Int) -> [UInt8] {
-        (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 8) }
+        var bytes = [UInt8](repeating: 0, count: count)
+        bytes.withUnsafeMutableBufferPointer { buffer in
+            for index in 0..<count { buffer[index] = UInt8(truncatingIfNeeded: index &* 31 &+ index >> 8) }
+        }
+        return bytes
     }
 
     struct CurlResult {
