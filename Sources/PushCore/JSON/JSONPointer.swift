@@ -41,8 +41,12 @@ public struct JSONPointer: Sendable, Hashable, CustomStringConvertible, Expressi
 
     public static let root = JSONPointer(tokens: [])
 
-    public func appending(_ token: String) -> JSONPointer { JSONPointer(tokens: tokens + [token]) }
-    public func appending(_ index: Int) -> JSONPointer { JSONPointer(tokens: tokens + [String(index)]) }
+    public func appending(_ token: String) -> JSONPointer {
+        var t = tokens
+        t.append(token)
+        return JSONPointer(tokens: t)
+    }
+    public func appending(_ index: Int) -> JSONPointer { appending(String(index)) }
     public static func / (lhs: JSONPointer, rhs: String) -> JSONPointer { lhs.appending(rhs) }
     public static func / (lhs: JSONPointer, rhs: Int) -> JSONPointer { lhs.appending(rhs) }
 

@@ -98,8 +98,13 @@ extension JSONValue {
     }
 
     static func escapedCount(_ s: String) -> Int {
+        var s = s
+        return s.withUTF8 { escapedCount($0) }
+    }
+
+    private static func escapedCount(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
         var n = 2
-        for b in s.utf8 {
+        for b in bytes {
             switch b {
             case 0x22, 0x5C, 0x0A, 0x0D, 0x09, 0x08, 0x0C: n += 2
             case 0..<0x20: n += 6

@@ -153,9 +153,22 @@ public struct JSONObject: Sendable, Hashable, Sequence {
         members.last(where: { $0.key == key })
     }
 
+    /// True when some key is written more than once. Payload objects are small, so pairwise
+    /// comparison beats hashing every key (this runs for every object on the gateway's path).
+    public var hasDuplicateKeys: Bool {
+        let n = members.count
+        guard n > 1 else { return false }
+        if n > 32 { return Set(members.map(\.key)).count != n }
+        for i in 1..<n {
+            let k = members[i].key
+            for j in 0..<i where members[j].key == k { return true }
+        }
+        return false
+    }
+
     /// Keys written more than once, each with the members that carry it, in source order.
     public var duplicateKeys: [(key: String, members: [JSONMember])] {
-        guard members.count > 1 else { return [] }
+        guard hasDuplicateKeys else { return [] }
         var seen: [String: Int] = [:]
         var dups: [String] = []
         for m in members {

@@ -118,7 +118,7 @@ enum JSONChecks {
     private static func walk(_ value: JSONValue, _ path: inout [String], _ c: inout FindingCollector) {
         switch value {
         case .object(let o):
-            if o.count > 1 {
+            if o.hasDuplicateKeys {
                 for (key, members) in o.duplicateKeys {
                     c.report(RuleCatalog.jsonDuplicateKey, JSONPointer(tokens: path + [key]),
                              "the key \"\(key)\" appears \(members.count) times in this object; pushlab and most parsers use the last one")

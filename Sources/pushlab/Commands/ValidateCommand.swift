@@ -19,18 +19,26 @@ enum ValidateCommand: Command {
         .flag("--json", help: "Print the reports as JSON."),
         .flag("--strict", help: "Fail (exit 1) on warnings too."),
         .flag("--rules", help: "List the rule catalog instead of validating."),
+        .flag("--markdown", help: "With --rules: print the catalog as docs/validation.md."),
         .value("--push-type", name: "TYPE", help: "apns-push-type to check the payload against (default: inferred from the payload)."),
         .value("--priority", name: "N", help: "apns-priority to check (10, 5 or 1)."),
         .value("--topic", name: "TOPIC", help: "apns-topic to check against the push type's suffix."),
         .value("--collapse-id", name: "ID", help: "apns-collapse-id to check (at most 64 bytes)."),
         .value("--token", name: "TOKEN", help: "APNs device token to check (shape, FCM mix-up)."),
+        .value("--repeat", name: "N", help: "Benchmark: validate every input N times in-process and print the throughput to stderr."),
     ]
 
     /// Generous cap: a payload is ≤ 5 KB, so anything near this is the wrong file.
     static let maxInputBytes = 1 << 20
 
     static func run(_ args: ParsedArguments) async throws -> Int32 {
-        if args.flag("--rules") { return listRules(json: args.flag("--json")) }
+        if args.flag("--rules") {
+            if args.flag("--markdown") {
+                FileHandle.standardOutput.write(Data(RuleCatalog.markdown().utf8))
+                return ExitStatus.success
+            }
+            return listRules(json: args.flag("--json"))
+        }
         guard !args.positionals.isEmpty else {
             throw UsageError("no file given", fix: "pass one or more payload files, or - to read standard input")
         }
@@ -50,6 +58,9 @@ enum ValidateCommand: Command {
                 results.append(FileResult(path: path, report: nil, unreadable: error))
             }
         }
+        if let n = try args.int("--repeat", range: 1...100_000_000) {
+            try benchmark(args.positionals, repeat: n, validator: validator, format: format)
+        }
         if args.flag("--json") {
             emit(try renderJSON(ValidateOutput(results: results, strict: strict)))
         } else {
@@ -57,6 +68,30 @@ enum ValidateCommand: Command {
         }
         if results.contains(where: { $0.unreadable != nil }) { return ExitStatus.usage }
         return results.allSatisfy { $0.report!.passes(strict: strict) } ? ExitStatus.success : ExitStatus.failure
+    }
+
+    /// Times parse+validate and parse-only over the inputs, `n` rounds each (benchmarks/validate.sh).
+    static func benchmark(_ paths: [String], repeat n: Int, validator: Validator, format: PayloadFormat?) throws {
+        let inputs = try paths.filter { $0 != "-" }.map { (bytes: try readBounded($0), format: format ?? ($0.hasSuffix(".apns") ? PayloadFormat.simulator : nil)) }
+        let totalBytes = inputs.reduce(0) { $0 + $1.bytes.count }
+        let clock = ContinuousClock()
+        var findings = 0
+        let validateTime = clock.measure {
+            for _ in 0..<n { for input in inputs { findings &+= validator.validate(bytes: input.bytes, as: input.format).findings.count } }
+        }
+        let parser = JSONParser()
+        var parsed = 0
+        let parseTime = clock.measure {
+            for _ in 0..<n { for input in inputs { if (try? parser.parse(input.bytes)) != nil { parsed &+= 1 } } }
+        }
+        func rate(_ d: Duration) -> Double {
+            let s = Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+            return Double(n * inputs.count) / s
+        }
+        let count = n * inputs.count
+        printError("bench: files=\(inputs.count) bytes=\(totalBytes) rounds=\(n) payloads=\(count) findings=\(findings / n)")
+        printError("bench: validate \(validateTime) → \(Int(rate(validateTime))) payloads/s")
+        printError("bench: parse-only \(parseTime) → \(Int(rate(parseTime))) payloads/s (parsed ok per round: \(parsed / n))")
     }
 
     static func parseFormat(_ raw: String?) throws -> PayloadFormat? {

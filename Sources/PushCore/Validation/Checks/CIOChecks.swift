@@ -53,10 +53,23 @@ enum CIOChecks {
             c.report(RuleCatalog.cioMutableContent, aps == nil ? base : base / "aps",
                      "this Customer.io push has no \"mutable-content\": 1, so the NSE never runs and \(lost) \(lost.contains(" and ") ? "are" : "is") lost")
         }
-        let showsAlert = aps.map { APS(aps: $0).showsAlert } ?? false
+        let showsAlert = aps.map(CIOChecks.showsAlert) ?? false
         if !implied.alert, !showsAlert {
             c.report(RuleCatalog.cioAlertRequired, aps == nil ? base : base / "aps",
                      "this Customer.io push shows no alert, so the NSE does not run and \(lost) \(lost.contains(" and ") ? "are" : "is") lost")
+        }
+    }
+
+    /// iOS shows an alert when aps.alert has some text (a string, or title/subtitle/body/loc keys).
+    static func showsAlert(_ aps: JSONObject) -> Bool {
+        switch aps["alert"] {
+        case .string(let s)?: return !s.isEmpty
+        case .object(let a)?:
+            for key in ["title", "subtitle", "body", "title-loc-key", "loc-key"] {
+                if let s = a[key]?.stringValue, !s.isEmpty { return true }
+            }
+            return false
+        default: return false
         }
     }
 

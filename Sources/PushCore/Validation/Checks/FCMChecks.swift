@@ -106,13 +106,23 @@ enum FCMChecks {
             case "topic":
                 if !isValidTopic(s) { c.report(RuleCatalog.fcmTopicFormat, p / key, "topic \"\(s)\" has characters outside [a-zA-Z0-9-_.~%]") }
             default:
-                let topics = s.components(separatedBy: "in topics").count - 1
+                let topics = occurrences(of: "in topics", in: s)
                 if topics == 0 || topics > 5 {
                     c.report(RuleCatalog.fcmConditionFormat, p / key,
                              topics == 0 ? "condition \"\(s)\" names no topic ('<topic>' in topics)" : "condition names \(topics) topics; at most 5 are allowed")
                 }
             }
         }
+    }
+
+    static func occurrences(of needle: String, in text: String) -> Int {
+        let h = Array(text.utf8), n = Array(needle.utf8)
+        guard h.count >= n.count else { return 0 }
+        var count = 0, i = 0
+        while i <= h.count - n.count {
+            if h[i] == n[0], Array(h[i..<i + n.count]) == n { count += 1; i += n.count } else { i += 1 }
+        }
+        return count
     }
 
     /// `^(/topics/)?[a-zA-Z0-9-_.~%]+$`

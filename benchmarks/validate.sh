@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Validation throughput on the payloads/ corpus, on one core, with peak memory.
+# pushlab: parse + full rule catalog, and parse only (`pushlab validate --repeat N`).
+# Reference (parse only, NOT a validator): CPython's json.loads on the same bytes, same rounds.
+# Writes benchmarks/results/validate.md.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROUNDS=${ROUNDS:-2000}
+BIN=.build/release/pushlab
+OUT=benchmarks/results/validate.md
+[ -x "$BIN" ] || swift build -c release --product pushlab >/dev/null
+
+# The corpus: every good sample and every invalid sample (one per rule).
+mapfile -t FILES < <(ls payloads/apns/*.json payloads/fcm/*.json payloads/simulator/*.apns; ls payloads/invalid/* | grep -v expected.json)
+GOOD=(payloads/apns/*.json payloads/fcm/*.json payloads/simulator/*.apns)
+PY=python3
+
+run_pushlab() {  # $1 label, rest: files
+  local label=$1; shift
+  local err; err=$(mktemp)
+  /usr/bin/time -v taskset -c 0 "$BIN" validate --repeat "$ROUNDS" "$@" >/dev/null 2>"$err" || true
+  local v p rss
+  v=$(sed -n 's/.*bench: validate .* → \([0-9]*\) payloads\/s.*/\1/p' "$err")
+  p=$(sed -n 's/.*bench: parse-only .* → \([0-9]*\) payloads\/s.*/\1/p' "$err")
+  rss=$(sed -n 's/.*Maximum resident set size (kbytes): \([0-9]*\).*/\1/p' "$err")
+  echo "$label $v $p $rss"
+  rm -f "$err"
+}
+
+run_python() {  # parse-only reference: json.loads over the same bytes, same rounds
+  local err; err=$(mktemp)
+  /usr/bin/time -v taskset -c 0 "$PY" - "$ROUNDS" "$@" >"$err.out" 2>"$err" <<'PYEOF' || true
+import json, sys, time
+rounds = int(sys.argv[1]); blobs = [open(f, "rb").read() for f in sys.argv[2:]]
+ok = 0
+t = time.perf_counter()
+for _ in range(rounds):
+    for b in blobs:
+        try:
+            json.loads(b); ok += 1
+        except Exception:
+            pass
+dt = time.perf_counter() - t
+print(int(rounds * len(blobs) / dt))
+PYEOF
+  echo "$(cat "$err.out") $(sed -n 's/.*Maximum resident set size (kbytes): \([0-9]*\).*/\1/p' "$err")"
+  rm -f "$err" "$err.out"
+}
+
+read -r _ ALLV ALLP ALLRSS < <(run_pushlab all "${FILES[@]}")
+read -r _ GOODV GOODP GOODRSS < <(run_pushlab good "${GOOD[@]}")
+read -r PYALL PYRSS < <(run_python "${FILES[@]}")
+read -r PYGOOD _ < <(run_python "${GOOD[@]}")
+BYTES=$(cat "${FILES[@]}" | wc -c)
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
+
+{
+  echo "# Validation throughput"
+  echo
+  echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC')"
+  echo "- machine: $(nproc) cores, $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1), $(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo) RAM"
+  echo "- load average at start: $(cut -d' ' -f1-3 /proc/loadavg) (the machine is shared with other jobs; numbers vary by ±30% between runs)"
+  echo "- tools: $(swift --version 2>&1 | head -1); $($PY --version 2>&1)"
+  echo "- corpus: ${#FILES[@]} files from payloads/ (${#GOOD[@]} good samples + one invalid sample per rule), $BYTES bytes; $ROUNDS rounds"
+  echo "- pinned to one core with \`taskset -c 0\`; peak memory is the maximum RSS from \`/usr/bin/time -v\`"
+  echo
+  echo "Commands:"
+  echo
+  echo '```'
+  echo "taskset -c 0 $BIN validate --repeat $ROUNDS <corpus>      # prints validate and parse-only rates to stderr"
+  echo "taskset -c 0 $PY -c 'json.loads over the same bytes, same rounds'   # see benchmarks/validate.sh"
+  echo '```'
+  echo
+  echo "| what | corpus | payloads/s (1 core) | peak RSS |"
+  echo "| --- | --- | ---: | ---: |"
+  echo "| pushlab: parse + all $(.build/release/pushlab validate --rules | tail -1 | cut -d' ' -f1) rules | all ${#FILES[@]} files | $ALLV | $ALLRSS KiB |"
+  echo "| pushlab: parse + all rules | ${#GOOD[@]} good samples | $GOODV | $GOODRSS KiB |"
+  echo "| pushlab: parse only | all | $ALLP | (same process) |"
+  echo "| pushlab: parse only | good | $GOODP | (same process) |"
+  echo "| reference, parse only: CPython json.loads | all | $PYALL | $PYRSS KiB |"
+  echo "| reference, parse only: CPython json.loads | good | $PYGOOD | |"
+  echo
+  echo "Ratios from this run: pushlab parse-only / json.loads = $(ratio "$ALLP" "$PYALL") (all), $(ratio "$GOODP" "$PYGOOD") (good);"
+  echo "pushlab full validation / json.loads parse-only = $(ratio "$ALLV" "$PYALL") (all), $(ratio "$GOODV" "$PYGOOD") (good)."
+  echo
+  echo "json.loads is a parse-only reference, not a peer validator: it keeps no positions, key order"
+  echo "duplicates or number literals and checks no rules. The target is ≥ 50,000 payloads/s for full"
+  echo "validation on one core."
+} > "$OUT"
+cat "$OUT"
