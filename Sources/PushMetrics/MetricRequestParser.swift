@@ -1,4 +1,5 @@
 import Foundation
+import PushCore
 
 /// What one accepted request carried.
 public struct ParsedMetricRequest: Sendable, Equatable {
@@ -35,13 +36,13 @@ public enum MetricRequestParser {
 
     /// `/v1/b`: `{"batch": [items], "sentAt": …, "writeKey": …}`. Every item is checked
     /// before any is accepted (all or nothing, so a 400 never half-stores a batch).
-    static func batch(_ json: IngestJSON) throws(MetricRejection) -> ParsedMetricRequest {
+    static func batch(_ json: JSONValue) throws(MetricRejection) -> ParsedMetricRequest {
         let reader = try FieldReader(json, pointer: "")
         let writeKey = try reader.optionalString("writeKey")
-        guard let list = reader.object["batch"], list != .null else {
-            throw .missingField(pointer: "/batch", expected: "an array of events")
+        guard let list = reader.value("batch") else { throw .missingField(pointer: "/batch", expected: "an array of events") }
+        guard case .array(let items) = list else {
+            throw .wrongType(pointer: "/batch", expected: "an array, not \(IngestJSON.typeName(list))")
         }
-        guard case .array(let items) = list else { throw .wrongType(pointer: "/batch", expected: "an array, not \(list.typeName)") }
         guard !items.isEmpty else { throw .emptyBatch }
         var metrics: [ReportedMetric] = []
         var ignored = 0
@@ -90,7 +91,7 @@ public enum MetricRequestParser {
     }
 
     /// Legacy `/push/events`: `{"delivery_id","device_id","event","timestamp": <unix s>}`.
-    static func legacy(_ json: IngestJSON) throws(MetricRejection) -> ReportedMetric {
+    static func legacy(_ json: JSONValue) throws(MetricRejection) -> ReportedMetric {
         let reader = try FieldReader(json, pointer: "")
         let deliveryID = try reader.string("delivery_id", "the push's CIO-Delivery-ID")
         guard isWellFormedDeliveryID(deliveryID) else { throw .malformedDeliveryID(pointer: "/delivery_id", value: deliveryID) }
@@ -101,14 +102,14 @@ public enum MetricRequestParser {
         let device = try reader.string("device_id", "the device token")
         var timestamp: Date?
         var timestampText: String?
-        switch reader.object["timestamp"] {
-        case nil, .null?:
+        switch reader.value("timestamp") {
+        case nil:
             break
-        case .number(let seconds)? where seconds.isFinite && seconds >= 0:
-            timestamp = Date(timeIntervalSince1970: seconds)
-            timestampText = seconds.rounded() == seconds ? String(Int64(seconds)) : String(seconds)
+        case .number(let n)? where n.doubleValue.isFinite && n.doubleValue >= 0:
+            timestamp = Date(timeIntervalSince1970: n.doubleValue)
+            timestampText = n.text
         case let other?:
-            let shown: String = { if case .string(let s) = other { return s } else { return other.typeName } }()
+            let shown: String = { if case .string(let s) = other { return s } else { return IngestJSON.typeName(other) } }()
             throw .malformedTimestamp(pointer: "/timestamp", value: shown, expected: "Unix seconds as a number, e.g. 1775126768")
         }
         return ReportedMetric(route: .legacyEvents, deliveryID: deliveryID, metric: metric, recipient: device,
