@@ -1,3 +1,4 @@
+import Glibc
 import Synchronization
 
 /// An HTTP/2 (and HTTP/1.1) server on nghttp2 + libevent + OpenSSL, one event-loop thread.
@@ -32,6 +33,9 @@ public final class HTTPServer: Sendable {
 
     /// Binds the listeners (so a busy port fails here, not later) and starts the loop thread.
     public func start() throws(HTTPServerError) {
+        // A peer that closes while we write must cost one connection, not the process: OpenSSL
+        // and libevent write with plain write(2), which raises SIGPIPE by default.
+        signal(SIGPIPE, SIG_IGN)
         try state.withLock { state throws(HTTPServerError) in
             guard case .idle = state else { throw .alreadyStarted }
             let loop = try ServerEventLoop()
