@@ -3,7 +3,7 @@ import PushCore
 import PushHTTP
 
 /// An OAuth2 access token. `description` never shows the value.
-public struct AccessToken: Sendable, Hashable, CustomStringConvertible {
+public struct AccessToken: Sendable, Hashable, CustomStringConvertible, CustomReflectable {
     public let value: String
     public let tokenType: String
     public let expiresAt: Date
@@ -17,6 +17,10 @@ public struct AccessToken: Sendable, Hashable, CustomStringConvertible {
     /// The `authorization` header value.
     public var authorization: String { "Bearer \(value)" }
     public var description: String { "AccessToken(\(tokenType) <redacted>, expires \(expiresAt))" }
+    /// `dump()` and debuggers show the same redacted view.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["value": "<redacted>", "tokenType": tokenType, "expiresAt": expiresAt])
+    }
 }
 
 /// Why an access token could not be obtained. Never includes the assertion or a token.

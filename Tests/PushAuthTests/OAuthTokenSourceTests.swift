@@ -29,6 +29,9 @@ final class OAuthTokenSourceTests: XCTestCase {
         XCTAssertEqual(token.authorization, "Bearer token-1")
         XCTAssertEqual(token.expiresAt, clock.now.addingTimeInterval(3599))
         XCTAssertFalse(token.description.contains("token-1"))
+        var dumped = ""
+        dump(token, to: &dumped)
+        XCTAssertFalse(dumped.contains("token-1"), dumped)
 
         let request = try XCTUnwrap(endpoint.requests.first)
         XCTAssertEqual(request.method, "POST")

@@ -32,6 +32,9 @@ final class ProviderTokenCacheTests: XCTestCase {
         XCTAssertEqual(token.authorization, "bearer " + token.jwt)
         XCTAssertFalse(token.description.contains(token.jwt))
         XCTAssertFalse("\(token)".contains(String(token.jwt.prefix(20))))
+        var dumped = ""
+        dump(token, to: &dumped)
+        XCTAssertFalse(dumped.contains(String(token.jwt.prefix(20))), dumped)
     }
 
     func testExpiredRejectionBefore20MinutesDoesNotMint() throws {
