@@ -5,29 +5,34 @@ import TestSupport
 /// Issue 3 "Tests": every rule fires on its bad sample at the expected place, and no rule
 /// fires on the good samples.
 final class RuleSamplesTests: XCTestCase {
-    func testEveryRuleFiresOnItsInvalidSampleAtTheExpectedPlace() throws {
-        let cases = try PayloadSamples.invalidCases()
-        XCTAssertFalse(cases.isEmpty)
+    /// Validates the rule's sample from payloads/invalid with its manifest context and checks the
+    /// rule fires at the expected place with a message and fix — and fires on no good sample.
+    static func assertRuleFires(_ rule: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        let cases = try PayloadSamples.invalidCases().filter { $0.rule == rule }
+        XCTAssertFalse(cases.isEmpty, "no sample for \(rule) in payloads/invalid/expected.json", file: file, line: line)
         for c in cases {
             let bytes = try PayloadSamples.bytes("payloads/invalid/\(c.file)")
             let validator = Validator(options: ValidationOptions(apns: c.context))
             let report = validator.validate(bytes: bytes, as: c.format ?? PayloadSamples.format(forPath: c.file))
-            let hits = report.findings(for: c.rule)
-            XCTAssertFalse(hits.isEmpty, "\(c.rule) did not fire on \(c.file); got \(report.findings.map(\.ruleID))")
+            let hits = report.findings(for: rule)
+            XCTAssertFalse(hits.isEmpty, "\(rule) did not fire on \(c.file); got \(report.findings.map(\.ruleID))", file: file, line: line)
             if let pointer = c.pointer {
-                XCTAssertTrue(hits.contains { $0.pointer == pointer }, "\(c.rule): expected pointer \(pointer), got \(hits.map(\.place))")
+                XCTAssertTrue(hits.contains { $0.pointer == pointer }, "\(rule): expected pointer \(pointer), got \(hits.map(\.place))", file: file, line: line)
             }
             if let header = c.header {
-                XCTAssertTrue(hits.contains { $0.header == header }, "\(c.rule): expected header \(header), got \(hits.map(\.place))")
+                XCTAssertTrue(hits.contains { $0.header == header }, "\(rule): expected header \(header), got \(hits.map(\.place))", file: file, line: line)
             }
-            if let line = c.line {
-                XCTAssertTrue(hits.contains { $0.location?.line == line }, "\(c.rule): expected line \(line), got \(hits.map { $0.location?.description ?? "-" })")
+            if let expectedLine = c.line {
+                XCTAssertTrue(hits.contains { $0.location?.line == expectedLine }, "\(rule): expected line \(expectedLine)", file: file, line: line)
             }
             for hit in hits {
-                XCTAssertFalse(hit.message.isEmpty, c.rule)
-                XCTAssertFalse(hit.fix.isEmpty, c.rule)
-                if hit.pointer != nil, !bytes.isEmpty { XCTAssertNotNil(hit.location, "\(c.rule): findings in a parsed file carry a line") }
+                XCTAssertFalse(hit.message.isEmpty || hit.fix.isEmpty, rule, file: file, line: line)
+                if hit.pointer != nil, !bytes.isEmpty { XCTAssertNotNil(hit.location, "\(rule): findings carry a line", file: file, line: line) }
             }
+        }
+        for good in PayloadSamples.goodFiles() {
+            let report = Validator().validate(bytes: try PayloadSamples.bytes(good), as: PayloadSamples.format(forPath: good))
+            XCTAssertTrue(report.findings(for: rule).isEmpty, "\(rule) fired on the good sample \(good)", file: file, line: line)
         }
     }
 
