@@ -17,6 +17,15 @@ public struct AssociatedDomain: Sendable, Hashable, Codable {
         self.paths = paths
     }
 
+    enum CodingKeys: String, CodingKey, CaseIterable { case domain, components, paths }
+    public init(from decoder: Decoder) throws {
+        try rejectUnknownProfileKeys(decoder, known: CodingKeys.allCases.map(\.rawValue))
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        domain = try c.decode(String.self, forKey: .domain)
+        components = try c.decodeIfPresent([AASAComponent].self, forKey: .components)
+        paths = try c.decodeIfPresent([String].self, forKey: .paths)
+    }
+
     /// The host part, without `applinks:` and `?mode=…`, lowercased.
     public var host: String {
         var d = domain

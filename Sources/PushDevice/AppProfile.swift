@@ -250,6 +250,8 @@ public enum AppProfileError: Error, Sendable, Equatable, CustomStringConvertible
                 "sdkMode": SDKMode.allCases.map(\.rawValue),
                 "region": MetricsRegion.allCases.map(\.rawValue),
                 "appGroupStore": AppGroupStoreKind.allCases.map(\.rawValue),
+                "framework": DeepLinkProfile.FrameworkBridge.Framework.allCases.map(\.rawValue),
+                "coldStartTaps": DeepLinkProfile.ColdStartTapDelivery.allCases.map(\.rawValue),
             ]
             if let key = ctx.codingPath.last?.stringValue, let values = allowed[key] {
                 return .invalidValue(source: source, pointer: pointer(ctx.codingPath),

@@ -30,78 +30,6 @@ public struct DeepLinkProfile: Sendable, Hashable, Codable {
     /// Other apps on the device: their schemes and associated domains claim links too.
     public var installedApps: [InstalledApp]
 
-    public struct URLHandler: Sendable, Hashable, Codable {
-        public var accepts: [AASAPattern]
-        public init(accepts: [String]) { self.accepts = accepts.map(AASAPattern.init) }
-        /// True when the handler returns true for `url`.
-        public func handles(_ url: String) -> Bool { accepts.contains { $0.matches(url) } }
-    }
-
-    public struct AppDelegateHandlers: Sendable, Hashable, Codable {
-        /// `application(_:continue:restorationHandler:)` — tier 2 calls it. Absent = not implemented.
-        public var continueUserActivity: URLHandler?
-        /// `application(_:open:options:)` — how an app-scheme URL arrives without UIScene.
-        public var openURL: URLHandler?
-        public init(continueUserActivity: URLHandler? = nil, openURL: URLHandler? = nil) {
-            self.continueUserActivity = continueUserActivity
-            self.openURL = openURL
-        }
-    }
-
-    public struct SceneHandlers: Sendable, Hashable, Codable {
-        /// `scene(_:willConnectTo:options:)` reading `connectionOptions.urlContexts` (cold launch).
-        public var willConnectTo: URLHandler?
-        /// `scene(_:openURLContexts:)` (warm, app scheme).
-        public var openURLContexts: URLHandler?
-        /// `scene(_:continue:)` (warm, universal links).
-        public var continueUserActivity: URLHandler?
-        public init(willConnectTo: URLHandler? = nil, openURLContexts: URLHandler? = nil, continueUserActivity: URLHandler? = nil) {
-            self.willConnectTo = willConnectTo
-            self.openURLContexts = openURLContexts
-            self.continueUserActivity = continueUserActivity
-        }
-    }
-
-    public struct FrameworkBridge: Sendable, Hashable, Codable {
-        public enum Framework: String, Sendable, Hashable, Codable, CaseIterable {
-            case none, reactNative = "react-native", flutter, expo
-        }
-        public var framework: Framework
-        /// Seconds after a cold launch until the app signals ready; nil = never.
-        public var readyAfterSeconds: Double?
-        public init(framework: Framework, readyAfterSeconds: Double? = nil) {
-            self.framework = framework
-            self.readyAfterSeconds = readyAfterSeconds
-        }
-        /// §5: buffered cold-launch destinations fall back to tier 3 after 10 seconds.
-        public static let readinessTimeout: Double = 10
-    }
-
-    public enum ColdStartTapDelivery: String, Sendable, Hashable, Codable, CaseIterable {
-        /// The SDK is the notification-center delegate from launch (Customer.io 4.x).
-        case delegate
-        /// Cold-start taps arrive only in the launch options (Retainza, §6).
-        case launchOptions = "launch-options"
-    }
-
-    public struct InstalledApp: Sendable, Hashable, Codable {
-        public var name: String
-        public var urlSchemes: [String]
-        public var associatedDomains: [AssociatedDomain]
-        public init(name: String, urlSchemes: [String] = [], associatedDomains: [AssociatedDomain] = []) {
-            self.name = name
-            self.urlSchemes = urlSchemes
-            self.associatedDomains = associatedDomains
-        }
-        enum CodingKeys: String, CodingKey { case name, urlSchemes, associatedDomains }
-        public init(from decoder: Decoder) throws {
-            let c = try decoder.container(keyedBy: CodingKeys.self)
-            name = try c.decode(String.self, forKey: .name)
-            urlSchemes = try c.decodeIfPresent([String].self, forKey: .urlSchemes) ?? []
-            associatedDomains = try c.decodeIfPresent([AssociatedDomain].self, forKey: .associatedDomains) ?? []
-        }
-    }
-
     public init(urlSchemes: [String] = [], associatedDomains: [AssociatedDomain] = [], callback: URLHandler? = nil,
                 appDelegate: AppDelegateHandlers = AppDelegateHandlers(), scene: SceneHandlers? = nil,
                 bridge: FrameworkBridge? = nil, coldStartTaps: ColdStartTapDelivery = .delegate,
@@ -126,7 +54,7 @@ public struct DeepLinkProfile: Sendable, Hashable, Codable {
     }
 
     public init(from decoder: Decoder) throws {
-        try DeepLinkProfile.rejectUnknownKeys(decoder)
+        try rejectUnknownProfileKeys(decoder, known: CodingKeys.allCases.map(\.rawValue))
         let c = try decoder.container(keyedBy: CodingKeys.self)
         self.init(
             urlSchemes: try c.decodeIfPresent([String].self, forKey: .urlSchemes) ?? [],
@@ -140,23 +68,6 @@ public struct DeepLinkProfile: Sendable, Hashable, Codable {
             showInForeground: try c.decodeIfPresent(Bool.self, forKey: .showInForeground) ?? true,
             otherNotificationDelegates: try c.decodeIfPresent([String].self, forKey: .otherNotificationDelegates) ?? [],
             installedApps: try c.decodeIfPresent([InstalledApp].self, forKey: .installedApps) ?? [])
-    }
-
-    private struct AnyKey: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
-    }
-
-    private static func rejectUnknownKeys(_ decoder: Decoder) throws {
-        let known = Set(CodingKeys.allCases.map(\.rawValue))
-        let all = try decoder.container(keyedBy: AnyKey.self)
-        if let unknown = all.allKeys.first(where: { !known.contains($0.stringValue) }) {
-            throw DecodingError.dataCorrupted(.init(
-                codingPath: all.codingPath + [unknown],
-                debugDescription: "unknown key; known keys: \(known.sorted().joined(separator: ", "))"))
-        }
     }
 
     /// The profile as it is after adopting UIScene the usual way (`pushlab open --scene`): the
