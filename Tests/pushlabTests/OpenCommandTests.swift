@@ -75,6 +75,43 @@ final class OpenCommandTests: XCTestCase {
         XCTAssertEqual(outcome["action"] as? String, "dismiss")
     }
 
+    func testTheNSEImageIsDeletedAfterADefaultTapButNotAfterADismissal() throws {
+        let dir = Fixtures.temporaryDirectory("open")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let image = dir.appendingPathComponent("cio_sdk").appendingPathComponent("\(UUID().uuidString)_kettle.png")
+        try FileManager.default.createDirectory(at: image.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data([0x89, 0x50, 0x4E, 0x47]).write(to: image)
+
+        let dismissed = try ProcessRunner.pushlab(["open", universal, "--app", demo, "--action", "dismiss", "--no-metrics",
+                                                   "--attachment", image.path])
+        XCTAssertEqual(dismissed.status, 0, dismissed.stderr)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: image.path))
+
+        let tapped = try ProcessRunner.pushlab(["open", universal, "--app", demo, "--no-metrics", "--attachment", image.path])
+        XCTAssertEqual(tapped.status, 0, tapped.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: image.path))
+        XCTAssertTrue(tapped.stdout.contains("images:       deleted \(image.path)"), tapped.stdout)
+    }
+
+    func testAnFCMMessageIsTappedAsTheAPNsPayloadIOSReceives() throws {
+        let dir = Fixtures.temporaryDirectory("open")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let fcm = dir.appendingPathComponent("fcm.json").path
+        try #"{"message": {"token": "t", "apns": {"payload": {"aps": {"alert": "x"}, "CIO": {"push": {"link": "pushlab://orders/1"}}, "CIO-Delivery-ID": "d", "CIO-Delivery-Token": "k"}}}}"#
+            .write(toFile: fcm, atomically: true, encoding: .utf8)
+        let r = try ProcessRunner.pushlab(["open", fcm, "--app", demo, "--no-metrics", "--json"])
+        XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
+        let outcome = try XCTUnwrap((JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])?["outcome"] as? [String: Any])
+        XCTAssertEqual(outcome["tier"] as? Int, 1)
+        XCTAssertEqual(outcome["link"] as? String, "pushlab://orders/1")
+
+        let bare = dir.appendingPathComponent("fcm-bare.json").path
+        try #"{"message": {"token": "t", "notification": {"title": "x"}}}"#.write(toFile: bare, atomically: true, encoding: .utf8)
+        let missing = try ProcessRunner.pushlab(["open", bare, "--app", demo])
+        XCTAssertEqual(missing.status, 2)
+        XCTAssertTrue(missing.stderr.contains("/message/apns/payload is missing"), missing.stderr)
+    }
+
     func testBadInputIsAUsageErrorNamingTheFileOrFlag() throws {
         let dir = Fixtures.temporaryDirectory("open")
         defer { try? FileManager.default.removeItem(at: dir) }
