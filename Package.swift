@@ -8,6 +8,7 @@ let package = Package(
     products: [
         .executable(name: "pushlab", targets: ["pushlab"]),
         .executable(name: "pushlab-bench-auth", targets: ["pushlab-bench-auth"]),
+        .executable(name: "pushlab-bench-client", targets: ["pushlab-bench-client"]),
     ],
     targets: [
         .target(
@@ -38,6 +39,8 @@ let package = Package(
         ),
         // Measures JWT sign/verify for benchmarks/auth.sh; not part of the CLI.
         .executableTarget(name: "pushlab-bench-auth", dependencies: ["PushAuth"]),
+        // Drives HTTPClient for benchmarks/transport-client.sh; not part of the CLI.
+        .executableTarget(name: "pushlab-bench-client", dependencies: ["PushHTTP"]),
         .target(name: "TestSupport", dependencies: ["PushHTTP"], path: "Tests/TestSupport"),
         .testTarget(name: "PushCoreTests", dependencies: ["PushCore", "TestSupport"]),
         .testTarget(name: "PushAuthTests", dependencies: ["PushAuth", "TestSupport"]),

@@ -126,7 +126,7 @@ public enum HTTPClientError: Error, Sendable, Equatable, CustomStringConvertible
         switch self {
         case .invalidURL(let url): return "invalid URL '\(url)'"
         case .connectFailed(let why): return "could not connect: \(why)"
-        case .tlsFailed(let why): return "TLS failed: \(why) (pass --ca-file to trust a local CA)"
+        case .tlsFailed(let why): return "TLS failed: \(why)"
         case .timedOut(let after): return "timed out after \(after)"
         case .cancelled: return "cancelled"
         case .responseTooLarge(let limit): return "response body exceeded \(limit) bytes; transfer aborted"

@@ -1,9 +1,11 @@
 // libcurl: curl_easy_setopt / curl_multi_setopt / curl_easy_getinfo are variadic, so Swift
-// needs one typed wrapper per argument kind.
+// needs one typed wrapper per argument kind. The helpers below them keep per-request string
+// formatting in C so the client's hot path does not build Swift strings.
 #ifndef CPUSHLAB_CURL_H
 #define CPUSHLAB_CURL_H
 
 #include <curl/curl.h>
+#include <stddef.h>
 
 CURLcode cpl_easy_setopt_long(CURL *handle, CURLoption option, long value);
 CURLcode cpl_easy_setopt_pointer(CURL *handle, CURLoption option, void *value);
@@ -13,10 +15,25 @@ CURLcode cpl_easy_setopt_write_callback(CURL *handle, size_t (*cb)(char *, size_
 CURLcode cpl_easy_setopt_header_callback(CURL *handle, size_t (*cb)(char *, size_t, size_t, void *));
 CURLcode cpl_easy_setopt_read_callback(CURL *handle, size_t (*cb)(char *, size_t, size_t, void *));
 CURLcode cpl_easy_setopt_xferinfo_callback(CURL *handle, int (*cb)(void *, curl_off_t, curl_off_t, curl_off_t, curl_off_t));
+CURLcode cpl_easy_setopt_opensocket_callback(CURL *handle, curl_socket_t (*cb)(void *, curlsocktype, struct curl_sockaddr *));
+CURLcode cpl_easy_setopt_closesocket_callback(CURL *handle, int (*cb)(void *, curl_socket_t));
 CURLMcode cpl_multi_setopt_long(CURLM *handle, CURLMoption option, long value);
+CURLMcode cpl_multi_setopt_pointer(CURLM *handle, CURLMoption option, void *value);
 CURLcode cpl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value);
 CURLcode cpl_easy_getinfo_double(CURL *handle, CURLINFO info, double *value);
 CURLcode cpl_easy_getinfo_off_t(CURL *handle, CURLINFO info, curl_off_t *value);
 CURLcode cpl_easy_getinfo_pointer(CURL *handle, CURLINFO info, void **value);
+
+/// Appends the header line "name: value" to `list`: "name;" when the value is empty (libcurl's
+/// syntax for sending a header with no value), "name:" when `value` is NULL (libcurl's syntax
+/// for suppressing a header it would add itself). Returns the new list head, or NULL
+/// when out of memory (the old list is then left untouched).
+struct curl_slist *cpl_slist_append_header(struct curl_slist *list, const char *name, size_t name_len,
+                                           const char *value, size_t value_len);
+
+/// The next CURLMsg of kind CURLMSG_DONE from curl_multi_info_read: the easy handle and its
+/// result. Returns 0 when no more messages are queued. (CURLMsg's `data` is a C union Swift
+/// cannot read portably.)
+int cpl_multi_next_done(CURLM *multi, CURL **easy, CURLcode *result);
 
 #endif

@@ -1,0 +1,148 @@
+import CPushLab
+import Synchronization
+
+/// One HTTP exchange (a single hop: redirects are followed above, in `HTTPClient`) handed to
+/// the loop thread. `continuation` is resumed exactly once, by whoever removes the submission
+/// from the inbox or the loop's active set.
+struct TransferSubmission: Sendable {
+    let id: UInt64
+    let request: HTTPRequest
+    let timeout: Duration
+    let continuation: UnsafeContinuation<HTTPResponse, any Error>
+}
+
+/// How the loop should stop.
+enum LoopStopMode: Sendable, Equatable {
+    /// Let transfers already handed to libcurl finish (each is bounded by its timeout).
+    case finishInFlight
+    /// Remove every transfer at once; their callers get `HTTPClientError.shutDown`.
+    case abortInFlight
+}
+
+/// The multi handle as other threads may use it: only for `curl_multi_wakeup`, which libcurl
+/// documents as callable from any thread. The inbox keeps it only while the handle is alive
+/// and calls wakeup with its lock held, so a wakeup never races `curl_multi_cleanup`.
+struct MultiWakeHandle: @unchecked Sendable {
+    let multi: UnsafeMutableRawPointer
+    func wake() { _ = curl_multi_wakeup(multi) }
+}
+
+/// The only state shared between callers' tasks and the client's loop thread. Everything in
+/// `State` is protected by `state`'s mutex; request ids come from an atomic counter.
+final class CurlInbox: Sendable {
+    struct State {
+        /// Submitted, not yet handed to libcurl. Swapped out wholesale by the loop.
+        var submissions: [TransferSubmission] = []
+        /// Ids whose tasks were cancelled; the loop removes them from libcurl if still active.
+        var cancellations: [UInt64] = []
+        var stopMode: LoopStopMode?
+        /// Nil once the loop has cleaned up the multi handle.
+        var wakeHandle: MultiWakeHandle?
+        /// True when the loop has asked for a wakeup that it has not consumed yet: further
+        /// submissions need no wakeup of their own (the loop drains everything at once).
+        var wakePending = false
+        var stats = HTTPClientStats()
+        var finished = false
+        var finishWaiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private let state: Mutex<State>
+    private let ids = Atomic<UInt64>(0)
+
+    init(wakeHandle: MultiWakeHandle) {
+        state = Mutex(State(wakeHandle: wakeHandle))
+    }
+
+    func nextID() -> UInt64 { ids.wrappingAdd(1, ordering: .relaxed).newValue }
+
+    var stats: HTTPClientStats { state.withLock { $0.stats } }
+
+    // MARK: caller side (any task)
+
+    /// Queues `submission` for the loop, or fails it at once when the client is stopping or
+    /// the calling task is already cancelled. Runs on the submitting task, so `Task.isCancelled`
+    /// is that task's flag: the flag is set before a cancellation handler runs, and the handler
+    /// takes this same lock, so a cancellation either is seen here or arrives after the
+    /// submission in the inbox — never lost in between.
+    func submit(_ submission: TransferSubmission) {
+        let rejection: HTTPClientError? = state.withLock { s in
+            if s.stopMode != nil || s.finished { return .shutDown }
+            if Task.isCancelled { return .cancelled }
+            s.submissions.append(submission)
+            wakeLocked(&s)
+            return nil
+        }
+        if let rejection { submission.continuation.resume(throwing: rejection) }
+    }
+
+    func cancel(id: UInt64) {
+        state.withLock { s in
+            guard !s.finished else { return }
+            s.cancellations.append(id)
+            wakeLocked(&s)
+        }
+    }
+
+    /// Asks the loop to stop and returns the submissions it never saw, for the caller to fail.
+    func beginStop(_ mode: LoopStopMode) -> [TransferSubmission] {
+        state.withLock { s in
+            if s.stopMode != .abortInFlight { s.stopMode = mode }
+            let queued = s.submissions
+            s.submissions.removeAll()
+            wakeLocked(&s)
+            return queued
+        }
+    }
+
+    func waitUntilFinished() async {
+        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+            let done = state.withLock { s in
+                if s.finished { return true }
+                s.finishWaiters.append(c)
+                return false
+            }
+            if done { c.resume() }
+        }
+    }
+
+    private func wakeLocked(_ s: inout State) {
+        guard !s.wakePending, let handle = s.wakeHandle else { return }
+        s.wakePending = true
+        handle.wake()
+    }
+
+    // MARK: loop side (the loop thread only)
+
+    /// Moves everything queued into the loop's buffers (swapping arrays keeps both capacities,
+    /// so steady traffic allocates nothing here) and returns the stop mode, if any.
+    func drain(submissions: inout [TransferSubmission], cancellations: inout [UInt64]) -> LoopStopMode? {
+        state.withLock { s in
+            swap(&s.submissions, &submissions)
+            swap(&s.cancellations, &cancellations)
+            s.wakePending = false
+            return s.stopMode
+        }
+    }
+
+    func record(completed: Int, failed: Int, connectionsOpened: Int) {
+        state.withLock { s in
+            s.stats.requestsCompleted += completed
+            s.stats.requestsFailed += failed
+            s.stats.connectionsOpened += connectionsOpened
+        }
+    }
+
+    /// Called by the loop just before `curl_multi_cleanup`: no wakeup may touch the handle
+    /// after this returns. Returns the submissions that raced in, for the loop to fail.
+    func markFinished() -> (late: [TransferSubmission], waiters: [CheckedContinuation<Void, Never>]) {
+        state.withLock { s in
+            s.finished = true
+            s.wakeHandle = nil
+            let late = s.submissions
+            s.submissions.removeAll()
+            let waiters = s.finishWaiters
+            s.finishWaiters.removeAll()
+            return (late, waiters)
+        }
+    }
+}

@@ -1,0 +1,195 @@
+import CPushLab
+
+/// The client's event loop: owns one libcurl multi handle, every easy handle and the thread
+/// that drives them. Created by `HTTPClient.init`, then handed to the thread, after which only
+/// that thread touches it (the multi handle, the pool, the active set, the callbacks). Other
+/// threads reach it solely through `CurlInbox` (lock-protected queue + `curl_multi_wakeup`).
+final class CurlMultiLoop {
+    private let multi: UnsafeMutableRawPointer
+    private let inbox: CurlInbox
+    private let settings: CurlSettings
+    /// Finished handles kept for reuse: their connections, TLS sessions and buffers survive.
+    private var idle: [CurlTransfer] = []
+    private let idleLimit: Int
+    /// Transfers added to the multi handle, by request id (for cancellation).
+    private var active: [UInt64: CurlTransfer] = [:]
+    // Drain buffers, swapped with the inbox's so steady traffic reuses their storage.
+    private var incoming: [TransferSubmission] = []
+    private var cancelled: [UInt64] = []
+    /// Only with h2c prior knowledge on a libcurl that needs it.
+    private let gate: PriorKnowledgeGate?
+
+    /// Fails only when libcurl cannot allocate a multi handle.
+    init?(configuration: HTTPClientConfiguration) {
+        CurlLibrary.initializeOnce()
+        guard let multi = curl_multi_init() else { return nil }
+        self.multi = multi
+        settings = CurlSettings(configuration)
+        idleLimit = max(64, min(configuration.maxConcurrentStreams, 1024))
+        gate = configuration.protocolMode == .h2cPriorKnowledge && PriorKnowledgeGate.isNeeded ? PriorKnowledgeGate() : nil
+        // Multiplex HTTP/2 streams; cap streams and connections per host as configured.
+        cpl_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
+        cpl_multi_setopt_long(multi, CURLMOPT_MAX_CONCURRENT_STREAMS, max(configuration.maxConcurrentStreams, 1))
+        cpl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, max(configuration.maxConnectionsPerHost, 1))
+        inbox = CurlInbox(wakeHandle: MultiWakeHandle(multi: multi))
+    }
+
+    var sharedInbox: CurlInbox { inbox }
+
+    /// The thread body. Returns when a stop was requested and nothing is in flight.
+    func run() {
+        while true {
+            let stop = inbox.drain(submissions: &incoming, cancellations: &cancelled)
+            for submission in incoming { start(submission) }
+            incoming.removeAll(keepingCapacity: true)
+            for id in cancelled { abort(id: id, with: .cancelled) }
+            cancelled.removeAll(keepingCapacity: true)
+            if stop == .abortInFlight { abortEverything() }
+            if stop != nil && active.isEmpty { break }
+
+            var running: Int32 = 0
+            curl_multi_perform(multi, &running)
+            collectFinished()
+            // Sleeps until a socket is ready, a libcurl timer fires or another thread calls
+            // curl_multi_wakeup; the 1 s cap is only a safety net.
+            curl_multi_poll(multi, nil, 0, 1000, nil)
+        }
+        tearDown()
+    }
+
+    private func start(_ submission: TransferSubmission) {
+        var httpVersion: Int?
+        var pilotOrigin: String?
+        if let gate {
+            httpVersion = CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE
+            if let origin = PriorKnowledgeGate.originKey(submission.request.url) {
+                switch gate.admit(origin) {
+                case .hold:
+                    gate.hold(submission, origin: origin)
+                    return
+                case .pilot: pilotOrigin = origin
+                case .reuse: httpVersion = CURL_HTTP_VERSION_2_0
+                }
+            }
+        }
+        guard let transfer = idle.popLast() ?? makeTransfer() else {
+            refuse(submission, pilotOrigin: pilotOrigin, HTTPClientError.protocolError("libcurl could not allocate a handle"))
+            return
+        }
+        transfer.pilotOrigin = pilotOrigin
+        if let problem = transfer.prepare(submission, httpVersion: httpVersion) {
+            recycle(transfer)
+            refuse(submission, pilotOrigin: pilotOrigin, problem)
+            return
+        }
+        let added = curl_multi_add_handle(multi, transfer.easy)
+        guard added == CURLM_OK else {
+            recycle(transfer)
+            refuse(submission, pilotOrigin: pilotOrigin, HTTPClientError.protocolError(
+                "libcurl refused the transfer: \(String(cString: curl_multi_strerror(added)))"))
+            return
+        }
+        active[submission.id] = transfer
+    }
+
+    private func makeTransfer() -> CurlTransfer? {
+        guard let transfer = CurlTransfer(settings: settings) else { return nil }
+        if let gate {
+            transfer.gate = gate
+            gate.install(on: transfer)
+        }
+        return transfer
+    }
+
+    private func refuse(_ submission: TransferSubmission, pilotOrigin: String?, _ error: HTTPClientError) {
+        inbox.record(completed: 0, failed: 1, connectionsOpened: 0)
+        submission.continuation.resume(throwing: error)
+        pilotLanded(pilotOrigin, gotHTTP2: false)
+    }
+
+    /// A prior-knowledge pilot is done: start the transfers that waited for it.
+    private func pilotLanded(_ origin: String?, gotHTTP2: Bool) {
+        guard let origin, let gate else { return }
+        for submission in gate.pilotFinished(origin: origin, gotHTTP2: gotHTTP2) { start(submission) }
+    }
+
+    /// Hands every finished transfer's outcome to its caller; stats are recorded once per batch.
+    private func collectFinished() {
+        var easy: UnsafeMutableRawPointer?
+        var code = CURLE_OK
+        var completed = 0, failed = 0, connections = 0
+        while cpl_multi_next_done(multi, &easy, &code) != 0, let handle = easy {
+            let transfer = CurlTransfer.from(easy: handle)
+            guard let submission = transfer.submission else { continue }
+            let outcome = transfer.finish(code, settings: settings)
+            connections += transfer.connectionsOpened
+            curl_multi_remove_handle(multi, handle)
+            active.removeValue(forKey: submission.id)
+            let pilotOrigin = transfer.pilotOrigin
+            recycle(transfer)
+            switch outcome {
+            case .success(let response):
+                completed += 1
+                submission.continuation.resume(returning: response)
+            case .failure(let error):
+                failed += 1
+                submission.continuation.resume(throwing: error)
+            }
+            if pilotOrigin != nil {
+                if case .success(let response) = outcome {
+                    pilotLanded(pilotOrigin, gotHTTP2: response.version == .http2)
+                } else {
+                    pilotLanded(pilotOrigin, gotHTTP2: false)
+                }
+            }
+        }
+        if completed + failed > 0 {
+            inbox.record(completed: completed, failed: failed, connectionsOpened: connections)
+        }
+    }
+
+    /// Removes a transfer from libcurl mid-flight (HTTP/2: the stream is reset, the connection
+    /// stays). Unknown ids are ones that already finished: nothing to do.
+    private func abort(id: UInt64, with error: HTTPClientError) {
+        guard let transfer = active.removeValue(forKey: id), let submission = transfer.submission else {
+            if let held = gate?.removeHeld(id: id) { refuse(held, pilotOrigin: nil, error) }
+            return
+        }
+        let connections = transfer.connectionsOpened
+        curl_multi_remove_handle(multi, transfer.easy)
+        _ = transfer.finish(CURLE_ABORTED_BY_CALLBACK, settings: settings)
+        let pilotOrigin = transfer.pilotOrigin
+        recycle(transfer)
+        inbox.record(completed: 0, failed: 1, connectionsOpened: connections)
+        submission.continuation.resume(throwing: error)
+        pilotLanded(pilotOrigin, gotHTTP2: false)
+    }
+
+    private func abortEverything() {
+        for held in gate?.removeAllHeld() ?? [] { refuse(held, pilotOrigin: nil, .shutDown) }
+        for id in Array(active.keys) { abort(id: id, with: .shutDown) }
+    }
+
+    private func recycle(_ transfer: CurlTransfer) {
+        transfer.clear()
+        if idle.count < idleLimit { idle.append(transfer) }
+    }
+
+    private func tearDown() {
+        abortEverything()
+        let (late, waiters) = inbox.markFinished()
+        for submission in late { submission.continuation.resume(throwing: HTTPClientError.shutDown) }
+        // libcurl: remove every easy handle before cleaning up the multi handle (done above),
+        // clean up the multi handle (closing its connections), then the easy handles.
+        curl_multi_cleanup(multi)
+        idle.removeAll()
+        for waiter in waiters { waiter.resume() }
+    }
+}
+
+/// libcurl's process-wide initialisation, done once before the first handle. (curl_easy_init
+/// would do it lazily too, but only thread-safely on builds with the "threadsafe" feature.)
+enum CurlLibrary {
+    private static let initialized: Bool = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK
+    static func initializeOnce() { _ = initialized }
+}

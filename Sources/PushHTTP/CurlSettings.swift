@@ -1,0 +1,47 @@
+import CPushLab
+
+/// The easy-handle options every exchange of one client shares, converted once from
+/// `HTTPClientConfiguration` to what libcurl takes (C strings, longs). Owned by the loop.
+final class CurlSettings {
+    let caFile: String?
+    private let caFileC: UnsafeMutablePointer<CChar>?
+    private let userAgentC: UnsafeMutablePointer<CChar>
+    private let httpVersion: Int
+    private let verifyPeer: Bool
+    private let connectTimeoutMilliseconds: Int
+
+    init(_ configuration: HTTPClientConfiguration) {
+        caFile = configuration.caFile
+        caFileC = configuration.caFile.map { strdup($0) }
+        userAgentC = strdup(configuration.userAgent)
+        switch configuration.protocolMode {
+        case .http2: httpVersion = CURL_HTTP_VERSION_2TLS
+        case .h2cPriorKnowledge: httpVersion = CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE
+        case .http1: httpVersion = CURL_HTTP_VERSION_1_1
+        }
+        verifyPeer = configuration.verifyPeer
+        connectTimeoutMilliseconds = configuration.connectTimeout.roundedUpMilliseconds
+    }
+
+    deinit {
+        free(caFileC)
+        free(userAgentC)
+    }
+
+    func apply(to easy: UnsafeMutableRawPointer) {
+        // Signals are process-wide; a library must not install handlers (libcurl: use
+        // CURLOPT_NOSIGNAL in multi-threaded programs).
+        cpl_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
+        // Wait for a stream on a connection being set up rather than opening a second one.
+        cpl_easy_setopt_long(easy, CURLOPT_PIPEWAIT, 1)
+        cpl_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, httpVersion)
+        cpl_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, max(connectTimeoutMilliseconds, 1))
+        cpl_easy_setopt_long(easy, CURLOPT_SSL_VERIFYPEER, verifyPeer ? 1 : 0)
+        cpl_easy_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, verifyPeer ? 2 : 0)
+        cpl_easy_setopt_long(easy, CURLOPT_TCP_KEEPALIVE, 1)
+        // An HTTP client: an ftp:// or file:// URL is a mistake, not something to fetch.
+        cpl_easy_setopt_string(easy, CURLOPT_PROTOCOLS_STR, "http,https")
+        if let caFileC { cpl_easy_setopt_string(easy, CURLOPT_CAINFO, caFileC) }
+        cpl_easy_setopt_string(easy, CURLOPT_USERAGENT, userAgentC)
+    }
+}

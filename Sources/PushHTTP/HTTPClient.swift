@@ -1,0 +1,111 @@
+import CPushLab
+import Foundation
+import Synchronization
+
+/// The HTTP client: HTTP/2 (TLS with ALPN, or h2c prior knowledge) and HTTP/1.1 over one
+/// libcurl multi handle driven on the client's own thread (`CurlMultiLoop`). Any number of
+/// tasks may call `send` at once; on HTTP/2 their requests share one connection as streams.
+///
+/// Threads: callers' tasks only touch `CurlInbox` (a mutex-protected queue; `curl_multi_wakeup`
+/// rouses the loop). The loop thread alone touches libcurl. Every caller's continuation is
+/// resumed exactly once: by the inbox when a request is refused up front, otherwise by the loop.
+///
+/// Call `shutdown()` when done; a client dropped without it aborts its transfers and its
+/// thread exits on its own.
+public final class HTTPClient: HTTPTransport {
+    public let configuration: HTTPClientConfiguration
+    private let inbox: CurlInbox
+    /// The loop thread until someone joins or detaches it.
+    private let thread: Mutex<pthread_t?>
+
+    public init(configuration: HTTPClientConfiguration = HTTPClientConfiguration()) throws {
+        self.configuration = configuration
+        guard let loop = CurlMultiLoop(configuration: configuration) else {
+            throw HTTPClientError.protocolError("libcurl could not create a multi handle")
+        }
+        inbox = loop.sharedInbox
+        // The loop object moves to the new thread; this thread never touches it again.
+        let context = Unmanaged.passRetained(LoopBox(loop)).toOpaque()
+        var handle = pthread_t()
+        let status = pthread_create(&handle, nil, { context in
+            let box = Unmanaged<LoopBox>.fromOpaque(context!).takeRetainedValue()
+            box.loop.run()
+            return nil
+        }, context)
+        guard status == 0 else {
+            Unmanaged<LoopBox>.fromOpaque(context).release()
+            throw HTTPClientError.protocolError("could not start the client thread (errno \(status))")
+        }
+        thread = Mutex(handle)
+    }
+
+    deinit {
+        // Dropped without shutdown(): abort what is left and let the thread finish alone.
+        for submission in inbox.beginStop(.abortInFlight) {
+            submission.continuation.resume(throwing: HTTPClientError.shutDown)
+        }
+        if let handle = thread.withLock({ $0.take() }) { pthread_detach(handle) }
+    }
+
+    /// Counters over every exchange so far (each redirect hop counts as one).
+    public var stats: HTTPClientStats { inbox.stats }
+
+    /// Sends `request`, following up to `request.maxRedirects` redirects, within
+    /// `request.timeout` (or the configured default) overall.
+    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let timeout = request.timeout ?? configuration.requestTimeout
+        let deadline = ContinuousClock.now + timeout
+        var hop = request
+        var chain = [request.url]
+        while true {
+            let remaining = deadline - ContinuousClock.now
+            guard remaining > .zero else { throw HTTPClientError.timedOut(after: timeout) }
+            var response: HTTPResponse
+            do {
+                response = try await exchange(hop, timeout: remaining)
+            } catch HTTPClientError.timedOut {
+                throw HTTPClientError.timedOut(after: timeout)
+            }
+            guard let next = RedirectPolicy.nextRequest(after: response, for: hop) else {
+                response.redirectChain = chain
+                return response
+            }
+            guard chain.count <= request.maxRedirects else {
+                throw HTTPClientError.tooManyRedirects(limit: request.maxRedirects)
+            }
+            chain.append(next.url)
+            hop = next
+        }
+    }
+
+    /// One hop, no redirects.
+    private func exchange(_ request: HTTPRequest, timeout: Duration) async throws -> HTTPResponse {
+        let id = inbox.nextID()
+        return try await withTaskCancellationHandler {
+            try await withUnsafeThrowingContinuation { continuation in
+                inbox.submit(TransferSubmission(id: id, request: request, timeout: timeout, continuation: continuation))
+            }
+        } onCancel: {
+            inbox.cancel(id: id)
+        }
+    }
+
+    /// Stops the client: requests not yet started fail with `.shutDown`; requests in flight
+    /// finish (each within its timeout) or, with `abortInFlight`, fail with `.shutDown` at once.
+    /// Returns when the loop thread has exited and every connection is closed. Safe to call
+    /// more than once.
+    public func shutdown(abortInFlight: Bool = false) async {
+        for submission in inbox.beginStop(abortInFlight ? .abortInFlight : .finishInFlight) {
+            submission.continuation.resume(throwing: HTTPClientError.shutDown)
+        }
+        await inbox.waitUntilFinished()
+        // The loop has finished its work and is returning; the join is immediate.
+        if let handle = thread.withLock({ $0.take() }) { pthread_join(handle, nil) }
+    }
+}
+
+/// Carries the loop to its thread through pthread_create's context pointer.
+private final class LoopBox {
+    let loop: CurlMultiLoop
+    init(_ loop: CurlMultiLoop) { self.loop = loop }
+}
