@@ -1,0 +1,48 @@
+import PushHTTP
+import TestSupport
+import XCTest
+
+/// Cancelling the calling task cancels the transfer and throws `.cancelled`.
+final class ClientCancellationTests: XCTestCase {
+    func testCancellingTheTaskAbortsAnInFlightRequest() async throws {
+        let server = try ClientTestServer()
+        let client = try HTTPClient(configuration: .testing())
+        // Warm the connection so the cancelled request is surely in flight on it.
+        _ = try await client.send(HTTPRequest(url: server.tlsURL + "/echo"))
+        let task = Task { try await client.send(HTTPRequest(url: server.tlsURL + "/slow/10000")) }
+        try await Task.sleep(for: .milliseconds(100))
+        task.cancel()
+        let started = ContinuousClock.now
+        do {
+            _ = try await task.value
+            XCTFail("cancelled request returned a response")
+        } catch let error as HTTPClientError {
+            XCTAssertEqual(error, .cancelled)
+        }
+        XCTAssertLessThan(ContinuousClock.now - started, .seconds(5), "cancellation must not wait for the server")
+        // The stream was reset, the connection lives on.
+        let next = try await client.send(HTTPRequest(url: server.tlsURL + "/echo"))
+        XCTAssertEqual(next.status, 200)
+        XCTAssertEqual(client.stats.connectionsOpened, 1)
+        await client.shutdown()
+        await server.stop()
+    }
+
+    func testAlreadyCancelledTaskNeverSends() async throws {
+        let server = try ClientTestServer()
+        let client = try HTTPClient(configuration: .testing())
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await client.send(HTTPRequest(url: server.tlsURL + "/echo"))
+        }
+        do {
+            _ = try await task.value
+            XCTFail("a cancelled task must not send")
+        } catch let error as HTTPClientError {
+            XCTAssertEqual(error, .cancelled)
+        }
+        XCTAssertEqual(client.stats.connectionsOpened, 0)
+        await client.shutdown()
+        await server.stop()
+    }
+}

@@ -1,0 +1,65 @@
+import PushHTTP
+import TestSupport
+import XCTest
+
+/// `shutdown()` ends a client cleanly, with or without requests in flight.
+final class ClientShutdownTests: XCTestCase {
+    func testGracefulShutdownLetsInFlightRequestsFinishAndRefusesNewOnes() async throws {
+        let server = try ClientTestServer()
+        let client = try HTTPClient(configuration: .testing())
+        let inFlight = (0..<10).map { _ in Task { try await client.send(HTTPRequest(url: server.tlsURL + "/slow/300")) } }
+        try await Task.sleep(for: .milliseconds(100))
+        await client.shutdown()
+        for task in inFlight {
+            let response = try await task.value
+            XCTAssertEqual(response.status, 200)
+        }
+        do {
+            _ = try await client.send(HTTPRequest(url: server.tlsURL + "/echo"))
+            XCTFail("a shut-down client must refuse")
+        } catch let error as HTTPClientError {
+            XCTAssertEqual(error, .shutDown)
+        }
+        await client.shutdown()  // idempotent
+        await server.stop()
+    }
+
+    func testAbortingShutdownFailsInFlightRequestsWithShutDown() async throws {
+        let server = try ClientTestServer()
+        let client = try HTTPClient(configuration: .testing())
+        let inFlight = (0..<10).map { _ in Task { try await client.send(HTTPRequest(url: server.tlsURL + "/slow/10000")) } }
+        try await Task.sleep(for: .milliseconds(200))
+        await client.shutdown(abortInFlight: true)
+        for task in inFlight {
+            do {
+                _ = try await task.value
+                XCTFail("aborted request returned a response")
+            } catch let error as HTTPClientError {
+                XCTAssertEqual(error, .shutDown)
+            }
+        }
+        await server.stop()
+    }
+
+    func testManyClientsInOneProcessStartAndStopCleanly() async throws {
+        let server = try ClientTestServer()
+        for round in 0..<3 {
+            let clients = try (0..<8).map { _ in try HTTPClient(configuration: .testing(round == 1 ? .h2cPriorKnowledge : .http2)) }
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for client in clients {
+                    let base = round == 1 ? server.cleartextURL : server.tlsURL
+                    group.addTask { try await client.send(HTTPRequest(url: base + "/echo")).status }
+                }
+                return try await group.reduce(into: [Int]()) { $0.append($1) }
+            }
+            XCTAssertEqual(statuses, Array(repeating: 200, count: clients.count))
+            for client in clients { await client.shutdown() }
+        }
+        // A client dropped without shutdown() stops its own thread.
+        do {
+            let dropped = try HTTPClient(configuration: .testing())
+            _ = try await dropped.send(HTTPRequest(url: server.tlsURL + "/echo"))
+        }
+        await server.stop()
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import PushHTTP
+import TestSupport
+
+/// pushlab's own HTTPServer, started in-process on port 0 with the routes the client tests
+/// need. One TLS listener (certs/server.pem unless told otherwise) and one cleartext listener
+/// (h2c prior knowledge or HTTP/1.1).
+final class ClientTestServer: Sendable {
+    let server: HTTPServer
+
+    init(certificate: String = Fixtures.serverCert, key: String = Fixtures.serverKey,
+         settings: HTTP2Settings = HTTP2Settings()) throws {
+        var router = Router()
+        // Echoes the request: status 200, `x-seq` copied back, body "METHOD PATH seq=N" + body.
+        let echo: RouteHandler = { request in
+            var headers = HTTPHeaders()
+            let seq = request.headers["x-seq"] ?? "-"
+            headers.add("x-seq", seq)
+            headers.add("x-version", request.version.rawValue)
+            headers.add("x-first", "1")
+            headers.add("x-second", "2")
+            headers.add("x-user-agent", request.headers["user-agent"] ?? "")
+            headers.add("x-content-type", request.headers["content-type"] ?? "")
+            var body = Array("\(request.method) \(request.path) seq=\(seq)\n".utf8)
+            body += request.body
+            return .now(ServerResponse(status: 200, headers: headers, body: body))
+        }
+        router.add("GET", "/echo", echo)
+        router.add("POST", "/echo", echo)
+        router.add("PUT", "/echo", echo)
+        router.add("DELETE", "/echo", echo)
+        // Answers with the size and a checksum of what it received.
+        router.add("POST", "/upload") { request in
+            .now(.text(200, "\(request.body.count) \(ClientTestServer.checksum(request.body))"))
+        }
+        // `count` bytes of a repeating pattern.
+        router.add("GET", "/bytes/{count}") { request in
+            let count = Int(request.pathParameters["count"] ?? "") ?? 0
+            return .now(ServerResponse(status: 200, body: ClientTestServer.pattern(count)))
+        }
+        // Answers after `ms` milliseconds, off the loop thread.
+        router.add("GET", "/slow/{ms}") { request in
+            let ms = Int(request.pathParameters["ms"] ?? "") ?? 0
+            return .later {
+                try? await Task.sleep(for: .milliseconds(ms))
+                return .text(200, "slept \(ms)")
+            }
+        }
+        // /redirect/N → 302 to /redirect/N-1 … /redirect/0 → 200.
+        router.add("GET", "/redirect/{n}") { request in
+            let n = Int(request.pathParameters["n"] ?? "") ?? 0
+            if n == 0 { return .now(.text(200, "arrived")) }
+            return .now(ServerResponse(status: 302, headers: ["location": "/redirect/\(n - 1)"]))
+        }
+        router.add("POST", "/see-other") { _ in
+            .now(ServerResponse(status: 303, headers: ["location": "echo"]))
+        }
+        router.add("POST", "/temporary") { _ in
+            .now(ServerResponse(status: 307, headers: ["location": "/echo"]))
+        }
+        server = HTTPServer(configuration: HTTPServerConfiguration(
+            host: "127.0.0.1", tlsPort: 0, cleartextPort: 0, certificateFile: certificate, privateKeyFile: key,
+            settings: settings), router: router)
+        try server.start()
+    }
+
+    /// `https://localhost:PORT` (the certificate names localhost).
+    var tlsURL: String { "https://localhost:\(server.tlsPort!)" }
+    var cleartextURL: String { "http://127.0.0.1:\(server.cleartextPort!)" }
+
+    func stop() async { await server.stop() }
+
+    static func pattern(_ count: Int) -> [UInt8] { (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) } }
+
+    /// FNV-1a, enough to tell two bodies apart.
+    static func checksum(_ bytes: [UInt8]) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return hash
+    }
+}
+
+extension HTTPClientConfiguration {
+    /// Trusts the dev CA, as every test against pushlab's own TLS listener must.
+    static func testing(_ mode: ProtocolMode = .http2, requestTimeout: Duration = .seconds(20)) -> HTTPClientConfiguration {
+        HTTPClientConfiguration(protocolMode: mode, caFile: Fixtures.caFile, requestTimeout: requestTimeout)
+    }
+}
