@@ -2,22 +2,25 @@ import CPushLab
 
 /// The client's event loop: owns one libcurl multi handle, every easy handle and the thread
 /// that drives them. Created by `HTTPClient.init`, then handed to the thread, after which only
-/// that thread touches it (the multi handle, the pool, the active set, the callbacks). Other
-/// threads reach it solely through `CurlInbox` (lock-protected queue + `curl_multi_wakeup`).
+/// that thread touches it (the multi handle, the pool, the active set, the warm-up gate, the
+/// libcurl callbacks). Other threads reach it solely through `CurlInbox` (a mutex-protected
+/// queue plus `curl_multi_wakeup`).
 final class CurlMultiLoop {
     private let multi: UnsafeMutableRawPointer
     private let inbox: CurlInbox
     private let settings: CurlSettings
-    /// Finished handles kept for reuse: their connections, TLS sessions and buffers survive.
+    /// Finished handles kept for reuse: their buffers and TLS session cache survive.
     private var idle: [CurlTransfer] = []
     private let idleLimit: Int
     /// Transfers added to the multi handle, by request id (for cancellation).
     private var active: [UInt64: CurlTransfer] = [:]
-    // Drain buffers, swapped with the inbox's so steady traffic reuses their storage.
+    /// Nil in HTTP/1.1 mode (nothing to multiplex, nothing to warm up).
+    private let gate: ConnectionWarmupGate?
+    // Buffers reused every turn: drained from the inbox, and finished exchanges whose callers
+    // are resumed together after the stats are recorded.
     private var incoming: [TransferSubmission] = []
     private var cancelled: [UInt64] = []
-    /// Only with h2c prior knowledge on a libcurl that needs it.
-    private let gate: PriorKnowledgeGate?
+    private var finished: [(TransferSubmission, Result<HTTPResponse, HTTPClientError>)] = []
 
     /// Fails only when libcurl cannot allocate a multi handle.
     init?(configuration: HTTPClientConfiguration) {
@@ -26,7 +29,7 @@ final class CurlMultiLoop {
         self.multi = multi
         settings = CurlSettings(configuration)
         idleLimit = max(64, min(configuration.maxConcurrentStreams, 1024))
-        gate = configuration.protocolMode == .h2cPriorKnowledge && PriorKnowledgeGate.isNeeded ? PriorKnowledgeGate() : nil
+        gate = ConnectionWarmupGate(mode: configuration.protocolMode)
         // Multiplex HTTP/2 streams; cap streams and connections per host as configured.
         cpl_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
         cpl_multi_setopt_long(multi, CURLMOPT_MAX_CONCURRENT_STREAMS, max(configuration.maxConcurrentStreams, 1))
@@ -49,7 +52,7 @@ final class CurlMultiLoop {
 
             var running: Int32 = 0
             curl_multi_perform(multi, &running)
-            collectFinished()
+            if collectFinished() > 0 { continue }  // freed streams: take new work first
             // Sleeps until a socket is ready, a libcurl timer fires or another thread calls
             // curl_multi_wakeup; the 1 s cap is only a safety net.
             curl_multi_poll(multi, nil, 0, 1000, nil)
@@ -57,23 +60,27 @@ final class CurlMultiLoop {
         tearDown()
     }
 
+    // MARK: starting
+
     private func start(_ submission: TransferSubmission) {
         var httpVersion: Int?
         var pilotOrigin: String?
-        if let gate {
-            httpVersion = CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE
-            if let origin = PriorKnowledgeGate.originKey(submission.request.url) {
-                switch gate.admit(origin) {
-                case .hold:
-                    gate.hold(submission, origin: origin)
-                    return
-                case .pilot: pilotOrigin = origin
-                case .reuse: httpVersion = CURL_HTTP_VERSION_2_0
-                }
+        if let gate, let origin = gate.originKey(submission.request.url) {
+            switch gate.admit(origin) {
+            case .hold:
+                gate.hold(submission, origin: origin)
+                return
+            case .pilot:
+                pilotOrigin = origin
+                if gate.switchesVersions { httpVersion = settings.httpVersion }
+            case .go(let reuseVersion):
+                if gate.switchesVersions { httpVersion = reuseVersion ?? settings.httpVersion }
             }
+        } else if let gate, gate.switchesVersions {
+            httpVersion = settings.httpVersion
         }
         guard let transfer = idle.popLast() ?? makeTransfer() else {
-            refuse(submission, pilotOrigin: pilotOrigin, HTTPClientError.protocolError("libcurl could not allocate a handle"))
+            refuse(submission, pilotOrigin: pilotOrigin, .protocolError("libcurl could not allocate a handle"))
             return
         }
         transfer.pilotOrigin = pilotOrigin
@@ -85,8 +92,8 @@ final class CurlMultiLoop {
         let added = curl_multi_add_handle(multi, transfer.easy)
         guard added == CURLM_OK else {
             recycle(transfer)
-            refuse(submission, pilotOrigin: pilotOrigin, HTTPClientError.protocolError(
-                "libcurl refused the transfer: \(String(cString: curl_multi_strerror(added)))"))
+            refuse(submission, pilotOrigin: pilotOrigin,
+                   .protocolError("libcurl refused the transfer: \(String(cString: curl_multi_strerror(added)))"))
             return
         }
         active[submission.id] = transfer
@@ -101,23 +108,29 @@ final class CurlMultiLoop {
         return transfer
     }
 
+    /// Fails a request that never reached libcurl.
     private func refuse(_ submission: TransferSubmission, pilotOrigin: String?, _ error: HTTPClientError) {
         inbox.record(completed: 0, failed: 1, connectionsOpened: 0)
         submission.continuation.resume(throwing: error)
-        pilotLanded(pilotOrigin, gotHTTP2: false)
+        pilotLanded(pilotOrigin, version: nil)
     }
 
-    /// A prior-knowledge pilot is done: start the transfers that waited for it.
-    private func pilotLanded(_ origin: String?, gotHTTP2: Bool) {
+    /// A pilot is done: admit the requests that waited for it.
+    private func pilotLanded(_ origin: String?, version: HTTPVersion?) {
         guard let origin, let gate else { return }
-        for submission in gate.pilotFinished(origin: origin, gotHTTP2: gotHTTP2) { start(submission) }
+        for submission in gate.pilotFinished(origin: origin, version: version) { start(submission) }
     }
 
-    /// Hands every finished transfer's outcome to its caller; stats are recorded once per batch.
-    private func collectFinished() {
+    // MARK: finishing
+
+    /// Hands every finished transfer's outcome to its caller: stats first (so a caller that
+    /// reads them after its response sees its own exchange counted), then the continuations.
+    /// Returns how many finished.
+    private func collectFinished() -> Int {
         var easy: UnsafeMutableRawPointer?
         var code = CURLE_OK
         var completed = 0, failed = 0, connections = 0
+        var pilots: [(String, HTTPVersion?)] = []
         while cpl_multi_next_done(multi, &easy, &code) != 0, let handle = easy {
             let transfer = CurlTransfer.from(easy: handle)
             guard let submission = transfer.submission else { continue }
@@ -125,31 +138,29 @@ final class CurlMultiLoop {
             connections += transfer.connectionsOpened
             curl_multi_remove_handle(multi, handle)
             active.removeValue(forKey: submission.id)
-            let pilotOrigin = transfer.pilotOrigin
+            if let origin = transfer.pilotOrigin {
+                pilots.append((origin, try? outcome.get().version))
+            }
             recycle(transfer)
+            if case .success = outcome { completed += 1 } else { failed += 1 }
+            finished.append((submission, outcome))
+        }
+        let count = finished.count
+        guard count > 0 else { return 0 }
+        inbox.record(completed: completed, failed: failed, connectionsOpened: connections)
+        for (submission, outcome) in finished {
             switch outcome {
-            case .success(let response):
-                completed += 1
-                submission.continuation.resume(returning: response)
-            case .failure(let error):
-                failed += 1
-                submission.continuation.resume(throwing: error)
-            }
-            if pilotOrigin != nil {
-                if case .success(let response) = outcome {
-                    pilotLanded(pilotOrigin, gotHTTP2: response.version == .http2)
-                } else {
-                    pilotLanded(pilotOrigin, gotHTTP2: false)
-                }
+            case .success(let response): submission.continuation.resume(returning: response)
+            case .failure(let error): submission.continuation.resume(throwing: error)
             }
         }
-        if completed + failed > 0 {
-            inbox.record(completed: completed, failed: failed, connectionsOpened: connections)
-        }
+        finished.removeAll(keepingCapacity: true)
+        for (origin, version) in pilots { pilotLanded(origin, version: version) }
+        return count
     }
 
     /// Removes a transfer from libcurl mid-flight (HTTP/2: the stream is reset, the connection
-    /// stays). Unknown ids are ones that already finished: nothing to do.
+    /// stays). Unknown ids already finished: nothing to do.
     private func abort(id: UInt64, with error: HTTPClientError) {
         guard let transfer = active.removeValue(forKey: id), let submission = transfer.submission else {
             if let held = gate?.removeHeld(id: id) { refuse(held, pilotOrigin: nil, error) }
@@ -162,7 +173,7 @@ final class CurlMultiLoop {
         recycle(transfer)
         inbox.record(completed: 0, failed: 1, connectionsOpened: connections)
         submission.continuation.resume(throwing: error)
-        pilotLanded(pilotOrigin, gotHTTP2: false)
+        pilotLanded(pilotOrigin, version: nil)
     }
 
     private func abortEverything() {
@@ -179,8 +190,8 @@ final class CurlMultiLoop {
         abortEverything()
         let (late, waiters) = inbox.markFinished()
         for submission in late { submission.continuation.resume(throwing: HTTPClientError.shutDown) }
-        // libcurl: remove every easy handle before cleaning up the multi handle (done above),
-        // clean up the multi handle (closing its connections), then the easy handles.
+        // libcurl: remove every easy handle (done above), clean up the multi handle (closing
+        // its connections, which calls the gate's close-socket callback), then the easy handles.
         curl_multi_cleanup(multi)
         idle.removeAll()
         for waiter in waiters { waiter.resume() }

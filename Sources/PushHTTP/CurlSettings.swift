@@ -6,7 +6,8 @@ final class CurlSettings {
     let caFile: String?
     private let caFileC: UnsafeMutablePointer<CChar>?
     private let userAgentC: UnsafeMutablePointer<CChar>
-    private let httpVersion: Int
+    /// CURLOPT_HTTP_VERSION for the configured protocol mode.
+    let httpVersion: Int
     private let verifyPeer: Bool
     private let connectTimeoutMilliseconds: Int
 

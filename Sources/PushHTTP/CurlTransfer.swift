@@ -12,8 +12,8 @@ final class CurlTransfer {
     private var uploadCapacity = 0
     private var headerList: UnsafeMutablePointer<curl_slist>?
 
-    /// Set when the client works around libcurl's h2c reuse bug (see `PriorKnowledgeGate`).
-    var gate: PriorKnowledgeGate?
+    /// The client's warm-up gate, for the socket callbacks (see `ConnectionWarmupGate`).
+    var gate: ConnectionWarmupGate?
     /// The origin this transfer is the prior-knowledge pilot for, if it is one.
     var pilotOrigin: String?
 

@@ -28,6 +28,12 @@ public final class HTTPClient: HTTPTransport {
         let context = Unmanaged.passRetained(LoopBox(loop)).toOpaque()
         var handle = pthread_t()
         let status = pthread_create(&handle, nil, { context in
+            // libcurl sends with MSG_NOSIGNAL, but a write to a closed socket elsewhere on this
+            // thread (a TLS alert) must not kill the process: block SIGPIPE here.
+            var pipeSignal = sigset_t()
+            sigemptyset(&pipeSignal)
+            sigaddset(&pipeSignal, SIGPIPE)
+            pthread_sigmask(SIG_BLOCK, &pipeSignal, nil)
             let box = Unmanaged<LoopBox>.fromOpaque(context!).takeRetainedValue()
             box.loop.run()
             return nil

@@ -23,8 +23,10 @@ final class ClientMultiplexingTests: XCTestCase {
                     let response = try await client.send(HTTPRequest(method: "POST", url: base + "/echo",
                                                                      headers: ["x-seq": "\(seq)"], body: Array("body-\(seq)".utf8)))
                     let expected = "POST /echo seq=\(seq)\nbody-\(seq)"
-                    return response.status == 200 && response.headers["x-seq"] == "\(seq)" && response.bodyText == expected
-                        && response.version == .http2 ? 0 : 1
+                    let ok = response.status == 200 && response.headers["x-seq"] == "\(seq)" && response.bodyText == expected
+                        && response.version == .http2
+                    if !ok { print("MISMATCH \(seq): \(response.status) \(response.version) \(response.headers.fields) \(response.bodyText.prefix(80))") }
+                    return ok ? 0 : 1
                 }
             }
             return try await group.reduce(0, +)

@@ -1,0 +1,185 @@
+import CPushLab
+import Glibc
+
+/// Sends one request ("the pilot") on a cold HTTP/2 origin and holds the rest until it has
+/// answered, for two reasons found with libcurl 7.88 (Debian 12):
+///
+/// 1. Stream limits. Until the server's SETTINGS arrive libcurl assumes 100 concurrent streams.
+///    A server that allows fewer (APNs and pushlab's emulator start low and raise the limit
+///    after the first authenticated request) refuses the excess with REFUSED_STREAM, and
+///    libcurl retries those on a *new* connection. After the pilot's response the SETTINGS are
+///    known, so the burst queues inside libcurl on the one connection instead.
+/// 2. h2c prior knowledge (curl/curl#10634, fixed in 8.0.0): a transfer asking for prior
+///    knowledge that *reuses* an h2c connection stacks a second HTTP/2 layer on it and fails
+///    with "Error in the HTTP2 framing layer". So only the pilot asks for prior knowledge; the
+///    transfers after it ask for plain HTTP/2 (CURL_HTTP_VERSION_2_0), which reuses the
+///    connection without switching again.
+///
+/// Live connections are counted through libcurl's open/close socket callbacks, so when the
+/// connection goes away (GOAWAY, idle close) the next request is a pilot again. Loop thread
+/// only. Held requests are not yet in libcurl, so their timeout starts when they are released
+/// (at most one pilot's timeout later).
+final class ConnectionWarmupGate {
+    enum Admission {
+        /// Start now as the origin's pilot.
+        case pilot
+        /// Start now: a warm connection exists. `reuseVersion` is the CURLOPT_HTTP_VERSION
+        /// that reuses it (nil: the client's own).
+        case go(reuseVersion: Int?)
+        /// Wait for the pilot.
+        case hold
+    }
+
+    private enum Warmth {
+        case cold
+        case pilotInFlight
+        case warm(http2: Bool)
+    }
+
+    private struct Origin {
+        var liveSockets = 0
+        var warmth = Warmth.cold
+        var held: [TransferSubmission] = []
+    }
+
+    private let gatesCleartext: Bool
+    private let priorKnowledgeWorkaround: Bool
+    /// True when requests must set CURLOPT_HTTP_VERSION each time (pilot vs reuse differ).
+    var switchesVersions: Bool { priorKnowledgeWorkaround }
+    private var origins: [String: Origin] = [:]
+    private var socketOrigins: [Int32: String] = [:]
+    // One-entry cache: a client usually talks to one origin with the same URL string.
+    private var lastURL = ""
+    private var lastKey: String?
+
+    /// Nil when nothing needs gating (HTTP/1.1 mode: no multiplexing).
+    init?(mode: HTTPClientConfiguration.ProtocolMode) {
+        switch mode {
+        case .http1: return nil
+        case .http2:
+            gatesCleartext = false
+            priorKnowledgeWorkaround = false
+        case .h2cPriorKnowledge:
+            gatesCleartext = true
+            priorKnowledgeWorkaround = Self.libcurlHasPriorKnowledgeReuseBug
+        }
+    }
+
+    static var libcurlHasPriorKnowledgeReuseBug: Bool {
+        guard let info = curl_version_info(CURLVERSION_FIRST) else { return true }
+        return info.pointee.version_num < 0x08_00_00
+    }
+
+    /// "scheme://host:port" for URLs this gate manages (HTTPS always; cleartext only in h2c
+    /// mode, where it means HTTP/2), else nil.
+    func originKey(_ url: String) -> String? {
+        if url == lastURL { return lastKey }
+        let key = Self.parseOrigin(url, includeCleartext: gatesCleartext)
+        lastURL = url
+        lastKey = key
+        return key
+    }
+
+    static func parseOrigin(_ url: String, includeCleartext: Bool) -> String? {
+        let lower = url.prefix(8).lowercased()
+        let schemeLength: Int
+        if lower.hasPrefix("https://") { schemeLength = 8 }
+        else if includeCleartext && lower.hasPrefix("http://") { schemeLength = 7 }
+        else { return nil }
+        let rest = url.dropFirst(schemeLength)
+        let end = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
+        return lower.prefix(schemeLength) + rest[..<end].lowercased()
+    }
+
+    func admit(_ origin: String) -> Admission {
+        var state = origins[origin, default: Origin()]
+        defer { origins[origin] = state }
+        switch state.warmth {
+        case .warm(let http2) where state.liveSockets > 0:
+            let cleartext = origin.hasPrefix("http:")
+            return .go(reuseVersion: http2 && cleartext && priorKnowledgeWorkaround ? CURL_HTTP_VERSION_2_0 : nil)
+        case .pilotInFlight:
+            return .hold
+        case .warm, .cold:
+            state.warmth = .pilotInFlight
+            return .pilot
+        }
+    }
+
+    func hold(_ submission: TransferSubmission, origin: String) {
+        origins[origin, default: Origin()].held.append(submission)
+    }
+
+    /// The pilot finished. Returns the held requests, to be admitted again (now going ahead
+    /// on the warm connection, or electing a new pilot).
+    func pilotFinished(origin: String, version: HTTPVersion?) -> [TransferSubmission] {
+        guard var state = origins[origin] else { return [] }
+        if let version, state.liveSockets > 0 {
+            state.warmth = .warm(http2: version == .http2)
+        } else {
+            state.warmth = .cold
+        }
+        let released = state.held
+        state.held = []
+        origins[origin] = state
+        return released
+    }
+
+    /// Removes a held request (cancelled) so the caller can fail it.
+    func removeHeld(id: UInt64) -> TransferSubmission? {
+        for (key, state) in origins where !state.held.isEmpty {
+            if let index = state.held.firstIndex(where: { $0.id == id }) {
+                return origins[key]!.held.remove(at: index)
+            }
+        }
+        return nil
+    }
+
+    func removeAllHeld() -> [TransferSubmission] {
+        var all: [TransferSubmission] = []
+        for key in origins.keys where !origins[key]!.held.isEmpty {
+            all += origins[key]!.held
+            origins[key]!.held = []
+        }
+        return all
+    }
+
+    fileprivate func opened(_ socket: Int32, url: String) {
+        guard let origin = originKey(url) else { return }
+        socketOrigins[socket] = origin
+        origins[origin, default: Origin()].liveSockets += 1
+    }
+
+    fileprivate func closed(_ socket: Int32) {
+        guard let origin = socketOrigins.removeValue(forKey: socket) else { return }
+        origins[origin, default: Origin()].liveSockets -= 1
+        if origins[origin]!.liveSockets <= 0, case .warm = origins[origin]!.warmth {
+            origins[origin]!.warmth = .cold
+        }
+    }
+
+    /// Installs the socket callbacks on an easy handle. The transfer is the open callback's
+    /// context (it knows which URL is connecting); the gate is the close callback's, because
+    /// libcurl copies that pointer into the connection, which may outlive the transfer.
+    func install(on transfer: CurlTransfer) {
+        cpl_easy_setopt_opensocket_callback(transfer.easy, gateOpenSocket)
+        cpl_easy_setopt_pointer(transfer.easy, CURLOPT_OPENSOCKETDATA, Unmanaged.passUnretained(transfer).toOpaque())
+        cpl_easy_setopt_closesocket_callback(transfer.easy, gateCloseSocket)
+        cpl_easy_setopt_pointer(transfer.easy, CURLOPT_CLOSESOCKETDATA, Unmanaged.passUnretained(self).toOpaque())
+    }
+}
+
+private func gateOpenSocket(_ context: UnsafeMutableRawPointer?, _ purpose: curlsocktype,
+                            _ address: UnsafeMutablePointer<curl_sockaddr>?) -> curl_socket_t {
+    guard let address else { return CURL_SOCKET_BAD }
+    let fd = socket(address.pointee.family, address.pointee.socktype, address.pointee.protocol)
+    guard fd >= 0 else { return CURL_SOCKET_BAD }
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(context!).takeUnretainedValue()
+    if let gate = transfer.gate, let url = transfer.submission?.request.url { gate.opened(fd, url: url) }
+    return fd
+}
+
+private func gateCloseSocket(_ context: UnsafeMutableRawPointer?, _ socket: curl_socket_t) -> Int32 {
+    Unmanaged<ConnectionWarmupGate>.fromOpaque(context!).takeUnretainedValue().closed(socket)
+    return close(socket)
+}
