@@ -48,7 +48,7 @@ let package = Package(
         .testTarget(name: "PushStoreTests", dependencies: ["PushStore", "TestSupport"]),
         .testTarget(name: "PushSendTests", dependencies: ["PushSend", "TestSupport"]),
         .testTarget(name: "PushDeviceTests", dependencies: ["PushDevice", "TestSupport"]),
-        .testTarget(name: "PushMetricsTests", dependencies: ["PushMetrics", "TestSupport"]),
+        .testTarget(name: "PushMetricsTests", dependencies: ["PushMetrics", "PushDevice", "TestSupport"]),
         .testTarget(name: "PushGatewayTests", dependencies: ["PushGateway", "PushSend", "PushAuth", "PushCore", "TestSupport"]),
         .testTarget(name: "pushlabTests", dependencies: ["TestSupport"]),
     ],

@@ -49,6 +49,21 @@ final class CollectorAppliesFaultPlanTests: XCTestCase {
         XCTAssertEqual(h.collector.counters.faulted, 1)
     }
 
+    func testStallHoldsTheAnswerThenStoresNormally() async throws {
+        let plan = try FaultPlan.parse(flags: ["route=/v1/track,stall=30ms"])
+        let h = try CollectorHarness(faultPlan: plan)
+        let (status, json) = try await h.send("/v1/track", track, authorization: CollectorHarness.cdpAuthorization)
+        XCTAssertEqual(status, 200)
+        XCTAssertEqual(json["stored"] as? Int, 1)
+        XCTAssertEqual(try h.storedRows("SELECT delivery_id FROM metrics"), [["f1"]])
+    }
+
+    func testFaultsApplyBeforeCredentials() async throws {
+        let h = try CollectorHarness(faultPlan: try FaultPlan.parse(flags: ["route=/v1/track,status=429"]))
+        let (status, _) = try await h.send("/v1/track", track, authorization: nil)
+        XCTAssertEqual(status, 429)
+    }
+
     func testProbabilisticFaultsReproduceForASeed() async throws {
         func run(seed: UInt64) async throws -> [Int] {
             let h = try CollectorHarness(faultPlan: try FaultPlan.parse(flags: ["route=/v1/track,p=0.3,status=429"], seed: seed))
