@@ -52,4 +52,17 @@ final class BadInputTests: XCTestCase {
         XCTAssertEqual(f.location?.offset, 21)
         XCTAssertTrue(f.message.contains("unexpected end"))
     }
+
+    func testManyBadValuesGiveABoundedNumberOfFindings() throws {
+        // ~1 MB FCM message with 60,000 non-string data values: 50 findings, the last one counting the rest.
+        var text = "{\"message\":{\"topic\":\"t\",\"data\":{"
+        text += (0..<60_000).map { "\"k\($0)\":\($0)" }.joined(separator: ",")
+        text += "}}}"
+        XCTAssertLessThan(text.utf8.count, 1 << 20)
+        let report = Validator().validate(bytes: Array(text.utf8))
+        let data = report.findings(for: "fcm.data.string")
+        XCTAssertEqual(data.count, FindingCollector.maxPerRule)
+        XCTAssertTrue(data.last?.message.contains("and 59950 more like this") ?? false, data.last?.message ?? "")
+        XCTAssertEqual(data.first?.location?.line, 1)
+    }
 }

@@ -169,14 +169,13 @@ public struct JSONObject: Sendable, Hashable, Sequence {
     /// Keys written more than once, each with the members that carry it, in source order.
     public var duplicateKeys: [(key: String, members: [JSONMember])] {
         guard hasDuplicateKeys else { return [] }
-        var seen: [String: Int] = [:]
-        var dups: [String] = []
+        var groups: [String: [JSONMember]] = [:]
+        var order: [String] = []
         for m in members {
-            let n = seen[m.key, default: 0] + 1
-            seen[m.key] = n
-            if n == 2 { dups.append(m.key) }
+            if groups[m.key] == nil { order.append(m.key) }
+            groups[m.key, default: []].append(m)
         }
-        return dups.map { k in (k, members.filter { $0.key == k }) }
+        return order.compactMap { k in groups[k]!.count > 1 ? (k, groups[k]!) : nil }
     }
 }
 

@@ -45,8 +45,10 @@ public struct Validator: Sendable {
     public func validate(_ document: JSONDocument, as format: PayloadFormat? = nil) -> ValidationReport {
         var report = validate(document.root, as: format)
         if !document.source.isEmpty {
-            for k in report.findings.indices {
-                if let p = report.findings[k].pointer { report.findings[k].location = document.location(of: p) }
+            let offsets = report.findings.map { $0.pointer.flatMap(document.offset(of:)) }
+            let locations = document.locations(ofOffsets: offsets.compactMap { $0 })
+            for (k, offset) in offsets.enumerated() {
+                if let offset { report.findings[k].location = locations[offset] }
             }
         }
         return report
@@ -77,7 +79,7 @@ public struct Validator: Sendable {
             report.byteLimit = r.byteLimit
             report.pushType = r.pushType
         }
-        report.findings = c.findings
+        report.findings = c.finish()
         return report
     }
 
@@ -97,14 +99,37 @@ public struct Validator: Sendable {
     }
 }
 
-/// Collects findings, dropping rules outside the requested scope.
+/// Collects findings, dropping rules outside the requested scope. At most
+/// `maxPerRule` findings are kept per rule (the last one says how many more there were), so a
+/// hostile 1 MB document with 50,000 bad values costs bounded time and output.
 struct FindingCollector {
+    static let maxPerRule = 50
     let scope: RuleScope
     var findings: [ValidationFinding] = []
+    private var counts: [String: (kept: Int, last: Int, dropped: Int)] = [:]
 
-    mutating func report(_ rule: ValidationRule, _ pointer: JSONPointer?, _ message: String, fix: String? = nil, header: String? = nil) {
+    init(scope: RuleScope) { self.scope = scope }
+
+    /// The message and fix are built only for findings that are kept.
+    mutating func report(_ rule: ValidationRule, _ pointer: @autoclosure () -> JSONPointer?, _ message: @autoclosure () -> String,
+                         fix: @autoclosure () -> String? = nil, header: String? = nil) {
         if scope == .serviceEnforced && !rule.enforcedBy.isServiceEnforced { return }
-        findings.append(ValidationFinding(rule: rule, pointer: pointer, header: header, message: message, fix: fix))
+        var count = counts[rule.id] ?? (0, 0, 0)
+        if count.kept >= FindingCollector.maxPerRule {
+            count.dropped += 1
+            counts[rule.id] = count
+            return
+        }
+        findings.append(ValidationFinding(rule: rule, pointer: pointer(), header: header, message: message(), fix: fix()))
+        counts[rule.id] = (count.kept + 1, findings.count - 1, 0)
+    }
+
+    /// The findings, with "and N more" on the last kept finding of a rule that hit the cap.
+    mutating func finish() -> [ValidationFinding] {
+        for (_, c) in counts where c.dropped > 0 {
+            findings[c.last].message += " (and \(c.dropped) more like this, not listed)"
+        }
+        return findings
     }
 }
 

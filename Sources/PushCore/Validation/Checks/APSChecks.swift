@@ -14,46 +14,46 @@ enum APSChecks {
 
     static func aps(_ aps: JSONObject, at p: JSONPointer, into c: inout FindingCollector) {
         for m in aps.members {
-            let mp = p / m.key
+            let mp = { p / m.key }  // built only when a finding is kept
             switch m.key {
-            case "alert": alert(m.value, at: mp, into: &c)
+            case "alert": alert(m.value, at: mp(), into: &c)
             case "badge":
                 if case .number(let n) = m.value, n.hasIntegralValue, n.doubleValue >= 0 {
-                    integerLiteral(n, at: mp, into: &c)
+                    integerLiteral(n, at: mp(), into: &c)
                 } else {
-                    c.report(RuleCatalog.apsBadgeType, mp, "badge is \(m.value.describedForMessage)")
+                    c.report(RuleCatalog.apsBadgeType, mp(), "badge is \(m.value.describedForMessage)")
                 }
-            case "sound": sound(m.value, at: mp, into: &c)
+            case "sound": sound(m.value, at: mp(), into: &c)
             case "thread-id", "category", "target-content-id", "filter-criteria", "attributes-type", "input-push-token", "input-push-channel":
                 if m.value.stringValue == nil {
-                    c.report(RuleCatalog.apsStringType, mp, "\(m.key) is \(m.value.describedForMessage); expected a string")
+                    c.report(RuleCatalog.apsStringType, mp(), "\(m.key) is \(m.value.describedForMessage); expected a string")
                 }
             case "content-available":
-                flag(m.value, at: mp, rule: RuleCatalog.apsContentAvailableType, into: &c)
+                flag(m.value, at: mp(), rule: RuleCatalog.apsContentAvailableType, into: &c)
             case "mutable-content":
-                flag(m.value, at: mp, rule: RuleCatalog.apsMutableContentType, into: &c)
+                flag(m.value, at: mp(), rule: RuleCatalog.apsMutableContentType, into: &c)
             case "interruption-level":
                 if m.value.stringValue.flatMap(APS.InterruptionLevel.init(rawValue:)) == nil {
-                    c.report(RuleCatalog.apsInterruptionLevel, mp, "interruption-level is \(m.value.describedForMessage)")
+                    c.report(RuleCatalog.apsInterruptionLevel, mp(), "interruption-level is \(m.value.describedForMessage)")
                 }
             case "relevance-score":
                 if let n = m.value.numberValue, (0...1).contains(n.doubleValue) { break }
-                c.report(RuleCatalog.apsRelevanceScore, mp, "relevance-score is \(m.value.describedForMessage)")
+                c.report(RuleCatalog.apsRelevanceScore, mp(), "relevance-score is \(m.value.describedForMessage)")
             case "timestamp", "stale-date", "dismissal-date":
                 if case .number(let n) = m.value, n.hasIntegralValue, n.doubleValue >= 0 {
-                    integerLiteral(n, at: mp, into: &c)
+                    integerLiteral(n, at: mp(), into: &c)
                 } else {
-                    c.report(RuleCatalog.apsDateType, mp, "\(m.key) is \(m.value.describedForMessage); expected whole UNIX seconds")
+                    c.report(RuleCatalog.apsDateType, mp(), "\(m.key) is \(m.value.describedForMessage); expected whole UNIX seconds")
                 }
             case "content-state", "attributes", "event", "url-args":
                 break  // Live Activity checks (event, content-state, attributes) run for liveactivity pushes.
             default:
                 if cioKeys.contains(m.key) {
-                    c.report(RuleCatalog.cioMisplaced, mp, "\(m.key) is inside aps; the SDK reads it only at the top level")
+                    c.report(RuleCatalog.cioMisplaced, mp(), "\(m.key) is inside aps; the SDK reads it only at the top level")
                 } else {
-                    let hint = closestName(to: m.key, in: knownKeys).map { " — did you mean \"\($0)\"?" } ?? ""
-                    c.report(RuleCatalog.apsUnknownKey, mp, "aps.\(m.key) is not an aps key\(hint)",
-                             fix: hint.isEmpty ? nil : "rename it to \(closestName(to: m.key, in: knownKeys)!), or move custom keys beside aps")
+                    c.report(RuleCatalog.apsUnknownKey, mp(),
+                             "aps.\(m.key) is not an aps key" + (closestName(to: m.key, in: knownKeys).map { " — did you mean \"\($0)\"?" } ?? ""),
+                             fix: closestName(to: m.key, in: knownKeys).map { "rename it to \($0), or move custom keys beside aps" })
                 }
             }
         }
@@ -85,22 +85,22 @@ enum APSChecks {
             if s.isEmpty { c.report(RuleCatalog.apsAlertEmpty, p, "the alert is an empty string") }
         case .object(let a):
             for m in a.members {
-                let mp = p / m.key
+                let mp = { p / m.key }  // built only when a finding is kept
                 if alertStringKeys.contains(m.key) {
                     if m.value.stringValue == nil {
-                        c.report(RuleCatalog.apsAlertFieldType, mp, "alert.\(m.key) is \(m.value.describedForMessage); expected a string")
+                        c.report(RuleCatalog.apsAlertFieldType, mp(), "alert.\(m.key) is \(m.value.describedForMessage); expected a string")
                     }
                 } else if alertArrayKeys.contains(m.key) {
                     if let arr = m.value.arrayValue {
                         for (i, e) in arr.elements.enumerated() where e.stringValue == nil {
-                            c.report(RuleCatalog.apsAlertFieldType, mp / i, "alert.\(m.key)[\(i)] is \(e.describedForMessage); loc-args are strings")
+                            c.report(RuleCatalog.apsAlertFieldType, mp() / i, "alert.\(m.key)[\(i)] is \(e.describedForMessage); loc-args are strings")
                         }
                     } else {
-                        c.report(RuleCatalog.apsAlertFieldType, mp, "alert.\(m.key) is \(m.value.describedForMessage); expected an array of strings")
+                        c.report(RuleCatalog.apsAlertFieldType, mp(), "alert.\(m.key) is \(m.value.describedForMessage); expected an array of strings")
                     }
                 } else if m.key != "summary-arg-count" {
-                    let hint = closestName(to: m.key, in: alertKeys).map { " — did you mean \"\($0)\"?" } ?? ""
-                    c.report(RuleCatalog.apsAlertUnknownKey, mp, "alert.\(m.key) is not an alert key\(hint)")
+                    c.report(RuleCatalog.apsAlertUnknownKey, mp(),
+                             "alert.\(m.key) is not an alert key" + (closestName(to: m.key, in: alertKeys).map { " — did you mean \"\($0)\"?" } ?? ""))
                 }
             }
             let visible = ["title", "subtitle", "body", "title-loc-key", "loc-key", "subtitle-loc-key"].contains {

@@ -77,36 +77,36 @@ enum CIOChecks {
     static func pushBlock(_ push: JSONObject, at p: JSONPointer, into c: inout FindingCollector) -> String? {
         var image: String?
         for m in push.members {
-            let mp = p / m.key
+            let mp = { p / m.key }  // built only when a finding is kept
             switch m.key {
             case "image":
                 guard let s = m.value.stringValue else {
-                    c.report(RuleCatalog.cioImageType, mp, "CIO.push.image is \(m.value.describedForMessage)")
+                    c.report(RuleCatalog.cioImageType, mp(), "CIO.push.image is \(m.value.describedForMessage)")
                     continue
                 }
                 if s.isEmpty { continue }  // the SDK treats an empty image as none
                 image = s
-                imageURL(s, at: mp, into: &c)
+                imageURL(s, at: mp(), into: &c)
             case "link":
                 guard let s = m.value.stringValue else {
-                    c.report(RuleCatalog.cioLinkType, mp, "CIO.push.link is \(m.value.describedForMessage)")
+                    c.report(RuleCatalog.cioLinkType, mp(), "CIO.push.link is \(m.value.describedForMessage)")
                     continue
                 }
                 if s.isEmpty { continue }
                 guard let url = URLShape(s), url.host.map({ !$0.isEmpty }) ?? !url.isWeb else {
-                    c.report(RuleCatalog.cioLinkURL, mp, "CIO.push.link \"\(s)\" is not a valid URL")
+                    c.report(RuleCatalog.cioLinkURL, mp(), "CIO.push.link \"\(s)\" is not a valid URL")
                     continue
                 }
                 if url.isWeb, url.scheme != url.lowercasedScheme {
-                    c.report(RuleCatalog.cioLinkSchemeCase, mp, "the link's scheme is \"\(url.scheme)\"", fix: "write \(url.lowercasedScheme):// in lowercase")
+                    c.report(RuleCatalog.cioLinkSchemeCase, mp(), "the link's scheme is \"\(url.scheme)\"", fix: "write \(url.lowercasedScheme):// in lowercase")
                 }
             case CIOPush.deliveryIDKey, CIOPush.deliveryTokenKey:
-                c.report(RuleCatalog.cioMisplaced, mp, "\(m.key) is inside CIO.push; it belongs at the top level")
+                c.report(RuleCatalog.cioMisplaced, mp(), "\(m.key) is inside CIO.push; it belongs at the top level")
             default:
                 let hint = closestName(to: m.key, in: ["image", "link"])
                     ?? (["imageurl", "image_url", "picture", "media", "attachment-url"].contains(m.key.lowercased()) ? "image" : nil)
                     ?? (["deeplink", "deep_link", "url", "deep-link", "href"].contains(m.key.lowercased()) ? "link" : nil)
-                c.report(RuleCatalog.cioPushUnknownKey, mp, "CIO.push.\(m.key) is not read by the SDK" + (hint.map { " — did you mean \"\($0)\"?" } ?? ""))
+                c.report(RuleCatalog.cioPushUnknownKey, mp(), "CIO.push.\(m.key) is not read by the SDK" + (hint.map { " — did you mean \"\($0)\"?" } ?? ""))
             }
         }
         return image

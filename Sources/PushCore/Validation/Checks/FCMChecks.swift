@@ -81,8 +81,8 @@ enum FCMChecks {
     }
 
     static func unknown(_ key: String, at p: JSONPointer, known: [String], into c: inout FindingCollector) {
-        let hint = closestName(to: key, in: known).map { " — did you mean \"\($0)\"?" } ?? ""
-        c.report(RuleCatalog.fcmUnknownField, p, "\"\(key)\" is not a field here; FCM rejects unknown names\(hint)")
+        c.report(RuleCatalog.fcmUnknownField, p,
+                 "\"\(key)\" is not a field here; FCM rejects unknown names" + (closestName(to: key, in: known).map { " — did you mean \"\($0)\"?" } ?? ""))
     }
 
     static func target(_ m: JSONObject, at p: JSONPointer, into c: inout FindingCollector) {
