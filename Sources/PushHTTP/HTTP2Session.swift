@@ -9,19 +9,19 @@ final class HTTP2Callbacks {
         nghttp2_session_callbacks_new(&callbacks)
         self.callbacks = callbacks!
         nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks) { _, frame, context in
-            HTTP2Session.from(context).beginHeaders(frame!)
+            HTTP2Session.with(context) { $0.beginHeaders(frame!) }
         }
         nghttp2_session_callbacks_set_on_header_callback(callbacks) { _, frame, name, nameLength, value, valueLength, _, context in
-            HTTP2Session.from(context).header(frame!, name!, nameLength, value!, valueLength)
+            HTTP2Session.with(context) { $0.header(frame!, name!, nameLength, value!, valueLength) }
         }
         nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks) { _, _, streamID, data, length, context in
-            HTTP2Session.from(context).dataChunk(streamID, data!, length)
+            HTTP2Session.with(context) { $0.dataChunk(streamID, data!, length) }
         }
         nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks) { _, frame, context in
-            HTTP2Session.from(context).frameReceived(frame!)
+            HTTP2Session.with(context) { $0.frameReceived(frame!) }
         }
         nghttp2_session_callbacks_set_on_stream_close_callback(callbacks) { _, streamID, _, context in
-            HTTP2Session.from(context).streamClosed(streamID)
+            HTTP2Session.with(context) { $0.streamClosed(streamID) }
         }
     }
 
@@ -53,17 +53,31 @@ final class HTTP2Stream {
 final class HTTP2Session {
     enum FlushResult { case open, finished, failed }
 
-    unowned let connection: ServerConnection
+    // unowned(unsafe): the connection owns this session and deletes it before going away;
+    // a checked `unowned` costs an atomic retain/release per nghttp2 callback.
+    unowned(unsafe) let connection: ServerConnection
     private var session: OpaquePointer?
+    /// Copied out of the configuration once: read on every header and DATA chunk.
+    private let maxHeaderListBytes: Int
+    private let maxRequestBodyBytes: Int
+    private let dispatcher: RequestDispatcher
+    private let context: ConnectionContext
     /// Owns the streams; nghttp2's stream user data points at the same objects, unretained.
     private var streams: [Int32: HTTP2Stream] = [:]
 
-    static func from(_ context: UnsafeMutableRawPointer?) -> HTTP2Session {
-        Unmanaged<HTTP2Session>.fromOpaque(context!).takeUnretainedValue()
+    /// Calls `body` with the session behind nghttp2's user-data pointer, without the
+    /// retain/release a strong reference would cost on every callback (the connection keeps
+    /// the session alive for the whole nghttp2 call).
+    static func with(_ context: UnsafeMutableRawPointer?, _ body: (HTTP2Session) -> Int32) -> Int32 {
+        Unmanaged<HTTP2Session>.fromOpaque(context!)._withUnsafeGuaranteedRef(body)
     }
 
     init(connection: ServerConnection) {
         self.connection = connection
+        maxHeaderListBytes = connection.configuration.maxHeaderListBytes
+        maxRequestBodyBytes = connection.configuration.maxRequestBodyBytes
+        dispatcher = connection.core.dispatcher
+        context = connection.context
         var session: OpaquePointer?
         nghttp2_session_server_new(&session, connection.core.http2Callbacks.callbacks,
                                    Unmanaged.passUnretained(self).toOpaque())
@@ -129,13 +143,28 @@ final class HTTP2Session {
     func flush() -> FlushResult {
         guard let session else { return .failed }
         let output = connection.output
-        while evbuffer_get_length(output) < ServerConnection.outputHighWater {
+        // nghttp2 hands out one frame at a time; gathering them into 16 KiB pieces gives TLS
+        // full-size records and the socket fewer, larger writes (libevent would otherwise
+        // split the output into 4 KiB chains, each becoming its own TLS record).
+        let staging = connection.core.outputStaging
+        var used = 0
+        while evbuffer_get_length(output) + used < ServerConnection.outputHighWater {
             var data: UnsafePointer<UInt8>?
             let length = nghttp2_session_mem_send(session, &data)
             if length < 0 { return .failed }
             if length == 0 { break }
-            evbuffer_add(output, data, length)
+            if used + length > staging.count && used > 0 {
+                evbuffer_add(output, staging.baseAddress, used)
+                used = 0
+            }
+            if length > staging.count {
+                evbuffer_add(output, data, length)
+            } else {
+                (staging.baseAddress! + used).update(from: data!, count: length)
+                used += length
+            }
         }
+        if used > 0 { evbuffer_add(output, staging.baseAddress, used) }
         if nghttp2_session_want_read(session) == 0 && nghttp2_session_want_write(session) == 0 {
             return .finished
         }
@@ -166,36 +195,38 @@ final class HTTP2Session {
               let stream = stream(frame.pointee.hd.stream_id) else { return 0 }
         // RFC 9113 §6.5.2: a field counts its name, its value and 32 bytes of overhead.
         stream.headerListBytes += nameLength + valueLength + 32
-        if stream.headerListBytes > connection.configuration.maxHeaderListBytes {
+        if stream.headerListBytes > maxHeaderListBytes {
             stream.headersTooLarge = true
             stream.headers.removeAll()
             return 0
         }
         if stream.headersTooLarge { return 0 }
-        let valueText = String(decoding: UnsafeBufferPointer(start: value, count: valueLength), as: UTF8.self)
+        let valueBytes = UnsafeBufferPointer(start: value, count: valueLength)
         if name[0] == UInt8(ascii: ":") {
+            // nghttp2 has already validated the pseudo-header set (RFC 9113 §8.3.1).
             switch nameLength {
-            case 5 where name[1] == UInt8(ascii: "p"): stream.path = valueText          // :path
-            case 7 where name[1] == UInt8(ascii: "m"): stream.method = valueText        // :method
-            case 10 where name[1] == UInt8(ascii: "a"): stream.authority = valueText    // :authority
-            default: break                                                             // :scheme
+            case 5 where name[1] == UInt8(ascii: "p"): stream.path = String(decoding: valueBytes, as: UTF8.self)
+            case 7 where name[1] == UInt8(ascii: "m"): stream.method = String(decoding: valueBytes, as: UTF8.self)
+            case 10 where name[1] == UInt8(ascii: "a"): stream.authority = String(decoding: valueBytes, as: UTF8.self)
+            default: break  // :scheme
             }
             return 0
         }
-        let nameText = String(decoding: UnsafeBufferPointer(start: name, count: nameLength), as: UTF8.self)
-        stream.headers.append(HTTPHeader(nameText, valueText))
+        if stream.headers.isEmpty { stream.headers.reserveCapacity(8) }
+        stream.headers.append(HTTPHeader(String(decoding: UnsafeBufferPointer(start: name, count: nameLength), as: UTF8.self),
+                                         String(decoding: valueBytes, as: UTF8.self)))
         return 0
     }
 
     fileprivate func dataChunk(_ streamID: Int32, _ data: UnsafePointer<UInt8>, _ length: Int) -> Int32 {
         guard let stream = stream(streamID), !stream.answered else { return 0 }
-        if stream.body.count + length > connection.configuration.maxRequestBodyBytes {
+        if stream.body.count + length > maxRequestBodyBytes {
             // Answer at once (RFC 9113 §8.1 lets a server respond before the request is
             // complete) and drop the rest of the body. RFC 9113 also allows a RST_STREAM
             // (NO_ERROR) after the response, but curl 7.88 reports that as a failed transfer and
             // loses the 413, so the stream is left to finish.
             stream.body = []
-            respond(stream, .text(413, "request body exceeds \(connection.configuration.maxRequestBodyBytes) bytes\n"))
+            respond(stream, .text(413, "request body exceeds \(maxRequestBodyBytes) bytes\n"))
             return 0
         }
         stream.body.append(contentsOf: UnsafeBufferPointer(start: data, count: length))
@@ -208,7 +239,7 @@ final class HTTP2Session {
               frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0,
               let stream = stream(frame.pointee.hd.stream_id), !stream.answered else { return 0 }
         if stream.headersTooLarge {
-            respond(stream, .text(431, "request header fields exceed \(connection.configuration.maxHeaderListBytes) bytes\n"))
+            respond(stream, .text(431, "request header fields exceed \(maxHeaderListBytes) bytes\n"))
             return 0
         }
         var headers = HTTPHeaders(stream.headers)
@@ -221,9 +252,9 @@ final class HTTP2Session {
             query = String(target[target.index(after: mark)...])
         }
         let request = ServerRequest(method: stream.method, path: path, query: query, headers: headers, body: stream.body,
-                                    version: .http2, streamID: stream.id, connection: connection.context)
+                                    version: .http2, streamID: stream.id, connection: context)
         stream.body = []
-        switch connection.core.dispatcher.dispatch(request) {
+        switch dispatcher.dispatch(request) {
         case .respond(let response): respond(stream, response)
         case .reset(let code): reset(stream, code)
         case .pending: break
@@ -256,6 +287,13 @@ final class HTTP2Session {
 
     private func respond(_ stream: HTTP2Stream, _ response: ServerResponse) {
         stream.answered = true
+        if response.headers.count == 0 && response.body.isEmpty {
+            // The common emulator answer (a bare status): no buffers to build.
+            HeaderBlock.withStatusOnly(response.status) { nva, count in
+                _ = nghttp2_submit_response(session, stream.id, nva, count, nil)
+            }
+            return
+        }
         let hasBody = !response.body.isEmpty && stream.method != "HEAD"
         var block = HeaderBlock(status: response.status)
         for field in response.headers where !HeaderBlock.isConnectionSpecific(field.name) {

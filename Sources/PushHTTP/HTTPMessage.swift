@@ -24,11 +24,11 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
 
     /// The first value for `name` (case-insensitive), or nil.
     public subscript(name: String) -> String? {
-        fields.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+        fields.first { HTTPHeaders.namesMatch($0.name, name) }?.value
     }
     /// Every value for `name`, in order.
     public func values(for name: String) -> [String] {
-        fields.filter { $0.name.caseInsensitiveCompare(name) == .orderedSame }.map(\.value)
+        fields.filter { HTTPHeaders.namesMatch($0.name, name) }.map(\.value)
     }
     public mutating func add(_ name: String, _ value: String) { fields.append(HTTPHeader(name, value)) }
     /// Replaces every field named `name` with one field.
@@ -37,7 +37,23 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
         add(name, value)
     }
     public mutating func remove(_ name: String) {
-        fields.removeAll { $0.name.caseInsensitiveCompare(name) == .orderedSame }
+        fields.removeAll { HTTPHeaders.namesMatch($0.name, name) }
+    }
+
+    /// Field names are ASCII tokens (RFC 9110 §5.1), so an ASCII case fold is exact — and far
+    /// cheaper than Foundation's locale-aware comparison on the server's hot path.
+    static func namesMatch(_ a: String, _ b: String) -> Bool {
+        var a = a, b = b
+        return a.withUTF8 { x in
+            b.withUTF8 { y in
+                guard x.count == y.count else { return false }
+                for index in 0..<x.count where x[index] != y[index] {
+                    let l = x[index] | 0x20, r = y[index] | 0x20
+                    guard l == r, l >= UInt8(ascii: "a"), l <= UInt8(ascii: "z") else { return false }
+                }
+                return true
+            }
+        }
     }
 }
 

@@ -35,6 +35,20 @@ struct HeaderBlock {
         }
     }
 
+    /// A block holding only `:status`, laid out on the stack.
+    static func withStatusOnly<R>(_ status: Int, _ body: (UnsafePointer<nghttp2_nv>, Int) -> R) -> R {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 10) { bytes in
+            for (index, byte) in ":status".utf8.enumerated() { bytes[index] = byte }
+            let code = min(max(status, 100), 999)
+            bytes[7] = UInt8(ascii: "0") + UInt8(code / 100)
+            bytes[8] = UInt8(ascii: "0") + UInt8(code / 10 % 10)
+            bytes[9] = UInt8(ascii: "0") + UInt8(code % 10)
+            var field = nghttp2_nv(name: bytes.baseAddress!, value: bytes.baseAddress! + 7, namelen: 7, valuelen: 3,
+                                   flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
+            return withUnsafePointer(to: &field) { body($0, 1) }
+        }
+    }
+
     func withNameValues<R>(_ body: (UnsafePointer<nghttp2_nv>, Int) -> R) -> R {
         var bytes = self.bytes
         return bytes.withUnsafeMutableBufferPointer { buffer in

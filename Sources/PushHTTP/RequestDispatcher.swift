@@ -11,7 +11,7 @@ struct RequestDispatcher {
     let router: Router
     unowned let loop: ServerEventLoop
 
-    func dispatch(_ request: ServerRequest) -> Outcome {
+    func dispatch(_ request: consuming ServerRequest) -> Outcome {
         var request = request
         switch router.match(method: request.method, path: request.path) {
         case .notFound:

@@ -18,7 +18,7 @@ final class ServerConnection {
     }
 
     let id: UInt64
-    unowned let core: ServerCore
+    unowned(unsafe) let core: ServerCore  // the core owns every connection and outlives it
     let context: ConnectionContext
     private(set) var bev: OpaquePointer?
     private(set) var state: ProtocolState = .undecided
@@ -35,12 +35,15 @@ final class ServerConnection {
     private var lastActivity = timeval()
     /// Stop generating output above this many queued bytes; resume when the peer drained it.
     static let outputHighWater = 1 << 20
+    /// Copied from the configuration at accept: read on every readable event.
+    private let tracksIdleness: Bool
 
     init(id: UInt64, core: ServerCore, bev: OpaquePointer, context: ConnectionContext) {
         self.id = id
         self.core = core
         self.bev = bev
         self.context = context
+        self.tracksIdleness = core.configuration.idleTimeout != nil
     }
 
     var isTLS: Bool { context.isTLS }
@@ -79,7 +82,7 @@ final class ServerConnection {
             evbuffer_drain(input, evbuffer_get_length(input))
             return
         }
-        if configuration.idleTimeout != nil { event_base_gettimeofday_cached(core.loop.base, &lastActivity) }
+        if tracksIdleness { event_base_gettimeofday_cached(core.loop.base, &lastActivity) }
         let input = bufferevent_get_input(bev)!
         if case .undecided = state { decideProtocol(input: input) }
         switch state {

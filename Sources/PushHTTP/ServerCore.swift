@@ -16,6 +16,9 @@ final class ServerCore {
     private var nextConnectionID: UInt64 = 1
     private(set) var isShuttingDown = false
     private var graceTimer: OpaquePointer?
+    /// Scratch space where HTTP/2 sessions gather outgoing frames (one loop thread, so one
+    /// buffer serves every connection).
+    let outputStaging = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: 16 << 10)
 
     init(loop: ServerEventLoop, configuration: HTTPServerConfiguration, router: Router) throws(HTTPServerError) {
         self.loop = loop
@@ -194,6 +197,8 @@ final class ServerCore {
         if let tlsContext { SSL_CTX_free(tlsContext) }
         tlsContext = nil
     }
+
+    deinit { outputStaging.deallocate() }
 }
 
 extension timeval {

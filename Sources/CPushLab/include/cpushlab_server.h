@@ -19,8 +19,8 @@
 /// tickets off. Returns NULL and fills `error` (NUL-terminated) on failure.
 SSL_CTX *cpl_server_tls_context(const char *cert_file, const char *key_file, char *error, size_t error_len);
 
-/// The protocol ALPN picked for `ssl`: 2 = h2, 1 = http/1.1 (or no ALPN), after the handshake.
-/// 2: ALPN chose h2; 1: ALPN chose another protocol; 0: no ALPN (decide by the first bytes).
+/// The protocol ALPN picked for `ssl`, after the handshake. 2: h2; 1: another protocol
+/// (http/1.1); 0: no ALPN (decide by the first bytes).
 int cpl_server_alpn_protocol(const SSL *ssl);
 
 /// A non-blocking, close-on-exec eventfd used to wake the loop from other threads.
