@@ -47,6 +47,42 @@ final class CollectorAndReportCommandTests: XCTestCase {
         XCTAssertTrue(text.stdout.contains("| cli-1 "), text.stdout)
     }
 
+    func testJSONLinesForListeningMetricRejectionAndStop() throws {
+        let dir = Fixtures.temporaryDirectory("collector-cli")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Fixtures.pushlabBinary)
+        process.arguments = ["collector", "--port", "off", "--h2c-port", "0", "--db", dir.appendingPathComponent("m.sqlite").path, "--json"]
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        let reader = LineReader(out.fileHandleForReading)
+        func object(_ line: String?) -> [String: Any] {
+            (line.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) } as? [String: Any]) ?? [:]
+        }
+        let listening = object(reader.next())
+        XCTAssertEqual(listening["event"] as? String, "listening")
+        guard let url = listening["cleartext"] as? String else { return XCTFail("no cleartext URL") }
+        let body = #"{"anonymousId":"j1","event":"Report Delivery Event","properties":{"recipient":"abcdef0123456789","metric":"delivered","deliveryId":"j1"}}"#
+        for auth in [["-u", "k:"], []] {
+            _ = try ProcessRunner.run("/usr/bin/curl", ["-s", "-o", "/dev/null", "--http2-prior-knowledge"] + auth + ["--data-binary", body, "\(url)/v1/track"])
+        }
+        let metric = object(reader.next()), rejected = object(reader.next())
+        XCTAssertEqual(metric["event"] as? String, "metric")
+        XCTAssertEqual(metric["deliveryId"] as? String, "j1")
+        XCTAssertEqual(metric["token"] as? String, "abcdef01…")
+        XCTAssertEqual(rejected["event"] as? String, "rejected")
+        XCTAssertEqual(rejected["status"] as? Int, 401)
+        kill(process.processIdentifier, SIGINT)
+        let stopped = object(reader.next())
+        process.waitUntilExit()
+        XCTAssertEqual(stopped["event"] as? String, "stopped")
+        XCTAssertEqual(stopped["metrics"] as? Int, 1)
+        XCTAssertEqual(stopped["rejected"] as? Int, 1)
+    }
+
     func testBadFaultFlagIsAUsageErrorNamingTheField() throws {
         let r = try ProcessRunner.pushlab(["collector", "--port", "off", "--h2c-port", "0", "--fault", "route=/v1/track,status=abc"])
         XCTAssertEqual(r.status, 2)

@@ -30,6 +30,7 @@ enum CollectorCommand: Command {
         .value("--fault-seed", name: "N", help: "Seed of the fault plan; overrides the file's seed (else 0)."),
         .value("--ack", name: "WHEN", help: "Answer accepted requests when queued (fast) or committed (durable).", default: "queued"),
         .flag("--quiet", help: "No line per metric."),
+        .flag("--json", help: "Print JSON lines (listening, metric, rejected, fault, stopped) instead of text."),
     ]
 
     static func run(_ args: ParsedArguments) async throws -> Int32 {
@@ -42,11 +43,11 @@ enum CollectorCommand: Command {
             throw UsageError("--db \(dbPath): cannot open the SQLite file: \(error)", fix: "pass a writable path")
         }
         let console = DispatchQueue(label: "pushlab.collector.console")
-        let quiet = args.flag("--quiet")
+        let quiet = args.flag("--quiet"), json = args.flag("--json")
         let collector = try MetricsCollector(configuration: configuration, store: store) { event in
             if quiet, case .storeFailed = event {} else if quiet { return }
-            let line = liveLine(event, at: Date())
-            console.async { line.forEach(emit) }
+            let lines = json ? jsonLines(event, at: Date()) : liveLine(event, at: Date())
+            console.async { lines.forEach(emit) }
         }
         let server = CollectorServer(collector: collector, configuration: try serverConfiguration(args))
         do {
@@ -54,21 +55,35 @@ enum CollectorCommand: Command {
         } catch {
             throw UsageError("\(error)")
         }
-        if let bound = server.boundAddresses {
+        if json {
+            var o: [String: Any] = ["event": "listening", "db": dbPath, "faults": configuration.faultPlan.rules.map(\.flagText)]
+            if let url = server.boundAddresses?.tlsURL { o["tls"] = url }
+            if let url = server.boundAddresses?.cleartextURL { o["cleartext"] = url }
+            emit(jsonLine(o))
+        } else if let bound = server.boundAddresses {
             if let url = bound.tlsURL { emit("\(url) (h2, http/1.1)") }
             if let url = bound.cleartextURL { emit("\(url) (h2c, http/1.1)") }
         }
-        emit("storing metrics in \(dbPath)")
-        if configuration.credentials.cdpAPIKeys.isEmpty { emit("no --cdp-key: any CDP key is accepted on /v1/*") }
-        if configuration.credentials.legacyKeys.isEmpty { emit("no --legacy-key: any site id:api key is accepted on /push/events") }
-        for rule in configuration.faultPlan.rules { emit("fault: \(rule.flagText)") }
+        if !json { printStartNotes(configuration, dbPath: dbPath) }
         let signal = await waitForTerminationSignal()
         printError("pushlab collector: signal \(signal), finishing in-flight requests")
         await server.stop()
         console.sync {}
         let c = collector.counters
-        emit("\(c.requests) requests: \(c.accepted) accepted, \(c.rejected) rejected, \(c.faulted) faulted; \(c.metrics) metrics, \(c.duplicates) duplicates")
+        if json {
+            emit(jsonLine(["event": "stopped", "requests": c.requests, "accepted": c.accepted, "rejected": c.rejected,
+                           "faulted": c.faulted, "metrics": c.metrics, "duplicates": c.duplicates]))
+        } else {
+            emit("\(c.requests) requests: \(c.accepted) accepted, \(c.rejected) rejected, \(c.faulted) faulted; \(c.metrics) metrics, \(c.duplicates) duplicates")
+        }
         return ExitStatus.success
+    }
+
+    private static func printStartNotes(_ configuration: CollectorConfiguration, dbPath: String) {
+        emit("storing metrics in \(dbPath)")
+        if configuration.credentials.cdpAPIKeys.isEmpty { emit("no --cdp-key: any CDP key is accepted on /v1/*") }
+        if configuration.credentials.legacyKeys.isEmpty { emit("no --legacy-key: any site id:api key is accepted on /push/events") }
+        for rule in configuration.faultPlan.rules { emit("fault: \(rule.flagText)") }
     }
 
     static func collectorConfiguration(_ args: ParsedArguments) throws -> CollectorConfiguration {
@@ -130,6 +145,42 @@ enum CollectorCommand: Command {
         }
         return HTTPServerConfiguration(host: args.value("--host") ?? "127.0.0.1", tlsPort: tlsPort, cleartextPort: cleartextPort,
                                        certificateFile: cert, privateKeyFile: key)
+    }
+
+    /// One JSON object per line, keys sorted.
+    static func jsonLine(_ object: [String: Any]) -> String {
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// The JSON line(s) for one collector event; device tokens shortened as in text mode.
+    static func jsonLines(_ event: CollectorEvent, at date: Date) -> [String] {
+        let time = ISO8601Timestamp.format(date)
+        switch event {
+        case .accepted(let route, let metrics, let duplicates, _):
+            return zip(metrics, duplicates).map { m, dup in
+                var o: [String: Any] = ["event": "metric", "time": time, "route": route.path, "metric": m.metric.rawValue,
+                                        "deliveryId": m.deliveryID, "token": shortToken(m.recipient), "duplicate": dup]
+                if let t = m.originalTimestampText { o["timestamp"] = t }
+                return jsonLine(o)
+            }
+        case .rejected(let route, let r):
+            var o: [String: Any] = ["event": "rejected", "time": time, "route": route.path, "status": r.status, "error": r.code,
+                                    "reason": r.reason]
+            if let p = r.pointer { o["pointer"] = p }
+            return [jsonLine(o)]
+        case .faulted(let route, let d):
+            var o: [String: Any] = ["event": "fault", "time": time, "route": route.path, "delayMs": Int(d.delay.seconds * 1000)]
+            switch d.outcome {
+            case .status(let code, _, _)?: o["status"] = code
+            case .drop(let scope)?: o["drop"] = scope.rawValue
+            case .stall(let hold)?: o["stallMs"] = Int(hold.seconds * 1000)
+            case nil: break
+            }
+            return [jsonLine(o)]
+        case .storeFailed(let reason):
+            return [jsonLine(["event": "storeError", "time": time, "reason": reason])]
+        }
     }
 
     /// The console line(s) for one collector event; device tokens shortened.
