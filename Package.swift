@@ -9,6 +9,7 @@ let package = Package(
         .executable(name: "pushlab", targets: ["pushlab"]),
         .executable(name: "pushlab-bench-auth", targets: ["pushlab-bench-auth"]),
         .executable(name: "pushlab-bench-client", targets: ["pushlab-bench-client"]),
+        .executable(name: "pushlab-bench-push-server", targets: ["pushlab-bench-push-server"]),
     ],
     targets: [
         .target(
@@ -41,12 +42,14 @@ let package = Package(
         .executableTarget(name: "pushlab-bench-auth", dependencies: ["PushAuth"]),
         // Drives HTTPClient for benchmarks/transport-client.sh; not part of the CLI.
         .executableTarget(name: "pushlab-bench-client", dependencies: ["PushHTTP"]),
+        // Benchmarks only: the APNs/FCM-shaped server every sender benchmark peer talks to.
+        .executableTarget(name: "pushlab-bench-push-server", dependencies: ["PushHTTP"]),
         .target(name: "TestSupport", dependencies: ["PushHTTP"], path: "Tests/TestSupport"),
         .testTarget(name: "PushCoreTests", dependencies: ["PushCore", "TestSupport"]),
         .testTarget(name: "PushAuthTests", dependencies: ["PushAuth", "TestSupport"]),
         .testTarget(name: "PushHTTPTests", dependencies: ["PushHTTP", "TestSupport"]),
         .testTarget(name: "PushStoreTests", dependencies: ["PushStore", "TestSupport"]),
-        .testTarget(name: "PushSendTests", dependencies: ["PushSend", "TestSupport"]),
+        .testTarget(name: "PushSendTests", dependencies: ["PushSend", "PushGateway", "TestSupport"]),
         .testTarget(name: "PushDeviceTests", dependencies: ["PushDevice", "TestSupport"]),
         .testTarget(name: "PushMetricsTests", dependencies: ["PushMetrics", "PushDevice", "TestSupport"]),
         .testTarget(name: "PushGatewayTests", dependencies: ["PushGateway", "PushSend", "PushAuth", "PushCore", "TestSupport"]),

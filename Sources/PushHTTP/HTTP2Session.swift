@@ -79,8 +79,16 @@ final class HTTP2Session {
         dispatcher = connection.core.dispatcher
         context = connection.context
         var session: OpaquePointer?
-        nghttp2_session_server_new(&session, connection.core.http2Callbacks.callbacks,
-                                   Unmanaged.passUnretained(self).toOpaque())
+        // libcurl 7.88 (Debian 12) answers every body-less response (APNs' 200) with
+        // RST_STREAM(STREAM_CLOSED); nghttp2's rapid-reset guard (CVE-2023-44487 backport)
+        // counts those and, past ~1000, ends the connection with GOAWAY(INTERNAL_ERROR),
+        // dropping answers already decided. A lab server must not punish its own client.
+        var option: OpaquePointer?
+        nghttp2_option_new(&option)
+        nghttp2_option_set_stream_reset_rate_limit(option, 1 << 20, 1 << 20)
+        nghttp2_session_server_new2(&session, connection.core.http2Callbacks.callbacks,
+                                    Unmanaged.passUnretained(self).toOpaque(), option)
+        nghttp2_option_del(option)
         self.session = session
     }
 

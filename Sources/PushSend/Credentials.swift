@@ -18,7 +18,7 @@ public protocol APNsCredential: Sendable {
 /// `OAuthTokenSource`.
 public protocol FCMAccessTokenProvider: Sendable {
     /// The bare access token (the client adds `Bearer `).
-    func accessToken() async throws -> String
+    func bearerToken() async throws -> String
     /// Called after FCM answered 401 to a request that carried `rejected`; true when a fresh
     /// token is ready.
     func renew(afterRejecting rejected: String) async -> Bool
@@ -29,7 +29,7 @@ public struct FixedCredential: APNsCredential, FCMAccessTokenProvider {
     public let value: String
     public init(_ value: String) { self.value = value }
     public func authorization() async throws -> String { "bearer \(value)" }
-    public func accessToken() async throws -> String { value }
+    public func bearerToken() async throws -> String { value }
     public func renew(afterRejecting rejected: String) async -> Bool { false }
 }
 
@@ -95,5 +95,20 @@ extension ProviderTokenCache: APNsCredential {
         guard let renewal = try? invalidate(after: jwt) else { return false }
         if case .renewed = renewal { return true }
         return false
+    }
+}
+
+/// PushAuth's OAuth2 token source is the real FCM credential: the access token cached and
+/// refreshed before expiry, one exchange under concurrency.
+extension OAuthTokenSource: FCMAccessTokenProvider {
+    public func bearerToken() async throws -> String { try await accessToken().value }
+
+    public func renew(afterRejecting rejected: String) async -> Bool {
+        guard let current = try? await accessToken() else { return false }
+        if current.value == rejected {
+            invalidate(current)
+            return (try? await accessToken()) != nil
+        }
+        return true  // someone already replaced the rejected token
     }
 }

@@ -99,7 +99,7 @@ public struct FCMClient: Sendable {
             attempt: { _ in
                 let token: String
                 do {
-                    token = try await credential.accessToken()
+                    token = try await credential.bearerToken()
                 } catch {
                     return RetryStep(FCMSendResult.Outcome.notSent("cannot get an access token: \(error)", reason: "AccessTokenError"),
                                      retryability: .never)

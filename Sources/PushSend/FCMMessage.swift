@@ -1,25 +1,13 @@
 import Foundation
 import PushCore
 
-/// Where an FCM message goes: exactly one of token, topic, condition (fcm.md "Message essentials").
-public enum FCMTarget: Sendable, Hashable, CustomStringConvertible {
-    case token(String)
-    case topic(String)
-    case condition(String)
-
-    public var key: String {
-        switch self {
-        case .token: return "token"
-        case .topic: return "topic"
-        case .condition: return "condition"
-        }
+/// Sender-side checks of PushCore's `FCMTarget`.
+extension FCMTarget {
+    /// `token abcdef12…`, `topic news`: safe for logs.
+    public var redactedDescription: String {
+        if case .token(let t) = self { return "token \(DeviceToken.redacted(t))" }
+        return "\(fieldName) \(value)"
     }
-    public var value: String {
-        switch self {
-        case .token(let v), .topic(let v), .condition(let v): return v
-        }
-    }
-    public var description: String { key == "token" ? "token \(DeviceToken.redacted(value))" : "\(key) \(value)" }
 
     /// The problem with this target, checked before sending; nil when it is fine.
     public var problem: String? {
@@ -96,13 +84,13 @@ public struct PreparedFCMMessage: Sendable {
 
     /// The request body for one target.
     public func body(for target: FCMTarget) -> [UInt8] {
-        Array((prefix + "\"\(target.key)\":" + JSONText.string(target.value) + suffix).utf8)
+        Array((prefix + "\"\(target.fieldName)\":" + JSONText.string(target.value) + suffix).utf8)
     }
 
     /// The full message with its target, as JSON (validation, `--verbose`).
     public func message(for target: FCMTarget) -> JSONObject {
         var m = members
-        m.members.insert(JSONMember(key: target.key, value: .string(target.value)), at: 0)
+        m.members.insert(JSONMember(key: target.fieldName, value: .string(target.value)), at: 0)
         return m
     }
 }

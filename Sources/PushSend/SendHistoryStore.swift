@@ -85,7 +85,7 @@ public final class SendHistoryStore: Sendable {
 }
 
 /// One row of the history.
-public struct SendHistoryEntry: Sendable, Hashable, Codable {
+public struct SendHistoryEntry: Sendable, Hashable, Encodable {
     public var id: Int
     public var sentAt: Date
     public var provider: String
@@ -100,6 +100,32 @@ public struct SendHistoryEntry: Sendable, Hashable, Codable {
     public var latencyMs: Double
     public var endpoint: String?
     public var batch: String?
+
+    enum CodingKeys: String, CodingKey {
+        case id, sentAt = "sent_at", provider, target, messageID = "message_id", status, outcome, reason, detail, timestamp
+        case attempts, latencyMs = "latency_ms", endpoint, batch
+    }
+
+    /// JSON for `pushlab history --json`: snake_case keys, `sent_at` as ISO 8601, nulls kept.
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        try c.encode(id, forKey: .id)
+        try c.encode(formatter.string(from: sentAt), forKey: .sentAt)
+        try c.encode(provider, forKey: .provider)
+        try c.encode(target, forKey: .target)
+        try c.encode(messageID, forKey: .messageID)
+        try c.encode(status, forKey: .status)
+        try c.encode(outcome, forKey: .outcome)
+        try c.encode(reason, forKey: .reason)
+        try c.encode(detail, forKey: .detail)
+        try c.encode(timestamp, forKey: .timestamp)
+        try c.encode(attempts, forKey: .attempts)
+        try c.encode((latencyMs * 1000).rounded() / 1000, forKey: .latencyMs)
+        try c.encode(endpoint, forKey: .endpoint)
+        try c.encode(batch, forKey: .batch)
+    }
 
     init(row: SQLiteRow) {
         id = row.int(0) ?? 0

@@ -98,6 +98,6 @@ final class FCMClientTests: XCTestCase {
 final class RenewingAccessToken: FCMAccessTokenProvider, @unchecked Sendable {
     private let lock = NSLock()
     private var generation = 1  // protected by `lock`
-    func accessToken() async throws -> String { lock.withLock { "at-\(generation)" } }
+    func bearerToken() async throws -> String { lock.withLock { "at-\(generation)" } }
     func renew(afterRejecting r: String) async -> Bool { lock.withLock { generation += 1 }; return true }
 }

@@ -2,6 +2,9 @@ let pushlabVersion = "0.1.0"
 
 /// Every subcommand, in the order `pushlab --help` lists them. Add new commands here.
 let allCommands: [any Command.Type] = [
+    SendAPNsCommand.self,
+    SendFCMCommand.self,
+    HistoryCommand.self,
     ValidateCommand.self,
     PayloadCommand.self,
     ServeCommand.self,

@@ -1,0 +1,52 @@
+import Foundation
+import PushSend
+
+/// `pushlab history`: the pushes `send apns` / `send fcm` recorded.
+enum HistoryCommand: Command {
+    static let path = ["history"]
+    static let summary = "Show recent sends (APNs and FCM) from the send history."
+    static let discussion = """
+        Every push sent by 'pushlab send' is recorded (unless --no-history) in an SQLite file: \
+        $XDG_DATA_HOME/pushlab/history.sqlite, or ~/.local/share/pushlab/history.sqlite. Newest first.
+        """
+    static let options: [OptionSpec] = [
+        .value("--last", name: "N", help: "How many sends to show.", default: "20"),
+        .value("--token", name: "TOKEN", help: "Only sends to this token (or FCM topic/condition)."),
+        .value("--history", name: "PATH", help: "History database.", default: "$XDG_DATA_HOME/pushlab/history.sqlite"),
+        .flag("--json", help: "Print the rows as a JSON array."),
+    ]
+
+    static func run(_ args: ParsedArguments) async throws -> Int32 {
+        let limit = try args.int("--last", range: 1...1_000_000) ?? 20
+        let path = args.value("--history") ?? SendHistoryStore.defaultPath()
+        guard FileManager.default.fileExists(atPath: path) else {
+            if args.value("--history") != nil {
+                throw UsageError("--history \(path): no such history file", fix: "check the path; sends create it")
+            }
+            if args.flag("--json") { emit("[]") } else { emit("no sends recorded yet (\(path))") }
+            return ExitStatus.success
+        }
+        let store: SendHistoryStore
+        do { store = try SendHistoryStore(path: path) } catch { throw UsageError("--history \(path): \(error)") }
+        defer { store.close() }
+        let entries = try store.recent(limit: limit, target: args.value("--token"))
+        if args.flag("--json") {
+            emit(try renderJSON(entries))
+            return ExitStatus.success
+        }
+        if entries.isEmpty {
+            emit("no sends" + (args.value("--token") != nil ? " to that token" : "") + " in \(path)")
+            return ExitStatus.success
+        }
+        let formatter = ISO8601DateFormatter()
+        for e in entries {
+            let what = e.outcome == "accepted" ? "accepted" : "\(e.outcome) \(e.reason ?? "")"
+            let status = e.status.map { " \($0)" } ?? ""
+            let id = e.messageID.map { "  \($0)" } ?? ""
+            emit("\(formatter.string(from: e.sentAt))  \(e.provider.padding(toLength: 4, withPad: " ", startingAt: 0)) \(shorten(e.target).padding(toLength: 10, withPad: " ", startingAt: 0))\(status) \(what)\(id)  (\(e.attempts)×, \(Int(e.latencyMs.rounded())) ms)")
+        }
+        return ExitStatus.success
+    }
+
+    static func shorten(_ token: String) -> String { token.count > 8 ? String(token.prefix(8)) + "…" : token }
+}

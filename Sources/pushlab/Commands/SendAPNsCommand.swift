@@ -1,0 +1,161 @@
+import Foundation
+import PushAuth
+import PushCore
+import PushHTTP
+import PushSend
+
+/// `pushlab send apns`: one push, or one payload to a file of tokens, over HTTP/2 with a .p8 key.
+enum SendAPNsCommand: Command {
+    static let path = ["send", "apns"]
+    static let summary = "Send a push through APNs (token auth, .p8 key) to one token or a file of tokens."
+    static let positionalUsage = "[payload.json | -]"
+    static let discussion = """
+        The payload comes from a file (a .json payload or a simulator .apns file; - reads stdin) or \
+        from the builder flags (--title, --body, --image, --link …). It is validated before sending; \
+        --no-validate sends it anyway. The push type is inferred from the payload unless --push-type \
+        is given, the topic gets the push type's suffix, and an apns-id is generated when absent.
+
+        Credentials fall back to APNS_KEY_PATH, APNS_KEY_ID, APNS_TEAM_ID and APNS_TOPIC; the key id \
+        is read from an AuthKey_<KEYID>.p8 file name. Key material and tokens are never printed.
+
+        With --tokens FILE the same payload goes to every token, --concurrency at a time over \
+        --connections HTTP/2 connections; results stream to --out, dead tokens to --prune-file. \
+        Transient failures (5xx, 429, lost connections) are retried with backoff; rejections \
+        such as BadDeviceToken or Unregistered never are.
+
+        Exit status: 0 accepted (bulk: all accepted), 1 rejected or failed, 2 bad usage or input.
+        """
+    static let options: [OptionSpec] = [
+        .value("--token", name: "HEX", help: "The device token (hex)."),
+        .value("--key", name: "P8", help: "APNs auth key file AuthKey_<KEYID>.p8 (or APNS_KEY_PATH)."),
+        .value("--key-id", name: "ID", help: "10-character key id (or APNS_KEY_ID; default: from the file name)."),
+        .value("--team-id", name: "ID", help: "10-character team id (or APNS_TEAM_ID)."),
+        .value("--topic", name: "BUNDLE", help: "The app's bundle id (or APNS_TOPIC); the push type's suffix is added."),
+        .flag("--sandbox", help: "Use api.sandbox.push.apple.com (development builds)."),
+        .flag("--production", help: "Use api.push.apple.com (the default)."),
+        .value("--url", name: "URL", help: "Any APNs-speaking server, e.g. the emulator https://localhost:8443."),
+        .value("--port", name: "PORT", help: "443, or 2197 where firewalls block 443 (ignored with --url).", default: "443"),
+        .value("--push-type", name: "TYPE", help: "alert, background, voip, liveactivity, … (default: from the payload)."),
+        .value("--priority", name: "N", help: "10 immediate, 5 power-considerate, 1 lowest (default: 10; background 5)."),
+        .value("--expiration", name: "UNIX", help: "Store until this UNIX time; 0 = deliver once."),
+        .value("--collapse-id", name: "ID", help: "Replace an earlier push with the same id (≤ 64 bytes)."),
+        .value("--apns-id", name: "UUID", help: "Request id (lowercase UUID; default: generated)."),
+    ] + SendSupport.builderOptions + SendSupport.connectionOptions + SendSupport.bulkOptions + SendSupport.reportingOptions
+
+    static func run(_ args: ParsedArguments) async throws -> Int32 {
+        // Everything that can be wrong with the input is checked before any connection.
+        let single = args.value("--token")
+        let bulk = args.value("--tokens")
+        if single != nil && bulk != nil { throw UsageError("give --token or --tokens, not both") }
+        if single == nil && bulk == nil {
+            throw UsageError("missing --token (one device token) or --tokens FILE (many)", fix: "e.g. --token 3a5f…e9 (64 hex digits)")
+        }
+        let endpoint = try endpoint(args)
+        let key = try loadKey(args)
+        let push = try preparePush(args)
+        if let single, push.validated, let problem = DeviceToken.problem(single, for: .apns) {
+            throw UsageError("--token: \(problem.message)", fix: problem.fix)
+        }
+
+        let clients = try SendSupport.httpClients(args, bulk: bulk != nil)
+        let client = APNsClient(endpoint: endpoint, transport: SendSupport.transport(clients),
+                                credential: ProviderTokenCache(key: key), retry: try SendSupport.retryPolicy(args),
+                                log: SendSupport.verboseLog(args), requestTimeout: try args.duration("--timeout") ?? .seconds(30))
+        let history = SendSupport.openHistory(args)
+        defer { history?.close() }
+        let status: Int32
+        if bulk != nil {
+            status = try await SendSupport.runBulk(args, provider: .apns, endpoint: endpoint.baseURL, history: history) { token, index in
+                await client.send(push, to: token, index: index).report
+            }
+        } else {
+            let result = await client.send(push, to: single!)
+            let report = result.report
+            SendSupport.record(report, in: history, endpoint: endpoint.baseURL)
+            var extra: [String: String] = [:]
+            var fix: String?
+            switch result.outcome {
+            case .accepted(let a): if let u = a.uniqueID { extra["apns_unique_id"] = u }
+            case .rejected(let r): fix = r.fix
+            case .failed(let e): fix = e.description.contains("--ca-file") ? nil : "check --url/--sandbox and the network; the push was retried \(result.attempts - 1) time(s)"
+            case .notSent: fix = nil
+            }
+            status = try SendSupport.printSingle(report, fix: fix, extra: extra, json: args.flag("--json"))
+        }
+        for c in clients { await c.shutdown() }
+        return status
+    }
+
+    static func endpoint(_ args: ParsedArguments) throws -> APNsEndpoint {
+        let choices = [args.flag("--sandbox"), args.flag("--production"), args.value("--url") != nil].filter { $0 }.count
+        if choices > 1 { throw UsageError("give one of --sandbox, --production, --url") }
+        if let url = args.value("--url") {
+            do { return try .custom(url) } catch { throw UsageError("\(error)") }
+        }
+        let port = try args.int("--port", range: 1...65535) ?? 443
+        return args.flag("--sandbox") ? .sandbox(port: port) : .production(port: port)
+    }
+
+    static func loadKey(_ args: ParsedArguments) throws -> APNsAuthKey {
+        let path = try args.required("--key", env: "APNS_KEY_PATH", fix: "pass the AuthKey_<KEYID>.p8 downloaded from the Apple developer account")
+        let teamID = try args.required("--team-id", env: "APNS_TEAM_ID", fix: "your 10-character team id (developer account, Membership)")
+        do {
+            return try APNsAuthKey.load(path: path, keyID: args.optional("--key-id", env: "APNS_KEY_ID"), teamID: teamID)
+        } catch {
+            throw UsageError("--key \(path): \(error)", fix: error.fix)
+        }
+    }
+
+    static func preparePush(_ args: ParsedArguments) throws -> PreparedAPNsPush {
+        var (bytes, source) = try SendSupport.payloadBytes(args, fcm: false)
+        let validate = !args.flag("--no-validate")
+        // A simulator .apns file names its bundle id; it is a payload otherwise.
+        var fileTopic: String?
+        if let doc = try? JSONDocument.parse(bytes), case .object(var top) = doc.root,
+           let bundle = top["Simulator Target Bundle"]?.stringValue {
+            fileTopic = bundle
+            top.members.removeAll { $0.key == "Simulator Target Bundle" }
+            bytes = JSONValue.object(top).minifiedBytes()
+        }
+        var options = APNsPushOptions()
+        options.topic = args.optional("--topic", env: "APNS_TOPIC") ?? fileTopic
+        if let raw = args.value("--push-type") {
+            guard let type = APNsPushType(rawValue: raw) else {
+                throw UsageError("--push-type \(raw) is not an APNs push type",
+                                 fix: "use one of " + APNsPushType.allCases.map(\.rawValue).joined(separator: ", "))
+            }
+            options.pushType = type
+        }
+        options.priority = try args.int("--priority")
+        options.expiration = try args.int("--expiration")
+        options.collapseID = args.value("--collapse-id")
+        options.apnsID = args.value("--apns-id")
+        do {
+            return try PreparedAPNsPush(payload: bytes, options: options, validate: validate) { document, pushType in
+                let context = APNsRequestContext(pushType: pushType.rawValue, priority: options.priority.map(String.init),
+                                                 topic: options.topic.map { pushType.topic(forBundleID: $0) },
+                                                 expiration: options.expiration.map(String.init),
+                                                 collapseID: options.collapseID, apnsID: options.apnsID)
+                let report = Validator(options: ValidationOptions(apns: context)).validate(document, as: .apns)
+                for w in report.warnings { printError("pushlab send apns: warning: \(source)\(w.place): \(w.message)") }
+                return report.errors.map { "\(source)\($0.place): \($0.message) — fix: \($0.fix)" }
+            }
+        } catch {
+            switch error {
+            // Flags the user can fix: usage errors (exit 2).
+            case .missingTopic, .badPriority, .badExpiration, .collapseIDTooLong, .badAPNsID:
+                throw UsageError("\(error)")
+            // The payload failed validation (exit 1, like pushlab validate).
+            default:
+                throw PreflightRefusal(message: "\(source): \(error)")
+            }
+        }
+    }
+}
+
+/// The payload or message failed pre-flight validation: nothing was sent. Exit 1, as a failed
+/// `pushlab validate` (architecture.md: 1 = the push/validation failed).
+struct PreflightRefusal: Error, CustomStringConvertible {
+    var message: String
+    var description: String { message }
+}

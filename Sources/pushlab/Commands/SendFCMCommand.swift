@@ -1,0 +1,125 @@
+import Foundation
+import PushAuth
+import PushCore
+import PushHTTP
+import PushSend
+
+/// `pushlab send fcm`: FCM HTTP v1 `messages:send` with a service account.
+enum SendFCMCommand: Command {
+    static let path = ["send", "fcm"]
+    static let summary = "Send an FCM HTTP v1 message (service-account OAuth2) to a token, topic, condition or a file of tokens."
+    static let positionalUsage = "[message.json | -]"
+    static let discussion = """
+        The file may be a full request ({"message": {…}}), a bare message, or a bare APNs payload \
+        ({"aps": …}), which is wrapped under message.apns.payload — how a Customer.io rich push \
+        reaches iOS through FCM. Without a file the builder flags make the message. It is validated \
+        before sending (--no-validate skips that); an APNs token given as --token is refused before \
+        anything is sent.
+
+        The service account comes from --service-account or GOOGLE_APPLICATION_CREDENTIALS; the \
+        access token is fetched from its token_uri (that is how the emulator is reached) and never \
+        printed. --dry-run sets validate_only: FCM checks the message without delivering it.
+
+        With --tokens FILE the same message goes to every token (see send apns for the bulk options). \
+        Exit status: 0 accepted (bulk: all accepted), 1 rejected or failed, 2 bad usage or input.
+        """
+    static let options: [OptionSpec] = [
+        .value("--service-account", name: "JSON", help: "Service-account key file (or GOOGLE_APPLICATION_CREDENTIALS)."),
+        .value("--project", name: "ID", help: "Firebase project id (default: the service account's project_id)."),
+        .value("--token", name: "TOKEN", help: "FCM registration token."),
+        .value("--topic", name: "NAME", help: "Send to a topic instead."),
+        .value("--condition", name: "EXPR", help: "Send to a topic condition, e.g. \"'a' in topics && 'b' in topics\"."),
+        .flag("--dry-run", help: "validate_only: FCM checks the message but does not deliver it."),
+        .value("--url", name: "URL", help: "FCM base URL (the emulator, e.g. https://localhost:8443).", default: FCMClient.defaultBaseURL),
+    ] + SendSupport.builderOptions + SendSupport.connectionOptions + SendSupport.bulkOptions + SendSupport.reportingOptions
+
+    static func run(_ args: ParsedArguments) async throws -> Int32 {
+        let targets = [args.value("--token"), args.value("--topic"), args.value("--condition"), args.value("--tokens")].compactMap { $0 }
+        if targets.count > 1 { throw UsageError("give one of --token, --topic, --condition, --tokens") }
+        let accountPath = try args.required("--service-account", env: "GOOGLE_APPLICATION_CREDENTIALS",
+                                            fix: "download a key in the Firebase console: Project settings → Service accounts → Generate new private key")
+        let account: ServiceAccount
+        do { account = try ServiceAccount.load(path: accountPath) } catch { throw UsageError("--service-account \(error)") }
+        let message = try prepareMessage(args)
+        let validate = !args.flag("--no-validate")
+        let bulk = args.value("--tokens") != nil
+        var target: FCMTarget?
+        if let t = args.value("--token") { target = .token(t) }
+        if let t = args.value("--topic") { target = .topic(t) }
+        if let c = args.value("--condition") { target = .condition(c) }
+        if !bulk {
+            target = target ?? message.fileTarget
+            guard let t = target else { throw UsageError("\(FCMMessageError.noTarget)") }
+            if validate, let problem = t.problem { throw UsageError("--\(t.fieldName): \(problem)") }
+        }
+        let base = args.value("--url") ?? FCMClient.defaultBaseURL
+        guard let url = URLComponents(string: base), url.scheme == "https" || url.scheme == "http", url.host != nil else {
+            throw UsageError("--url '\(base)' is not an http(s) URL with a host", fix: "e.g. https://localhost:8443")
+        }
+
+        let clients = try SendSupport.httpClients(args, bulk: bulk)
+        let transport = SendSupport.transport(clients)
+        let tokens = OAuthTokenSource(account: account, transport: clients[0])
+        let client = FCMClient(baseURL: base, projectID: args.value("--project") ?? account.projectID, transport: transport,
+                               credential: tokens, retry: try SendSupport.retryPolicy(args),
+                               log: SendSupport.verboseLog(args), requestTimeout: try args.duration("--timeout") ?? .seconds(30))
+        let history = SendSupport.openHistory(args)
+        defer { history?.close() }
+        let status: Int32
+        if bulk {
+            status = try await SendSupport.runBulk(args, provider: .fcm, endpoint: client.sendURL, history: history) { token, index in
+                await client.send(message, to: .token(token), index: index, checkTarget: validate).report
+            }
+        } else {
+            let result = await client.send(message, to: target!, checkTarget: validate)
+            SendSupport.record(result.report, in: history, endpoint: client.sendURL)
+            var fix: String?
+            var extra: [String: String] = [:]
+            switch result.outcome {
+            case .rejected(let e):
+                fix = e.fix
+                for (i, v) in e.fieldViolations.enumerated() { extra["field_violation_\(i + 1)"] = "\(v.field): \(v.description)" }
+            case .accepted:
+                if message.validateOnly { extra["validate_only"] = "true (not delivered)" }
+            case .failed, .notSent: break
+            }
+            status = try SendSupport.printSingle(result.report, fix: fix, extra: extra, json: args.flag("--json"))
+        }
+        for c in clients { await c.shutdown() }
+        return status
+    }
+
+    static func prepareMessage(_ args: ParsedArguments) throws -> PreparedFCMMessage {
+        let (bytes, source) = try SendSupport.payloadBytes(args, fcm: true)
+        let document: JSONDocument
+        do { document = try JSONDocument.parse(bytes) } catch { throw UsageError("\(source): not valid JSON: \(error)") }
+        var message: PreparedFCMMessage
+        do {
+            message = try PreparedFCMMessage(document: document, validateOnly: args.flag("--dry-run"))
+            if source == SendSupport.builderSource {
+                // The builder's placeholder target is not a destination.
+                message = try PreparedFCMMessage(members: message.members, validateOnly: message.validateOnly)
+            }
+        } catch {
+            throw UsageError("\(source): \(error)")
+        }
+        guard !args.flag("--no-validate") else { return message }
+        // The validator sees the request as it will be sent (with the target it will carry).
+        // Bulk: the tokens are not known yet; a well-formed stand-in keeps token-target rules
+        // (size limit 4096, not the topic limit) in force.
+        let standIn = "pushlab-preflight:APA91b" + String(repeating: "x", count: 130)
+        let target: FCMTarget = args.value("--token").map { .token($0) } ?? args.value("--topic").map { .topic($0) }
+            ?? args.value("--condition").map { .condition($0) } ?? message.fileTarget ?? .token(standIn)
+        let request = JSONValue.object(JSONObject([
+            JSONMember(key: "validate_only", value: .bool(message.validateOnly)),
+            JSONMember(key: "message", value: .object(message.message(for: target))),
+        ]))
+        var report = Validator().validate(request, as: .fcm)
+        // The token itself is checked by the sender with a clearer message.
+        report.findings.removeAll { $0.pointer?.description == "/message/token" }
+        for w in report.warnings { printError("pushlab send fcm: warning: \(source)\(w.place): \(w.message)") }
+        let errors = report.errors.map { "\(source)\($0.place): \($0.message) — fix: \($0.fix)" }
+        if !errors.isEmpty { throw PreflightRefusal(message: "\(FCMMessageError.invalid(errors))") }
+        return message
+    }
+}

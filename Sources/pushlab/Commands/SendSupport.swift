@@ -1,0 +1,239 @@
+import Foundation
+import PushCore
+import PushHTTP
+import PushSend
+
+/// What `send apns` and `send fcm` share: connection, bulk, output and history options, and
+/// the code that runs one push or a bulk send and reports it.
+enum SendSupport {
+    static let connectionOptions: [OptionSpec] = [
+        .value("--ca-file", name: "PEM", help: "Trust this CA instead of the system store (e.g. certs/ca.pem for the local emulator)."),
+        .value("--timeout", name: "DURATION", help: "Deadline of one request attempt.", default: "30s"),
+        .value("--retries", name: "N", help: "Retries after a transient failure (5xx, 429, connection lost), with backoff and jitter.", default: "3"),
+        .flag("--no-validate", help: "Send even when pre-flight checks fail (to see what the service answers)."),
+    ]
+
+    static let bulkOptions: [OptionSpec] = [
+        .value("--tokens", name: "FILE", help: "Bulk: send to every token of FILE (one per line, '-' for stdin, # comments)."),
+        .value("--concurrency", name: "N", help: "Bulk: pushes in flight at once.", default: "200"),
+        .value("--connections", name: "N", help: "Bulk: HTTP/2 connections to spread them over.", default: "1"),
+        .value("--out", name: "FILE", help: "Bulk: write one JSON line per push (token, id, status, reason, timestamp, attempts, latency); '-' for stdout."),
+        .value("--prune-file", name: "FILE", help: "Bulk: write the tokens the service says are dead, one per line."),
+    ]
+
+    static let reportingOptions: [OptionSpec] = [
+        .value("--history", name: "PATH", help: "Send-history database.", default: "$XDG_DATA_HOME/pushlab/history.sqlite"),
+        .flag("--no-history", help: "Do not record this send in the history."),
+        .flag("--json", help: "Print the result (or the bulk summary) as JSON."),
+        .flag("--verbose", "-v", help: "Show each request and answer (bearer redacted, device token shortened) on stderr."),
+    ]
+
+    /// Builder flags shared with `pushlab payload` (PushCore's `PayloadBuilder`).
+    static let builderOptions: [OptionSpec] = [
+        .value("--title", name: "TEXT", help: "Builder: alert title (instead of a payload file)."),
+        .value("--subtitle", name: "TEXT", help: "Builder: alert subtitle."),
+        .value("--body", name: "TEXT", help: "Builder: alert body."),
+        .value("--image", name: "URL", help: "Builder: rich-push image URL (CIO.push.image; sets mutable-content)."),
+        .value("--link", name: "URL", help: "Builder: deep link opened on tap (CIO.push.link)."),
+        .value("--sound", name: "NAME", help: "Builder: sound name, e.g. default."),
+        .value("--badge", name: "N", help: "Builder: badge count (0 clears)."),
+        .value("--category", name: "ID", help: "Builder: notification category."),
+        .value("--thread-id", name: "ID", help: "Builder: thread id for grouping."),
+        .value("--data", name: "KEY=VALUE", help: "Builder: a custom key (APNs top level, FCM data).", repeatable: true),
+        .value("--delivery-id", name: "ID", help: "Builder: Customer.io CIO-Delivery-ID (with --delivery-token)."),
+        .value("--delivery-token", name: "TOKEN", help: "Builder: Customer.io CIO-Delivery-Token (with --delivery-id)."),
+        .flag("--background", help: "Builder: a silent background push (content-available, no alert)."),
+    ]
+
+    /// How a payload made from the builder flags is named in messages.
+    static let builderSource = "<builder flags>"
+
+    // MARK: - Options
+
+    static func retryPolicy(_ args: ParsedArguments) throws -> RetryPolicy {
+        let retries = try args.int("--retries", range: 0...20) ?? 3
+        return RetryPolicy(maxAttempts: retries + 1)
+    }
+
+    static func httpClients(_ args: ParsedArguments, bulk: Bool) throws -> [HTTPClient] {
+        let connections = bulk ? (try args.int("--connections", range: 1...64) ?? 1) : 1
+        let concurrency = try args.int("--concurrency", range: 1...100_000) ?? 200
+        let caFile = args.value("--ca-file")
+        if let caFile, !FileManager.default.isReadableFile(atPath: caFile) {
+            throw UsageError("--ca-file \(caFile): cannot read the file", fix: "pass a PEM file of CA certificates, e.g. certs/ca.pem")
+        }
+        let timeout = try args.duration("--timeout") ?? .seconds(30)
+        let perConnection = max(1, (concurrency + connections - 1) / connections)
+        return try (0..<connections).map { _ in
+            try HTTPClient(configuration: HTTPClientConfiguration(
+                caFile: caFile, maxConcurrentStreams: max(perConnection, 1), maxConnectionsPerHost: 1,
+                requestTimeout: timeout + .seconds(5)))
+        }
+    }
+
+    static func transport(_ clients: [HTTPClient]) -> any HTTPTransport {
+        clients.count == 1 ? clients[0] : RoundRobinTransport(clients)
+    }
+
+    static func verboseLog(_ args: ParsedArguments) -> (@Sendable (String) -> Void)? {
+        args.flag("--verbose") ? { @Sendable line in printError(line) } : nil
+    }
+
+    /// The history store, or nil with `--no-history`. A history that cannot be opened is a
+    /// warning, never a reason not to send.
+    static func openHistory(_ args: ParsedArguments) -> SendHistoryStore? {
+        if args.flag("--no-history") { return nil }
+        let path = args.value("--history") ?? SendHistoryStore.defaultPath()
+        do {
+            return try SendHistoryStore(path: path)
+        } catch {
+            printError("pushlab: warning: cannot open the send history at \(path): \(error) (use --history PATH or --no-history)")
+            return nil
+        }
+    }
+
+    static func record(_ report: DeliveryReport, in history: SendHistoryStore?, endpoint: String) {
+        guard let history else { return }
+        do { try history.record([report], endpoint: endpoint) } catch {
+            printError("pushlab: warning: could not record the send in \(history.path): \(error)")
+        }
+    }
+
+    /// The payload bytes from the positional file (or `-`), else built from the builder flags.
+    static func payloadBytes(_ args: ParsedArguments, fcm: Bool) throws -> (bytes: [UInt8], source: String) {
+        let builderUsed = builderOptions.contains { args.value($0.primary) != nil || args.flag($0.primary) }
+        if args.positionals.count > 1 {
+            throw UsageError("give one payload file, got \(args.positionals.count): \(args.positionals.joined(separator: " "))")
+        }
+        if let file = args.positionals.first {
+            if builderUsed { throw UsageError("give a payload file or the builder flags (--title, --body …), not both") }
+            return (try readInput(file, what: "payload file"), file == "-" ? "<stdin>" : file)
+        }
+        guard builderUsed else {
+            throw UsageError("nothing to send: give a payload file, or build one with --title/--body (see --help)")
+        }
+        return (try builtPayload(args, fcm: fcm), builderSource)
+    }
+
+    /// The payload the builder flags describe: an APNs payload, or an FCM send request
+    /// (`{"message": …}`) whose target is replaced per send.
+    static func builtPayload(_ args: ParsedArguments, fcm: Bool) throws -> [UInt8] {
+        var b = PayloadBuilder()
+        b.title = args.value("--title")
+        b.subtitle = args.value("--subtitle")
+        b.body = args.value("--body")
+        b.image = args.value("--image")
+        b.link = args.value("--link")
+        b.sound = args.value("--sound")
+        b.badge = try args.int("--badge")
+        b.category = args.value("--category")
+        b.threadID = args.value("--thread-id")
+        b.deliveryID = args.value("--delivery-id")
+        b.deliveryToken = args.value("--delivery-token")
+        if args.flag("--background") { b.pushType = .background }
+        for pair in args.all("--data") {
+            guard let eq = pair.firstIndex(of: "="), eq != pair.startIndex else {
+                throw UsageError("--data \(pair): expected KEY=VALUE", fix: "e.g. --data screen=offers")
+            }
+            b.data.append((String(pair[..<eq]), String(pair[pair.index(after: eq)...])))
+        }
+        do {
+            // The target is spliced in per send; a placeholder topic keeps the builder's token
+            // check out of the way (the sender checks each token itself).
+            let value = fcm ? try b.fcmRequest(target: .topic("pushlab-builder")) : try b.apnsPayload()
+            return value.minifiedBytes()
+        } catch {
+            throw UsageError("\(error)", fix: error.fix)
+        }
+    }
+
+    static func seconds(_ d: Duration) -> Double {
+        Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+    }
+
+    // MARK: - Running
+
+    /// Runs a bulk send and prints its summary; returns the exit status.
+    static func runBulk(_ args: ParsedArguments, provider: PushProvider, endpoint: String, history: SendHistoryStore?,
+                        send: @escaping @Sendable (String, UInt64) async -> DeliveryReport) async throws -> Int32 {
+        let tokensPath = args.value("--tokens")!
+        let concurrency = try args.int("--concurrency", range: 1...100_000) ?? 200
+        var sinks: [any BulkReportSink] = []
+        do {
+            let reader = try TokenLineReader(path: tokensPath)
+            if let out = args.value("--out") { sinks.append(try ResultsJSONLWriter(path: out)) }
+            var prune: PruneFileWriter?
+            if let path = args.value("--prune-file") {
+                prune = try PruneFileWriter(path: path)
+                sinks.append(prune!)
+            }
+            if let history {
+                let batch = "bulk-" + UUID().uuidString.lowercased().prefix(8)
+                sinks.append(HistoryRecorder(store: history, endpoint: endpoint, batch: String(batch)))
+            }
+            let progress = stderrIsTTY ? BulkProgress { FileHandle.standardError.write(Data($0.utf8)) } : nil
+            let summary = try await BulkSender(concurrency: concurrency).run(tokens: reader, sinks: sinks, progress: progress, send: send)
+            if args.flag("--json") {
+                emit(try renderJSON(summary))
+            } else {
+                emit(summaryText(summary, provider: provider, prunePath: args.value("--prune-file")))
+            }
+            return summary.notAccepted == 0 ? ExitStatus.success : ExitStatus.failure
+        } catch let error as BulkInputError {
+            throw UsageError("\(error)")
+        }
+    }
+
+    static func summaryText(_ s: BulkSummary, provider: PushProvider, prunePath: String?) -> String {
+        var out = "\(provider.rawValue): \(s.total) sent in \(String(format: "%.2f", seconds(s.elapsed))) s"
+        out += " (\(Int(s.rate.rounded()))/s): \(s.accepted) accepted, \(s.rejected) rejected, \(s.failed) failed, \(s.invalid) not sent"
+        if s.retries > 0 { out += ", \(s.retries) retries" }
+        for (reason, count) in s.reasons.sorted(by: { $0.value > $1.value }) {
+            out += "\n  \(reason): \(count)"
+        }
+        if s.pruned > 0 { out += "\n  \(s.pruned) dead tokens" + (prunePath.map { " written to \($0)" } ?? " (pass --prune-file to collect them)") }
+        return out
+    }
+
+    /// Prints one push's result; returns the exit status.
+    static func printSingle(_ r: DeliveryReport, fix: String?, extra: [String: String], json: Bool) throws -> Int32 {
+        if json {
+            var obj: [String: JSONValue] = [
+                "provider": .string(r.provider.rawValue), "token": .string(r.target), "outcome": .string(r.outcome.rawValue),
+                "attempts": .number(JSONNumber(r.attempts)),
+                "latency_ms": .number(JSONNumber((seconds(r.latency) * 1e6).rounded() / 1000)),
+            ]
+            obj[r.provider == .apns ? "apns_id" : "name"] = r.id.map { .string($0) } ?? .null
+            obj["status"] = r.status.map { .number(JSONNumber($0)) } ?? .null
+            obj["reason"] = r.reason.map { .string($0) } ?? .null
+            if let t = r.timestamp { obj["timestamp"] = .number(JSONNumber(literal: String(t))) }
+            if let d = r.detail { obj["detail"] = .string(d) }
+            if let fix, !r.isAccepted { obj["fix"] = .string(fix) }
+            for (k, v) in extra { obj[k] = .string(v) }
+            let members = obj.keys.sorted().map { JSONMember(key: $0, value: obj[$0]!) }
+            emit(JSONValue.object(JSONObject(members)).prettyPrinted())
+        } else {
+            let ms = seconds(r.latency) * 1000
+            let attempts = "\(r.attempts) attempt\(r.attempts == 1 ? "" : "s"), \(Int(ms.rounded())) ms"
+            switch r.outcome {
+            case .accepted:
+                let idName = r.provider == .apns ? "apns-id" : "name"
+                var line = "accepted: \(idName) \(r.id ?? "-") (\(r.status ?? 200), \(attempts))"
+                for (k, v) in extra.sorted(by: { $0.key < $1.key }) { line += "\n  \(k): \(v)" }
+                emit(line)
+            case .rejected, .failed, .invalid:
+                var line = "\(r.outcome.rawValue): \(r.reason ?? "error")"
+                if let s = r.status { line += " (HTTP \(s), \(attempts))" }
+                if let t = r.timestamp { line += "\n  token last valid: \(ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: Double(t) / 1000)))" }
+                if let d = r.detail { line += "\n  \(d)" }
+                if let fix { line += "\n  fix: \(fix)" }
+                emit(line)
+            }
+        }
+        switch r.outcome {
+        case .accepted: return ExitStatus.success
+        case .invalid: return ExitStatus.usage
+        case .rejected, .failed: return ExitStatus.failure
+        }
+    }
+}
