@@ -1,0 +1,158 @@
+#!/usr/bin/env bash
+# benchmarks/apns-send.sh → benchmarks/results/apns-send.md
+#
+# One run, one local HTTP/2 + TLS server (pushlab-bench-push-server: answers every
+# POST /3/device/<token> with 200 and the echoed apns-id, nothing else), three clients:
+#   1. pushlab send apns --tokens (100,000 tokens, one connection, 200 in flight: its default)
+#   2. Python aioapns 4.0 (default settings: up to 10 connections) sending the same count
+#   3. h2load posting the same requests (protocol ceiling for one connection)
+# plus pushlab's peak RSS for a 1,000,000-token bulk send (/usr/bin/time -v).
+#
+# Pointing aioapns at the local server: aioapns has no host/port option. Its connection class
+# reads the class attributes APNS_SERVER / APNS_PORT, so the script sets
+# APNsProductionClientProtocol.APNS_SERVER = "localhost" and .APNS_PORT = <port>, and passes an
+# ssl_context that trusts certs/ca.pem and offers ALPN h2 (aioapns' own context offers no ALPN).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+COUNT=${COUNT:-100000}
+BIG=${BIG:-1000000}
+CONCURRENCY=${CONCURRENCY:-200}
+OUT=benchmarks/results/apns-send.md
+WORK=$(mktemp -d)
+SERVER_PID=
+cleanup() { [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null; rm -rf "$WORK"; }
+trap cleanup EXIT
+
+swift build -c release --product pushlab >/dev/null
+swift build -c release --product pushlab-bench-push-server >/dev/null
+PUSHLAB=.build/release/pushlab
+PY=.venv/bin/python
+
+.build/release/pushlab-bench-push-server --max-streams 500 >"$WORK/url" 2>"$WORK/server.err" &
+SERVER_PID=$!
+for _ in $(seq 50); do [ -s "$WORK/url" ] && break; sleep 0.1; done
+URL=$(head -1 "$WORK/url")
+PORT=${URL##*:}
+
+python3 -c "
+import sys
+with open('$WORK/tokens.txt','w') as f:
+    for i in range($COUNT): f.write('%064x\n' % i)
+with open('$WORK/tokens-big.txt','w') as f:
+    for i in range($BIG): f.write('%064x\n' % i)
+with open('$WORK/uris.txt','w') as f:
+    for i in range(1000): f.write('$URL/3/device/%064x\n' % i)
+"
+PAYLOAD='{"aps":{"alert":{"title":"Benchmark","body":"Hello from the benchmark"}}}'
+printf '%s' "$PAYLOAD" >"$WORK/payload.json"
+KEYARGS=(--key certs/AuthKey_PLDEVKEY01.p8 --team-id PLDEVTEAM1 --topic io.pushlab.demo)
+
+# 1. pushlab
+PUSHLAB_CMD="pushlab send apns --url $URL --ca-file certs/ca.pem --key … --team-id … --topic io.pushlab.demo --tokens tokens.txt --concurrency $CONCURRENCY --connections 1 --no-history --json payload.json"
+$PUSHLAB send apns --url "$URL" --ca-file certs/ca.pem "${KEYARGS[@]}" --tokens "$WORK/tokens.txt" \
+  --concurrency "$CONCURRENCY" --connections 1 --no-history --json "$WORK/payload.json" >"$WORK/pushlab.json"
+read -r PL_OK PL_TOTAL PL_SECS PL_RATE < <($PY -c "
+import json; d=json.load(open('$WORK/pushlab.json')); print(d['accepted'], d['total'], d['elapsedSeconds'], d['perSecond'])")
+# The same with the results file and the history on (what a user gets by default).
+$PUSHLAB send apns --url "$URL" --ca-file certs/ca.pem "${KEYARGS[@]}" --tokens "$WORK/tokens.txt" \
+  --concurrency "$CONCURRENCY" --connections 1 --history "$WORK/history.sqlite" --out "$WORK/results.jsonl" --json \
+  "$WORK/payload.json" >"$WORK/pushlab-full.json"
+read -r PLF_OK PLF_RATE < <($PY -c "
+import json; d=json.load(open('$WORK/pushlab-full.json')); print(d['accepted'], d['perSecond'])")
+
+# 2. aioapns
+cat >"$WORK/aioapns_bench.py" <<'PYEOF'
+import asyncio, ssl, sys, time, uuid
+from aioapns import APNs, NotificationRequest
+from aioapns.connection import APNsProductionClientProtocol
+
+port, count, ca, key, concurrency = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4], int(sys.argv[5])
+APNsProductionClientProtocol.APNS_SERVER = "localhost"   # what aioapns connects to and sends as :authority
+APNsProductionClientProtocol.APNS_PORT = port
+ctx = ssl.create_default_context(cafile=ca)
+ctx.set_alpn_protocols(["h2"])
+
+async def main():
+    client = APNs(key=open(key).read(), key_id="PLDEVKEY01", team_id="PLDEVTEAM1",
+                  topic="io.pushlab.demo", use_sandbox=False, ssl_context=ctx)
+    payload = {"aps": {"alert": {"title": "Benchmark", "body": "Hello from the benchmark"}}}
+    sem = asyncio.Semaphore(concurrency)
+    ok = 0
+    async def one(i):
+        nonlocal ok
+        async with sem:
+            r = await client.send_notification(NotificationRequest(
+                device_token="%064x" % i, message=payload, notification_id=str(uuid.uuid4())))
+            if r.is_successful:
+                ok += 1
+    start = time.perf_counter()
+    await asyncio.gather(*(one(i) for i in range(count)))
+    elapsed = time.perf_counter() - start
+    print(ok, count, round(elapsed, 3), round(count / elapsed))
+
+asyncio.run(main())
+PYEOF
+read -r AIO_OK AIO_TOTAL AIO_SECS AIO_RATE < <($PY "$WORK/aioapns_bench.py" "$PORT" "$COUNT" certs/ca.pem certs/AuthKey_PLDEVKEY01.p8 "$CONCURRENCY")
+
+# 3. h2load: same method, headers and payload; a valid provider JWT minted once (not printed).
+JWT=$($PY -c "
+import jwt, time
+print(jwt.encode({'iss':'PLDEVTEAM1','iat':int(time.time())}, open('certs/AuthKey_PLDEVKEY01.p8').read(), algorithm='ES256', headers={'kid':'PLDEVKEY01'}))")
+h2load -n "$COUNT" -c 1 -m "$CONCURRENCY" -d "$WORK/payload.json" -i "$WORK/uris.txt" \
+  -H "authorization: bearer $JWT" -H "apns-push-type: alert" -H "apns-topic: io.pushlab.demo" -H "apns-priority: 10" \
+  -H "content-type: application/json" >"$WORK/h2load.txt" 2>&1
+H2_RATE=$(awk '/^finished in/ {print int($4)}' "$WORK/h2load.txt")
+H2_OK=$(awk '/^requests:/ {print $8}' "$WORK/h2load.txt")
+
+# 4. Peak RSS for a 1,000,000-token bulk send (results file and history on).
+/usr/bin/time -v $PUSHLAB send apns --url "$URL" --ca-file certs/ca.pem "${KEYARGS[@]}" --tokens "$WORK/tokens-big.txt" \
+  --concurrency "$CONCURRENCY" --connections 1 --history "$WORK/history-big.sqlite" --out "$WORK/results-big.jsonl" --json \
+  "$WORK/payload.json" >"$WORK/big.json" 2>"$WORK/big.time"
+RSS_KB=$(awk -F: '/Maximum resident set size/ {gsub(/ /,"",$2); print $2}' "$WORK/big.time")
+read -r BIG_OK BIG_RATE < <($PY -c "
+import json; d=json.load(open('$WORK/big.json')); print(d['accepted'], d['perSecond'])")
+BIG_LINES=$(wc -l <"$WORK/results-big.jsonl")
+
+kill "$SERVER_PID"; wait "$SERVER_PID" 2>/dev/null || true; SERVER_PID=
+SERVED=$(cat "$WORK/server.err")
+
+RATIO_AIO=$($PY -c "print(round($PL_RATE / $AIO_RATE, 2))")
+RATIO_H2=$($PY -c "print(round($PL_RATE / $H2_RATE, 2))")
+RSS_MB=$($PY -c "print(round($RSS_KB / 1024, 1))")
+cat >"$OUT" <<EOF
+# APNs bulk send: pushlab vs aioapns vs h2load
+
+Date: $(date -u '+%Y-%m-%d %H:%M UTC')
+Machine: $(nproc) cores, $(awk -F: '/model name/ {print $2; exit}' /proc/cpuinfo | sed 's/^ *//'), $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo) RAM (shared with other jobs)
+Versions: $($PUSHLAB --version), $(swift --version 2>/dev/null | head -1), $(curl --version | head -1 | cut -d' ' -f1-3) ($(curl --version | head -1 | grep -o 'nghttp2/[0-9.]*')), $(h2load --version 2>&1 | head -1), Python $($PY -c 'import sys; print(sys.version.split()[0])'), aioapns $($PY -c 'import importlib.metadata as m; print(m.version("aioapns"))')
+
+Server: \`pushlab-bench-push-server\` (PushHTTP's nghttp2 + libevent + OpenSSL server, TLS, ALPN h2,
+MAX_CONCURRENT_STREAMS 500) on 127.0.0.1, answering every \`POST /3/device/<token>\` with 200 and
+the echoed apns-id. All clients ran against it in this one run, one after the other; every
+request carries the same payload ($(printf '%s' "$PAYLOAD" | wc -c) bytes) and APNs headers.
+
+| client | pushes | accepted | pushes/s | pushlab ÷ client |
+| --- | ---: | ---: | ---: | ---: |
+| pushlab (1 connection, $CONCURRENCY in flight, --no-history) | $PL_TOTAL | $PL_OK | $PL_RATE | 1.00 |
+| pushlab (same, plus --out results.jsonl and history) | $COUNT | $PLF_OK | $PLF_RATE | |
+| aioapns 4.0 (default pool: ≤ 10 connections; $CONCURRENCY tasks in flight) | $AIO_TOTAL | $AIO_OK | $AIO_RATE | **$RATIO_AIO** |
+| h2load (1 connection, $CONCURRENCY streams) | $COUNT | $H2_OK | $H2_RATE | $RATIO_H2 |
+
+Target: ≥ 3× aioapns → measured **${RATIO_AIO}×**. pushlab reaches ${RATIO_H2} of h2load's rate on one connection.
+
+Peak RSS of \`pushlab send apns\` for **$BIG tokens** (results file and history on):
+**${RSS_MB} MB** (target ≤ 64 MB); $BIG_OK accepted, $BIG_LINES result lines, $BIG_RATE pushes/s.
+
+Server counts after the run: \`$SERVED\`.
+
+## Commands
+\`\`\`
+$PUSHLAB_CMD
+$PY aioapns_bench.py <port> $COUNT certs/ca.pem certs/AuthKey_PLDEVKEY01.p8 $CONCURRENCY   # script body in benchmarks/apns-send.sh
+h2load -n $COUNT -c 1 -m $CONCURRENCY -d payload.json -i uris.txt (1000 device URLs) -H 'authorization: bearer <JWT>' -H 'apns-push-type: alert' -H 'apns-topic: io.pushlab.demo' -H 'apns-priority: 10'
+/usr/bin/time -v pushlab send apns … --tokens tokens-big.txt ($BIG) --history … --out results.jsonl
+\`\`\`
+aioapns is pointed at the local server by setting \`APNsProductionClientProtocol.APNS_SERVER\` and
+\`APNS_PORT\` and passing an \`ssl_context\` that trusts \`certs/ca.pem\` with ALPN \`h2\`.
+EOF
+cat "$OUT"

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# benchmarks/fcm-send.sh → benchmarks/results/fcm-send.md
+#
+# One run, one local FCM-shaped HTTP/2 + TLS server (pushlab-bench-push-server: answers
+# POST /v1/projects/<p>/messages:send with 200 {"name": …} and POST /token with an access
+# token), two clients sending the same 50,000 messages:
+#   1. pushlab send fcm --tokens (one HTTP/2 connection, 200 in flight: its default)
+#   2. Python firebase-admin messaging.send_each, 500 messages per call (its maximum)
+#
+# Pointing firebase-admin at the local endpoint: the service-account copy's token_uri names the
+# local /token route (google-auth honours it), messaging._MessagingService.FCM_URL is replaced
+# before the app is initialised, and REQUESTS_CA_BUNDLE makes requests trust certs/ca.pem.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+COUNT=${COUNT:-50000}
+CONCURRENCY=${CONCURRENCY:-200}
+OUT=benchmarks/results/fcm-send.md
+WORK=$(mktemp -d)
+SERVER_PID=
+cleanup() { [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null; rm -rf "$WORK"; }
+trap cleanup EXIT
+
+swift build -c release --product pushlab >/dev/null
+swift build -c release --product pushlab-bench-push-server >/dev/null
+PUSHLAB=.build/release/pushlab
+PY=.venv/bin/python
+
+.build/release/pushlab-bench-push-server --max-streams 500 >"$WORK/url" 2>"$WORK/server.err" &
+SERVER_PID=$!
+for _ in $(seq 50); do [ -s "$WORK/url" ] && break; sleep 0.1; done
+URL=$(head -1 "$WORK/url")
+
+$PY - "$WORK" "$URL" "$COUNT" <<'PYEOF'
+import json, sys
+work, url, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
+sa = json.load(open("certs/fcm-service-account.json"))
+sa["token_uri"] = url + "/token"
+json.dump(sa, open(work + "/sa.json", "w"))
+with open(work + "/tokens.txt", "w") as f:
+    for i in range(count):
+        f.write("bench%06d:APA91b%s\n" % (i, "Xy9_-Q" * 24))
+PYEOF
+MESSAGE='{"message":{"notification":{"title":"Benchmark","body":"Hello from the benchmark"},"data":{"k":"v"}}}'
+printf '%s' "$MESSAGE" >"$WORK/message.json"
+
+# 1. pushlab
+PUSHLAB_CMD="pushlab send fcm --url $URL --ca-file certs/ca.pem --service-account sa.json --tokens tokens.txt --concurrency $CONCURRENCY --connections 1 --no-history --json message.json"
+$PUSHLAB send fcm --url "$URL" --ca-file certs/ca.pem --service-account "$WORK/sa.json" --tokens "$WORK/tokens.txt" \
+  --concurrency "$CONCURRENCY" --connections 1 --no-history --json "$WORK/message.json" >"$WORK/pushlab.json"
+read -r PL_OK PL_TOTAL PL_SECS PL_RATE < <($PY -c "
+import json; d=json.load(open('$WORK/pushlab.json')); print(d['accepted'], d['total'], d['elapsedSeconds'], d['perSecond'])")
+
+# 2. firebase-admin send_each
+cat >"$WORK/fa_bench.py" <<'PYEOF'
+import sys, time
+import firebase_admin
+from firebase_admin import credentials, messaging
+
+url, sa, tokens_file = sys.argv[1], sys.argv[2], sys.argv[3]
+messaging._MessagingService.FCM_URL = url + "/v1/projects/{0}/messages:send"
+app = firebase_admin.initialize_app(credentials.Certificate(sa))
+tokens = [l.strip() for l in open(tokens_file) if l.strip()]
+ok = 0
+start = time.perf_counter()
+for i in range(0, len(tokens), 500):
+    batch = [messaging.Message(token=t, notification=messaging.Notification(title="Benchmark", body="Hello from the benchmark"),
+                               data={"k": "v"}) for t in tokens[i:i + 500]]
+    ok += messaging.send_each(batch).success_count
+elapsed = time.perf_counter() - start
+print(ok, len(tokens), round(elapsed, 3), round(len(tokens) / elapsed))
+PYEOF
+read -r FA_OK FA_TOTAL FA_SECS FA_RATE < <(REQUESTS_CA_BUNDLE="$PWD/certs/ca.pem" $PY "$WORK/fa_bench.py" "$URL" "$WORK/sa.json" "$WORK/tokens.txt")
+
+kill "$SERVER_PID"; wait "$SERVER_PID" 2>/dev/null || true; SERVER_PID=
+SERVED=$(cat "$WORK/server.err")
+RATIO=$($PY -c "print(round($PL_RATE / $FA_RATE, 2))")
+
+cat >"$OUT" <<EOF
+# FCM send: pushlab vs firebase-admin send_each
+
+Date: $(date -u '+%Y-%m-%d %H:%M UTC')
+Machine: $(nproc) cores, $(awk -F: '/model name/ {print $2; exit}' /proc/cpuinfo | sed 's/^ *//'), $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo) RAM (shared with other jobs)
+Versions: $($PUSHLAB --version), $(swift --version 2>/dev/null | head -1), $(curl --version | head -1 | cut -d' ' -f1-3), Python $($PY -c 'import sys; print(sys.version.split()[0])'), firebase-admin $($PY -c 'import importlib.metadata as m; print(m.version("firebase-admin"))')
+
+Server: \`pushlab-bench-push-server\` (PushHTTP's nghttp2 + libevent + OpenSSL server, TLS; h2 via
+ALPN, HTTP/1.1 for clients that do not offer h2) on 127.0.0.1, answering
+\`POST /v1/projects/pushlab-dev/messages:send\` with 200 \`{"name": …}\` and \`POST /token\` with an
+access token. Both clients sent the same $COUNT messages (notification title/body + one data
+key, one registration token each) in this one run.
+
+| client | messages | accepted | messages/s | pushlab ÷ client |
+| --- | ---: | ---: | ---: | ---: |
+| pushlab send fcm (HTTP/2, 1 connection, $CONCURRENCY in flight) | $PL_TOTAL | $PL_OK | $PL_RATE | 1.00 |
+| firebase-admin send_each (500 per call, its thread pool, HTTP/1.1 via requests) | $FA_TOTAL | $FA_OK | $FA_RATE | **$RATIO** |
+
+Target: ≥ 5× firebase-admin → measured **${RATIO}×**.
+
+Server counts after the run: \`$SERVED\`.
+
+## Commands
+\`\`\`
+$PUSHLAB_CMD
+REQUESTS_CA_BUNDLE=certs/ca.pem $PY fa_bench.py <url> sa.json tokens.txt   # script body in benchmarks/fcm-send.sh
+\`\`\`
+firebase-admin is pointed at the local endpoint by replacing
+\`messaging._MessagingService.FCM_URL\` before \`initialize_app\`, a service-account copy whose
+\`token_uri\` is the local \`/token\`, and \`REQUESTS_CA_BUNDLE=certs/ca.pem\`.
+EOF
+cat "$OUT"
