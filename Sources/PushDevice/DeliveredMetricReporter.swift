@@ -1,0 +1,154 @@
+import Foundation
+import PushCore
+import PushHTTP
+
+/// One try at reporting `delivered`.
+public struct MetricAttempt: Sendable, Codable, Equatable {
+    public var atMs: Int64
+    /// HTTP status, when a response arrived.
+    public var status: Int?
+    public var error: String?
+}
+
+/// What became of the delivered metric.
+public struct DeliveredMetricOutcome: Sendable, Codable, Equatable {
+    public enum Result: String, Sendable, Codable {
+        /// 2xx with a body: the SDK counts it as sent and removes the pending row.
+        case acknowledged
+        case failed
+        /// The budget expired (or the process died) with the request in flight: the server may
+        /// or may not have it; the pending row stays.
+        case cancelled
+        /// `autoTrackPushEvents` is off: the SDK sends nothing.
+        case skipped
+    }
+    public var url: String?
+    public var result: Result
+    public var attempts: [MetricAttempt]
+}
+
+/// The request bodies of the delivered metric (device-side.md §3), built with a fixed key order
+/// so they compare byte for byte.
+public enum DeliveredMetricBody {
+    /// SDK 4.x, `POST /v1/track`.
+    public static func cdp(deliveryID: String, deliveryToken: String) -> [UInt8] {
+        cdpObject(deliveryID: deliveryID, deliveryToken: deliveryToken).minifiedBytes()
+    }
+
+    /// pushlab's improved mode: the 4.x body plus a stable `messageId` (`delivered-<delivery id>`)
+    /// so retries, a second NSE run and launch recovery can be deduplicated server-side.
+    public static func improved(deliveryID: String, deliveryToken: String) -> [UInt8] {
+        guard case .object(var object) = cdpObject(deliveryID: deliveryID, deliveryToken: deliveryToken) else { return [] }
+        object.members.append(JSONMember(key: "messageId", value: .string(dedupKey(deliveryID: deliveryID))))
+        return JSONValue.object(object).minifiedBytes()
+    }
+
+    /// SDK 1.x/2.x, `POST /push/events`; `timestamp` in whole Unix seconds.
+    public static func legacy(deliveryID: String, deviceToken: String, event: String = "delivered", timestamp: Date) -> [UInt8] {
+        JSONValue.object(JSONObject([
+            "delivery_id": .string(deliveryID), "device_id": .string(deviceToken), "event": .string(event),
+            "timestamp": .number(JSONNumber(Int(timestamp.timeIntervalSince1970))),
+        ])).minifiedBytes()
+    }
+
+    public static func dedupKey(deliveryID: String, event: String = "delivered") -> String { "\(event)-\(deliveryID)" }
+
+    private static func cdpObject(deliveryID: String, deliveryToken: String) -> JSONValue {
+        .object(JSONObject([
+            "anonymousId": .string(deliveryID),
+            "event": .string("Report Delivery Event"),
+            "properties": .object(JSONObject([
+                "recipient": .string(deliveryToken), "metric": .string("delivered"), "deliveryId": .string(deliveryID),
+            ])),
+        ]))
+    }
+}
+
+/// Sends `delivered` the way the profile's SDK mode does (device-side.md §3):
+/// `cio-4` one attempt; `cio-legacy` the 2.x retry ladder on 5xx; `improved` retries network
+/// errors, 429 and 5xx with doubling back-off until its deadline.
+public struct DeliveredMetricReporter: Sendable {
+    public var profile: AppProfile
+    public var transport: any HTTPTransport
+    public var clock: any NSEClock
+    public var wallClock: any TimeSource
+
+    /// The 4.x NSE client's resource timeout.
+    public static let resourceTimeout: Duration = .seconds(30)
+    /// The 2.x SDK's back-off ladder for 5xx.
+    public static let legacyBackoff: [Duration] = [0.1, 0.2, 0.4, 0.8, 1.6, 3.2].map { .milliseconds(Int64($0 * 1000)) }
+
+    public init(profile: AppProfile, transport: any HTTPTransport, clock: any NSEClock, wallClock: any TimeSource) {
+        self.profile = profile
+        self.transport = transport
+        self.clock = clock
+        self.wallClock = wallClock
+    }
+
+    /// The request for one attempt.
+    public func request(deliveryID: String, deliveryToken: String) -> HTTPRequest {
+        let endpoint = profile.metricsEndpoint
+        switch profile.sdkMode {
+        case .cio4:
+            return endpoint.request(.track, body: DeliveredMetricBody.cdp(deliveryID: deliveryID, deliveryToken: deliveryToken),
+                                    userAgent: profile.nseUserAgent, timeout: nil)
+        case .improved:
+            return endpoint.request(.track, body: DeliveredMetricBody.improved(deliveryID: deliveryID, deliveryToken: deliveryToken),
+                                    userAgent: profile.nseUserAgent, timeout: nil)
+        case .cioLegacy:
+            return endpoint.request(.legacyPushEvents,
+                                    body: DeliveredMetricBody.legacy(deliveryID: deliveryID, deviceToken: deliveryToken, timestamp: wallClock.now),
+                                    userAgent: profile.nseUserAgent, timeout: nil)
+        }
+    }
+
+    /// Sends until acknowledged, refused, or `deadline` (emulated time) leaves no room.
+    /// `onAttempt` reports each attempt for the timeline.
+    public func send(deliveryID: String, deliveryToken: String, deadline: Duration,
+                     onAttempt: @Sendable (MetricAttempt) -> Void = { _ in }) async -> DeliveredMetricOutcome {
+        var request = request(deliveryID: deliveryID, deliveryToken: deliveryToken)
+        var attempts: [MetricAttempt] = []
+        var backoff: Duration = profile.sdkMode == .improved ? .milliseconds(250) : .zero
+        var retry = 0
+        while true {
+            let left = deadline - clock.now()
+            if left <= .zero { return DeliveredMetricOutcome(url: request.url, result: attempts.isEmpty ? .cancelled : .failed, attempts: attempts) }
+            request.timeout = clock.realDuration(min(left, DeliveredMetricReporter.resourceTimeout))
+            var attempt = MetricAttempt(atMs: clock.now().milliseconds)
+            var retryable = false
+            do {
+                let response = try await transport.send(request)
+                attempt.status = response.status
+                if (200..<300).contains(response.status) && !response.body.isEmpty {
+                    attempts.append(attempt); onAttempt(attempt)
+                    return DeliveredMetricOutcome(url: request.url, result: .acknowledged, attempts: attempts)
+                }
+                retryable = response.status >= 500 || (profile.sdkMode == .improved && response.status == 429)
+            } catch {
+                if Task.isCancelled || error is CancellationError || (error as? HTTPClientError) == .cancelled {
+                    attempt.error = "cancelled"
+                    attempts.append(attempt); onAttempt(attempt)
+                    return DeliveredMetricOutcome(url: request.url, result: .cancelled, attempts: attempts)
+                }
+                attempt.error = "\(error)"
+                retryable = profile.sdkMode == .improved
+            }
+            attempts.append(attempt); onAttempt(attempt)
+            guard retryable, profile.sdkMode != .cio4 else { break }
+            let wait: Duration
+            if profile.sdkMode == .cioLegacy {
+                guard retry < DeliveredMetricReporter.legacyBackoff.count else { break }
+                wait = DeliveredMetricReporter.legacyBackoff[retry]
+            } else {
+                wait = backoff
+                backoff = backoff * 2
+            }
+            retry += 1
+            guard clock.now() + wait < deadline else { break }
+            do { try await clock.sleep(until: clock.now() + wait) } catch {
+                return DeliveredMetricOutcome(url: request.url, result: .cancelled, attempts: attempts)
+            }
+        }
+        return DeliveredMetricOutcome(url: request.url, result: .failed, attempts: attempts)
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import PushHTTP
+
+/// An image attached to the notification, as iOS would show it.
+public struct NotificationAttachment: Sendable, Codable, Equatable {
+    /// `cio_sdk_` + 10 random lowercase letters (the reference SDK's identifier).
+    public var identifier: String
+    public var path: String
+    public var type: ImageFormat
+    public var size: Int
+    public var dimensions: ImageDimensions?
+}
+
+/// Saves a downloaded image where the reference SDK does and applies iOS's attachment rules
+/// (device-side.md §2): JPEG, PNG or GIF, at most 10 MB, file extension matching the bytes.
+public struct AttachmentBuilder: Sendable {
+    public static let identifierPrefix = "cio_sdk_"
+    public static let directoryName = "cio_sdk"
+
+    public var temporaryDirectory: URL
+    public var identifiers: any IdentifierSource
+    /// The reference SDK checks no HTTP status; iOS then judges the bytes. pushlab's improved
+    /// mode refuses a non-2xx answer outright.
+    public var requireSuccessStatus: Bool
+
+    public init(temporaryDirectory: URL, identifiers: any IdentifierSource, requireSuccessStatus: Bool) {
+        self.temporaryDirectory = temporaryDirectory
+        self.identifiers = identifiers
+        self.requireSuccessStatus = requireSuccessStatus
+    }
+
+    /// The outcome: an attachment with warnings, or why there is none.
+    public func build(from download: ImageDownload) -> Result<(NotificationAttachment, [String]), ImageDropReason> {
+        let ok = (200..<300).contains(download.status)
+        if requireSuccessStatus && !ok { return .failure(.httpStatus(download.status)) }
+        let body = download.body
+        let contentType = download.headers["content-type"]
+        let name = AttachmentBuilder.suggestedFileName(url: download.finalURL, headers: download.headers)
+        let sniffed = ImageFormat.sniff(body)
+        // What iOS would refuse, most telling reason first.
+        if body.isEmpty { return .failure(ok ? .emptyBody : .httpStatus(download.status)) }
+        guard let actual = sniffed else { return .failure(ok ? .notAnImage(contentType: contentType) : .httpStatus(download.status)) }
+        guard actual.acceptedByIOS else { return .failure(.unsupportedType(actual)) }
+        let ext = (name as NSString).pathExtension
+        guard let named = ImageFormat.forFileExtension(ext), named.acceptedByIOS else { return .failure(.unsupportedExtension(fileName: name)) }
+        guard named == actual else { return .failure(.extensionMismatch(actual: actual, fileName: name)) }
+        guard body.count <= ImageFetcher.attachmentLimit else { return .failure(.tooLarge(limit: ImageFetcher.attachmentLimit)) }
+
+        let dir = temporaryDirectory.appendingPathComponent(AttachmentBuilder.directoryName, isDirectory: true)
+        let file = dir.appendingPathComponent("\(identifiers.uuid().uuidString)_\(name)")
+        do {
+            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+            try Data(body).write(to: file)
+        } catch {
+            return .failure(.saveFailed("\(error)"))
+        }
+        var warnings: [String] = []
+        if !ok { warnings.append("served with HTTP \(download.status); the reference SDK does not check the status, so the image still shows") }
+        let dims = ImageDimensions.read(body, format: actual)
+        if let d = dims, d.exceedsRecommendation {
+            warnings.append("image is \(d.width)×\(d.height) px, above Customer.io's recommended 2048×1024")
+        }
+        if let d = dims, d.width * d.height * 4 > 24 * 1024 * 1024 {
+            warnings.append("decoding \(d.width)×\(d.height) px needs ~\(d.width * d.height * 4 / (1024 * 1024)) MB, over the extension's ~24 MB memory limit: iOS may kill it")
+        }
+        let attachment = NotificationAttachment(
+            identifier: AttachmentBuilder.identifierPrefix + identifiers.lowercaseLetters(10),
+            path: file.path, type: actual, size: body.count, dimensions: dims)
+        return .success((attachment, warnings))
+    }
+
+    /// URLSession's `suggestedFilename`: the Content-Disposition filename, else the URL's last
+    /// path component, else its host, else "unknown"; a name without an extension gets the
+    /// one of its MIME type.
+    public static func suggestedFileName(url: String, headers: HTTPHeaders) -> String {
+        var name: String?
+        if let disposition = headers["content-disposition"], let range = disposition.range(of: "filename=") {
+            let raw = disposition[range.upperBound...].split(separator: ";").first.map(String.init) ?? ""
+            let trimmed = raw.trimmingCharacters(in: CharacterSet(charactersIn: "\" "))
+            if !trimmed.isEmpty { name = (trimmed as NSString).lastPathComponent }
+        }
+        if name == nil, let u = URL(string: url) {
+            let last = u.lastPathComponent
+            if !last.isEmpty && last != "/" { name = last } else if let host = u.host, !host.isEmpty { name = host }
+        }
+        var result = name ?? "unknown"
+        if (result as NSString).pathExtension.isEmpty,
+           let mime = headers["content-type"], let format = ImageFormat.forMIMEType(mime) {
+            result += "." + format.preferredExtension
+        }
+        return result
+    }
+}

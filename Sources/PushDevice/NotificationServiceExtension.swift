@@ -1,0 +1,278 @@
+import Foundation
+import PushCore
+import PushHTTP
+
+/// How one emulated extension run is set up.
+public struct NSEConfiguration: Sendable {
+    public var profile: AppProfile
+    /// iOS's time budget (device-side.md §2: about 30 s), in emulated time.
+    public var budget: Duration
+    /// The extension process dies at this emulated instant after the push arrived (`--kill-at`).
+    public var killAt: Duration?
+    /// The App Group store the extension writes its pending row to.
+    public var store: any PendingMetricStore
+    /// `<tmp>`: images are saved under `<tmp>/cio_sdk/`.
+    public var temporaryDirectory: URL
+    public var maxRedirects: Int
+
+    public init(profile: AppProfile, budget: Duration = .seconds(30), killAt: Duration? = nil,
+                store: any PendingMetricStore = DisabledPendingMetricStore(reason: "no App Group container"),
+                temporaryDirectory: URL = FileManager.default.temporaryDirectory, maxRedirects: Int = 10) {
+        self.profile = profile
+        self.budget = budget
+        self.killAt = killAt
+        self.store = store
+        self.temporaryDirectory = temporaryDirectory
+        self.maxRedirects = maxRedirects
+    }
+
+    /// pushlab's improved mode delivers this long before iOS's expiry, so composed content never
+    /// races the deadline: 2 s, or a tenth of a short budget.
+    public var improvedReserve: Duration { min(.seconds(2), budget / 10) }
+}
+
+/// The Notification Service Extension with the Customer.io SDK inside (device-side.md §1–2),
+/// run on Linux. Time comes from an `NSEClock`, the network from an `HTTPTransport`.
+public struct NotificationServiceExtension: Sendable {
+    public var configuration: NSEConfiguration
+    public var transport: any HTTPTransport
+    public var clock: any NSEClock
+    public var wallClock: any TimeSource
+    public var identifiers: any IdentifierSource
+
+    public init(configuration: NSEConfiguration, transport: any HTTPTransport, clock: any NSEClock = ScaledClock(),
+                wallClock: any TimeSource = SystemTimeSource(), identifiers: any IdentifierSource = SystemIdentifierSource()) {
+        self.configuration = configuration
+        self.transport = transport
+        self.clock = clock
+        self.wallClock = wallClock
+        self.identifiers = identifiers
+    }
+
+    private enum Trigger: Sendable { case imageDone, metricDone, softDeadline, expiry, kill }
+
+    /// Runs the extension for one push (an APNs payload) and reports what the phone shows.
+    public func run(payload: JSONValue) async -> NSERunReport {
+        let profile = configuration.profile
+        let origin = clock.now()
+        let state = ExtensionRunState(clock: clock, origin: origin)
+        var report = NSERunReport(
+            sdkMode: profile.sdkMode, budgetMs: configuration.budget.milliseconds, extensionRan: false, handled: false,
+            expired: false, killed: false, contentHandlerCalls: 0, delivered: .original,
+            image: .noImage, metric: DeliveredMetricOutcome(url: nil, result: .skipped, attempts: []),
+            pendingRow: PendingRowReport(store: configuration.store.kind, stored: false, removed: false), timeline: [])
+        let aps = APS(payload: payload)
+        let original = displayed(aps: aps, payload: payload, attachments: [])
+        state.log("push received")
+
+        // iOS runs the extension only for mutable-content 1 with an alert (§2).
+        guard let aps, aps.runsServiceExtension else {
+            let shows = aps?.showsAlert ?? false
+            report.note = shows ? "aps.mutable-content is not 1: iOS does not run the extension; no image, no delivered metric"
+                                : "no alert to show: iOS does not run the extension"
+            report.delivered = shows ? .original : .nothing
+            report.notification = shows ? original : nil
+            state.log(report.note!)
+            report.timeline = state.snapshot.timeline
+            return report
+        }
+        report.extensionRan = true
+        state.log("iOS starts the extension (budget \(configuration.budget.milliseconds) ms)")
+        let killAt = configuration.killAt.map { origin + $0 }
+        if let killAt, clock.now() >= killAt { return killedEarly(report, state, original) }
+
+        // §1: not a Customer.io push → "not handled"; the SDK leaves the content to the app.
+        guard let push = CIOPush(payload: payload) else {
+            report.note = "not a Customer.io push (no string CIO-Delivery-ID and CIO-Delivery-Token): the SDK reports not handled and leaves the content untouched"
+            state.log(report.note!)
+            report.notification = original
+            report.timeline = state.snapshot.timeline
+            return report
+        }
+        report.handled = true
+        report.deliveryID = push.deliveryID
+        state.log("Customer.io push \(push.deliveryID): handled by the SDK")
+
+        // §2 step 1: the pending row goes in before the metric is sent.
+        let pendingID = profile.autoTrackPushEvents ? writePendingRow(push, state: state, report: &report) : nil
+        if !profile.autoTrackPushEvents { state.log("autoTrackPushEvents is off: no delivered metric, no pending row") }
+
+        // §2 step 2: metric and image in parallel, raced against expiry and kill.
+        let (triggers, trigger) = AsyncStream<Trigger>.makeStream()
+        let budgetEnd = origin + configuration.budget
+        let improved = profile.sdkMode == .improved
+        let workDeadline = improved ? budgetEnd - configuration.improvedReserve : budgetEnd
+        var tasks: [Task<Void, Never>] = []
+        let wantsMetric = profile.autoTrackPushEvents
+        if wantsMetric {
+            let reporter = DeliveredMetricReporter(profile: profile, transport: transport, clock: clock, wallClock: wallClock)
+            let store = configuration.store
+            tasks.append(Task {
+                state.log("delivered metric: POST \(reporter.request(deliveryID: push.deliveryID, deliveryToken: push.deliveryToken).url)")
+                let outcome = await reporter.send(deliveryID: push.deliveryID, deliveryToken: push.deliveryToken, deadline: workDeadline) { attempt in
+                    state.log("delivered metric attempt: " + (attempt.status.map { "HTTP \($0)" } ?? attempt.error ?? "no answer"))
+                }
+                // §2 step 4: only an acknowledged metric removes its pending row.
+                if outcome.result == .acknowledged, let id = pendingID {
+                    state.whileLive {
+                        if (try? store.remove(ids: [id])) == 1 { state.markRowRemoved() }
+                    }
+                }
+                state.setMetric(outcome)
+                trigger.yield(.metricDone)
+            })
+        }
+        let wantsImage = push.image.map { !$0.isEmpty } ?? false
+        if wantsImage, let url = push.image {
+            tasks.append(Task {
+                let (report, attachment) = await fetchImage(url, deadline: workDeadline, state: state)
+                state.setImage(report, attachment: attachment)
+                trigger.yield(.imageDone)
+            })
+        }
+        tasks.append(Task {
+            if (try? await clock.sleep(until: budgetEnd)) != nil { trigger.yield(.expiry) }
+        })
+        if improved {
+            tasks.append(Task { if (try? await clock.sleep(until: workDeadline)) != nil { trigger.yield(.softDeadline) } })
+        }
+        if let killAt {
+            tasks.append(Task { if (try? await clock.sleep(until: killAt)) != nil { trigger.yield(.kill) } })
+        }
+        if !wantsImage && !wantsMetric { trigger.yield(.metricDone) }
+
+        var imageDone = !wantsImage, metricDone = !wantsMetric
+        var ending: Trigger = .metricDone
+        for await t in triggers {
+            if t == .imageDone { imageDone = true }
+            if t == .metricDone { metricDone = true }
+            if t == .expiry || t == .kill || t == .softDeadline { ending = t; break }
+            if imageDone && metricDone { ending = t; break }
+        }
+        trigger.finish()
+
+        switch ending {
+        case .kill:
+            state.kill("extension process killed (--kill-at): nothing after this happens")
+            tasks.forEach { $0.cancel() }
+            return killedEarly(report, state, original)
+        case .expiry, .softDeadline:
+            state.cancelInFlight()
+            tasks.forEach { $0.cancel() }
+            if ending == .expiry {
+                report.expired = true
+                state.log("budget expired: serviceExtensionTimeWillExpire cancels the image download and the metric request")
+            } else {
+                state.log("improved mode: delivering \(configuration.improvedReserve.milliseconds) ms before expiry; unfinished work cancelled")
+            }
+        default:
+            tasks.forEach { $0.cancel() }
+        }
+
+        // §2 steps 3/5: the content handler, exactly once: rich if composed, else the original.
+        let snap = state.snapshot
+        report.image = snap.image
+        if wantsImage && snap.image.verdict == .none {
+            report.image = .dropped(push.image, .cancelled)
+        }
+        report.metric = snap.metric ?? DeliveredMetricOutcome(url: profile.metricsEndpoint.url(profile.sdkMode == .cioLegacy ? .legacyPushEvents : .track),
+                                                              result: wantsMetric ? .cancelled : .skipped, attempts: [])
+        report.pendingRow.removed = snap.rowRemoved
+        if let attachment = snap.attachment {
+            report.notification = displayed(aps: aps, payload: payload, attachments: [attachment])
+            report.delivered = .rich
+        } else {
+            report.notification = original
+            report.delivered = .original
+        }
+        report.contentHandlerCalls = 1
+        report.contentDeliveredAtMs = state.elapsed.milliseconds
+        state.log("content handler called" + (snap.attachment != nil ? " with the image attached" : " without an image"))
+        report.timeline = state.snapshot.timeline
+        return report
+    }
+
+    /// §2 step 1: the pending `delivered` row, written before the metric is sent. Returns its id
+    /// when stored.
+    private func writePendingRow(_ push: CIOPush, state: ExtensionRunState, report: inout NSERunReport) -> UUID? {
+        let row = PendingDeliveryMetric(id: identifiers.uuid(), deliveryID: push.deliveryID, deviceID: push.deliveryToken,
+                                        timestamp: wallClock.now)
+        var stored = false
+        var note: String?
+        state.whileLive {
+            do {
+                switch try configuration.store.append(row) {
+                case .stored(let dropped):
+                    stored = true
+                    if dropped > 0 { note = "\(dropped) oldest row(s) dropped by the store's cap" }
+                case .duplicate: note = "a row for this delivery id is already pending (deduplicated)"
+                case .disabled(let why): note = why
+                }
+            } catch {
+                note = "\(error)"
+            }
+        }
+        report.pendingRow.stored = stored
+        report.pendingRow.id = stored ? row.id : nil
+        report.pendingRow.note = note
+        state.log(stored ? "pending delivered row written to the \(configuration.store.kind.rawValue) App Group store"
+                         : "no pending row: \(note ?? "store off")")
+        return stored ? row.id : nil
+    }
+
+    /// Downloads and attaches the image; reports the verdict.
+    private func fetchImage(_ url: String, deadline: Duration, state: ExtensionRunState) async -> (ImageReport, NotificationAttachment?) {
+        let profile = configuration.profile
+        let fetcher = ImageFetcher(transport: transport, allowArbitraryLoads: profile.allowArbitraryLoads,
+                                   maxRedirects: configuration.maxRedirects)
+        let clock = self.clock
+        state.log("image download starts: \(url)")
+        let result = await fetcher.fetch(url, remaining: { clock.realDuration(deadline - clock.now()) },
+                                         onHop: { hop in if hop != url { state.log("image redirect to \(hop)") } })
+        switch result {
+        case .failure(let reason):
+            let effective = reason == .timedOut(afterMs: 0) ? ImageDropReason.timedOut(afterMs: (deadline - clock.now()).milliseconds) : reason
+            state.log("image dropped: \(effective.reason)")
+            return (.dropped(url, effective), nil)
+        case .success(let download):
+            state.log("image downloaded: HTTP \(download.status), \(download.body.count) bytes")
+            let builder = AttachmentBuilder(temporaryDirectory: configuration.temporaryDirectory, identifiers: identifiers,
+                                            requireSuccessStatus: profile.sdkMode == .improved)
+            switch builder.build(from: download) {
+            case .failure(let reason):
+                state.log("image dropped: \(reason.reason)")
+                var report = ImageReport.dropped(url, reason, chain: download.redirectChain, status: download.status)
+                report.bytes = download.body.count
+                return (report, nil)
+            case .success(let (attachment, warnings)):
+                state.log("image attached as \(attachment.identifier) (\(attachment.type.rawValue), \(attachment.size) bytes)")
+                for w in warnings { state.log("warning: \(w)") }
+                return (ImageReport(url: url, verdict: .attached, warnings: warnings, redirectChain: download.redirectChain,
+                                    status: download.status, bytes: download.body.count), attachment)
+            }
+        }
+    }
+
+    private func killedEarly(_ base: NSERunReport, _ state: ExtensionRunState, _ original: DisplayedNotification) -> NSERunReport {
+        var report = base
+        let snap = state.snapshot
+        if !snap.killed { state.kill("extension process killed (--kill-at) before it started work") }
+        report.killed = true
+        report.delivered = .original
+        report.notification = original
+        report.note = "the extension died before calling the content handler: iOS shows the original content"
+        report.image = snap.image
+        if let metric = snap.metric { report.metric = metric } else if configuration.profile.autoTrackPushEvents && report.handled {
+            report.metric = DeliveredMetricOutcome(url: nil, result: .cancelled, attempts: [])
+        }
+        report.pendingRow.removed = snap.rowRemoved
+        report.timeline = state.snapshot.timeline
+        return report
+    }
+
+    private func displayed(aps: APS?, payload: JSONValue, attachments: [NotificationAttachment]) -> DisplayedNotification {
+        DisplayedNotification(title: aps?.alert?.title, subtitle: aps?.alert?.subtitle, body: aps?.alert?.body,
+                              sound: aps?.sound?.name, badge: aps?.badge, attachments: attachments,
+                              userInfo: EncodableJSON(payload))
+    }
+}
