@@ -12,7 +12,7 @@ final class ExtensionRunState: @unchecked Sendable {
     private var entries: [NSETimelineEntry] = []
     private var killed = false
     private var cancelled = false
-    private var attachment: NotificationAttachment?
+    private var attachment: RichPushAttachment?
     private var image: ImageReport = .noImage
     private var metric: DeliveredMetricOutcome?
     private var rowRemoved = false
@@ -54,7 +54,7 @@ final class ExtensionRunState: @unchecked Sendable {
     /// must change nothing.
     func cancelInFlight() { lock.withLock { cancelled = true } }
 
-    func setImage(_ report: ImageReport, attachment: NotificationAttachment?) {
+    func setImage(_ report: ImageReport, attachment: RichPushAttachment?) {
         whileLive {
             image = report
             self.attachment = attachment
@@ -64,7 +64,7 @@ final class ExtensionRunState: @unchecked Sendable {
     func setMetric(_ outcome: DeliveredMetricOutcome) { lock.withLock { if metric == nil { metric = outcome } } }
     func markRowRemoved() { lock.withLock { rowRemoved = true } }
 
-    var snapshot: (timeline: [NSETimelineEntry], attachment: NotificationAttachment?, image: ImageReport,
+    var snapshot: (timeline: [NSETimelineEntry], attachment: RichPushAttachment?, image: ImageReport,
                    metric: DeliveredMetricOutcome?, rowRemoved: Bool, killed: Bool) {
         lock.withLock { (entries, attachment, image, metric, rowRemoved, killed) }
     }

@@ -14,7 +14,7 @@ public struct DisplayedNotification: Sendable, Codable, Equatable {
     public var body: String?
     public var sound: String?
     public var badge: Int?
-    public var attachments: [NotificationAttachment]
+    public var attachments: [RichPushAttachment]
     /// The whole payload, as `request.content.userInfo`.
     public var userInfo: EncodableJSON
 }

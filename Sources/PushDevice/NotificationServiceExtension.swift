@@ -114,9 +114,9 @@ public struct NotificationServiceExtension: Sendable {
                 }
                 // §2 step 4: only an acknowledged metric removes its pending row.
                 if outcome.result == .acknowledged, let id = pendingID {
-                    state.whileLive {
-                        if (try? store.remove(ids: [id])) == 1 { state.markRowRemoved() }
-                    }
+                    var removed = false
+                    state.whileLive { removed = (try? store.remove(ids: [id])) == 1 }
+                    if removed { state.markRowRemoved() }
                 }
                 state.setMetric(outcome)
                 trigger.yield(.metricDone)
@@ -221,7 +221,7 @@ public struct NotificationServiceExtension: Sendable {
     }
 
     /// Downloads and attaches the image; reports the verdict.
-    private func fetchImage(_ url: String, deadline: Duration, state: ExtensionRunState) async -> (ImageReport, NotificationAttachment?) {
+    private func fetchImage(_ url: String, deadline: Duration, state: ExtensionRunState) async -> (ImageReport, RichPushAttachment?) {
         let profile = configuration.profile
         let fetcher = ImageFetcher(transport: transport, allowArbitraryLoads: profile.allowArbitraryLoads,
                                    maxRedirects: configuration.maxRedirects)
@@ -270,7 +270,7 @@ public struct NotificationServiceExtension: Sendable {
         return report
     }
 
-    private func displayed(aps: APS?, payload: JSONValue, attachments: [NotificationAttachment]) -> DisplayedNotification {
+    private func displayed(aps: APS?, payload: JSONValue, attachments: [RichPushAttachment]) -> DisplayedNotification {
         DisplayedNotification(title: aps?.alert?.title, subtitle: aps?.alert?.subtitle, body: aps?.alert?.body,
                               sound: aps?.sound?.name, badge: aps?.badge, attachments: attachments,
                               userInfo: EncodableJSON(payload))

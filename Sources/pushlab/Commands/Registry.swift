@@ -11,4 +11,5 @@ let allCommands: [any Command.Type] = [
     OpenCommand.self,
     CollectorCommand.self,
     ReportCommand.self,
+    AppStoreCommand.self,
 ]

@@ -2,7 +2,7 @@ import Foundation
 import PushHTTP
 
 /// An image attached to the notification, as iOS would show it.
-public struct NotificationAttachment: Sendable, Codable, Equatable {
+public struct RichPushAttachment: Sendable, Codable, Equatable {
     /// `cio_sdk_` + 10 random lowercase letters (the reference SDK's identifier).
     public var identifier: String
     public var path: String
@@ -30,7 +30,7 @@ public struct AttachmentBuilder: Sendable {
     }
 
     /// The outcome: an attachment with warnings, or why there is none.
-    public func build(from download: ImageDownload) -> Result<(NotificationAttachment, [String]), ImageDropReason> {
+    public func build(from download: ImageDownload) -> Result<(RichPushAttachment, [String]), ImageDropReason> {
         let ok = (200..<300).contains(download.status)
         if requireSuccessStatus && !ok { return .failure(.httpStatus(download.status)) }
         let body = download.body
@@ -63,7 +63,7 @@ public struct AttachmentBuilder: Sendable {
         if let d = dims, d.width * d.height * 4 > 24 * 1024 * 1024 {
             warnings.append("decoding \(d.width)×\(d.height) px needs ~\(d.width * d.height * 4 / (1024 * 1024)) MB, over the extension's ~24 MB memory limit: iOS may kill it")
         }
-        let attachment = NotificationAttachment(
+        let attachment = RichPushAttachment(
             identifier: AttachmentBuilder.identifierPrefix + identifiers.lowercaseLetters(10),
             path: file.path, type: actual, size: body.count, dimensions: dims)
         return .success((attachment, warnings))
@@ -90,4 +90,9 @@ public struct AttachmentBuilder: Sendable {
         }
         return result
     }
+}
+
+extension RichPushAttachment {
+    /// The form the tap handler takes (it deletes the SDK's image files after a tap).
+    public var notificationAttachment: NotificationAttachment { NotificationAttachment(identifier: identifier, path: path) }
 }

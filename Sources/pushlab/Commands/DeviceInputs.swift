@@ -1,0 +1,65 @@
+import Foundation
+import PushCore
+import PushDevice
+
+/// Inputs the device commands (`nse`, `app launch`, `app store`) share: the app profile, the
+/// App Group container and the push payload, each with an error that names the flag or file.
+enum DeviceInputs {
+    /// The profile from `--app`, or the built-in demo app (payloads/apps/demo.json).
+    static func profile(_ args: ParsedArguments) throws -> AppProfile {
+        guard let path = args.value("--app") else {
+            return AppProfile(bundleID: "io.pushlab.demo", extensionBundleID: "io.pushlab.demo.richpush", cdpAPIKey: "pushlab-demo-cdp-key")
+        }
+        do {
+            return try AppProfile.load(path: path)
+        } catch {
+            throw UsageError("--app \(error.reason)", fix: error.fix)
+        }
+    }
+
+    /// The container directory from `--container`, created when missing.
+    static func container(_ args: ParsedArguments, required: Bool) throws -> URL? {
+        guard let path = args.value("--container") else {
+            if required { throw UsageError("missing --container", fix: "pass the App Group container directory the extension wrote to, e.g. --container /tmp/pushlab-group") }
+            return nil
+        }
+        var isDir: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDir) {
+            guard isDir.boolValue else { throw UsageError("--container \(path): is a file, expected a directory") }
+        } else {
+            do { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) } catch {
+                throw UsageError("--container \(path): cannot create the directory (\(error.localizedDescription))")
+            }
+        }
+        return URL(fileURLWithPath: path, isDirectory: true)
+    }
+
+    /// The APNs payload from a file: an APNs JSON payload, or an FCM v1 message whose
+    /// `message.apns.payload` is what iOS receives (device-side.md §1).
+    static func payload(_ path: String) throws -> (JSONValue, Int) {
+        let bytes = try readInput(path, what: "payload file")
+        let root: JSONValue
+        do {
+            root = try JSONParser().parse(bytes).root
+        } catch {
+            throw UsageError("\(path): not valid JSON: \(error)", fix: "check the payload with 'pushlab validate \(path)'")
+        }
+        guard case .object = root else { throw UsageError("\(path): the payload must be a JSON object (got \(root.typeName))") }
+        if let message = root["message"], case .object = message {
+            guard let apns = message["apns"]?["payload"], case .object = apns else {
+                throw UsageError("\(path): FCM message has no /message/apns/payload, so iOS gets no APNs payload to run the extension on",
+                                 fix: "add message.apns.payload with aps.mutable-content 1 and the CIO keys")
+            }
+            return (apns, bytes.count)
+        }
+        return (root, bytes.count)
+    }
+
+    /// `--kill-at`: a bare number is milliseconds; a unit (250ms, 2s) is honoured.
+    static func killAt(_ args: ParsedArguments) throws -> Duration? {
+        guard let raw = args.value("--kill-at") else { return nil }
+        if let ms = Int64(raw), ms >= 0 { return .milliseconds(ms) }
+        guard let d = parseDuration(raw) else { throw UsageError("--kill-at takes milliseconds (e.g. 1500) or a duration like 2s, got '\(raw)'") }
+        return d
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+@testable import PushDevice
+import TestSupport
+import XCTest
+
+/// The `cio` App Group store is the reference SDK's file, byte for byte (device-side.md §4).
+final class CIOPendingMetricFileTests: XCTestCase {
+    private var container: URL!
+
+    override func setUp() { container = Fixtures.temporaryDirectory("cio-store") }
+    override func tearDown() { try? FileManager.default.removeItem(at: container) }
+
+    private func store() throws -> CIOPendingMetricFile {
+        try CIOPendingMetricFile(directory: container.appendingPathComponent("io.customer"))
+    }
+
+    private func row(_ n: Int, at seconds: TimeInterval = 1_775_126_768) -> PendingDeliveryMetric {
+        PendingDeliveryMetric(id: UUID(uuidString: String(format: "00000000-0000-4000-8000-%012d", n))!,
+                              deliveryID: "dlv-\(n)", deviceID: "token-\(n)", timestamp: Date(timeIntervalSince1970: seconds + Double(n)))
+    }
+
+    func testWrittenFileEqualsTheReferenceBytes() throws {
+        let s = try store()
+        var r = row(1)
+        r.timestamp = Date(timeIntervalSince1970: 1_775_126_768.75)  // 2026-04-02T10:46:08.750Z: whole seconds on disk
+        _ = try s.append(r)
+        _ = try s.append(row(2))
+        // Written by hand from device-side.md §4: a JSON array, keys sorted, whole-second UTC dates.
+        let expected = #"[{"delivery_id":"dlv-1","device_id":"token-1","event":"delivered","id":"00000000-0000-4000-8000-000000000001","timestamp":"2026-04-02T10:46:08Z"},{"delivery_id":"dlv-2","device_id":"token-2","event":"delivered","id":"00000000-0000-4000-8000-000000000002","timestamp":"2026-04-02T10:46:10Z"}]"#
+        let path = container.appendingPathComponent("io.customer/pending_push_delivery_metrics.json").path
+        XCTAssertEqual(String(decoding: FileManager.default.contents(atPath: path) ?? Data(), as: UTF8.self), expected)
+    }
+
+    func testReferenceFileIsReadBack() throws {
+        let s = try store()
+        let bytes = #"[{"delivery_id":"abc","device_id":"tok","event":"delivered","id":"0F8B3E5A-1C2D-4E5F-8A9B-0C1D2E3F4A5B","timestamp":"2026-04-02T10:46:08Z"}]"#
+        try Data(bytes.utf8).write(to: URL(fileURLWithPath: s.path!))
+        let rows = try s.loadAll()
+        XCTAssertEqual(rows.count, 1)
+        XCTAssertEqual(rows[0].deliveryID, "abc")
+        XCTAssertEqual(rows[0].timestamp, Date(timeIntervalSince1970: 1_775_126_768))
+    }
+
+    func testCapKeepsTheNewest100Rows() throws {
+        let s = try store()
+        var dropped = 0
+        for n in 1...105 {
+            if case .stored(let d) = try s.append(row(n)) { dropped += d }
+        }
+        let rows = try s.loadAll()
+        XCTAssertEqual(rows.count, 100)
+        XCTAssertEqual(dropped, 5)
+        XCTAssertEqual(rows.first?.deliveryID, "dlv-6")
+        XCTAssertEqual(rows.last?.deliveryID, "dlv-105")
+    }
+
+    func testCorruptFileCountsAsEmptyAndIsOverwritten() throws {
+        let s = try store()
+        try Data("{not json".utf8).write(to: URL(fileURLWithPath: s.path!))
+        XCTAssertEqual(try s.loadAll(), [])
+        _ = try s.append(row(7))
+        XCTAssertEqual(try s.loadAll().map(\.deliveryID), ["dlv-7"])
+    }
+
+    func testRemoveDeletesOnlyTheGivenIDs() throws {
+        let s = try store()
+        for n in 1...3 { _ = try s.append(row(n)) }
+        XCTAssertEqual(try s.remove(ids: [row(2).id]), 1)
+        XCTAssertEqual(try s.loadAll().map(\.deliveryID), ["dlv-1", "dlv-3"])
+        XCTAssertEqual(try s.remove(ids: [row(2).id]), 0)
+    }
+
+    func testStoreIsOffWhenTheExtensionSuffixIsWrong() throws {
+        let profile = try AppProfile.load(path: Fixtures.path("payloads/apps/misconfigured-suffix.json"))
+        let nse = try PendingMetricStores.open(profile: profile, process: .notificationServiceExtension, container: container)
+        XCTAssertEqual(nse.kind, .off)
+        guard case .disabled = try nse.append(row(1)) else { return XCTFail("expected the store to be off") }
+        let app = try PendingMetricStores.open(profile: profile, process: .app, container: container)
+        XCTAssertEqual(app.kind, .cio)
+        XCTAssertEqual(try app.loadAll(), [])
+    }
+}

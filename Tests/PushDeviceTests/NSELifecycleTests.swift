@@ -1,0 +1,164 @@
+import Foundation
+import PushCore
+import PushDevice
+import PushHTTP
+import TestSupport
+import XCTest
+
+/// The extension's lifecycle rules (device-side.md §2), driven by a scripted transport.
+/// Budgets are short real durations; the assertions are on order and flags, never on timings.
+final class NSELifecycleTests: XCTestCase {
+    private var container: URL!
+    private let ok = HTTPResponse(status: 200, body: Array("{}".utf8))
+
+    override func setUp() { container = Fixtures.temporaryDirectory("nse-life") }
+    override func tearDown() { try? FileManager.default.removeItem(at: container) }
+
+    private func profile(_ mode: SDKMode = .cio4, autoTrack: Bool = true) -> AppProfile {
+        var p = AppProfile(bundleID: "io.pushlab.demo", extensionBundleID: "io.pushlab.demo.richpush", cdpAPIKey: "key",
+                           metricsBaseURL: "https://metrics.test", sdkMode: mode, siteID: "site", apiKey: "api")
+        p.autoTrackPushEvents = autoTrack
+        return p
+    }
+
+    private func run(_ payload: String, profile: AppProfile, budget: Duration = .milliseconds(400), killAt: Duration? = nil,
+                     transport: ScriptedTransport) async throws -> (NSERunReport, any PendingMetricStore) {
+        let store = try PendingMetricStores.open(profile: profile, process: .notificationServiceExtension, container: container)
+        let nse = NotificationServiceExtension(
+            configuration: NSEConfiguration(profile: profile, budget: budget, killAt: killAt, store: store, temporaryDirectory: container),
+            transport: transport)
+        return (await nse.run(payload: try JSONParser().parse(payload).root), store)
+    }
+
+    private func imageThenMetric(image: ScriptedTransport.Reply, metric: ScriptedTransport.Reply) -> ScriptedTransport {
+        ScriptedTransport { req, _ in req.url.hasPrefix("https://metrics.test") ? metric : image }
+    }
+
+    func testImageReadyBeforeExpiryDeliversRichContentOnce() async throws {
+        let t = imageThenMetric(image: .init(response: HTTPResponse(status: 200, headers: ["content-type": "image/png"], body: TestImages.png())),
+                                metric: .init(response: ok))
+        let (r, store) = try await run(TestPayloads.cio(image: "https://img.test/banner.png"), profile: profile(), transport: t)
+        XCTAssertTrue(r.handled)
+        XCTAssertFalse(r.expired)
+        XCTAssertEqual(r.delivered, .rich)
+        XCTAssertEqual(r.contentHandlerCalls, 1)
+        XCTAssertEqual(r.notification?.attachments.count, 1)
+        XCTAssertTrue(r.notification!.attachments[0].identifier.range(of: "^cio_sdk_[a-z]{10}$", options: .regularExpression) != nil)
+        XCTAssertTrue(r.notification!.attachments[0].path.contains("/cio_sdk/"))
+        XCTAssertTrue(r.notification!.attachments[0].path.hasSuffix("_banner.png"))
+        XCTAssertEqual(r.metric.result, .acknowledged)
+        XCTAssertTrue(r.pendingRow.stored)
+        XCTAssertTrue(r.pendingRow.removed)
+        XCTAssertEqual(try store.loadAll(), [])
+    }
+
+    func testStallingImageDeliversOriginalContentAtExpiryAndKeepsThePendingRow() async throws {
+        let t = imageThenMetric(image: .init(delay: .seconds(10), response: HTTPResponse(status: 200, body: TestImages.png())),
+                                metric: .init(delay: .seconds(10), response: ok))
+        let (r, store) = try await run(TestPayloads.cio(image: "https://img.test/a.png"), profile: profile(), transport: t)
+        XCTAssertTrue(r.expired)
+        XCTAssertEqual(r.delivered, .original)
+        XCTAssertEqual(r.contentHandlerCalls, 1)
+        XCTAssertEqual(r.notification?.title, "Sale")
+        XCTAssertEqual(r.image.verdict, .dropped)
+        XCTAssertEqual(r.metric.result, .cancelled)
+        XCTAssertEqual(try store.loadAll().count, 1, "the cancelled metric's row stays for recovery")
+        let events = r.timeline.map(\.event)
+        let expiry = events.firstIndex { $0.hasPrefix("budget expired") }!
+        let handler = events.firstIndex { $0.hasPrefix("content handler called") }!
+        XCTAssertLessThan(expiry, handler)
+    }
+
+    func testImageReadyButMetricStallingDeliversRichContentAtExpiry() async throws {
+        let t = imageThenMetric(image: .init(response: HTTPResponse(status: 200, body: TestImages.jpeg())),
+                                metric: .init(delay: .seconds(10), response: ok))
+        let (r, _) = try await run(TestPayloads.cio(image: "https://img.test/photo.jpg"), profile: profile(), transport: t)
+        XCTAssertTrue(r.expired)
+        XCTAssertEqual(r.delivered, .rich)
+        XCTAssertEqual(r.contentHandlerCalls, 1)
+    }
+
+    func testNonCIOPushIsNotHandledAndContentIsUntouched() async throws {
+        let t = ScriptedTransport { _, _ in .init(response: HTTPResponse(status: 200)) }
+        let (r, store) = try await run(#"{"aps":{"alert":"hi","mutable-content":1},"CIO-Delivery-ID":7}"#, profile: profile(), transport: t)
+        XCTAssertTrue(r.extensionRan)
+        XCTAssertFalse(r.handled)
+        XCTAssertEqual(r.contentHandlerCalls, 0)
+        XCTAssertEqual(r.notification?.body, "hi")
+        XCTAssertTrue(t.requests.isEmpty)
+        XCTAssertEqual(try store.loadAll(), [])
+    }
+
+    func testMissingMutableContentMeansTheExtensionNeverRuns() async throws {
+        let t = ScriptedTransport { _, _ in .init(response: HTTPResponse(status: 200)) }
+        let (r, _) = try await run(TestPayloads.cio(image: "https://img.test/a.png", mutable: false), profile: profile(), transport: t)
+        XCTAssertFalse(r.extensionRan)
+        XCTAssertEqual(r.delivered, .original)
+        XCTAssertEqual(r.metric.result, .skipped)
+        XCTAssertTrue(t.requests.isEmpty)
+    }
+
+    func testAutoTrackOffSendsNoMetricAndWritesNoRow() async throws {
+        let t = imageThenMetric(image: .init(response: HTTPResponse(status: 200, body: TestImages.gif())), metric: .init(response: ok))
+        let (r, store) = try await run(TestPayloads.cio(image: "https://img.test/a.gif"), profile: profile(autoTrack: false), transport: t)
+        XCTAssertEqual(r.metric.result, .skipped)
+        XCTAssertFalse(r.pendingRow.stored)
+        XCTAssertEqual(r.delivered, .rich)
+        XCTAssertFalse(t.requests.contains { $0.url.hasPrefix("https://metrics.test") })
+        XCTAssertEqual(try store.loadAll(), [])
+    }
+
+    func testKillStopsEverythingAndLeavesThePendingRow() async throws {
+        let t = imageThenMetric(image: .init(delay: .seconds(5), response: HTTPResponse(status: 200, body: TestImages.png())),
+                                metric: .init(delay: .milliseconds(400), response: ok))
+        let (r, store) = try await run(TestPayloads.cio(image: "https://img.test/a.png"), profile: profile(), budget: .seconds(5),
+                                       killAt: .milliseconds(100), transport: t)
+        XCTAssertTrue(r.killed)
+        XCTAssertEqual(r.contentHandlerCalls, 0)
+        XCTAssertEqual(r.delivered, .original)
+        XCTAssertFalse(r.pendingRow.removed)
+        try await Task.sleep(for: .milliseconds(500))  // the metric's reply would have arrived by now
+        XCTAssertEqual(try store.loadAll().count, 1, "nothing after the kill removes the row")
+        XCTAssertTrue(r.timeline.last!.event.contains("killed"))
+    }
+
+    func testCIO4SendsTheMetricOnceEvenWhenItFails() async throws {
+        let t = imageThenMetric(image: .init(response: HTTPResponse(status: 200, body: TestImages.png())),
+                                metric: .init(response: HTTPResponse(status: 503)))
+        let (r, store) = try await run(TestPayloads.cio(image: nil), profile: profile(), transport: t)
+        XCTAssertEqual(r.metric.result, .failed)
+        XCTAssertEqual(r.metric.attempts.count, 1)
+        XCTAssertEqual(try store.loadAll().count, 1)
+    }
+
+    func testImprovedModeRetriesWithinTheBudgetAndDedupsTheStore() async throws {
+        let t = ScriptedTransport { req, n in .init(response: HTTPResponse(status: n < 2 ? 503 : 200, body: Array("{}".utf8))) }
+        let (r, store) = try await run(TestPayloads.cio(image: nil), profile: profile(.improved), budget: .seconds(5), transport: t)
+        XCTAssertEqual(store.kind, .sqlite)
+        XCTAssertEqual(r.metric.result, .acknowledged)
+        XCTAssertEqual(r.metric.attempts.map(\.status), [503, 503, 200])
+        XCTAssertTrue(r.pendingRow.removed)
+        XCTAssertTrue(String(decoding: t.requests[0].body, as: UTF8.self).contains(#""messageId":"delivered-RPILAgUBcRhIBqSfeiIwdIYJKxTY""#))
+    }
+
+    func testLegacyModePostsPushEventsWithSiteCredentials() async throws {
+        let t = ScriptedTransport { _, _ in .init(response: HTTPResponse(status: 200, body: Array("{}".utf8))) }
+        let (r, _) = try await run(TestPayloads.cio(image: nil), profile: profile(.cioLegacy), transport: t)
+        XCTAssertEqual(r.metric.result, .acknowledged)
+        let req = t.requests[0]
+        XCTAssertEqual(req.url, "https://metrics.test/push/events")
+        XCTAssertEqual(req.headers["authorization"], "Basic " + Data("site:api".utf8).base64EncodedString())
+        let body = String(decoding: req.body, as: UTF8.self)
+        XCTAssertTrue(body.hasPrefix(#"{"delivery_id":"RPILAgUBcRhIBqSfeiIwdIYJKxTY","device_id":"0f8b3e5a1c2d4e5f8a9b0c1d2e3f4a5b","event":"delivered","timestamp":"#), body)
+    }
+
+    func testWrongExtensionSuffixRunsWithTheStoreSilentlyOff() async throws {
+        var p = profile()
+        p.extensionBundleID = "io.pushlab.demo.PushExtension"
+        let t = ScriptedTransport { _, _ in .init(response: HTTPResponse(status: 200, body: Array("{}".utf8))) }
+        let (r, _) = try await run(TestPayloads.cio(image: nil), profile: p, transport: t)
+        XCTAssertEqual(r.metric.result, .acknowledged)
+        XCTAssertFalse(r.pendingRow.stored)
+        XCTAssertTrue(r.pendingRow.note?.contains("group.io.pushlab.demo.PushExtension.cio") ?? false, r.pendingRow.note ?? "")
+    }
+}
