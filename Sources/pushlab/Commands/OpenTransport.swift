@@ -1,12 +1,21 @@
 import Foundation
 import PushHTTP
 
-/// The HTTP transport `pushlab open` sends the opened metric with.
+/// The HTTP client `pushlab open` sends the opened metric with (TLS h2 for https, HTTP/1.1 for
+/// http, as an iPhone's URLSession does).
 func makeTransport(caFile: String?) throws -> (any HTTPTransport)? {
     if let caFile, !FileManager.default.isReadableFile(atPath: caFile) {
         throw UsageError("--ca-file \(caFile): cannot read the file", fix: "pass a PEM CA certificate such as certs/ca.pem")
     }
-    throw UsageError("sending metrics needs the HTTP client, which is not built yet", fix: "use --no-metrics to see the request")
+    do {
+        return try HTTPClient(configuration: HTTPClientConfiguration(caFile: caFile, connectTimeout: .seconds(5),
+                                                                     requestTimeout: .seconds(30)))
+    } catch {
+        throw UsageError("cannot start the HTTP client: \(error)")
+    }
 }
 
-func shutdown(_ transport: (any HTTPTransport)?) async {}
+/// Lets in-flight requests finish and closes the client's connections.
+func shutdown(_ transport: (any HTTPTransport)?) async {
+    if let client = transport as? HTTPClient { await client.shutdown() }
+}
