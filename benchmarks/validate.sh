@@ -47,10 +47,20 @@ PYEOF
   rm -f "$err" "$err.out"
 }
 
-read -r _ ALLV ALLP ALLRSS < <(run_pushlab all "${FILES[@]}")
-read -r _ GOODV GOODP GOODRSS < <(run_pushlab good "${GOOD[@]}")
-read -r PYALL PYRSS < <(run_python "${FILES[@]}")
-read -r PYGOOD _ < <(run_python "${GOOD[@]}")
+# The machine is shared: every measurement runs 3 times, interleaved; the median is reported
+# and the spread (min–max) is kept beside it.
+median() { printf '%s\n' "$@" | sort -n | sed -n 2p; }
+spread() { printf '%s\n' "$@" | sort -n | sed -n '1p;3p' | paste -sd'-' | sed 's/-/–/'; }
+declare -a AV AP GV GP PA PG
+for i in 1 2 3; do
+  read -r _ v p ALLRSS < <(run_pushlab all "${FILES[@]}"); AV+=("$v"); AP+=("$p")
+  read -r _ v p GOODRSS < <(run_pushlab good "${GOOD[@]}"); GV+=("$v"); GP+=("$p")
+  read -r v PYRSS < <(run_python "${FILES[@]}"); PA+=("$v")
+  read -r v _ < <(run_python "${GOOD[@]}"); PG+=("$v")
+done
+BASERSS=$(/usr/bin/time -v "$BIN" --version 2>&1 >/dev/null | sed -n 's/.*Maximum resident set size (kbytes): \([0-9]*\).*/\1/p')
+ALLV=$(median "${AV[@]}"); ALLP=$(median "${AP[@]}"); GOODV=$(median "${GV[@]}"); GOODP=$(median "${GP[@]}")
+PYALL=$(median "${PA[@]}"); PYGOOD=$(median "${PG[@]}")
 BYTES=$(cat "${FILES[@]}" | wc -c)
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
 
@@ -59,7 +69,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else
   echo
   echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC')"
   echo "- machine: $(nproc) cores, $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1), $(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo) RAM"
-  echo "- load average at start: $(cut -d' ' -f1-3 /proc/loadavg) (the machine is shared with other jobs; numbers vary by ±30% between runs)"
+  echo "- load average at start: $(cut -d' ' -f1-3 /proc/loadavg) (the machine is shared with other jobs; single runs vary by 2× or more, hence 3 interleaved runs and the median)"
   echo "- tools: $(swift --version 2>&1 | head -1); $($PY --version 2>&1)"
   echo "- corpus: ${#FILES[@]} files from payloads/ (${#GOOD[@]} good samples + one invalid sample per rule), $BYTES bytes; $ROUNDS rounds"
   echo "- pinned to one core with \`taskset -c 0\`; peak memory is the maximum RSS from \`/usr/bin/time -v\`"
@@ -71,14 +81,15 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else
   echo "taskset -c 0 $PY -c 'json.loads over the same bytes, same rounds'   # see benchmarks/validate.sh"
   echo '```'
   echo
-  echo "| what | corpus | payloads/s (1 core) | peak RSS |"
-  echo "| --- | --- | ---: | ---: |"
-  echo "| pushlab: parse + all $(.build/release/pushlab validate --rules | tail -1 | cut -d' ' -f1) rules | all ${#FILES[@]} files | $ALLV | $ALLRSS KiB |"
-  echo "| pushlab: parse + all rules | ${#GOOD[@]} good samples | $GOODV | $GOODRSS KiB |"
-  echo "| pushlab: parse only | all | $ALLP | (same process) |"
-  echo "| pushlab: parse only | good | $GOODP | (same process) |"
-  echo "| reference, parse only: CPython json.loads | all | $PYALL | $PYRSS KiB |"
-  echo "| reference, parse only: CPython json.loads | good | $PYGOOD | |"
+  echo "| what | corpus | payloads/s (1 core, median of 3) | min–max | peak RSS |"
+  echo "| --- | --- | ---: | --- | ---: |"
+  echo "| pushlab: parse + all $(.build/release/pushlab validate --rules | tail -1 | cut -d' ' -f1) rules | all ${#FILES[@]} files | $ALLV | $(spread "${AV[@]}") | $ALLRSS KiB |"
+  echo "| pushlab: parse + all rules | ${#GOOD[@]} good samples | $GOODV | $(spread "${GV[@]}") | $GOODRSS KiB |"
+  echo "| pushlab: parse only | all | $ALLP | $(spread "${AP[@]}") | (same process) |"
+  echo "| pushlab: parse only | good | $GOODP | $(spread "${GP[@]}") | (same process) |"
+  echo "| reference, parse only: CPython json.loads | all | $PYALL | $(spread "${PA[@]}") | $PYRSS KiB |"
+  echo "| reference, parse only: CPython json.loads | good | $PYGOOD | $(spread "${PG[@]}") | |"
+  echo "| baseline: \`pushlab --version\` (runtime + Foundation, no work) | | | | $BASERSS KiB |"
   echo
   echo "Ratios from this run: pushlab parse-only / json.loads = $(ratio "$ALLP" "$PYALL") (all), $(ratio "$GOODP" "$PYGOOD") (good);"
   echo "pushlab full validation / json.loads parse-only = $(ratio "$ALLV" "$PYALL") (all), $(ratio "$GOODV" "$PYGOOD") (good)."
