@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Applies a `FaultPlan` to a stream of requests and decides, per request, what goes wrong.
 ///
@@ -9,18 +10,21 @@ import Foundation
 /// sequence per route → same decisions.
 ///
 /// Thread safety: `decide` may be called from any thread (a server's event loop, tasks);
-/// the counters are protected by `lock`.
-public final class FaultInjector: @unchecked Sendable {
+/// the counters live in one `Mutex`.
+public final class FaultInjector: Sendable {
     public let plan: FaultPlan
-    // Protected by `lock`: how many requests each rule has seen; per rule with
-    // `goAwayAfterStreams`, matching streams per live connection id.
-    private var seen: [Int]
-    private var streamsPerConnection: [Int: [UInt64: Int]] = [:]
-    private let lock = NSLock()
+
+    private struct Counters {
+        /// How many requests each rule has seen.
+        var seen: [Int]
+        /// Per rule with `goAwayAfterStreams`: matching streams per live connection id.
+        var streamsPerConnection: [Int: [UInt64: Int]] = [:]
+    }
+    private let counters: Mutex<Counters>
 
     public init(plan: FaultPlan) {
         self.plan = plan
-        seen = Array(repeating: 0, count: plan.rules.count)
+        counters = Mutex(Counters(seen: Array(repeating: 0, count: plan.rules.count)))
     }
 
     /// Decides the fate of one request. `connectionID` identifies the connection for
@@ -28,36 +32,36 @@ public final class FaultInjector: @unchecked Sendable {
     public func decide(method: String, path: String, connectionID: UInt64 = 0) -> FaultDecision {
         var decision = FaultDecision()
         guard !plan.rules.isEmpty else { return decision }
-        lock.lock()
-        defer { lock.unlock() }
-        for (i, rule) in plan.rules.enumerated() where rule.matches(method: method, path: path) {
-            seen[i] += 1
-            let n = seen[i]
-            var fired = false
-            if let limit = rule.goAwayAfterStreams {
-                var perConnection = streamsPerConnection[i, default: [:]]
-                let count = perConnection[connectionID, default: 0] + 1
-                // Once the connection is going away, forget it so the table does not grow.
-                perConnection[connectionID] = count >= limit ? nil : count
-                streamsPerConnection[i] = perConnection
-                if count >= limit {
-                    decision.goAway = true
-                    fired = true
+        return counters.withLock { state in
+            for (i, rule) in plan.rules.enumerated() where rule.matches(method: method, path: path) {
+                state.seen[i] += 1
+                let n = state.seen[i]
+                var fired = false
+                if let limit = rule.goAwayAfterStreams {
+                    var perConnection = state.streamsPerConnection[i, default: [:]]
+                    let count = perConnection[connectionID, default: 0] + 1
+                    // Once the connection is going away, forget it so the table does not grow.
+                    perConnection[connectionID] = count >= limit ? nil : count
+                    state.streamsPerConnection[i] = perConnection
+                    if count >= limit {
+                        decision.goAway = true
+                        fired = true
+                    }
                 }
-            }
-            if rule.latency != nil || rule.outcome != nil, rule.requests?.contains(n) ?? true {
-                var random = SeededRandom.derived(seed: plan.seed ^ (UInt64(i + 1) &* 0x9E37_79B9_7F4A_7C15), index: UInt64(n))
-                if rule.probability >= 1 || random.chance(rule.probability) {
-                    fired = true
-                    if let latency = rule.latency { decision.delay += latency.sample(&random) }
-                    if decision.outcome == nil, let outcome = rule.outcome { decision.outcome = outcome }
+                if rule.latency != nil || rule.outcome != nil, rule.requests?.contains(n) ?? true {
+                    var random = SeededRandom.derived(seed: plan.seed ^ (UInt64(i + 1) &* 0x9E37_79B9_7F4A_7C15), index: UInt64(n))
+                    if rule.probability >= 1 || random.chance(rule.probability) {
+                        fired = true
+                        if let latency = rule.latency { decision.delay += latency.sample(&random) }
+                        if decision.outcome == nil, let outcome = rule.outcome { decision.outcome = outcome }
+                    }
                 }
+                if fired { decision.firedRules.append(i) }
             }
-            if fired { decision.firedRules.append(i) }
+            return decision
         }
-        return decision
     }
 
     /// How many requests rule `index` has considered so far.
-    public func requestsSeen(byRule index: Int) -> Int { lock.withLock { seen[index] } }
+    public func requestsSeen(byRule index: Int) -> Int { counters.withLock { $0.seen[index] } }
 }

@@ -1,23 +1,27 @@
 import Foundation
+import Synchronization
 
 /// Batches the collector's writes: handlers on the server's event loop hand their records
 /// over and return at once; a serial queue commits everything pending in one transaction a
 /// few milliseconds later (or at once past `maxPending`). Duplicate detection happens at
 /// hand-over, in arrival order, so it needs no read from disk.
 ///
-/// Thread safety: `pending`, `seenKeys`, `scheduled`, `failures` are protected by `lock`;
-/// SQLite is touched only on `queue`.
-public final class MetricWriter: @unchecked Sendable {
+/// Thread safety: the hand-over state lives in one `Mutex`; SQLite is touched only on `queue`.
+public final class MetricWriter: Sendable {
     /// Gets the record's duplicate flags and the commit's error, if any.
     public typealias Completion = @Sendable (_ duplicates: [Bool], _ error: (any Error)?) -> Void
 
     private let store: MetricStore
     private let queue = DispatchQueue(label: "pushlab.metrics.writer")
-    private let lock = NSLock()
-    private var pending: [(MetricRequestRecord, Completion?)] = []
-    private var seenKeys: Set<String>
-    private var scheduled = false
-    private var failures = 0
+    private struct HandOver {
+        var pending: [(MetricRequestRecord, Completion?)] = []
+        /// Every (delivery id, metric) seen, for duplicate flags.
+        var seenKeys: Set<String>
+        /// A drain is already queued.
+        var scheduled = false
+        var failures = 0
+    }
+    private let state: Mutex<HandOver>
     private let delay: DispatchTimeInterval
     private let maxPending: Int
     private let onError: @Sendable (any Error) -> Void
@@ -29,7 +33,7 @@ public final class MetricWriter: @unchecked Sendable {
         self.delay = delay
         self.maxPending = maxPending
         self.onError = onError
-        seenKeys = try store.deduplicationKeys()
+        state = Mutex(HandOver(seenKeys: try store.deduplicationKeys()))
     }
 
     /// Hands `record` over for writing with `metrics` as its metrics; returns, per metric,
@@ -38,13 +42,13 @@ public final class MetricWriter: @unchecked Sendable {
     @discardableResult
     public func submit(_ record: MetricRequestRecord, metrics: [ReportedMetric], onCommit: Completion? = nil) -> [Bool] {
         var record = record
-        let (duplicates, flushNow, schedule): ([Bool], Bool, Bool) = lock.withLock {
-            let flags = metrics.map { !seenKeys.insert($0.deduplicationKey).inserted }
+        let (duplicates, flushNow, schedule): ([Bool], Bool, Bool) = state.withLock { s in
+            let flags = metrics.map { !s.seenKeys.insert($0.deduplicationKey).inserted }
             record.metrics = Array(zip(metrics, flags)).map { ($0.0, isDuplicate: $0.1) }
-            pending.append((record, onCommit))
-            let wasScheduled = scheduled
-            scheduled = true
-            return (flags, pending.count >= maxPending, !wasScheduled)
+            s.pending.append((record, onCommit))
+            let wasScheduled = s.scheduled
+            s.scheduled = true
+            return (flags, s.pending.count >= maxPending, !wasScheduled)
         }
         if flushNow {
             queue.async { self.drain() }
@@ -60,13 +64,13 @@ public final class MetricWriter: @unchecked Sendable {
     }
 
     /// Writes that failed and are waiting to be retried (0 in a healthy run).
-    public var failedAttempts: Int { lock.withLock { failures } }
+    public var failedAttempts: Int { state.withLock { $0.failures } }
 
     private func drain() {
-        let batch: [(MetricRequestRecord, Completion?)] = lock.withLock {
-            let b = pending
-            pending.removeAll(keepingCapacity: true)
-            scheduled = false
+        let batch: [(MetricRequestRecord, Completion?)] = state.withLock { s in
+            let b = s.pending
+            s.pending.removeAll(keepingCapacity: true)
+            s.scheduled = false
             return b
         }
         guard !batch.isEmpty else { return }
@@ -79,10 +83,13 @@ public final class MetricWriter: @unchecked Sendable {
             // the client retries); the others stay queued and are retried, never dropped.
             for (record, done) in batch { done?(record.metrics.map(\.isDuplicate), error) }
             let retry = batch.filter { $0.1 == nil }
-            lock.withLock {
-                failures += 1
-                pending.insert(contentsOf: retry, at: 0)
-                scheduled = true
+            // A refused record was never stored: its keys must not make the client's retry a duplicate.
+            let refusedKeys = batch.filter { $0.1 != nil }.flatMap { $0.0.metrics.filter { !$0.isDuplicate }.map(\.0.deduplicationKey) }
+            state.withLock { s in
+                for key in refusedKeys { s.seenKeys.remove(key) }
+                s.failures += 1
+                s.pending.insert(contentsOf: retry, at: 0)
+                s.scheduled = true
             }
             queue.asyncAfter(deadline: .now() + .milliseconds(200)) { self.drain() }
         }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import PushCore
 import PushHTTP
 
@@ -45,16 +46,14 @@ public struct CollectorCounters: Sendable, Equatable {
 /// The Customer.io-compatible metrics collector: the three routes of device-side.md §3 on any
 /// `Router` (so `pushlab serve` mounts them beside the gateway's), checks in a fixed order —
 /// fault plan, credentials, body — and every request recorded in the `MetricStore`.
-public final class MetricsCollector: @unchecked Sendable {
+public final class MetricsCollector: Sendable {
     public let configuration: CollectorConfiguration
     public let store: MetricStore
     private let writer: MetricWriter
     private let injector: FaultInjector
     private let time: any TimeSource
     private let observer: (@Sendable (CollectorEvent) -> Void)?
-    // Protected by `lock`.
-    private var tally = CollectorCounters()
-    private let lock = NSLock()
+    private let tally = Mutex(CollectorCounters())
 
     public init(configuration: CollectorConfiguration, store: MetricStore, timeSource: any TimeSource = SystemTimeSource(),
                 observer: (@Sendable (CollectorEvent) -> Void)? = nil) throws {
@@ -90,7 +89,10 @@ public final class MetricsCollector: @unchecked Sendable {
                                       recoveryThresholdSeconds: recoveryThresholdSeconds, generatedAt: time.now)
     }
 
-    public var counters: CollectorCounters { lock.withLock { tally } }
+    public var counters: CollectorCounters { tally.withLock { $0 } }
+
+    /// Commits that failed and were (or will be) retried; 0 in a healthy run.
+    public var writerFailures: Int { writer.failedAttempts }
 
     /// Handles one request to `route`. Quick: answers `.now` unless a fault delays it or the
     /// acknowledgement waits for the commit.
@@ -222,6 +224,6 @@ public final class MetricsCollector: @unchecked Sendable {
     }
 
     private func count(_ change: (inout CollectorCounters) -> Void) {
-        lock.withLock { change(&tally) }
+        tally.withLock { change(&$0) }
     }
 }
