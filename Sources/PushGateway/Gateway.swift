@@ -42,8 +42,11 @@ public final class Gateway: Sendable {
     private let apnsServer: HTTPServer
     private let googleServer: HTTPServer
 
+    /// `extraRoutes` adds routes to the Google host (`pushlab serve` mounts the collector and
+    /// `/health` there).
     public init(configuration: GatewayConfiguration, keys: GatewayKeys, devices: DeviceRegistry,
-                sink: (any PushDeliverySink)? = nil, time: TimeSource = SystemTimeSource()) throws {
+                sink: (any PushDeliverySink)? = nil, time: TimeSource = SystemTimeSource(),
+                extraRoutes: (inout Router) -> Void = { _ in }) throws {
         self.configuration = configuration
         self.keys = keys
         self.devices = devices
@@ -70,6 +73,7 @@ public final class Gateway: Sendable {
         googleRouter.add("POST", "/token") { oauth.handle($0) }
         googleRouter.add("POST", "/v1/projects/{project}/messages:send") { fcm.handle($0) }
         AdminRoutes(devices: devices, records: records).register(on: &googleRouter)
+        extraRoutes(&googleRouter)
 
         // apns.md: one stream until a request with a valid token succeeds.
         var apnsServerConfig = HTTPServerConfiguration(host: configuration.host, tlsPort: configuration.apnsPort,

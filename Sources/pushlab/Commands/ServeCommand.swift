@@ -1,66 +1,141 @@
 import Foundation
+import PushCore
+import PushGateway
 import PushHTTP
+import PushMetrics
 
-/// `pushlab serve`: the gateway emulator's server. The transport issue mounts `GET /health`;
-/// later issues add their routes in `makeRouter` (APNs, FCM, collector).
+/// `pushlab serve`: the push gateway emulator — APNs on one host; OAuth, FCM, the metrics
+/// collector and the admin routes on another — until SIGINT or SIGTERM.
 enum ServeCommand: Command {
     static let path = ["serve"]
     static let summary = "Run the push gateway emulator (APNs, FCM, OAuth, collector) on local ports."
     static let discussion = """
-        Listens with TLS (HTTP/2 via ALPN, HTTP/1.1 fallback) on --port and in cleartext (h2c with \
-        prior knowledge, or HTTP/1.1) on --h2c-port, prints one URL per listener, and runs until \
-        SIGINT or SIGTERM, then lets in-flight requests finish and exits. GET /health answers \
-        {"status":"ok"} on both.
+        APNs: POST /3/device/<token> over TLS (h2) on --apns-port, answering exactly like APNs (every
+        reason of Apple's table, provider tokens checked per connection, one stream until the first
+        authenticated request, then 500). Google host on --port (TLS, h2 + HTTP/1.1) and --h2c-port
+        (cleartext h2c or HTTP/1.1): POST /token (OAuth jwt-bearer), POST
+        /v1/projects/<project>/messages:send (FCM HTTP v1), the Customer.io collector routes
+        /v1/track, /v1/b, /push/events, GET/POST /admin/devices, GET /admin/pushes, GET /health.
+        Trusts the dev key and service account in certs/ plus --apns-key/--service-account. With no
+        --devices file, any well-formed token is accepted for io.pushlab.demo / pushlab-dev
+        (quick start). Prints one line per accepted or rejected push. See docs/gateway.md.
         """
     static let options: [OptionSpec] = [
-        .value("--host", name: "ADDR", help: "Address to listen on.", default: "127.0.0.1"),
-        .value("--port", name: "PORT", help: "TLS (h2 + HTTP/1.1) port; 0 picks a free one.", default: "8443"),
-        .value("--h2c-port", name: "PORT", help: "Cleartext port (h2c prior knowledge + HTTP/1.1); 0 picks a free one.", default: "8080"),
+        .value("--host", name: "ADDR", help: "Address every listener binds (loopback unless you mean it).", default: "127.0.0.1"),
+        .value("--apns-port", name: "PORT", help: "APNs TLS port; 0 picks a free one.", default: "2197"),
+        .value("--apns-h2c-port", name: "PORT", help: "Also serve APNs in cleartext h2c on this port."),
+        .value("--port", name: "PORT", help: "Google host TLS (h2 + HTTP/1.1) port: OAuth, FCM, collector, admin; 0 picks a free one.", default: "8443"),
+        .value("--h2c-port", name: "PORT", help: "Google host cleartext port (h2c prior knowledge + HTTP/1.1); 0 picks a free one.", default: "8080"),
         .value("--cert", name: "PEM", help: "TLS certificate chain.", default: "certs/server.pem"),
         .value("--key", name: "PEM", help: "TLS private key.", default: "certs/server.key"),
+        .value("--devices", name: "FILE", help: "Devices JSON ({\"devices\": [...]}); without it: quick-start mode."),
+        .value("--db", name: "FILE", help: "Record every push in this SQLite file (pushlab report --gateway-db reads it).", default: "in memory"),
+        .value("--collector-db", name: "FILE", help: "SQLite file of the mounted collector.", default: "a temporary file"),
+        .value("--cdp-key", name: "KEY", help: "CDP API key the collector accepts.", default: "pushlab-demo-cdp-key", repeatable: true),
+        .value("--apns-key", name: "KEYID:TEAMID:PEM", help: "Also trust this APNs public key (optional :sandbox or :production).", repeatable: true),
+        .value("--service-account", name: "FILE", help: "Also trust this service account (its public half).", repeatable: true),
+        .flag("--production", help: "Play the production environment (no apns-unique-id; sandbox-only keys refused)."),
+        .value("--stream-limit", name: "N", help: "MAX_CONCURRENT_STREAMS after the first authenticated request.", default: "500"),
+        .value("--token-rate", name: "N", help: "Pushes per second one device token may get before 429 TooManyRequests.", default: "unlimited"),
+        .value("--idle-timeout", name: "DURATION", help: "Close idle APNs connections with GOAWAY {\"reason\":\"IdleTimeout\"}.", default: "never"),
+        .value("--fault", name: "SPEC", help: "Fault rule, e.g. route=/3/device/{token},status=503,p=0.1,retry-after=2.", repeatable: true),
+        .value("--fault-plan", name: "FILE", help: "Fault plan JSON (docs/gateway.md)."),
+        .value("--seed", name: "S", help: "Seed of the fault plan given by --fault.", default: "0"),
+        .flag("--quiet", help: "No line per push."),
         .flag("--bench", help: "Also answer POST /bench with an empty 200 (benchmarks/transport-server.sh)."),
     ]
 
     static func run(_ args: ParsedArguments) async throws -> Int32 {
-        let server = try makeServer(router: try makeRouter(args), args: args)
-        do {
-            try server.start()
-        } catch {
-            throw UsageError("\(error)")
-        }
-        if let bound = server.boundAddresses {
-            if let url = bound.tlsURL { emit("\(url) (h2, http/1.1)") }
-            if let url = bound.cleartextURL { emit("\(url) (h2c, http/1.1)") }
-        }
-        let signal = await waitForTerminationSignal()
-        printError("pushlab serve: signal \(signal), finishing in-flight requests")
-        await server.stop()
-        return ExitStatus.success
-    }
-
-    /// The routes `pushlab serve` mounts. Later issues add theirs here.
-    static func makeRouter(_ args: ParsedArguments) throws -> Router {
-        var router = Router()
-        router.add("GET", "/health") { _ in .now(.json(200, #"{"status":"ok"}"#)) }
-        if args.flag("--bench") {
-            router.add("POST", "/bench") { _ in .now(ServerResponse(status: 200)) }
-        }
-        return router
-    }
-
-    /// Builds (does not start) the server for `router` from the listener flags.
-    static func makeServer(router: Router, args: ParsedArguments) throws -> HTTPServer {
-        let tlsPort = try args.int("--port", range: 0...65535) ?? 8443
-        let cleartextPort = try args.int("--h2c-port", range: 0...65535) ?? 8080
         let cert = args.value("--cert") ?? "certs/server.pem"
         let key = args.value("--key") ?? "certs/server.key"
         for (flag, file) in [("--cert", cert), ("--key", key)] where !FileManager.default.isReadableFile(atPath: file) {
             throw UsageError("\(flag) \(file): cannot read the file",
                              fix: "run from the repository root or pass \(flag) with a PEM file (certs/README.md)")
         }
-        let configuration = HTTPServerConfiguration(host: args.value("--host") ?? "127.0.0.1", tlsPort: tlsPort,
-                                                    cleartextPort: cleartextPort, certificateFile: cert,
-                                                    privateKeyFile: key)
-        return HTTPServer(configuration: configuration, router: router)
+        var config = GatewayConfiguration(certificateFile: cert, privateKeyFile: key)
+        config.host = args.value("--host") ?? "127.0.0.1"
+        config.apnsPort = try args.int("--apns-port", range: 0...65535) ?? 2197
+        config.apnsCleartextPort = try args.int("--apns-h2c-port", range: 0...65535)
+        config.fcmPort = try args.int("--port", range: 0...65535) ?? 8443
+        config.fcmCleartextPort = try args.int("--h2c-port", range: 0...65535) ?? 8080
+        config.environment = args.flag("--production") ? .productionOnly : .sandboxOnly
+        config.authenticatedStreamLimit = UInt32(try args.int("--stream-limit", range: 1...100_000) ?? 500)
+        config.perTokenLimit = try args.int("--token-rate", range: 1...1_000_000)
+        config.idleTimeout = try args.duration("--idle-timeout")
+        config.recordsPath = args.value("--db")
+        config.faultPlan = try faultPlan(args)
+
+        let certsDirectory = (cert as NSString).deletingLastPathComponent.isEmpty ? "certs" : (cert as NSString).deletingLastPathComponent
+        let keys: GatewayKeys
+        do {
+            keys = FileManager.default.fileExists(atPath: certsDirectory + "/AuthKey_PLDEVKEY01.pub.pem")
+                ? try GatewayKeys.developmentDefaults(certsDirectory: certsDirectory) : GatewayKeys()
+            for spec in args.all("--apns-key") { try keys.trustAPNsKey(spec: spec) }
+            for file in args.all("--service-account") { try keys.trustServiceAccount(path: file) }
+        } catch { throw UsageError("\(error)") }
+        let devices: DeviceRegistry
+        do { devices = try args.value("--devices").map { try DeviceRegistry.load(path: $0) } ?? DeviceRegistry() } catch {
+            throw UsageError("\(error)")
+        }
+
+        let collectorDB = args.value("--collector-db")
+            ?? FileManager.default.temporaryDirectory.appendingPathComponent("pushlab-serve-collector-\(getpid()).sqlite").path
+        let cdpKeys = args.all("--cdp-key").isEmpty ? ["pushlab-demo-cdp-key"] : args.all("--cdp-key")
+        let store: MetricStore
+        do { store = try MetricStore(path: collectorDB) } catch { throw UsageError("--collector-db \(collectorDB): \(error)") }
+        let collector = try MetricsCollector(configuration: CollectorConfiguration(credentials: CollectorCredentials(cdpAPIKeys: Set(cdpKeys))),
+                                             store: store)
+        let bench = args.flag("--bench")
+        let gateway = try Gateway(configuration: config, keys: keys, devices: devices,
+                                  sink: args.flag("--quiet") ? nil : PushLogLine()) { router in
+            router.add("GET", "/health") { _ in .now(.json(200, #"{"status":"ok"}"#)) }
+            collector.register(on: &router)
+            if bench { router.add("POST", "/bench") { _ in .now(ServerResponse(status: 200)) } }
+        }
+        do { try gateway.start() } catch { throw UsageError("\(error)", fix: "pick other ports (0 picks free ones)") }
+
+        if let google = gateway.googleAddresses {
+            if let url = google.tlsURL { emit("\(url) (h2, http/1.1): OAuth /token, FCM /v1/projects/…/messages:send, collector, /admin, /health") }
+            if let url = google.cleartextURL { emit("\(url) (h2c, http/1.1): the same routes in cleartext") }
+        }
+        if let apns = gateway.apnsAddresses {
+            if let url = apns.tlsURL { emit("APNs: \(url) (h2)   e.g. pushlab send apns --url \(url) --ca-file certs/ca.pem …") }
+            if let url = apns.cleartextURL { emit("APNs: \(url) (h2c)") }
+        }
+        emit(devices.isQuickStart ? "quick start: any well-formed token for \(devices.quickStartBundleID) / \(devices.quickStartProject)"
+                                  : "\(devices.devices.count) device(s) from --devices")
+        let signal = await waitForTerminationSignal()
+        printError("pushlab serve: signal \(signal), finishing in-flight requests")
+        await gateway.stop()
+        collector.flush()
+        return ExitStatus.success
+    }
+
+    private static func faultPlan(_ args: ParsedArguments) throws -> FaultPlan {
+        var plan = FaultPlan.none
+        do {
+            if let file = args.value("--fault-plan") {
+                plan = try FaultPlan.parse(json: try readInput(file, what: "fault plan"), source: file)
+            }
+            let flags = args.all("--fault")
+            if !flags.isEmpty {
+                let seed = try args.value("--seed").map { raw -> UInt64 in
+                    guard let s = UInt64(raw) else { throw UsageError("--seed takes a whole number, got '\(raw)'") }
+                    return s
+                } ?? 0
+                let fromFlags = try FaultPlan.parse(flags: flags, seed: seed)
+                plan = plan.isEmpty ? fromFlags : plan.merging(fromFlags)
+            }
+        } catch let e as UsageError { throw e } catch { throw UsageError("\(error)") }
+        return plan
+    }
+}
+
+/// One console line per push the gateway judged (device tokens shortened, nothing secret).
+struct PushLogLine: PushDeliverySink {
+    func deliver(_ push: AcceptedPush) {
+        let who = push.device?.name ?? "quick-start device"
+        let delivery = push.deliveryID.map { " CIO-Delivery-ID \($0)" } ?? ""
+        emit("\(ISO8601DateFormatter().string(from: push.receivedAt)) \(push.service.rawValue) accepted → \(who)\(delivery) (\(push.payload.count) bytes)")
     }
 }
