@@ -63,6 +63,11 @@ public struct NotificationAttachment: Sendable, Hashable, Codable {
         self.path = path
     }
 
+    /// The attachment the NSE emulator built (`NotificationServiceExtension`'s report).
+    public init(_ attachment: RichPushAttachment) {
+        self.init(identifier: attachment.identifier, path: attachment.path)
+    }
+
     /// The prefix of attachments the SDK created (and deletes after the tap).
     public static let sdkIdentifierPrefix = "cio_sdk_"
     public var isSDKAttachment: Bool { identifier.hasPrefix(Self.sdkIdentifierPrefix) }
