@@ -4,7 +4,8 @@
 # Writes benchmarks/results/auth.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-SECONDS_PER_CASE=${SECONDS_PER_CASE:-3}
+SECONDS_PER_CASE=${SECONDS_PER_CASE:-1}
+ROUNDS=${ROUNDS:-3}
 OUT=benchmarks/results/auth.md
 PY=.venv/bin/python
 
@@ -12,18 +13,7 @@ swift build -c release --product pushlab-bench-auth >/dev/null
 BIN=.build/release/pushlab-bench-auth
 [ -x "$PY" ] || { echo "auth.sh: no $PY (run scripts/bootstrap)" >&2; exit 1; }
 
-echo "auth.sh: pushlab"
-PUSHLAB=$("$BIN" --seconds "$SECONDS_PER_CASE" --threads "$(nproc)")
-get() { awk -v k="$1" '$1 == k { print $2 }' <<<"$PUSHLAB"; }
-
-echo "auth.sh: openssl speed"
-SPEED_EC=$(openssl speed -seconds "$SECONDS_PER_CASE" ecdsap256 2>/dev/null | awk '/nistp256/ { print $(NF-1), $NF }')
-SPEED_RSA=$(openssl speed -seconds "$SECONDS_PER_CASE" rsa2048 2>/dev/null | awk '/^rsa 2048/ { print $(NF-1), $NF }')
-OSSL_EC_SIGN=${SPEED_EC% *}; OSSL_EC_VERIFY=${SPEED_EC#* }
-OSSL_RSA_SIGN=${SPEED_RSA% *}; OSSL_RSA_VERIFY=${SPEED_RSA#* }
-
-echo "auth.sh: PyJWT"
-PYJWT=$("$PY" - "$SECONDS_PER_CASE" <<'PYEOF'
+PYJWT_SCRIPT=$(cat <<'PYEOF'
 import json, sys, time, jwt
 from cryptography.hazmat.primitives import serialization
 secs = float(sys.argv[1])
@@ -47,18 +37,33 @@ print("rs256_sign_per_s", round(rate(lambda i: jwt.encode({"iss": sa["client_ema
 print("rs256_parse_verify_per_s", round(rate(lambda i: jwt.decode(rs, rsa_pub, algorithms=["RS256"], options=opts))))
 PYEOF
 )
-pyget() { awk -v k="$1" '$1 == k { print $2 }' <<<"$PYJWT"; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
-int() { awk -v a="$1" 'BEGIN { printf "%d", a }'; }
 
-THREADS_KEY=$(awk '$1 ~ /_threads_per_s$/ { print $1 }' <<<"$PUSHLAB")
+# The machine is shared, so the three contenders take turns, ROUNDS times, and each number
+# reported is the median of its rounds: a burst of load hits all of them alike.
+ALL_PUSHLAB="" ALL_PYJWT="" ALL_OSSL=""
+for round in $(seq "$ROUNDS"); do
+  echo "auth.sh: round $round/$ROUNDS"
+  ALL_PUSHLAB+=$("$BIN" --seconds "$SECONDS_PER_CASE" --threads "$(nproc)")$'\n'
+  ec=$(openssl speed -seconds "$SECONDS_PER_CASE" ecdsap256 2>/dev/null | awk '/nistp256/ { print $(NF-1), $NF }')
+  rs=$(openssl speed -seconds "$SECONDS_PER_CASE" rsa2048 2>/dev/null | awk '/^rsa 2048/ { print $(NF-1), $NF }')
+  ALL_OSSL+="es256_sign_per_s ${ec% *}"$'\n'"es256_parse_verify_per_s ${ec#* }"$'\n'
+  ALL_OSSL+="rs256_sign_per_s ${rs% *}"$'\n'"rs256_parse_verify_per_s ${rs#* }"$'\n'
+  ALL_PYJWT+=$("$PY" -c "$PYJWT_SCRIPT" "$SECONDS_PER_CASE")$'\n'
+done
+median() { awk -v k="$1" '$1 == k { print $2 }' | sort -n | awk '{ v[NR] = $1 } END { if (NR) printf "%d", (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
+get() { median "$1" <<<"$ALL_PUSHLAB"; }
+ossl() { median "$1" <<<"$ALL_OSSL"; }
+pyget() { median "$1" <<<"$ALL_PYJWT"; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+
+THREADS_KEY=$(awk '$1 ~ /_threads_per_s$/ { print $1; exit }' <<<"$ALL_PUSHLAB")
 {
   echo "# JWT sign/verify speed (PushAuth)"
   echo
   echo "- date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   echo "- machine: $(nproc) cores, $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo), $(awk '/MemTotal/ { printf "%.1f GB", $2/1048576 }' /proc/meminfo) RAM, load average at start: $(cut -d' ' -f1-3 /proc/loadavg) (shared with other jobs)"
   echo "- tools: $(swift --version 2>&1 | head -1), $(openssl version), Python $("$PY" -c 'import sys; print(sys.version.split()[0])'), PyJWT $("$PY" -c 'import jwt; print(jwt.__version__)'), cryptography $("$PY" -c 'import cryptography; print(cryptography.__version__)')"
-  echo "- commands: \`$BIN --seconds $SECONDS_PER_CASE --threads $(nproc)\`, \`openssl speed -seconds $SECONDS_PER_CASE ecdsap256 rsa2048\`, the PyJWT loop in benchmarks/auth.sh; $SECONDS_PER_CASE s per case"
+  echo "- commands: \`$BIN --seconds $SECONDS_PER_CASE --threads $(nproc)\`, \`openssl speed -seconds $SECONDS_PER_CASE ecdsap256\` and \`rsa2048\`, the PyJWT loop in benchmarks/auth.sh; $SECONDS_PER_CASE s per case, $ROUNDS interleaved rounds, medians reported"
   echo "- keys: certs/AuthKey_PLDEVKEY01.p8 (P-256), certs/fcm-service-account.json (RSA 2048)"
   echo
   echo "pushlab's numbers are whole JWT operations (JSON, base64url, DER↔r‖s conversion, the"
@@ -66,10 +71,10 @@ THREADS_KEY=$(awk '$1 ~ /_threads_per_s$/ { print $1 }' <<<"$PUSHLAB")
   echo
   echo "| operation (1 thread, ops/s) | pushlab | PyJWT | openssl speed (primitive) | pushlab / PyJWT | pushlab / openssl |"
   echo "| --- | ---: | ---: | ---: | ---: | ---: |"
-  echo "| ES256 sign (provider token) | $(get es256_sign_per_s) | $(pyget es256_sign_per_s) | $(int "$OSSL_EC_SIGN") | $(ratio "$(get es256_sign_per_s)" "$(pyget es256_sign_per_s)") | $(ratio "$(get es256_sign_per_s)" "$OSSL_EC_SIGN") |"
-  echo "| ES256 parse + verify | $(get es256_parse_verify_per_s) | $(pyget es256_parse_verify_per_s) | $(int "$OSSL_EC_VERIFY") | $(ratio "$(get es256_parse_verify_per_s)" "$(pyget es256_parse_verify_per_s)") | $(ratio "$(get es256_parse_verify_per_s)" "$OSSL_EC_VERIFY") |"
-  echo "| RS256 sign (OAuth assertion) | $(get rs256_sign_per_s) | $(pyget rs256_sign_per_s) | $(int "$OSSL_RSA_SIGN") | $(ratio "$(get rs256_sign_per_s)" "$(pyget rs256_sign_per_s)") | $(ratio "$(get rs256_sign_per_s)" "$OSSL_RSA_SIGN") |"
-  echo "| RS256 parse + verify | $(get rs256_parse_verify_per_s) | $(pyget rs256_parse_verify_per_s) | $(int "$OSSL_RSA_VERIFY") | $(ratio "$(get rs256_parse_verify_per_s)" "$(pyget rs256_parse_verify_per_s)") | $(ratio "$(get rs256_parse_verify_per_s)" "$OSSL_RSA_VERIFY") |"
+  echo "| ES256 sign (provider token) | $(get es256_sign_per_s) | $(pyget es256_sign_per_s) | $(ossl es256_sign_per_s) | $(ratio "$(get es256_sign_per_s)" "$(pyget es256_sign_per_s)") | $(ratio "$(get es256_sign_per_s)" "$(ossl es256_sign_per_s)") |"
+  echo "| ES256 parse + verify | $(get es256_parse_verify_per_s) | $(pyget es256_parse_verify_per_s) | $(ossl es256_parse_verify_per_s) | $(ratio "$(get es256_parse_verify_per_s)" "$(pyget es256_parse_verify_per_s)") | $(ratio "$(get es256_parse_verify_per_s)" "$(ossl es256_parse_verify_per_s)") |"
+  echo "| RS256 sign (OAuth assertion) | $(get rs256_sign_per_s) | $(pyget rs256_sign_per_s) | $(ossl rs256_sign_per_s) | $(ratio "$(get rs256_sign_per_s)" "$(pyget rs256_sign_per_s)") | $(ratio "$(get rs256_sign_per_s)" "$(ossl rs256_sign_per_s)") |"
+  echo "| RS256 parse + verify | $(get rs256_parse_verify_per_s) | $(pyget rs256_parse_verify_per_s) | $(ossl rs256_parse_verify_per_s) | $(ratio "$(get rs256_parse_verify_per_s)" "$(pyget rs256_parse_verify_per_s)") | $(ratio "$(get rs256_parse_verify_per_s)" "$(ossl rs256_parse_verify_per_s)") |"
   echo
   echo "- ES256 parse only (no signature check): $(get es256_parse_per_s) ops/s"
   echo "- ES256 parse + verify on $(nproc) threads sharing one PublicKey: $(get "$THREADS_KEY") ops/s"

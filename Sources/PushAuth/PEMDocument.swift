@@ -1,3 +1,5 @@
+import Foundation
+
 /// The armour of a PEM file (RFC 7468): its blocks' labels and decoded bodies. Parsing the
 /// armour ourselves (rather than letting OpenSSL guess) is what lets pushlab say *what* it was
 /// given: a certificate, an encrypted key, a public key, a truncated file.
@@ -14,7 +16,11 @@ enum PEMDocument {
         if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) {
             throw .empty(source: source)
         }
-        let text = String(decoding: bytes, as: UTF8.self)
+        var text = String(decoding: bytes, as: UTF8.self)
+        // Tolerate what editors and copy-paste do to key files: a UTF-8 byte-order mark, and a
+        // key flattened to one line with literal "\n" (a PEM pasted into JSON or an env var).
+        if text.hasPrefix("\u{FEFF}") { text.removeFirst() }
+        if !text.utf8.contains(0x0A) && text.contains("\\n") { text = text.replacingOccurrences(of: "\\n", with: "\n") }
         let lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
             .map { trimmed($0) }
         var blocks: [PEMBlock] = []

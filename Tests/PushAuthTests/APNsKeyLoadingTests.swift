@@ -137,6 +137,22 @@ final class APNsKeyLoadingTests: XCTestCase {
         guard case .unreadable? = loadError(path("locked.p8")) else { return XCTFail() }
     }
 
+    func testKeysMangledByEditorsStillLoad() throws {
+        let pem = String(decoding: try AuthTestTools.read(Fixtures.apnsKey), as: UTF8.self)
+        let variants = [
+            "crlf": pem.replacingOccurrences(of: "\n", with: "\r\n"),
+            "bom": "\u{FEFF}" + pem,
+            "flattened": pem.replacingOccurrences(of: "\n", with: "\\n"),
+            "indented": pem.split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"),
+        ]
+        let expected = try PrivateKey(contentsOfFile: Fixtures.apnsKey).publicKey.der
+        for (name, text) in variants {
+            try AuthTestTools.write(text, to: dir.appendingPathComponent("\(name).p8"))
+            let key = try APNsAuthKey.load(path: path("\(name).p8"), keyID: "ABCDE12345", teamID: Fixtures.apnsTeamID)
+            XCTAssertEqual(key.privateKey.publicKey.der, expected, name)
+        }
+    }
+
     func testSEC1ECKeyWithParametersLoads() throws {
         try AuthTestTools.openssl(["ecparam", "-name", "prime256v1", "-genkey", "-out", path("sec1.pem")])
         let key = try APNsAuthKey.load(path: path("sec1.pem"), keyID: "ABCDE12345", teamID: Fixtures.apnsTeamID)
