@@ -117,10 +117,9 @@ enum CIOChecks {
             c.report(RuleCatalog.cioImageURL, p, "CIO.push.image \"\(s.prefix(80))\" is not an absolute URL")
             return
         }
-        guard url.lowercasedScheme == "https" else {
+        if url.lowercasedScheme != "https" {
             c.report(RuleCatalog.cioImageHTTPS, p, "the image URL uses \(url.scheme)://; iOS only loads https images in the NSE",
                      fix: url.lowercasedScheme == "http" ? "use https://\(host)\(url.path)" : nil)
-            return
         }
         let ext = url.pathExtension
         if !imageExtensions.contains(ext) {

@@ -1,0 +1,61 @@
+import XCTest
+@testable import PushCore
+
+/// The request models: APNs request headers and body, FCM v1 request, `.apns` simulator files.
+final class RequestModelTests: XCTestCase {
+    func testAPNsRequestHeadersFollowThePushType() {
+        let bg = APNsRequest(deviceToken: DeviceTokenTests.apnsToken, pushType: .background, topic: "io.pushlab.demo",
+                             payload: ["aps": ["content-available": 1]])
+        XCTAssertEqual(bg.path, "/3/device/\(DeviceTokenTests.apnsToken)")
+        XCTAssertEqual(bg.headerFields.map(\.name), ["apns-push-type", "apns-topic", "apns-priority"])
+        XCTAssertEqual(bg.headerFields.first { $0.name == "apns-priority" }?.value, "5", "background pushes default to 5")
+        XCTAssertEqual(bg.body, Array(#"{"aps":{"content-available":1}}"#.utf8))
+        XCTAssertTrue(Validator(options: ValidationOptions(apns: bg.context)).validate(bg.payload).findings.isEmpty)
+    }
+
+    func testAPNsRequestContextReadsWireHeadersCaseInsensitively() {
+        let ctx = APNsRequestContext(headers: [("APNS-Push-Type", "voip"), ("apns-topic", "io.x.voip"), ("apns-priority", "10"),
+                                               ("apns-priority", "5")], deviceToken: "abc")
+        XCTAssertEqual(ctx.pushType, "voip")
+        XCTAssertEqual(ctx.topic, "io.x.voip")
+        XCTAssertEqual(ctx.priority, "10", "the first of duplicate headers")
+        XCTAssertEqual(ctx.deviceToken, "abc")
+    }
+
+    func testFCMRequestRoundTripsThroughJSON() throws {
+        let text = """
+        {"validate_only":true,"message":{"topic":"news","notification":{"title":"T","body":"B","image":"https://x.test/a.png"},
+         "data":{"b":"2","a":"1"},"apns":{"headers":{"apns-priority":"10"},"payload":{"aps":{"mutable-content":1}},
+         "fcm_options":{"image":"https://x.test/a.png"}},"android":{"ttl":"60s"},"fcm_options":{"analytics_label":"l"}}}
+        """
+        let doc = try JSONParser().parse(text)
+        let request = try XCTUnwrap(FCMSendRequest(json: doc.root))
+        XCTAssertEqual(request.validateOnly, true)
+        XCTAssertEqual(request.message.target, .topic("news"))
+        XCTAssertEqual(request.message.data.map(\.key), ["b", "a"], "data keeps its order")
+        XCTAssertEqual(request.message.apnsHeaders.first?.value, "10")
+        XCTAssertEqual(request.message.apnsImage, "https://x.test/a.png")
+        XCTAssertEqual(request.message.analyticsLabel, "l")
+        XCTAssertEqual(request.json, doc.root)
+    }
+
+    func testFCMMessageWithoutATargetIsNotAMessage() {
+        XCTAssertNil(FCMMessage(json: ["notification": ["title": "x"]]))
+        XCTAssertNil(FCMSendRequest(json: ["to": "x"]))
+    }
+
+    func testSimulatorFileSeparatesTheTargetBundle() throws {
+        let doc = try JSONParser().parse(#"{"aps":{"alert":"hi"},"Simulator Target Bundle":"io.pushlab.demo","x":"y"}"#)
+        let file = try XCTUnwrap(SimulatorFile(root: doc.root))
+        XCTAssertEqual(file.targetBundle, "io.pushlab.demo")
+        XCTAssertEqual(file.payload.objectValue?.keys, ["aps", "x"])
+        XCTAssertEqual(file.json.objectValue?.keys, ["Simulator Target Bundle", "aps", "x"])
+    }
+
+    func testCIOPushWritesItsKeys() {
+        let push = CIOPush(deliveryID: "d", deliveryToken: "t", image: "https://x.test/a.png", link: "myapp://a")
+        var top = JSONObject(["aps": ["alert": "hi", "mutable-content": 1]])
+        top.members += push.payloadMembers()
+        XCTAssertEqual(CIOPush(payload: .object(top)), push)
+    }
+}
