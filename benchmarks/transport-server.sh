@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 N=${N:-200000}
 CLIENTS=${CLIENTS:-4}
 STREAMS=${STREAMS:-100}
-ROUNDS=${ROUNDS:-3}
+ROUNDS=${ROUNDS:-5}
 OUT=benchmarks/results/transport-server.md
 BIN=.build/release/pushlab
 swift build -c release --product pushlab >/dev/null
@@ -39,48 +39,60 @@ port_of() {
 }
 
 "$BIN" serve --port 0 --h2c-port 0 --bench >"$TMP/serve.log" 2>&1 &
-PIDS+=($!)
+PIDS+=($!); PL_PID=$!
 for _ in $(seq 100); do grep -q '^http://' "$TMP/serve.log" && break; sleep 0.05; done
 PL_TLS=$(sed -n 's|^https://127.0.0.1:\([0-9]*\).*|\1|p' "$TMP/serve.log")
 PL_H2C=$(sed -n 's|^http://127.0.0.1:\([0-9]*\).*|\1|p' "$TMP/serve.log")
 nghttpd --no-tls 0 -d "$TMP/docroot" >/dev/null 2>&1 &
-PIDS+=($!); NG_H2C=$(port_of $!)
+PIDS+=($!); NG_H2C_PID=$!; NG_H2C=$(port_of $!)
 nghttpd 0 certs/server.key certs/server.pem -d "$TMP/docroot" >/dev/null 2>&1 &
-PIDS+=($!); NG_TLS=$(port_of $!)
+PIDS+=($!); NG_TLS_PID=$!; NG_TLS=$(port_of $!)
 
-# h2load → "req/s succeeded failed 2xx"
+# CPU time (user + system, clock ticks) a process has used so far.
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+TICK_US=$(( 1000000 / $(getconf CLK_TCK) ))
+
+# h2load against the server process $1 → "req/s succeeded failed 2xx cpu-µs-per-request".
+# On a shared machine req/s swings with everyone else's load; the server's own CPU time per
+# request does not, so both are reported.
 load() {
-  local url=$1 n=$2 out
+  local pid=$1 url=$2 n=$3 out before after
+  before=$(cpu_ticks "$pid")
   out=$(h2load -n "$n" -c "$CLIENTS" -m "$STREAMS" -d "$TMP/body.json" "$url")
-  awk '/^finished in/ { gsub(",", "", $4); rps = $4 }
+  after=$(cpu_ticks "$pid")
+  awk -v ticks=$((after - before)) -v tick_us="$TICK_US" -v n="$n" '
+       /^finished in/ { gsub(",", "", $4); rps = $4 }
        /^requests:/ { ok = $8; failed = $10 }
        /^status codes:/ { xx = $3 }
-       END { print rps, ok, failed, xx }' <<<"$out"
+       END { printf "%s %s %s %s %.2f\n", rps, ok, failed, xx, ticks * tick_us / n }' <<<"$out"
 }
 
-declare -A RPS
+TARGETS=("nghttpd h2c|$NG_H2C_PID|http://127.0.0.1:$NG_H2C/empty" "pushlab h2c|$PL_PID|http://127.0.0.1:$PL_H2C/bench"
+         "nghttpd TLS|$NG_TLS_PID|https://127.0.0.1:$NG_TLS/empty" "pushlab TLS|$PL_PID|https://127.0.0.1:$PL_TLS/bench")
+declare -A RPS CPU
 rows=""
 for round in $(seq "$ROUNDS"); do
-  for target in "nghttpd h2c|http://127.0.0.1:$NG_H2C/empty" "pushlab h2c|http://127.0.0.1:$PL_H2C/bench" \
-                "nghttpd TLS|https://127.0.0.1:$NG_TLS/empty" "pushlab TLS|https://127.0.0.1:$PL_TLS/bench"; do
-    name=${target%%|*}; url=${target#*|}
+  for target in "${TARGETS[@]}"; do
+    IFS='|' read -r name pid url <<<"$target"
     echo "transport-server.sh: round $round, $name" >&2
-    read -r rps ok failed xx <<<"$(load "$url" "$N")"
+    read -r rps ok failed xx cpu <<<"$(load "$pid" "$url" "$N")"
     RPS[$name]+="$rps "
-    rows+="| $round | $name | $rps | $ok | $failed | $xx |"$'\n'
+    CPU[$name]+="$cpu "
+    rows+="| $round | $name | $rps | $cpu | $ok | $failed | $xx |"$'\n'
   done
 done
 median() { tr ' ' '\n' <<<"$1" | grep -v '^$' | sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 M_NG_H2C=$(median "${RPS[nghttpd h2c]}"); M_PL_H2C=$(median "${RPS[pushlab h2c]}")
 M_NG_TLS=$(median "${RPS[nghttpd TLS]}"); M_PL_TLS=$(median "${RPS[pushlab TLS]}")
+C_NG_H2C=$(median "${CPU[nghttpd h2c]}"); C_PL_H2C=$(median "${CPU[pushlab h2c]}")
+C_NG_TLS=$(median "${CPU[nghttpd TLS]}"); C_PL_TLS=$(median "${CPU[pushlab TLS]}")
 
 echo "transport-server.sh: 100,000-request runs" >&2
 zero_rows=""
-for target in "pushlab h2c|http://127.0.0.1:$PL_H2C/bench" "pushlab TLS|https://127.0.0.1:$PL_TLS/bench" \
-              "nghttpd h2c|http://127.0.0.1:$NG_H2C/empty" "nghttpd TLS|https://127.0.0.1:$NG_TLS/empty"; do
-  name=${target%%|*}; url=${target#*|}
-  read -r rps ok failed xx <<<"$(load "$url" 100000)"
+for target in "${TARGETS[@]}"; do
+  IFS='|' read -r name pid url <<<"$target"
+  read -r rps ok failed xx cpu <<<"$(load "$pid" "$url" 100000)"
   zero_rows+="| $name | 100000 | $ok | $failed | $xx | $rps |"$'\n'
   if [[ $name == pushlab* && ( $failed != 0 || $xx != 100000 ) ]]; then ZERO_FAIL="yes"; fi
 done
@@ -97,11 +109,16 @@ done
   echo "- nghttpd: \`nghttpd --no-tls 0 -d DOCROOT\` and \`nghttpd 0 certs/server.key certs/server.pem -d DOCROOT\` serving the empty file \`/empty\` (one worker thread, its default)"
   echo "- load: \`h2load -n $N -c $CLIENTS -m $STREAMS -d body.json URL\` with a $BODY_BYTES-byte JSON body (POST); $ROUNDS interleaved rounds; h2load and the server share the 2 cores"
   echo
-  echo "| round | server | req/s | succeeded | failed | 2xx |"
-  echo "| ---: | --- | ---: | ---: | ---: | ---: |"
+  echo "| round | server | req/s | server CPU µs/request | succeeded | failed | 2xx |"
+  echo "| ---: | --- | ---: | ---: | ---: | ---: | ---: |"
   printf '%s' "$rows"
   echo
-  echo "Medians: h2c pushlab $M_PL_H2C vs nghttpd $M_NG_H2C req/s → **$(ratio "$M_PL_H2C" "$M_NG_H2C")×**; TLS pushlab $M_PL_TLS vs nghttpd $M_NG_TLS req/s → **$(ratio "$M_PL_TLS" "$M_NG_TLS")×** (target ≥ 1.0×)."
+  echo "Medians over the rounds (ratio = pushlab ÷ nghttpd for req/s, nghttpd ÷ pushlab for CPU, so > 1 means pushlab is ahead; target ≥ 1.0×):"
+  echo
+  echo "| listener | pushlab req/s | nghttpd req/s | req/s ratio | pushlab CPU µs/req | nghttpd CPU µs/req | CPU ratio |"
+  echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"
+  echo "| h2c | $M_PL_H2C | $M_NG_H2C | **$(ratio "$M_PL_H2C" "$M_NG_H2C")×** | $C_PL_H2C | $C_NG_H2C | **$(ratio "$C_NG_H2C" "$C_PL_H2C")×** |"
+  echo "| TLS | $M_PL_TLS | $M_NG_TLS | **$(ratio "$M_PL_TLS" "$M_NG_TLS")×** | $C_PL_TLS | $C_NG_TLS | **$(ratio "$C_NG_TLS" "$C_PL_TLS")×** |"
   echo
   echo "### 100,000 requests, zero failures required"
   echo

@@ -1,9 +1,11 @@
+#define _GNU_SOURCE
 #include "cpushlab_server.h"
 #include <openssl/err.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <pthread.h>
 #include <stdio.h>
 
 // ALPN (RFC 7301): the server picks h2 when the client offers it (RFC 9113 §3.2), else
@@ -78,3 +80,5 @@ int cpl_server_set_nodelay(evutil_socket_t fd) {
 }
 
 int cpl_server_eventfd(void) { return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }
+
+int cpl_server_name_thread(const char *name) { return pthread_setname_np(pthread_self(), name); }

@@ -30,7 +30,7 @@ final class HTTP2Callbacks {
 
 /// One request/response exchange on an HTTP/2 connection. Loop thread only.
 final class HTTP2Stream {
-    let id: Int32
+    var id: Int32
     var method = ""
     var path = ""
     var authority: String?
@@ -44,6 +44,22 @@ final class HTTP2Stream {
     var responseOffset = 0
 
     init(id: Int32) { self.id = id }
+
+    /// Makes a closed stream reusable for `id`, keeping small buffers' capacity: a pooled
+    /// stream saves the object, header-array and body allocations of the next request.
+    func reuse(as id: Int32) {
+        self.id = id
+        method = ""
+        path = ""
+        authority = nil
+        headers.removeAll(keepingCapacity: headers.capacity <= 32)
+        headerListBytes = 0
+        headersTooLarge = false
+        body.removeAll(keepingCapacity: body.capacity <= 16 << 10)
+        answered = false
+        responseBody = []
+        responseOffset = 0
+    }
 }
 
 /// The HTTP/2 side of a connection: an nghttp2 server session fed from the bufferevent's input
@@ -64,6 +80,10 @@ final class HTTP2Session {
     private let context: ConnectionContext
     /// Owns the streams; nghttp2's stream user data points at the same objects, unretained.
     private var streams: [Int32: HTTP2Stream] = [:]
+    /// Closed streams kept for reuse (see `HTTP2Stream.reuse`).
+    private var freeStreams: [HTTP2Stream] = []
+    /// The stream whose header block is being received.
+    private var currentStream: HTTP2Stream?
 
     /// Calls `body` with the session behind nghttp2's user-data pointer, without the
     /// retain/release a strong reference would cost on every callback (the connection keeps
@@ -126,6 +146,8 @@ final class HTTP2Session {
         nghttp2_session_del(session)
         session = nil
         streams.removeAll()
+        freeStreams.removeAll()
+        currentStream = nil
     }
 
     // MARK: Input
@@ -190,8 +212,15 @@ final class HTTP2Session {
         guard frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue),
               frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST else { return 0 }
         let id = frame.pointee.hd.stream_id
-        let stream = HTTP2Stream(id: id)
+        let stream: HTTP2Stream
+        if let pooled = freeStreams.popLast() {
+            pooled.reuse(as: id)
+            stream = pooled
+        } else {
+            stream = HTTP2Stream(id: id)
+        }
         streams[id] = stream
+        currentStream = stream
         nghttp2_session_set_stream_user_data(session, id, Unmanaged.passUnretained(stream).toOpaque())
         return 0
     }
@@ -199,8 +228,17 @@ final class HTTP2Session {
     fileprivate func header(_ frame: UnsafePointer<nghttp2_frame>, _ name: UnsafePointer<UInt8>, _ nameLength: Int,
                             _ value: UnsafePointer<UInt8>, _ valueLength: Int) -> Int32 {
         guard frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue),
-              frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST,
-              let stream = stream(frame.pointee.hd.stream_id) else { return 0 }
+              frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST else { return 0 }
+        // Header callbacks follow their stream's begin-headers callback directly (a header
+        // block is never interleaved, RFC 9113 §4.3), so the stream is usually at hand.
+        let stream: HTTP2Stream
+        if let current = currentStream, current.id == frame.pointee.hd.stream_id {
+            stream = current
+        } else if let found = self.stream(frame.pointee.hd.stream_id) {
+            stream = found
+        } else {
+            return 0
+        }
         // RFC 9113 §6.5.2: a field counts its name, its value and 32 bytes of overhead.
         stream.headerListBytes += nameLength + valueLength + 32
         if stream.headerListBytes > maxHeaderListBytes {
@@ -261,7 +299,6 @@ final class HTTP2Session {
         }
         let request = ServerRequest(method: stream.method, path: path, query: query, headers: headers, body: stream.body,
                                     version: .http2, streamID: stream.id, connection: context)
-        stream.body = []
         switch dispatcher.dispatch(request) {
         case .respond(let response): respond(stream, response)
         case .reset(let code): reset(stream, code)
@@ -271,7 +308,9 @@ final class HTTP2Session {
     }
 
     fileprivate func streamClosed(_ streamID: Int32) -> Int32 {
-        streams[streamID] = nil
+        guard let stream = streams.removeValue(forKey: streamID) else { return 0 }
+        if currentStream === stream { currentStream = nil }
+        if freeStreams.count < 64 { freeStreams.append(stream) }
         return 0
     }
 

@@ -38,7 +38,9 @@ struct HeaderBlock {
     /// A block holding only `:status`, laid out on the stack.
     static func withStatusOnly<R>(_ status: Int, _ body: (UnsafePointer<nghttp2_nv>, Int) -> R) -> R {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 10) { bytes in
-            for (index, byte) in ":status".utf8.enumerated() { bytes[index] = byte }
+            bytes[0] = UInt8(ascii: ":"); bytes[1] = UInt8(ascii: "s"); bytes[2] = UInt8(ascii: "t")
+            bytes[3] = UInt8(ascii: "a"); bytes[4] = UInt8(ascii: "t"); bytes[5] = UInt8(ascii: "u")
+            bytes[6] = UInt8(ascii: "s")
             let code = min(max(status, 100), 999)
             bytes[7] = UInt8(ascii: "0") + UInt8(code / 100)
             bytes[8] = UInt8(ascii: "0") + UInt8(code / 10 % 10)

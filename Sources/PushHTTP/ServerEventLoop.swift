@@ -57,7 +57,11 @@ final class ServerEventLoop: @unchecked Sendable {
             Unmanaged<ServerEventLoop>.fromOpaque(context!).takeUnretainedValue().runJobs()
         }, context)
         event_add(wakeEvent, nil)
+        let running = DispatchSemaphore(value: 0)
         let thread = Thread { [self] in
+            // Named from inside: Foundation on Linux does not pass Thread.name to the kernel,
+            // and tools (top -H, perf, the leak test) find the loop by this name.
+            _ = cpl_server_name_thread("pushlab-server")
             // A write to a socket the peer closed raises SIGPIPE in the writing thread; the
             // default action would kill the host process. Blocking it on this thread only
             // (instead of ignoring it process-wide) turns such writes into EPIPE errors.
@@ -65,11 +69,14 @@ final class ServerEventLoop: @unchecked Sendable {
             sigemptyset(&pipeSignal)
             sigaddset(&pipeSignal, SIGPIPE)
             pthread_sigmask(SIG_BLOCK, &pipeSignal, nil)
+            running.signal()
             event_base_loop(base, 0)
             teardown()
         }
-        thread.name = "pushlab-server"
         thread.start()
+        // Return only once the loop thread exists (named, signals set up): callers and tests
+        // may look for it right away.
+        running.wait()
         return core.boundAddresses
     }
 

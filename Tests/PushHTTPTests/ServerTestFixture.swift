@@ -87,6 +87,35 @@ enum ServerTestFixture {
         (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1
     }
 
+    /// Sends `request` on a plain TCP connection to 127.0.0.1:`port` and reads until the server
+    /// closes (or 5 s pass). In-process, so it opens no descriptors of its own that outlive it
+    /// (unlike spawning curl, which makes Foundation and dispatch create theirs lazily).
+    static func rawExchange(port: Int, _ request: String) -> [UInt8] {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return [] }
+        defer { close(fd) }
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { return [] }
+        let bytes = Array(request.utf8)
+        _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        var reply: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count <= 0 { break }
+            reply.append(contentsOf: buffer[0..<count])
+        }
+        return reply
+    }
+
     /// Where each open descriptor points, for a failure message.
     static func describeDescriptors() -> String {
         let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
@@ -102,6 +131,19 @@ enum ServerTestFixture {
             let name = try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8)
             return name?.hasPrefix("pushlab-server") == true
         }.count
+    }
+
+    /// The loop-thread count once it stopped changing (threads of just-stopped servers exit
+    /// a moment after `stop()` returns).
+    static func settledServerThreadCount() async throws -> Int {
+        var last = serverThreadCount()
+        for _ in 0..<20 {
+            try await Task.sleep(for: .milliseconds(25))
+            let now = serverThreadCount()
+            if now == last { return now }
+            last = now
+        }
+        return last
     }
 
     /// Runs blocking work (a curl process) on a plain thread, not the cooperative pool, so

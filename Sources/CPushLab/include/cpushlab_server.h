@@ -26,6 +26,9 @@ int cpl_server_alpn_protocol(const SSL *ssl);
 /// A non-blocking, close-on-exec eventfd used to wake the loop from other threads.
 int cpl_server_eventfd(void);
 
+/// Names the calling thread (pthread_setname_np needs _GNU_SOURCE, which Swift does not set).
+int cpl_server_name_thread(const char *name);
+
 /// Disables Nagle on an accepted socket (responses are small and latency-bound).
 int cpl_server_set_nodelay(evutil_socket_t fd);
 
