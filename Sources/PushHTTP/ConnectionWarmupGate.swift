@@ -150,6 +150,12 @@ final class ConnectionWarmupGate {
         origins[origin, default: Origin()].liveSockets += 1
     }
 
+    /// A request meant to reuse the origin's connection found none: the origin is cold again.
+    fileprivate func cooled(url: String) {
+        guard let origin = originKey(url), origins[origin] != nil, case .warm = origins[origin]!.warmth else { return }
+        origins[origin]!.warmth = .cold
+    }
+
     fileprivate func closed(_ socket: Int32) {
         guard let origin = socketOrigins.removeValue(forKey: socket) else { return }
         origins[origin, default: Origin()].liveSockets -= 1
@@ -172,9 +178,17 @@ final class ConnectionWarmupGate {
 private func gateOpenSocket(_ context: UnsafeMutableRawPointer?, _ purpose: curlsocktype,
                             _ address: UnsafeMutablePointer<curl_sockaddr>?) -> curl_socket_t {
     guard let address else { return CURL_SOCKET_BAD }
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(context!).takeUnretainedValue()
+    if transfer.mustReuseConnection {
+        // It asked for plain HTTP/2 to reuse an h2c connection that turned out dead (say, after
+        // a GOAWAY libcurl only read now). On a new connection that would mean an HTTP/1.1
+        // Upgrade, not prior knowledge: refuse, and the loop starts it again as a pilot.
+        transfer.refusedNewConnection = true
+        if let url = transfer.submission?.request.url { transfer.gate?.cooled(url: url) }
+        return CURL_SOCKET_BAD
+    }
     let fd = socket(address.pointee.family, address.pointee.socktype, address.pointee.protocol)
     guard fd >= 0 else { return CURL_SOCKET_BAD }
-    let transfer = Unmanaged<CurlTransfer>.fromOpaque(context!).takeUnretainedValue()
     if let gate = transfer.gate, let url = transfer.submission?.request.url { gate.opened(fd, url: url) }
     return fd
 }

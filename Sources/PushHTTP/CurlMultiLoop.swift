@@ -65,6 +65,7 @@ final class CurlMultiLoop {
     private func start(_ submission: TransferSubmission) {
         var httpVersion: Int?
         var pilotOrigin: String?
+        var mustReuse = false
         if let gate, let origin = gate.originKey(submission.request.url) {
             switch gate.admit(origin) {
             case .hold:
@@ -75,6 +76,7 @@ final class CurlMultiLoop {
                 if gate.switchesVersions { httpVersion = settings.httpVersion }
             case .go(let reuseVersion):
                 if gate.switchesVersions { httpVersion = reuseVersion ?? settings.httpVersion }
+                mustReuse = reuseVersion != nil
             }
         } else if let gate, gate.switchesVersions {
             httpVersion = settings.httpVersion
@@ -84,6 +86,7 @@ final class CurlMultiLoop {
             return
         }
         transfer.pilotOrigin = pilotOrigin
+        transfer.mustReuseConnection = mustReuse
         if let problem = transfer.prepare(submission, httpVersion: httpVersion) {
             recycle(transfer)
             refuse(submission, pilotOrigin: pilotOrigin, problem)
@@ -131,9 +134,19 @@ final class CurlMultiLoop {
         var code = CURLE_OK
         var completed = 0, failed = 0, connections = 0
         var pilots: [(String, HTTPVersion?)] = []
+        var restarts: [TransferSubmission] = []
         while cpl_multi_next_done(multi, &easy, &code) != 0, let handle = easy {
             let transfer = CurlTransfer.from(easy: handle)
             guard let submission = transfer.submission else { continue }
+            if transfer.refusedNewConnection {
+                // Its connection was gone; it never went out. Start it again (as a pilot).
+                curl_multi_remove_handle(multi, handle)
+                active.removeValue(forKey: submission.id)
+                _ = transfer.finish(code, settings: settings)
+                recycle(transfer)
+                restarts.append(submission)
+                continue
+            }
             let outcome = transfer.finish(code, settings: settings)
             connections += transfer.connectionsOpened
             curl_multi_remove_handle(multi, handle)
@@ -145,8 +158,9 @@ final class CurlMultiLoop {
             if case .success = outcome { completed += 1 } else { failed += 1 }
             finished.append((submission, outcome))
         }
-        let count = finished.count
-        guard count > 0 else { return 0 }
+        for submission in restarts { start(submission) }
+        let count = finished.count + restarts.count
+        guard !finished.isEmpty else { return count }
         inbox.record(completed: completed, failed: failed, connectionsOpened: connections)
         for (submission, outcome) in finished {
             switch outcome {

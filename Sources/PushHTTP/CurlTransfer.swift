@@ -14,8 +14,13 @@ final class CurlTransfer {
 
     /// The client's warm-up gate, for the socket callbacks (see `ConnectionWarmupGate`).
     var gate: ConnectionWarmupGate?
-    /// The origin this transfer is the prior-knowledge pilot for, if it is one.
+    /// The origin this transfer is the warm-up pilot for, if it is one.
     var pilotOrigin: String?
+    /// Set for h2c requests that ask for plain HTTP/2 to reuse a connection: they must not
+    /// open one (see `ConnectionWarmupGate`).
+    var mustReuseConnection = false
+    /// Set by the open-socket callback when it refused a new connection for such a request.
+    var refusedNewConnection = false
 
     // The exchange in progress.
     private(set) var submission: TransferSubmission?
@@ -75,19 +80,19 @@ final class CurlTransfer {
             if !sawContentType, field.name.utf8.count == 12, field.name.lowercased() == "content-type" { sawContentType = true }
             list = appendHeader(list, field.name, field.value)
         }
-        let method = request.method.uppercased()
+        let method = HTTPMethodKind(request.method)
         cpl_easy_setopt_long(easy, CURLOPT_NOBODY, 0)
-        if method == "HEAD" {
+        if method == .head {
             cpl_easy_setopt_long(easy, CURLOPT_NOBODY, 1)
             cpl_easy_setopt_pointer(easy, CURLOPT_CUSTOMREQUEST, nil)
-        } else if request.body.isEmpty && method != "POST" && method != "PUT" && method != "PATCH" {
+        } else if request.body.isEmpty && !method.expectsBody {
             cpl_easy_setopt_long(easy, CURLOPT_HTTPGET, 1)
-            setCustomMethod(method == "GET" ? nil : method)
+            setCustomMethod(method == .get ? nil : request.method)
         } else {
             copyBody(request.body)
             cpl_easy_setopt_off_t(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.body.count))
             cpl_easy_setopt_pointer(easy, CURLOPT_POSTFIELDS, upload)
-            setCustomMethod(method == "POST" ? nil : method)
+            setCustomMethod(method == .post ? nil : request.method)
             // libcurl would add a form content type and, on HTTP/1.1, `Expect: 100-continue`
             // (a round trip of waiting); the caller's headers are what should go out.
             if !sawContentType { list = appendHeader(list, "Content-Type", "", remove: true) }
@@ -101,7 +106,7 @@ final class CurlTransfer {
 
     private func setCustomMethod(_ method: String?) {
         if let method {
-            method.withCString { _ = cpl_easy_setopt_string(easy, CURLOPT_CUSTOMREQUEST, $0) }
+            method.uppercased().withCString { _ = cpl_easy_setopt_string(easy, CURLOPT_CUSTOMREQUEST, $0) }
         } else {
             cpl_easy_setopt_pointer(easy, CURLOPT_CUSTOMREQUEST, nil)
         }
@@ -223,6 +228,8 @@ final class CurlTransfer {
     func clear() {
         submission = nil
         pilotOrigin = nil
+        mustReuseConnection = false
+        refusedNewConnection = false
     }
 }
 
@@ -239,4 +246,31 @@ private func curlWriteHeader(_ data: UnsafeMutablePointer<CChar>?, _ size: Int, 
     let transfer = Unmanaged<CurlTransfer>.fromOpaque(user!).takeUnretainedValue()
     let length = size * count
     return transfer.receiveHeaderLine(UnsafeRawBufferPointer(start: data, count: length)) ? length : 0
+}
+
+/// The request methods libcurl treats specially, recognised without allocating.
+enum HTTPMethodKind: Equatable {
+    case get, head, post, put, patch, other
+
+    init(_ method: String) {
+        switch method {
+        case "GET", "get": self = .get
+        case "POST", "post": self = .post
+        case "HEAD", "head": self = .head
+        case "PUT", "put": self = .put
+        case "PATCH", "patch": self = .patch
+        default:
+            switch method.uppercased() {
+            case "GET": self = .get
+            case "POST": self = .post
+            case "HEAD": self = .head
+            case "PUT": self = .put
+            case "PATCH": self = .patch
+            default: self = .other
+            }
+        }
+    }
+
+    /// Methods sent with a body (possibly empty) rather than as a GET-like request.
+    var expectsBody: Bool { self == .post || self == .put || self == .patch }
 }

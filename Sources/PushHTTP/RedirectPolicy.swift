@@ -5,8 +5,11 @@ import Foundation
 enum RedirectPolicy {
     /// The next hop, or nil when `response` is not a redirect to follow.
     static func nextRequest(after response: HTTPResponse, for request: HTTPRequest) -> HTTPRequest? {
-        guard request.maxRedirects > 0, [301, 302, 303, 307, 308].contains(response.status),
-              let location = response.headers["location"], !location.isEmpty,
+        switch response.status {
+        case 301, 302, 303, 307, 308: break
+        default: return nil
+        }
+        guard request.maxRedirects > 0, let location = response.headers["location"], !location.isEmpty,
               let base = URL(string: request.url), let target = URL(string: location, relativeTo: base)?.absoluteURL
         else { return nil }
         var next = request

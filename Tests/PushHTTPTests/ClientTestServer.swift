@@ -58,6 +58,11 @@ final class ClientTestServer: Sendable {
         router.add("POST", "/temporary") { _ in
             .now(ServerResponse(status: 307, headers: ["location": "/echo"]))
         }
+        // Answers, then sends GOAWAY: the connection takes no new streams.
+        router.add("GET", "/goaway") { request in
+            request.connection.goAway()
+            return .now(.text(200, "bye"))
+        }
         server = HTTPServer(configuration: HTTPServerConfiguration(
             host: "127.0.0.1", tlsPort: 0, cleartextPort: 0, certificateFile: certificate, privateKeyFile: key,
             settings: settings), router: router)

@@ -1,0 +1,31 @@
+import PushHTTP
+import TestSupport
+import XCTest
+
+/// After the server sends GOAWAY, later requests go out on a fresh connection.
+final class ClientGoAwayTests: XCTestCase {
+    func testRequestsAfterGoAwayOpenANewConnection() async throws {
+        for mode in [HTTPClientConfiguration.ProtocolMode.http2, .h2cPriorKnowledge] {
+            let server = try ClientTestServer()
+            let base = mode == .http2 ? server.tlsURL : server.cleartextURL
+            let client = try HTTPClient(configuration: .testing(mode))
+            let bye = try await client.send(HTTPRequest(url: base + "/goaway"))
+            XCTAssertEqual(bye.bodyText, "bye")
+            // Let the GOAWAY arrive and the server close the connection.
+            try await Task.sleep(for: .milliseconds(200))
+            let outcomes = try await withThrowingTaskGroup(of: String.self) { group in
+                for seq in 0..<20 {
+                    group.addTask {
+                        let response = try await client.send(HTTPRequest(url: base + "/echo", headers: ["x-seq": "\(seq)"]))
+                        return "\(response.status) \(response.version.rawValue)"
+                    }
+                }
+                return try await group.reduce(into: [String]()) { $0.append($1) }
+            }
+            XCTAssertEqual(outcomes, Array(repeating: "200 HTTP/2", count: 20), "\(mode): still HTTP/2 after reconnecting")
+            XCTAssertEqual(client.stats.connectionsOpened, 2, "\(mode): one connection before GOAWAY, one after")
+            await client.shutdown()
+            await server.stop()
+        }
+    }
+}
