@@ -23,6 +23,10 @@ let package = Package(
                 .linkedLibrary("event_openssl"),
                 .linkedLibrary("event_pthreads"),
                 .linkedLibrary("sqlite3"),
+                // curl_shim.c overrides nghttp2_submit_rst_stream to drop the redundant
+                // RST_STREAM libcurl 7.88 sends after every bodiless response (see there); the
+                // override only takes effect if the executable exports it.
+                .unsafeFlags(["-Xlinker", "--export-dynamic-symbol=nghttp2_submit_rst_stream"]),
             ]
         ),
         .target(name: "PushCore"),

@@ -1,5 +1,8 @@
+#define _GNU_SOURCE  /* RTLD_NEXT */
 #include "cpushlab_curl.h"
 
+#include <dlfcn.h>
+#include <nghttp2/nghttp2.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,4 +58,39 @@ int cpl_multi_next_done(CURLM *multi, CURL **easy, CURLcode *result) {
         }
     }
     return 0;
+}
+
+/*
+ * libcurl 7.88 (Debian 12) submits RST_STREAM(STREAM_CLOSED) when it finishes a transfer whose
+ * response had no body, although the stream is already closed at both ends. That is legal
+ * (RFC 9113 §5.1: a closed stream ignores RST_STREAM) but nghttp2 servers with the
+ * CVE-2023-44487 "rapid reset" defence (nghttp2 >= 1.57, Debian's 1.52.0-1+deb12u1) count
+ * every received RST_STREAM and, after a burst of 1000, answer GOAWAY(INTERNAL_ERROR): a
+ * client pushing to an APNs-like server (200, empty body) loses its connection every ~1000
+ * requests, and a few in-flight requests fail with it. Measured with pushlab's server and
+ * nghttpd; the C baseline in benchmarks/c shows the same.
+ *
+ * This definition takes precedence over libnghttp2's for libcurl (the executable exports it,
+ * see Package.swift) and drops only a STREAM_CLOSED reset of a stream nghttp2 itself no longer
+ * has open; every other reset goes to the real function unchanged.
+ */
+typedef int (*cpl_submit_rst_stream_fn)(nghttp2_session *, uint8_t, int32_t, uint32_t);
+
+static cpl_submit_rst_stream_fn cpl_real_submit_rst_stream(void) {
+    static cpl_submit_rst_stream_fn real;  /* benign race: every thread stores the same value */
+    if (!real) real = (cpl_submit_rst_stream_fn)dlsym(RTLD_NEXT, "nghttp2_submit_rst_stream");
+    return real;
+}
+
+int nghttp2_submit_rst_stream(nghttp2_session *session, uint8_t flags, int32_t stream_id, uint32_t error_code) {
+    if (error_code == NGHTTP2_STREAM_CLOSED && stream_id > 0) {
+        nghttp2_stream *stream = nghttp2_session_find_stream(session, stream_id);
+        if (!stream || nghttp2_stream_get_state(stream) == NGHTTP2_STREAM_STATE_CLOSED) return 0;
+    }
+    cpl_submit_rst_stream_fn real = cpl_real_submit_rst_stream();
+    return real ? real(session, flags, stream_id, error_code) : NGHTTP2_ERR_INVALID_STATE;
+}
+
+int cpl_redundant_reset_filter_active(void) {
+    return dlsym(RTLD_DEFAULT, "nghttp2_submit_rst_stream") == (void *)nghttp2_submit_rst_stream;
 }

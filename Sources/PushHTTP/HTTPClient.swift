@@ -56,6 +56,12 @@ public final class HTTPClient: HTTPTransport {
     /// Counters over every exchange so far (each redirect hop counts as one).
     public var stats: HTTPClientStats { inbox.stats }
 
+    /// True when this process drops the redundant RST_STREAM libcurl 7.88 sends after every
+    /// bodiless response (servers with the "rapid reset" defence otherwise close the connection
+    /// every ~1000 such responses; see Sources/CPushLab/curl_shim.c). False when the executable
+    /// was linked without exporting the override.
+    public static var dropsRedundantStreamResets: Bool { cpl_redundant_reset_filter_active() != 0 }
+
     /// Sends `request`, following up to `request.maxRedirects` redirects, within
     /// `request.timeout` (or the configured default) overall.
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {

@@ -111,5 +111,6 @@ let non2xx = tallies.reduce(0) { $0 + $1.non2xx }
 let connections = tallies.reduce(0) { $0 + $1.connections }
 print(String(format: "requests=%d ok=%d non2xx=%d failed=%d connections=%d seconds=%.3f rps=%.0f",
              options.total, ok, non2xx, failed, connections, seconds, Double(ok + non2xx) / seconds))
+print("redundant-reset-filter=\(HTTPClient.dropsRedundantStreamResets ? "on" : "off")")
 if let e = tallies.compactMap(\.firstError).first { print("first error: \(e)") }
 exit(failed == 0 && non2xx == 0 ? 0 : 1)

@@ -58,6 +58,8 @@ final class ClientTestServer: Sendable {
         router.add("POST", "/temporary") { _ in
             .now(ServerResponse(status: 307, headers: ["location": "/echo"]))
         }
+        // An empty 200, like APNs accepting a push.
+        router.add("POST", "/accepted") { _ in .now(ServerResponse(status: 200)) }
         // Answers, then sends GOAWAY: the connection takes no new streams.
         router.add("GET", "/goaway") { request in
             request.connection.goAway()

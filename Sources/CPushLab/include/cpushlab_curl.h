@@ -36,4 +36,8 @@ struct curl_slist *cpl_slist_append_header(struct curl_slist *list, const char *
 /// cannot read portably.)
 int cpl_multi_next_done(CURLM *multi, CURL **easy, CURLcode *result);
 
+/// 1 when libcurl's redundant RST_STREAM frames are being dropped (see curl_shim.c), 0 when
+/// the executable does not export the override and libnghttp2's own function is in use.
+int cpl_redundant_reset_filter_active(void);
+
 #endif
