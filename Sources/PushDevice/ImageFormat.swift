@@ -60,6 +60,11 @@ public struct ImageDimensions: Sendable, Codable, Equatable {
     public var width: Int
     public var height: Int
 
+    public init(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+    }
+
     /// Customer.io's recommended maximum for push images (device-side.md §2).
     public static let recommendedMaximum = ImageDimensions(width: 2048, height: 1024)
 

@@ -11,5 +11,7 @@ let allCommands: [any Command.Type] = [
     OpenCommand.self,
     CollectorCommand.self,
     ReportCommand.self,
+    NSECommand.self,
+    AppLaunchCommand.self,
     AppStoreCommand.self,
 ]

@@ -1,0 +1,71 @@
+import Foundation
+import PushDevice
+import PushHTTP
+
+/// `pushlab app launch`: the host app's cold start, which recovers pending delivered metrics.
+enum AppLaunchCommand: Command {
+    static let path = ["app", "launch"]
+    static let summary = "Cold-start the emulated host app: recover pending delivered metrics from the App Group store."
+    static let discussion = """
+    Loads the rows the extension left in the App Group container, oldest first, queues them as
+    delivered events with their original timestamps on the app's batched event pipeline
+    (POST /v1/b) and flushes it. cio-4 deletes the rows right after queueing (the reference
+    SDK); improved deletes only rows whose batch got a 2xx. --foreground emulates a return to
+    the foreground, which recovers nothing. See docs/device.md.
+    """
+    static let options: [OptionSpec] = [
+        .value("--app", name: "FILE", help: "App profile JSON (see payloads/apps/).", default: "built-in demo app"),
+        .value("--container", name: "DIR", help: "App Group container directory the extension wrote to."),
+        .value("--ca-file", name: "FILE", help: "Trust this CA (PEM) for the metrics host, e.g. certs/ca.pem."),
+        .value("--anonymous-id", name: "ID", help: "The app's analytics anonymous id.", default: "pushlab-anon-<bundle id>"),
+        .flag("--no-upload", help: "The app dies after queueing, before the upload (a loss case in cio-4)."),
+        .flag("--foreground", help: "A return to the foreground instead of a cold start: no recovery."),
+        .flag("--json", help: "Print the recovery report as JSON."),
+    ]
+
+    static func run(_ args: ParsedArguments) async throws -> Int32 {
+        guard args.positionals.isEmpty else { throw UsageError("unexpected argument '\(args.positionals[0])'") }
+        let profile = try DeviceInputs.profile(args)
+        let container = try DeviceInputs.container(args, required: true)
+        if args.flag("--foreground") {
+            emit(args.flag("--json") ? #"{"recovered":[],"note":"foreground return: the SDK recovers only at a cold start"}"#
+                                     : "foreground return: the SDK recovers pending metrics only at a cold start; nothing sent")
+            return ExitStatus.success
+        }
+        let store: any PendingMetricStore
+        do {
+            store = try PendingMetricStores.open(profile: profile, process: .app, container: container)
+        } catch {
+            throw UsageError("--container: \(error.reason)", fix: error.fix)
+        }
+        let client = try HTTPClient(configuration: HTTPClientConfiguration(caFile: args.value("--ca-file")))
+        let identity = PipelineIdentity(anonymousId: args.value("--anonymous-id") ?? "pushlab-anon-\(profile.bundleID)")
+        let recovery = LaunchRecovery(profile: profile, store: store,
+                                      pipeline: LaunchRecovery.pipeline(for: profile, transport: client), identity: identity)
+        let report: LaunchRecoveryReport
+        do {
+            report = try await recovery.run(upload: !args.flag("--no-upload"))
+        } catch {
+            await client.shutdown()
+            printError("pushlab app launch: \(error)")
+            return ExitStatus.failure
+        }
+        await client.shutdown()
+        if args.flag("--json") {
+            emit(try renderJSON(report))
+        } else {
+            var out = "app launch (cold start): \(profile.bundleID), sdk \(report.sdkMode.rawValue), \(report.store.rawValue) store"
+                + (report.storePath.map { " at \($0)" } ?? "") + "\n"
+            if let note = report.note { out += "note: \(note)\n" }
+            out += "recovered \(report.recovered.count) pending delivered row(s), oldest first; rows deleted \(report.deletePolicy.rawValue)\n"
+            for r in report.recovered { out += "  \(r.timestamp)  \(r.deliveryID)\n" }
+            for u in report.uploads { out += "upload: \(u)\n" }
+            out += "acknowledged: \(report.acknowledgedEvents)   deleted after queueing: \(report.deletedAfterQueueing)   "
+                + "deleted after 2xx: \(report.deletedAfterAcknowledgement)   left in store: \(report.remainingInStore)   "
+                + "left in app queue: \(report.remainingInQueue)" + (report.droppedByCap.map { "   dropped by cap: \($0)" } ?? "") + "\n"
+            emit(out)
+        }
+        let lost = report.remainingInQueue > 0 && report.deletePolicy == .afterQueueing
+        return report.acknowledgedEvents == report.recovered.count && !lost ? ExitStatus.success : ExitStatus.failure
+    }
+}
