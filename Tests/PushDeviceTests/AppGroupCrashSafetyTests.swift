@@ -1,0 +1,81 @@
+import Foundation
+@testable import PushDevice
+import TestSupport
+import XCTest
+
+/// Issue 9 item 5: the extension and the app share the store from two real processes; a
+/// process killed at any instant leaves a readable store and loses no row it acknowledged.
+final class AppGroupCrashSafetyTests: XCTestCase {
+    private var container: URL!
+
+    override func setUp() { container = Fixtures.temporaryDirectory("crash-safety") }
+    override func tearDown() { try? FileManager.default.removeItem(at: container) }
+
+    private func profile(_ store: String) throws -> String {
+        let path = container.appendingPathComponent("app-\(store).json").path
+        let json = #"{"bundleId":"io.pushlab.demo","extensionBundleId":"io.pushlab.demo.richpush","cdpApiKey":"k","appGroupStore":"\#(store)"}"#
+        try Data(json.utf8).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    private func writer(_ app: String, count: Int, prefix: String) throws -> (Process, Pipe) {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: Fixtures.pushlabBinary)
+        p.arguments = ["app", "store", "--app", app, "--container", container.path, "--process", "nse",
+                       "--append", String(count), "--delivery-prefix", prefix]
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        return (p, out)
+    }
+
+    private func acked(_ pipe: Pipe) -> Set<UUID> {
+        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        return Set(text.split(separator: "\n").compactMap { $0.hasPrefix("ack ") ? UUID(uuidString: String($0.dropFirst(4))) : nil })
+    }
+
+    private func rows(_ kind: String) throws -> [PendingDeliveryMetric] {
+        let dir = container.appendingPathComponent("io.customer")
+        if kind == "cio" {
+            let path = dir.appendingPathComponent(CIOPendingMetricFile.fileName).path
+            guard let data = FileManager.default.contents(atPath: path) else { return [] }
+            return try XCTUnwrap(CIOPendingMetricFile.decode(Array(data)), "the cio file must always decode")
+        }
+        return try SQLitePendingMetricStore(directory: dir, cap: 1000).loadAll()
+    }
+
+    private func concurrentWritersKeepEveryRow(_ kind: String) throws {
+        let app = try profile(kind)
+        let (a, outA) = try writer(app, count: 40, prefix: "a")
+        let (b, outB) = try writer(app, count: 40, prefix: "b")
+        let ackedA = acked(outA), ackedB = acked(outB)
+        a.waitUntilExit(); b.waitUntilExit()
+        XCTAssertEqual(a.terminationStatus, 0); XCTAssertEqual(b.terminationStatus, 0)
+        XCTAssertEqual(ackedA.count + ackedB.count, 80)
+        XCTAssertEqual(Set(try rows(kind).map(\.id)), ackedA.union(ackedB), "a lost update between the two processes")
+    }
+
+    func testTwoProcessesWritingTheCIOFileKeepEveryRow() throws { try concurrentWritersKeepEveryRow("cio") }
+    func testTwoProcessesWritingTheSQLiteStoreKeepEveryRow() throws { try concurrentWritersKeepEveryRow("sqlite") }
+
+    private func killDuringWrites(_ kind: String, rounds: Int) throws {
+        let app = try profile(kind)
+        var random = SystemRandomNumberGenerator()
+        var killedMidRun = 0
+        for round in 0..<rounds {
+            let (p, out) = try writer(app, count: 30, prefix: "r\(round)")
+            usleep(UInt32.random(in: 0...40_000, using: &random))
+            kill(p.processIdentifier, SIGKILL)
+            p.waitUntilExit()
+            if p.terminationReason == .uncaughtSignal { killedMidRun += 1 }
+            let ackedIDs = acked(out)
+            let present = Set(try rows(kind).map(\.id))  // throws (fails) if the store is unreadable
+            XCTAssertTrue(ackedIDs.isSubset(of: present), "round \(round): \(ackedIDs.subtracting(present).count) acknowledged row(s) lost")
+        }
+        XCTAssertGreaterThan(killedMidRun, rounds / 4, "too few processes were killed while running to prove anything")
+    }
+
+    func testKill9DuringCIOWritesLeavesAReadableFile200Times() throws { try killDuringWrites("cio", rounds: 200) }
+    func testKill9DuringSQLiteWritesLosesNoAcknowledgedRow() throws { try killDuringWrites("sqlite", rounds: 40) }
+}
