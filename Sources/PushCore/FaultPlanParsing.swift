@@ -244,3 +244,12 @@ public func parseFaultDuration(_ raw: String) -> Duration? {
     guard let n = Double(text), n >= 0, n.isFinite else { return nil }
     return .milliseconds(Int64((n * 1000).rounded()))
 }
+
+extension LatencyDistribution {
+    /// Parses the text form `LatencyDistribution.text` writes (`fixed:200ms`, `uniform:50ms:300ms`,
+    /// `normal:200ms:50ms`, or a bare duration); nil when malformed.
+    public init?(text: String) {
+        guard let d = FaultPlan.parseLatency(text) else { return nil }
+        self = d
+    }
+}

@@ -1,0 +1,139 @@
+import Foundation
+import PushCore
+import PushDevice
+import PushGateway
+import PushMetrics
+import PushSend
+
+/// The delivery-metric experiment (`pushlab simulate`): N pushes through the real stack —
+/// APNs client → gateway emulator → the device's extension → collector — under seeded faults,
+/// with app launches that recover what the App Group store kept. Counts come from the
+/// collector's records, not from the simulator's own bookkeeping.
+public struct Simulation: Sendable {
+    public var certsDirectory: String
+    public var assetsDirectory: String
+    /// The app under test; the store and SDK mode are set per run from the parameters.
+    public var profile: AppProfile
+    static let device = "sim-iphone"
+    static let token = String(repeating: "5e", count: 32)
+
+    public init(certsDirectory: String, assetsDirectory: String, profile: AppProfile) {
+        self.certsDirectory = certsDirectory
+        self.assetsDirectory = assetsDirectory
+        self.profile = profile
+    }
+
+    /// Runs one experiment. `progress(done, total)` is called as pushes complete.
+    public func run(_ p: SimulationParameters, progress: @escaping @Sendable (Int, Int) -> Void = { _, _ in }) async throws -> SimulationResult {
+        let started = ContinuousClock.now
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("pushlab-sim-\(UUID().uuidString.prefix(8))")
+        defer { try? FileManager.default.removeItem(at: work) }
+        let fates = (1...max(p.pushes, 1)).map { p.fate(of: $0) }
+        var fatesByID: [String: PushFate] = [:]
+        for (i, f) in fates.enumerated() { fatesByID[Self.deliveryID(i + 1)] = f }
+        let scale = p.timeScale
+
+        var configuration = LabConfiguration(certsDirectory: certsDirectory, assetsDirectory: assetsDirectory, workDirectory: work)
+        configuration.budget = p.budget
+        configuration.timeScale = scale
+        configuration.imageLatency = { query in
+            guard let n = query.flatMap(Self.pushNumber), n >= 1, n <= fates.count else { return nil }
+            return fates[n - 1].imageLatency / scale
+        }
+        let byID = fatesByID
+        configuration.deviceNetwork = { FaultyNetwork(wrapping: $0, fates: byID) }
+        let lab = try Lab(configuration: configuration)
+        try lab.start()
+
+        var app = profile
+        app.appGroupStore = p.store.storeKind
+        app.sdkMode = p.store.sdkMode
+        app.appGroupID = nil
+        app.extensionBundleID = app.bundleID + (p.misconfiguredAppGroup ? ".PushExtension" : ".richpush")
+        lab.addDevice(name: Self.device, profile: app, apnsToken: Self.token)
+        // A killed extension dies after its pending row is written and while its metric is held:
+        // at a tenth of the budget, never sooner than 30 ms of real time (so the row is on disk),
+        // and far from the expiry, so a timer firing late on a busy machine cannot turn a kill
+        // into an expiry.
+        let killAt = min(p.budget / 2, max(p.budget / 10, .milliseconds(30) * scale))
+        lab.fleet.setKillPolicy { push in push.deliveryID.flatMap { byID[$0]?.killed } != nil ? killAt : nil }
+
+        let client = try lab.apnsClient()
+        let done = Counter()
+        var launchReports: [LaunchRecoveryReport] = []
+        var acceptedCount = 0
+        for batch in Self.batches(pushes: p.pushes, launches: p.launches) {
+            acceptedCount += await send(batch, client: client, lab: lab, concurrency: p.concurrency) {
+                progress(done.increment(), p.pushes)
+            }
+            await lab.fleet.waitUntilIdle()
+            if batch.launchAfter { launchReports.append(try await lab.launchApp(device: Self.device)) }
+        }
+        await lab.fleet.waitUntilIdle()
+        lab.gateway.records.flush()
+        lab.collector.flush()
+        let report = try lab.collector.report(gatewayDatabasePath: lab.gateway.configuration.recordsPath)
+        let runs = lab.fleet.finished
+        await lab.stop()
+
+        return SimulationResult.make(parameters: p, accepted: acceptedCount, runs: runs, report: report, launches: launchReports,
+                                     timeScale: scale, wallSeconds: (ContinuousClock.now - started).seconds)
+    }
+
+    /// Sends one batch with at most `concurrency` pushes in flight; returns how many APNs accepted.
+    private func send(_ batch: Batch, client: APNsClient, lab: Lab, concurrency: Int, onDone: @escaping @Sendable () -> Void) async -> Int {
+        let image = lab.images.url(for: "small-image.png")
+        return await withTaskGroup(of: Bool.self) { group in
+            var accepted = 0
+            var next = batch.range.lowerBound
+            func add() {
+                let n = next
+                next += 1
+                group.addTask {
+                    let body = #"{"aps":{"alert":{"title":"sim","body":"push \#(n)"},"mutable-content":1},"CIO-Delivery-ID":"\#(Self.deliveryID(n))","CIO-Delivery-Token":"sim-token","CIO":{"push":{"image":"\#(image)?push=\#(n)"}}}"#
+                    guard let push = try? PreparedAPNsPush(payload: Array(body.utf8), options: APNsPushOptions(topic: self.profile.bundleID)) else {
+                        onDone()
+                        return false
+                    }
+                    let ok = await client.send(push, to: Self.token, index: UInt64(n)).isAccepted
+                    onDone()
+                    return ok
+                }
+            }
+            while next <= batch.range.upperBound && next - batch.range.lowerBound < max(concurrency, 1) { add() }
+            for await ok in group {
+                if ok { accepted += 1 }
+                if next <= batch.range.upperBound { add() }
+            }
+            return accepted
+        }
+    }
+
+    struct Batch: Equatable {
+        var range: ClosedRange<Int>
+        var launchAfter: Bool
+    }
+
+    /// Splits pushes 1…N into `launches` equal batches, each followed by an app launch (none: one
+    /// batch, no launch).
+    static func batches(pushes: Int, launches: Int) -> [Batch] {
+        guard pushes > 0 else { return [] }
+        guard launches > 0 else { return [Batch(range: 1...pushes, launchAfter: false)] }
+        let count = min(launches, pushes)
+        return (0..<count).map { i in
+            Batch(range: (i * pushes / count + 1)...((i + 1) * pushes / count), launchAfter: true)
+        }
+    }
+
+    static func deliveryID(_ n: Int) -> String { "sim-\(n)" }
+    static func pushNumber(_ query: String) -> Int? {
+        query.split(separator: "&").first { $0.hasPrefix("push=") }.flatMap { Int($0.dropFirst(5)) }
+    }
+}
+
+/// Counts across tasks.
+final class Counter: @unchecked Sendable {
+    private var value = 0
+    private let lock = NSLock()
+    func increment() -> Int { lock.withLock { value += 1; return value } }
+}

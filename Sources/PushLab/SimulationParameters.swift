@@ -1,0 +1,106 @@
+import Foundation
+import PushCore
+import PushDevice
+
+/// Where an extension dies relative to its `delivered` metric (device-side.md §2, §4).
+public enum KillStage: String, Sendable, Codable, CaseIterable {
+    /// After the pending row was written, before the metric left the phone: the collector
+    /// never hears of it; only recovery can bring it back.
+    case beforeSend = "before-send"
+    /// The metric reached the collector but the extension died before the answer, so its row
+    /// was never removed: recovery sends it again (the duplicate case of §4).
+    case inFlight = "in-flight"
+    /// Half and half, by the seed.
+    case mixed
+}
+
+/// The App Group setups the experiment compares; each pins the SDK behaviour it belongs to.
+public enum SimulatedStore: String, Sendable, Codable, CaseIterable {
+    /// No App Group store: what dies with the extension is lost (SDK before 4.4, or not set up).
+    case off
+    /// The reference SDK 4.x: the JSON file, 100-row cap, rows deleted right after queueing.
+    case cio
+    /// pushlab's improved mode: SQLite, dedup, rows deleted after the collector acknowledged.
+    case sqlite
+
+    var sdkMode: SDKMode { self == .sqlite ? .improved : .cio4 }
+    var storeKind: AppGroupStoreKind {
+        switch self {
+        case .off: return .off
+        case .cio: return .cio
+        case .sqlite: return .sqlite
+        }
+    }
+}
+
+/// One run of the delivery-metric experiment. Every per-push fault is drawn from `seed` and the
+/// push's number, so a seed gives the same faults whatever the threads do.
+public struct SimulationParameters: Sendable, Codable, Equatable {
+    public var pushes = 1_000
+    public var seed: UInt64 = 1
+    public var store: SimulatedStore = .cio
+    /// Probability that a push's extension is killed before its metric completes.
+    public var killRate = 0.1
+    public var killStage: KillStage = .beforeSend
+    /// Probability that a delivered-metric request fails on the network (no retry in cio-4).
+    public var metricFailureRate = 0.0
+    /// Push numbers (1-based, inclusive) whose metric requests meet a collector outage.
+    public var outages: [ClosedRange<Int>] = []
+    /// Image download latency, in emulated time.
+    public var imageLatency: LatencyDistribution = .uniform(.milliseconds(50), .milliseconds(400))
+    public var budget: Duration = .seconds(30)
+    /// Emulated seconds per real second.
+    public var timeScale = 100.0
+    /// App cold starts, spread evenly; the last one comes after the last push. 0: never.
+    public var launches = 1
+    /// The extension's bundle id ends in a suffix the SDK does not strip, so the App Group id
+    /// it infers is wrong and the store is silently off (device-side.md §4).
+    public var misconfiguredAppGroup = false
+    /// Pushes in flight at once.
+    public var concurrency = 64
+
+    public init() {}
+
+    /// The fate of push `n` (1-based), drawn from the seed alone.
+    func fate(of n: Int) -> PushFate {
+        var random = SeededRandom.derived(seed: seed, index: UInt64(n))
+        let killed = random.chance(killRate)
+        let stage: KillStage = killStage == .mixed ? (random.chance(0.5) ? .inFlight : .beforeSend) : killStage
+        let fails = random.chance(metricFailureRate) || outages.contains { $0.contains(n) }
+        let latency = imageLatency.sample(&random)
+        return PushFate(killed: killed ? stage : nil, metricFails: fails && !killed, imageLatency: latency)
+    }
+}
+
+/// What the seed decided for one push.
+struct PushFate: Sendable, Equatable {
+    var killed: KillStage?
+    var metricFails: Bool
+    var imageLatency: Duration
+}
+
+extension ClosedRange: @retroactive Codable where Bound == Int {
+    public init(from decoder: Decoder) throws {
+        var c = try decoder.unkeyedContainer()
+        self = try c.decode(Int.self)...c.decode(Int.self)
+    }
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.unkeyedContainer()
+        try c.encode(lowerBound)
+        try c.encode(upperBound)
+    }
+}
+
+extension LatencyDistribution: Codable {
+    public init(from decoder: Decoder) throws {
+        let text = try decoder.singleValueContainer().decode(String.self)
+        guard let d = LatencyDistribution(text: text) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "bad latency '\(text)'"))
+        }
+        self = d
+    }
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.singleValueContainer()
+        try c.encode(text)
+    }
+}

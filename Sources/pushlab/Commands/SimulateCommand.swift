@@ -1,0 +1,148 @@
+import Foundation
+import PushCore
+import PushDevice
+import PushLab
+
+/// `pushlab simulate`: how many delivered metrics are lost, recovered, duplicated under faults.
+enum SimulateCommand: Command {
+    static let path = ["simulate"]
+    static let summary = "Measure delivered-metric loss and App Group recovery under seeded faults."
+    static let discussion = """
+    Sends N pushes through the real stack (APNs client → gateway emulator → the device's
+    Notification Service Extension → metrics collector) with seeded faults: extensions killed
+    before their metric completes, failing metric requests, collector outages, image latency.
+    App launches recover what the App Group store kept. Prints one table row per store, counted
+    from the collector's records. The same seed gives the same counts. See docs/recovery.md.
+    """
+    static let options: [OptionSpec] = [
+        .value("--pushes", "-n", name: "N", help: "Pushes to send.", default: "1000"),
+        .value("--seed", name: "S", help: "Seed for every fault decision.", default: "1"),
+        .value("--app-group", name: "off|cio|sqlite", help: "App Group store (cio = reference SDK 4.x; sqlite = pushlab's improved mode).", default: "cio"),
+        .flag("--compare", help: "Run the same seed for off, cio and sqlite."),
+        .value("--kill-rate", name: "P", help: "Probability an extension is killed before its metric completes.", default: "0.1"),
+        .value("--kill-stage", name: "STAGE", help: "before-send (metric never leaves), in-flight (metric arrives, its row is not removed) or mixed.", default: "before-send"),
+        .value("--metric-failure-rate", name: "P", help: "Probability a delivered-metric request fails on the network.", default: "0"),
+        .value("--outage", name: "A-B", help: "Pushes A…B meet a collector outage (their metric requests fail).", repeatable: true),
+        .value("--image-latency", name: "DIST", help: "Image latency: fixed:200ms, uniform:50ms:400ms, normal:300ms:100ms.", default: "uniform:50ms:400ms"),
+        .value("--budget", name: "DURATION", help: "The extension's time budget.", default: "30s"),
+        .value("--time-scale", name: "X", help: "Emulated seconds per real second.", default: "100"),
+        .value("--launches", name: "N", help: "App cold starts, spread evenly; the last after the last push.", default: "1"),
+        .flag("--misconfigured-app-group", help: "Extension bundle id with a suffix the SDK does not strip: the store is silently off."),
+        .value("--concurrency", name: "N", help: "Pushes in flight at once.", default: "64"),
+        .value("--chart", name: "FILE.svg", help: "Also sweep kill rates 5–50% per store and draw recovery ratio against kill rate."),
+        .value("--app", name: "FILE", help: "App profile.", default: "payloads/apps/demo.json"),
+        .flag("--json", help: "Print the results as JSON."),
+    ]
+
+    static func run(_ args: ParsedArguments) async throws -> Int32 {
+        let root = try ProjectFiles.require("simulation files")
+        var p = SimulationParameters()
+        p.pushes = try args.int("--pushes", range: 1...1_000_000) ?? p.pushes
+        p.seed = try args.value("--seed").map { raw in
+            guard let s = UInt64(raw) else { throw UsageError("--seed takes a whole number ≥ 0, got '\(raw)'") }
+            return s
+        } ?? p.seed
+        p.killRate = try args.double("--kill-rate", range: 0...1) ?? p.killRate
+        if let raw = args.value("--kill-stage") {
+            guard let s = KillStage(rawValue: raw) else { throw UsageError("--kill-stage must be before-send, in-flight or mixed, got '\(raw)'") }
+            p.killStage = s
+        }
+        p.metricFailureRate = try args.double("--metric-failure-rate", range: 0...1) ?? p.metricFailureRate
+        p.outages = try args.all("--outage").map { raw in
+            let parts = raw.split(separator: "-").compactMap { Int($0) }
+            guard parts.count == 2, parts[0] >= 1, parts[0] <= parts[1] else {
+                throw UsageError("--outage takes a push range like 200-300, got '\(raw)'")
+            }
+            return parts[0]...parts[1]
+        }
+        if let raw = args.value("--image-latency") {
+            guard let d = LatencyDistribution(text: raw) else {
+                throw UsageError("--image-latency takes fixed:200ms, uniform:50ms:400ms or normal:300ms:100ms, got '\(raw)'")
+            }
+            p.imageLatency = d
+        }
+        p.budget = try args.duration("--budget") ?? p.budget
+        p.timeScale = try args.double("--time-scale", range: 1...10_000) ?? p.timeScale
+        p.launches = try args.int("--launches", range: 0...10_000) ?? p.launches
+        p.misconfiguredAppGroup = args.flag("--misconfigured-app-group")
+        p.concurrency = try args.int("--concurrency", range: 1...1_000) ?? p.concurrency
+        var stores: [SimulatedStore] = [.cio]
+        if let raw = args.value("--app-group") {
+            guard let s = SimulatedStore(rawValue: raw) else { throw UsageError("--app-group must be off, cio or sqlite, got '\(raw)'") }
+            stores = [s]
+        }
+        if args.flag("--compare") { stores = SimulatedStore.allCases }
+        let profilePath = args.value("--app") ?? root + "/payloads/apps/demo.json"
+        let profile: AppProfile
+        do { profile = try AppProfile.load(path: profilePath) } catch { throw UsageError("\(error)") }
+        let simulation = Simulation(certsDirectory: root + "/certs", assetsDirectory: root + "/payloads/assets", profile: profile)
+
+        var results: [SimulationResult] = []
+        for store in stores {
+            var run = p
+            run.store = store
+            results.append(try await simulation.run(run, progress: progressLine(label: store.rawValue)))
+            if stderrIsTTY { FileHandle.standardError.write(Data("\n".utf8)) }
+        }
+
+        var sweep: [(String, [RecoveryChart.Point])] = []
+        if let chart = args.value("--chart") {
+            for store in stores {
+                var points: [RecoveryChart.Point] = []
+                for rate in [0.05, 0.1, 0.2, 0.3, 0.4, 0.5] {
+                    var run = p
+                    run.store = store
+                    run.killRate = rate
+                    let r = try await simulation.run(run, progress: progressLine(label: "\(store.rawValue) kill \(Int(rate * 100))%"))
+                    if let ratio = r.recoveryRatio { points.append(.init(killRate: rate, recoveryRatio: ratio)) }
+                }
+                sweep.append((store.rawValue, points))
+            }
+            if stderrIsTTY { FileHandle.standardError.write(Data("\n".utf8)) }
+            let svg = RecoveryChart.svg(series: sweep, title: "Delivered-metric recovery, \(p.pushes) pushes per point, seed \(p.seed)")
+            do { try svg.write(toFile: chart, atomically: true, encoding: .utf8) } catch {
+                throw UsageError("\(chart): cannot write the chart (\(error.localizedDescription))")
+            }
+        }
+
+        if args.flag("--json") {
+            struct Output: Encodable {
+                var results: [SimulationResult]
+                var chart: [String: [Point]]?
+                struct Point: Encodable { var killRate: Double; var recoveryRatio: Double }
+            }
+            let chart = sweep.isEmpty ? nil : Dictionary(uniqueKeysWithValues: sweep.map { ($0.0, $0.1.map { Output.Point(killRate: $0.killRate, recoveryRatio: $0.recoveryRatio) }) })
+            print(try renderJSON(Output(results: results, chart: chart)))
+        } else {
+            print(describe(p, stores: stores))
+            print(SimulationResult.markdown(results), terminator: "")
+            print(String(format: "wall time: %.1f s", results.map(\.wallSeconds).reduce(0, +)))
+            if let chart = args.value("--chart") { print("chart written to \(chart)") }
+        }
+        return ExitStatus.success
+    }
+
+    private static func describe(_ p: SimulationParameters, stores: [SimulatedStore]) -> String {
+        var parts = ["\(p.pushes) pushes", "seed \(p.seed)", "kill rate \(p.killRate) (\(p.killStage.rawValue))"]
+        if p.metricFailureRate > 0 { parts.append("metric failure rate \(p.metricFailureRate)") }
+        if !p.outages.isEmpty { parts.append("outages " + p.outages.map { "\($0.lowerBound)-\($0.upperBound)" }.joined(separator: ",")) }
+        parts.append("image latency \(p.imageLatency.text)")
+        parts.append("budget \(p.budget.compactText)")
+        parts.append("\(p.launches) launch(es)")
+        if p.misconfiguredAppGroup { parts.append("misconfigured App Group id") }
+        return parts.joined(separator: ", ") + "\n"
+    }
+
+    /// A one-line progress display on a terminal (stderr), silent otherwise.
+    private static func progressLine(label: String) -> @Sendable (Int, Int) -> Void {
+        guard stderrIsTTY else { return { _, _ in } }
+        let start = Date()
+        return { done, total in
+            guard done == total || done % 50 == 0 else { return }
+            let rate = Double(done) / max(Date().timeIntervalSince(start), 0.001)
+            let eta = rate > 0 ? Double(total - done) / rate : 0
+            let line = String(format: "\r%@: %d/%d pushes, %.0f/s, ETA %.0f s   ", label, done, total, rate, eta)
+            FileHandle.standardError.write(Data(line.utf8))
+        }
+    }
+}

@@ -1,0 +1,29 @@
+import Foundation
+import PushDevice
+import TestSupport
+import XCTest
+@testable import PushLab
+
+/// `pushlab demo`'s scenario, in process and as the real binary.
+final class DemoTests: XCTestCase {
+    func testEveryDemoStepPasses() async throws {
+        let work = Fixtures.temporaryDirectory("demo")
+        defer { try? FileManager.default.removeItem(at: work) }
+        var configuration = LabConfiguration(certsDirectory: Fixtures.path("certs"), assetsDirectory: Fixtures.path("payloads/assets"), workDirectory: work)
+        configuration.collectorFaults = DemoScenario.collectorFaults
+        let lab = try Lab(configuration: configuration)
+        try lab.start()
+        let result = await DemoScenario(profile: try AppProfile.load(path: Fixtures.path("payloads/apps/demo.json"))).run(lab: lab)
+        await lab.stop()
+        for step in result.steps where !step.passed { XCTFail("\(step.title): \(step.details.joined(separator: "; "))") }
+        XCTAssertTrue(result.passed)
+        XCTAssertEqual(result.report?.totals.recoveredAtLaunch, 1)
+    }
+
+    func testDemoCommandExitsZeroAndPrintsTheReport() throws {
+        let r = try ProcessRunner.pushlab(["demo"], timeout: 120)
+        XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
+        XCTAssertTrue(r.stdout.contains("demo passed"), r.stdout)
+        XCTAssertFalse(r.stdout.contains("eyJ"), "no JWT in the output")
+    }
+}
