@@ -79,11 +79,11 @@ public final class MetricWriter: Sendable {
             for (record, done) in batch { done?(record.metrics.map(\.isDuplicate), nil) }
         } catch {
             onError(error)
-            // Records whose client waits for the commit get the error (it answers 503 and
-            // the client retries); the others stay queued and are retried, never dropped.
-            for (record, done) in batch { done?(record.metrics.map(\.isDuplicate), error) }
+            // Records whose client waits for the commit get the error (it answers 503 and the
+            // client retries); the others stay queued and are retried, never dropped. A refused
+            // record was never stored, so its keys are forgotten first — before its client can
+            // retry — or the retry would count as a duplicate.
             let retry = batch.filter { $0.1 == nil }
-            // A refused record was never stored: its keys must not make the client's retry a duplicate.
             let refusedKeys = batch.filter { $0.1 != nil }.flatMap { $0.0.metrics.filter { !$0.isDuplicate }.map(\.0.deduplicationKey) }
             state.withLock { s in
                 for key in refusedKeys { s.seenKeys.remove(key) }
@@ -91,6 +91,7 @@ public final class MetricWriter: Sendable {
                 s.pending.insert(contentsOf: retry, at: 0)
                 s.scheduled = true
             }
+            for (record, done) in batch { done?(record.metrics.map(\.isDuplicate), error) }
             queue.asyncAfter(deadline: .now() + .milliseconds(200)) { self.drain() }
         }
     }
