@@ -22,6 +22,14 @@ WORK=$(mktemp -d)
 SERVER_PID=
 cleanup() { [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null; rm -rf "$WORK"; }
 trap cleanup EXIT
+# SIGTERM, then up to 10 s for the server to print its counts and exit.
+stop_server() {
+  kill "$SERVER_PID" 2>/dev/null || true
+  for _ in $(seq 100); do kill -0 "$SERVER_PID" 2>/dev/null || break; sleep 0.1; done
+  kill -9 "$SERVER_PID" 2>/dev/null || true
+  wait "$SERVER_PID" 2>/dev/null || true
+  SERVER_PID=
+}
 
 swift build -c release --product pushlab >/dev/null
 swift build -c release --product pushlab-bench-push-server >/dev/null
@@ -113,7 +121,7 @@ read -r BIG_OK BIG_RATE < <($PY -c "
 import json; d=json.load(open('$WORK/big.json')); print(d['accepted'], d['perSecond'])")
 BIG_LINES=$(wc -l <"$WORK/results-big.jsonl")
 
-kill "$SERVER_PID"; wait "$SERVER_PID" 2>/dev/null || true; SERVER_PID=
+stop_server
 SERVED=$(cat "$WORK/server.err")
 
 RATIO_AIO=$($PY -c "print(round($PL_RATE / $AIO_RATE, 2))")

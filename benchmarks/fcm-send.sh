@@ -19,6 +19,14 @@ WORK=$(mktemp -d)
 SERVER_PID=
 cleanup() { [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null; rm -rf "$WORK"; }
 trap cleanup EXIT
+# SIGTERM, then up to 10 s for the server to print its counts and exit.
+stop_server() {
+  kill "$SERVER_PID" 2>/dev/null || true
+  for _ in $(seq 100); do kill -0 "$SERVER_PID" 2>/dev/null || break; sleep 0.1; done
+  kill -9 "$SERVER_PID" 2>/dev/null || true
+  wait "$SERVER_PID" 2>/dev/null || true
+  SERVER_PID=
+}
 
 swift build -c release --product pushlab >/dev/null
 swift build -c release --product pushlab-bench-push-server >/dev/null
@@ -71,7 +79,7 @@ print(ok, len(tokens), round(elapsed, 3), round(len(tokens) / elapsed))
 PYEOF
 read -r FA_OK FA_TOTAL FA_SECS FA_RATE < <(REQUESTS_CA_BUNDLE="$PWD/certs/ca.pem" $PY "$WORK/fa_bench.py" "$URL" "$WORK/sa.json" "$WORK/tokens.txt")
 
-kill "$SERVER_PID"; wait "$SERVER_PID" 2>/dev/null || true; SERVER_PID=
+stop_server
 SERVED=$(cat "$WORK/server.err")
 RATIO=$($PY -c "print(round($PL_RATE / $FA_RATE, 2))")
 

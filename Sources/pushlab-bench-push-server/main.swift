@@ -46,6 +46,14 @@ router.add("POST", "/token") { _ in
     return .now(.json(200, #"{"access_token":"bench-access-token-\#(n)","expires_in":3599,"token_type":"Bearer"}"#))
 }
 
+// Block SIGTERM/SIGINT in every thread (the server's threads inherit this mask) and wait for
+// them synchronously on the main thread.
+var stopSignals = sigset_t()
+sigemptyset(&stopSignals)
+sigaddset(&stopSignals, SIGTERM)
+sigaddset(&stopSignals, SIGINT)
+pthread_sigmask(SIG_BLOCK, &stopSignals, nil)
+
 let configuration = HTTPServerConfiguration(
     host: "127.0.0.1", tlsPort: Int(options["--port"]!) ?? 0, cleartextPort: nil,
     certificateFile: options["--cert"], privateKeyFile: options["--key"],
@@ -60,16 +68,8 @@ do {
 }
 FileHandle.standardOutput.write(Data("https://localhost:\(server.tlsPort!)\n".utf8))
 
-signal(SIGTERM, SIG_IGN)
-signal(SIGINT, SIG_IGN)
-let source = DispatchSource.makeSignalSource(signal: SIGTERM, queue: .global())
-let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-let done = DispatchSemaphore(value: 0)
-for s in [source, interrupt] {
-    s.setEventHandler { done.signal() }
-    s.resume()
-}
-done.wait()
+var received: Int32 = 0
+sigwait(&stopSignals, &received)
 let finished = DispatchSemaphore(value: 0)
 Task {
     await server.stop()
