@@ -71,7 +71,7 @@ FileHandle.standardOutput.write(Data("https://localhost:\(server.tlsPort!)\n".ut
 var received: Int32 = 0
 sigwait(&stopSignals, &received)
 let finished = DispatchSemaphore(value: 0)
-Task {
+Task.detached {
     await server.stop()
     finished.signal()
 }

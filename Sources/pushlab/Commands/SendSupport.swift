@@ -173,10 +173,12 @@ enum SendSupport {
             }
             let progress = stderrIsTTY ? BulkProgress { FileHandle.standardError.write(Data($0.utf8)) } : nil
             let summary = try await BulkSender(concurrency: concurrency).run(tokens: reader, sinks: sinks, progress: progress, send: send)
+            // With `--out -` the results own stdout; the summary goes to stderr.
+            let say: (String) -> Void = args.value("--out") == "-" ? { printError($0) } : { emit($0) }
             if args.flag("--json") {
-                emit(try renderJSON(summary))
+                say(try renderJSON(summary))
             } else {
-                emit(summaryText(summary, provider: provider, prunePath: args.value("--prune-file")))
+                say(summaryText(summary, provider: provider, prunePath: args.value("--prune-file")))
             }
             return summary.notAccepted == 0 ? ExitStatus.success : ExitStatus.failure
         } catch let error as BulkInputError {
