@@ -20,8 +20,12 @@ OUT=benchmarks/results/transport-client.md
 echo "transport-client.sh: building (release)"
 swift build -c release --product pushlab >/dev/null
 swift build -c release --product pushlab-bench-client >/dev/null
+# Two builds of the C loop: libcurl as shipped, and with the same RST_STREAM filter pushlab
+# links (Sources/CPushLab/curl_shim.c, exported with -rdynamic), the like-for-like peer.
 CBENCH=.build/curl_multi_bench
+CBENCH_F=.build/curl_multi_bench_filtered
 cc -O2 -o "$CBENCH" benchmarks/c/curl_multi_bench.c -lcurl
+cc -O2 -rdynamic -I Sources/CPushLab/include -o "$CBENCH_F" benchmarks/c/curl_multi_bench.c Sources/CPushLab/curl_shim.c -lcurl -lnghttp2
 CLIENT=.build/release/pushlab-bench-client
 
 TMP=$(mktemp -d)
@@ -31,9 +35,9 @@ cleanup() {
   rm -rf "$TMP"
 }
 trap cleanup EXIT
-.build/release/pushlab serve --bench --port 0 --h2c-port 0 >"$TMP/serve.out" 2>"$TMP/serve.err" &
+.build/release/pushlab serve --bench --apns-port 0 --port 0 --h2c-port 0 >"$TMP/serve.out" 2>"$TMP/serve.err" &
 SERVER_PID=$!
-for _ in $(seq 100); do [ "$(wc -l <"$TMP/serve.out")" -ge 2 ] && break; sleep 0.1; done
+for _ in $(seq 300); do grep -q "(h2c, " "$TMP/serve.out" && break; sleep 0.1; done
 TLS_URL="$(awk '/\(h2, / { print $1 }' "$TMP/serve.out")/bench"
 H2C_URL="$(awk '/\(h2c, / { print $1 }' "$TMP/serve.out")/bench"
 [ "$TLS_URL" != "/bench" ] && [ "$H2C_URL" != "/bench" ] || { echo "server did not start:"; cat "$TMP/serve.err"; exit 1; }
@@ -48,9 +52,9 @@ run_pushlab() { # url mode clients
   line=$("$CLIENT" --url "$1" --mode "$2" --clients "$3" --ca-file certs/ca.pem -n "$N" -m "$M" --body-bytes "$BODY" | head -1) || true
   echo "$(kv rps <<<"$line") $(kv ok <<<"$line") $(( $(kv failed <<<"$line") + $(kv non2xx <<<"$line") )) $(kv connections <<<"$line")"
 }
-run_c() { # url mode
+run_c() { # binary url mode
   local line
-  line=$("$CBENCH" "$1" "$N" "$M" "$2" certs/ca.pem "$BODY" 2>/dev/null | head -1) || true
+  line=$("$1" "$2" "$N" "$M" "$3" certs/ca.pem "$BODY" 2>/dev/null | head -1) || true
   echo "$(kv rps <<<"$line") $(kv ok <<<"$line") $(( $(kv failed <<<"$line") + $(kv non2xx <<<"$line") )) $(kv connections <<<"$line")"
 }
 run_h2load() { # url
@@ -61,6 +65,8 @@ run_h2load() { # url
   failed=$(awk '/^requests:/ { print $8 + $10 + $12 }' <<<"$out")
   echo "${rps%.*} ${ok:-0} $(( failed + N - ${ok:-0} )) 1"
 }
+
+"$CLIENT" --url "$TLS_URL" --ca-file certs/ca.pem -n 10 -m 1 >"$TMP/filter" 2>&1 || true
 
 declare -A RESULT
 measure() { # key command...
@@ -80,7 +86,8 @@ echo "transport-client.sh: TLS h2 and h2c, one connection, $N requests, $RUNS ru
 for proto in tls h2c; do
   url=$TLS_URL; mode=http2; cmode=h2
   if [ "$proto" = h2c ]; then url=$H2C_URL; mode=h2c; cmode=h2c; fi
-  measure "c-$proto" run_c "$url" "$cmode"
+  measure "cplain-$proto" run_c "$CBENCH" "$url" "$cmode"
+  measure "c-$proto" run_c "$CBENCH_F" "$url" "$cmode"
   measure "pushlab-$proto" run_pushlab "$url" "$mode" 1
   measure "h2load-$proto" run_h2load "$url"
 done
@@ -98,7 +105,7 @@ profile() { # name command...
 PROFILE_OK=yes
 if ! perf stat -e task-clock true >/dev/null 2>&1; then PROFILE_OK=no; fi
 if [ "$PROFILE_OK" = yes ]; then
-  profile c "$CBENCH" "$TLS_URL" "$PROFILE_N" "$M" h2 certs/ca.pem "$BODY"
+  profile c "$CBENCH_F" "$TLS_URL" "$PROFILE_N" "$M" h2 certs/ca.pem "$BODY"
   profile pushlab "$CLIENT" --url "$TLS_URL" --mode http2 --ca-file certs/ca.pem -n "$PROFILE_N" -m "$M" --body-bytes "$BODY"
 fi
 cpu_us() { awk -F, -v n="$PROFILE_N" '/task-clock/ { printf "%.1f", $1 * 1000 / n }' "$TMP/$1.stat"; }
@@ -114,14 +121,16 @@ row() { # label key peer-key
   echo "- date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   echo "- machine: $(nproc) cores, $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo), $(awk '/MemTotal/ { printf "%.1f GB", $2/1048576 }' /proc/meminfo) RAM, load average at start of report: $(cut -d' ' -f1-3 /proc/loadavg) (the machine is shared with other jobs: rates move between runs)"
   echo "- tools: $(swift --version 2>&1 | head -1); $(curl-config --version 2>/dev/null || curl --version | head -1 | cut -d' ' -f1-2) with $(curl --version | head -1 | grep -o 'nghttp2/[0-9.]*') $(curl --version | head -1 | grep -o 'OpenSSL/[0-9.]*'); $(h2load --version | head -1); $(cc --version | head -1)"
-  echo "- server: \`.build/release/pushlab serve --bench --port 0 --h2c-port 0\` (pushlab's HTTPServer, POST /bench → empty 200, SETTINGS_MAX_CONCURRENT_STREAMS 100), the same process for every row"
+  echo "- server: \`.build/release/pushlab serve --bench --apns-port 0 --port 0 --h2c-port 0\` (pushlab's HTTPServer on the gateway's Google-host listeners, POST /bench → empty 200 as HEADERS+END_STREAM, SETTINGS_MAX_CONCURRENT_STREAMS 100), one process for every row"
+  echo "- libcurl's redundant RST_STREAM after bodiless responses dropped by pushlab's client: $(grep -o 'redundant-reset-filter=[a-z]*' "$TMP/filter" 2>/dev/null | cut -d= -f2); the C loop runs libcurl unmodified"
   echo "- load: $N POSTs of $BODY bytes per measurement, $M in flight per connection, median of $RUNS runs (all runs listed)"
   echo
   echo "Commands (URLs as bound in this run):"
   echo
   echo '```'
   echo "cc -O2 -o $CBENCH benchmarks/c/curl_multi_bench.c -lcurl"
-  echo "$CBENCH $TLS_URL $N $M h2 certs/ca.pem $BODY            # (a) C libcurl loop"
+  echo "cc -O2 -rdynamic -I Sources/CPushLab/include -o $CBENCH_F benchmarks/c/curl_multi_bench.c Sources/CPushLab/curl_shim.c -lcurl -lnghttp2"
+  echo "$CBENCH_F $TLS_URL $N $M h2 certs/ca.pem $BODY   # (a) C libcurl loop (same for $CBENCH)"
   echo "$CLIENT --url $TLS_URL --mode http2 --ca-file certs/ca.pem -n $N -m $M --body-bytes $BODY   # pushlab"
   echo "h2load -n $N -c 1 -m $M -d <$BODY-byte file> $TLS_URL   # (b) protocol ceiling"
   echo "(h2c rows: the same with $H2C_URL, mode h2c; several clients: --clients K)"
@@ -129,11 +138,13 @@ row() { # label key peer-key
   echo
   echo "| client | req/s (median) | runs | failed (all runs) | connections | ratio |"
   echo "| --- | ---: | --- | ---: | ---: | ---: |"
-  row "C libcurl multi loop, TLS h2" c-tls ""
+  row "C libcurl multi loop, libcurl as shipped, TLS h2" cplain-tls ""
+  row "C libcurl multi loop + RST filter, TLS h2" c-tls ""
   row "**pushlab HTTPClient, TLS h2** (vs C loop)" pushlab-tls c-tls
   row "h2load, TLS h2 (pushlab vs h2load: see next row)" h2load-tls ""
   echo "| pushlab / h2load, TLS h2 | | | | | $(ratio "$(field pushlab-tls 1)" "$(field h2load-tls 1)") |"
-  row "C libcurl multi loop, h2c" c-h2c ""
+  row "C libcurl multi loop, libcurl as shipped, h2c" cplain-h2c ""
+  row "C libcurl multi loop + RST filter, h2c" c-h2c ""
   row "**pushlab HTTPClient, h2c** (vs C loop)" pushlab-h2c c-h2c
   row "h2load, h2c" h2load-h2c ""
   echo "| pushlab / h2load, h2c | | | | | $(ratio "$(field pushlab-h2c 1)" "$(field h2load-h2c 1)") |"
