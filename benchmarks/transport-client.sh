@@ -62,45 +62,49 @@ run_h2load() { # url
   out=$(h2load -n "$N" -c 1 -m "$M" -d "$TMP/body" "$1" 2>&1 | grep -v '^progress') || true
   rps=$(awk '/^finished in/ { gsub(",", "", $4); print $4 }' <<<"$out")
   ok=$(awk '/^status codes:/ { print $3 }' <<<"$out")
-  failed=$(awk '/^requests:/ { print $8 + $10 + $12 }' <<<"$out")
+  failed=$(awk '/^requests:/ { print $10 + $12 + $14 }' <<<"$out")
   echo "${rps%.*} ${ok:-0} $(( failed + N - ${ok:-0} )) 1"
 }
 
 "$CLIENT" --url "$TLS_URL" --ca-file certs/ca.pem -n 10 -m 1 >"$TMP/filter" 2>&1 || true
 
-declare -A RESULT
-measure() { # key command...
+declare -A RATES FAILS CONNS RESULT
+record() { # key command... : one run of one row
   local key=$1; shift
-  local rates=() fails=0 conns=""
-  for run in $(seq "$RUNS"); do
-    read -r rps ok failed connections < <("$@")
-    rates+=("${rps:-0}"); fails=$(( fails + ${failed:-$N} )); conns=${connections:-?}
-    echo "  $key run $run: ${rps:-0} req/s, ok ${ok:-0}, failed ${failed:-?}, connections ${connections:-?}"
-  done
-  local median
-  median=$(printf '%s\n' "${rates[@]}" | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')
-  RESULT[$key]="$median|$(IFS=/; echo "${rates[*]}")|$fails|$conns"
+  read -r rps ok failed connections < <("$@")
+  RATES[$key]="${RATES[$key]:-}${RATES[$key]:+/}${rps:-0}"
+  FAILS[$key]=$(( ${FAILS[$key]:-0} + ${failed:-$N} ))
+  CONNS[$key]=${connections:-?}
+  echo "  run $run $key: ${rps:-0} req/s, ok ${ok:-0}, failed ${failed:-?}, connections ${connections:-?}"
 }
-
-echo "transport-client.sh: TLS h2 and h2c, one connection, $N requests, $RUNS runs each"
-for proto in tls h2c; do
-  url=$TLS_URL; mode=http2; cmode=h2
-  if [ "$proto" = h2c ]; then url=$H2C_URL; mode=h2c; cmode=h2c; fi
-  measure "cplain-$proto" run_c "$CBENCH" "$url" "$cmode"
-  measure "c-$proto" run_c "$CBENCH_F" "$url" "$cmode"
-  measure "pushlab-$proto" run_pushlab "$url" "$mode" 1
-  measure "h2load-$proto" run_h2load "$url"
+# Rows are interleaved run by run, so a change in the machine's load hits every row alike.
+echo "transport-client.sh: $N requests per run, $RUNS runs, rows interleaved"
+for run in $(seq "$RUNS"); do
+  record cplain-tls run_c "$CBENCH" "$TLS_URL" h2
+  record c-tls run_c "$CBENCH_F" "$TLS_URL" h2
+  record pushlab-tls run_pushlab "$TLS_URL" http2 1
+  record h2load-tls run_h2load "$TLS_URL"
+  record cplain-h2c run_c "$CBENCH" "$H2C_URL" h2c
+  record c-h2c run_c "$CBENCH_F" "$H2C_URL" h2c
+  record pushlab-h2c run_pushlab "$H2C_URL" h2c 1
+  record h2load-h2c run_h2load "$H2C_URL"
+  record pushlab-tls-x2 run_pushlab "$TLS_URL" http2 2
+  record pushlab-tls-x4 run_pushlab "$TLS_URL" http2 4
 done
-echo "transport-client.sh: pushlab with several clients (one connection + loop thread each)"
-for k in 2 4; do measure "pushlab-tls-x$k" run_pushlab "$TLS_URL" http2 "$k"; done
+for key in "${!RATES[@]}"; do
+  median=$(tr '/' '\n' <<<"${RATES[$key]}" | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')
+  RESULT[$key]="$median|${RATES[$key]}|${FAILS[$key]}|${CONNS[$key]}"
+done
 
 echo "transport-client.sh: profiles (perf, $PROFILE_N requests over TLS)"
 profile() { # name command...
   local name=$1; shift
   perf stat -x, -e task-clock -o "$TMP/$name.stat" "$@" >/dev/null 2>&1 || true
   perf record -q -F 1999 -o "$TMP/$name.data" "$@" >/dev/null 2>&1 || true
-  perf report -i "$TMP/$name.data" --stdio --sort dso 2>/dev/null | grep -v '^#' | grep -v '^$' | head -12 >"$TMP/$name.dso"
-  perf report -i "$TMP/$name.data" --stdio --sort dso,sym 2>/dev/null | grep -v '^#' | grep -v '^$' | head -25 >"$TMP/$name.sym"
+  perf report -i "$TMP/$name.data" --stdio --sort dso 2>/dev/null >"$TMP/$name.dso.all" || true
+  perf report -i "$TMP/$name.data" --stdio --sort dso,sym 2>/dev/null >"$TMP/$name.sym.all" || true
+  grep '%' "$TMP/$name.dso.all" | grep -v '^#' | awk 'NR <= 12' >"$TMP/$name.dso" || true
+  grep '%' "$TMP/$name.sym.all" | grep -v '^#' | awk 'NR <= 25' >"$TMP/$name.sym" || true
 }
 PROFILE_OK=yes
 if ! perf stat -e task-clock true >/dev/null 2>&1; then PROFILE_OK=no; fi
@@ -123,7 +127,7 @@ row() { # label key peer-key
   echo "- tools: $(swift --version 2>&1 | head -1); $(curl-config --version 2>/dev/null || curl --version | head -1 | cut -d' ' -f1-2) with $(curl --version | head -1 | grep -o 'nghttp2/[0-9.]*') $(curl --version | head -1 | grep -o 'OpenSSL/[0-9.]*'); $(h2load --version | head -1); $(cc --version | head -1)"
   echo "- server: \`.build/release/pushlab serve --bench --apns-port 0 --port 0 --h2c-port 0\` (pushlab's HTTPServer on the gateway's Google-host listeners, POST /bench → empty 200 as HEADERS+END_STREAM, SETTINGS_MAX_CONCURRENT_STREAMS 100), one process for every row"
   echo "- libcurl's redundant RST_STREAM after bodiless responses dropped by pushlab's client: $(grep -o 'redundant-reset-filter=[a-z]*' "$TMP/filter" 2>/dev/null | cut -d= -f2); the C loop runs libcurl unmodified"
-  echo "- load: $N POSTs of $BODY bytes per measurement, $M in flight per connection, median of $RUNS runs (all runs listed)"
+  echo "- load: $N POSTs of $BODY bytes per measurement, $M in flight per connection, median of $RUNS runs (all runs listed, rows interleaved run by run)"
   echo
   echo "Commands (URLs as bound in this run):"
   echo

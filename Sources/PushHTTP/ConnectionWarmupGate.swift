@@ -92,6 +92,11 @@ final class ConnectionWarmupGate {
     }
 
     func admit(_ origin: String) -> Admission {
+        // Fast path, taken by nearly every request: a warm origin, read without writing back.
+        if let warm = origins[origin], case .warm(let http2) = warm.warmth, warm.liveSockets > 0 {
+            let reuse = priorKnowledgeWorkaround && http2 && origin.hasPrefix("http:")
+            return .go(reuseVersion: reuse ? CURL_HTTP_VERSION_2_0 : nil)
+        }
         var state = origins[origin, default: Origin()]
         defer { origins[origin] = state }
         switch state.warmth {

@@ -38,9 +38,11 @@ final class CurlInbox: Sendable {
         var stopMode: LoopStopMode?
         /// Nil once the loop has cleaned up the multi handle.
         var wakeHandle: MultiWakeHandle?
-        /// True when the loop has asked for a wakeup that it has not consumed yet: further
-        /// submissions need no wakeup of their own (the loop drains everything at once).
-        var wakePending = false
+        /// True while the loop sleeps (or is about to) in curl_multi_poll with nothing queued.
+        /// Only then does a submission need curl_multi_wakeup (a syscall); a busy loop drains
+        /// the queue before it sleeps again. The first waker clears it, so one wakeup serves
+        /// every submission queued meanwhile.
+        var loopAsleep = false
         var stats = HTTPClientStats()
         var finished = false
         var finishWaiters: [CheckedContinuation<Void, Never>] = []
@@ -69,7 +71,7 @@ final class CurlInbox: Sendable {
             if s.stopMode != nil || s.finished { return .shutDown }
             if Task.isCancelled { return .cancelled }
             s.submissions.append(submission)
-            wakeLocked(&s)
+            wakeIfAsleep(&s)
             return nil
         }
         if let rejection { submission.continuation.resume(throwing: rejection) }
@@ -79,7 +81,7 @@ final class CurlInbox: Sendable {
         state.withLock { s in
             guard !s.finished else { return }
             s.cancellations.append(id)
-            wakeLocked(&s)
+            wakeIfAsleep(&s)
         }
     }
 
@@ -89,7 +91,9 @@ final class CurlInbox: Sendable {
             if s.stopMode != .abortInFlight { s.stopMode = mode }
             let queued = s.submissions
             s.submissions.removeAll()
-            wakeLocked(&s)
+            // Always: the loop may be between its last drain and its sleep.
+            s.loopAsleep = false
+            s.wakeHandle?.wake()
             return queued
         }
     }
@@ -105,9 +109,9 @@ final class CurlInbox: Sendable {
         }
     }
 
-    private func wakeLocked(_ s: inout State) {
-        guard !s.wakePending, let handle = s.wakeHandle else { return }
-        s.wakePending = true
+    private func wakeIfAsleep(_ s: inout State) {
+        guard s.loopAsleep, let handle = s.wakeHandle else { return }
+        s.loopAsleep = false
         handle.wake()
     }
 
@@ -119,8 +123,18 @@ final class CurlInbox: Sendable {
         state.withLock { s in
             swap(&s.submissions, &submissions)
             swap(&s.cancellations, &cancellations)
-            s.wakePending = false
+            s.loopAsleep = false
             return s.stopMode
+        }
+    }
+
+    /// Called by the loop before it sleeps in curl_multi_poll: false when work is already
+    /// queued (drain it instead), otherwise marks the loop asleep so the next submission wakes it.
+    func mayPoll() -> Bool {
+        state.withLock { s in
+            guard s.submissions.isEmpty && s.cancellations.isEmpty else { return false }
+            s.loopAsleep = true
+            return true
         }
     }
 

@@ -55,7 +55,7 @@ final class CurlMultiLoop {
             if collectFinished() > 0 { continue }  // freed streams: take new work first
             // Sleeps until a socket is ready, a libcurl timer fires or another thread calls
             // curl_multi_wakeup; the 1 s cap is only a safety net.
-            curl_multi_poll(multi, nil, 0, 1000, nil)
+            if inbox.mayPoll() { curl_multi_poll(multi, nil, 0, 1000, nil) }
         }
         tearDown()
     }

@@ -11,6 +11,10 @@ final class CurlTransfer {
     private var upload: UnsafeMutableRawPointer?
     private var uploadCapacity = 0
     private var headerList: UnsafeMutablePointer<curl_slist>?
+    // What `headerList` and CURLOPT_URL were built from, to reuse them for an identical request.
+    private var listHeaders = HTTPHeaders()
+    private var listSendsBody = false
+    private var lastURL: String?
 
     /// The client's warm-up gate, for the socket callbacks (see `ConnectionWarmupGate`).
     var gate: ConnectionWarmupGate?
@@ -69,23 +73,24 @@ final class CurlTransfer {
         exceededLimit = false
         errorBuffer[0] = 0
 
-        guard request.url.withCString({ cpl_easy_setopt_string(easy, CURLOPT_URL, $0) }) == CURLE_OK else {
-            return .invalidURL(request.url)
+        // A pooled handle usually carries the same URL and headers as last time (a bulk send):
+        // then libcurl already has them and the header list can be reused as it is.
+        if request.url != lastURL {
+            guard request.url.withCString({ cpl_easy_setopt_string(easy, CURLOPT_URL, $0) }) == CURLE_OK else {
+                lastURL = nil
+                return .invalidURL(request.url)
+            }
+            lastURL = request.url
         }
         cpl_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, max(submission.timeout.roundedUpMilliseconds, 1))
 
-        var list: UnsafeMutablePointer<curl_slist>?
-        var sawContentType = false
-        for field in request.headers where !field.name.isEmpty {
-            if !sawContentType, field.name.utf8.count == 12, field.name.lowercased() == "content-type" { sawContentType = true }
-            list = appendHeader(list, field.name, field.value)
-        }
         let method = HTTPMethodKind(request.method)
+        let sendsBody = method != .head && !(request.body.isEmpty && !method.expectsBody)
         cpl_easy_setopt_long(easy, CURLOPT_NOBODY, 0)
         if method == .head {
             cpl_easy_setopt_long(easy, CURLOPT_NOBODY, 1)
             cpl_easy_setopt_pointer(easy, CURLOPT_CUSTOMREQUEST, nil)
-        } else if request.body.isEmpty && !method.expectsBody {
+        } else if !sendsBody {
             cpl_easy_setopt_long(easy, CURLOPT_HTTPGET, 1)
             setCustomMethod(method == .get ? nil : request.method)
         } else {
@@ -93,15 +98,33 @@ final class CurlTransfer {
             cpl_easy_setopt_off_t(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.body.count))
             cpl_easy_setopt_pointer(easy, CURLOPT_POSTFIELDS, upload)
             setCustomMethod(method == .post ? nil : request.method)
+        }
+        if headerList == nil || request.headers != listHeaders || sendsBody != listSendsBody {
+            setHeaderList(request.headers, sendsBody: sendsBody)
+        }
+        return nil
+    }
+
+    private func setHeaderList(_ headers: HTTPHeaders, sendsBody: Bool) {
+        var list: UnsafeMutablePointer<curl_slist>?
+        var sawContentType = false
+        for field in headers where !field.name.isEmpty {
+            if !sawContentType, field.name.utf8.count == 12, field.name.lowercased() == "content-type" { sawContentType = true }
+            list = appendHeader(list, field.name, field.value)
+        }
+        if sendsBody {
             // libcurl would add a form content type and, on HTTP/1.1, `Expect: 100-continue`
             // (a round trip of waiting); the caller's headers are what should go out.
             if !sawContentType { list = appendHeader(list, "Content-Type", "", remove: true) }
             list = appendHeader(list, "Expect", "", remove: true)
         }
+        // Never NULL, so a request without headers still counts as "list set" for the cache.
+        if list == nil { list = appendHeader(list, "Expect", "", remove: true) }
         cpl_easy_setopt_pointer(easy, CURLOPT_HTTPHEADER, list)
         if let headerList { curl_slist_free_all(headerList) }
         headerList = list
-        return nil
+        listHeaders = headers
+        listSendsBody = sendsBody
     }
 
     private func setCustomMethod(_ method: String?) {

@@ -1,5 +1,5 @@
 import CPushLab
-import Foundation
+import Glibc
 import Synchronization
 
 /// The HTTP client: HTTP/2 (TLS with ALPN, or h2c prior knowledge) and HTTP/1.1 over one
@@ -66,12 +66,17 @@ public final class HTTPClient: HTTPTransport {
     /// `request.timeout` (or the configured default) overall.
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         let timeout = request.timeout ?? configuration.requestTimeout
-        let deadline = ContinuousClock.now + timeout
+        guard timeout > .zero else { throw HTTPClientError.timedOut(after: timeout) }
+        // The clock is read only when a redirect needs the time left (most requests have none).
+        var deadline: ContinuousClock.Instant?
+        var remaining = timeout
         var hop = request
         var chain = [request.url]
         while true {
-            let remaining = deadline - ContinuousClock.now
-            guard remaining > .zero else { throw HTTPClientError.timedOut(after: timeout) }
+            if let deadline {
+                remaining = deadline - ContinuousClock.now
+                guard remaining > .zero else { throw HTTPClientError.timedOut(after: timeout) }
+            }
             var response: HTTPResponse
             do {
                 response = try await exchange(hop, timeout: remaining)
@@ -82,6 +87,8 @@ public final class HTTPClient: HTTPTransport {
                 response.redirectChain = chain
                 return response
             }
+            // The first hop began about `timings.total` ago (libcurl's clock for the exchange).
+            if deadline == nil { deadline = ContinuousClock.now + remaining - response.timings.total }
             guard chain.count <= request.maxRedirects else {
                 throw HTTPClientError.tooManyRedirects(limit: request.maxRedirects)
             }

@@ -4,8 +4,8 @@
 //   pushlab-bench-client --url URL [-n 100000] [-m 100] [--mode http2|h2c|http1]
 //                        [--ca-file PEM] [--body-bytes 200] [--method POST] [--clients 1]
 //
-// Keeps `m` requests in flight per client (a window, like h2load -m), `--clients` clients on
-// their own connections and loop threads sharing the total of `n` requests.
+// Keeps `m` requests in flight per client (`m` worker tasks, like h2load -m), `--clients`
+// clients on their own connections and loop threads sharing the total of `n` requests.
 import Foundation
 import PushHTTP
 
@@ -67,31 +67,39 @@ func runClient(_ o: Options, share: Int) async throws -> Tally {
     let body = [UInt8](repeating: UInt8(ascii: "x"), count: o.bodyBytes)
     let request = HTTPRequest(method: o.method, url: o.url, headers: ["content-type": "application/octet-stream"],
                               body: body)
-    var tally = Tally()
-    try await withThrowingTaskGroup(of: Result<Int, HTTPClientError>.self) { group in
-        var started = 0
-        func launch() {
-            started += 1
+    // `window` workers, each sending its requests one after another: `window` requests in
+    // flight, like h2load -m, without a new task per request.
+    let workers = max(1, min(o.window, share))
+    let tally = try await withThrowingTaskGroup(of: Tally.self) { group in
+        for worker in 0..<workers {
+            let count = share / workers + (worker < share % workers ? 1 : 0)
             group.addTask {
-                do { return .success(try await client.send(request).status) }
-                catch let e as HTTPClientError { return .failure(e) }
+                var mine = Tally()
+                for _ in 0..<count {
+                    do {
+                        let status = try await client.send(request).status
+                        if (200..<300).contains(status) { mine.ok += 1 } else { mine.non2xx += 1 }
+                    } catch let e as HTTPClientError {
+                        mine.failed += 1
+                        if mine.firstError == nil { mine.firstError = e.description }
+                    }
+                }
+                return mine
             }
         }
-        while started < min(o.window, share) { launch() }
-        while let result = try await group.next() {
-            switch result {
-            case .success(let status):
-                if (200..<300).contains(status) { tally.ok += 1 } else { tally.non2xx += 1 }
-            case .failure(let e):
-                tally.failed += 1
-                if tally.firstError == nil { tally.firstError = e.description }
-            }
-            if started < share { launch() }
+        var all = Tally()
+        for try await t in group {
+            all.ok += t.ok
+            all.failed += t.failed
+            all.non2xx += t.non2xx
+            all.firstError = all.firstError ?? t.firstError
         }
+        return all
     }
+    var result = tally
     await client.shutdown()
-    tally.connections = client.stats.connectionsOpened
-    return tally
+    result.connections = client.stats.connectionsOpened
+    return result
 }
 
 let options = parse()
