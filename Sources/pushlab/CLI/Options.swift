@@ -1,4 +1,5 @@
 import Foundation
+import PushCore
 
 /// A declared option. `valueName == nil` makes it a flag.
 struct OptionSpec {
@@ -64,7 +65,7 @@ struct ParsedArguments {
     /// A duration like `30s`, `250ms`, `2m` or a bare number of seconds.
     func duration(_ name: String) throws -> Duration? {
         guard let raw = value(name) else { return nil }
-        guard let d = parseDuration(raw) else {
+        guard let d = parseFaultDuration(raw) else {
             throw UsageError("\(name) takes a duration like 30s, 250ms or 2m, got '\(raw)'")
         }
         return d
@@ -72,17 +73,6 @@ struct ParsedArguments {
 
     mutating func append(_ name: String, _ value: String) { values[name, default: []].append(value) }
     mutating func setFlag(_ name: String) { flags.insert(name) }
-}
-
-func parseDuration(_ raw: String) -> Duration? {
-    let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600)]
-    for (suffix, scale) in units where raw.hasSuffix(suffix) {
-        if suffix == "s" && raw.hasSuffix("ms") { continue }
-        guard let n = Double(raw.dropLast(suffix.count)), n >= 0 else { return nil }
-        return .milliseconds(Int64((n * scale * 1000).rounded()))
-    }
-    guard let n = Double(raw), n >= 0 else { return nil }
-    return .milliseconds(Int64((n * 1000).rounded()))
 }
 
 enum ArgumentParser {

@@ -59,7 +59,7 @@ enum DeviceInputs {
     static func killAt(_ args: ParsedArguments) throws -> Duration? {
         guard let raw = args.value("--kill-at") else { return nil }
         if let ms = Int64(raw), ms >= 0 { return .milliseconds(ms) }
-        guard let d = parseDuration(raw) else { throw UsageError("--kill-at takes milliseconds (e.g. 1500) or a duration like 2s, got '\(raw)'") }
+        guard let d = parseFaultDuration(raw) else { throw UsageError("--kill-at takes milliseconds (e.g. 1500) or a duration like 2s, got '\(raw)'") }
         return d
     }
 }

@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# Gateway emulator throughput (issue 6): h2load with a valid ES256 provider token against the
+# APNs route of `pushlab serve` (every check runs: headers, JWT cached per connection and token,
+# topic, device, payload, record) and against nghttpd serving an empty file — same settings,
+# interleaved rounds, TLS and h2c. Then Python aioapns sending 20,000 notifications through the
+# gateway (the peer the APNs sender must beat). Writes benchmarks/results/gateway.md.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+N=${N:-200000}
+CLIENTS=${CLIENTS:-4}
+STREAMS=${STREAMS:-100}
+ROUNDS=${ROUNDS:-3}
+AIOAPNS_N=${AIOAPNS_N:-20000}
+OUT=benchmarks/results/gateway.md
+BIN=.build/release/pushlab
+PY=.venv/bin/python
+swift build -c release --product pushlab >/dev/null
+TMP=$(mktemp -d)
+PIDS=()
+cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$TMP"; }
+trap cleanup EXIT
+
+port_of() {
+  for _ in $(seq 100); do
+    local p
+    p=$(ss -ltnpH 2>/dev/null | awk -v pid="pid=$1," '$0 ~ pid { n = split($4, a, ":"); print a[n]; exit }')
+    [ -n "$p" ] && { echo "$p"; return; }
+    sleep 0.05
+  done
+  echo "gateway.sh: process $1 is not listening" >&2; exit 1
+}
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+TICK_US=$(( 1000000 / $(getconf CLK_TCK) ))
+
+printf '%s' '{"aps":{"alert":{"title":"Benchmark","body":"A two-hundred-byte push body for the gateway benchmark run."},"sound":"default","badge":1},"CIO":{"push":{"link":"app://x"}}}' >"$TMP/body.json"
+BODY_BYTES=$(wc -c <"$TMP/body.json")
+TOKEN=$(printf 'ab%.0s' $(seq 32))
+
+"$BIN" serve --port 0 --h2c-port 0 --apns-port 0 --apns-h2c-port 0 --quiet >"$TMP/serve.log" 2>&1 &
+GW_PID=$!; PIDS+=($GW_PID)
+for _ in $(seq 100); do grep -q '^quick start' "$TMP/serve.log" && break; sleep 0.05; done
+GW_TLS=$(sed -n 's|^APNs: https://127.0.0.1:\([0-9]*\).*|\1|p' "$TMP/serve.log")
+GW_H2C=$(sed -n 's|^APNs: http://127.0.0.1:\([0-9]*\).*|\1|p' "$TMP/serve.log")
+mkdir -p "$TMP/docroot" && : >"$TMP/docroot/empty"
+nghttpd --no-tls 0 -d "$TMP/docroot" >/dev/null 2>&1 &
+NG_H2C_PID=$!; PIDS+=($!); NG_H2C=$(port_of $!)
+nghttpd 0 certs/server.key certs/server.pem -d "$TMP/docroot" >/dev/null 2>&1 &
+NG_TLS_PID=$!; PIDS+=($!); NG_TLS=$(port_of $!)
+
+# A provider token from the dev key, minted by PyJWT (independent of pushlab's signer).
+JWT=$("$PY" - <<'PY'
+import time, jwt
+key = open("certs/AuthKey_PLDEVKEY01.p8").read()
+print(jwt.encode({"iss": "PLDEVTEAM1", "iat": int(time.time())}, key, algorithm="ES256", headers={"kid": "PLDEVKEY01"}))
+PY
+)
+
+load() {  # pid url extra-args… → "req/s succeeded failed 2xx cpu-µs/request"
+  local pid=$1 url=$2; shift 2
+  local before after out
+  before=$(cpu_ticks "$pid")
+  out=$(h2load -n "$N" -c "$CLIENTS" -m "$STREAMS" -d "$TMP/body.json" "$@" "$url")
+  after=$(cpu_ticks "$pid")
+  awk -v ticks=$((after - before)) -v tick_us="$TICK_US" -v n="$N" '
+       /^finished in/ { gsub(",", "", $4); rps = $4 }
+       /^requests:/ { ok = $8; failed = $10 }
+       /^status codes:/ { xx = $3 }
+       END { printf "%s %s %s %s %.2f\n", rps, ok, failed, xx, ticks * tick_us / n }' <<<"$out"
+}
+APNS_HEADERS=(-H "authorization: bearer $JWT" -H "apns-topic: io.pushlab.demo" -H "apns-push-type: alert")
+TARGETS=("nghttpd TLS|$NG_TLS_PID|https://127.0.0.1:$NG_TLS/empty|plain"
+         "gateway APNs TLS|$GW_PID|https://127.0.0.1:$GW_TLS/3/device/$TOKEN|apns"
+         "nghttpd h2c|$NG_H2C_PID|http://127.0.0.1:$NG_H2C/empty|plain"
+         "gateway APNs h2c|$GW_PID|http://127.0.0.1:$GW_H2C/3/device/$TOKEN|apns")
+declare -A RPS CPU
+rows=""
+for round in $(seq "$ROUNDS"); do
+  for target in "${TARGETS[@]}"; do
+    IFS='|' read -r name pid url kind <<<"$target"
+    echo "gateway.sh: round $round, $name" >&2
+    if [ "$kind" = apns ]; then r=$(load "$pid" "$url" "${APNS_HEADERS[@]}"); else r=$(load "$pid" "$url"); fi
+    read -r rps ok failed xx cpu <<<"$r"
+    RPS[$name]+="$rps "; CPU[$name]+="$cpu "
+    rows+="| $round | $name | $rps | $ok | $failed | $xx | $cpu |"$'\n'
+  done
+done
+median() { tr ' ' '\n' <<<"$1" | grep -v '^$' | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+
+echo "gateway.sh: aioapns, $AIOAPNS_N notifications" >&2
+AIO=$("$PY" Tests/PushGatewayTests/Peers/aioapns_send.py localhost "$GW_TLS" certs/ca.pem certs/AuthKey_PLDEVKEY01.p8 \
+      PLDEVKEY01 PLDEVTEAM1 io.pushlab.demo "$TOKEN" "$AIOAPNS_N")
+AIO_OK=$("$PY" -c 'import json,sys; d=json.loads(sys.argv[1]); print(d["ok"])' "$AIO")
+AIO_S=$("$PY" -c 'import json,sys; d=json.loads(sys.argv[1]); print("%.2f" % d["seconds"])' "$AIO")
+AIO_RATE=$(awk -v n="$AIO_OK" -v s="$AIO_S" 'BEGIN { printf "%.0f", n / s }')
+RSS=$(awk '/VmHWM/ { print $2 " " $3 }' /proc/$GW_PID/status)
+
+{
+  echo "# Gateway emulator benchmark"
+  echo
+  echo "- date: $(date -u +%Y-%m-%dT%H:%MZ)"
+  echo "- machine: $(nproc) cores, $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo), $(free -g | awk '/Mem:/ { print $2 }') GiB RAM; load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "- tools: $(h2load --version | head -1), nghttpd $(nghttpd --version | head -1 | awk '{ print $2 }'), aioapns $("$PY" -c 'import importlib.metadata as m; print(m.version("aioapns"))')"
+  echo "- gateway: \`$BIN serve --port 0 --h2c-port 0 --apns-port 0 --apns-h2c-port 0 --quiet\` (quick start, records in memory)"
+  echo "- load: \`h2load -n $N -c $CLIENTS -m $STREAMS -d body.json\` ($BODY_BYTES-byte APNs alert body, POST); the gateway requests carry \`authorization: bearer <ES256 JWT from PyJWT>\`, \`apns-topic\`, \`apns-push-type\` and go to \`/3/device/<64 hex>\`; nghttpd serves the empty file \`/empty\`. $ROUNDS interleaved rounds; h2load and the servers share the 2 cores with whatever else runs."
+  echo "- cpu µs/request: the server process's own user+system time divided by the requests (from /proc/PID/stat), which shared load does not inflate the way it does req/s."
+  echo
+  echo "| round | server | req/s | succeeded | failed | 2xx | server cpu µs/request |"
+  echo "|---|---|---:|---:|---:|---:|---:|"
+  printf '%s' "$rows"
+  echo
+  echo "## Medians and ratios"
+  echo
+  echo "| transport | nghttpd req/s | gateway req/s | gateway / nghttpd (req/s) | nghttpd cpu µs/req | gateway cpu µs/req | nghttpd / gateway (cpu) |"
+  echo "|---|---:|---:|---:|---:|---:|---:|"
+  for t in TLS h2c; do
+    a=$(median "${RPS[nghttpd $t]}"); b=$(median "${RPS[gateway APNs $t]}")
+    c=$(median "${CPU[nghttpd $t]}"); d=$(median "${CPU[gateway APNs $t]}")
+    echo "| $t | $a | $b | $(ratio "$b" "$a") | $c | $d | $(ratio "$c" "$d") |"
+  done
+  echo
+  echo "Target (issue 6): gateway ≥ 0.5× nghttpd's requests/s."
+  echo
+  echo "## aioapns through the gateway"
+  echo
+  echo "\`Tests/PushGatewayTests/Peers/aioapns_send.py\` (aioapns, default settings but max_connections=1, pointed at the gateway), $AIOAPNS_N notifications: **$AIO_OK accepted in $AIO_S s = $AIO_RATE notifications/s**. This is the rate the APNs sender is compared with."
+  echo
+  echo "Gateway peak RSS over the whole run: $RSS."
+} >"$OUT"
+cat "$OUT"
