@@ -10,6 +10,7 @@ let package = Package(
         .executable(name: "pushlab-bench-auth", targets: ["pushlab-bench-auth"]),
         .executable(name: "pushlab-bench-client", targets: ["pushlab-bench-client"]),
         .executable(name: "pushlab-bench-push-server", targets: ["pushlab-bench-push-server"]),
+        .executable(name: "pushlab-bench-nse", targets: ["pushlab-bench-nse"]),
     ],
     targets: [
         .target(
@@ -50,6 +51,8 @@ let package = Package(
         .executableTarget(name: "pushlab-bench-client", dependencies: ["PushHTTP"]),
         // Benchmarks only: the APNs/FCM-shaped server every sender benchmark peer talks to.
         .executableTarget(name: "pushlab-bench-push-server", dependencies: ["PushHTTP"]),
+        // Measures the NSE emulator for benchmarks/nse.sh; not part of the CLI.
+        .executableTarget(name: "pushlab-bench-nse", dependencies: ["PushCore", "PushDevice", "PushHTTP"]),
         .target(name: "TestSupport", dependencies: ["PushHTTP"], path: "Tests/TestSupport"),
         .testTarget(name: "PushCoreTests", dependencies: ["PushCore", "TestSupport"]),
         .testTarget(name: "PushAuthTests", dependencies: ["PushAuth", "TestSupport"]),

@@ -80,3 +80,19 @@ final class CIOPendingMetricFileTests: XCTestCase {
         XCTAssertEqual(try app.loadAll(), [])
     }
 }
+
+final class CIOPendingMetricEncodingTests: XCTestCase {
+    func testDirectEncodingEqualsJSONEncoderBytes() {
+        let rows = (0..<5).map { n in
+            PendingDeliveryMetric(deliveryID: "RPILAgUBcRhIBqSfeiIwdIYJKxT\(n)", deviceID: "0f8b3e5a\(n)", timestamp: Date(timeIntervalSince1970: 1_775_126_768 + Double(n) * 3600.7))
+        }
+        XCTAssertEqual(CIOPendingMetricFile.fastEncode(rows), CIOPendingMetricFile.foundationEncode(rows))
+    }
+
+    func testStringsThatNeedEscapingFallBackToJSONEncoder() {
+        let row = PendingDeliveryMetric(deliveryID: #"a/b"c"#, deviceID: "t", timestamp: Date(timeIntervalSince1970: 0))
+        XCTAssertNil(CIOPendingMetricFile.fastEncode([row]))
+        XCTAssertEqual(CIOPendingMetricFile.encode([row]), CIOPendingMetricFile.foundationEncode([row]))
+        XCTAssertEqual(CIOPendingMetricFile.decode(CIOPendingMetricFile.encode([row])), [row])
+    }
+}
