@@ -65,6 +65,9 @@ let package = Package(
                     exclude: ["Peers"]),
         .testTarget(name: "PushLabTests", dependencies: ["PushLab", "PushDevice", "TestSupport"]),
         .testTarget(name: "pushlabTests", dependencies: ["TestSupport"]),
+        // Issue 11: the bad-input corpus (Tests/Corpus) run through the real binary and servers,
+        // and the secrets checks over every command's output.
+        .testTarget(name: "HardeningTests", dependencies: ["PushGateway", "PushHTTP", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

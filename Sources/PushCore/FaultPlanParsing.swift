@@ -86,7 +86,9 @@ extension FaultPlan {
         } catch let error as FaultPlanError {
             throw error
         } catch {
-            throw .malformedJSON(location: source, reason: "invalid JSON (\(error.localizedDescription))")
+            // Foundation's text ("The data is not in the correct format") names nothing: say what is wrong.
+            let empty = json.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
+            throw .malformedJSON(location: source, reason: empty ? "the file is empty" : "invalid JSON (it does not parse)")
         }
         for key in root.keys where key != "seed" && key != "rules" {
             throw .unknownField(location: "\(source) /\(key)", field: key)

@@ -170,6 +170,9 @@ extension AppProfile {
     }
 
     public static func decode(_ bytes: [UInt8], source: String = "app profile") throws(AppProfileError) -> AppProfile {
+        if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) {
+            throw .malformedJSON(source: source, detail: "the file is empty")
+        }
         let profile: AppProfile
         do {
             profile = try JSONDecoder().decode(AppProfile.self, from: Data(bytes))
@@ -268,6 +271,10 @@ public enum AppProfileError: Error, Sendable, Equatable, CustomStringConvertible
         case is String.Type: return "a string"
         case is Bool.Type: return "true or false"
         case is Int.Type: return "a whole number"
+        case is Double.Type: return "a number"
+        // Decoding a keyed container asks for a dictionary: say "an object", not a Swift type.
+        case is [String: Any].Type: return "a JSON object { … }"
+        case is [Any].Type: return "a JSON array [ … ]"
         default: return "\(type)"
         }
     }

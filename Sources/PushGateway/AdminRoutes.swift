@@ -9,10 +9,12 @@ struct AdminRoutes: Sendable {
 
     func register(on router: inout Router) {
         let devices = devices, records = records
-        router.add("GET", "/admin/devices") { _ in
-            .now(.json(200, encode(["devices": devices.devices])))
+        router.add("GET", "/admin/devices") { request in
+            if let refusal = AdminAccess.refusal(for: request) { return .now(refusal) }
+            return .now(.json(200, encode(["devices": devices.devices])))
         }
         router.add("POST", "/admin/devices") { request in
+            if let refusal = AdminAccess.refusal(for: request) { return .now(refusal) }
             do {
                 let added = try DeviceRegistry.decodeDevices(Data(request.body), source: "request body")
                 for d in added { devices.register(d) }
@@ -22,6 +24,7 @@ struct AdminRoutes: Sendable {
             }
         }
         router.add("GET", "/admin/pushes") { request in
+            if let refusal = AdminAccess.refusal(for: request) { return .now(refusal) }
             let limit = request.query.flatMap { q in
                 q.split(separator: "&").first { $0.hasPrefix("limit=") }.flatMap { Int($0.dropFirst(6)) }
             } ?? 100
@@ -32,6 +35,33 @@ struct AdminRoutes: Sendable {
                 }
             }
         }
+    }
+}
+
+/// `/admin` answers loopback peers only, even when the gateway listens on every interface
+/// (`serve --host 0.0.0.0`): registering devices and reading the push records is for the
+/// machine's own tools, not the network (issue 11, secrets).
+public enum AdminAccess {
+    /// True for `127.x.x.x:port`, `[::1]:port` and IPv4-mapped `[::ffff:127.x.x.x]:port`
+    /// (the form `ConnectionContext.remoteAddress` takes).
+    public static func isLoopback(_ remoteAddress: String) -> Bool {
+        var host = remoteAddress
+        if host.hasPrefix("["), let close = host.firstIndex(of: "]") {
+            host = String(host[host.index(after: host.startIndex)..<close]).lowercased()
+            if host == "::1" { return true }
+            guard host.hasPrefix("::ffff:") else { return false }
+            host = String(host.dropFirst(7))
+        } else if let colon = host.lastIndex(of: ":") {
+            host = String(host[..<colon])
+        }
+        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
+    }
+
+    /// A 403 naming the rule, or nil when the peer may use `/admin`.
+    public static func refusal(for request: ServerRequest) -> ServerResponse? {
+        if isLoopback(request.connection.remoteAddress) { return nil }
+        return .json(403, #"{"error":"/admin answers loopback clients only (request from \#(jsonEscaped(request.connection.remoteAddress)))","fix":"call /admin from the machine running pushlab serve (127.0.0.1 or ::1)"}"#)
     }
 }
 

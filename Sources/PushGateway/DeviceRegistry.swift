@@ -104,13 +104,37 @@ public final class DeviceRegistry: @unchecked Sendable {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         struct File: Decodable { var devices: [EmulatedDevice] }
+        // Decode the shape the top level has, so the error is the one about that shape (trying
+        // each shape in turn reported the last one's error: "expected an array" for a typo deep
+        // inside {"devices": [...]}).
+        let top = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+        let devices: [EmulatedDevice]
         do {
-            if let file = try? decoder.decode(File.self, from: data) { return file.devices }
-            if let one = try? decoder.decode(EmulatedDevice.self, from: data) { return [one] }
-            return try decoder.decode([EmulatedDevice].self, from: data)
+            if let object = top as? [String: Any] {
+                devices = object["devices"] != nil ? try decoder.decode(File.self, from: data).devices
+                                                   : [try decoder.decode(EmulatedDevice.self, from: data)]
+            } else if top is [Any] {
+                devices = try decoder.decode([EmulatedDevice].self, from: data)
+            } else {
+                let empty = data.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
+                throw GatewayConfigError.invalidDevices(path: source, why: empty ? "the file is empty" : "not valid JSON")
+            }
+        } catch let error as GatewayConfigError {
+            throw error
         } catch {
             throw GatewayConfigError.invalidDevices(path: source, why: describe(error))
         }
+        // A token the gateway could never match is a typo in the file, not a device.
+        for (index, device) in devices.enumerated() {
+            let at = top is [String: Any] && (top as? [String: Any])?["devices"] != nil ? "/devices/\(index)" : (top is [Any] ? "/\(index)" : "")
+            if let token = device.apnsToken, let problem = DeviceToken.problem(token, for: .apns) {
+                throw GatewayConfigError.invalidDevices(path: source, why: "\(at)/apnsToken: \(problem.message)")
+            }
+            if let token = device.fcmToken, let problem = DeviceToken.problem(token, for: .fcm) {
+                throw GatewayConfigError.invalidDevices(path: source, why: "\(at)/fcmToken: \(problem.message)")
+            }
+        }
+        return devices
     }
 
     public func register(_ device: EmulatedDevice) {

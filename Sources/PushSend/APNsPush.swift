@@ -52,7 +52,7 @@ public struct PreparedAPNsPush: Sendable {
         } catch {
             if validate {
                 if payload.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) { throw .payloadEmpty }
-                throw .payloadNotJSON("\(error)")
+                throw .payloadNotJSON(error)
             }
         }
         let pushType = options.pushType ?? document.map { APNsPushType.inferred(from: $0.root) } ?? .alert
@@ -86,7 +86,7 @@ public struct PreparedAPNsPush: Sendable {
 /// Why a push was refused before anything was sent. Each case says what to change.
 public enum APNsPreflightError: Error, Sendable, Hashable, CustomStringConvertible {
     case payloadEmpty
-    case payloadNotJSON(String)
+    case payloadNotJSON(JSONParseError)
     case payloadNotObject
     case payloadTooLarge(bytes: Int, limit: Int, pushType: APNsPushType)
     case missingTopic
@@ -112,10 +112,21 @@ public enum APNsPreflightError: Error, Sendable, Hashable, CustomStringConvertib
         }
     }
 
+    /// How to repair the payload when it is not a JSON object at all (the other cases say it in
+    /// their description).
+    public var fix: String? {
+        switch self {
+        case .payloadEmpty: return #"give a JSON object with an aps dictionary, e.g. {"aps":{"alert":"hi"}}"#
+        case .payloadNotJSON(let error): return error.fix
+        case .payloadNotObject: return #"wrap the content in {"aps": {…}}"#
+        default: return nil
+        }
+    }
+
     public var description: String {
         switch self {
         case .payloadEmpty:
-            return "the payload is empty (APNs: PayloadEmpty); give a JSON object with an aps dictionary"
+            return "the payload is empty (APNs: PayloadEmpty)"
         case .payloadNotJSON(let why):
             return "the payload is not valid JSON: \(why)"
         case .payloadNotObject:

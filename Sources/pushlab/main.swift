@@ -17,9 +17,10 @@ func runCLI(_ argv: [String]) async -> Int32 {
     guard let command = match else {
         let group = allCommands.filter { $0.path.first == args[0] }
         if !group.isEmpty {
-            printError("pushlab \(args[0]): choose one of: " + group.map { $0.path.joined(separator: " ") }.joined(separator: ", "))
+            printError("pushlab \(args[0]): choose one of: " + group.map { $0.path.joined(separator: " ") }.joined(separator: ", ")
+                       + "\n  fix: e.g. pushlab \(group[0].path.joined(separator: " ")) --help")
         } else {
-            printError("pushlab: unknown command '\(args[0])'. Run 'pushlab --help' for the list.")
+            printError("pushlab: unknown command '\(args[0])'\n  fix: run 'pushlab --help' for the list of commands")
         }
         return ExitStatus.usage
     }
@@ -33,7 +34,10 @@ func runCLI(_ argv: [String]) async -> Int32 {
         }
         return try await command.run(parsed)
     } catch let error as UsageError {
-        printError("pushlab \(name): \(error)")
+        // Every usage error says how to fix it: its own fix, else where the options are listed.
+        var shown = error
+        if shown.fix == nil { shown.fix = "see 'pushlab \(name) --help'" }
+        printError("pushlab \(name): \(shown)")
         return ExitStatus.usage
     } catch {
         printError("pushlab \(name): \(error)")

@@ -48,17 +48,25 @@ struct ParsedArguments {
     }
     func int(_ name: String, range: ClosedRange<Int>? = nil) throws -> Int? {
         guard let raw = value(name) else { return nil }
-        guard let v = Int(raw) else { throw UsageError("\(name) takes a whole number, got '\(raw)'") }
+        guard let v = Int(raw) else {
+            throw UsageError("\(name) takes a whole number, got '\(raw)'",
+                             fix: range.map { "pass a whole number from \($0.lowerBound) to \($0.upperBound)" } ?? "e.g. \(name) 10")
+        }
         if let range, !range.contains(v) {
-            throw UsageError("\(name) must be between \(range.lowerBound) and \(range.upperBound), got \(v)")
+            throw UsageError("\(name) must be between \(range.lowerBound) and \(range.upperBound), got \(v)",
+                             fix: "pass a value from \(range.lowerBound) to \(range.upperBound)")
         }
         return v
     }
     func double(_ name: String, range: ClosedRange<Double>? = nil) throws -> Double? {
         guard let raw = value(name) else { return nil }
-        guard let v = Double(raw) else { throw UsageError("\(name) takes a number, got '\(raw)'") }
+        guard let v = Double(raw) else {
+            throw UsageError("\(name) takes a number, got '\(raw)'",
+                             fix: range.map { "pass a number from \($0.lowerBound) to \($0.upperBound)" } ?? "e.g. \(name) 1.5")
+        }
         if let range, !range.contains(v) {
-            throw UsageError("\(name) must be between \(range.lowerBound) and \(range.upperBound), got \(v)")
+            throw UsageError("\(name) must be between \(range.lowerBound) and \(range.upperBound), got \(v)",
+                             fix: "pass a value from \(range.lowerBound) to \(range.upperBound)")
         }
         return v
     }
@@ -66,7 +74,7 @@ struct ParsedArguments {
     func duration(_ name: String) throws -> Duration? {
         guard let raw = value(name) else { return nil }
         guard let d = parseFaultDuration(raw) else {
-            throw UsageError("\(name) takes a duration like 30s, 250ms or 2m, got '\(raw)'")
+            throw UsageError("\(name) takes a duration like 30s, 250ms or 2m, got '\(raw)'", fix: "e.g. \(name) 30s")
         }
         return d
     }
@@ -102,7 +110,7 @@ enum ArgumentParser {
                 throw UsageError("unknown option \(name) for 'pushlab \(command)'.\(hint)", fix: "see 'pushlab \(command) --help'")
             }
             if spec.valueName == nil {
-                if inline != nil { throw UsageError("\(name) takes no value") }
+                if inline != nil { throw UsageError("\(name) takes no value", fix: "write \(name) alone, without =…") }
                 parsed.setFlag(spec.primary)
                 continue
             }
@@ -117,7 +125,7 @@ enum ArgumentParser {
                 i += 1
             }
             if !spec.repeatable, parsed.value(spec.primary) != nil {
-                throw UsageError("\(name) given more than once")
+                throw UsageError("\(name) given more than once", fix: "give \(name) once")
             }
             parsed.append(spec.primary, value)
         }

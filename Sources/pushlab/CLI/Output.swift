@@ -23,9 +23,9 @@ func readInput(_ path: String, what: String = "file") throws -> [UInt8] {
     guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else {
         throw UsageError("\(path): no such \(what)", fix: "check the path")
     }
-    if isDir.boolValue { throw UsageError("\(path): is a directory, expected a \(what)") }
+    if isDir.boolValue { throw UsageError("\(path): is a directory, expected a \(what)", fix: "pass the file's path, not its directory") }
     guard let data = FileManager.default.contents(atPath: path) else {
-        throw UsageError("\(path): cannot read \(what) (permission denied?)")
+        throw UsageError("\(path): cannot read \(what) (permission denied?)", fix: "check its permissions (ls -l \(path))")
     }
     return Array(data)
 }

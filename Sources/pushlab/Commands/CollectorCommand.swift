@@ -35,6 +35,8 @@ enum CollectorCommand: Command {
 
     static func run(_ args: ParsedArguments) async throws -> Int32 {
         let configuration = try collectorConfiguration(args)
+        // Every flag is checked before the database file is created: a bad flag leaves no file.
+        let serverConfiguration = try serverConfiguration(args)
         let dbPath = args.value("--db") ?? "pushlab-metrics.sqlite"
         let store: MetricStore
         do {
@@ -49,7 +51,7 @@ enum CollectorCommand: Command {
             let lines = json ? jsonLines(event, at: Date()) : liveLine(event, at: Date())
             console.async { lines.forEach(emit) }
         }
-        let server = CollectorServer(collector: collector, configuration: try serverConfiguration(args))
+        let server = CollectorServer(collector: collector, configuration: serverConfiguration)
         do {
             try server.start()
         } catch {
@@ -142,6 +144,7 @@ enum CollectorCommand: Command {
                 throw UsageError("\(flag) \(file): cannot read the file",
                                  fix: "run from the repository root, pass \(flag) with a PEM file, or --port off")
             }
+            KeyFilePermissions.warnIfShared(key, flag: "--key")
         }
         return HTTPServerConfiguration(host: args.value("--host") ?? "127.0.0.1", tlsPort: tlsPort, cleartextPort: cleartextPort,
                                        certificateFile: cert, privateKeyFile: key)

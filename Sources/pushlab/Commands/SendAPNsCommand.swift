@@ -99,11 +99,23 @@ enum SendAPNsCommand: Command {
     static func loadKey(_ args: ParsedArguments) throws -> APNsAuthKey {
         let path = try args.required("--key", env: "APNS_KEY_PATH", fix: "pass the AuthKey_<KEYID>.p8 downloaded from the Apple developer account")
         let teamID = try args.required("--team-id", env: "APNS_TEAM_ID", fix: "your 10-character team id (developer account, Membership)")
-        do {
-            return try APNsAuthKey.load(path: path, keyID: args.optional("--key-id", env: "APNS_KEY_ID"), teamID: teamID)
-        } catch {
-            throw UsageError("--key \(path): \(error)", fix: error.fix)
+        // A missing file is the first thing to say, before what its name implies (the key id).
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw UsageError("--key \(path): no such file", fix: "check the path; the .p8 is downloaded once from developer.apple.com > Keys")
         }
+        let key: APNsAuthKey
+        do {
+            key = try APNsAuthKey.load(path: path, keyID: args.optional("--key-id", env: "APNS_KEY_ID"), teamID: teamID)
+        } catch {
+            // Built from the error's own fields once: the flag, the file, the reason, one fix.
+            switch error {
+            case .invalidKeyID: throw UsageError("--key-id: \(error.reason)", fix: error.fix)
+            case .missingTeamID, .invalidTeamID: throw UsageError("--team-id: \(error.reason)", fix: error.fix)
+            default: throw UsageError("--key \(error.source ?? path): \(error.reason)", fix: error.fix)
+            }
+        }
+        KeyFilePermissions.warnIfShared(path, flag: "--key")
+        return key
     }
 
     static func preparePush(_ args: ParsedArguments) throws -> PreparedAPNsPush {
@@ -145,6 +157,9 @@ enum SendAPNsCommand: Command {
             // Flags the user can fix: usage errors (exit 2).
             case .missingTopic, .badPriority, .badExpiration, .collapseIDTooLong, .badAPNsID:
                 throw UsageError("\(error)")
+            // Not a JSON object at all: unreadable input (exit 2), as in send fcm.
+            case .payloadEmpty, .payloadNotJSON, .payloadNotObject:
+                throw UsageError("\(source): \(error)", fix: error.fix)
             // The payload failed validation (exit 1, like pushlab validate).
             default:
                 throw PreflightRefusal(message: "\(source): \(error)")

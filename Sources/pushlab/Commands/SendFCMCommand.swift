@@ -39,7 +39,10 @@ enum SendFCMCommand: Command {
         let accountPath = try args.required("--service-account", env: "GOOGLE_APPLICATION_CREDENTIALS",
                                             fix: "download a key in the Firebase console: Project settings → Service accounts → Generate new private key")
         let account: ServiceAccount
-        do { account = try ServiceAccount.load(path: accountPath) } catch { throw UsageError("--service-account \(error)") }
+        do { account = try ServiceAccount.load(path: accountPath) } catch {
+            throw UsageError("--service-account \(error.path): \(error.reason)", fix: error.fix)
+        }
+        KeyFilePermissions.warnIfShared(accountPath, flag: "--service-account")
         let message = try prepareMessage(args)
         let validate = !args.flag("--no-validate")
         let bulk = args.value("--tokens") != nil
@@ -92,7 +95,9 @@ enum SendFCMCommand: Command {
     static func prepareMessage(_ args: ParsedArguments) throws -> PreparedFCMMessage {
         let (bytes, source) = try SendSupport.payloadBytes(args, fcm: true)
         let document: JSONDocument
-        do { document = try JSONDocument.parse(bytes) } catch { throw UsageError("\(source): not valid JSON: \(error)") }
+        do { document = try JSONDocument.parse(bytes) } catch {
+            throw UsageError("\(source): not valid JSON: \(error)", fix: error.fix)
+        }
         var message: PreparedFCMMessage
         do {
             message = try PreparedFCMMessage(document: document, validateOnly: args.flag("--dry-run"))

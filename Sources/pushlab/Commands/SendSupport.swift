@@ -197,11 +197,17 @@ enum SendSupport {
         return out
     }
 
+    /// A device token shortened (first 8 characters + …) as everywhere pushlab prints one; FCM
+    /// topics and conditions are not secrets and stay whole.
+    static func printableTarget(_ target: String) -> String {
+        DeviceToken.classify(target) == .invalid ? target : DeviceToken.redacted(target)
+    }
+
     /// Prints one push's result; returns the exit status.
     static func printSingle(_ r: DeliveryReport, fix: String?, extra: [String: String], json: Bool) throws -> Int32 {
         if json {
             var obj: [String: JSONValue] = [
-                "provider": .string(r.provider.rawValue), "token": .string(r.target), "outcome": .string(r.outcome.rawValue),
+                "provider": .string(r.provider.rawValue), "token": .string(printableTarget(r.target)), "outcome": .string(r.outcome.rawValue),
                 "attempts": .number(JSONNumber(r.attempts)),
                 "latency_ms": .number(JSONNumber((seconds(r.latency) * 1e6).rounded() / 1000)),
             ]

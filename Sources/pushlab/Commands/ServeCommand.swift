@@ -52,6 +52,7 @@ enum ServeCommand: Command {
             throw UsageError("\(flag) \(file): cannot read the file",
                              fix: "run from the repository root or pass \(flag) with a PEM file (certs/README.md)")
         }
+        KeyFilePermissions.warnIfShared(key, flag: "--key")
         var config = GatewayConfiguration(certificateFile: cert, privateKeyFile: key)
         config.host = args.value("--host") ?? "127.0.0.1"
         config.apnsPort = try args.int("--apns-port", range: 0...65535) ?? 2197
@@ -126,7 +127,9 @@ enum ServeCommand: Command {
                 let fromFlags = try FaultPlan.parse(flags: flags, seed: seed)
                 plan = plan.isEmpty ? fromFlags : plan.merging(fromFlags)
             }
-        } catch let e as UsageError { throw e } catch { throw UsageError("\(error)") }
+        } catch let e as UsageError { throw e } catch let e as FaultPlanError {
+            throw UsageError("\(e)", fix: e.fix)
+        } catch { throw UsageError("\(error)") }
         return plan
     }
 }

@@ -123,11 +123,11 @@ enum ValidateCommand: Command {
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else {
             throw UsageError("\(path): no such file", fix: "check the path")
         }
-        if isDir.boolValue { throw UsageError("\(path): is a directory, expected a payload file") }
+        if isDir.boolValue { throw UsageError("\(path): is a directory, expected a payload file", fix: "pass the payload files inside it, e.g. \(path)/*.json") }
         let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
         if size > maxInputBytes { throw tooLarge(size) }
         guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw UsageError("\(path): cannot read the file (permission denied?)")
+            throw UsageError("\(path): cannot read the file (permission denied?)", fix: "check its permissions (ls -l \(path))")
         }
         defer { try? handle.close() }
         // Read at most cap+1 bytes: a file that grows (or a FIFO) cannot blow the memory bound.
