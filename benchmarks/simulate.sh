@@ -21,7 +21,7 @@ CPU=$(awk -F': ' '/Percent of CPU/ { print $2 }' "$TMP/time.txt")
   echo
   echo "- date: $(date -u +%Y-%m-%dT%H:%MZ)"
   echo "- machine: $(nproc) cores, $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo), $(free -g | awk '/Mem:/ { print $2 }') GiB RAM; load average at start: $LOAD"
-  echo "- command: \`$BIN simulate ${ARGS[*]}\` (release build, default time scale 100×, 30-s budget, 64 pushes in flight)"
+  echo "- command: \`$BIN simulate ${ARGS[*]}\` (release build, default time scale 20×, 30-s budget, 64 pushes in flight)"
   echo "- wall time for all three stores ($((N * 3)) pushes): **$WALL** (GNU time), CPU $CPU; peak RSS **$RSS**"
   echo "- target (issue 10): 10,000 pushes in ≤ 60 s on this 2-core machine"
   echo

@@ -49,8 +49,10 @@ public struct SimulationParameters: Sendable, Codable, Equatable {
     /// Image download latency, in emulated time.
     public var imageLatency: LatencyDistribution = .uniform(.milliseconds(50), .milliseconds(400))
     public var budget: Duration = .seconds(30)
-    /// Emulated seconds per real second.
-    public var timeScale = 100.0
+    /// Emulated seconds per real second. Real delays (CPU, network) are stretched by the same
+    /// factor, so on a busy machine a high scale turns slowness into expiries: 20 keeps the
+    /// 30-s budget at 1.5 s of real time.
+    public var timeScale = 20.0
     /// App cold starts, spread evenly; the last one comes after the last push. 0: never.
     public var launches = 1
     /// The extension's bundle id ends in a suffix the SDK does not strip, so the App Group id

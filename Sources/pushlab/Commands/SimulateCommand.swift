@@ -25,7 +25,7 @@ enum SimulateCommand: Command {
         .value("--outage", name: "A-B", help: "Pushes A…B meet a collector outage (their metric requests fail).", repeatable: true),
         .value("--image-latency", name: "DIST", help: "Image latency: fixed:200ms, uniform:50ms:400ms, normal:300ms:100ms.", default: "uniform:50ms:400ms"),
         .value("--budget", name: "DURATION", help: "The extension's time budget.", default: "30s"),
-        .value("--time-scale", name: "X", help: "Emulated seconds per real second.", default: "100"),
+        .value("--time-scale", name: "X", help: "Emulated seconds per real second (real delays are stretched too: keep it modest on a busy machine).", default: "20"),
         .value("--launches", name: "N", help: "App cold starts, spread evenly; the last after the last push.", default: "1"),
         .flag("--misconfigured-app-group", help: "Extension bundle id with a suffix the SDK does not strip: the store is silently off."),
         .value("--concurrency", name: "N", help: "Pushes in flight at once.", default: "64"),
