@@ -155,7 +155,7 @@ public struct NotificationServiceExtension: Sendable {
         case .kill:
             state.kill("extension process killed (--kill-at): nothing after this happens")
             tasks.forEach { $0.cancel() }
-            return killedEarly(report, state, original)
+            return killedEarly(report, state, original, imageURL: wantsImage ? push.image : nil)
         case .expiry, .softDeadline:
             state.cancelInFlight()
             tasks.forEach { $0.cancel() }
@@ -253,7 +253,8 @@ public struct NotificationServiceExtension: Sendable {
         }
     }
 
-    private func killedEarly(_ base: NSERunReport, _ state: ExtensionRunState, _ original: DisplayedNotification) -> NSERunReport {
+    private func killedEarly(_ base: NSERunReport, _ state: ExtensionRunState, _ original: DisplayedNotification,
+                             imageURL: String? = nil) -> NSERunReport {
         var report = base
         let snap = state.snapshot
         if !snap.killed { state.kill("extension process killed (--kill-at) before it started work") }
@@ -262,6 +263,7 @@ public struct NotificationServiceExtension: Sendable {
         report.notification = original
         report.note = "the extension died before calling the content handler: iOS shows the original content"
         report.image = snap.image
+        if let url = imageURL, snap.image.verdict == .none { report.image = .dropped(url, .cancelled) }
         if let metric = snap.metric { report.metric = metric } else if configuration.profile.autoTrackPushEvents && report.handled {
             report.metric = DeliveredMetricOutcome(url: nil, result: .cancelled, attempts: [])
         }
