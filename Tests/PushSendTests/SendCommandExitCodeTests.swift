@@ -32,7 +32,7 @@ final class SendCommandExitCodeTests: XCTestCase {
         let id = try XCTUnwrap(obj["apns_id"] as? String)
         XCTAssertEqual(server.snapshot.accepted[id], 1)
 
-        let h = try ProcessRunner.pushlab(["history", "--history", history, "--json", "--last", "5"])
+        let h = try ProcessRunner.pushlab(["history", "--history", history, "--json", "--last", "5", "--full-tokens"])
         XCTAssertEqual(h.status, 0, h.stderr)
         let rows = try JSONSerialization.jsonObject(with: Data(h.stdout.utf8)) as! [[String: Any]]
         XCTAssertEqual(rows.count, 1)

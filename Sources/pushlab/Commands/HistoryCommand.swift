@@ -1,4 +1,5 @@
 import Foundation
+import PushCore
 import PushSend
 
 /// `pushlab history`: the pushes `send apns` / `send fcm` recorded.
@@ -14,6 +15,7 @@ enum HistoryCommand: Command {
         .value("--token", name: "TOKEN", help: "Only sends to this token (or FCM topic/condition)."),
         .value("--history", name: "PATH", help: "History database.", default: "$XDG_DATA_HOME/pushlab/history.sqlite"),
         .flag("--json", help: "Print the rows as a JSON array."),
+        .flag("--full-tokens", help: "Print whole device tokens (shortened to 8 characters otherwise)."),
     ]
 
     static func run(_ args: ParsedArguments) async throws -> Int32 {
@@ -29,7 +31,14 @@ enum HistoryCommand: Command {
         let store: SendHistoryStore
         do { store = try SendHistoryStore(path: path) } catch { throw UsageError("--history \(path): \(error)") }
         defer { store.close() }
-        let entries = try store.recent(limit: limit, target: args.value("--token"))
+        var entries = try store.recent(limit: limit, target: args.value("--token"))
+        // Device tokens are shortened in every output unless asked for (issue 11, secrets);
+        // FCM topics and conditions are not tokens and stay whole.
+        if !args.flag("--full-tokens") {
+            for i in entries.indices where DeviceToken.classify(entries[i].target) != .invalid {
+                entries[i].target = shorten(entries[i].target)
+            }
+        }
         if args.flag("--json") {
             emit(try renderJSON(entries))
             return ExitStatus.success

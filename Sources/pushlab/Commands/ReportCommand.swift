@@ -45,7 +45,10 @@ enum ReportCommand: Command {
             throw UsageError("--db \(dbPath): cannot read the metrics: \(error)", fix: "pass a file written by 'pushlab collector'")
         }
         if args.flag("--json") {
-            emit(try renderJSON(report))
+            // Recipients are device tokens: shortened, as in the tables (issue 11, secrets).
+            var shown = report
+            for i in shown.deliveries.indices { shown.deliveries[i].recipient = shown.deliveries[i].recipient.map { shortToken($0) } }
+            emit(try renderJSON(shown))
         } else {
             print(report.text(deliveryLimit: limit == 0 ? nil : limit), terminator: "")
         }
