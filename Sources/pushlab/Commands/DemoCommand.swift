@@ -26,7 +26,7 @@ enum DemoCommand: Command {
         let root = try ProjectFiles.require("demo files")
         let profilePath = args.value("--app") ?? root + "/payloads/apps/demo.json"
         let profile: AppProfile
-        do { profile = try AppProfile.load(path: profilePath) } catch { throw UsageError("\(error)") }
+        do { profile = try AppProfile.load(path: profilePath) } catch { throw UsageError("--app \(error.reason)", fix: error.fix) }
         let work = args.value("--work-dir").map { URL(fileURLWithPath: $0) }
             ?? FileManager.default.temporaryDirectory.appendingPathComponent("pushlab-demo-\(UUID().uuidString.prefix(8))")
         let keep = args.flag("--keep") || args.value("--work-dir") != nil

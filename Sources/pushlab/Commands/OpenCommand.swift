@@ -114,7 +114,7 @@ enum OpenCommand: Command {
         do {
             return try AppProfile.load(path: path)
         } catch {
-            throw UsageError(error.reason, fix: error.fix)
+            throw UsageError("--app \(error.reason)", fix: error.fix)
         }
     }
 

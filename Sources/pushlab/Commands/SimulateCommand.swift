@@ -74,7 +74,7 @@ enum SimulateCommand: Command {
         if args.flag("--compare") { stores = SimulatedStore.allCases }
         let profilePath = args.value("--app") ?? root + "/payloads/apps/demo.json"
         let profile: AppProfile
-        do { profile = try AppProfile.load(path: profilePath) } catch { throw UsageError("\(error)") }
+        do { profile = try AppProfile.load(path: profilePath) } catch { throw UsageError("--app \(error.reason)", fix: error.fix) }
         let simulation = Simulation(certsDirectory: root + "/certs", assetsDirectory: root + "/payloads/assets", profile: profile)
 
         var results: [SimulationResult] = []
