@@ -100,7 +100,21 @@ final class SecretsNeverPrintedTests: XCTestCase {
         try pushlab(["report", "--db", metrics])
         try pushlab(["report", "--db", metrics, "--json"])
 
+        XCTAssertGreaterThan(transcript.count, 25)
         try assertNoSecrets(deviceTokens: apnsTokens + fcmTokens)
+
+        // The databases keep whole device tokens (they are the data) but no credential: the
+        // gateway's records redact authorization, history and metrics never hold one.
+        let credentials = [Data("pushlab-demo-cdp-key:".utf8).base64EncodedString(), Data("wrong-secret-key:".utf8).base64EncodedString(),
+                           "wrong-secret-key"]
+        for db in [dir.appendingPathComponent("gateway.sqlite").path, history, metrics] {
+            let dump = try ProcessRunner.run("/usr/bin/sqlite3", [db, ".dump"])
+            XCTAssertEqual(dump.status, 0, dump.stderr)
+            XCTAssertGreaterThan(dump.stdout.count, 200, "\(db) is empty")
+            transcript = [("sqlite3 \(db) .dump", dump.stdout)]
+            try assertNoSecrets(deviceTokens: [])
+            for c in credentials { XCTAssertFalse(dump.stdout.contains(c), "\(db) holds the collector credential \(c)") }
+        }
     }
 
     private func assertNoSecrets(deviceTokens: [String]) throws {
@@ -113,7 +127,6 @@ final class SecretsNeverPrintedTests: XCTestCase {
         keyBodies.append(("fcm-service-account.json private_key", pemBody(try XCTUnwrap(sa["private_key"] as? String))))
         let jwt = try NSRegularExpression(pattern: #"eyJ[A-Za-z0-9_-]{10,}\."#)
 
-        XCTAssertGreaterThan(transcript.count, 25)
         for (label, text) in transcript {
             XCTAssertFalse(text.contains("Fatal error"), "\(label) crashed:\n\(text)")
             for marker in ["BEGIN PRIVATE KEY", "BEGIN EC PRIVATE KEY", "BEGIN RSA PRIVATE KEY", "ya29."] {
