@@ -16,7 +16,9 @@ enum CurlErrorMapping {
         case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_PROXY:
             return .connectFailed(text)
         case CURLE_OPERATION_TIMEDOUT:
-            return .timedOut(after: timeout)
+            // The connect deadline (connectTimeout) is a connection problem, not the request's.
+            return text.hasPrefix("Connection timed out") || text.hasPrefix("Resolving timed out")
+                ? .connectFailed(text) : .timedOut(after: timeout)
         case CURLE_PEER_FAILED_VERIFICATION:
             let trusted = caFile.map { "the CA file \($0)" } ?? "the system CA store"
             return .tlsFailed("the server's certificate is not trusted by \(trusted) (\(text)); pass the CA that "

@@ -41,6 +41,7 @@ final class CurlMultiLoop {
 
     /// The thread body. Returns when a stop was requested and nothing is in flight.
     func run() {
+        var resumedCallers = false
         while true {
             let stop = inbox.drain(submissions: &incoming, cancellations: &cancelled)
             for submission in incoming { start(submission) }
@@ -52,7 +53,18 @@ final class CurlMultiLoop {
 
             var running: Int32 = 0
             curl_multi_perform(multi, &running)
-            if collectFinished() > 0 { continue }  // freed streams: take new work first
+            if collectFinished() > 0 {  // freed streams: take new work first
+                resumedCallers = true
+                continue
+            }
+            if resumedCallers {
+                // The callers just resumed usually send their next requests within
+                // microseconds: give them the CPU once and pick those up without a wakeup
+                // (a syscall and a context switch per batch; measured ~5% more requests/s).
+                resumedCallers = false
+                sched_yield()
+                continue
+            }
             // Sleeps until a socket is ready, a libcurl timer fires or another thread calls
             // curl_multi_wakeup; the 1 s cap is only a safety net.
             if inbox.mayPoll() { curl_multi_poll(multi, nil, 0, 1000, nil) }
