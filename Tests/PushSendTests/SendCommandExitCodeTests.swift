@@ -154,4 +154,20 @@ final class SendCommandExitCodeTests: XCTestCase {
         XCTAssertEqual(wrong.status, 2)
         XCTAssertTrue(wrong.stderr.contains("APNs device token"), wrong.stderr)
     }
+
+    /// Every sample under payloads/ passes pre-flight with its inferred headers and is accepted.
+    func testEverySamplePayloadIsSentAndAccepted() throws {
+        server = try LocalPushServer()
+        let apnsDir = Fixtures.path("payloads/apns"), fcmDir = Fixtures.path("payloads/fcm")
+        for name in try FileManager.default.contentsOfDirectory(atPath: apnsDir).sorted() where name.hasSuffix(".json") {
+            let r = try apns(["--token", TestTokens.apns, apnsDir + "/" + name])
+            XCTAssertEqual(r.status, 0, "\(name): \(r.stdout) \(r.stderr)")
+        }
+        let sa = try server.serviceAccountFile(in: dir)
+        for name in try FileManager.default.contentsOfDirectory(atPath: fcmDir).sorted() where name.hasSuffix(".json") {
+            let r = try ProcessRunner.pushlab(["send", "fcm", "--url", server.url, "--ca-file", Fixtures.caFile, "--service-account", sa,
+                                               "--history", history, fcmDir + "/" + name])
+            XCTAssertEqual(r.status, 0, "\(name): \(r.stdout) \(r.stderr)")
+        }
+    }
 }

@@ -122,8 +122,8 @@ enum SendFCMCommand: Command {
         var report = Validator().validate(request, as: .fcm)
         // The token itself is checked by the sender with a clearer message.
         report.findings.removeAll { $0.pointer?.description == "/message/token" }
-        for w in report.warnings { printError("pushlab send fcm: warning: \(source)\(w.place): \(w.message)") }
-        let errors = report.errors.map { "\(source)\($0.place): \($0.message) — fix: \($0.fix)" }
+        for w in report.warnings { printError("pushlab send fcm: warning: \(source) \(w.place): \(w.message)") }
+        let errors = report.errors.map { "\(source) \($0.place): \($0.message) — fix: \($0.fix)" }
         if !errors.isEmpty { throw PreflightRefusal(message: "\(FCMMessageError.invalid(errors))") }
         return message
     }
