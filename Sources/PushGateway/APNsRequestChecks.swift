@@ -70,14 +70,13 @@ enum APNsHeaderChecks {
             // Token-based connections must name the topic (apns.md: Required with token auth).
             (f.headers["apns-topic"] ?? "").isEmpty ? APNsRejection(status: 400, reason: "MissingTopic") : nil
         }),
-        ("apns-topic suffix matches push type", { f in
+        ("apns-topic is a bundle id", { f in
+            // Letters, digits, '.', '-' (and '_', which some old ids carry); anything else is no topic.
             guard let topic = f.headers["apns-topic"] else { return nil }
-            let type = f.headers["apns-push-type"] ?? "alert"
-            if let suffix = topicSuffix[type] {
-                return topic.hasSuffix(suffix) ? nil : APNsRejection(status: 400, reason: "BadTopic")
+            let ok = topic.utf8.allSatisfy { c in
+                (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c == 46 || c == 45 || c == 95
             }
-            // alert/background/mdm: a bare bundle id; a PushKit-style suffix there is a wrong topic.
-            return topicSuffix.values.contains { topic.hasSuffix($0) } ? APNsRejection(status: 400, reason: "BadTopic") : nil
+            return ok ? nil : APNsRejection(status: 400, reason: "BadTopic")
         }),
         ("apns-collapse-id at most 64 bytes", { f in
             guard let c = f.headers["apns-collapse-id"] else { return nil }
@@ -100,6 +99,13 @@ enum APNsHeaderChecks {
             if !hex { return false }
         }
         return true
+    }
+
+    /// True when `topic` carries the suffix `pushType` requires (apns.md `apns-topic`); a token
+    /// registered for `bundle.voip` is not the token of `bundle`, hence DeviceTokenNotForTopic.
+    static func topicMatchesPushType(_ topic: String, pushType: String?) -> Bool {
+        guard let suffix = topicSuffix[pushType ?? "alert"] else { return true }
+        return topic.hasSuffix(suffix)
     }
 
     /// Payload size limit for a push type (apns.md: 4096, VoIP 5120).

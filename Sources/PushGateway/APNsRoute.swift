@@ -77,6 +77,9 @@ struct APNsRoute: Sendable {
             }
             let bundle = bundleID(fromTopic: topic ?? "", pushType: pushType)
             guard allowedTopics().contains(bundle) else { return APNsRejection(status: 400, reason: "TopicDisallowed") }
+            if !APNsHeaderChecks.topicMatchesPushType(topic ?? "", pushType: pushType) {
+                return APNsRejection(status: 400, reason: "DeviceTokenNotForTopic")
+            }
             switch devices.lookup(apnsToken: token) {
             case .unknown:
                 return APNsRejection(status: 400, reason: "BadDeviceToken")

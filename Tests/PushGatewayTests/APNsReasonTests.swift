@@ -53,8 +53,12 @@ final class APNsReasonTests: XCTestCase {
     func testBadExpirationDate() throws { assertRejected(try push(headers: [("apns-expiration", "tomorrow")]), 400, "BadExpirationDate") }
     func testBadMessageId() throws { assertRejected(try push(headers: [("apns-id", "123")]), 400, "BadMessageId") }
     func testBadPriority() throws { assertRejected(try push(headers: [("apns-priority", "7")]), 400, "BadPriority") }
-    func testBadTopicWhenSuffixDoesNotMatchPushType() throws {
-        assertRejected(try push(headers: [("apns-push-type", "voip")]), 400, "BadTopic")
+    func testBadTopicForATopicThatIsNoBundleId() throws {
+        assertRejected(try push(topic: "io.pushlab demo"), 400, "BadTopic")
+    }
+    func testDeviceTokenNotForTopicWhenTheTopicLacksThePushTypeSuffix() throws {
+        // A VoIP token is registered for `<bundle>.voip`; the bare bundle id is another topic.
+        assertRejected(try push(headers: [("apns-push-type", "voip")]), 400, "DeviceTokenNotForTopic")
     }
     func testDeviceTokenNotForTopicInQuickStart() throws {
         // Quick start accepts any token for the dev bundle only; another allowed topic needs a device.

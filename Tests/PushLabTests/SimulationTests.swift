@@ -20,7 +20,7 @@ final class SimulationTests: XCTestCase {
         p.killStage = stage
         p.launches = launches
         p.seed = seed
-        p.timeScale = 50
+        p.timeScale = 10  // 3 s of real budget: a loaded machine cannot turn kills into expiries
         p.imageLatency = .uniform(.milliseconds(20), .milliseconds(200))
         return p
     }
