@@ -29,19 +29,24 @@ final class HTTP2Callbacks {
 }
 
 /// One request/response exchange on an HTTP/2 connection. Loop thread only.
+///
+/// `@exclusivity(unchecked)`: these fields are only touched on the loop thread, never while
+/// another access to them is in progress; the dynamic exclusivity checks Swift would otherwise
+/// run on every header and DATA chunk cost ~5% of the server's CPU (perf, see
+/// benchmarks/results/transport-server.md).
 final class HTTP2Stream {
-    var id: Int32
-    var method = ""
-    var path = ""
-    var authority: String?
-    var headers: [HTTPHeader] = []
-    var headerListBytes = 0
-    var headersTooLarge = false
-    var body: [UInt8] = []
+    @exclusivity(unchecked) var id: Int32
+    @exclusivity(unchecked) var method = ""
+    @exclusivity(unchecked) var path = ""
+    @exclusivity(unchecked) var authority: String?
+    @exclusivity(unchecked) var headers: [HTTPHeader] = []
+    @exclusivity(unchecked) var headerListBytes = 0
+    @exclusivity(unchecked) var headersTooLarge = false
+    @exclusivity(unchecked) var body: [UInt8] = []
     /// An answer was submitted (or a reset); later request frames are ignored.
-    var answered = false
-    var responseBody: [UInt8] = []
-    var responseOffset = 0
+    @exclusivity(unchecked) var answered = false
+    @exclusivity(unchecked) var responseBody: [UInt8] = []
+    @exclusivity(unchecked) var responseOffset = 0
 
     init(id: Int32) { self.id = id }
 
@@ -79,11 +84,11 @@ final class HTTP2Session {
     private let dispatcher: RequestDispatcher
     private let context: ConnectionContext
     /// Owns the streams; nghttp2's stream user data points at the same objects, unretained.
-    private var streams: [Int32: HTTP2Stream] = [:]
+    @exclusivity(unchecked) private var streams: [Int32: HTTP2Stream] = [:]
     /// Closed streams kept for reuse (see `HTTP2Stream.reuse`).
-    private var freeStreams: [HTTP2Stream] = []
+    @exclusivity(unchecked) private var freeStreams: [HTTP2Stream] = []
     /// The stream whose header block is being received.
-    private var currentStream: HTTP2Stream?
+    @exclusivity(unchecked) private var currentStream: HTTP2Stream?
 
     /// Calls `body` with the session behind nghttp2's user-data pointer, without the
     /// retain/release a strong reference would cost on every callback (the connection keeps
@@ -113,6 +118,11 @@ final class HTTP2Session {
     }
 
     var hasActiveStreams: Bool { !streams.isEmpty }
+
+    /// The last `flush` stopped at the high-water mark with nghttp2 still holding frames.
+    /// (`nghttp2_session_want_write` alone is no guide: it stays true for DATA blocked by a
+    /// stream's flow-control window.)
+    private(set) var stoppedAtHighWater = false
 
     func sendServerPreface() {
         var settings = connection.configuration.settings
@@ -178,7 +188,12 @@ final class HTTP2Session {
         // split the output into 4 KiB chains, each becoming its own TLS record).
         let staging = connection.core.outputStaging
         var used = 0
-        while evbuffer_get_length(output) + used < ServerConnection.outputHighWater {
+        stoppedAtHighWater = false
+        while true {
+            if evbuffer_get_length(output) + used >= ServerConnection.outputHighWater {
+                stoppedAtHighWater = true
+                break
+            }
             var data: UnsafePointer<UInt8>?
             let length = nghttp2_session_mem_send(session, &data)
             if length < 0 { return .failed }

@@ -23,9 +23,9 @@ public struct Router: Sendable {
     }
 
     private var routes: [Route] = []
-    /// Routes without parameters keyed by "METHOD path": one hash lookup answers the common
+    /// Routes without parameters keyed by path, then method: one hash lookup answers the common
     /// case without splitting the path (the server's hot path; see benchmarks/results).
-    private var literalRoutes: [String: RouteHandler] = [:]
+    private var literalRoutes: [String: [(method: String, handler: RouteHandler)]] = [:]
     /// Answers requests no route matches (e.g. APNs' `404 {"reason":"BadPath"}`); nil leaves
     /// them to the server's plain 404.
     public var fallback: RouteHandler?
@@ -38,8 +38,9 @@ public struct Router: Sendable {
             return .literal(s)
         }
         routes.append(Route(method: method.uppercased(), segments: segments, handler: handler))
-        if !segments.contains(where: \.isParameter) && literalRoutes[method.uppercased() + " " + pattern] == nil {
-            literalRoutes[method.uppercased() + " " + pattern] = handler
+        if !segments.contains(where: \.isParameter),
+           literalRoutes[pattern]?.contains(where: { $0.method == method.uppercased() }) != true {
+            literalRoutes[pattern, default: []].append((method.uppercased(), handler))
         }
         // Literal routes first so `/admin/pushes` beats `/admin/{anything}`.
         routes.sort { $0.parameterCount < $1.parameterCount }
@@ -47,7 +48,9 @@ public struct Router: Sendable {
 
     public func match(method: String, path: String) -> Match {
         // Literal routes win over parameterised ones anyway, so an exact hit is the answer.
-        if let handler = literalRoutes[method + " " + path] { return .found(handler, [:]) }
+        if let candidates = literalRoutes[path] {
+            for candidate in candidates where candidate.method == method { return .found(candidate.handler, [:]) }
+        }
         let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
         var allowed: [String] = []
         for route in routes where route.segments.count == parts.count {

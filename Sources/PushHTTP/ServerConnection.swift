@@ -30,6 +30,8 @@ final class ServerConnection {
     /// Reading stopped because the peer is not reading our output (see `throttleIfBacklogged`).
     private var readPaused = false
     private var idleTimer: OpaquePointer?
+    /// Cleartext only: the read event that replaces the bufferevent's (see `start`).
+    private var socketReadEvent: OpaquePointer?
     /// Set while lingering after a graceful close (see `linger`).
     private var lingerTimer: OpaquePointer?
     private var lastActivity = timeval()
@@ -59,10 +61,24 @@ final class ServerConnection {
         }, { _, events, context in
             Unmanaged<ServerConnection>.fromOpaque(context!).takeUnretainedValue().event(events)
         }, context)
-        // libevent reads 4 KiB per callback by default; a busy HTTP/2 peer sends far more.
         bufferevent_set_max_single_read(bev, 256 << 10)
         bufferevent_set_max_single_write(bev, 256 << 10)
-        bufferevent_enable(bev, Int16(EV_READ | EV_WRITE))
+        if isTLS {
+            bufferevent_enable(bev, Int16(EV_READ | EV_WRITE))
+        } else {
+            // Cleartext: libevent 2.1's socket bufferevent reads at most 4 KiB per wake-up
+            // (EVBUFFER_MAX_READ) after an FIONREAD ioctl, and writes only on the next loop
+            // iteration after toggling EV_WRITE in epoll. At h2load's rates that tripled the
+            // syscalls per request; so we read 64 KiB at a time ourselves and write right
+            // after processing, leaving the bufferevent only the leftovers of a short write.
+            bufferevent_disable(bev, Int16(EV_READ | EV_WRITE))
+            // A socket bufferevent freezes the end of its input buffer for everyone but itself.
+            evbuffer_unfreeze(bufferevent_get_input(bev), 0)
+            socketReadEvent = event_new(core.loop.base, bufferevent_getfd(bev), Int16(EV_READ | EV_PERSIST), { _, _, context in
+                Unmanaged<ServerConnection>.fromOpaque(context!).takeUnretainedValue().socketReadable()
+            }, context)
+            event_add(socketReadEvent, nil)
+        }
         if let idle = configuration.idleTimeout {
             event_base_gettimeofday_cached(core.loop.base, &lastActivity)
             idleTimer = event_new(core.loop.base, -1, 0, { _, _, context in
@@ -93,15 +109,37 @@ final class ServerConnection {
         finishEvent()
     }
 
+    /// Cleartext only: one read of up to 64 KiB straight into the input buffer.
+    private func socketReadable() {
+        guard let bev else { return }
+        let input = bufferevent_get_input(bev)
+        var space = iovec()
+        guard evbuffer_reserve_space(input, Self.readChunk, &space, 1) >= 1 else {
+            closeNow()  // Out of memory; never leave a readable socket unread (epoll would spin).
+            return
+        }
+        let count = recv(bufferevent_getfd(bev), space.iov_base, min(space.iov_len, Self.readChunk), 0)
+        if count > 0 {
+            space.iov_len = count
+            evbuffer_commit_space(input, &space, 1)
+            readable()
+        } else if count == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+            closeNow()  // EOF or a reset: nothing more can be said on this connection.
+        }
+    }
+
+    private static let readChunk = 64 << 10
+
     private func drained() {
+        if !isTLS, let bev { bufferevent_disable(bev, Int16(EV_WRITE)) }
         switch state {
         case .http2: needsFlush = true
         case .http1(let session): session.outputDrained()
         case .undecided: break
         }
-        if readPaused, let bev, !closeRequested, !closeWhenFlushed {
+        if readPaused, !closeRequested, !closeWhenFlushed {
             readPaused = false
-            bufferevent_enable(bev, Int16(EV_READ))
+            setReading(true)
         }
         finishEvent()
     }
@@ -181,17 +219,49 @@ final class ServerConnection {
     /// Ends every event on this connection: writes what the protocol queued, closes if asked.
     func finishEvent() {
         needsFlush = false
-        if !closeRequested, case .http2(let session) = state {
-            switch session.flush() {
-            case .open: break
-            case .finished: closeWhenFlushed = true
-            case .failed: closeRequested = true
+        // HTTP/2 output is generated up to a high-water mark; on cleartext a direct write may
+        // empty the buffer at once, so generate again while nghttp2 has more (a few rounds,
+        // then let a write-readiness callback continue, keeping one event short).
+        for _ in 0..<8 {
+            if !closeRequested, case .http2(let session) = state {
+                switch session.flush() {
+                case .open: break
+                case .finished: closeWhenFlushed = true
+                case .failed: closeRequested = true
+                }
             }
+            guard !closeRequested, !isTLS, let bev else { break }
+            writeDirectly(bev)
+            guard !closeRequested, evbuffer_get_length(bufferevent_get_output(bev)) == 0,
+                  case .http2(let session) = state, session.stoppedAtHighWater else { break }
+        }
+        if !closeRequested, !isTLS, let bev, case .http2(let session) = state, session.stoppedAtHighWater,
+           evbuffer_get_length(bufferevent_get_output(bev)) == 0 {
+            bufferevent_enable(bev, Int16(EV_WRITE))  // `drained` resumes generating output.
         }
         if closeRequested {
             closeNow()
         } else if closeWhenFlushed, lingerTimer == nil, let bev, evbuffer_get_length(bufferevent_get_output(bev)) == 0 {
             linger(bev)
+        }
+    }
+
+    /// Cleartext: writes the output buffer now instead of on the next loop iteration; what the
+    /// socket does not take is left to the bufferevent (`drained` follows).
+    private func writeDirectly(_ bev: OpaquePointer) {
+        let output = bufferevent_get_output(bev)!
+        guard evbuffer_get_length(output) > 0 else { return }
+        // The socket bufferevent freezes the start of its output for everyone but its own
+        // write callback, which thaws it the same way around each write.
+        evbuffer_unfreeze(output, 1)
+        errno = 0
+        let written = evbuffer_write(output, bufferevent_getfd(bev))
+        let failure = errno
+        evbuffer_freeze(output, 1)
+        if written < 0 && failure != EAGAIN && failure != EWOULDBLOCK && failure != EINTR {
+            closeRequested = true  // EPIPE, ECONNRESET: the peer is gone.
+        } else if evbuffer_get_length(output) > 0 {
+            bufferevent_enable(bev, Int16(EV_WRITE))
         }
     }
 
@@ -207,7 +277,17 @@ final class ServerConnection {
         var timeout = timeval(duration: Self.lingerTime)
         event_add(lingerTimer, &timeout)
         shutdown(bufferevent_getfd(bev), Int32(SHUT_WR))
-        bufferevent_enable(bev, Int16(EV_READ))
+        setReading(true)
+    }
+
+    /// Starts or stops reading from the peer (TLS: through the bufferevent; cleartext: our
+    /// own read event).
+    private func setReading(_ enabled: Bool) {
+        if let socketReadEvent {
+            if enabled { event_add(socketReadEvent, nil) } else { event_del(socketReadEvent) }
+        } else if let bev {
+            if enabled { bufferevent_enable(bev, Int16(EV_READ)) } else { bufferevent_disable(bev, Int16(EV_READ)) }
+        }
     }
 
     static let lingerTime = Duration.seconds(2)
@@ -217,14 +297,14 @@ final class ServerConnection {
         guard let bev else { return }
         if !readPaused, evbuffer_get_length(bufferevent_get_output(bev)) > Self.outputHighWater {
             readPaused = true
-            bufferevent_disable(bev, Int16(EV_READ))
+            setReading(false)
         }
     }
 
     /// Close after everything queued so far has been written; stop reading now.
     func closeAfterFlush() {
         closeWhenFlushed = true
-        if let bev { bufferevent_disable(bev, Int16(EV_READ)) }
+        setReading(false)
     }
 
     /// Graceful stop: finish in-flight requests, accept no new ones.
@@ -270,6 +350,8 @@ final class ServerConnection {
     /// called from inside an nghttp2 callback; use `requestClose()` there.
     func closeNow() {
         guard let bev else { return }
+        if let socketReadEvent { event_free(socketReadEvent) }
+        socketReadEvent = nil
         bufferevent_free(bev)
         self.bev = nil
         if let idleTimer { event_free(idleTimer) }
