@@ -14,7 +14,7 @@ AIOAPNS_N=${AIOAPNS_N:-20000}
 OUT=benchmarks/results/gateway.md
 BIN=.build/release/pushlab
 PY=.venv/bin/python
-swift build -c release --product pushlab >/dev/null
+[ -n "${SKIP_BUILD:-}" ] || swift build -c release --product pushlab >/dev/null  # SKIP_BUILD=1 reuses the current release binary
 TMP=$(mktemp -d)
 PIDS=()
 cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$TMP"; }

@@ -8,7 +8,7 @@ N=${N:-10000}
 ARGS=(--pushes "$N" --compare --seed 42 --kill-rate 0.2 --kill-stage mixed --metric-failure-rate 0.05 --launches 4)
 OUT=benchmarks/results/simulate.md
 BIN=.build/release/pushlab
-swift build -c release --product pushlab >/dev/null
+[ -n "${SKIP_BUILD:-}" ] || swift build -c release --product pushlab >/dev/null  # SKIP_BUILD=1 reuses the current release binary
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 LOAD=$(cut -d' ' -f1-3 /proc/loadavg)

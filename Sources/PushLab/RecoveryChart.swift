@@ -18,6 +18,8 @@ public enum RecoveryChart {
         func x(_ v: Double) -> Double { left + v / maxX * plotW }
         func y(_ v: Double) -> Double { top + (1 - v) * plotH }
         let colors = ["#d62728", "#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e"]
+        // Dashes keep lines that coincide (e.g. two stores at 100%) both visible.
+        let dashes = ["", "8 5", "2 4", "12 4 2 4", "4 4"]
         var s = #"<svg xmlns="http://www.w3.org/2000/svg" width="\#(Int(width))" height="\#(Int(height))" font-family="sans-serif" font-size="12">"#
         s += #"<rect width="100%" height="100%" fill="white"/>"#
         s += #"<text x="\#(width / 2)" y="22" text-anchor="middle" font-size="14">\#(escape(title))</text>"#
@@ -35,10 +37,11 @@ public enum RecoveryChart {
         for (i, line) in series.enumerated() {
             let color = colors[i % colors.count]
             let pts = line.points.map { "\(x($0.killRate)),\(y($0.recoveryRatio))" }.joined(separator: " ")
-            if line.points.count > 1 { s += #"<polyline points="\#(pts)" fill="none" stroke="\#(color)" stroke-width="2"/>"# }
+            let dash = dashes[i % dashes.count].isEmpty ? "" : #" stroke-dasharray="\#(dashes[i % dashes.count])""#
+            if line.points.count > 1 { s += #"<polyline points="\#(pts)" fill="none" stroke="\#(color)" stroke-width="2.5"\#(dash)/>"# }
             for p in line.points { s += #"<circle cx="\#(x(p.killRate))" cy="\#(y(p.recoveryRatio))" r="3.5" fill="\#(color)"/>"# }
             let ly = top + 10 + Double(i) * 20
-            s += #"<line x1="\#(left + plotW + 15)" y1="\#(ly)" x2="\#(left + plotW + 35)" y2="\#(ly)" stroke="\#(color)" stroke-width="2"/>"#
+            s += #"<line x1="\#(left + plotW + 15)" y1="\#(ly)" x2="\#(left + plotW + 35)" y2="\#(ly)" stroke="\#(color)" stroke-width="2.5"\#(dash)/>"#
             s += #"<text x="\#(left + plotW + 40)" y="\#(ly + 4)">\#(escape(line.name))</text>"#
         }
         return s + "</svg>\n"
