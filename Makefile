@@ -3,7 +3,7 @@
 SWIFT ?= swift
 SWIFTFLAGS ?=
 
-.PHONY: bootstrap build release test demo bench clean
+.PHONY: bootstrap build release test demo bench fuzz sanitize clean
 
 bootstrap:
 	@scripts/bootstrap
@@ -24,6 +24,14 @@ demo: release
 
 bench: release
 	benchmarks/run
+
+# libFuzzer targets (Fuzz/README.md), FUZZ_SECONDS each (default 60); fails on a crash.
+fuzz: bootstrap
+	scripts/fuzz
+
+# Transport, store and device tests under ASan and TSan (own scratch paths .build-asan/.build-tsan).
+sanitize: bootstrap
+	scripts/sanitize
 
 clean:
 	rm -rf .build

@@ -71,3 +71,16 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// Fuzz targets (Fuzz/README.md): libFuzzer executables with no `main` of their own, so they
+// exist only when scripts/fuzz builds with PUSHLAB_FUZZ=1 and `--sanitize=fuzzer` in its own
+// scratch path; the normal build never sees them.
+if Context.environment["PUSHLAB_FUZZ"] != nil {
+    package.targets += [
+        .executableTarget(name: "FuzzJSON", dependencies: ["PushCore"], path: "Fuzz/FuzzJSON"),
+        .executableTarget(name: "FuzzJWT", dependencies: ["PushAuth"], path: "Fuzz/FuzzJWT"),
+        .executableTarget(name: "FuzzServerRequests", dependencies: ["PushCore", "PushAuth", "PushHTTP", "PushGateway", "PushMetrics"],
+                          path: "Fuzz/FuzzServerRequests"),
+    ]
+    package.products += ["FuzzJSON", "FuzzJWT", "FuzzServerRequests"].map { .executable(name: $0, targets: [$0]) }
+}

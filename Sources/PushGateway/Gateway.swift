@@ -39,6 +39,10 @@ public final class Gateway: Sendable {
     public let keys: GatewayKeys
     public let devices: DeviceRegistry
     public let records: PushRecordStore
+    /// The routes each host serves, for in-memory dispatch without sockets (the fuzz target in
+    /// Fuzz/FuzzServerRequests drives them with `Router.match` + the handler).
+    public let apnsRouter: Router
+    public let googleRouter: Router
     private let apnsServer: HTTPServer
     private let googleServer: HTTPServer
 
@@ -65,6 +69,9 @@ public final class Gateway: Sendable {
         }
         apnsRouter.add("POST", "/3/device/") { apns.handle($0) }
         apnsRouter.fallback = { _ in .now(.json(404, #"{"reason":"BadPath"}"#)) }
+        // Any other method on an APNs path (a made-up one too) gets APNs' JSON 405, not the
+        // server's plain-text one (found by Fuzz/FuzzServerRequests).
+        apnsRouter.methodNotAllowedFallback = { apns.handle($0) }
 
         let tokens = AccessTokenStore()
         let oauth = OAuthRoute(keys: keys, tokens: tokens, time: time)
@@ -74,6 +81,8 @@ public final class Gateway: Sendable {
         googleRouter.add("POST", "/v1/projects/{project}/messages:send") { fcm.handle($0) }
         AdminRoutes(devices: devices, records: records).register(on: &googleRouter)
         extraRoutes(&googleRouter)
+        self.apnsRouter = apnsRouter
+        self.googleRouter = googleRouter
 
         // apns.md: one stream until a request with a valid token succeeds.
         var apnsServerConfig = HTTPServerConfiguration(host: configuration.host, tlsPort: configuration.apnsPort,

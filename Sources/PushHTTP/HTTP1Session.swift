@@ -141,6 +141,7 @@ final class HTTP1Session {
         case .failure(let status, let reason):
             return fail(status, reason)
         case .success(let head):
+            connection.peerSpoke()
             request = PendingRequest(method: head.method, target: head.target, minorVersion: head.minorVersion,
                                      headers: head.headers, keepAlive: head.keepAlive)
             if head.chunked {

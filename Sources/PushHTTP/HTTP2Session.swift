@@ -89,6 +89,9 @@ final class HTTP2Session {
     @exclusivity(unchecked) private var freeStreams: [HTTP2Stream] = []
     /// The stream whose header block is being received.
     @exclusivity(unchecked) private var currentStream: HTTP2Stream?
+    /// Rapid-reset defence (see `StreamResetBudget`); GOAWAY(ENHANCE_YOUR_CALM) once spent.
+    private var resetBudget = StreamResetBudget()
+    private var resetFloodStopped = false
 
     /// Calls `body` with the session behind nghttp2's user-data pointer, without the
     /// retain/release a strong reference would cost on every callback (the connection keeps
@@ -295,7 +298,16 @@ final class HTTP2Session {
     }
 
     fileprivate func frameReceived(_ frame: UnsafePointer<nghttp2_frame>) -> Int32 {
+        connection.peerSpoke()
         let type = frame.pointee.hd.type
+        if type == UInt8(NGHTTP2_RST_STREAM.rawValue), !resetFloodStopped, streams[frame.pointee.hd.stream_id] != nil,
+           !resetBudget.spend() {
+            // RFC 9113 §5.4.1 / CVE-2023-44487: a peer cancelling in-flight streams this fast is
+            // attacking; ENHANCE_YOUR_CALM (0xb) says why, streams already accepted still finish.
+            resetFloodStopped = true
+            goAway(errorCode: 0xb, debugData: Array("too many stream resets".utf8))
+            return 0
+        }
         guard type == UInt8(NGHTTP2_HEADERS.rawValue) || type == UInt8(NGHTTP2_DATA.rawValue),
               frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0,
               let stream = stream(frame.pointee.hd.stream_id), !stream.answered else { return 0 }

@@ -31,13 +31,18 @@ public struct HTTPServerConfiguration: Sendable {
     /// How long `stop()` lets in-flight requests finish before closing their connections.
     /// Default 10 s.
     public var shutdownGracePeriod: Duration
+    /// A new connection must finish its TLS handshake and then send its first complete HTTP/1.1
+    /// request head, or its first HTTP/2 frame after the preface, within this time; otherwise it
+    /// is closed without an answer. Stops half-open connections and slowloris (headers a byte at
+    /// a time) from holding sockets forever. nil: never. Default 10 s.
+    public var handshakeTimeout: Duration?
 
     public init(host: String = "127.0.0.1", tlsPort: Int? = nil, cleartextPort: Int? = 0,
                 certificateFile: String? = nil, privateKeyFile: String? = nil,
                 settings: HTTP2Settings = HTTP2Settings(), maxRequestBodyBytes: Int = 8 << 20,
                 maxHeaderListBytes: Int = 16 << 10, idleTimeout: Duration? = nil,
                 idleGoAwayDebugData: [UInt8] = Array(#"{"reason":"IdleTimeout"}"#.utf8),
-                shutdownGracePeriod: Duration = .seconds(10)) {
+                shutdownGracePeriod: Duration = .seconds(10), handshakeTimeout: Duration? = .seconds(10)) {
         self.host = host
         self.tlsPort = tlsPort
         self.cleartextPort = cleartextPort
@@ -49,6 +54,7 @@ public struct HTTPServerConfiguration: Sendable {
         self.idleTimeout = idleTimeout
         self.idleGoAwayDebugData = idleGoAwayDebugData
         self.shutdownGracePeriod = shutdownGracePeriod
+        self.handshakeTimeout = handshakeTimeout
     }
 }
 

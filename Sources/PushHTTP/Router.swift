@@ -29,6 +29,10 @@ public struct Router: Sendable {
     /// Answers requests no route matches (e.g. APNs' `404 {"reason":"BadPath"}`); nil leaves
     /// them to the server's plain 404.
     public var fallback: RouteHandler?
+    /// Answers requests whose path exists only under other methods (e.g. APNs'
+    /// `405 {"reason":"MethodNotAllowed"}` for any method but POST, a made-up one included), with
+    /// the path parameters of the first such route; nil leaves them to the server's plain 405.
+    public var methodNotAllowedFallback: RouteHandler?
 
     public init() {}
 
@@ -53,6 +57,7 @@ public struct Router: Sendable {
         }
         let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
         var allowed: [String] = []
+        var allowedParameters: [String: String]?
         for route in routes where route.segments.count == parts.count {
             var params: [String: String] = [:]
             var ok = true
@@ -67,8 +72,12 @@ public struct Router: Sendable {
             guard ok else { continue }
             if route.method == method { return .found(route.handler, params) }
             allowed.append(route.method)
+            if allowedParameters == nil { allowedParameters = params }
         }
-        if !allowed.isEmpty { return .methodNotAllowed(allowed: allowed) }
+        if !allowed.isEmpty {
+            if let methodNotAllowedFallback { return .found(methodNotAllowedFallback, allowedParameters ?? [:]) }
+            return .methodNotAllowed(allowed: allowed)
+        }
         if let fallback { return .found(fallback, [:]) }
         return .notFound
     }

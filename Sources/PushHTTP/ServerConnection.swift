@@ -32,6 +32,8 @@ final class ServerConnection {
     private var idleTimer: OpaquePointer?
     /// Cleartext only: the read event that replaces the bufferevent's (see `start`).
     private var socketReadEvent: OpaquePointer?
+    /// Pending until the peer has spoken (see `HTTPServerConfiguration.handshakeTimeout`).
+    private var handshakeTimer: OpaquePointer?
     /// Set while lingering after a graceful close (see `linger`).
     private var lingerTimer: OpaquePointer?
     private var lastActivity = timeval()
@@ -87,6 +89,22 @@ final class ServerConnection {
             var timeout = timeval(duration: idle)
             event_add(idleTimer, &timeout)
         }
+        if let limit = configuration.handshakeTimeout {
+            handshakeTimer = event_new(core.loop.base, -1, 0, { _, _, context in
+                // Not spoken in time (half-open, slowloris): nothing to answer, just close.
+                Unmanaged<ServerConnection>.fromOpaque(context!).takeUnretainedValue().closeNow()
+            }, context)
+            var timeout = timeval(duration: limit)
+            event_add(handshakeTimer, &timeout)
+        }
+    }
+
+    /// The peer sent a complete request head (HTTP/1.1) or a frame (HTTP/2): the handshake
+    /// deadline no longer applies. Cheap after the first call.
+    func peerSpoke() {
+        guard let timer = handshakeTimer else { return }
+        event_free(timer)
+        handshakeTimer = nil
     }
 
     // MARK: Events
@@ -356,6 +374,7 @@ final class ServerConnection {
         self.bev = nil
         if let idleTimer { event_free(idleTimer) }
         idleTimer = nil
+        peerSpoke()
         if let lingerTimer { event_free(lingerTimer) }
         lingerTimer = nil
         if case .http2(let session) = state { session.close() }

@@ -1,0 +1,23 @@
+import PushCore
+
+/// libFuzzer target: the lossless JSON parser and the payload validator on arbitrary bytes.
+/// Built only by scripts/fuzz (`PUSHLAB_FUZZ=1 swift build --sanitize=fuzzer`); Fuzz/README.md.
+/// Any byte string must give a document or a `JSONParseError`, and every document must
+/// validate in each format and round-trip through the serializer without trapping.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzJSON(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+    let validator = Validator(options: ValidationOptions(maxInputBytes: 1 << 20, maxDepth: 512))
+    for format in [nil, PayloadFormat.apns, .fcm, .simulator] {
+        _ = validator.validate(bytes: bytes, as: format)
+    }
+    guard let document = try? JSONDocument.parse(bytes) else { return 0 }
+    // The minified form must parse back to an equal value (lossless parser).
+    let minified = document.minifiedBytes()
+    guard let again = try? JSONDocument.parse(minified) else {
+        fatalError("minified output does not parse: \(String(decoding: minified.prefix(200), as: UTF8.self))")
+    }
+    if again.root != document.root { fatalError("minify round trip changed the value") }
+    _ = document.root.prettyPrinted()
+    return 0
+}

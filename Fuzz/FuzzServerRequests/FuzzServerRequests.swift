@@ -1,0 +1,50 @@
+import Foundation
+import PushCore
+import PushHTTP
+
+/// libFuzzer target: the gateway's and the collector's request handling, in memory. The first
+/// byte picks the host (APNs, Google with the collector mounted, standalone collector); the rest
+/// is one or more requests (`FuzzRequest`) separated by a line `===`, all on one connection so
+/// per-connection state (the APNs provider token, the one-stream rule) is exercised.
+/// Every request must be answered (no trap, no hang) with a valid status; APNs-host answers
+/// with a body must be JSON, as APNs's are.
+let server: InMemoryServer = {
+    do { return try InMemoryServer(certs: ProcessInfo.processInfo.environment["PUSHLAB_CERTS"] ?? "certs") } catch {
+        fatalError("cannot build the in-memory gateway: \(error); run from the repository root")
+    }
+}()
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzServerRequests(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    guard size > 0 else { return 0 }
+    let hosts = InMemoryServer.Host.allCases
+    let host = hosts[Int(data[0]) % hosts.count]
+    let bytes = Array(UnsafeBufferPointer(start: data + 1, count: size - 1))
+    let connection = server.makeConnection()
+    for chunk in split(bytes, separator: Array("\n===\n".utf8)).prefix(8) {
+        let response = server.respond(host, FuzzRequest(decoding: chunk), connection: connection)
+        guard response.status == 0 || (200...599).contains(response.status) else {
+            fatalError("status \(response.status) is not an HTTP status")
+        }
+        if host == .apns, !response.body.isEmpty, (try? JSONDocument.parse(response.body)) == nil {
+            fatalError("APNs host answered \(response.status) with a non-JSON body: \(String(decoding: response.body.prefix(200), as: UTF8.self))")
+        }
+    }
+    return 0
+}
+
+func split(_ bytes: [UInt8], separator: [UInt8]) -> [ArraySlice<UInt8>] {
+    var out: [ArraySlice<UInt8>] = []
+    var start = 0, i = 0
+    while i + separator.count <= bytes.count {
+        if bytes[i..<(i + separator.count)].elementsEqual(separator) {
+            out.append(bytes[start..<i])
+            i += separator.count
+            start = i
+        } else {
+            i += 1
+        }
+    }
+    out.append(bytes[start...])
+    return out
+}
