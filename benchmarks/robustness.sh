@@ -56,7 +56,7 @@ FCM_TOKEN=$(curl -s --cacert certs/ca.pem -d "grant_type=urn%3Aietf%3Aparams%3Ao
   "$GOOGLE/token" | "$PY" -c 'import json,sys; print(json.load(sys.stdin)["access_token"])')
 TOKEN=3a4b5c6d7e8f90112233445566778899aabbccddeeff00112233445566778899
 cp payloads/apns/basic-alert.json "$TMP/apns.json"
-printf '{"message":{"token":"fcm-token-abc:APA91bHun4MxP5egoKMwt2KZFBaFUH","notification":{"title":"Load","body":"test"}}}' >"$TMP/fcm.json"
+cp payloads/fcm/basic-token.json "$TMP/fcm.json"
 printf '{"anonymousId":"RPILAgUBcRhIBqSfeiIwdIYJKxTY","event":"Report Delivery Event","properties":{"recipient":"dtok-9f8e7d6c5b4a","metric":"delivered","deliveryId":"RPILAgUBcRhIBqSfeiIwdIYJKxTY"}}' >"$TMP/track.json"
 BASIC=$(printf 'bench-key:' | base64 -w0)
 
@@ -90,7 +90,7 @@ load "collector: POST /v1/track (valid key)" $COLL "$COLLECTOR/v1/track" -d "$TM
   -H "authorization: Basic $BASIC" -H "content-type: application/json"
 
 # The well-behaved client: one connection, one stream at a time, GET /health for PROBE_SECONDS;
-# per-request latencies from h2load's log → "p50_ms p99_ms requests non-2xx-or-failed".
+# per-request latencies from h2load's log → "p50_µs p99_µs requests non-2xx-or-failed".
 probe() {
   local log="$TMP/probe.log" out
   rm -f "$log"
@@ -100,9 +100,9 @@ probe() {
   "$PY" - "$log" "${failed:-0}" <<'PY'
 import sys
 rows = [l.split("\t") for l in open(sys.argv[1]) if l.strip()] if __import__("os").path.exists(sys.argv[1]) else []
-lat = sorted(int(r[2]) / 1000 for r in rows)
+lat = sorted(int(r[2]) for r in rows)  # microseconds
 bad = sum(1 for r in rows if not r[1].startswith("2")) + int(sys.argv[2])
-pick = lambda p: f"{lat[min(len(lat) - 1, int(len(lat) * p))]:.2f}" if lat else "n/a"
+pick = lambda p: str(lat[min(len(lat) - 1, int(len(lat) * p))]) if lat else "n/a"
 print(pick(0.5), pick(0.99), len(lat), bad)
 PY
 }
@@ -152,9 +152,9 @@ APNs host: the server advertises MAX_CONCURRENT_STREAMS 1 until the first authen
 
 ## Abuse against the Google host of \`pushlab serve\`, with a well-behaved client
 
-Well-behaved client: \`h2load -c 1 -m 1 -D $PROBE_SECONDS --log-file\` GET /health (one connection, one request at a time), latency p50 / p99 in ms from its per-request log, run once before the abuse and once while it runs.
+Well-behaved client: \`h2load -c 1 -m 1 -D $PROBE_SECONDS --log-file\` GET /health (one connection, one request at a time), latency p50 / p99 in µs from its per-request log (h2load's duration column), run once before the abuse and once while it runs.
 
-| abuse | client p50 / p99 ms without abuse | client p50 / p99 ms during abuse | server RSS MiB before / during / after | /health after | abuse report |
+| abuse | client p50 / p99 µs without abuse | client p50 / p99 µs during abuse | server RSS MiB before / during / after | /health after | abuse report |
 | --- | --- | --- | --- | --- | --- |
 $ABUSE_ROWS
 After all rows: server process alive: $alive, /health: $FINAL_HEALTH.

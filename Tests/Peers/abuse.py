@@ -12,7 +12,7 @@ Reports how many connections the server closed and when (seconds after connectin
 import argparse
 import collections
 import json
-import select
+import selectors
 import socket
 import ssl
 import sys
@@ -38,27 +38,34 @@ def watch_closes(socks, started, deadline, trickle=None):
     """Waits until every socket is closed by the server or `deadline`; `trickle(sock)` sends
     one more byte per second on each open socket. Returns close times per socket."""
     closed = {}
+    selector = selectors.DefaultSelector()  # epoll: select() stops at fd 1024
+    for s in socks:
+        selector.register(s, selectors.EVENT_READ)
     next_trickle = time.monotonic() + 1
     while len(closed) < len(socks) and time.monotonic() < deadline:
-        open_socks = [s for s in socks if s not in closed]
-        readable, _, _ = select.select(open_socks, [], [], 0.2)
-        for s in readable:
+        for key, _ in selector.select(timeout=0.2):
+            s = key.fileobj
             try:
                 data = s.recv(65536)
+            except (ssl.SSLWantReadError, ssl.SSLWantWriteError, BlockingIOError):
+                continue  # e.g. a TLS 1.3 session ticket: no application data, still open
             except (ConnectionResetError, ssl.SSLError, OSError):
                 data = b""
-            except ssl.SSLWantReadError:
-                continue
             if not data:
                 closed[s] = time.monotonic() - started[s]
+                selector.unregister(s)
         if trickle and time.monotonic() >= next_trickle:
             next_trickle += 1
-            for s in open_socks:
+            for s in socks:
                 if s not in closed:
                     try:
                         trickle(s)
+                    except (ssl.SSLWantWriteError, BlockingIOError):
+                        pass
                     except OSError:
                         closed[s] = time.monotonic() - started[s]
+                        selector.unregister(s)
+    selector.close()
     return closed
 
 
