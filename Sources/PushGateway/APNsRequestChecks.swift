@@ -43,10 +43,12 @@ enum APNsHeaderChecks {
         ("device token present", { f in f.deviceToken.isEmpty ? APNsRejection(status: 400, reason: "MissingDeviceToken") : nil }),
         ("device token is hex", { f in DeviceToken.classify(f.deviceToken) == .apns ? nil : APNsRejection(status: 400, reason: "BadDeviceToken") }),
         ("no duplicate headers", { f in
-            var seen = Set<String>()
+            var seen: [String] = []
             for h in f.headers {
-                let name = h.name.lowercased()
-                if apnsHeaders.contains(name) && !seen.insert(name).inserted { return APNsRejection(status: 400, reason: "DuplicateHeaders") }
+                let name = asciiLowercased(h.name)
+                guard apnsHeaders.contains(name) else { continue }
+                if seen.contains(name) { return APNsRejection(status: 400, reason: "DuplicateHeaders") }
+                seen.append(name)
             }
             return nil
         }),

@@ -35,8 +35,7 @@ struct APNsRoute: Sendable {
     let sandbox: Bool
     /// MAX_CONCURRENT_STREAMS once a request with a valid token succeeded (apns.md: observed 500).
     let authenticatedStreamLimit: UInt32
-    /// Bundle ids the trusted teams may push to.
-    let allowedTopics: @Sendable () -> Set<String>
+    let ids: MessageIDs
 
     func handle(_ request: ServerRequest) -> HandlerReply {
         if let faults, let reply = faults.apply(request, normal: { check(request) }, error: { status, reason in
@@ -64,7 +63,7 @@ struct APNsRoute: Sendable {
         let now = time.now
         let token = request.pathParameters["token"] ?? ""
         let facts = APNsRequestFacts(method: request.method, deviceToken: token, headers: request.headers, body: request.body, receivedAt: now)
-        let apnsID = request.headers["apns-id"].flatMap { APNsHeaderChecks.isCanonicalUUID($0) ? $0 : nil } ?? UUID().uuidString.lowercased()
+        let apnsID = request.headers["apns-id"].flatMap { APNsHeaderChecks.isCanonicalUUID($0) ? $0 : nil } ?? ids.next()
         let topic = request.headers["apns-topic"]
         let pushType = request.headers["apns-push-type"]
         var device: EmulatedDevice?
@@ -76,7 +75,7 @@ struct APNsRoute: Sendable {
                 return r
             }
             let bundle = bundleID(fromTopic: topic ?? "", pushType: pushType)
-            guard allowedTopics().contains(bundle) else { return APNsRejection(status: 400, reason: "TopicDisallowed") }
+            guard devices.isKnownBundle(bundle) else { return APNsRejection(status: 400, reason: "TopicDisallowed") }
             if !APNsHeaderChecks.topicMatchesPushType(topic ?? "", pushType: pushType) {
                 return APNsRejection(status: 400, reason: "DeviceTokenNotForTopic")
             }
@@ -117,7 +116,7 @@ struct APNsRoute: Sendable {
         sink?.deliver(AcceptedPush(service: .apns, device: device, payload: request.body, messageID: apnsID,
                                    deliveryID: deliveryID, receivedAt: now))
         var headers: HTTPHeaders = ["apns-id": apnsID]
-        if sandbox { headers.add("apns-unique-id", UUID().uuidString.lowercased()) }
+        if sandbox { headers.add("apns-unique-id", ids.next()) }
         return .now(ServerResponse(status: 200, headers: headers))
     }
 
@@ -135,20 +134,16 @@ struct APNsRoute: Sendable {
         if let timestamp { body += ",\"timestamp\":\(timestamp)" }
         body += "}"
         var headers: HTTPHeaders = [:]
-        headers.add("apns-id", apnsID ?? UUID().uuidString.lowercased())
+        headers.add("apns-id", apnsID ?? ids.next())
         return .json(status, body, headers: headers)
     }
 
     private func record(request: ServerRequest, token: String, device: EmulatedDevice?, topic: String?, pushType: String?,
                         apnsID: String, status: Int, reason: String?, deliveryID: String?, now: Date) {
-        var headers: [String: String] = [:]
-        for h in request.headers {
-            let name = h.name.lowercased()
-            headers[name] = name == "authorization" ? "bearer <redacted>" : h.value
-        }
+        // The header map and the payload text are built on the writer thread, not here.
         records.record(PushRecord(receivedAt: now, service: .apns, token: token, device: device?.name, topic: topic, pushType: pushType,
-                                  messageID: apnsID, status: status, reason: reason, deliveryID: deliveryID, headers: headers,
-                                  payload: String(decoding: request.body.prefix(8192), as: UTF8.self)))
+                                  messageID: apnsID, status: status, reason: reason, deliveryID: deliveryID, headers: [:], payload: ""),
+                       rawHeaders: request.headers, body: request.body)
     }
 }
 

@@ -78,6 +78,9 @@ public final class DeviceRegistry: @unchecked Sendable {
     // Both maps are protected by `lock`.
     private var byAPNsToken: [String: EmulatedDevice] = [:]
     private var byFCMToken: [String: EmulatedDevice] = [:]
+    /// Bundle ids of every registered device, plus the quick-start one: the APNs topics the
+    /// dev team may push to. Kept up to date on register, read on every push.
+    private var bundleIDs: Set<String> = []
     private let lock = NSLock()
     /// The bundle id and Firebase project quick-start mode accepts.
     public let quickStartBundleID: String
@@ -87,6 +90,7 @@ public final class DeviceRegistry: @unchecked Sendable {
                 quickStartProject: String = "pushlab-dev") {
         self.quickStartBundleID = quickStartBundleID
         self.quickStartProject = quickStartProject
+        bundleIDs = [quickStartBundleID]
         for d in devices { register(d) }
     }
 
@@ -139,6 +143,7 @@ public final class DeviceRegistry: @unchecked Sendable {
 
     public func register(_ device: EmulatedDevice) {
         lock.withLock {
+            bundleIDs.insert(device.bundleID)
             if let t = device.apnsToken { byAPNsToken[t] = device }
             if let t = device.fcmToken { byFCMToken[t] = device }
         }
@@ -154,9 +159,13 @@ public final class DeviceRegistry: @unchecked Sendable {
         }
     }
 
+    /// True when `bundleID` belongs to a registered app (or is the quick-start bundle).
+    public func isKnownBundle(_ bundleID: String) -> Bool { lock.withLock { bundleIDs.contains(bundleID) } }
+
     public func lookup(apnsToken: String) -> DeviceLookup {
-        lock.withLock {
-            if let d = byAPNsToken[apnsToken.lowercased()] { return .known(d) }
+        let key = asciiLowercased(apnsToken)
+        return lock.withLock {
+            if let d = byAPNsToken[key] { return .known(d) }
             return byAPNsToken.isEmpty && byFCMToken.isEmpty ? .quickStart : .unknown
         }
     }

@@ -61,12 +61,11 @@ public final class Gateway: Sendable {
             authorizer: APNsAuthorizer(keys: keys, environment: configuration.environment),
             devices: devices, throttle: TokenThrottle(limitPerSecond: configuration.perTokenLimit, time: time),
             records: records, sink: sink, time: time, faults: faults, sandbox: configuration.environment == .sandboxOnly,
-            authenticatedStreamLimit: configuration.authenticatedStreamLimit,
-            allowedTopics: { Set([devices.quickStartBundleID] + devices.devices.map(\.bundleID)) })
+            authenticatedStreamLimit: configuration.authenticatedStreamLimit, ids: MessageIDs())
         var apnsRouter = Router()
-        for method in ["POST", "GET", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS"] {
-            apnsRouter.add(method, "/3/device/{token}") { apns.handle($0) }
-        }
+        // Other methods reach the same handler through `methodNotAllowedFallback` (below),
+        // whose first check answers 405 MethodNotAllowed.
+        apnsRouter.add("POST", "/3/device/{token}") { apns.handle($0) }
         apnsRouter.add("POST", "/3/device/") { apns.handle($0) }
         apnsRouter.fallback = { _ in .now(.json(404, #"{"reason":"BadPath"}"#)) }
         // Any other method on an APNs path (a made-up one too) gets APNs' JSON 405, not the

@@ -1,4 +1,5 @@
 import Foundation
+import PushHTTP
 import PushStore
 
 /// One push as the gateway judged it.
@@ -46,8 +47,8 @@ public struct PushRecord: Sendable, Codable, Equatable {
 public final class PushRecordStore: @unchecked Sendable {
     private let db: SQLiteDatabase?
     // `pending`, `memory`, `stopped` are protected by `lock`; `condition` wakes the writer.
-    private var pending: [PushRecord] = []
-    private var memory: [PushRecord] = []
+    private var pending: [PendingRecord] = []
+    private var memory: [PendingRecord] = []
     private var stopped = false
     private let condition = NSCondition()
     private var writer: Thread?
@@ -90,15 +91,45 @@ public final class PushRecordStore: @unchecked Sendable {
 
     public func record(_ r: PushRecord) {
         condition.lock()
-        pending.append(r)
+        pending.append(PendingRecord(record: r, rawHeaders: nil, body: nil))
         condition.unlock()
+    }
+
+    /// Records `r` with its request's headers and body, which are turned into the redacted
+    /// header map and the payload text on the writer thread (off the event loop).
+    func record(_ r: PushRecord, rawHeaders: HTTPHeaders, body: [UInt8]) {
+        condition.lock()
+        pending.append(PendingRecord(record: r, rawHeaders: rawHeaders, body: body))
+        condition.unlock()
+    }
+
+    /// A record as the handler left it; `completed` fills in headers and payload.
+    struct PendingRecord {
+        var record: PushRecord
+        var rawHeaders: HTTPHeaders?
+        var body: [UInt8]?
+
+        var completed: PushRecord {
+            var r = record
+            if let rawHeaders {
+                var headers: [String: String] = [:]
+                for h in rawHeaders {
+                    let name = asciiLowercased(h.name)
+                    headers[name] = name == "authorization" ? "bearer <redacted>" : h.value
+                }
+                r.headers = headers
+            }
+            if let body { r.payload = String(decoding: body.prefix(8192), as: UTF8.self) }
+            return r
+        }
     }
 
     /// The newest `limit` records, newest last. Waits for pending writes first.
     public func recent(limit: Int = 100) throws -> [PushRecord] {
         flush()
         guard let db else {
-            return condition.withLock { Array(memory.suffix(limit)) }
+            // In memory the header map and payload text are built only when someone reads them.
+            return condition.withLock { Array(memory.suffix(limit)) }.map(\.completed)
         }
         let rows = try db.query("""
             SELECT received_at, service, token, device, topic, push_type, message_id, status, reason, delivery_id, headers, payload
@@ -116,7 +147,7 @@ public final class PushRecordStore: @unchecked Sendable {
 
     /// Commits everything recorded so far.
     public func flush() {
-        let batch: [PushRecord] = condition.withLock {
+        let batch: [PendingRecord] = condition.withLock {
             let b = pending
             pending.removeAll(keepingCapacity: true)
             return b
@@ -140,15 +171,17 @@ public final class PushRecordStore: @unchecked Sendable {
         }
     }
 
-    private func write(_ batch: [PushRecord]) {
-        guard !batch.isEmpty else { return }
+    private func write(_ pendingBatch: [PendingRecord]) {
+        guard !pendingBatch.isEmpty else { return }
         guard let db else {
+            let batch = pendingBatch
             condition.withLock {
                 memory.append(contentsOf: batch)
                 if memory.count > memoryLimit { memory.removeFirst(memory.count - memoryLimit) }
             }
             return
         }
+        let batch = pendingBatch.map(\.completed)
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         do {

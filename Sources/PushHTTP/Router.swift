@@ -56,21 +56,14 @@ public struct Router: Sendable {
             for candidate in candidates where candidate.method == method { return .found(candidate.handler, [:]) }
         }
         let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        // The request's own method first, so the common case binds parameters once.
+        for route in routes where route.method == method && route.segments.count == parts.count {
+            if let params = Self.bind(route.segments, parts) { return .found(route.handler, params) }
+        }
         var allowed: [String] = []
         var allowedParameters: [String: String]?
-        for route in routes where route.segments.count == parts.count {
-            var params: [String: String] = [:]
-            var ok = true
-            for (segment, part) in zip(route.segments, parts) {
-                switch segment {
-                case .literal(let lit): if lit != part { ok = false }
-                case .parameter(let name):
-                    if part.isEmpty { ok = false } else { params[name] = String(part) }
-                }
-                if !ok { break }
-            }
-            guard ok else { continue }
-            if route.method == method { return .found(route.handler, params) }
+        for route in routes where route.method != method && route.segments.count == parts.count {
+            guard let params = Self.bind(route.segments, parts) else { continue }
             allowed.append(route.method)
             if allowedParameters == nil { allowedParameters = params }
         }
@@ -80,5 +73,19 @@ public struct Router: Sendable {
         }
         if let fallback { return .found(fallback, [:]) }
         return .notFound
+    }
+
+    /// The parameters `parts` binds to `segments`, or nil when they do not match.
+    private static func bind(_ segments: [Segment], _ parts: ArraySlice<Substring>) -> [String: String]? {
+        var params: [String: String] = [:]
+        for (segment, part) in zip(segments, parts) {
+            switch segment {
+            case .literal(let lit): if lit != part { return nil }
+            case .parameter(let name):
+                if part.isEmpty { return nil }
+                params[name] = String(part)
+            }
+        }
+        return params
     }
 }

@@ -14,6 +14,9 @@ final class ServeCommandTests: XCTestCase {
         process.standardError = Pipe()
         try process.run()
         defer { if process.isRunning { process.terminate() } }
+        // Reads below block until output or EOF: a server that never prints must not hang the
+        // suite, so a watchdog ends it (its pipe then reads EOF) after 30 s.
+        DispatchQueue.global().asyncAfter(deadline: .now() + 30) { if process.isRunning { process.terminate() } }
 
         var text = ""
         let deadline = Date().addingTimeInterval(20)
