@@ -106,19 +106,7 @@ enum FormBody {
     }
 }
 
-/// Escapes a string for embedding in a JSON string literal.
+/// Escapes a string for embedding in a JSON string literal (PushCore's serializer does the work).
 func jsonEscaped(_ s: String) -> String {
-    var out = ""
-    for ch in s.unicodeScalars {
-        switch ch {
-        case "\"": out += "\\\""
-        case "\\": out += "\\\\"
-        case "\n": out += "\\n"
-        case "\r": out += "\\r"
-        case "\t": out += "\\t"
-        default:
-            if ch.value < 0x20 { out += String(format: "\\u%04x", ch.value) } else { out.unicodeScalars.append(ch) }
-        }
-    }
-    return out
+    String(decoding: JSONValue.string(s).minifiedBytes().dropFirst().dropLast(), as: UTF8.self)
 }
