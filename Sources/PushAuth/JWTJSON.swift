@@ -1,26 +1,28 @@
 import CPushLab
 import Foundation
+import PushCore
 
 /// JSON for JWT headers and claims. Encoding writes keys in a fixed order (so a token's bytes
-/// are reproducible and easy to compare with other clients); decoding is typed and strict
-/// about the claims it knows and ignores the rest (RFC 7519 §4: unknown claims are allowed).
+/// are reproducible and easy to compare with other clients) and escapes strings with PushCore's
+/// serializer; decoding is typed and strict about the claims it knows and ignores the rest
+/// (RFC 7519 §4: unknown claims are allowed).
 enum JWTJSON {
     static func encode(_ header: JWTHeader) -> String {
-        var fields: [(String, String)] = [("alg", quoted(header.alg))]
-        if let typ = header.typ { fields.append(("typ", quoted(typ))) }
-        if let kid = header.kid { fields.append(("kid", quoted(kid))) }
+        var fields: [(String, String)] = [("alg", JSONValue.quoted(header.alg))]
+        if let typ = header.typ { fields.append(("typ", JSONValue.quoted(typ))) }
+        if let kid = header.kid { fields.append(("kid", JSONValue.quoted(kid))) }
         return object(fields)
     }
 
     static func encode(_ claims: JWTClaims) -> String {
         var fields: [(String, String)] = []
-        if let iss = claims.iss { fields.append(("iss", quoted(iss))) }
-        if let sub = claims.sub { fields.append(("sub", quoted(sub))) }
-        if let scope = claims.scope { fields.append(("scope", quoted(scope))) }
+        if let iss = claims.iss { fields.append(("iss", JSONValue.quoted(iss))) }
+        if let sub = claims.sub { fields.append(("sub", JSONValue.quoted(sub))) }
+        if let scope = claims.scope { fields.append(("scope", JSONValue.quoted(scope))) }
         if claims.aud.count == 1 {
-            fields.append(("aud", quoted(claims.aud[0])))
+            fields.append(("aud", JSONValue.quoted(claims.aud[0])))
         } else if !claims.aud.isEmpty {
-            fields.append(("aud", "[" + claims.aud.map(quoted).joined(separator: ",") + "]"))
+            fields.append(("aud", "[" + claims.aud.map(JSONValue.quoted).joined(separator: ",") + "]"))
         }
         if let iat = claims.iat { fields.append(("iat", String(iat))) }
         if let exp = claims.exp { fields.append(("exp", String(exp))) }
@@ -29,24 +31,6 @@ enum JWTJSON {
 
     private static func object(_ fields: [(String, String)]) -> String {
         "{" + fields.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}"
-    }
-
-    static func quoted(_ s: String) -> String {
-        var out = "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
     }
 
     private struct HeaderShape: Decodable {

@@ -204,7 +204,7 @@ public struct APNsErrorBody: Sendable, Hashable, Codable {
 
     /// The body the gateway emulator sends.
     public var json: [UInt8] {
-        var text = "{\"reason\":\"\(reason.rawValue.jsonEscaped)\""
+        var text = "{\"reason\":" + JSONValue.quoted(reason.rawValue)
         if let timestamp { text += ",\"timestamp\":\(timestamp)" }
         return Array((text + "}").utf8)
     }
@@ -230,25 +230,5 @@ public struct APNsErrorBody: Sendable, Hashable, Codable {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(reason.rawValue, forKey: .reason)
         try c.encodeIfPresent(timestamp, forKey: .timestamp)
-    }
-}
-
-fileprivate extension String {
-    /// The string as the inside of a JSON string literal (RFC 8259 §7).
-    var jsonEscaped: String {
-        var out = ""
-        out.reserveCapacity(utf8.count)
-        for scalar in unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case let s where s.value < 0x20: out += String(format: "\\u%04x", s.value)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out
     }
 }

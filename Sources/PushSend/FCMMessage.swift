@@ -84,7 +84,7 @@ public struct PreparedFCMMessage: Sendable {
 
     /// The request body for one target.
     public func body(for target: FCMTarget) -> [UInt8] {
-        Array((prefix + "\"\(target.fieldName)\":" + JSONText.string(target.value) + suffix).utf8)
+        Array((prefix + "\"\(target.fieldName)\":" + JSONValue.quoted(target.value) + suffix).utf8)
     }
 
     /// The full message with its target, as JSON (validation, `--verbose`).

@@ -1,4 +1,5 @@
 import Foundation
+import PushCore
 
 /// Receives every report of a bulk send, one at a time, from the bulk engine's one loop.
 public protocol BulkReportSink: AnyObject {
@@ -80,18 +81,21 @@ public final class ResultsJSONLWriter: BulkReportSink {
     /// The JSON line for one report, newline included.
     public func line(for r: DeliveryReport) -> String {
         let idKey = r.provider == .apns ? "apns_id" : "name"
-        var s = "{\"token\":" + JSONText.string(r.target)
-        s += ",\"\(idKey)\":" + JSONText.string(r.id)
+        var s = "{\"token\":" + JSONValue.quoted(r.target)
+        s += ",\"\(idKey)\":" + quotedOrNull(r.id)
         s += ",\"status\":" + (r.status.map(String.init) ?? "null")
         s += ",\"outcome\":\"\(r.outcome.rawValue)\""
-        s += ",\"reason\":" + JSONText.string(r.reason)
+        s += ",\"reason\":" + quotedOrNull(r.reason)
         s += ",\"timestamp\":" + (r.timestamp.map(String.init) ?? "null")
         s += ",\"attempts\":\(r.attempts)"
         s += ",\"latency_ms\":" + String(format: "%.3f", r.latency.inMilliseconds)
         s += ",\"sent_at\":\"" + formatter.string(from: r.sentAt) + "\""
-        if let detail = r.detail, r.outcome != .accepted { s += ",\"detail\":" + JSONText.string(detail) }
+        if let detail = r.detail, r.outcome != .accepted { s += ",\"detail\":" + JSONValue.quoted(detail) }
         return s + "}\n"
     }
+
+    /// A string value of the line (PushCore's escaping), or `null` when absent.
+    private func quotedOrNull(_ value: String?) -> String { value.map(JSONValue.quoted) ?? "null" }
 }
 
 /// `--prune-file`: the tokens the provider says are dead (APNs Unregistered, BadDeviceToken,
@@ -109,27 +113,4 @@ public final class PruneFileWriter: BulkReportSink {
     }
 
     public func finish() throws { try out.flush() }
-}
-
-/// Minimal JSON text building for hot paths (one line per push).
-enum JSONText {
-    static func string(_ value: String?) -> String {
-        guard let value else { return "null" }
-        var needsEscape = false
-        for b in value.utf8 where b < 0x20 || b == 0x22 || b == 0x5C { needsEscape = true; break }
-        guard needsEscape else { return "\"" + value + "\"" }
-        var out = "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case let c where c.value < 0x20: out += String(format: "\\u%04x", c.value)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
-    }
 }

@@ -36,4 +36,13 @@ final class JSONSerializerTests: XCTestCase {
         XCTAssertTrue(pretty.contains("\n  \"aps\": {\n    \"alert\": {"))
         XCTAssertEqual(try JSONParser().parse(pretty).root, value)
     }
+
+    func testQuotedStringIsEscapedExactlyAsTheSerializerEscapesIt() {
+        let samples = ["", "plain-token_0123", "Café ☕ 😀", "say \"hi\"", "back\\slash", "tab\tnl\ncr\r",
+                       "\u{08}\u{0C}\u{01}\u{1F}", "/not escaped/"]
+        for s in samples {
+            XCTAssertEqual(JSONValue.quoted(s), JSONValue.string(s).minifiedString, s)
+        }
+        XCTAssertEqual(JSONValue.quoted("a\"b\u{01}"), #""a\"b\u0001""#)
+    }
 }

@@ -74,6 +74,18 @@ extension JSONValue {
         out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: indent * level))
     }
 
+    /// `s` as a JSON string literal, quotes included, escaped exactly as `minifiedBytes()`
+    /// escapes it: for the few places that write JSON text by hand (JWT parts, error bodies,
+    /// one result line per push), so there is one escaper in pushlab, not one per module.
+    public static func quoted(_ s: String) -> String {
+        // Tokens, ids and reason names rarely need escaping: skip the byte buffer for them.
+        if !s.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) { return "\"" + s + "\"" }
+        var out: [UInt8] = []
+        out.reserveCapacity(s.utf8.count + 8)
+        writeString(s, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
     private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
     static func writeString(_ s: String, to out: inout [UInt8]) {
