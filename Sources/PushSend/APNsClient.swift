@@ -156,25 +156,15 @@ public struct APNsClient: Sendable {
                                   outcome: .notSent("\(problem)", reason: APNsReason.badDeviceToken.rawValue),
                                   attempts: 0, latency: .zero, sentAt: sentAt)
         }
-        let clock = ContinuousClock()
-        let started = clock.now
-        var lastAuthorization = ""
-        let (outcome, attempts) = await retry.execute(
-            messageIndex: index, sleeper: sleeper,
-            renewCredential: { await credential.renew(afterRejecting: lastAuthorization) },
-            attempt: { _ in
-                let authorization: String
-                do {
-                    authorization = try await credential.authorization()
-                } catch {
-                    return RetryStep(APNsSendResult.Outcome.notSent("cannot make a provider token: \(error)", reason: "ProviderTokenError"),
-                                     retryability: .never)
-                }
-                lastAuthorization = authorization
-                return await attempt(push, token: token, apnsID: apnsID, authorization: authorization)
-            })
+        let (outcome, attempts, latency) = await sendAttempts.run(
+            messageIndex: index,
+            credential: { try await credential.authorization() },
+            renewCredential: { await credential.renew(afterRejecting: $0) },
+            noCredential: { .notSent("cannot make a provider token: \($0)", reason: "ProviderTokenError") },
+            request: { request(push, to: token, apnsID: apnsID, authorization: $0) },
+            classify: { classify($0, apnsID: apnsID) })
         return APNsSendResult(token: token, apnsID: apnsID, outcome: outcome, attempts: attempts,
-                              latency: clock.now - started, sentAt: sentAt)
+                              latency: latency, sentAt: sentAt)
     }
 
     /// The request for one attempt; the same apns-id on every attempt of a push.
@@ -192,31 +182,21 @@ public struct APNsClient: Sendable {
                            timeout: requestTimeout, maxResponseBodyBytes: 64 * 1024)
     }
 
-    private func attempt(_ push: PreparedAPNsPush, token: String, apnsID: String,
-                         authorization: String) async -> RetryStep<APNsSendResult.Outcome> {
-        let request = request(push, to: token, apnsID: apnsID, authorization: authorization)
-        if let log { log(RequestDescription.render(request)) }
-        let response: HTTPResponse
-        do {
-            response = try await transport.send(request)
-        } catch let error as HTTPClientError {
-            log?("  ✗ \(error)")
-            return RetryStep(.failed(error), retryability: error.retryability)
-        } catch {
-            log?("  ✗ \(error)")
-            return RetryStep(.failed(.protocolError("\(error)")), retryability: .withBackoff)
-        }
-        if let log { log(RequestDescription.render(response)) }
+    private var sendAttempts: SendAttempts {
+        SendAttempts(transport: transport, retry: retry, sleeper: sleeper, time: time, log: log)
+    }
+
+    /// What an APNs answer means: 200 is accepted, anything else a rejection with its reason.
+    private func classify(_ response: HTTPResponse, apnsID: String) -> (outcome: APNsSendResult.Outcome, retryability: Retryability) {
         if response.status == 200 {
             let acceptance = APNsAcceptance(apnsID: response.headers["apns-id"] ?? apnsID,
                                             uniqueID: response.headers["apns-unique-id"])
-            return RetryStep(.accepted(acceptance), retryability: .never)
+            return (.accepted(acceptance), .never)
         }
         let body = APNsErrorBody(json: response.body)
         let rejection = APNsRejection(status: response.status, reason: body?.reason, timestamp: body?.timestamp,
                                       apnsID: response.headers["apns-id"] ?? apnsID)
-        return RetryStep(.rejected(rejection), retryability: rejection.retryability,
-                         retryAfter: RetryAfter.parse(response.headers["retry-after"], now: time.now))
+        return (.rejected(rejection), rejection.retryability)
     }
 }
 

@@ -90,24 +90,14 @@ public struct FCMClient: Sendable {
                                  attempts: 0, latency: .zero, sentAt: sentAt)
         }
         let body = message.body(for: target)
-        let clock = ContinuousClock()
-        let started = clock.now
-        var lastToken = ""
-        let (outcome, attempts) = await retry.execute(
-            messageIndex: index, sleeper: sleeper,
-            renewCredential: { await credential.renew(afterRejecting: lastToken) },
-            attempt: { _ in
-                let token: String
-                do {
-                    token = try await credential.bearerToken()
-                } catch {
-                    return RetryStep(FCMSendResult.Outcome.notSent("cannot get an access token: \(error)", reason: "AccessTokenError"),
-                                     retryability: .never)
-                }
-                lastToken = token
-                return await attempt(body: body, accessToken: token)
-            })
-        return FCMSendResult(target: target, outcome: outcome, attempts: attempts, latency: clock.now - started, sentAt: sentAt)
+        let (outcome, attempts, latency) = await sendAttempts.run(
+            messageIndex: index,
+            credential: { try await credential.bearerToken() },
+            renewCredential: { await credential.renew(afterRejecting: $0) },
+            noCredential: { .notSent("cannot get an access token: \($0)", reason: "AccessTokenError") },
+            request: { request(body: body, accessToken: $0) },
+            classify: Self.classify)
+        return FCMSendResult(target: target, outcome: outcome, attempts: attempts, latency: latency, sentAt: sentAt)
     }
 
     public func request(body: [UInt8], accessToken: String) -> HTTPRequest {
@@ -118,30 +108,18 @@ public struct FCMClient: Sendable {
                            maxResponseBodyBytes: 256 * 1024)
     }
 
-    private func attempt(body: [UInt8], accessToken: String) async -> RetryStep<FCMSendResult.Outcome> {
-        let request = request(body: body, accessToken: accessToken)
-        if let log { log(RequestDescription.render(request)) }
-        let response: HTTPResponse
-        do {
-            response = try await transport.send(request)
-        } catch let error as HTTPClientError {
-            log?("  ✗ \(error)")
-            return RetryStep(.failed(error), retryability: error.retryability)
-        } catch {
-            log?("  ✗ \(error)")
-            return RetryStep(.failed(.protocolError("\(error)")), retryability: .withBackoff)
-        }
-        if let log { log(RequestDescription.render(response)) }
+    private var sendAttempts: SendAttempts {
+        SendAttempts(transport: transport, retry: retry, sleeper: sleeper, time: time, log: log)
+    }
+
+    /// What an FCM answer means: 200 is accepted, anything else an `FCMError` (fcm.md "Errors").
+    static func classify(_ response: HTTPResponse) -> (outcome: FCMSendResult.Outcome, retryability: Retryability) {
         if response.status == 200 {
-            if let name = Self.messageName(in: response.body) {
-                return RetryStep(.accepted(name: name), retryability: .never)
-            }
             // A 200 without a name still means FCM accepted it; never resend an accepted message.
-            return RetryStep(.accepted(name: ""), retryability: .never)
+            return (.accepted(name: messageName(in: response.body) ?? ""), .never)
         }
         let error = FCMError(httpStatus: response.status, body: response.body)
-        return RetryStep(.rejected(error), retryability: error.retryability,
-                         retryAfter: RetryAfter.parse(response.headers["retry-after"], now: time.now))
+        return (.rejected(error), error.retryability)
     }
 
     /// `{"name": "projects/<p>/messages/<id>"}` → the name.
