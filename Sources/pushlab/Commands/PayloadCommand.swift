@@ -12,21 +12,9 @@ enum PayloadCommand: Command {
     Notification Service Extension runs. With --fcm the same content becomes {"message": …} with \
     the Customer.io keys under message.apns.payload; give exactly one of --token, --topic, --condition.
     """
-    static let options: [OptionSpec] = [
-        .value("--title", name: "TEXT", help: "Alert title."),
-        .value("--subtitle", name: "TEXT", help: "Alert subtitle."),
-        .value("--body", name: "TEXT", help: "Alert body."),
-        .value("--image", name: "URL", help: "Rich-push image (https, .jpg/.jpeg/.png/.gif) → CIO.push.image."),
-        .value("--link", name: "URL", help: "Deep link or universal link → CIO.push.link."),
-        .value("--sound", name: "NAME", help: "Sound name, e.g. default."),
-        .value("--badge", name: "N", help: "Badge number (0 clears it)."),
-        .value("--category", name: "ID", help: "Notification category (actions)."),
-        .value("--thread-id", name: "ID", help: "Thread id for grouping."),
+    static let options: [OptionSpec] = PayloadBuilderFlags.options + [
         .value("--interruption-level", name: "LEVEL", help: "passive, active, time-sensitive or critical."),
         .value("--relevance-score", name: "X", help: "Relevance score from 0 to 1."),
-        .value("--data", name: "KEY=VALUE", help: "Custom key (top level for APNs, message.data for FCM).", repeatable: true),
-        .value("--delivery-id", name: "ID", help: "CIO-Delivery-ID (with --delivery-token)."),
-        .value("--delivery-token", name: "TOKEN", help: "CIO-Delivery-Token (with --delivery-id)."),
         .value("--push-type", name: "TYPE", help: "alert or background (content-available only).", default: "alert"),
         .flag("--mutable-content", help: "Set mutable-content 1 even without an image or delivery keys."),
         .flag("--fcm", help: "Print an FCM v1 send request instead of an APNs payload."),
@@ -39,27 +27,10 @@ enum PayloadCommand: Command {
     ]
 
     static func run(_ args: ParsedArguments) async throws -> Int32 {
-        var b = PayloadBuilder()
-        b.title = args.value("--title")
-        b.subtitle = args.value("--subtitle")
-        b.body = args.value("--body")
-        b.image = args.value("--image")
-        b.link = args.value("--link")
-        b.sound = args.value("--sound")
-        b.badge = try args.int("--badge", range: 0...Int(Int32.max))
-        b.category = args.value("--category")
-        b.threadID = args.value("--thread-id")
+        var b = try PayloadBuilderFlags.builder(args)
         b.interruptionLevel = args.value("--interruption-level")
         b.relevanceScore = try args.double("--relevance-score", range: 0...1)
-        b.deliveryID = args.value("--delivery-id")
-        b.deliveryToken = args.value("--delivery-token")
         b.mutableContent = args.flag("--mutable-content")
-        for item in args.all("--data") {
-            guard let eq = item.firstIndex(of: "="), eq != item.startIndex else {
-                throw UsageError("--data takes KEY=VALUE, got '\(item)'", fix: "e.g. --data order_id=1042")
-            }
-            b.data.append((String(item[..<eq]), String(item[item.index(after: eq)...])))
-        }
         let rawType = args.value("--push-type") ?? "alert"
         guard let type = APNsPushType(rawValue: rawType) else {
             throw UsageError("--push-type must be alert or background, got '\(rawType)'")

@@ -28,21 +28,9 @@ enum SendSupport {
         .flag("--verbose", "-v", help: "Show each request and answer (bearer redacted, device token shortened) on stderr."),
     ]
 
-    /// Builder flags shared with `pushlab payload` (PushCore's `PayloadBuilder`).
-    static let builderOptions: [OptionSpec] = [
-        .value("--title", name: "TEXT", help: "Builder: alert title (instead of a payload file)."),
-        .value("--subtitle", name: "TEXT", help: "Builder: alert subtitle."),
-        .value("--body", name: "TEXT", help: "Builder: alert body."),
-        .value("--image", name: "URL", help: "Builder: rich-push image URL (CIO.push.image; sets mutable-content)."),
-        .value("--link", name: "URL", help: "Builder: deep link opened on tap (CIO.push.link)."),
-        .value("--sound", name: "NAME", help: "Builder: sound name, e.g. default."),
-        .value("--badge", name: "N", help: "Builder: badge count (0 clears)."),
-        .value("--category", name: "ID", help: "Builder: notification category."),
-        .value("--thread-id", name: "ID", help: "Builder: thread id for grouping."),
-        .value("--data", name: "KEY=VALUE", help: "Builder: a custom key (APNs top level, FCM data).", repeatable: true),
-        .value("--delivery-id", name: "ID", help: "Builder: Customer.io CIO-Delivery-ID (with --delivery-token)."),
-        .value("--delivery-token", name: "TOKEN", help: "Builder: Customer.io CIO-Delivery-Token (with --delivery-id)."),
-        .flag("--background", help: "Builder: a silent background push (content-available, no alert)."),
+    /// The builder flags of `pushlab payload`, and `--background` of the send commands.
+    static let builderOptions: [OptionSpec] = PayloadBuilderFlags.options + [
+        .flag("--background", help: "A silent background push (content-available, no alert)."),
     ]
 
     /// How a payload made from the builder flags is named in messages.
@@ -118,25 +106,8 @@ enum SendSupport {
     /// The payload the builder flags describe: an APNs payload, or an FCM send request
     /// (`{"message": …}`) whose target is replaced per send.
     static func builtPayload(_ args: ParsedArguments, fcm: Bool) throws -> [UInt8] {
-        var b = PayloadBuilder()
-        b.title = args.value("--title")
-        b.subtitle = args.value("--subtitle")
-        b.body = args.value("--body")
-        b.image = args.value("--image")
-        b.link = args.value("--link")
-        b.sound = args.value("--sound")
-        b.badge = try args.int("--badge")
-        b.category = args.value("--category")
-        b.threadID = args.value("--thread-id")
-        b.deliveryID = args.value("--delivery-id")
-        b.deliveryToken = args.value("--delivery-token")
+        var b = try PayloadBuilderFlags.builder(args)
         if args.flag("--background") { b.pushType = .background }
-        for pair in args.all("--data") {
-            guard let eq = pair.firstIndex(of: "="), eq != pair.startIndex else {
-                throw UsageError("--data \(pair): expected KEY=VALUE", fix: "e.g. --data screen=offers")
-            }
-            b.data.append((String(pair[..<eq]), String(pair[pair.index(after: eq)...])))
-        }
         do {
             // The target is spliced in per send; a placeholder topic keeps the builder's token
             // check out of the way (the sender checks each token itself).
