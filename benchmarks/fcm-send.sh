@@ -15,28 +15,8 @@ cd "$(dirname "$0")/.."
 COUNT=${COUNT:-50000}
 CONCURRENCY=${CONCURRENCY:-200}
 OUT=benchmarks/results/fcm-send.md
-WORK=$(mktemp -d)
-SERVER_PID=
-cleanup() { [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null; rm -rf "$WORK"; }
-trap cleanup EXIT
-# SIGTERM, then up to 10 s for the server to print its counts and exit.
-stop_server() {
-  kill "$SERVER_PID" 2>/dev/null || true
-  for _ in $(seq 100); do kill -0 "$SERVER_PID" 2>/dev/null || break; sleep 0.1; done
-  kill -9 "$SERVER_PID" 2>/dev/null || true
-  wait "$SERVER_PID" 2>/dev/null || true
-  SERVER_PID=
-}
-
-swift build -c release --product pushlab >/dev/null
-swift build -c release --product pushlab-bench-push-server >/dev/null
-PUSHLAB=.build/release/pushlab
-PY=.venv/bin/python
-
-.build/release/pushlab-bench-push-server --max-streams 500 >"$WORK/url" 2>"$WORK/server.err" &
-SERVER_PID=$!
-for _ in $(seq 50); do [ -s "$WORK/url" ] && break; sleep 0.1; done
-URL=$(head -1 "$WORK/url")
+# WORK, PUSHLAB, PY; the push server at $URL; stop_server.
+source benchmarks/lib/push-server.sh
 
 $PY - "$WORK" "$URL" "$COUNT" <<'PYEOF'
 import json, sys
