@@ -9,16 +9,9 @@ final class CollectorAndReportCommandTests: XCTestCase {
         let dir = Fixtures.temporaryDirectory("collector-cli")
         defer { try? FileManager.default.removeItem(at: dir) }
         let db = dir.appendingPathComponent("m.sqlite").path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Fixtures.pushlabBinary)
-        process.arguments = ["collector", "--port", "off", "--h2c-port", "0", "--db", db, "--cdp-key", "k1"]
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        defer { if process.isRunning { process.terminate() } }
-        let reader = LineReader(out.fileHandleForReading)
-        guard let urlLine = reader.next(), let url = urlLine.split(separator: " ").first else { return XCTFail("no URL printed") }
+        let collector = try RunningPushlab(["collector", "--port", "off", "--h2c-port", "0", "--db", db, "--cdp-key", "k1"])
+        defer { collector.terminate() }
+        guard let urlLine = collector.nextLine(), let url = urlLine.split(separator: " ").first else { return XCTFail("no URL printed") }
         XCTAssertTrue(urlLine.hasPrefix("http://127.0.0.1:"), urlLine)
 
         let token = "3a4b5c6d7e8f90112233445566778899"
@@ -27,15 +20,13 @@ final class CollectorAndReportCommandTests: XCTestCase {
                                                         "-u", "k1:", "--data-binary", body, "\(url)/v1/track"])
         XCTAssertEqual(r.stdout, "200")
         var live: String?
-        while let line = reader.next() {
+        while let line = collector.nextLine() {
             if line.contains("cli-1") { live = line; break }
         }
         XCTAssertNotNil(live)
         XCTAssertTrue(live?.contains("token 3a4b5c6d…") ?? false, live ?? "")
         XCTAssertFalse(live?.contains(token) ?? true, "tokens are never printed whole")
-        kill(process.processIdentifier, SIGINT)
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 0)
+        XCTAssertEqual(collector.interrupt(), 0)
 
         let report = try ProcessRunner.pushlab(["report", "--db", db, "--json"])
         XCTAssertEqual(report.status, 0, report.stderr)
@@ -50,34 +41,28 @@ final class CollectorAndReportCommandTests: XCTestCase {
     func testJSONLinesForListeningMetricRejectionAndStop() throws {
         let dir = Fixtures.temporaryDirectory("collector-cli")
         defer { try? FileManager.default.removeItem(at: dir) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Fixtures.pushlabBinary)
-        process.arguments = ["collector", "--port", "off", "--h2c-port", "0", "--db", dir.appendingPathComponent("m.sqlite").path, "--json"]
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        defer { if process.isRunning { process.terminate() } }
-        let reader = LineReader(out.fileHandleForReading)
+        let collector = try RunningPushlab(["collector", "--port", "off", "--h2c-port", "0",
+                                            "--db", dir.appendingPathComponent("m.sqlite").path, "--json"])
+        defer { collector.terminate() }
         func object(_ line: String?) -> [String: Any] {
             (line.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) } as? [String: Any]) ?? [:]
         }
-        let listening = object(reader.next())
+        let listening = object(collector.nextLine())
         XCTAssertEqual(listening["event"] as? String, "listening")
         guard let url = listening["cleartext"] as? String else { return XCTFail("no cleartext URL") }
         let body = #"{"anonymousId":"j1","event":"Report Delivery Event","properties":{"recipient":"abcdef0123456789","metric":"delivered","deliveryId":"j1"}}"#
         for auth in [["-u", "k:"], []] {
             _ = try ProcessRunner.run("/usr/bin/curl", ["-s", "-o", "/dev/null", "--http2-prior-knowledge"] + auth + ["--data-binary", body, "\(url)/v1/track"])
         }
-        let metric = object(reader.next()), rejected = object(reader.next())
+        let metric = object(collector.nextLine()), rejected = object(collector.nextLine())
         XCTAssertEqual(metric["event"] as? String, "metric")
         XCTAssertEqual(metric["deliveryId"] as? String, "j1")
         XCTAssertEqual(metric["token"] as? String, "abcdef01…")
         XCTAssertEqual(rejected["event"] as? String, "rejected")
         XCTAssertEqual(rejected["status"] as? Int, 401)
-        kill(process.processIdentifier, SIGINT)
-        let stopped = object(reader.next())
-        process.waitUntilExit()
+        kill(collector.process.processIdentifier, SIGINT)
+        let stopped = object(collector.nextLine())
+        collector.process.waitUntilExit()
         XCTAssertEqual(stopped["event"] as? String, "stopped")
         XCTAssertEqual(stopped["metrics"] as? Int, 1)
         XCTAssertEqual(stopped["rejected"] as? Int, 1)
@@ -94,24 +79,5 @@ final class CollectorAndReportCommandTests: XCTestCase {
         let r = try ProcessRunner.pushlab(["report", "--db", "/nonexistent/metrics.sqlite"])
         XCTAssertEqual(r.status, 2)
         XCTAssertTrue(r.stderr.contains("--db /nonexistent/metrics.sqlite: no such file"), r.stderr)
-    }
-}
-
-/// Reads lines from a pipe as they arrive.
-private final class LineReader {
-    private let handle: FileHandle
-    private var buffer = Data()
-    init(_ handle: FileHandle) { self.handle = handle }
-    func next() -> String? {
-        while true {
-            if let nl = buffer.firstIndex(of: 0x0A) {
-                let line = String(decoding: buffer[buffer.startIndex..<nl], as: UTF8.self)
-                buffer.removeSubrange(buffer.startIndex...nl)
-                return line
-            }
-            let chunk = handle.availableData
-            if chunk.isEmpty { return nil }
-            buffer.append(chunk)
-        }
     }
 }

@@ -9,15 +9,9 @@ final class OpenCommandCollectorTests: XCTestCase {
         let dir = Fixtures.temporaryDirectory("open-collector")
         defer { try? FileManager.default.removeItem(at: dir) }
         let db = dir.appendingPathComponent("m.sqlite").path
-        let collector = Process()
-        collector.executableURL = URL(fileURLWithPath: Fixtures.pushlabBinary)
-        collector.arguments = ["collector", "--port", "off", "--h2c-port", "0", "--db", db, "--cdp-key", "pushlab-demo-cdp-key"]
-        let out = Pipe()
-        collector.standardOutput = out
-        collector.standardError = FileHandle.nullDevice
-        try collector.run()
-        defer { if collector.isRunning { collector.terminate() } }
-        let firstLine = readLine(out.fileHandleForReading)
+        let collector = try RunningPushlab(["collector", "--port", "off", "--h2c-port", "0", "--db", db, "--cdp-key", "pushlab-demo-cdp-key"])
+        defer { collector.terminate() }
+        let firstLine = collector.nextLine() ?? ""
         guard let url = firstLine.split(separator: " ").first, url.hasPrefix("http://") else {
             return XCTFail("collector printed no URL: \(firstLine)")
         }
@@ -31,8 +25,7 @@ final class OpenCommandCollectorTests: XCTestCase {
         XCTAssertEqual(metric["sent"] as? Bool, true)
         XCTAssertEqual((metric["results"] as? [String])?.first?.hasPrefix("200"), true, "\(metric)")
 
-        kill(collector.processIdentifier, SIGINT)
-        collector.waitUntilExit()
+        collector.interrupt()
         let report = try ProcessRunner.pushlab(["report", "--db", db, "--json"])
         XCTAssertEqual(report.status, 0, report.stderr)
         let totals = (try JSONSerialization.jsonObject(with: Data(report.stdout.utf8)) as? [String: Any])?["totals"] as? [String: Any]
@@ -42,31 +35,13 @@ final class OpenCommandCollectorTests: XCTestCase {
     func testAWrongKeyIsRejectedAndExitsOne() throws {
         let dir = Fixtures.temporaryDirectory("open-collector")
         defer { try? FileManager.default.removeItem(at: dir) }
-        let collector = Process()
-        collector.executableURL = URL(fileURLWithPath: Fixtures.pushlabBinary)
-        collector.arguments = ["collector", "--port", "off", "--h2c-port", "0", "--db", dir.appendingPathComponent("m.sqlite").path,
-                               "--cdp-key", "another-key"]
-        let out = Pipe()
-        collector.standardOutput = out
-        collector.standardError = FileHandle.nullDevice
-        try collector.run()
-        defer { if collector.isRunning { collector.terminate() } }
-        let url = readLine(out.fileHandleForReading).split(separator: " ").first.map(String.init) ?? ""
+        let collector = try RunningPushlab(["collector", "--port", "off", "--h2c-port", "0",
+                                            "--db", dir.appendingPathComponent("m.sqlite").path, "--cdp-key", "another-key"])
+        defer { collector.terminate() }
+        let url = collector.nextLine()?.split(separator: " ").first.map(String.init) ?? ""
         let r = try ProcessRunner.pushlab(["open", Fixtures.path("payloads/taps/app-scheme.json"),
                                            "--app", Fixtures.path("payloads/apps/demo.json"), "--collector", url])
         XCTAssertEqual(r.status, 1, r.stdout + r.stderr)
         XCTAssertTrue(r.stdout.contains("401, kept for the next flush"), r.stdout)
-    }
-
-    /// One line from the collector's stdout (its first line is the URL).
-    private func readLine(_ handle: FileHandle) -> String {
-        var bytes: [UInt8] = []
-        while true {
-            let chunk = handle.readData(ofLength: 1)
-            guard let b = chunk.first else { break }
-            if b == UInt8(ascii: "\n") { break }
-            bytes.append(b)
-        }
-        return String(decoding: bytes, as: UTF8.self)
     }
 }
