@@ -53,18 +53,11 @@ public struct LaunchRecovery: Sendable {
         self.identity = identity
     }
 
-    /// A pipeline for `profile` (CDP batch, or legacy events) with the app's User-Agent.
+    /// The host app's pipeline for `profile` (`EventPipelineConfiguration(profile:)`: CDP batch,
+    /// or legacy events, with the app's User-Agent).
     public static func pipeline(for profile: AppProfile, transport: any HTTPTransport,
                                 time: any TimeSource = SystemTimeSource()) -> EventPipeline {
-        let endpoint = profile.metricsEndpoint
-        var configuration: EventPipelineConfiguration
-        if profile.sdkMode == .cioLegacy, let site = profile.siteID, let key = profile.apiKey {
-            configuration = .legacy(baseURL: endpoint.legacyBaseURL, siteID: site, apiKey: key)
-        } else {
-            configuration = .cdp(baseURL: endpoint.cdpBaseURL, writeKey: profile.cdpAPIKey)
-        }
-        configuration.userAgent = profile.appUserAgent
-        return EventPipeline(configuration: configuration, transport: transport, time: time)
+        EventPipeline(configuration: EventPipelineConfiguration(profile: profile), transport: transport, time: time)
     }
 
     /// Runs recovery. `upload: false` emulates the app dying after queueing, before the flush.
