@@ -10,16 +10,33 @@ import Foundation
 /// the data file stays exactly the reference file and no extra file is needed. The write goes to
 /// a temporary file in the same directory and is renamed over the target, so a process killed at
 /// any instant leaves either the old or the new file — never a torn one.
+///
+/// Within one process, concurrent changes are group-committed: changes that arrive while a
+/// rewrite is running are applied together by the next one (each caller still returns only
+/// after the rewrite holding its change is in place), and a file this process wrote or read
+/// last is not read back or decoded again while it is unchanged on disk (`CIOPendingFileAccess`).
 public struct CIOPendingMetricFile: PendingMetricStore {
     public static let fileName = "pending_push_delivery_metrics.json"
     public static let maxRows = 100
-    private static let tempPrefix = ".pending_push_delivery_metrics.json."
+    static let tempPrefix = ".pending_push_delivery_metrics.json."
 
     public let directory: URL
-    private let cache = DecodedFileCache()
+    private let commits: GroupCommit<Change, Outcome>
     public var kind: AppGroupStoreKind { .cio }
     public var path: String? { fileURL.path }
     public var fileURL: URL { directory.appendingPathComponent(CIOPendingMetricFile.fileName) }
+
+    enum Change: Sendable {
+        case append(PendingDeliveryMetric)
+        case remove(Set<UUID>)
+        case read
+    }
+
+    enum Outcome: Sendable {
+        case appended(droppedOldest: Int)
+        case removed(Int)
+        case rows([PendingDeliveryMetric])
+    }
 
     public init(directory: URL) throws(PendingMetricStoreError) {
         self.directory = directory
@@ -29,206 +46,67 @@ public struct CIOPendingMetricFile: PendingMetricStore {
         if mkdir(directory.path, 0o755) != 0 && errno != EEXIST {
             throw .cannotCreateDirectory(path: directory.path, errno: errno)
         }
+        let file = try CIOPendingFileAccess(directory: directory, fileName: CIOPendingMetricFile.fileName,
+                                            tempPrefix: CIOPendingMetricFile.tempPrefix)
         // Temporary files a killed writer left behind; removed under the lock, when nobody
         // else can be mid-write.
-        try locked { () throws(PendingMetricStoreError) in removeLeftoverTemporaries() }
-    }
-
-    /// The bytes the reference SDK writes for `rows`: `JSONEncoder` with sorted keys and
-    /// `.iso8601` dates (whole seconds, `Z`), no whitespace.
-    public static func encode(_ rows: [PendingDeliveryMetric]) -> [UInt8] {
-        fastEncode(rows) ?? foundationEncode(rows)
-    }
-
-    /// What `JSONEncoder` with `.sortedKeys` and `.iso8601` dates writes.
-    static func foundationEncode(_ rows: [PendingDeliveryMetric]) -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        // The reference uses `.iso8601`; the same text, formatted without a formatter per date.
-        encoder.dateEncodingStrategy = .custom { date, encoder in
-            var c = encoder.singleValueContainer()
-            try c.encode(WholeSecondISO8601.string(date))
-        }
-        // Encoding plain strings, UUIDs and dates cannot fail.
-        return Array((try? encoder.encode(rows)) ?? Data("[]".utf8))
-    }
-
-    /// The same bytes written directly when no string needs escaping (delivery ids and tokens
-    /// are base64url/hex): the file is rewritten on every append and remove, and `JSONEncoder`
-    /// dominated that cost. Anything else goes through `foundationEncode`.
-    static func fastEncode(_ rows: [PendingDeliveryMetric]) -> [UInt8]? {
-        func plain(_ s: String) -> Bool {
-            s.utf8.allSatisfy { $0 >= 0x20 && $0 != 0x22 && $0 != 0x5C && $0 != 0x2F && $0 < 0x80 }
-        }
-        var out: [UInt8] = [UInt8(ascii: "[")]
-        out.reserveCapacity(rows.count * 180 + 2)
-        for (i, r) in rows.enumerated() {
-            guard plain(r.deliveryID), plain(r.deviceID), plain(r.event) else { return nil }
-            if i > 0 { out.append(UInt8(ascii: ",")) }
-            out += Array(#"{"delivery_id":""#.utf8) + Array(r.deliveryID.utf8)
-            out += Array(#"","device_id":""#.utf8) + Array(r.deviceID.utf8)
-            out += Array(#"","event":""#.utf8) + Array(r.event.utf8)
-            out += Array(#"","id":""#.utf8) + Array(r.id.uuidString.utf8)
-            out += Array(#"","timestamp":""#.utf8) + Array(WholeSecondISO8601.string(r.timestamp).utf8)
-            out += Array(#""}"#.utf8)
-        }
-        out.append(UInt8(ascii: "]"))
-        return out
-    }
-
-    /// Rows from file bytes; nil when they do not decode (the SDK then treats the file as empty).
-    public static func decode(_ bytes: [UInt8]) -> [PendingDeliveryMetric]? {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .custom { decoder in
-            let c = try decoder.singleValueContainer()
-            let text = try c.decode(String.self)
-            if let date = WholeSecondISO8601.date(text) ?? (try? Date(text, strategy: .iso8601)) { return date }
-            throw DecodingError.dataCorruptedError(in: c, debugDescription: "not an ISO 8601 date: \(text)")
-        }
-        return try? decoder.decode([PendingDeliveryMetric].self, from: Data(bytes))
+        try file.locked { () throws(PendingMetricStoreError) in file.removeLeftoverTemporaries(prefix: CIOPendingMetricFile.tempPrefix) }
+        commits = GroupCommit { batch in CIOPendingMetricFile.commit(batch, to: file) }
     }
 
     public func append(_ metric: PendingDeliveryMetric) throws(PendingMetricStoreError) -> PendingAppendOutcome {
-        try locked { () throws(PendingMetricStoreError) -> PendingAppendOutcome in
-            var rows = readRows()
-            rows.append(metric)
-            let dropped = max(0, rows.count - CIOPendingMetricFile.maxRows)
-            if dropped > 0 { rows.removeFirst(dropped) }
-            try replace(with: rows)
-            return .stored(droppedOldest: dropped)
-        }
+        guard case .appended(let dropped) = try commits.perform(.append(metric)) else { preconditionFailure("append answered by another change") }
+        return .stored(droppedOldest: dropped)
     }
 
     public func loadAll() throws(PendingMetricStoreError) -> [PendingDeliveryMetric] {
-        try locked { () throws(PendingMetricStoreError) -> [PendingDeliveryMetric] in readRows() }
+        guard case .rows(let rows) = try commits.perform(.read) else { preconditionFailure("read answered by another change") }
+        return rows
     }
 
     public func remove(ids: Set<UUID>) throws(PendingMetricStoreError) -> Int {
         guard !ids.isEmpty else { return 0 }
-        return try locked { () throws(PendingMetricStoreError) -> Int in
-            let rows = readRows()
-            let kept = rows.filter { !ids.contains($0.id) }
-            guard kept.count != rows.count else { return 0 }
-            try replace(with: kept)
-            return rows.count - kept.count
-        }
+        guard case .removed(let count) = try commits.perform(.remove(ids)) else { preconditionFailure("remove answered by another change") }
+        return count
     }
 
     /// The reference file keeps no drop count.
     public func droppedCount() throws(PendingMetricStoreError) -> Int? { nil }
 
-    // MARK: - File access (callers hold the lock)
+    /// How many rewrites group commit ran and how many changes they carried.
+    var commitStatistics: GroupCommitStats { commits.statistics }
 
-    private func readRows() -> [PendingDeliveryMetric] {
-        // Every write renames a new file into place, so (inode, size, mtime) names one content:
-        // when this process wrote the current file, its rows need no decoding.
-        var st = stat()
-        guard stat(fileURL.path, &st) == 0 else { return [] }
-        let identity = DecodedFileCache.Identity(st)
-        if let rows = cache.rows(for: identity) { return rows }
-        guard let data = FileManager.default.contents(atPath: fileURL.path) else { return [] }
-        return CIOPendingMetricFile.decode(Array(data)) ?? []
-    }
-
-    /// Writes a temporary file next to the target and renames it into place (atomic on POSIX).
-    private func replace(with rows: [PendingDeliveryMetric]) throws(PendingMetricStoreError) {
-        let bytes = CIOPendingMetricFile.encode(rows)
-        let temp = directory.appendingPathComponent(CIOPendingMetricFile.tempPrefix + "\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp").path
-        let fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw .writeFailed(path: temp, errno: errno) }
-        var written = 0
-        while written < bytes.count {
-            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, bytes.count - written) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                let e = errno
-                close(fd)
-                unlink(temp)
-                throw .writeFailed(path: temp, errno: e)
+    /// One batch under the lock: the current rows, every change in arrival order, and at most one
+    /// rewrite. If the rewrite fails, every change of the batch fails with it (none is in the file).
+    private static func commit(_ batch: [Change], to file: CIOPendingFileAccess) -> [Result<Outcome, PendingMetricStoreError>] {
+        do {
+            return try file.locked { () throws(PendingMetricStoreError) -> [Result<Outcome, PendingMetricStoreError>] in
+                var rows = file.currentRows()
+                var changed = false
+                var outcomes: [Result<Outcome, PendingMetricStoreError>] = []
+                outcomes.reserveCapacity(batch.count)
+                for change in batch {
+                    switch change {
+                    case .append(let metric):
+                        rows.append(CIOPendingFileAccess.CachedRow(metric: metric, bytes: nil))
+                        let dropped = max(0, rows.count - maxRows)
+                        if dropped > 0 { rows.removeFirst(dropped) }
+                        changed = true
+                        outcomes.append(.success(.appended(droppedOldest: dropped)))
+                    case .remove(let ids):
+                        let before = rows.count
+                        rows.removeAll { ids.contains($0.metric.id) }
+                        if rows.count != before { changed = true }
+                        outcomes.append(.success(.removed(before - rows.count)))
+                    case .read:
+                        outcomes.append(.success(.rows(rows.map(\.metric))))
+                    }
+                }
+                if changed { try file.replace(with: rows) }
+                return outcomes
             }
-            written += n
-        }
-        var st = stat()
-        let identity = fstat(fd, &st) == 0 ? DecodedFileCache.Identity(st) : nil
-        close(fd)
-        if rename(temp, fileURL.path) != 0 {
-            let e = errno
-            unlink(temp)
-            throw .writeFailed(path: fileURL.path, errno: e)
-        }
-        cache.store(rows, for: identity)
-    }
-
-    /// Runs `body` holding an exclusive lock on the directory, shared with every other process
-    /// using this container.
-    private func locked<T>(_ body: () throws(PendingMetricStoreError) -> T) throws(PendingMetricStoreError) -> T {
-        let fd = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { throw .cannotLock(path: directory.path, errno: errno) }
-        defer { close(fd) }  // closing the descriptor releases the lock
-        while flock(fd, LOCK_EX) != 0 {
-            if errno != EINTR { throw .cannotLock(path: directory.path, errno: errno) }
-        }
-        return try body()
-    }
-
-    private func removeLeftoverTemporaries() {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return }
-        for name in names where name.hasPrefix(CIOPendingMetricFile.tempPrefix) && name.hasSuffix(".tmp") {
-            unlink(directory.appendingPathComponent(name).path)
-        }
-    }
-}
-
-/// `yyyy-MM-ddTHH:mm:ssZ` in UTC, the text `JSONEncoder`'s `.iso8601` strategy writes, by hand:
-/// the store is rewritten on every append, and a formatter per date dominated its cost.
-enum WholeSecondISO8601 {
-    static func string(_ date: Date) -> String {
-        var t = time_t(date.timeIntervalSince1970.rounded(.down))
-        var tm = tm()
-        gmtime_r(&t, &tm)
-        func pad(_ v: Int32, _ width: Int) -> String {
-            let s = String(v)
-            return s.count >= width ? s : String(repeating: "0", count: width - s.count) + s
-        }
-        return "\(pad(tm.tm_year + 1900, 4))-\(pad(tm.tm_mon + 1, 2))-\(pad(tm.tm_mday, 2))T\(pad(tm.tm_hour, 2)):\(pad(tm.tm_min, 2)):\(pad(tm.tm_sec, 2))Z"
-    }
-
-    /// Parses exactly `yyyy-MM-ddTHH:mm:ssZ`; nil for anything else.
-    static func date(_ text: String) -> Date? {
-        let b = Array(text.utf8)
-        guard b.count == 20, b[4] == 45, b[7] == 45, b[10] == 84, b[13] == 58, b[16] == 58, b[19] == 90 else { return nil }
-        func num(_ r: Range<Int>) -> Int32? {
-            var v: Int32 = 0
-            for i in r { guard (48...57).contains(b[i]) else { return nil }; v = v * 10 + Int32(b[i] - 48) }
-            return v
-        }
-        guard let y = num(0..<4), let mo = num(5..<7), let d = num(8..<10), let h = num(11..<13), let mi = num(14..<16), let s = num(17..<19),
-              (1...12).contains(mo), (1...31).contains(d), h < 24, mi < 60, s < 61 else { return nil }
-        var tm = tm()
-        tm.tm_year = y - 1900; tm.tm_mon = mo - 1; tm.tm_mday = d; tm.tm_hour = h; tm.tm_min = mi; tm.tm_sec = s
-        return Date(timeIntervalSince1970: TimeInterval(timegm(&tm)))
-    }
-}
-
-/// The rows of the file this process wrote last, keyed by the file's identity.
-private final class DecodedFileCache: @unchecked Sendable {
-    struct Identity: Equatable {
-        var inode: UInt64, size: Int64, seconds: Int, nanoseconds: Int
-        init(_ st: stat) {
-            inode = UInt64(st.st_ino); size = Int64(st.st_size)
-            seconds = Int(st.st_mtim.tv_sec); nanoseconds = Int(st.st_mtim.tv_nsec)
-        }
-    }
-    // Protected by `lock`.
-    private var identity: Identity?
-    private var rows: [PendingDeliveryMetric] = []
-    private let lock = NSLock()
-
-    func rows(for id: Identity) -> [PendingDeliveryMetric]? { lock.withLock { identity == id ? rows : nil } }
-    func store(_ rows: [PendingDeliveryMetric], for id: Identity?) {
-        lock.withLock {
-            identity = id
-            self.rows = rows
+        } catch {
+            return Array(repeating: .failure(error), count: batch.count)
         }
     }
 }

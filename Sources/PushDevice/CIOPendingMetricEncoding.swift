@@ -1,0 +1,145 @@
+import Foundation
+
+/// The bytes of the reference SDK's pending-metrics file (device-side.md §4): what `JSONEncoder`
+/// with `.sortedKeys` and `.iso8601` dates writes for `[PendingDeliveryMetric]` — no whitespace,
+/// `/` escaped as `\/`, whole-second UTC dates.
+///
+/// The file is rewritten on every append and remove, so each row is encoded once, when it enters
+/// the store, and a rewrite only joins the cached row bytes (`JSONEncoder` writes an array as
+/// `[` + elements joined by `,` + `]`, so joining per-row output gives the same bytes).
+extension CIOPendingMetricFile {
+    /// The whole file for `rows`.
+    public static func encode(_ rows: [PendingDeliveryMetric]) -> [UInt8] {
+        join(rows.map(encodeRow))
+    }
+
+    /// One row's JSON object, exactly as `JSONEncoder` writes it inside the array.
+    static func encodeRow(_ row: PendingDeliveryMetric) -> [UInt8] {
+        if let fast = fastEncodeRow(row) { return fast }
+        // Strings that need escaping: JSONEncoder's own escaping, then strip the `[` `]`.
+        return Array(foundationEncode([row]).dropFirst().dropLast())
+    }
+
+    /// `[` + `rows` joined by `,` + `]`.
+    static func join(_ encodedRows: [[UInt8]]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(encodedRows.reduce(2) { $0 + $1.count + 1 })
+        out.append(UInt8(ascii: "["))
+        for (i, row) in encodedRows.enumerated() {
+            if i > 0 { out.append(UInt8(ascii: ",")) }
+            out.append(contentsOf: row)
+        }
+        out.append(UInt8(ascii: "]"))
+        return out
+    }
+
+    /// What `JSONEncoder` with `.sortedKeys` and `.iso8601` dates writes.
+    static func foundationEncode(_ rows: [PendingDeliveryMetric]) -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        // The reference uses `.iso8601`; the same text, formatted without a formatter per date.
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var c = encoder.singleValueContainer()
+            try c.encode(WholeSecondISO8601.string(date))
+        }
+        // Encoding plain strings, UUIDs and dates cannot fail.
+        return Array((try? encoder.encode(rows)) ?? Data("[]".utf8))
+    }
+
+    /// The whole file written directly, or nil when some string needs escaping (delivery ids and
+    /// tokens are base64url/hex, so in practice none does).
+    static func fastEncode(_ rows: [PendingDeliveryMetric]) -> [UInt8]? {
+        var encoded: [[UInt8]] = []
+        encoded.reserveCapacity(rows.count)
+        for row in rows {
+            guard let bytes = fastEncodeRow(row) else { return nil }
+            encoded.append(bytes)
+        }
+        return join(encoded)
+    }
+
+    /// One row written directly, keys in sorted order; nil when a string needs escaping.
+    static func fastEncodeRow(_ r: PendingDeliveryMetric) -> [UInt8]? {
+        func plain(_ s: String) -> Bool {
+            s.utf8.allSatisfy { $0 >= 0x20 && $0 != 0x22 && $0 != 0x5C && $0 != 0x2F && $0 < 0x80 }
+        }
+        guard plain(r.deliveryID), plain(r.deviceID), plain(r.event) else { return nil }
+        var out: [UInt8] = []
+        out.reserveCapacity(120 + r.deliveryID.utf8.count + r.deviceID.utf8.count + r.event.utf8.count)
+        out.append(contentsOf: #"{"delivery_id":""#.utf8)
+        out.append(contentsOf: r.deliveryID.utf8)
+        out.append(contentsOf: #"","device_id":""#.utf8)
+        out.append(contentsOf: r.deviceID.utf8)
+        out.append(contentsOf: #"","event":""#.utf8)
+        out.append(contentsOf: r.event.utf8)
+        out.append(contentsOf: #"","id":""#.utf8)
+        out.append(contentsOf: r.id.uuidString.utf8)
+        out.append(contentsOf: #"","timestamp":""#.utf8)
+        WholeSecondISO8601.append(r.timestamp, to: &out)
+        out.append(contentsOf: #""}"#.utf8)
+        return out
+    }
+
+    /// Rows from file bytes; nil when they do not decode (the SDK then treats the file as empty).
+    public static func decode(_ bytes: [UInt8]) -> [PendingDeliveryMetric]? {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let c = try decoder.singleValueContainer()
+            let text = try c.decode(String.self)
+            if let date = WholeSecondISO8601.date(text) ?? (try? Date(text, strategy: .iso8601)) { return date }
+            throw DecodingError.dataCorruptedError(in: c, debugDescription: "not an ISO 8601 date: \(text)")
+        }
+        return try? decoder.decode([PendingDeliveryMetric].self, from: Data(bytes))
+    }
+}
+
+/// `yyyy-MM-ddTHH:mm:ssZ` in UTC, the text `JSONEncoder`'s `.iso8601` strategy writes, by hand:
+/// the store is rewritten on every append, and a formatter per date dominated its cost.
+enum WholeSecondISO8601 {
+    static func string(_ date: Date) -> String {
+        var out: [UInt8] = []
+        append(date, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends the text's UTF-8 bytes to `out`.
+    static func append(_ date: Date, to out: inout [UInt8]) {
+        var t = time_t(date.timeIntervalSince1970.rounded(.down))
+        var tm = tm()
+        gmtime_r(&t, &tm)
+        // Zero-padded to `width` digits; wider values (and the sign of a negative year) as they are.
+        func digits(_ v: Int32, _ width: Int) {
+            var magnitude = Int(v.magnitude)
+            var reversed: [UInt8] = []
+            repeat {
+                reversed.append(UInt8(48 + magnitude % 10))
+                magnitude /= 10
+            } while magnitude > 0
+            if v < 0 { out.append(UInt8(ascii: "-")) }
+            for _ in reversed.count..<max(width, reversed.count) { out.append(48) }
+            out.append(contentsOf: reversed.reversed())
+        }
+        digits(tm.tm_year + 1900, 4); out.append(UInt8(ascii: "-"))
+        digits(tm.tm_mon + 1, 2); out.append(UInt8(ascii: "-"))
+        digits(tm.tm_mday, 2); out.append(UInt8(ascii: "T"))
+        digits(tm.tm_hour, 2); out.append(UInt8(ascii: ":"))
+        digits(tm.tm_min, 2); out.append(UInt8(ascii: ":"))
+        digits(tm.tm_sec, 2); out.append(UInt8(ascii: "Z"))
+    }
+
+    /// Parses exactly `yyyy-MM-ddTHH:mm:ssZ`; nil for anything else.
+    static func date(_ text: String) -> Date? {
+        let b = Array(text.utf8)
+        guard b.count == 20, b[4] == 45, b[7] == 45, b[10] == 84, b[13] == 58, b[16] == 58, b[19] == 90 else { return nil }
+        func num(_ r: Range<Int>) -> Int32? {
+            var v: Int32 = 0
+            for i in r { guard (48...57).contains(b[i]) else { return nil }; v = v * 10 + Int32(b[i] - 48) }
+            return v
+        }
+        guard let y = num(0..<4), let mo = num(5..<7), let d = num(8..<10), let h = num(11..<13), let mi = num(14..<16), let s = num(17..<19),
+              (1...12).contains(mo), (1...31).contains(d), h < 24, mi < 60, s < 61 else { return nil }
+        var tm = tm()
+        tm.tm_year = y - 1900; tm.tm_mon = mo - 1; tm.tm_mday = d; tm.tm_hour = h; tm.tm_min = mi; tm.tm_sec = s
+        return Date(timeIntervalSince1970: TimeInterval(timegm(&tm)))
+    }
+}
