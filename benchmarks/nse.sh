@@ -6,7 +6,7 @@
 # fetch, the floor of a cold download) and h2load GETting the small image at the same
 # concurrency on one connection (the transport's ceiling). Writes benchmarks/results/nse.md.
 #
-#   SINGLES=30 PUSHES=5000 CONCURRENCY=64 benchmarks/nse.sh
+#   SINGLES=30 PUSHES=5000 CONCURRENCY=64 [SKIP_BUILD=1] benchmarks/nse.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SINGLES=${SINGLES:-30}
@@ -14,8 +14,7 @@ PUSHES=${PUSHES:-5000}
 CONCURRENCY=${CONCURRENCY:-64}
 OUT=benchmarks/results/nse.md
 
-echo "nse.sh: building (release)"
-swift build -c release --product pushlab-bench-nse >/dev/null
+[ -n "${SKIP_BUILD:-}" ] || swift build -c release --product pushlab-bench-nse >/dev/null  # SKIP_BUILD=1 reuses the current release binary
 BENCH=.build/release/pushlab-bench-nse
 kv() { tr ' ' '\n' | awk -F= -v k="$1" '$1 == k { print $2 }'; }
 

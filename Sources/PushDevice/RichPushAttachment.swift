@@ -46,14 +46,11 @@ public struct AttachmentBuilder: Sendable {
         guard named == actual else { return .failure(.extensionMismatch(actual: actual, fileName: name)) }
         guard body.count <= ImageFetcher.attachmentLimit else { return .failure(.tooLarge(limit: ImageFetcher.attachmentLimit)) }
 
-        let dir = temporaryDirectory.appendingPathComponent(AttachmentBuilder.directoryName, isDirectory: true)
-        let file = dir.appendingPathComponent("\(identifiers.uuid().uuidString)_\(name)")
-        do {
-            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-            try Data(body).write(to: file)
-        } catch {
-            return .failure(.saveFailed("\(error)"))
-        }
+        // Paths joined as strings: `URL.appendingPathComponent` twice per push showed in profiles.
+        let base = temporaryDirectory.path
+        let dir = (base.hasSuffix("/") ? base : base + "/") + AttachmentBuilder.directoryName
+        let file = dir + "/" + identifiers.uuid().uuidString + "_" + name
+        if let failure = AttachmentBuilder.save(body, to: file, in: dir) { return .failure(.saveFailed(failure)) }
         var warnings: [String] = []
         if !ok { warnings.append("served with HTTP \(download.status); the reference SDK does not check the status, so the image still shows") }
         let dims = ImageDimensions.read(body, format: actual)
@@ -65,8 +62,37 @@ public struct AttachmentBuilder: Sendable {
         }
         let attachment = RichPushAttachment(
             identifier: AttachmentBuilder.identifierPrefix + identifiers.lowercaseLetters(10),
-            path: file.path, type: actual, size: body.count, dimensions: dims)
+            path: file, type: actual, size: body.count, dimensions: dims)
         return .success((attachment, warnings))
+    }
+
+    /// Writes `bytes` to a new file at `path`, creating `directory` first if needed; nil on
+    /// success, else why not. Plain `open`/`write`/`close`: `Data.write(to:)` on Linux calls
+    /// `fsync` on every file, which on ext4 is a writeback and a device flush per push — the
+    /// extension hands the file to iOS right away, so it needs no durability of its own.
+    static func save(_ bytes: [UInt8], to path: String, in directory: String) -> String? {
+        if mkdir(directory, 0o755) != 0 && errno != EEXIST {
+            do {
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            } catch {
+                return "\(error)"
+            }
+        }
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { return "cannot create \(path): \(String(cString: strerror(errno)))" }
+        defer { close(fd) }
+        var written = 0
+        while written < bytes.count {
+            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, bytes.count - written) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                let why = "cannot write \(path): \(String(cString: strerror(errno)))"
+                unlink(path)
+                return why
+            }
+            written += n
+        }
+        return nil
     }
 
     /// URLSession's `suggestedFilename`: the Content-Disposition filename, else the URL's last

@@ -57,7 +57,7 @@ for i in 0..<singles {
     let ms = Double((ContinuousClock.now - start).components.attoseconds) / 1e15 + Double((ContinuousClock.now - start).components.seconds) * 1000
     guard r.delivered == .rich, r.metric.result == .acknowledged else { print("error=single run \(i): \(r.image.reason ?? "") \(r.metric.result)"); exit(1) }
     times.append(ms)
-    for a in r.notification?.attachments ?? [] { try? FileManager.default.removeItem(atPath: a.path) }
+    for a in r.notification?.attachments ?? [] { unlink(a.path) }
 }
 let first = times[0]
 let warm = times.dropFirst().sorted()
@@ -67,7 +67,7 @@ print(String(format: "single_first_ms=%.2f single_median_ms=%.2f single_p95_ms=%
 let start = ContinuousClock.now
 let ok = await withTaskGroup(of: Bool.self) { group -> Int in
     var next = 0, good = 0
-    func add() { let n = next; next += 1; group.addTask { let r = await nse().run(payload: payload("/small.png", 100_000 + n)); for a in r.notification?.attachments ?? [] { try? FileManager.default.removeItem(atPath: a.path) }; return r.delivered == .rich && r.metric.result == .acknowledged } }
+    func add() { let n = next; next += 1; group.addTask { let r = await nse().run(payload: payload("/small.png", 100_000 + n)); for a in r.notification?.attachments ?? [] { unlink(a.path) }; return r.delivered == .rich && r.metric.result == .acknowledged } }
     for _ in 0..<min(concurrency, total) { add() }
     while let result = await group.next() {
         if result { good += 1 }
