@@ -66,23 +66,32 @@ struct APNsAuthorizer: Sendable {
     /// is acceptable, records it on the connection. Returns the team id on success.
     func authorize(header: String?, connection: ConnectionContext, now: Date) -> Result<String, APNsRejection> {
         guard let header, !header.isEmpty else { return .failure(APNsRejection(status: 403, reason: "MissingProviderToken")) }
-        guard header.count > 7, header.prefix(7).lowercased() == "bearer " else {
+        guard let jwt = Self.bearerValue(header) else {
             return .failure(APNsRejection(status: 403, reason: "InvalidProviderToken"))
         }
-        let jwt = String(header.dropFirst(7))
         return connection.storage.update(Self.storageKey, default: APNsConnectionAuth()) { state in
             authorize(jwt: jwt, state: &state, now: now)
         }
     }
 
-    private func authorize(jwt: String, state: inout APNsConnectionAuth, now: Date) -> Result<String, APNsRejection> {
+    /// The token after `bearer ` (any case), or nil when the header is not a bearer value.
+    private static func bearerValue(_ header: String) -> Substring? {
+        let scheme = "bearer ".utf8
+        guard header.utf8.count > scheme.count,
+              header.utf8.prefix(scheme.count).elementsEqual(scheme, by: { a, b in a == b || (a >= 65 && a <= 90 && a + 32 == b) })
+        else { return nil }
+        return header[header.utf8.index(header.startIndex, offsetBy: scheme.count)...]
+    }
+
+    private func authorize(jwt: Substring, state: inout APNsConnectionAuth, now: Date) -> Result<String, APNsRejection> {
         let invalid = APNsRejection(status: 403, reason: "InvalidProviderToken")
         // The same token as before: its signature was verified already; only age can change.
-        if jwt == state.token, let iat = state.tokenIssuedAt, let team = state.teamID {
+        if let token = state.token, jwt == token[...], let iat = state.tokenIssuedAt, let team = state.teamID {
             if now.timeIntervalSince(iat) > Self.maxTokenAge { return .failure(APNsRejection(status: 403, reason: "ExpiredProviderToken")) }
             return .success(team)
         }
         let verified: VerifiedProviderToken
+        let jwt = String(jwt)
         switch keys.verify(jwt) {
         case .success(let v): verified = v
         case .failure: return .failure(invalid)

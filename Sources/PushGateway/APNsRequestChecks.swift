@@ -2,13 +2,62 @@ import Foundation
 import PushCore
 import PushHTTP
 
-/// The facts of one APNs request the checks look at, pulled out once.
+/// The facts of one APNs request the checks look at, pulled out in one pass over the header
+/// fields (the route reads each header several times; looking them up each time cost more
+/// than all the checks together — benchmarks/results/gateway.md).
 struct APNsRequestFacts: Sendable {
     var method: String
     var deviceToken: String
-    var headers: HTTPHeaders
-    var body: [UInt8]
     var receivedAt: Date
+    var authorization: String?
+    var apnsID: String?
+    var expiration: String?
+    var priority: String?
+    var pushType: String?
+    var topic: String?
+    var collapseID: String?
+    /// One of the headers APNs reads came more than once (DuplicateHeaders).
+    var hasDuplicateHeader = false
+
+    init(method: String, deviceToken: String, headers: HTTPHeaders, receivedAt: Date) {
+        self.method = method
+        self.deviceToken = deviceToken
+        self.receivedAt = receivedAt
+        for field in headers {
+            switch Self.slot(of: field) {
+            case .authorization?: Self.keep(field.value, in: &authorization, duplicate: &hasDuplicateHeader)
+            case .apnsID?: Self.keep(field.value, in: &apnsID, duplicate: &hasDuplicateHeader)
+            case .expiration?: Self.keep(field.value, in: &expiration, duplicate: &hasDuplicateHeader)
+            case .priority?: Self.keep(field.value, in: &priority, duplicate: &hasDuplicateHeader)
+            case .pushType?: Self.keep(field.value, in: &pushType, duplicate: &hasDuplicateHeader)
+            case .topic?: Self.keep(field.value, in: &topic, duplicate: &hasDuplicateHeader)
+            case .collapseID?: Self.keep(field.value, in: &collapseID, duplicate: &hasDuplicateHeader)
+            case nil: continue
+            }
+        }
+    }
+
+    /// The first value wins, as in `HTTPHeaders`' subscript; a second one is a duplicate.
+    private static func keep(_ value: String, in slot: inout String?, duplicate: inout Bool) {
+        if slot == nil { slot = value } else { duplicate = true }
+    }
+
+    private enum Slot { case authorization, apnsID, expiration, priority, pushType, topic, collapseID }
+
+    /// Which header APNs reads `field` is; nil for every other header.
+    private static func slot(of field: HTTPHeader) -> Slot? {
+        switch field.name.utf8.count {
+        case 7: return field.hasName("apns-id") ? .apnsID : nil
+        case 10: return field.hasName("apns-topic") ? .topic : nil
+        case 13:
+            if field.hasName("authorization") { return .authorization }
+            return field.hasName("apns-priority") ? .priority : nil
+        case 14: return field.hasName("apns-push-type") ? .pushType : nil
+        case 15: return field.hasName("apns-expiration") ? .expiration : nil
+        case 16: return field.hasName("apns-collapse-id") ? .collapseID : nil
+        default: return nil
+        }
+    }
 }
 
 /// One rejection: HTTP status + APNs reason (apns.md, "Response").
@@ -32,56 +81,43 @@ enum APNsHeaderChecks {
         "location": ".location-query", "liveactivity": ".push-type.liveactivity", "pushtotalk": ".voip-ptt",
         "widgets": ".push-type.widgets", "controls": ".push-type.controls",
     ]
-    /// Headers APNs reads; sending one twice is DuplicateHeaders.
-    static let apnsHeaders: Set<String> = ["authorization", "apns-push-type", "apns-id", "apns-expiration",
-                                           "apns-priority", "apns-topic", "apns-collapse-id"]
-
     typealias Check = (name: String, run: @Sendable (APNsRequestFacts) -> APNsRejection?)
 
     static let ordered: [Check] = [
         ("method is POST", { f in f.method == "POST" ? nil : APNsRejection(status: 405, reason: "MethodNotAllowed") }),
         ("device token present", { f in f.deviceToken.isEmpty ? APNsRejection(status: 400, reason: "MissingDeviceToken") : nil }),
         ("device token is hex", { f in DeviceToken.classify(f.deviceToken) == .apns ? nil : APNsRejection(status: 400, reason: "BadDeviceToken") }),
-        ("no duplicate headers", { f in
-            var seen: [String] = []
-            for h in f.headers {
-                let name = asciiLowercased(h.name)
-                guard apnsHeaders.contains(name) else { continue }
-                if seen.contains(name) { return APNsRejection(status: 400, reason: "DuplicateHeaders") }
-                seen.append(name)
-            }
-            return nil
-        }),
+        ("no duplicate headers", { f in f.hasDuplicateHeader ? APNsRejection(status: 400, reason: "DuplicateHeaders") : nil }),
         ("apns-id is a canonical UUID", { f in
-            guard let id = f.headers["apns-id"] else { return nil }
+            guard let id = f.apnsID else { return nil }
             return isCanonicalUUID(id) ? nil : APNsRejection(status: 400, reason: "BadMessageId")
         }),
         ("apns-expiration is UNIX seconds", { f in
-            guard let e = f.headers["apns-expiration"] else { return nil }
+            guard let e = f.expiration else { return nil }
             return UInt64(e) != nil ? nil : APNsRejection(status: 400, reason: "BadExpirationDate")
         }),
         ("apns-priority is 10, 5 or 1", { f in
-            guard let p = f.headers["apns-priority"] else { return nil }
-            return ["10", "5", "1"].contains(p) ? nil : APNsRejection(status: 400, reason: "BadPriority")
+            guard let p = f.priority else { return nil }
+            return p == "10" || p == "5" || p == "1" ? nil : APNsRejection(status: 400, reason: "BadPriority")
         }),
         ("apns-push-type is known", { f in
-            guard let t = f.headers["apns-push-type"] else { return nil }
+            guard let t = f.pushType else { return nil }
             return pushTypes.contains(t) ? nil : APNsRejection(status: 400, reason: "InvalidPushType")
         }),
         ("apns-topic present", { f in
             // Token-based connections must name the topic (apns.md: Required with token auth).
-            (f.headers["apns-topic"] ?? "").isEmpty ? APNsRejection(status: 400, reason: "MissingTopic") : nil
+            (f.topic ?? "").isEmpty ? APNsRejection(status: 400, reason: "MissingTopic") : nil
         }),
         ("apns-topic is a bundle id", { f in
             // Letters, digits, '.', '-' (and '_', which some old ids carry); anything else is no topic.
-            guard let topic = f.headers["apns-topic"] else { return nil }
+            guard let topic = f.topic else { return nil }
             let ok = topic.utf8.allSatisfy { c in
                 (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c == 46 || c == 45 || c == 95
             }
             return ok ? nil : APNsRejection(status: 400, reason: "BadTopic")
         }),
         ("apns-collapse-id at most 64 bytes", { f in
-            guard let c = f.headers["apns-collapse-id"] else { return nil }
+            guard let c = f.collapseID else { return nil }
             return c.utf8.count <= 64 ? nil : APNsRejection(status: 400, reason: "BadCollapseId")
         }),
     ]
@@ -93,10 +129,9 @@ enum APNsHeaderChecks {
 
     /// 8-4-4-4-12 hex digits (APNs accepts either case; it echoes what it got).
     static func isCanonicalUUID(_ s: String) -> Bool {
-        let u = Array(s.utf8)
-        guard u.count == 36 else { return false }
-        for (i, c) in u.enumerated() {
-            if [8, 13, 18, 23].contains(i) { if c != 45 { return false }; continue }
+        guard s.utf8.count == 36 else { return false }
+        for (i, c) in s.utf8.enumerated() {
+            if i == 8 || i == 13 || i == 18 || i == 23 { if c != 45 { return false }; continue }
             let hex = (c >= 48 && c <= 57) || (c >= 97 && c <= 102) || (c >= 65 && c <= 70)
             if !hex { return false }
         }

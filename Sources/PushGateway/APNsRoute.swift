@@ -62,16 +62,16 @@ struct APNsRoute: Sendable {
     private func check(_ request: ServerRequest) -> HandlerReply {
         let now = time.now
         let token = request.pathParameters["token"] ?? ""
-        let facts = APNsRequestFacts(method: request.method, deviceToken: token, headers: request.headers, body: request.body, receivedAt: now)
-        let apnsID = request.headers["apns-id"].flatMap { APNsHeaderChecks.isCanonicalUUID($0) ? $0 : nil } ?? ids.next()
-        let topic = request.headers["apns-topic"]
-        let pushType = request.headers["apns-push-type"]
+        let facts = APNsRequestFacts(method: request.method, deviceToken: token, headers: request.headers, receivedAt: now)
+        let apnsID = facts.apnsID.flatMap { APNsHeaderChecks.isCanonicalUUID($0) ? $0 : nil } ?? ids.next()
+        let topic = facts.topic
+        let pushType = facts.pushType
         var device: EmulatedDevice?
         var deliveryID: String?
 
         let verdict: APNsRejection? = {
             if let r = APNsHeaderChecks.firstRejection(facts) { return r }
-            if case .failure(let r) = authorizer.authorize(header: request.headers["authorization"], connection: request.connection, now: now) {
+            if case .failure(let r) = authorizer.authorize(header: facts.authorization, connection: request.connection, now: now) {
                 return r
             }
             let bundle = bundleID(fromTopic: topic ?? "", pushType: pushType)

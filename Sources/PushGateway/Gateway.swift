@@ -25,6 +25,8 @@ public struct GatewayConfiguration: Sendable {
     /// SQLite file for the push records; nil keeps the newest 10,000 in memory.
     public var recordsPath: String? = nil
     public var faultPlan: FaultPlan = .none
+    /// Event-loop threads of each host (`HTTPServerConfiguration.eventLoops`).
+    public var eventLoops = 1
 
     public init(certificateFile: String, privateKeyFile: String) {
         self.certificateFile = certificateFile
@@ -91,11 +93,13 @@ public final class Gateway: Sendable {
         apnsServerConfig.settings = HTTP2Settings(maxConcurrentStreams: 1, maxHeaderListSize: 8000)
         apnsServerConfig.idleTimeout = configuration.idleTimeout
         apnsServerConfig.idleGoAwayDebugData = Array(#"{"reason":"IdleTimeout"}"#.utf8)
+        apnsServerConfig.eventLoops = configuration.eventLoops
         apnsServer = HTTPServer(configuration: apnsServerConfig, router: apnsRouter)
         let googleConfig = HTTPServerConfiguration(host: configuration.host, tlsPort: configuration.fcmPort,
                                                    cleartextPort: configuration.fcmCleartextPort,
                                                    certificateFile: configuration.certificateFile,
-                                                   privateKeyFile: configuration.privateKeyFile)
+                                                   privateKeyFile: configuration.privateKeyFile,
+                                                   eventLoops: configuration.eventLoops)
         googleServer = HTTPServer(configuration: googleConfig, router: googleRouter)
     }
 

@@ -8,6 +8,8 @@ public struct HTTPHeader: Sendable, Hashable {
         self.name = name
         self.value = value
     }
+    /// True when this field is called `name`, compared as field names are (ASCII, any case).
+    public func hasName(_ name: String) -> Bool { HTTPHeaders.namesMatch(self.name, name) }
 }
 
 /// An ordered list of header fields with case-insensitive lookup.

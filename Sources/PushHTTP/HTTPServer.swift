@@ -1,7 +1,8 @@
 import Glibc
 import Synchronization
 
-/// An HTTP/2 (and HTTP/1.1) server on nghttp2 + libevent + OpenSSL, one event-loop thread.
+/// An HTTP/2 (and HTTP/1.1) server on nghttp2 + libevent + OpenSSL, on one event-loop thread
+/// or, with `eventLoops > 1`, on several (connections spread round-robin).
 ///
 /// ```swift
 /// var router = Router()
@@ -18,7 +19,8 @@ import Synchronization
 public final class HTTPServer: Sendable {
     private enum State {
         case idle
-        case running(ServerEventLoop, BoundAddresses)
+        /// The first loop accepts; every loop serves connections.
+        case running([ServerEventLoop], BoundAddresses)
         case stopped
     }
 
@@ -38,9 +40,24 @@ public final class HTTPServer: Sendable {
         signal(SIGPIPE, SIG_IGN)
         try state.withLock { state throws(HTTPServerError) in
             guard case .idle = state else { throw .alreadyStarted }
-            let loop = try ServerEventLoop()
-            let bound = try loop.start(configuration: configuration, router: router)
-            state = .running(loop, bound)
+            let count = max(1, configuration.eventLoops)
+            // Serving loops first, so the acceptor can hand out connections from its first one.
+            var workers: [ServerEventLoop] = []
+            do throws(HTTPServerError) {
+                for index in 1..<count {
+                    let worker = try ServerEventLoop()
+                    _ = try worker.start(configuration: configuration, router: router,
+                                         role: .worker(firstConnectionID: UInt64(index + 1), connectionIDStride: UInt64(count)))
+                    workers.append(worker)
+                }
+                let acceptor = try ServerEventLoop()
+                let bound = try acceptor.start(configuration: configuration, router: router,
+                                               role: .acceptor(workers: workers, connectionIDStride: UInt64(count)))
+                state = .running([acceptor] + workers, bound)
+            } catch {
+                for worker in workers { worker.execute { core in core.beginShutdown() } }
+                throw error
+            }
         }
     }
 
@@ -55,36 +72,43 @@ public final class HTTPServer: Sendable {
     public var tlsPort: Int? { boundAddresses?.tlsPort }
     public var cleartextPort: Int? { boundAddresses?.cleartextPort }
 
-    /// How many client connections are open right now (diagnostics, leak checks in tests).
+    /// How many client connections are open right now, over every loop (diagnostics, leak
+    /// checks in tests).
     public func openConnectionCount() async -> Int {
-        let loop: ServerEventLoop? = state.withLock { state in
-            if case .running(let loop, _) = state { return loop }
-            return nil
+        var total = 0
+        for loop in runningLoops {
+            total += await withCheckedContinuation { continuation in
+                let accepted = loop.execute { core in continuation.resume(returning: core.openConnectionCount) }
+                if !accepted { continuation.resume(returning: 0) }
+            }
         }
-        guard let loop else { return 0 }
-        return await withCheckedContinuation { continuation in
-            let accepted = loop.execute { core in continuation.resume(returning: core.openConnectionCount) }
-            if !accepted { continuation.resume(returning: 0) }
+        return total
+    }
+
+    private var runningLoops: [ServerEventLoop] {
+        state.withLock { state in
+            if case .running(let loops, _) = state { return loops }
+            return []
         }
     }
 
     /// Stops accepting, lets in-flight requests finish (HTTP/2 peers get GOAWAY NO_ERROR) for
     /// up to `shutdownGracePeriod`, closes every connection and ends the loop thread.
     public func stop() async {
-        let loop: ServerEventLoop? = state.withLock { state in
-            guard case .running(let loop, _) = state else { return nil }
+        let loops: [ServerEventLoop] = state.withLock { state in
+            guard case .running(let loops, _) = state else { return [] }
             state = .stopped
-            return loop
+            return loops
         }
-        guard let loop else { return }
-        loop.execute { core in core.beginShutdown() }
-        await loop.waitUntilFinished()
+        // The acceptor first, so no connection is handed to a loop that is already draining.
+        for loop in loops { loop.execute { core in core.beginShutdown() } }
+        for loop in loops { await loop.waitUntilFinished() }
     }
 
     deinit {
         // A server dropped without stop() still releases its thread and sockets.
         state.withLock { state in
-            if case .running(let loop, _) = state { loop.execute { core in core.beginShutdown() } }
+            if case .running(let loops, _) = state { for loop in loops { loop.execute { core in core.beginShutdown() } } }
         }
     }
 }

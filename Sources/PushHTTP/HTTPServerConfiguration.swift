@@ -36,13 +36,18 @@ public struct HTTPServerConfiguration: Sendable {
     /// is closed without an answer. Stops half-open connections and slowloris (headers a byte at
     /// a time) from holding sockets forever. nil: never. Default 10 s.
     public var handshakeTimeout: Duration?
+    /// Event-loop threads. The first accepts every connection and hands them out round-robin;
+    /// each connection then lives on one loop, so handlers may run on several threads at once.
+    /// Default 1 (the whole server on one thread).
+    public var eventLoops: Int
 
     public init(host: String = "127.0.0.1", tlsPort: Int? = nil, cleartextPort: Int? = 0,
                 certificateFile: String? = nil, privateKeyFile: String? = nil,
                 settings: HTTP2Settings = HTTP2Settings(), maxRequestBodyBytes: Int = 8 << 20,
                 maxHeaderListBytes: Int = 16 << 10, idleTimeout: Duration? = nil,
                 idleGoAwayDebugData: [UInt8] = Array(#"{"reason":"IdleTimeout"}"#.utf8),
-                shutdownGracePeriod: Duration = .seconds(10), handshakeTimeout: Duration? = .seconds(10)) {
+                shutdownGracePeriod: Duration = .seconds(10), handshakeTimeout: Duration? = .seconds(10),
+                eventLoops: Int = 1) {
         self.host = host
         self.tlsPort = tlsPort
         self.cleartextPort = cleartextPort
@@ -55,6 +60,7 @@ public struct HTTPServerConfiguration: Sendable {
         self.idleGoAwayDebugData = idleGoAwayDebugData
         self.shutdownGracePeriod = shutdownGracePeriod
         self.handshakeTimeout = handshakeTimeout
+        self.eventLoops = eventLoops
     }
 }
 

@@ -17,7 +17,7 @@ public struct Router: Sendable {
     }
 
     private enum Segment: Sendable {
-        case literal(Substring)
+        case literal([UInt8])
         case parameter(String)
         var isParameter: Bool { if case .parameter = self { return true } else { return false } }
     }
@@ -39,7 +39,7 @@ public struct Router: Sendable {
     public mutating func add(_ method: String, _ pattern: String, _ handler: @escaping RouteHandler) {
         let segments: [Segment] = pattern.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map { s in
             if s.hasPrefix("{") && s.hasSuffix("}") { return .parameter(String(s.dropFirst().dropLast())) }
-            return .literal(s)
+            return .literal(Array(s.utf8))
         }
         routes.append(Route(method: method.uppercased(), segments: segments, handler: handler))
         if !segments.contains(where: \.isParameter),
@@ -55,36 +55,54 @@ public struct Router: Sendable {
         if let candidates = literalRoutes[path] {
             for candidate in candidates where candidate.method == method { return .found(candidate.handler, [:]) }
         }
-        let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
-        // The request's own method first, so the common case binds parameters once.
-        for route in routes where route.method == method && route.segments.count == parts.count {
-            if let params = Self.bind(route.segments, parts) { return .found(route.handler, params) }
+        // Matched byte by byte on the path's UTF-8: the hot path allocates nothing but the
+        // parameters of the route that matches (benchmarks/results/gateway.md).
+        var path = path
+        return path.withUTF8 { bytes in
+            // The request's own method first, so the common case binds parameters once.
+            for route in routes where route.method == method {
+                if let params = Self.bind(route.segments, bytes) { return .found(route.handler, params) }
+            }
+            var allowed: [String] = []
+            var allowedParameters: [String: String]?
+            for route in routes where route.method != method {
+                guard let params = Self.bind(route.segments, bytes) else { continue }
+                allowed.append(route.method)
+                if allowedParameters == nil { allowedParameters = params }
+            }
+            if !allowed.isEmpty {
+                if let methodNotAllowedFallback { return .found(methodNotAllowedFallback, allowedParameters ?? [:]) }
+                return .methodNotAllowed(allowed: allowed)
+            }
+            if let fallback { return .found(fallback, [:]) }
+            return .notFound
         }
-        var allowed: [String] = []
-        var allowedParameters: [String: String]?
-        for route in routes where route.method != method && route.segments.count == parts.count {
-            guard let params = Self.bind(route.segments, parts) else { continue }
-            allowed.append(route.method)
-            if allowedParameters == nil { allowedParameters = params }
-        }
-        if !allowed.isEmpty {
-            if let methodNotAllowedFallback { return .found(methodNotAllowedFallback, allowedParameters ?? [:]) }
-            return .methodNotAllowed(allowed: allowed)
-        }
-        if let fallback { return .found(fallback, [:]) }
-        return .notFound
     }
 
-    /// The parameters `parts` binds to `segments`, or nil when they do not match.
-    private static func bind(_ segments: [Segment], _ parts: ArraySlice<Substring>) -> [String: String]? {
+    /// The parameters `path` binds to `segments`, or nil when they do not match. The path's
+    /// components are what follows its first `/`, separated by `/`; empty ones count (so
+    /// `/3/device/` has an empty third component, which no parameter accepts).
+    private static func bind(_ segments: [Segment], _ path: UnsafeBufferPointer<UInt8>) -> [String: String]? {
+        let slash = UInt8(ascii: "/")
+        guard let firstSlash = path.firstIndex(of: slash) else { return segments.isEmpty ? [:] : nil }
+        guard !segments.isEmpty else { return nil }
         var params: [String: String] = [:]
-        for (segment, part) in zip(segments, parts) {
+        var start = firstSlash + 1
+        for (index, segment) in segments.enumerated() {
+            var end = start
+            while end < path.count, path[end] != slash { end += 1 }
+            let isLast = index == segments.count - 1
+            // The last segment must end the path; every other one must be followed by a `/`.
+            if isLast != (end == path.count) { return nil }
             switch segment {
-            case .literal(let lit): if lit != part { return nil }
+            case .literal(let literal):
+                guard literal.count == end - start else { return nil }
+                for offset in literal.indices where literal[offset] != path[start + offset] { return nil }
             case .parameter(let name):
-                if part.isEmpty { return nil }
-                params[name] = String(part)
+                if end == start { return nil }
+                params[name] = String(decoding: UnsafeBufferPointer(rebasing: path[start..<end]), as: UTF8.self)
             }
+            start = end + 1
         }
         return params
     }

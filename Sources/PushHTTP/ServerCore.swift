@@ -4,6 +4,16 @@ import Foundation
 /// The server's state on its event-loop thread: listeners, the TLS context, live connections,
 /// graceful shutdown. Loop thread only (see `ServerEventLoop`); not Sendable on purpose.
 final class ServerCore {
+    /// What this loop does besides serving its connections.
+    enum Role {
+        /// Binds the listeners, accepts, and hands every connection after the first to the
+        /// next loop in turn (itself included): `[self] + workers`, round-robin.
+        case acceptor(workers: [ServerEventLoop], connectionIDStride: UInt64)
+        /// Serves the connections the acceptor hands it. Connection ids start at
+        /// `firstConnectionID` and step by the loop count, so they stay unique server-wide.
+        case worker(firstConnectionID: UInt64, connectionIDStride: UInt64)
+    }
+
     unowned let loop: ServerEventLoop
     let configuration: HTTPServerConfiguration
     let dispatcher: RequestDispatcher
@@ -13,15 +23,26 @@ final class ServerCore {
     private var tlsListener: OpaquePointer?
     private var cleartextListener: OpaquePointer?
     private var connections: [UInt64: ServerConnection] = [:]
-    private var nextConnectionID: UInt64 = 1
+    private var nextConnectionID: UInt64
+    private let connectionIDStride: UInt64
+    /// Acceptor only: the other loops and whose turn the next connection is (0 = this loop).
+    private let workers: [ServerEventLoop]
+    private var nextLoop = 0
     private(set) var isShuttingDown = false
     private var graceTimer: OpaquePointer?
     /// Scratch space where HTTP/2 sessions gather outgoing frames (one loop thread, so one
     /// buffer serves every connection).
     let outputStaging = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: 16 << 10)
 
-    init(loop: ServerEventLoop, configuration: HTTPServerConfiguration, router: Router) throws(HTTPServerError) {
+    init(loop: ServerEventLoop, configuration: HTTPServerConfiguration, router: Router, role: Role) throws(HTTPServerError) {
         self.loop = loop
+        let listens: Bool
+        switch role {
+        case .acceptor(let workers, let stride):
+            (self.workers, nextConnectionID, connectionIDStride, listens) = (workers, 1, stride, true)
+        case .worker(let first, let stride):
+            (self.workers, nextConnectionID, connectionIDStride, listens) = ([], first, stride, false)
+        }
         self.configuration = configuration
         self.dispatcher = RequestDispatcher(router: router, loop: loop)
         self.http2Callbacks = HTTP2Callbacks()
@@ -37,11 +58,13 @@ final class ServerCore {
                     throw HTTPServerError.tlsSetupFailed(String(nulTerminated: error))
                 }
                 tlsContext = ctx
-                let (listener, bound) = try bind(port: port)
-                tlsListener = listener
-                boundAddresses.tlsPort = bound
+                if listens {
+                    let (listener, bound) = try bind(port: port)
+                    tlsListener = listener
+                    boundAddresses.tlsPort = bound
+                }
             }
-            if let port = configuration.cleartextPort {
+            if listens, let port = configuration.cleartextPort {
                 let (listener, bound) = try bind(port: port)
                 cleartextListener = listener
                 boundAddresses.cleartextPort = bound
@@ -101,6 +124,20 @@ final class ServerCore {
         }
         _ = cpl_server_set_nodelay(fd)
         let isTLS = listener == tlsListener
+        let remoteAddress = Self.describe(address)
+        let turn = nextLoop
+        nextLoop = (nextLoop + 1) % (workers.count + 1)
+        guard turn > 0 else { return adopt(fd: fd, isTLS: isTLS, remoteAddress: remoteAddress) }
+        let accepted = workers[turn - 1].execute { core in core.adopt(fd: fd, isTLS: isTLS, remoteAddress: remoteAddress) }
+        if !accepted { close(fd) }
+    }
+
+    /// Takes over an accepted socket: from here on the connection lives on this loop.
+    private func adopt(fd: Int32, isTLS: Bool, remoteAddress: String) {
+        guard !isShuttingDown else {
+            close(fd)
+            return
+        }
         let bev: OpaquePointer?
         if isTLS, let tlsContext {
             guard let ssl = SSL_new(tlsContext) else {
@@ -119,8 +156,8 @@ final class ServerCore {
             return
         }
         let id = nextConnectionID
-        nextConnectionID += 1
-        let context = ConnectionContext(id: id, isTLS: isTLS, remoteAddress: Self.describe(address),
+        nextConnectionID += connectionIDStride
+        let context = ConnectionContext(id: id, isTLS: isTLS, remoteAddress: remoteAddress,
                                         control: LoopConnectionControl(loop: loop, connectionID: id))
         let connection = ServerConnection(id: id, core: self, bev: bev, context: context)
         connections[id] = connection

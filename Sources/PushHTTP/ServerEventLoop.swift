@@ -43,10 +43,11 @@ final class ServerEventLoop: @unchecked Sendable {
 
     /// Binds the listeners on the calling thread (so bind errors surface from `start()`), then
     /// starts the loop thread.
-    func start(configuration: HTTPServerConfiguration, router: Router) throws(HTTPServerError) -> BoundAddresses {
+    func start(configuration: HTTPServerConfiguration, router: Router,
+               role: ServerCore.Role = .acceptor(workers: [], connectionIDStride: 1)) throws(HTTPServerError) -> BoundAddresses {
         let core: ServerCore
         do {
-            core = try ServerCore(loop: self, configuration: configuration, router: router)
+            core = try ServerCore(loop: self, configuration: configuration, router: router, role: role)
         } catch {
             releaseBase()
             throw error

@@ -119,27 +119,34 @@ public final class ConnectionContext: Sendable {
 
 /// A small lock-protected key/value box for per-connection state.
 public final class ConnectionStorage: @unchecked Sendable {
-    // Protected by `lock`.
-    private var values: [String: any Sendable] = [:]
+    /// One value, boxed once: `update` then changes it in place instead of re-boxing it on
+    /// every call (it runs on every APNs request; benchmarks/results/gateway.md).
+    private final class Slot<T> {
+        var value: T
+        init(_ value: T) { self.value = value }
+    }
+    // Protected by `lock`; each value is a `Slot<T>` of the type it was stored as.
+    private var values: [String: AnyObject] = [:]
     private let lock = NSLock()
 
     public init() {}
 
     public subscript<T: Sendable>(key: String, as type: T.Type = T.self) -> T? {
-        get { lock.withLock { values[key] as? T } }
+        get { lock.withLock { (values[key] as? Slot<T>)?.value } }
     }
 
     public func set<T: Sendable>(_ key: String, _ value: T?) {
-        lock.withLock { values[key] = value }
+        lock.withLock { values[key] = value.map { Slot($0) } }
     }
 
-    /// Reads, transforms and stores a value atomically.
+    /// Reads, transforms and stores a value atomically; a value of another type under `key`
+    /// is replaced by `defaultValue` transformed.
     public func update<T: Sendable, R>(_ key: String, default defaultValue: T, _ body: (inout T) -> R) -> R {
         lock.withLock {
-            var v = (values[key] as? T) ?? defaultValue
-            let r = body(&v)
-            values[key] = v
-            return r
+            if let slot = values[key] as? Slot<T> { return body(&slot.value) }
+            let slot = Slot(defaultValue)
+            values[key] = slot
+            return body(&slot.value)
         }
     }
 }

@@ -81,18 +81,6 @@ struct PushFate: Sendable, Equatable {
     var imageLatency: Duration
 }
 
-extension ClosedRange: @retroactive Codable where Bound == Int {
-    public init(from decoder: Decoder) throws {
-        var c = try decoder.unkeyedContainer()
-        self = try c.decode(Int.self)...c.decode(Int.self)
-    }
-    public func encode(to encoder: Encoder) throws {
-        var c = encoder.unkeyedContainer()
-        try c.encode(lowerBound)
-        try c.encode(upperBound)
-    }
-}
-
 extension LatencyDistribution: Codable {
     public init(from decoder: Decoder) throws {
         let text = try decoder.singleValueContainer().decode(String.self)

@@ -41,6 +41,7 @@ enum ServeCommand: Command {
         .value("--fault", name: "SPEC", help: "Fault rule, e.g. route=/3/device/{token},status=503,p=0.1,retry-after=2.", repeatable: true),
         .value("--fault-plan", name: "FILE", help: "Fault plan JSON (docs/gateway.md)."),
         .value("--seed", name: "S", help: "Seed of the fault plan given by --fault.", default: "0"),
+        .value("--event-loops", name: "N", help: "Event-loop threads per host; connections are spread over them.", default: "one per core"),
         .flag("--quiet", help: "No line per push."),
         .flag("--bench", help: "Also answer POST /bench with an empty 200 (benchmarks/transport-server.sh)."),
     ]
@@ -65,6 +66,7 @@ enum ServeCommand: Command {
         config.idleTimeout = try args.duration("--idle-timeout")
         config.recordsPath = args.value("--db")
         config.faultPlan = try faultPlan(args)
+        config.eventLoops = try args.int("--event-loops", range: 1...64) ?? ProcessInfo.processInfo.activeProcessorCount
 
         let certsDirectory = (cert as NSString).deletingLastPathComponent.isEmpty ? "certs" : (cert as NSString).deletingLastPathComponent
         let keys: GatewayKeys
