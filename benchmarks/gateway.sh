@@ -11,8 +11,9 @@ CLIENTS=${CLIENTS:-4}
 STREAMS=${STREAMS:-100}
 ROUNDS=${ROUNDS:-3}
 AIOAPNS_N=${AIOAPNS_N:-20000}
+THREADS=${THREADS:-$(nproc)}   # event loops of the gateway = worker threads of nghttpd
 OUT=benchmarks/results/gateway.md
-BIN=.build/release/pushlab
+BIN=${BIN:-.build/release/pushlab}
 PY=.venv/bin/python
 [ -n "${SKIP_BUILD:-}" ] || swift build -c release --product pushlab >/dev/null  # SKIP_BUILD=1 reuses the current release binary
 TMP=$(mktemp -d)
@@ -36,15 +37,20 @@ printf '%s' '{"aps":{"alert":{"title":"Benchmark","body":"A two-hundred-byte pus
 BODY_BYTES=$(wc -c <"$TMP/body.json")
 TOKEN=$(printf 'ab%.0s' $(seq 32))
 
-"$BIN" serve --port 0 --h2c-port 0 --apns-port 0 --apns-h2c-port 0 --quiet >"$TMP/serve.log" 2>&1 &
-GW_PID=$!; PIDS+=($GW_PID)
-for _ in $(seq 100); do grep -q '^quick start' "$TMP/serve.log" && break; sleep 0.05; done
-GW_TLS=$(sed -n 's|^APNs: https://127.0.0.1:\([0-9]*\).*|\1|p' "$TMP/serve.log")
-GW_H2C=$(sed -n 's|^APNs: http://127.0.0.1:\([0-9]*\).*|\1|p' "$TMP/serve.log")
+start_gateway() {  # loops log → sets GW_PID, GW_TLS, GW_H2C
+  "$BIN" serve --event-loops "$1" --port 0 --h2c-port 0 --apns-port 0 --apns-h2c-port 0 --quiet >"$TMP/$2" 2>&1 &
+  GW_PID=$!; PIDS+=($GW_PID)
+  for _ in $(seq 100); do grep -q '^quick start' "$TMP/$2" && break; sleep 0.05; done
+  GW_TLS=$(sed -n 's|^APNs: https://127.0.0.1:\([0-9]*\).*|\1|p' "$TMP/$2")
+  GW_H2C=$(sed -n 's|^APNs: http://127.0.0.1:\([0-9]*\).*|\1|p' "$TMP/$2")
+}
+start_gateway 1 serve1.log
+GW1_PID=$GW_PID GW1_H2C=$GW_H2C
+start_gateway "$THREADS" serve.log
 mkdir -p "$TMP/docroot" && : >"$TMP/docroot/empty"
-nghttpd --no-tls 0 -d "$TMP/docroot" >/dev/null 2>&1 &
+nghttpd -n "$THREADS" --no-tls 0 -d "$TMP/docroot" >/dev/null 2>&1 &
 NG_H2C_PID=$!; PIDS+=($!); NG_H2C=$(port_of $!)
-nghttpd 0 certs/server.key certs/server.pem -d "$TMP/docroot" >/dev/null 2>&1 &
+nghttpd -n "$THREADS" 0 certs/server.key certs/server.pem -d "$TMP/docroot" >/dev/null 2>&1 &
 NG_TLS_PID=$!; PIDS+=($!); NG_TLS=$(port_of $!)
 
 # A provider token from the dev key, minted by PyJWT (independent of pushlab's signer).
@@ -71,7 +77,8 @@ APNS_HEADERS=(-H "authorization: bearer $JWT" -H "apns-topic: io.pushlab.demo" -
 TARGETS=("nghttpd TLS|$NG_TLS_PID|https://127.0.0.1:$NG_TLS/empty|plain"
          "gateway APNs TLS|$GW_PID|https://127.0.0.1:$GW_TLS/3/device/$TOKEN|apns"
          "nghttpd h2c|$NG_H2C_PID|http://127.0.0.1:$NG_H2C/empty|plain"
-         "gateway APNs h2c|$GW_PID|http://127.0.0.1:$GW_H2C/3/device/$TOKEN|apns")
+         "gateway APNs h2c|$GW_PID|http://127.0.0.1:$GW_H2C/3/device/$TOKEN|apns"
+         "gateway APNs h2c, 1 loop|$GW1_PID|http://127.0.0.1:$GW1_H2C/3/device/$TOKEN|apns")
 declare -A RPS CPU
 rows=""
 for round in $(seq "$ROUNDS"); do
@@ -101,7 +108,7 @@ RSS=$(awk '/VmHWM/ { print $2 " " $3 }' /proc/$GW_PID/status)
   echo "- date: $(date -u +%Y-%m-%dT%H:%MZ)"
   echo "- machine: $(nproc) cores, $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo), $(free -g | awk '/Mem:/ { print $2 }') GiB RAM; load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
   echo "- tools: $(h2load --version | head -1), nghttpd $(nghttpd --version | head -1 | awk '{ print $2 }'), aioapns $("$PY" -c 'import importlib.metadata as m; print(m.version("aioapns"))')"
-  echo "- gateway: \`$BIN serve --port 0 --h2c-port 0 --apns-port 0 --apns-h2c-port 0 --quiet\` (quick start, records in memory)"
+  echo "- gateway: \`$BIN serve --event-loops $THREADS --port 0 --h2c-port 0 --apns-port 0 --apns-h2c-port 0 --quiet\` (quick start, records in memory), and the same with \`--event-loops 1\` for the last row; nghttpd: \`nghttpd -n $THREADS\` (the same number of threads)"
   echo "- load: \`h2load -n $N -c $CLIENTS -m $STREAMS -d body.json\` ($BODY_BYTES-byte APNs alert body, POST); the gateway requests carry \`authorization: bearer <ES256 JWT from PyJWT>\`, \`apns-topic\`, \`apns-push-type\` and go to \`/3/device/<64 hex>\`; nghttpd serves the empty file \`/empty\`. $ROUNDS interleaved rounds; h2load and the servers share the 2 cores with whatever else runs."
   echo "- cpu µs/request: the server process's own user+system time divided by the requests (from /proc/PID/stat), which shared load does not inflate the way it does req/s."
   echo
@@ -118,6 +125,8 @@ RSS=$(awk '/VmHWM/ { print $2 " " $3 }' /proc/$GW_PID/status)
     c=$(median "${CPU[nghttpd $t]}"); d=$(median "${CPU[gateway APNs $t]}")
     echo "| $t | $a | $b | $(ratio "$b" "$a") | $c | $d | $(ratio "$c" "$d") |"
   done
+  a=$(median "${RPS[nghttpd h2c]}"); b=$(median "${RPS[gateway APNs h2c, 1 loop]}")
+  echo "| h2c, gateway on 1 loop | $a | $b | $(ratio "$b" "$a") | $(median "${CPU[nghttpd h2c]}") | $(median "${CPU[gateway APNs h2c, 1 loop]}") | $(ratio "$(median "${CPU[nghttpd h2c]}")" "$(median "${CPU[gateway APNs h2c, 1 loop]}")") |"
   echo
   echo "Target (issue 6): gateway ≥ 0.5× nghttpd's requests/s."
   echo

@@ -3,7 +3,9 @@ import Foundation
 /// A JSON value that keeps what a push payload's author wrote: key order, duplicate keys,
 /// the literal text of numbers, and booleans distinct from numbers. `"mutable-content": true`
 /// and `1.0` are therefore visible to the validator instead of being folded into `1`.
-public indirect enum JSONValue: Sendable, Hashable {
+/// Not `indirect`: arrays and objects already live in their own storage, and boxing every
+/// scalar cost one allocation per value on the gateway's hot path.
+public enum JSONValue: Sendable, Hashable {
     case null
     case bool(Bool)
     case number(JSONNumber)
