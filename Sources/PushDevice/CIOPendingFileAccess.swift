@@ -1,65 +1,67 @@
 import Foundation
+import PushStore
 
 /// The system calls behind `CIOPendingMetricFile`: the cross-process lock, reading the rows, and
-/// the atomic rewrite — plus what this process knows about the file it last wrote or read.
+/// the atomic replacement — plus the bytes and rows of the file this process last wrote or read.
+///
+/// Replacement: the new bytes go into a spare file next to the target
+/// (`.pending_push_delivery_metrics.json.swap`), which is then atomically exchanged with the
+/// target (`renameat2` `RENAME_EXCHANGE`). The target name therefore always names a complete
+/// file — the old one or the new one — exactly as with write-temporary-then-rename, and a writer
+/// killed mid-write only leaves a torn *spare*, which nobody reads and the next write overwrites.
+/// Unlike a rename over the target, the exchange neither creates nor frees an inode: on the lab
+/// machine's ext4 (no journal, online discard) every new inode made the allocator skip all
+/// inodes freed in the last minute and every freed one cost a discard — 120–145 µs per rewrite
+/// of an 11 KB file against 6–9 µs with the exchange (a C loop of 10,000 rewrites each way).
+/// The spare keeps the previous version; the data file stays the reference file byte for byte.
+/// Where the file system cannot exchange, the spare is renamed over the target instead (the
+/// plain atomic replacement).
+///
+/// Readers must hold the lock (every store operation does): a reader that opened the target
+/// without it could find its inode turned into the spare and rewritten under it.
 ///
 /// Only `GroupCommit`'s leader calls it, one batch at a time; `lock` makes that a checked rule
 /// rather than an assumption (it is never contended).
 final class CIOPendingFileAccess: @unchecked Sendable {
+    static let spareSuffix = ".swap"
+
     let directory: URL
     let filePath: String
-    private let tempPrefix: String
+    let sparePath: String
     // Everything below is protected by `lock`.
     private let lock = NSLock()
     /// The `io.customer` directory, opened once; `flock` on it is the cross-process lock.
     private let directoryFD: Int32
-    private var cache: CachedFile?
-    private var writes = 0
-
-    /// The rows of the file this process last wrote or read, and an open descriptor on that
-    /// file. Holding the descriptor keeps the inode allocated, so its number cannot be reused by
-    /// a later file: while `stat` of the path shows the same inode, size, mtime and ctime, the
-    /// path still names exactly these bytes and nothing needs re-reading or decoding.
-    private struct CachedFile {
-        var identity: FileIdentity
-        var descriptor: Int32
-        var rows: [CachedRow]
-    }
+    /// The file as this process last wrote or read it. The target's bytes are compared with
+    /// `bytes` on every batch (one small read): equal bytes mean equal rows, so nothing is
+    /// decoded again, and any other writer's change — whatever its inode or timestamps — is seen.
+    private var cache: (bytes: [UInt8], rows: [CachedRow])?
 
     /// A row and, once needed, its encoded bytes (each row is encoded once, not per rewrite).
     struct CachedRow {
         var metric: PendingDeliveryMetric
         var bytes: [UInt8]?
-    }
 
-    struct FileIdentity: Equatable {
-        var device: UInt64, inode: UInt64, size: Int64
-        var modified: timespec, changed: timespec
-        init(_ st: stat) {
-            device = UInt64(st.st_dev); inode = UInt64(st.st_ino); size = Int64(st.st_size)
-            modified = st.st_mtim; changed = st.st_ctim
-        }
-        static func == (a: FileIdentity, b: FileIdentity) -> Bool {
-            a.device == b.device && a.inode == b.inode && a.size == b.size
-                && a.modified.tv_sec == b.modified.tv_sec && a.modified.tv_nsec == b.modified.tv_nsec
-                && a.changed.tv_sec == b.changed.tv_sec && a.changed.tv_nsec == b.changed.tv_nsec
+        /// The row as the file holds it: whole-second timestamp (device-side.md §4), so a row
+        /// served from the cache equals the same row decoded from the file.
+        init(metric: PendingDeliveryMetric, bytes: [UInt8]? = nil) {
+            var m = metric
+            m.timestamp = Date(timeIntervalSince1970: m.timestamp.timeIntervalSince1970.rounded(.down))
+            self.metric = m
+            self.bytes = bytes
         }
     }
 
-    init(directory: URL, fileName: String, tempPrefix: String) throws(PendingMetricStoreError) {
+    init(directory: URL, fileName: String) throws(PendingMetricStoreError) {
         self.directory = directory
         filePath = directory.appendingPathComponent(fileName).path
-        // pid + a per-instance token: two stores on one directory in one process never collide.
-        self.tempPrefix = tempPrefix + "\(getpid()).\(UInt32.random(in: 0...UInt32.max))."
+        sparePath = directory.appendingPathComponent("." + fileName + CIOPendingFileAccess.spareSuffix).path
         let fd = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { throw .cannotLock(path: directory.path, errno: errno) }
         directoryFD = fd
     }
 
-    deinit {
-        close(directoryFD)
-        if let cache { close(cache.descriptor) }
-    }
+    deinit { close(directoryFD) }
 
     /// Runs `body` holding the exclusive lock on the directory, shared with every other process
     /// (and every other store instance) using this container.
@@ -75,72 +77,41 @@ final class CIOPendingFileAccess: @unchecked Sendable {
 
     // MARK: - Inside `locked`
 
-    /// The file's rows: from the cache when the path still names the cached file, else read
-    /// and decoded. A missing or undecodable file counts as empty (device-side.md §4).
+    /// The file's rows: from the cache when the file holds the cached bytes, else decoded. A
+    /// missing or undecodable file counts as empty (device-side.md §4).
     func currentRows() -> [CachedRow] {
-        var st = stat()
-        guard stat(filePath, &st) == 0 else {
-            forget()
+        guard let bytes = readFile(filePath) else {
+            cache = nil
             return []
         }
-        if let cache, cache.identity == FileIdentity(st) { return cache.rows }
-        forget()
-        let fd = open(filePath, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return [] }
-        // The identity is taken before reading: a concurrent in-place writer can only make the
-        // cache look older than its bytes (re-read next time), never newer.
-        guard fstat(fd, &st) == 0, let bytes = readAll(fd) else {
-            close(fd)
-            return []
-        }
-        let rows = (CIOPendingMetricFile.decode(bytes) ?? []).map { CachedRow(metric: $0, bytes: nil) }
-        cache = CachedFile(identity: FileIdentity(st), descriptor: fd, rows: rows)
+        if let cache, cache.bytes == bytes { return cache.rows }
+        let rows = (CIOPendingMetricFile.decode(bytes) ?? []).map { CachedRow(metric: $0) }
+        cache = (bytes, rows)
         return rows
     }
 
-    /// Writes `rows` to a temporary file next to the target and renames it into place: atomic
-    /// on POSIX, so a process killed at any instant leaves the old or the new file, never a torn
-    /// one, and a reader that opened the old file keeps reading the old bytes.
+    /// Makes the file hold exactly `rows`: spare written in full, then exchanged with the target.
     func replace(with rows: [CachedRow]) throws(PendingMetricStoreError) {
         var rows = rows
         for i in rows.indices where rows[i].bytes == nil {
             rows[i].bytes = CIOPendingMetricFile.encodeRow(rows[i].metric)
         }
         let bytes = CIOPendingMetricFile.join(rows.map { $0.bytes! })
-        writes += 1
-        let temp = directory.appendingPathComponent(tempPrefix + "\(writes).tmp").path
-        let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw .writeFailed(path: temp, errno: errno) }
-        var written = 0
-        while written < bytes.count {
-            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, bytes.count - written) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                let e = errno
-                close(fd)
-                unlink(temp)
-                throw .writeFailed(path: temp, errno: e)
-            }
-            written += n
-        }
-        if rename(temp, filePath) != 0 {
-            let e = errno
-            close(fd)
-            unlink(temp)
+        try writeSpare(bytes)
+        switch RenameExchange.swap(sparePath, filePath) {
+        case 0:
+            break
+        case ENOENT, EINVAL, ENOSYS, ENOTSUP, EXDEV:
+            // No target yet, or a file system without exchange: the plain atomic replacement.
+            if rename(sparePath, filePath) != 0 { throw .writeFailed(path: filePath, errno: errno) }
+        case let e:
             throw .writeFailed(path: filePath, errno: e)
         }
-        // After the rename: it updates the inode's ctime.
-        var st = stat()
-        forget()
-        if fstat(fd, &st) == 0 {
-            cache = CachedFile(identity: FileIdentity(st), descriptor: fd, rows: rows)
-        } else {
-            close(fd)
-        }
+        cache = (bytes, rows)
     }
 
-    /// Temporary files a killed writer left behind; called under the lock, when nobody else can
-    /// be mid-write.
+    /// Temporary files a killed writer of an earlier pushlab left behind (it renamed temporaries
+    /// over the target); called under the lock, when nobody else can be mid-write.
     func removeLeftoverTemporaries(prefix: String) {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return }
         for name in names where name.hasPrefix(prefix) && name.hasSuffix(".tmp") {
@@ -148,22 +119,43 @@ final class CIOPendingFileAccess: @unchecked Sendable {
         }
     }
 
-    private func forget() {
-        if let cache { close(cache.descriptor) }
-        cache = nil
+    /// Overwrites the spare in place: whole content from offset 0, then cut to length.
+    private func writeSpare(_ bytes: [UInt8]) throws(PendingMetricStoreError) {
+        let fd = open(sparePath, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw .writeFailed(path: sparePath, errno: errno) }
+        defer { close(fd) }
+        var written = 0
+        while written < bytes.count {
+            let n = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress! + written, bytes.count - written, off_t(written)) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw .writeFailed(path: sparePath, errno: errno)
+            }
+            written += n
+        }
+        if ftruncate(fd, off_t(bytes.count)) != 0 { throw .writeFailed(path: sparePath, errno: errno) }
     }
 
-    private func readAll(_ fd: Int32) -> [UInt8]? {
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+    /// The whole file, or nil when it is missing or unreadable.
+    private func readFile(_ path: String) -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var st = stat()
+        let hint = fstat(fd, &st) == 0 ? Int(st.st_size) : 0
+        var bytes = [UInt8](repeating: 0, count: max(hint + 1, 4096))
+        var count = 0
         while true {
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
+            if count == bytes.count { bytes.append(contentsOf: repeatElement(0, count: bytes.count)) }
+            let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + count, $0.count - count) }
             if n < 0 {
                 if errno == EINTR { continue }
                 return nil
             }
-            if n == 0 { return bytes }
-            bytes.append(contentsOf: chunk[0..<n])
+            if n == 0 { break }
+            count += n
         }
+        bytes.removeSubrange(count...)
+        return bytes
     }
 }

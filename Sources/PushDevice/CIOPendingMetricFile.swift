@@ -7,17 +7,18 @@ import Foundation
 ///
 /// Two processes (extension and app) share it. iOS coordinates them with NSFileCoordinator; here
 /// every read-modify-write holds an exclusive `flock` on the `io.customer` directory itself, so
-/// the data file stays exactly the reference file and no extra file is needed. The write goes to
-/// a temporary file in the same directory and is renamed over the target, so a process killed at
-/// any instant leaves either the old or the new file — never a torn one.
+/// no lock file is needed. The new content is written in full to a spare file in the same
+/// directory, which is then atomically exchanged with the target, so a process killed at any
+/// instant leaves either the old or the new file — never a torn one (`CIOPendingFileAccess`).
 ///
 /// Within one process, concurrent changes are group-committed: changes that arrive while a
 /// rewrite is running are applied together by the next one (each caller still returns only
-/// after the rewrite holding its change is in place), and a file this process wrote or read
-/// last is not read back or decoded again while it is unchanged on disk (`CIOPendingFileAccess`).
+/// after the rewrite holding its change is in place), and a file whose bytes are those this
+/// process last wrote or read is not decoded again.
 public struct CIOPendingMetricFile: PendingMetricStore {
     public static let fileName = "pending_push_delivery_metrics.json"
     public static let maxRows = 100
+    /// Temporaries of earlier pushlab versions (write-then-rename), removed when a store opens.
     static let tempPrefix = ".pending_push_delivery_metrics.json."
 
     public let directory: URL
@@ -46,10 +47,7 @@ public struct CIOPendingMetricFile: PendingMetricStore {
         if mkdir(directory.path, 0o755) != 0 && errno != EEXIST {
             throw .cannotCreateDirectory(path: directory.path, errno: errno)
         }
-        let file = try CIOPendingFileAccess(directory: directory, fileName: CIOPendingMetricFile.fileName,
-                                            tempPrefix: CIOPendingMetricFile.tempPrefix)
-        // Temporary files a killed writer left behind; removed under the lock, when nobody
-        // else can be mid-write.
+        let file = try CIOPendingFileAccess(directory: directory, fileName: CIOPendingMetricFile.fileName)
         try file.locked { () throws(PendingMetricStoreError) in file.removeLeftoverTemporaries(prefix: CIOPendingMetricFile.tempPrefix) }
         commits = GroupCommit { batch in CIOPendingMetricFile.commit(batch, to: file) }
     }
@@ -88,7 +86,7 @@ public struct CIOPendingMetricFile: PendingMetricStore {
                 for change in batch {
                     switch change {
                     case .append(let metric):
-                        rows.append(CIOPendingFileAccess.CachedRow(metric: metric, bytes: nil))
+                        rows.append(CIOPendingFileAccess.CachedRow(metric: metric))
                         let dropped = max(0, rows.count - maxRows)
                         if dropped > 0 { rows.removeFirst(dropped) }
                         changed = true

@@ -82,6 +82,31 @@ final class CIOPendingMetricFileSharingTests: XCTestCase {
         XCTAssertEqual(try a.loadAll(), try b.loadAll())
     }
 
+    func testATornSpareLeftByAKilledWriterNeverBecomesTheFile() throws {
+        let store = try CIOPendingMetricFile(directory: directory)
+        _ = try store.append(row(1))
+        _ = try store.append(row(2))
+        // A writer killed while filling the spare leaves it torn (here: longer than any content).
+        let spare = directory.appendingPathComponent(".\(CIOPendingMetricFile.fileName).swap").path
+        XCTAssertTrue(FileManager.default.fileExists(atPath: spare), "the spare holds the previous version")
+        try Data(repeating: UInt8(ascii: "#"), count: 64 * 1024).write(to: URL(fileURLWithPath: spare))
+        XCTAssertEqual(try store.loadAll().map(\.deliveryID), ["dlv-1", "dlv-2"])
+        _ = try store.append(row(3))
+        XCTAssertEqual(FileManager.default.contents(atPath: filePath).map { Array($0) }, CIOPendingMetricFile.encode([row(1), row(2), row(3)]))
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted(),
+                       [".\(CIOPendingMetricFile.fileName).swap", CIOPendingMetricFile.fileName])
+    }
+
+    func testRowsServedFromMemoryEqualRowsDecodedFromTheFile() throws {
+        let store = try CIOPendingMetricFile(directory: directory)
+        var r = row(1)
+        r.timestamp = Date(timeIntervalSince1970: 1_775_126_768.75)
+        _ = try store.append(r)
+        let fresh = try CIOPendingMetricFile(directory: directory)  // knows nothing, decodes the file
+        XCTAssertEqual(try store.loadAll(), try fresh.loadAll())
+        XCTAssertEqual(try store.loadAll().first?.timestamp, Date(timeIntervalSince1970: 1_775_126_768))
+    }
+
     private final class Counter: @unchecked Sendable {
         private let lock = NSLock()
         private var count = 0  // protected by `lock`

@@ -4,6 +4,7 @@
 #define CPUSHLAB_H
 
 #include "cpushlab_curl.h"
+#include "cpushlab_fs.h"
 #include "cpushlab_openssl.h"
 #include "cpushlab_server.h"
 #include "cpushlab_sqlite.h"
