@@ -11,8 +11,9 @@ import PushStore
 /// killed mid-write only leaves a torn *spare*, which nobody reads and the next write overwrites.
 /// Unlike a rename over the target, the exchange neither creates nor frees an inode: on the lab
 /// machine's ext4 (no journal, online discard) every new inode made the allocator skip all
-/// inodes freed in the last minute and every freed one cost a discard — 120–145 µs per rewrite
-/// of an 11 KB file against 6–9 µs with the exchange (a C loop of 10,000 rewrites each way).
+/// inodes freed in the last 1–5 minutes and every freed one cost a discard — 120–145 µs per
+/// rewrite of an 11 KB file against 6–9 µs with the exchange (a C loop of 10,000 rewrites each
+/// way).
 /// The spare keeps the previous version; the data file stays the reference file byte for byte.
 /// Where the file system cannot exchange, the spare is renamed over the target instead (the
 /// plain atomic replacement).
