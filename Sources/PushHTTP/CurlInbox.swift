@@ -48,11 +48,11 @@ final class CurlInbox: Sendable {
         var finishWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
-    private let state: Mutex<State>
+    private let state: SanitizerVisibleMutex<State>
     private let ids = Atomic<UInt64>(0)
 
     init(wakeHandle: MultiWakeHandle) {
-        state = Mutex(State(wakeHandle: wakeHandle))
+        state = SanitizerVisibleMutex(State(wakeHandle: wakeHandle))
     }
 
     func nextID() -> UInt64 { ids.wrappingAdd(1, ordering: .relaxed).newValue }

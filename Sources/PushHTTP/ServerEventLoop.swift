@@ -5,7 +5,7 @@ import Synchronization
 /// Owns one libevent `event_base` and the thread that runs it.
 ///
 /// Threads and what protects what:
-/// - `queue`, `finished` and `waiters` are protected by their `Mutex`es; any thread may call
+/// - `queue`, `finished` and `waiters` are protected by their mutexes (`SanitizerVisibleMutex`); any thread may call
 ///   `execute(_:)` and `waitUntilFinished()`.
 /// - Everything else of the server — the `ServerCore` (listeners, connections, nghttp2
 ///   sessions, streams) and every libevent/nghttp2 C callback — lives on the loop thread only:
@@ -24,9 +24,9 @@ final class ServerEventLoop: @unchecked Sendable {
         /// Set once the loop ended and `wakeFD` is closed: later jobs are dropped.
         var closed = false
     }
-    private let queue = Mutex(JobQueue())
-    private let finished = Mutex<Bool>(false)
-    private let waiters = Mutex<[CheckedContinuation<Void, Never>]>([])
+    private let queue = SanitizerVisibleMutex(JobQueue())
+    private let finished = SanitizerVisibleMutex<Bool>(false)
+    private let waiters = SanitizerVisibleMutex<[CheckedContinuation<Void, Never>]>([])
     /// Loop thread only (and the starting thread before the loop thread exists).
     private(set) var core: ServerCore!
 
