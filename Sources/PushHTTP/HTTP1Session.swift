@@ -38,6 +38,11 @@ final class HTTP1Session {
         return true
     }
 
+    var isAwaitingResponse: Bool {
+        if case .awaitingResponse = phase { return true }
+        return false
+    }
+
     private var limits: HTTPServerConfiguration { connection.configuration }
 
     // MARK: Input

@@ -41,6 +41,10 @@ final class ServerConnection {
     static let outputHighWater = 1 << 20
     /// Copied from the configuration at accept: read on every readable event.
     private let tracksIdleness: Bool
+    /// Cleartext on a real socket: we read and write the socket ourselves (see `start`). False
+    /// for TLS and for a socketless bufferevent (`InMemoryServerConnection`'s pair), which go
+    /// through the bufferevent's own reading and writing.
+    private let usesSocketDirectly: Bool
 
     init(id: UInt64, core: ServerCore, bev: OpaquePointer, context: ConnectionContext) {
         self.id = id
@@ -48,6 +52,7 @@ final class ServerConnection {
         self.bev = bev
         self.context = context
         self.tracksIdleness = core.configuration.idleTimeout != nil
+        self.usesSocketDirectly = !context.isTLS && bufferevent_getfd(bev) >= 0
     }
 
     var isTLS: Bool { context.isTLS }
@@ -65,7 +70,7 @@ final class ServerConnection {
         }, context)
         bufferevent_set_max_single_read(bev, 256 << 10)
         bufferevent_set_max_single_write(bev, 256 << 10)
-        if isTLS {
+        if !usesSocketDirectly {
             bufferevent_enable(bev, Int16(EV_READ | EV_WRITE))
         } else {
             // Cleartext: libevent 2.1's socket bufferevent reads at most 4 KiB per wake-up
@@ -149,7 +154,7 @@ final class ServerConnection {
     private static let readChunk = 64 << 10
 
     private func drained() {
-        if !isTLS, let bev { bufferevent_disable(bev, Int16(EV_WRITE)) }
+        if usesSocketDirectly, let bev { bufferevent_disable(bev, Int16(EV_WRITE)) }
         switch state {
         case .http2: needsFlush = true
         case .http1(let session): session.outputDrained()
@@ -195,6 +200,14 @@ final class ServerConnection {
         var timeout = timeval(duration: idleFor >= idle ? idle : idle - idleFor)
         event_add(idleTimer, &timeout)
     }
+
+    /// For `InMemoryServerConnection`: an HTTP/1.1 `.later` answer is outstanding; the
+    /// connection is closed or closing.
+    var awaitsLaterResponse: Bool {
+        if case .http1(let session) = state { return session.isAwaitingResponse }
+        return false
+    }
+    var isClosing: Bool { bev == nil || closeRequested || closeWhenFlushed }
 
     private var hasActiveRequests: Bool {
         switch state {
@@ -248,12 +261,12 @@ final class ServerConnection {
                 case .failed: closeRequested = true
                 }
             }
-            guard !closeRequested, !isTLS, let bev else { break }
+            guard !closeRequested, usesSocketDirectly, let bev else { break }
             writeDirectly(bev)
             guard !closeRequested, evbuffer_get_length(bufferevent_get_output(bev)) == 0,
                   case .http2(let session) = state, session.stoppedAtHighWater else { break }
         }
-        if !closeRequested, !isTLS, let bev, case .http2(let session) = state, session.stoppedAtHighWater,
+        if !closeRequested, usesSocketDirectly, let bev, case .http2(let session) = state, session.stoppedAtHighWater,
            evbuffer_get_length(bufferevent_get_output(bev)) == 0 {
             bufferevent_enable(bev, Int16(EV_WRITE))  // `drained` resumes generating output.
         }

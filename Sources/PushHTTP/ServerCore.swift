@@ -155,6 +155,12 @@ final class ServerCore {
             close(fd)
             return
         }
+        adopt(bev, isTLS: isTLS, remoteAddress: remoteAddress)
+    }
+
+    /// Makes `bev` a served connection (accepted, or one end of an in-memory pair).
+    @discardableResult
+    func adopt(_ bev: OpaquePointer, isTLS: Bool, remoteAddress: String) -> ServerConnection {
         let id = nextConnectionID
         nextConnectionID += connectionIDStride
         let context = ConnectionContext(id: id, isTLS: isTLS, remoteAddress: remoteAddress,
@@ -162,6 +168,7 @@ final class ServerCore {
         let connection = ServerConnection(id: id, core: self, bev: bev, context: context)
         connections[id] = connection
         connection.start()
+        return connection
     }
 
     private static func describe(_ address: UnsafeMutablePointer<sockaddr>?) -> String {

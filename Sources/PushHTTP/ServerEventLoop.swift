@@ -53,11 +53,7 @@ final class ServerEventLoop: @unchecked Sendable {
             throw error
         }
         self.core = core
-        let context = Unmanaged.passUnretained(self).toOpaque()
-        wakeEvent = event_new(base, wakeFD, Int16(EV_READ | EV_PERSIST), { _, _, context in
-            Unmanaged<ServerEventLoop>.fromOpaque(context!).takeUnretainedValue().runJobs()
-        }, context)
-        event_add(wakeEvent, nil)
+        registerWakeEvent()
         let running = DispatchSemaphore(value: 0)
         let thread = Thread { [self] in
             // Named from inside: Foundation on Linux does not pass Thread.name to the kernel,
@@ -80,6 +76,33 @@ final class ServerEventLoop: @unchecked Sendable {
         running.wait()
         return core.boundAddresses
     }
+
+    /// `InMemoryServerConnection`: a core without listeners and without a loop thread; the
+    /// calling thread becomes the loop thread and drives it with `runOnce` and `finish`.
+    func startWithoutListeners(configuration: HTTPServerConfiguration, router: Router) throws(HTTPServerError) -> ServerCore {
+        let core: ServerCore
+        do {
+            core = try ServerCore(loop: self, configuration: configuration, router: router,
+                                  role: .worker(firstConnectionID: 1, connectionIDStride: 1))
+        } catch {
+            releaseBase()
+            throw error
+        }
+        self.core = core
+        registerWakeEvent()
+        return core
+    }
+
+    /// One loop iteration on the calling thread; `blocking` waits for at least one event.
+    func runOnce(blocking: Bool) {
+        event_base_loop(base, blocking ? EVLOOP_ONCE : EVLOOP_NONBLOCK)
+    }
+
+    /// Events that are active or made active for the next iteration.
+    var hasActiveEvents: Bool { event_base_get_num_events(base, EVENT_BASE_COUNT_ACTIVE) > 0 }
+
+    /// After `startWithoutListeners`: frees everything, as the loop thread does when it ends.
+    func finish() { teardown() }
 
     /// Runs `job` on the loop thread. Safe from any thread, including the loop thread itself
     /// (the job then runs after the current callback returns). Dropped after the loop ended.
@@ -108,6 +131,14 @@ final class ServerEventLoop: @unchecked Sendable {
             }
             if done { continuation.resume() }
         }
+    }
+
+    private func registerWakeEvent() {
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        wakeEvent = event_new(base, wakeFD, Int16(EV_READ | EV_PERSIST), { _, _, context in
+            Unmanaged<ServerEventLoop>.fromOpaque(context!).takeUnretainedValue().runJobs()
+        }, context)
+        event_add(wakeEvent, nil)
     }
 
     /// Loop thread: makes `event_base_loop` return once the current callback finishes.
