@@ -168,17 +168,22 @@ final class HTTP1Session {
     }
 
     /// Garbage is refused as soon as it shows instead of after a full header block's worth:
-    /// a request line starts with a method token (RFC 9110 §9.1: tchar) and a space.
+    /// a request line starts with a method token (RFC 9110 §9.1: tchar) and a space. A prefix
+    /// of one ("GE" of a request that arrives a few bytes at a time, or the CR of an empty line
+    /// before it, RFC 9112 §2.2) may still become one, so it waits for more bytes.
     private func looksLikeRequestLine(_ input: OpaquePointer) -> Bool {
-        let count = min(evbuffer_get_length(input), 32)
+        let count = min(evbuffer_get_length(input), Self.longestMethod + 1)
         guard count > 0, let bytes = evbuffer_pullup(input, count) else { return true }
+        if count == 1 && bytes[0] == 13 { return true }
         for index in 0..<count {
             let byte = bytes[index]
             if byte == UInt8(ascii: " ") { return index > 0 }
             if !RequestHead.isTokenCharacter(byte) { return false }
         }
-        return false  // 32 token characters and no space: no method is that long here.
+        return count <= Self.longestMethod  // no space after 32 token characters: no method is that long here.
     }
+
+    private static let longestMethod = 32
 
     private static let continueLine = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
 
