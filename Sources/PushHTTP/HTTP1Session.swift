@@ -242,7 +242,14 @@ final class HTTP1Session {
         for field in response.headers {
             switch field.name.lowercased() {
             case "content-length", "transfer-encoding", "connection", "keep-alive": continue
-            default: head += "\(field.name): \(field.value)\r\n"
+            default:
+                // A handler's CR or LF must never end the line early (response splitting);
+                // RFC 9110 §5.5 lets them be replaced with SP. A name that is no token is dropped.
+                guard !field.name.isEmpty, field.name.utf8.allSatisfy(RequestHead.isTokenCharacter) else { continue }
+                let value = field.value.utf8.contains(where: { $0 == 13 || $0 == 10 || $0 == 0 })
+                    ? String(decoding: field.value.utf8.map { $0 == 13 || $0 == 10 || $0 == 0 ? 32 : $0 }, as: UTF8.self)
+                    : field.value
+                head += "\(field.name): \(value)\r\n"
             }
         }
         head += "content-length: \(response.body.count)\r\n"

@@ -34,6 +34,10 @@ struct RequestHead {
         guard requestLine.count == 3, !requestLine[0].isEmpty, !requestLine[1].isEmpty else {
             return .failure(status: 400, reason: "malformed request line (expected: METHOD target HTTP/1.1)")
         }
+        // RFC 9110 §9.1: the method is a token; RFC 9112 §3.2: the target is visible ASCII.
+        guard requestLine[0].allSatisfy(isTokenCharacter), requestLine[1].allSatisfy({ $0 > 32 && $0 < 127 }) else {
+            return .failure(status: 400, reason: "invalid character in the request method or target")
+        }
         let version = String(decoding: requestLine[2], as: UTF8.self)
         let minor: Int
         switch version {
@@ -58,7 +62,16 @@ struct RequestHead {
                 return .failure(status: 400, reason: "whitespace in header name or folded header line")
             }
             let name = String(decoding: nameBytes, as: UTF8.self)
-            let value = String(decoding: line[(colon + 1)...].trimmingWhitespace(), as: UTF8.self)
+            guard nameBytes.allSatisfy(isTokenCharacter) else {
+                return .failure(status: 400, reason: "invalid character in a header name")
+            }
+            // RFC 9110 §5.5: CR, LF and NUL in a value are dangerous (a CR echoed into a response
+            // splits it), so refuse them, with the other control characters the grammar excludes.
+            let valueBytes = line[(colon + 1)...].trimmingWhitespace()
+            guard !valueBytes.contains(where: { ($0 < 32 && $0 != 9) || $0 == 127 }) else {
+                return .failure(status: 400, reason: "control character in header '\(name)'")
+            }
+            let value = String(decoding: valueBytes, as: UTF8.self)
             listBytes += name.utf8.count + value.utf8.count + 32
             if listBytes > maxHeaderListBytes {
                 return .failure(status: 431, reason: "request header fields exceed \(maxHeaderListBytes) bytes")
