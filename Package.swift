@@ -81,6 +81,7 @@ if Context.environment["PUSHLAB_FUZZ"] != nil {
         .executableTarget(name: "FuzzJWT", dependencies: ["PushAuth"], path: "Fuzz/FuzzJWT"),
         .executableTarget(name: "FuzzServerRequests", dependencies: ["PushCore", "PushAuth", "PushHTTP", "PushGateway", "PushMetrics"],
                           path: "Fuzz/FuzzServerRequests"),
+        .executableTarget(name: "FuzzHTTP1", dependencies: ["PushHTTP", "TestSupport"], path: "Fuzz/FuzzHTTP1"),
     ]
-    package.products += ["FuzzJSON", "FuzzJWT", "FuzzServerRequests"].map { .executable(name: $0, targets: [$0]) }
+    package.products += ["FuzzJSON", "FuzzJWT", "FuzzServerRequests", "FuzzHTTP1"].map { .executable(name: $0, targets: [$0]) }
 }

@@ -1,0 +1,18 @@
+import TestSupport
+
+/// libFuzzer target: the server's HTTP/1.1 request parser (`HTTP1Session` + `RequestHead`:
+/// request line, header fields, Content-Length and chunked bodies, trailers, Expect, pipelining,
+/// keep-alive and close) on the real connection code over an in-memory libevent pair: no socket.
+/// Input format and routes: `HTTP1FuzzExchange` (Tests/TestSupport). Whatever the bytes, the
+/// server must not trap or hang, and everything it writes must be well-formed HTTP/1.1
+/// responses (no control bytes in a field, one valid content-length, nothing after a close).
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzHTTP1(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let input = Array(UnsafeBufferPointer(start: data, count: size))
+    do {
+        _ = try HTTP1FuzzExchange.run(input)
+    } catch {
+        fatalError("\(error)")
+    }
+    return 0
+}
