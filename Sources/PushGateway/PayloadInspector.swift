@@ -9,7 +9,9 @@ enum PayloadInspector {
     }
 
     static func inspect(_ body: [UInt8]) -> Verdict {
-        guard let document = try? JSONDocument.parse(body), case .object = document.root else { return .notAnObject }
-        return .object(deliveryID: document.root[CIOPush.deliveryIDKey]?.stringValue)
+        switch JSONObjectSkimmer.skim(body, capturing: CIOPush.deliveryIDKey) {
+        case .notAnObject: return .notAnObject
+        case .object(let captured): return .object(deliveryID: captured)
+        }
     }
 }

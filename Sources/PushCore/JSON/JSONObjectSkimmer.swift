@@ -1,0 +1,155 @@
+/// Answers "is this a valid JSON object, and what string does its top-level member `key`
+/// hold?" without building the document: the gateway asks it of every APNs body, where a full
+/// parse allocated every key and value only to throw them away
+/// (benchmarks/results/gateway.md).
+///
+/// It walks the same `JSONByteReader` as `JSONParser` and hands every scalar (numbers,
+/// literals, strings with escapes) and every error to the parser's own routines, so it accepts
+/// exactly what `JSONParser` accepts (`JSONObjectSkimmerTests` checks both on the bad-input
+/// corpus and on generated documents).
+public enum JSONObjectSkimmer {
+    public enum Verdict: Equatable, Sendable {
+        /// Not JSON, or JSON whose root is not an object.
+        case notAnObject
+        /// A valid JSON object; `captured` is the last top-level `key` member's value when that
+        /// value is a string.
+        case object(captured: String?)
+    }
+
+    public static func skim(_ bytes: [UInt8], capturing key: String, maxDepth: Int = 512) -> Verdict {
+        let target = Array(key.utf8)
+        return bytes.withUnsafeBufferPointer { buf in
+            var reader = JSONByteReader(buf: buf, maxDepth: maxDepth)
+            do throws(JSONParseFailure) {
+                return try reader.skimDocument(capturing: target)
+            } catch {
+                return .notAnObject
+            }
+        }
+    }
+}
+
+extension JSONByteReader {
+    mutating func skimDocument(capturing key: [UInt8]) throws(JSONParseFailure) -> JSONObjectSkimmer.Verdict {
+        if buf.count >= 3, buf[0] == 0xEF, buf[1] == 0xBB, buf[2] == 0xBF { throw JSONParseFailure(reason: .byteOrderMark, offset: 0) }
+        try skipWhitespace()
+        guard i < buf.count, buf[i] == UInt8(ascii: "{") else { return .notAnObject }
+        var captured: String?
+        try skimObject(capturing: key, into: &captured)
+        try skipWhitespace()
+        if i < buf.count { throw JSONParseFailure(reason: .trailingContent, offset: i) }
+        return .object(captured: captured)
+    }
+
+    /// Validates one value, building nothing for objects, arrays and plain strings.
+    mutating func skimValue() throws(JSONParseFailure) {
+        guard i < buf.count else { _ = try parseValue(); return }
+        switch buf[i] {
+        case UInt8(ascii: "{"):
+            var unused: String?
+            try skimObject(capturing: nil, into: &unused)
+        case UInt8(ascii: "["): try skimArray()
+        case UInt8(ascii: "\""): _ = try skimString()
+        default: _ = try parseValue()  // numbers, literals and every error, as the parser does them
+        }
+    }
+
+    /// `key` nil: validate only. Otherwise a string value of a member named `key` lands in
+    /// `captured` (the last one wins, like `JSONObject`'s subscript).
+    private mutating func skimObject(capturing key: [UInt8]?, into captured: inout String?) throws(JSONParseFailure) {
+        try enter()
+        i += 1  // {
+        try skipWhitespace()
+        if i < buf.count, buf[i] == UInt8(ascii: "}") {
+            i += 1
+            depth -= 1
+            return
+        }
+        while true {
+            guard i < buf.count, buf[i] == UInt8(ascii: "\"") else { throw JSONParseFailure(reason: .unquotedKey, offset: i) }
+            let keyStart = i
+            var isTarget = false
+            if let key {
+                if let raw = try skimString() {
+                    isTarget = raw.count == key.count && key.indices.allSatisfy { buf[raw.lowerBound + $0] == key[$0] }
+                } else {
+                    // Rare: a key written with escapes is compared decoded, as the parser would.
+                    i = keyStart
+                    isTarget = Array(try parseString().utf8) == key
+                }
+            } else {
+                _ = try skimString()
+            }
+            try skipWhitespace()
+            guard i < buf.count, buf[i] == UInt8(ascii: ":") else { throw JSONParseFailure(reason: .trailingContent, offset: i) }
+            i += 1
+            try skipWhitespace()
+            if isTarget {
+                if i < buf.count, buf[i] == UInt8(ascii: "\"") { captured = try parseString() } else { captured = nil; try skimValue() }
+            } else {
+                try skimValue()
+            }
+            try skipWhitespace()
+            guard i < buf.count else { throw JSONParseFailure(reason: .unexpectedEnd(expected: "',' or '}'"), offset: i) }
+            if buf[i] == UInt8(ascii: ",") {
+                i += 1
+                try skipWhitespace()
+                continue
+            }
+            guard buf[i] == UInt8(ascii: "}") else { throw JSONParseFailure(reason: .trailingContent, offset: i) }
+            i += 1
+            depth -= 1
+            return
+        }
+    }
+
+    private mutating func skimArray() throws(JSONParseFailure) {
+        try enter()
+        i += 1  // [
+        try skipWhitespace()
+        if i < buf.count, buf[i] == UInt8(ascii: "]") {
+            i += 1
+            depth -= 1
+            return
+        }
+        while true {
+            guard i < buf.count, buf[i] != UInt8(ascii: "]") else { throw JSONParseFailure(reason: .trailingComma, offset: i) }
+            try skimValue()
+            try skipWhitespace()
+            guard i < buf.count else { throw JSONParseFailure(reason: .unexpectedEnd(expected: "',' or ']'"), offset: i) }
+            if buf[i] == UInt8(ascii: ",") {
+                i += 1
+                try skipWhitespace()
+                continue
+            }
+            guard buf[i] == UInt8(ascii: "]") else { throw JSONParseFailure(reason: .trailingContent, offset: i) }
+            i += 1
+            depth -= 1
+            return
+        }
+    }
+
+    /// Validates the string at `i` (opening quote) and leaves `i` after it. Returns the raw
+    /// bytes between the quotes when the string has no escapes; nil when it has (then the
+    /// parser's own escape handling validated it).
+    private mutating func skimString() throws(JSONParseFailure) -> Range<Int>? {
+        let open = i
+        var k = i + 1
+        while k < buf.count {
+            let b = buf[k]
+            if b == UInt8(ascii: "\"") {
+                i = k + 1
+                return open + 1..<k
+            }
+            if b == UInt8(ascii: "\\") || b < 0x20 { break }
+            if b < 0x80 { k += 1; continue }
+            let n = utf8SequenceLength(at: k)
+            if n == 0 { break }
+            k += n
+        }
+        // Escapes, or an error: the parser's path decides (and reports) it.
+        i = open
+        _ = try parseString()
+        return nil
+    }
+}
