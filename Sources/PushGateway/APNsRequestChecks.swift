@@ -5,36 +5,43 @@ import PushHTTP
 /// The facts of one APNs request the checks look at, pulled out in one pass over the header
 /// fields (the route reads each header several times; looking them up each time cost more
 /// than all the checks together — benchmarks/results/gateway.md).
-struct APNsRequestFacts: Sendable {
-    var method: String
-    var deviceToken: String
-    var receivedAt: Date
-    var authorization: String?
-    var apnsID: String?
-    var expiration: String?
-    var priority: String?
-    var pushType: String?
-    var topic: String?
-    var collapseID: String?
+///
+/// A class: the checks are a list of closures, and handing each of them a struct of nine
+/// strings cost a retain and release per string per check.
+final class APNsRequestFacts: Sendable {
+    let method: String
+    let deviceToken: String
+    let receivedAt: Date
+    let authorization: String?
+    let apnsID: String?
+    let expiration: String?
+    let priority: String?
+    let pushType: String?
+    let topic: String?
+    let collapseID: String?
     /// One of the headers APNs reads came more than once (DuplicateHeaders).
-    var hasDuplicateHeader = false
+    let hasDuplicateHeader: Bool
 
     init(method: String, deviceToken: String, headers: HTTPHeaders, receivedAt: Date) {
         self.method = method
         self.deviceToken = deviceToken
         self.receivedAt = receivedAt
+        var authorization, apnsID, expiration, priority, pushType, topic, collapseID: String?
+        var duplicate = false
         for field in headers {
             switch Self.slot(of: field) {
-            case .authorization?: Self.keep(field.value, in: &authorization, duplicate: &hasDuplicateHeader)
-            case .apnsID?: Self.keep(field.value, in: &apnsID, duplicate: &hasDuplicateHeader)
-            case .expiration?: Self.keep(field.value, in: &expiration, duplicate: &hasDuplicateHeader)
-            case .priority?: Self.keep(field.value, in: &priority, duplicate: &hasDuplicateHeader)
-            case .pushType?: Self.keep(field.value, in: &pushType, duplicate: &hasDuplicateHeader)
-            case .topic?: Self.keep(field.value, in: &topic, duplicate: &hasDuplicateHeader)
-            case .collapseID?: Self.keep(field.value, in: &collapseID, duplicate: &hasDuplicateHeader)
+            case .authorization?: Self.keep(field.value, in: &authorization, duplicate: &duplicate)
+            case .apnsID?: Self.keep(field.value, in: &apnsID, duplicate: &duplicate)
+            case .expiration?: Self.keep(field.value, in: &expiration, duplicate: &duplicate)
+            case .priority?: Self.keep(field.value, in: &priority, duplicate: &duplicate)
+            case .pushType?: Self.keep(field.value, in: &pushType, duplicate: &duplicate)
+            case .topic?: Self.keep(field.value, in: &topic, duplicate: &duplicate)
+            case .collapseID?: Self.keep(field.value, in: &collapseID, duplicate: &duplicate)
             case nil: continue
             }
         }
+        (self.authorization, self.apnsID, self.expiration, self.priority) = (authorization, apnsID, expiration, priority)
+        (self.pushType, self.topic, self.collapseID, self.hasDuplicateHeader) = (pushType, topic, collapseID, duplicate)
     }
 
     /// The first value wins, as in `HTTPHeaders`' subscript; a second one is a duplicate.

@@ -8,7 +8,6 @@ final class MessageIDs: @unchecked Sendable {
     // Protected by `lock`.
     private var random: SeededRandom
     private let lock = NSLock()
-    private static let hex = Array("0123456789abcdef".utf8)
 
     init() {
         var system = SystemRandomNumberGenerator()
@@ -16,25 +15,25 @@ final class MessageIDs: @unchecked Sendable {
     }
 
     func next() -> String {
-        let (a, b) = lock.withLock { (random.next(), random.next()) }
-        var bytes = [UInt8](repeating: 0, count: 16)
-        for i in 0..<8 {
-            bytes[i] = UInt8(truncatingIfNeeded: a >> (8 * i))
-            bytes[8 + i] = UInt8(truncatingIfNeeded: b >> (8 * i))
-        }
-        bytes[6] = (bytes[6] & 0x0F) | 0x40  // version 4
-        bytes[8] = (bytes[8] & 0x3F) | 0x80  // RFC 4122 variant
+        var (a, b) = lock.withLock { (random.next(), random.next()) }
+        // Byte k of the 16 is byte k of `a` (k < 8) or byte k-8 of `b`, little end first.
+        a = (a & ~(0xF0 << 48)) | (0x40 << 48)  // byte 6: version 4
+        b = (b & ~0xC0) | 0x80                  // byte 8: RFC 4122 variant
         return String(unsafeUninitializedCapacity: 36) { out in
             var o = 0
-            for (i, byte) in bytes.enumerated() {
-                if i == 4 || i == 6 || i == 8 || i == 10 { out[o] = UInt8(ascii: "-"); o += 1 }
-                out[o] = Self.hex[Int(byte >> 4)]
-                out[o + 1] = Self.hex[Int(byte & 0x0F)]
+            for k in 0..<16 {
+                if k == 4 || k == 6 || k == 8 || k == 10 { out[o] = UInt8(ascii: "-"); o += 1 }
+                let byte = UInt8(truncatingIfNeeded: k < 8 ? a >> (8 * k) : b >> (8 * (k - 8)))
+                out[o] = Self.hexDigit(byte >> 4)
+                out[o + 1] = Self.hexDigit(byte & 0x0F)
                 o += 2
             }
             return o
         }
     }
+
+    @inline(__always)
+    private static func hexDigit(_ nibble: UInt8) -> UInt8 { nibble < 10 ? 0x30 + nibble : 0x57 + nibble }
 }
 
 /// ASCII-lowercases `s` only when it has an upper-case letter (HTTP/2 header names never do).
