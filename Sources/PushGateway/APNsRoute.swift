@@ -115,9 +115,9 @@ struct APNsRoute: Sendable {
         raiseStreamLimitOnce(request.connection)
         sink?.deliver(AcceptedPush(service: .apns, device: device, payload: request.body, messageID: apnsID,
                                    deliveryID: deliveryID, receivedAt: now))
-        var headers: HTTPHeaders = ["apns-id": apnsID]
-        if sandbox { headers.add("apns-unique-id", ids.next()) }
-        return .now(ServerResponse(status: 200, headers: headers))
+        let headers = sandbox ? [HTTPHeader("apns-id", apnsID), HTTPHeader("apns-unique-id", ids.next())]
+                              : [HTTPHeader("apns-id", apnsID)]
+        return .now(ServerResponse(status: 200, headers: HTTPHeaders(headers)))
     }
 
     /// apns.md: one stream until a request with a valid token was accepted, then SETTINGS raise it.

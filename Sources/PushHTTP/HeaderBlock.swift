@@ -8,7 +8,10 @@ struct HeaderBlock {
     private var fields: [(name: Int, nameLength: Int, value: Int, valueLength: Int)] = []
 
     init(status: Int) {
-        bytes.reserveCapacity(64)
+        // Room for `:status` plus a few fields (e.g. APNs' apns-id and apns-unique-id) without
+        // growing either array on the hot path.
+        bytes.reserveCapacity(160)
+        fields.reserveCapacity(6)
         bytes.append(contentsOf: ":status".utf8)
         let code = min(max(status, 100), 999)
         bytes.append(UInt8(ascii: "0") + UInt8(code / 100))
@@ -29,8 +32,11 @@ struct HeaderBlock {
 
     /// RFC 9113 §8.2.2: connection-specific fields must not appear in HTTP/2.
     static func isConnectionSpecific(_ name: String) -> Bool {
-        switch name.lowercased() {
-        case "connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade": return true
+        switch name.utf8.count {
+        case 7: return HTTPHeaders.namesMatch(name, "upgrade")
+        case 10: return HTTPHeaders.namesMatch(name, "connection") || HTTPHeaders.namesMatch(name, "keep-alive")
+        case 16: return HTTPHeaders.namesMatch(name, "proxy-connection")
+        case 17: return HTTPHeaders.namesMatch(name, "transfer-encoding")
         default: return false
         }
     }
@@ -52,9 +58,10 @@ struct HeaderBlock {
     }
 
     func withNameValues<R>(_ body: (UnsafePointer<nghttp2_nv>, Int) -> R) -> R {
-        var bytes = self.bytes
-        return bytes.withUnsafeMutableBufferPointer { buffer in
-            let base = buffer.baseAddress!
+        // nghttp2 copies every field during the submit (NGHTTP2_NV_FLAG_NONE) and never writes
+        // through these pointers; its struct merely declares them mutable.
+        bytes.withUnsafeBufferPointer { buffer in
+            let base = UnsafeMutablePointer(mutating: buffer.baseAddress!)
             return withUnsafeTemporaryAllocation(of: nghttp2_nv.self, capacity: fields.count) { nva in
                 for (index, field) in fields.enumerated() {
                     nva[index] = nghttp2_nv(name: base + field.name, value: base + field.value,
