@@ -100,7 +100,7 @@ public final class HTTPServer: Sendable {
             state = .stopped
             return loops
         }
-        // The acceptor first, so no connection is handed to a loop that is already draining.
+        // A connection the acceptor hands to a loop that is already draining is closed there.
         for loop in loops { loop.execute { core in core.beginShutdown() } }
         for loop in loops { await loop.waitUntilFinished() }
     }

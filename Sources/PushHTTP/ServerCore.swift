@@ -6,8 +6,8 @@ import Foundation
 final class ServerCore {
     /// What this loop does besides serving its connections.
     enum Role {
-        /// Binds the listeners, accepts, and hands every connection after the first to the
-        /// next loop in turn (itself included): `[self] + workers`, round-robin.
+        /// Binds the listeners, accepts, and deals the connections out round-robin over
+        /// `[self] + workers`.
         case acceptor(workers: [ServerEventLoop], connectionIDStride: UInt64)
         /// Serves the connections the acceptor hands it. Connection ids start at
         /// `firstConnectionID` and step by the loop count, so they stay unique server-wide.
