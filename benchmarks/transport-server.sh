@@ -38,7 +38,7 @@ port_of() {
   echo "transport-server.sh: process $pid is not listening" >&2; exit 1
 }
 
-"$BIN" serve --port 0 --h2c-port 0 --apns-port 0 --quiet --bench >"$TMP/serve.log" 2>&1 &
+"$BIN" serve --event-loops 1 --port 0 --h2c-port 0 --apns-port 0 --quiet --bench >"$TMP/serve.log" 2>&1 &
 PIDS+=($!); PL_PID=$!
 for _ in $(seq 100); do grep -q '^http://' "$TMP/serve.log" && break; sleep 0.05; done
 PL_TLS=$(sed -n 's|^https://127.0.0.1:\([0-9]*\).*|\1|p' "$TMP/serve.log")
@@ -105,7 +105,7 @@ done
   echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC')"
   echo "- machine: $(nproc) cores, $(awk -F: '/model name/ { sub(/^ /, "", $2); print $2; exit }' /proc/cpuinfo), $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo) RAM; load average at start of write-up: $(cut -d' ' -f1-3 /proc/loadavg) (other work shares the machine)"
   echo "- tools: $(h2load --version 2>&1 | head -1), $(nghttpd --version 2>&1 | head -1), $(swift --version 2>&1 | head -1), OpenSSL $(openssl version | cut -d' ' -f2), libevent $(dpkg-query -W -f='${Version}' libevent-dev 2>/dev/null), libnghttp2 $(dpkg-query -W -f='${Version}' libnghttp2-dev 2>/dev/null)"
-  echo "- pushlab: \`$BIN serve --port 0 --h2c-port 0 --apns-port 0 --quiet --bench\` (release build; the FCM/collector host's server, one event-loop thread; POST /bench answers an empty 200 from a \`.now\` handler on the loop thread; the APNs listener runs idle on its own thread)"
+  echo "- pushlab: \`$BIN serve --event-loops 1 --port 0 --h2c-port 0 --apns-port 0 --quiet --bench\` (release build; the FCM/collector host's server, one event-loop thread; POST /bench answers an empty 200 from a \`.now\` handler on the loop thread; the APNs listener runs idle on its own thread)"
   echo "- nghttpd: \`nghttpd --no-tls 0 -d DOCROOT\` and \`nghttpd 0 certs/server.key certs/server.pem -d DOCROOT\` serving the empty file \`/empty\` (one worker thread, its default)"
   echo "- load: \`h2load -n $N -c $CLIENTS -m $STREAMS -d body.json URL\` with a $BODY_BYTES-byte JSON body (POST); $ROUNDS interleaved rounds; h2load and the server share the 2 cores"
   echo
