@@ -16,7 +16,7 @@ public final class HTTPClient: HTTPTransport {
     public let configuration: HTTPClientConfiguration
     private let inbox: CurlInbox
     /// The loop thread until someone joins or detaches it.
-    private let thread: Mutex<pthread_t?>
+    private let thread: SanitizerVisibleMutex<pthread_t?>
 
     public init(configuration: HTTPClientConfiguration = HTTPClientConfiguration()) throws {
         self.configuration = configuration
@@ -42,7 +42,7 @@ public final class HTTPClient: HTTPTransport {
             Unmanaged<LoopBox>.fromOpaque(context).release()
             throw HTTPClientError.protocolError("could not start the client thread (errno \(status))")
         }
-        thread = Mutex(handle)
+        thread = SanitizerVisibleMutex(handle)
     }
 
     deinit {

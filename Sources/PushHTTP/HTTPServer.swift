@@ -26,7 +26,7 @@ public final class HTTPServer: Sendable {
 
     public let configuration: HTTPServerConfiguration
     private let router: Router
-    private let state = Mutex(State.idle)
+    private let state = SanitizerVisibleMutex(State.idle)
 
     public init(configuration: HTTPServerConfiguration, router: Router) {
         self.configuration = configuration

@@ -2,7 +2,7 @@ import CPushLab
 import Synchronization
 
 /// A `Mutex` whose hand-overs ThreadSanitizer can see; use it for state several threads share
-/// in this module (the server's job queue, the client's inbox).
+/// in this module (the server's job queue and state, the client's inbox and thread handle).
 ///
 /// Why: `Synchronization.Mutex` on Linux locks with raw futex system calls inside the
 /// toolchain's prebuilt, uninstrumented Synchronization module, so TSan sees no happens-before
