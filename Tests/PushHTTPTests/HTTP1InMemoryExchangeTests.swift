@@ -62,6 +62,13 @@ final class HTTP1InMemoryExchangeTests: XCTestCase {
         XCTAssertEqual(statuses(try run("leading-crlf-405")), [405])
     }
 
+    /// A fuzz input that starts with the HTTP/2 preface switches the connection to HTTP/2: the
+    /// server answers with frames (its SETTINGS first), which the HTTP/1.1 oracle is not applied to.
+    func testHTTP2PrefaceSwitchesTheConnectionToHTTP2() throws {
+        let report = try HTTP1FuzzExchange.run([0] + Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8))
+        XCTAssertEqual(report.rawOutput.count >= 9 ? report.rawOutput[3] : nil, 4, "first frame: SETTINGS")
+    }
+
     /// The oracle itself must catch a split header (else the fuzz target could never fail).
     func testResponseStreamCheckerRejectsASplitHeader() {
         let bad = Array("HTTP/1.1 200 OK\r\nx-echo: a\rInjected: 1\r\ncontent-length: 0\r\n\r\n".utf8)

@@ -63,6 +63,11 @@ public enum HTTP1FuzzExchange {
             start = end
         }
         let outcome = connection.finish()
+        // The HTTP/2 connection preface makes the server speak HTTP/2 (RFC 9113 §3.4): then its
+        // output is frames, not HTTP/1.1, and only "no trap, no hang" is checked.
+        if bytes.starts(with: http2Preface) {
+            return Report(responses: [], closedByServer: outcome.closedByServer, rawOutput: outcome.output)
+        }
         switch HTTP1ResponseStream.parse(outcome.output) {
         case .failure(let malformed):
             throw Failure(description: "server wrote malformed HTTP/1.1 at \(malformed); output: \(printable(outcome.output))")
@@ -70,6 +75,8 @@ public enum HTTP1FuzzExchange {
             return Report(responses: responses, closedByServer: outcome.closedByServer, rawOutput: outcome.output)
         }
     }
+
+    static let http2Preface = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8)
 
     static func printable(_ bytes: [UInt8]) -> String {
         String(decoding: bytes.prefix(400), as: UTF8.self).debugDescription
