@@ -110,6 +110,33 @@ AIO_S=$("$PY" -c 'import json,sys; d=json.loads(sys.argv[1]); print("%.2f" % d["
 AIO_RATE=$(awk -v n="$AIO_OK" -v s="$AIO_S" 'BEGIN { printf "%.0f", n / s }')
 RSS=$(awk '/VmHWM/ { print $2 " " $3 }' /proc/$GW_PID/status)
 
+# Where the one-loop gateway's CPU goes: perf samples of the whole process (loop thread and
+# record writer) during one more h2c load, as shares of the samples ("children": a frame and
+# everything it calls). Skipped when perf is missing or not permitted.
+PROFILE=""
+if command -v perf >/dev/null && perf record -o "$TMP/probe.data" -- true >/dev/null 2>&1; then
+  echo "gateway.sh: profile (perf, one loop, h2c)" >&2
+  perf record -F 1999 -g --call-graph dwarf,16384 -p "$GW1_PID" -o "$TMP/perf.data" >/dev/null 2>&1 & PERF_PID=$!
+  sleep 0.5
+  h2load -n $((N / 2)) -c "$CLIENTS" -m "$STREAMS" -d "$TMP/body.json" "${APNS_HEADERS[@]}" "http://127.0.0.1:$GW1_H2C/3/device/$TOKEN" >/dev/null
+  kill -INT $PERF_PID; wait $PERF_PID 2>/dev/null || true
+  PROFILE=$(perf report -i "$TMP/perf.data" --children --sort symbol -g none --stdio 2>/dev/null | swift demangle --simplified |
+    awk '/^ +[0-9.]+%/ { share = $1; $1 = ""; $2 = ""; $3 = ""; sub(/^ +/, ""); print share "\t" $0 }' |
+    awk -F'\t' '
+      function pick(label, pattern) { if (!(label in seen) && $2 ~ pattern) { seen[label] = $1; order[++n] = label } }
+      { pick("HTTP/2 input (nghttp2 + request assembly)", "^HTTP2Session.receive")
+        pick("request dispatch (router + handler)", "^RequestDispatcher.dispatch")
+        pick("APNs route: all checks, record, answer", "^APNsRoute.check")
+        pick("APNs route › header checks", "^(specialized )?static APNsHeaderChecks.firstRejection")
+        pick("APNs route › provider token (cached per connection)", "^APNsAuthorizer.authorize")
+        pick("APNs route › payload skim (JSON object? CIO-Delivery-ID)", "^(specialized )?static PayloadInspector.inspect")
+        pick("dispatch › router match", "^Router.match")
+        pick("HTTP/2 output (frames + writev)", "^ServerConnection.finishEvent")
+        pick("record writer thread", "^PushRecordStore.writeLoop")
+        pick("malloc, all callers", "^__GI___libc_malloc") }
+      END { for (i = 1; i <= n; i++) printf "| %s | %s |\n", order[i], seen[order[i]] }')
+fi
+
 {
   echo "# Gateway emulator benchmark"
   echo
@@ -148,5 +175,15 @@ RSS=$(awk '/VmHWM/ { print $2 " " $3 }' /proc/$GW_PID/status)
   echo "\`Tests/PushGatewayTests/Peers/aioapns_send.py\` (aioapns, default settings but max_connections=1, pointed at the gateway), $AIOAPNS_N notifications: **$AIO_OK accepted in $AIO_S s = $AIO_RATE notifications/s**. This is the rate the APNs sender is compared with."
   echo
   echo "Gateway peak RSS over the whole run: $RSS."
+  if [ -n "$PROFILE" ]; then
+    echo
+    echo "## Where the gateway's time goes (one loop, h2c, perf)"
+    echo
+    echo "\`perf record -F 1999 -g --call-graph dwarf\` on the one-loop gateway during \`h2load -n $((N / 2))\` more requests; share of all samples of the process spent in each frame and what it calls (so nested rows overlap their parent)."
+    echo
+    echo "| frame | share of samples |"
+    echo "|---|---:|"
+    printf '%s\n' "$PROFILE"
+  fi
 } >"$OUT"
 cat "$OUT"
