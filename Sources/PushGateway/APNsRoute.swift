@@ -39,7 +39,9 @@ struct APNsRoute: Sendable {
 
     func handle(_ request: ServerRequest) -> HandlerReply {
         if let faults, let reply = faults.apply(request, normal: { check(request) }, error: { status, reason in
-            respond(status: status, reason: reason ?? APNsRoute.defaultReason(status: status), request: request, apnsID: request.headers["apns-id"])
+            // The client's apns-id is echoed only when it is a canonical UUID (as on the normal path).
+            respond(status: status, reason: reason ?? APNsRoute.defaultReason(status: status), request: request,
+                    apnsID: request.headers["apns-id"].flatMap { APNsHeaderChecks.isCanonicalUUID($0) ? $0 : nil })
         }) {
             return reply
         }

@@ -400,7 +400,8 @@ final class HTTP2Session {
         for field in response.headers where !HeaderBlock.isConnectionSpecific(field.name) {
             block.add(field.name, field.value)
         }
-        if hasBody && response.headers["content-length"] == nil {
+        // A HEAD answer carries the length the GET answer would have (RFC 9110 §8.6), no DATA.
+        if !response.body.isEmpty && response.headers["content-length"] == nil {
             block.add("content-length", String(response.body.count))
         }
         if hasBody {

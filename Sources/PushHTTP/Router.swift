@@ -51,18 +51,13 @@ public struct Router: Sendable {
     }
 
     public func match(method: String, path: String) -> Match {
-        // Literal routes win over parameterised ones anyway, so an exact hit is the answer.
-        if let candidates = literalRoutes[path] {
-            for candidate in candidates where candidate.method == method { return .found(candidate.handler, [:]) }
-        }
-        // Matched byte by byte on the path's UTF-8: the hot path allocates nothing but the
-        // parameters of the route that matches (benchmarks/results/gateway.md).
+        if let found = find(method: method, path: path) { return found }
+        // RFC 9110 §9.3.2: HEAD is GET without the content, and every general-purpose server
+        // supports it. Without a HEAD route, the GET route answers; both HTTP sessions leave
+        // the body out of HEAD answers.
+        if method == "HEAD", let found = find(method: "GET", path: path) { return found }
         var path = path
         return path.withUTF8 { bytes in
-            // The request's own method first, so the common case binds parameters once.
-            for route in routes where route.method == method {
-                if let params = Self.bind(route.segments, bytes) { return .found(route.handler, params) }
-            }
             var allowed: [String] = []
             var allowedParameters: [String: String]?
             for route in routes where route.method != method {
@@ -76,6 +71,23 @@ public struct Router: Sendable {
             }
             if let fallback { return .found(fallback, [:]) }
             return .notFound
+        }
+    }
+
+    /// The route for exactly `method` and `path`, with its parameters.
+    private func find(method: String, path: String) -> Match? {
+        // Literal routes win over parameterised ones anyway, so an exact hit is the answer.
+        if let candidates = literalRoutes[path] {
+            for candidate in candidates where candidate.method == method { return .found(candidate.handler, [:]) }
+        }
+        // Matched byte by byte on the path's UTF-8: the hot path allocates nothing but the
+        // parameters of the route that matches (benchmarks/results/gateway.md).
+        var path = path
+        return path.withUTF8 { bytes in
+            for route in routes where route.method == method {
+                if let params = Self.bind(route.segments, bytes) { return .found(route.handler, params) }
+            }
+            return nil
         }
     }
 

@@ -54,3 +54,28 @@ final class RouterFallbackTests: XCTestCase {
         guard case .methodNotAllowed = router.match(method: "GET", path: "/3/device/abc") else { return XCTFail("405 lost") }
     }
 }
+
+/// RFC 9110 §9.3.2: HEAD is answered by the GET route unless a HEAD route exists.
+final class RouterHeadTests: XCTestCase {
+    func testHeadUsesTheGetRouteUnlessItHasItsOwn() throws {
+        var router = Router()
+        router.add("GET", "/health") { _ in .now(.text(200, "get")) }
+        router.add("GET", "/items/{id}") { request in .now(.text(200, request.pathParameters["id"] ?? "")) }
+        router.add("HEAD", "/own") { _ in .now(.text(204, "")) }
+        router.add("GET", "/own") { _ in .now(.text(200, "get")) }
+        router.add("POST", "/only-post") { _ in .now(.text(200, "post")) }
+        guard case .found(_, let params) = router.match(method: "HEAD", path: "/items/7") else { return XCTFail("no HEAD via GET") }
+        XCTAssertEqual(params, ["id": "7"])
+        guard case .found = router.match(method: "HEAD", path: "/health") else { return XCTFail("no HEAD via GET") }
+        let ctx = ConnectionContext(id: 1, isTLS: false, remoteAddress: "test", control: nil)
+        guard case .found(let own, _) = router.match(method: "HEAD", path: "/own"),
+              case .now(let response) = try own(ServerRequest(method: "HEAD", path: "/own", connection: ctx)) else {
+            return XCTFail("HEAD route not found")
+        }
+        XCTAssertEqual(response.status, 204)
+        guard case .methodNotAllowed(let allowed) = router.match(method: "HEAD", path: "/only-post") else {
+            return XCTFail("HEAD on a POST-only path must be 405")
+        }
+        XCTAssertEqual(allowed, ["POST"])
+    }
+}
