@@ -298,6 +298,22 @@ final class HTTP2Session {
         return 0
     }
 
+    /// Makes `stream`'s fields the reference for the next request's. Kept in the session's own
+    /// array, element by element: sharing the stream's array would make the stream allocate a
+    /// new one for every request. Fields reused from the reference are the same strings, so
+    /// comparing them is a pointer check.
+    private func rememberFields(of stream: HTTP2Stream) {
+        for (index, field) in stream.headers.enumerated() {
+            if index == previousFields.count {
+                previousFields.append(field)
+            } else if previousFields[index] != field {
+                previousFields[index] = field
+            }
+        }
+        if previousFields.count > stream.headers.count { previousFields.removeLast(previousFields.count - stream.headers.count) }
+        if previousPath != stream.path { previousPath = stream.path }
+    }
+
     /// Whether `string` is exactly `bytes`.
     @inline(__always)
     private static func same(_ string: String, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
@@ -335,15 +351,16 @@ final class HTTP2Session {
         guard type == UInt8(NGHTTP2_HEADERS.rawValue) || type == UInt8(NGHTTP2_DATA.rawValue),
               frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0,
               let stream = stream(frame.pointee.hd.stream_id), !stream.answered else { return 0 }
-        // The request is complete: its fields are the reference for the next one's.
-        previousFields = stream.headers
-        previousPath = stream.path
+        rememberFields(of: stream)
         if stream.headersTooLarge {
             respond(stream, .text(431, "request header fields exceed \(maxHeaderListBytes) bytes\n"))
             return 0
         }
-        var headers = HTTPHeaders(stream.headers)
-        if let authority = stream.authority, headers["host"] == nil { headers.add("host", authority) }
+        // Appended to the stream's own array (unique, with room): building the request's copy
+        // and then adding to it cost an array copy per request.
+        if let authority = stream.authority, !stream.headers.contains(where: { $0.hasName("host") }) {
+            stream.headers.append(HTTPHeader("host", authority))
+        }
         let target = stream.path
         var path = target
         var query: String?
@@ -351,9 +368,9 @@ final class HTTP2Session {
             path = String(target[..<mark])
             query = String(target[target.index(after: mark)...])
         }
-        let request = ServerRequest(method: stream.method, path: path, query: query, headers: headers, body: stream.body,
+        let request = ServerRequest(method: stream.method, path: path, query: query, headers: HTTPHeaders(stream.headers), body: stream.body,
                                     version: .http2, streamID: stream.id, connection: context)
-        switch dispatcher.dispatch(request) {
+        switch dispatcher.dispatch(consume request) {
         case .respond(let response): respond(stream, response)
         case .reset(let code): reset(stream, code)
         case .pending: break
