@@ -80,20 +80,23 @@ load() {  # pid url extra-args… → "req/s succeeded failed 2xx cpu-µs/reques
        END { printf "%s %s %s %s %.2f\n", rps, ok, failed, xx, ticks * tick_us / n }' <<<"$out"
 }
 APNS_HEADERS=(-H "authorization: bearer $JWT" -H "apns-topic: io.pushlab.demo" -H "apns-push-type: alert")
-TARGETS=("nghttpd TLS|$NG_TLS_PID|https://127.0.0.1:$NG_TLS/empty|plain"
-         "nghttpd TLS, 1 worker|$NG1_TLS_PID|https://127.0.0.1:$NG1_TLS/empty|plain"
-         "gateway APNs TLS|$GW_PID|https://127.0.0.1:$GW_TLS/3/device/$TOKEN|apns"
-         "nghttpd h2c|$NG_H2C_PID|http://127.0.0.1:$NG_H2C/empty|plain"
-         "nghttpd h2c, 1 worker|$NG1_H2C_PID|http://127.0.0.1:$NG1_H2C/empty|plain"
-         "gateway APNs h2c|$GW_PID|http://127.0.0.1:$GW_H2C/3/device/$TOKEN|apns"
-         "gateway APNs h2c, 1 loop|$GW1_PID|http://127.0.0.1:$GW1_H2C/3/device/$TOKEN|apns")
+TARGETS=("nghttpd TLS|$NG_TLS_PID|https://127.0.0.1:$NG_TLS/empty"
+         "nghttpd TLS, 1 worker|$NG1_TLS_PID|https://127.0.0.1:$NG1_TLS/empty"
+         "gateway APNs TLS|$GW_PID|https://127.0.0.1:$GW_TLS/3/device/$TOKEN"
+         "nghttpd h2c|$NG_H2C_PID|http://127.0.0.1:$NG_H2C/empty"
+         "nghttpd h2c, 1 worker|$NG1_H2C_PID|http://127.0.0.1:$NG1_H2C/empty"
+         "gateway APNs h2c|$GW_PID|http://127.0.0.1:$GW_H2C/3/device/$TOKEN"
+         "gateway APNs h2c, 1 loop|$GW1_PID|http://127.0.0.1:$GW1_H2C/3/device/$TOKEN")
 declare -A RPS CPU
 rows=""
 for round in $(seq "$ROUNDS"); do
   for target in "${TARGETS[@]}"; do
-    IFS='|' read -r name pid url kind <<<"$target"
+    IFS='|' read -r name pid url <<<"$target"
     echo "gateway.sh: round $round, $name" >&2
-    if [ "$kind" = apns ]; then r=$(load "$pid" "$url" "${APNS_HEADERS[@]}"); else r=$(load "$pid" "$url"); fi
+    # The same h2load command for every server, headers included: h2load's HPACK never indexes
+    # `authorization`, so each request carries the ~200-byte token as a literal that the
+    # server must decode, whether it reads it or not (nghttpd ignores it).
+    r=$(load "$pid" "$url" "${APNS_HEADERS[@]}")
     read -r rps ok failed xx cpu <<<"$r"
     RPS[$name]+="$rps "; CPU[$name]+="$cpu "
     rows+="| $round | $name | $rps | $ok | $failed | $xx | $cpu |"$'\n'
@@ -155,7 +158,7 @@ fi
   echo "- machine: $(nproc) cores, $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo), $(free -g | awk '/Mem:/ { print $2 }') GiB RAM; load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
   echo "- tools: $(h2load --version | head -1), nghttpd $(nghttpd --version | head -1 | awk '{ print $2 }'), aioapns $("$PY" -c 'import importlib.metadata as m; print(m.version("aioapns"))')"
   echo "- gateway: \`$BIN serve --event-loops $THREADS --port 0 --h2c-port 0 --apns-port 0 --apns-h2c-port 0 --quiet\` (quick start, records in memory), and the same with \`--event-loops 1\` for the last row; nghttpd: \`nghttpd -n $THREADS\` (the same number of threads) and \`nghttpd\` (1 worker)"
-  echo "- load: \`h2load -n $N -c $CLIENTS -m $STREAMS -d body.json\` ($BODY_BYTES-byte APNs alert body, POST); the gateway requests carry \`authorization: bearer <ES256 JWT from PyJWT>\`, \`apns-topic\`, \`apns-push-type\` and go to \`/3/device/<64 hex>\`; nghttpd serves the empty file \`/empty\`. $ROUNDS interleaved rounds; h2load and the servers share the 2 cores with whatever else runs."
+  echo "- load: \`h2load -n $N -c $CLIENTS -m $STREAMS -d body.json\` ($BODY_BYTES-byte APNs alert body, POST); every request carries \`authorization: bearer <ES256 JWT from PyJWT>\`, \`apns-topic\`, \`apns-push-type\` (the same command for every server, only the URL differs: the gateway's \`/3/device/<64 hex>\`, nghttpd's empty file \`/empty\`, whose answer ignores the headers). $ROUNDS interleaved rounds; h2load and the servers share the 2 cores with whatever else runs."
   echo "- cpu µs/request: the server process's own user+system time divided by the requests (from /proc/PID/stat), which shared load does not inflate the way it does req/s."
   echo
   echo "| round | server | req/s | succeeded | failed | 2xx | server cpu µs/request |"
