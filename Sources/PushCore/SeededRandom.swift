@@ -5,8 +5,18 @@ public struct SeededRandom: RandomNumberGenerator, Sendable {
 
     public init(seed: UInt64) { state = seed }
 
+    /// SplitMix64's step: the state advances by this constant per value.
+    public static let increment: UInt64 = 0x9E37_79B9_7F4A_7C15
+
     public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
+        state &+= Self.increment
+        return Self.mix(state)
+    }
+
+    /// SplitMix64's output function: the value for a given state. A generator shared between
+    /// threads can advance one atomic state and mix it (see the gateway's `MessageIDs`).
+    @inline(__always)
+    public static func mix(_ state: UInt64) -> UInt64 {
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB

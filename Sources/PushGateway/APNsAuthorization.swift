@@ -62,15 +62,22 @@ struct APNsAuthorizer: Sendable {
 
     static let storageKey = "apns.auth"
 
+    /// What an accepted token tells the route.
+    struct Authorized {
+        var teamID: String
+        /// The connection's stream limit was raised already (so the route need not look again).
+        var streamLimitRaised: Bool
+    }
+
     /// Checks the `authorization` header against the connection's state and, when the token
-    /// is acceptable, records it on the connection. Returns the team id on success.
-    func authorize(header: String?, connection: ConnectionContext, now: Date) -> Result<String, APNsRejection> {
+    /// is acceptable, records it on the connection.
+    func authorize(header: String?, connection: ConnectionContext, now: Date) -> Result<Authorized, APNsRejection> {
         guard let header, !header.isEmpty else { return .failure(APNsRejection(status: 403, reason: "MissingProviderToken")) }
         guard let jwt = Self.bearerValue(header) else {
             return .failure(APNsRejection(status: 403, reason: "InvalidProviderToken"))
         }
         return connection.storage.update(Self.storageKey, default: APNsConnectionAuth()) { state in
-            authorize(jwt: jwt, state: &state, now: now)
+            authorize(jwt: jwt, state: &state, now: now).map { Authorized(teamID: $0, streamLimitRaised: state.authenticated) }
         }
     }
 

@@ -70,18 +70,21 @@ struct APNsRoute: Sendable {
         let pushType = facts.pushType
         var device: EmulatedDevice?
         var deliveryID: String?
+        var streamLimitRaised = false
 
         let verdict: APNsRejection? = {
             if let r = APNsHeaderChecks.firstRejection(facts) { return r }
-            if case .failure(let r) = authorizer.authorize(header: facts.authorization, connection: request.connection, now: now) {
-                return r
+            switch authorizer.authorize(header: facts.authorization, connection: request.connection, now: now) {
+            case .failure(let r): return r
+            case .success(let authorized): streamLimitRaised = authorized.streamLimitRaised
             }
             let bundle = bundleID(fromTopic: topic ?? "", pushType: pushType)
-            guard devices.isKnownBundle(bundle) else { return APNsRejection(status: 400, reason: "TopicDisallowed") }
+            let (bundleKnown, lookup) = devices.lookup(apnsToken: token, bundleID: bundle)
+            guard bundleKnown else { return APNsRejection(status: 400, reason: "TopicDisallowed") }
             if !APNsHeaderChecks.topicMatchesPushType(topic ?? "", pushType: pushType) {
                 return APNsRejection(status: 400, reason: "DeviceTokenNotForTopic")
             }
-            switch devices.lookup(apnsToken: token) {
+            switch lookup {
             case .unknown:
                 return APNsRejection(status: 400, reason: "BadDeviceToken")
             case .quickStart:
@@ -114,7 +117,7 @@ struct APNsRoute: Sendable {
         if let verdict {
             return .now(respond(status: verdict.status, reason: verdict.reason, timestamp: verdict.timestamp, request: request, apnsID: apnsID))
         }
-        raiseStreamLimitOnce(request.connection)
+        if !streamLimitRaised { raiseStreamLimitOnce(request.connection) }
         sink?.deliver(AcceptedPush(service: .apns, device: device, payload: request.body, messageID: apnsID,
                                    deliveryID: deliveryID, receivedAt: now))
         let headers = sandbox ? [HTTPHeader("apns-id", apnsID), HTTPHeader("apns-unique-id", ids.next())]

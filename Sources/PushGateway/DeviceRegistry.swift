@@ -159,14 +159,14 @@ public final class DeviceRegistry: @unchecked Sendable {
         }
     }
 
-    /// True when `bundleID` belongs to a registered app (or is the quick-start bundle).
-    public func isKnownBundle(_ bundleID: String) -> Bool { lock.withLock { bundleIDs.contains(bundleID) } }
-
-    public func lookup(apnsToken: String) -> DeviceLookup {
+    /// Whether `bundleID` belongs to a registered app (or is the quick-start bundle), and the
+    /// device behind an APNs token: one lock for both, as every APNs request asks both.
+    func lookup(apnsToken: String, bundleID: String) -> (bundleKnown: Bool, device: DeviceLookup) {
         let key = asciiLowercased(apnsToken)
         return lock.withLock {
-            if let d = byAPNsToken[key] { return .known(d) }
-            return byAPNsToken.isEmpty && byFCMToken.isEmpty ? .quickStart : .unknown
+            let known = bundleIDs.contains(bundleID)
+            if let d = byAPNsToken[key] { return (known, .known(d)) }
+            return (known, byAPNsToken.isEmpty && byFCMToken.isEmpty ? .quickStart : .unknown)
         }
     }
 

@@ -1,21 +1,24 @@
 import Foundation
+import Synchronization
 import PushCore
 
 /// Lowercase random UUIDs (v4) for `apns-id` and `apns-unique-id`, fast enough for the APNs hot
 /// path: Foundation's `UUID().uuidString` costs a getrandom(2) call and a sprintf per id. One
-/// generator seeded once from the system's random source; thread-safe.
-final class MessageIDs: @unchecked Sendable {
-    // Protected by `lock`.
-    private var random: SeededRandom
-    private let lock = NSLock()
+/// SplitMix64 sequence, seeded once from the system's random source, whose state is one atomic
+/// counter: event loops on several threads draw ids without a lock.
+final class MessageIDs: Sendable {
+    private let state: Atomic<UInt64>
 
     init() {
         var system = SystemRandomNumberGenerator()
-        random = SeededRandom(seed: system.next())
+        state = Atomic(system.next())
     }
 
     func next() -> String {
-        var (a, b) = lock.withLock { (random.next(), random.next()) }
+        // Two steps of the sequence at once: the states `last - increment` and `last`.
+        let last = state.wrappingAdd(2 &* SeededRandom.increment, ordering: .relaxed).newValue
+        var a = SeededRandom.mix(last &- SeededRandom.increment)
+        var b = SeededRandom.mix(last)
         // Byte k of the 16 is byte k of `a` (k < 8) or byte k-8 of `b`, little end first.
         a = (a & ~(0xF0 << 48)) | (0x40 << 48)  // byte 6: version 4
         b = (b & ~0xC0) | 0x80                  // byte 8: RFC 4122 variant
