@@ -150,7 +150,7 @@ public final class PushRecordStore: @unchecked Sendable {
             pending.removeAll(keepingCapacity: true)
             return b
         }
-        write(batch)
+        write(consume batch)
     }
 
     /// Commits what is pending and stops the writer thread.
@@ -169,10 +169,11 @@ public final class PushRecordStore: @unchecked Sendable {
         }
     }
 
-    private func write(_ pendingBatch: [PendingRecord]) {
+    private func write(_ pendingBatch: consuming [PendingRecord]) {
         guard !pendingBatch.isEmpty else { return }
         guard let db else {
-            condition.withLock { memory.append(contentsOf: pendingBatch) }
+            // Owned here (consumed), so swapping records in and out copies nothing.
+            condition.withLock { memory.append(contentsOf: &pendingBatch) }
             return
         }
         let batch = pendingBatch.map(\.completed)
@@ -206,12 +207,14 @@ struct NewestRecords {
 
     init(capacity: Int) { self.capacity = capacity }
 
-    mutating func append(contentsOf records: [PushRecordStore.PendingRecord]) {
-        for record in records {
+    /// Takes `records` in; what they push out of the ring is left in `records` (swapped, not
+    /// copied: a record holds a dozen strings and arrays, each copy a retain and a release).
+    mutating func append(contentsOf records: inout [PushRecordStore.PendingRecord]) {
+        for index in records.indices {
             if ring.count < capacity {
-                ring.append(record)
+                ring.append(records[index])
             } else {
-                ring[oldest] = record
+                swap(&ring[oldest], &records[index])
                 oldest = (oldest + 1) % capacity
             }
         }

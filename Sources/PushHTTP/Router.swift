@@ -77,7 +77,7 @@ public struct Router: Sendable {
     /// The route for exactly `method` and `path`, with its parameters.
     private func find(method: String, path: String) -> Match? {
         // Literal routes win over parameterised ones anyway, so an exact hit is the answer.
-        if let candidates = literalRoutes[path] {
+        if !literalRoutes.isEmpty, let candidates = literalRoutes[path] {
             for candidate in candidates where candidate.method == method { return .found(candidate.handler, [:]) }
         }
         // Matched byte by byte on the path's UTF-8: the hot path allocates nothing but the

@@ -16,12 +16,18 @@ final class NewestRecordsTests: XCTestCase {
 
     func testKeepsTheNewestInOrderAcrossBatchesAndWrapArounds() {
         var newest = NewestRecords(capacity: 3)
-        newest.append(contentsOf: records(1...2))
+        var first = records(1...2)
+        newest.append(contentsOf: &first)
         XCTAssertEqual(newest.newest(10).map(\.record.messageID), ["m1", "m2"])
-        newest.append(contentsOf: records(3...7))
+        var second = records(3...7)
+        newest.append(contentsOf: &second)
+        // What was pushed out is handed back.
+        XCTAssertEqual(Set(second.map(\.record.messageID)), ["m1", "m2", "m3", "m4"])
         XCTAssertEqual(newest.newest(10).map(\.record.messageID), ["m5", "m6", "m7"])
         XCTAssertEqual(newest.newest(2).map(\.record.messageID), ["m6", "m7"])
-        newest.append(contentsOf: records(8...8))
+        var third = records(8...8)
+        newest.append(contentsOf: &third)
+        XCTAssertEqual(third.map(\.record.messageID), ["m5"])
         XCTAssertEqual(newest.newest(3).map(\.record.messageID), ["m6", "m7", "m8"])
     }
 
