@@ -30,6 +30,12 @@ struct HeaderBlock {
         fields.append((nameStart, valueStart - nameStart, valueStart, bytes.count - valueStart))
     }
 
+    /// Values this long are sent without adding them to the HPACK dynamic table (RFC 7541
+    /// §6.2.2): long values are ids and dates that never repeat (APNs' apns-id and
+    /// apns-unique-id on every answer), so indexing them only churns the table; short ones
+    /// (content-type, status-like fields) repeat and stay indexed.
+    static let unindexedValueLength = 32
+
     /// RFC 9113 §8.2.2: connection-specific fields must not appear in HTTP/2.
     static func isConnectionSpecific(_ name: String) -> Bool {
         switch name.utf8.count {
@@ -66,7 +72,8 @@ struct HeaderBlock {
                 for (index, field) in fields.enumerated() {
                     nva[index] = nghttp2_nv(name: base + field.name, value: base + field.value,
                                             namelen: field.nameLength, valuelen: field.valueLength,
-                                            flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
+                                            flags: field.valueLength >= Self.unindexedValueLength
+                                                ? UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue) : UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
                 }
                 return body(UnsafePointer(nva.baseAddress!), fields.count)
             }
