@@ -134,6 +134,10 @@ enum APNsHeaderChecks {
         return nil
     }
 
+    /// The client's `apns-id` when the answer may echo it: only a canonical UUID is (anything
+    /// else is refused as BadMessageId or, on a fault answer, replaced by a fresh id).
+    static func echoableID(_ id: String?) -> String? { id.flatMap { isCanonicalUUID($0) ? $0 : nil } }
+
     /// 8-4-4-4-12 hex digits (APNs accepts either case; it echoes what it got).
     static func isCanonicalUUID(_ s: String) -> Bool {
         guard s.utf8.count == 36 else { return false }

@@ -39,9 +39,8 @@ struct APNsRoute: Sendable {
 
     func handle(_ request: ServerRequest) -> HandlerReply {
         if let faults, let reply = faults.apply(request, normal: { check(request) }, error: { status, reason in
-            // The client's apns-id is echoed only when it is a canonical UUID (as on the normal path).
             respond(status: status, reason: reason ?? APNsRoute.defaultReason(status: status), request: request,
-                    apnsID: request.headers["apns-id"].flatMap { APNsHeaderChecks.isCanonicalUUID($0) ? $0 : nil })
+                    apnsID: APNsHeaderChecks.echoableID(request.headers["apns-id"]))
         }) {
             return reply
         }
@@ -65,7 +64,7 @@ struct APNsRoute: Sendable {
         let now = time.now
         let token = request.pathParameters["token"] ?? ""
         let facts = APNsRequestFacts(method: request.method, deviceToken: token, headers: request.headers, receivedAt: now)
-        let apnsID = facts.apnsID.flatMap { APNsHeaderChecks.isCanonicalUUID($0) ? $0 : nil } ?? ids.next()
+        let apnsID = APNsHeaderChecks.echoableID(facts.apnsID) ?? ids.next()
         let topic = facts.topic
         let pushType = facts.pushType
         var device: EmulatedDevice?

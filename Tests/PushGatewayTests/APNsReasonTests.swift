@@ -178,6 +178,16 @@ final class APNsReasonTests: XCTestCase {
         XCTAssertTrue(h.sink.delivered.isEmpty)
     }
 
+    func testFaultAnswersEchoOnlyACanonicalApnsID() async throws {
+        await h.stop()
+        h = try GatewayHarness(configure: { $0.faultPlan = FaultPlan(seed: 1, rules: [FaultRule(route: "/3/device/{token}", outcome: .status(503, retryAfter: nil, reason: nil))]) })
+        let canonical = "123e4567-e89b-42d3-a456-426614174000"
+        XCTAssertEqual(try push(headers: [("apns-id", canonical)]).headers["apns-id"], canonical)
+        let replaced = try push(headers: [("apns-id", "not-a-uuid")]).headers["apns-id"]
+        XCTAssertNotEqual(replaced, "not-a-uuid")
+        XCTAssertNotNil(replaced.flatMap { UUID(uuidString: $0) }, "a fresh id instead: \(replaced ?? "none")")
+    }
+
     func testRejectionsAndAcceptsAreRecordedWithBearerRedacted() throws {
         _ = try push()
         _ = try push(headers: [("apns-priority", "7")])
