@@ -21,17 +21,7 @@ PIDS=()
 cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$TMP"; }
 trap cleanup EXIT
 
-port_of() {
-  for _ in $(seq 100); do
-    local p
-    p=$(ss -ltnpH 2>/dev/null | awk -v pid="pid=$1," '$0 ~ pid { n = split($4, a, ":"); print a[n]; exit }')
-    [ -n "$p" ] && { echo "$p"; return; }
-    sleep 0.05
-  done
-  echo "gateway.sh: process $1 is not listening" >&2; exit 1
-}
-cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
-TICK_US=$(( 1000000 / $(getconf CLK_TCK) ))
+source benchmarks/lib/listening.sh
 
 printf '%s' '{"aps":{"alert":{"title":"Benchmark","body":"A two-hundred-byte push body for the gateway benchmark run."},"sound":"default","badge":1},"CIO":{"push":{"link":"app://x"}}}' >"$TMP/body.json"
 BODY_BYTES=$(wc -c <"$TMP/body.json")

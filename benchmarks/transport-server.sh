@@ -26,17 +26,7 @@ printf '%s' '{"aps":{"alert":{"title":"Benchmark","body":"A two-hundred-byte pus
 BODY_BYTES=$(wc -c <"$TMP/body.json")
 mkdir -p "$TMP/docroot" && : >"$TMP/docroot/empty"
 
-# The TCP port a process listens on (nghttpd prints nothing useful at port 0).
-port_of() {
-  local pid=$1
-  for _ in $(seq 100); do
-    local p
-    p=$(ss -ltnpH 2>/dev/null | awk -v pid="pid=$pid," '$0 ~ pid { n = split($4, a, ":"); print a[n]; exit }')
-    [ -n "$p" ] && { echo "$p"; return; }
-    sleep 0.05
-  done
-  echo "transport-server.sh: process $pid is not listening" >&2; exit 1
-}
+source benchmarks/lib/listening.sh
 
 "$BIN" serve --event-loops 1 --port 0 --h2c-port 0 --apns-port 0 --quiet --bench >"$TMP/serve.log" 2>&1 &
 PIDS+=($!); PL_PID=$!
@@ -47,10 +37,6 @@ nghttpd --no-tls 0 -d "$TMP/docroot" >/dev/null 2>&1 &
 PIDS+=($!); NG_H2C_PID=$!; NG_H2C=$(port_of $!)
 nghttpd 0 certs/server.key certs/server.pem -d "$TMP/docroot" >/dev/null 2>&1 &
 PIDS+=($!); NG_TLS_PID=$!; NG_TLS=$(port_of $!)
-
-# CPU time (user + system, clock ticks) a process has used so far.
-cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
-TICK_US=$(( 1000000 / $(getconf CLK_TCK) ))
 
 # h2load against the server process $1 → "req/s succeeded failed 2xx cpu-µs-per-request".
 # On a shared machine req/s swings with everyone else's load; the server's own CPU time per
