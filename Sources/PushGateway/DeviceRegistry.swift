@@ -162,10 +162,10 @@ public final class DeviceRegistry: @unchecked Sendable {
     /// Whether `bundleID` belongs to a registered app (or is the quick-start bundle), and the
     /// device behind an APNs token: one lock for both, as every APNs request asks both.
     func lookup(apnsToken: String, bundleID: String) -> (bundleKnown: Bool, device: DeviceLookup) {
-        let key = asciiLowercased(apnsToken)
         return lock.withLock {
             let known = bundleIDs.contains(bundleID)
-            if let d = byAPNsToken[key] { return (known, .known(d)) }
+            // Quick start has no tokens: no need to hash a 64-byte one.
+            if !byAPNsToken.isEmpty, let d = byAPNsToken[asciiLowercased(apnsToken)] { return (known, .known(d)) }
             return (known, byAPNsToken.isEmpty && byFCMToken.isEmpty ? .quickStart : .unknown)
         }
     }

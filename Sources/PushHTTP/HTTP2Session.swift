@@ -364,7 +364,9 @@ final class HTTP2Session {
         let target = stream.path
         var path = target
         var query: String?
-        if let mark = target.utf8.firstIndex(of: UInt8(ascii: "?")) {
+        // Most requests have no query: a byte scan of the contiguous path says so quickly.
+        if target.utf8.withContiguousStorageIfAvailable({ $0.contains(UInt8(ascii: "?")) }) ?? true,
+           let mark = target.utf8.firstIndex(of: UInt8(ascii: "?")) {
             path = String(target[..<mark])
             query = String(target[target.index(after: mark)...])
         }

@@ -22,8 +22,10 @@ struct HeaderBlock {
 
     mutating func add(_ name: String, _ value: String) {
         let nameStart = bytes.count
-        for byte in name.utf8 {
-            bytes.append(byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 32 : byte)
+        bytes.append(contentsOf: name.utf8)
+        // Lowercase in place (names are ASCII tokens); most are lowercase already.
+        for index in nameStart..<bytes.count where bytes[index] >= UInt8(ascii: "A") && bytes[index] <= UInt8(ascii: "Z") {
+            bytes[index] += 32
         }
         let valueStart = bytes.count
         bytes.append(contentsOf: value.utf8)

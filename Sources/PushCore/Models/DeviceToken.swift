@@ -78,7 +78,10 @@ public enum DeviceToken {
 
     static func isAPNsHex(_ token: String) -> Bool {
         let u = token.utf8
-        return u.count >= apnsMinimumHexLength && u.count % 2 == 0 && u.allSatisfy(isHexDigit)
+        guard u.count >= apnsMinimumHexLength, u.count % 2 == 0 else { return false }
+        // The gateway asks this of every APNs request: a plain loop over the bytes when the
+        // string is contiguous (it always is here) instead of the UTF-8 view's iterator.
+        return u.withContiguousStorageIfAvailable { $0.allSatisfy(isHexDigit) } ?? u.allSatisfy(isHexDigit)
     }
 
     static func isURLSafe(_ b: UInt8) -> Bool {
