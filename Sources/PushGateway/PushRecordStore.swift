@@ -42,8 +42,9 @@ public struct PushRecord: Sendable, Codable, Equatable {
 /// The gateway's record of every push, in SQLite (table `pushes`, documented in
 /// docs/gateway.md; `pushlab report --gateway-db` reads it to count what was sent).
 ///
-/// Handlers run on the server's event loop and must not wait for disk, so `record` only
-/// appends to a buffer; a writer thread commits the buffer in one transaction every 50 ms.
+/// Handlers run on the server's event loop and must not wait for disk, so with SQLite `record`
+/// only appends to a buffer that a writer thread commits in one transaction every 50 ms; in
+/// memory (no path) it puts the record straight into a ring of the newest 10,000.
 public final class PushRecordStore: @unchecked Sendable {
     private let db: SQLiteDatabase?
     // `pending`, `memory`, `stopped` are protected by `lock`; `condition` wakes the writer.
@@ -81,6 +82,8 @@ public final class PushRecordStore: @unchecked Sendable {
         } else {
             db = nil
         }
+        // Only SQLite needs a writer; in memory, `record` files each push itself.
+        guard db != nil else { return }
         let t = Thread { [weak self] in self?.writeLoop() }
         t.name = "pushlab.gateway.records"
         writer = t
@@ -88,16 +91,23 @@ public final class PushRecordStore: @unchecked Sendable {
     }
 
     public func record(_ r: PushRecord) {
-        condition.lock()
-        pending.append(PendingRecord(record: r, rawHeaders: nil, body: nil))
-        condition.unlock()
+        add(PendingRecord(record: r, rawHeaders: nil, body: nil))
     }
 
     /// Records `r` with its request's headers and body, which are turned into the redacted
-    /// header map and the payload text on the writer thread (off the event loop).
+    /// header map and the payload text only when read (memory) or on the writer thread
+    /// (SQLite), off the event loop.
     func record(_ r: PushRecord, rawHeaders: HTTPHeaders, body: [UInt8]) {
+        add(PendingRecord(record: r, rawHeaders: rawHeaders, body: body))
+    }
+
+    /// In memory the record goes straight into the ring, and the one it pushes out is freed
+    /// here, by the thread that recorded, outside the lock. (A writer thread freeing a batch
+    /// every 50 ms made glibc's allocator contend: 9% of the gateway's time in futex waits.)
+    private func add(_ record: PendingRecord) {
+        var entry = record
         condition.lock()
-        pending.append(PendingRecord(record: r, rawHeaders: rawHeaders, body: body))
+        if db == nil { memory.insert(&entry) } else { pending.append(entry) }
         condition.unlock()
     }
 
@@ -150,7 +160,7 @@ public final class PushRecordStore: @unchecked Sendable {
             pending.removeAll(keepingCapacity: true)
             return b
         }
-        write(consume batch)
+        write(batch)
     }
 
     /// Commits what is pending and stops the writer thread.
@@ -169,13 +179,9 @@ public final class PushRecordStore: @unchecked Sendable {
         }
     }
 
-    private func write(_ pendingBatch: consuming [PendingRecord]) {
+    private func write(_ pendingBatch: [PendingRecord]) {
         guard !pendingBatch.isEmpty else { return }
-        guard let db else {
-            // Owned here (consumed), so swapping records in and out copies nothing.
-            condition.withLock { memory.append(contentsOf: &pendingBatch) }
-            return
-        }
+        guard let db else { return }  // memory: `add` filed every record already
         let batch = pendingBatch.map(\.completed)
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
@@ -207,16 +213,14 @@ struct NewestRecords {
 
     init(capacity: Int) { self.capacity = capacity }
 
-    /// Takes `records` in; what they push out of the ring is left in `records` (swapped, not
-    /// copied: a record holds a dozen strings and arrays, each copy a retain and a release).
-    mutating func append(contentsOf records: inout [PushRecordStore.PendingRecord]) {
-        for index in records.indices {
-            if ring.count < capacity {
-                ring.append(records[index])
-            } else {
-                swap(&ring[oldest], &records[index])
-                oldest = (oldest + 1) % capacity
-            }
+    /// Takes `record` in; the record it pushes out of a full ring is left in `record` (swapped,
+    /// not copied: a record holds a dozen strings and arrays, each copy a retain and a release).
+    mutating func insert(_ record: inout PushRecordStore.PendingRecord) {
+        if ring.count < capacity {
+            ring.append(record)
+        } else {
+            swap(&ring[oldest], &record)
+            oldest = (oldest + 1) % capacity
         }
     }
 

@@ -16,18 +16,21 @@ final class NewestRecordsTests: XCTestCase {
 
     func testKeepsTheNewestInOrderAcrossBatchesAndWrapArounds() {
         var newest = NewestRecords(capacity: 3)
-        var first = records(1...2)
-        newest.append(contentsOf: &first)
+        for var r in records(1...2) { newest.insert(&r) }
         XCTAssertEqual(newest.newest(10).map(\.record.messageID), ["m1", "m2"])
-        var second = records(3...7)
-        newest.append(contentsOf: &second)
-        // What was pushed out is handed back.
-        XCTAssertEqual(Set(second.map(\.record.messageID)), ["m1", "m2", "m3", "m4"])
+        // What a full ring pushes out is handed back in place of the record inserted.
+        var pushedOut: [String?] = []
+        for var r in records(3...7) {
+            let full = newest.newest(10).count == 3
+            newest.insert(&r)
+            if full { pushedOut.append(r.record.messageID) }
+        }
+        XCTAssertEqual(pushedOut, ["m1", "m2", "m3", "m4"])
         XCTAssertEqual(newest.newest(10).map(\.record.messageID), ["m5", "m6", "m7"])
         XCTAssertEqual(newest.newest(2).map(\.record.messageID), ["m6", "m7"])
-        var third = records(8...8)
-        newest.append(contentsOf: &third)
-        XCTAssertEqual(third.map(\.record.messageID), ["m5"])
+        var eighth = records(8...8)[0]
+        newest.insert(&eighth)
+        XCTAssertEqual(eighth.record.messageID, "m5")
         XCTAssertEqual(newest.newest(3).map(\.record.messageID), ["m6", "m7", "m8"])
     }
 
