@@ -152,7 +152,7 @@ APNs host: the server advertises MAX_CONCURRENT_STREAMS 1 until the first authen
 
 ## Abuse against the Google host of \`pushlab serve\`, with a well-behaved client
 
-Well-behaved client: \`h2load -c 1 -m 1 -D $PROBE_SECONDS --log-file\` GET /health (one connection, one request at a time), latency p50 / p99 in µs from its per-request log (h2load's duration column), run once before the abuse and once while it runs.
+Well-behaved client: \`h2load -c 1 -m 1 -D $PROBE_SECONDS --log-file\` GET /health (one connection, one request at a time), latency p50 / p99 in µs from its per-request log (h2load's duration column), run once before the abuse and once while it runs. One request at a time on a virtual machine whose vCPUs are otherwise idle includes waking them up, so this latency is higher on a quiet machine than on a busy one: compare the two columns of a row, not rows of different runs.
 
 | abuse | client p50 / p99 µs without abuse | client p50 / p99 µs during abuse | server RSS MiB before / during / after | /health after | abuse report |
 | --- | --- | --- | --- | --- | --- |
