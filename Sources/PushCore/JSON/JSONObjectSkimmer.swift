@@ -16,7 +16,9 @@ public enum JSONObjectSkimmer {
         case object(captured: String?)
     }
 
-    public static func skim(_ bytes: [UInt8], capturing key: String, maxDepth: Int = 512) -> Verdict {
+    /// `maxDepth` defaults to the parser's, so both refuse the same nesting.
+    public static func skim(_ bytes: [UInt8], capturing key: String,
+                            maxDepth: Int = JSONParser.Options().maxDepth) -> Verdict {
         let target = Array(key.utf8)
         return bytes.withUnsafeBufferPointer { buf in
             var reader = JSONByteReader(buf: buf, maxDepth: maxDepth)
