@@ -16,6 +16,7 @@ release: bootstrap
 
 # The CLI integration tests run the built binary, so build it before the tests.
 test: bootstrap
+	scripts/check-portable-paths
 	$(SWIFT) build $(SWIFTFLAGS) --build-tests
 	$(SWIFT) test $(SWIFTFLAGS) --skip-build --disable-swift-testing
 

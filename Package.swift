@@ -1,7 +1,7 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Module layout: ../shared/design/architecture.md. Dependencies point downwards.
+// Module layout: docs/architecture.md. Dependencies point downwards.
 let package = Package(
     name: "pushlab",
     platforms: [.macOS(.v14)],
@@ -40,10 +40,10 @@ let package = Package(
         .target(name: "PushMetrics", dependencies: ["PushCore", "PushHTTP", "PushStore"]),
         .target(name: "PushGateway", dependencies: ["PushCore", "PushAuth", "PushHTTP", "PushDevice", "PushStore"]),
         // Wires every part into one offline lab: the demo and the delivery-metric experiment.
-        .target(name: "PushLab", dependencies: ["PushCore", "PushAuth", "PushHTTP", "PushSend", "PushGateway", "PushDevice", "PushMetrics"]),
+        .target(name: "OfflineLab", dependencies: ["PushCore", "PushAuth", "PushHTTP", "PushSend", "PushGateway", "PushDevice", "PushMetrics"]),
         .executableTarget(
             name: "pushlab",
-            dependencies: ["PushCore", "PushAuth", "PushHTTP", "PushStore", "PushSend", "PushGateway", "PushDevice", "PushMetrics", "PushLab"]
+            dependencies: ["PushCore", "PushAuth", "PushHTTP", "PushStore", "PushSend", "PushGateway", "PushDevice", "PushMetrics", "OfflineLab"]
         ),
         // Measures JWT sign/verify for benchmarks/auth.sh; not part of the CLI.
         .executableTarget(name: "pushlab-bench-auth", dependencies: ["PushAuth"]),
@@ -63,7 +63,7 @@ let package = Package(
         .testTarget(name: "PushMetricsTests", dependencies: ["PushMetrics", "PushDevice", "TestSupport"]),
         .testTarget(name: "PushGatewayTests", dependencies: ["PushGateway", "PushSend", "PushAuth", "PushCore", "TestSupport"],
                     exclude: ["Peers"]),
-        .testTarget(name: "PushLabTests", dependencies: ["PushLab", "PushDevice", "TestSupport"]),
+        .testTarget(name: "OfflineLabTests", dependencies: ["OfflineLab", "PushDevice", "TestSupport"]),
         .testTarget(name: "pushlabTests", dependencies: ["TestSupport"]),
         // Issue 11: the bad-input corpus (Tests/Corpus) run through the real binary and servers,
         // and the secrets checks over every command's output.

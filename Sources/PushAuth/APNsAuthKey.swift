@@ -1,7 +1,7 @@
 import Foundation
 
 /// An APNs token-auth signing key: the `.p8` private key plus the key id and team id that go
-/// into every provider token (apns.md, "Provider token").
+/// into every provider token (docs/specs/apns.md, "Provider token").
 public struct APNsAuthKey: Sendable, CustomStringConvertible {
     public let keyID: String
     public let teamID: String

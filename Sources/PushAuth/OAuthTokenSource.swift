@@ -72,7 +72,7 @@ public enum OAuthError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String { "\(reason). Fix: \(fix)." }
 }
 
-/// Mints FCM access tokens from a service account (fcm.md "Access token"): an RS256 assertion
+/// Mints FCM access tokens from a service account (docs/specs/fcm.md "Access token"): an RS256 assertion
 /// POSTed to `token_uri`, the answer cached until `refreshMargin` before it expires. Concurrent
 /// callers share one exchange: the actor keeps the in-flight request and everyone awaits it.
 public actor OAuthTokenSource {
@@ -140,7 +140,7 @@ public actor OAuthTokenSource {
     /// How many token requests were sent (tests, diagnostics).
     public var exchangeCount: Int { exchanges }
 
-    /// The RS256 assertion for `now` (fcm.md: iss, scope, aud = token_uri, iat, exp ≤ iat+3600).
+    /// The RS256 assertion for `now` (docs/specs/fcm.md: iss, scope, aud = token_uri, iat, exp ≤ iat+3600).
     public nonisolated func assertion(issuedAt now: Date) throws(JWTError) -> String {
         let iat = Int64(now.timeIntervalSince1970.rounded(.down))
         return try JWT.sign(header: JWTHeader(alg: .rs256, kid: account.privateKeyID, typ: "JWT"),

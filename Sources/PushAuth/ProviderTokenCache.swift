@@ -16,7 +16,7 @@ public struct ProviderToken: Sendable, Hashable, CustomStringConvertible, Custom
 
 /// When to replace a provider token. APNs: refresh no more often than every 20 minutes
 /// (else 429 TooManyProviderTokenUpdates) and before 60 minutes (else 403
-/// ExpiredProviderToken); ~50 minutes is the common choice (apns.md, "Provider token").
+/// ExpiredProviderToken); ~50 minutes is the common choice (docs/specs/apns.md, "Provider token").
 public struct ProviderTokenPolicy: Sendable, Hashable {
     public var refreshAfter: TimeInterval
     public var minimumInterval: TimeInterval
@@ -77,7 +77,7 @@ public final class ProviderTokenCache: Sendable {
 
     /// Call after APNs answered 403 ExpiredProviderToken for `rejected` (its `jwt`). Many
     /// requests rejected with the same token re-mint once: the first caller mints, the rest
-    /// get that new token. The 20-minute floor still holds (apns.md, "Retry policy").
+    /// get that new token. The 20-minute floor still holds (docs/specs/apns.md, "Retry policy").
     public func invalidate(after rejected: String) throws(JWTError) -> ProviderTokenRenewal {
         let now = time.now
         return try state.withLock { (state: inout State) throws(JWTError) -> ProviderTokenRenewal in

@@ -1,6 +1,6 @@
 import Foundation
 
-/// A Google service-account key file (fcm.md "Credentials"). Only the fields FCM needs are
+/// A Google service-account key file (docs/specs/fcm.md "Credentials"). Only the fields FCM needs are
 /// kept; `privateKey` never appears in `description`.
 public struct ServiceAccount: Sendable, CustomStringConvertible {
     /// Google's token endpoint, used when the file has no `token_uri`.

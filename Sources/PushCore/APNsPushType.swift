@@ -1,4 +1,4 @@
-/// The `apns-push-type` header (apns.md "Request"): what kind of push it is, which topic
+/// The `apns-push-type` header (docs/specs/apns.md "Request"): what kind of push it is, which topic
 /// suffix it needs, and what the payload implies. Shared by the sender (defaults) and the
 /// gateway emulator (checks).
 public enum APNsPushType: String, Sendable, Hashable, Codable, CaseIterable {

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The `reason` of an APNs error response (apns.md "Response"). The sender maps answers to
+/// The `reason` of an APNs error response (docs/specs/apns.md "Response"). The sender maps answers to
 /// it, the gateway emulator answers with it: one table, one place. A reason this table does
 /// not know is kept verbatim in `.other` and never shown as "unknown".
 public enum APNsReason: Sendable, Hashable, CustomStringConvertible {
@@ -88,7 +88,7 @@ public enum APNsReason: Sendable, Hashable, CustomStringConvertible {
 
     public var isKnown: Bool { if case .other = self { return false } else { return true } }
 
-    /// The HTTP status APNs answers this reason with (apns.md table); nil for `.other`.
+    /// The HTTP status APNs answers this reason with (docs/specs/apns.md table); nil for `.other`.
     public var status: Int? {
         switch self {
         case .badCollapseId, .badDeviceToken, .badExpirationDate, .badMessageId, .badPriority, .badTopic,
@@ -110,7 +110,7 @@ public enum APNsReason: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// What a sender may do next (apns.md "Retry policy").
+    /// What a sender may do next (docs/specs/apns.md "Retry policy").
     public var retryability: Retryability { retryability(status: status) }
 
     /// As `retryability`, with the status actually received deciding for unknown reasons:
@@ -186,7 +186,7 @@ public enum APNsReason: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// The JSON body of an APNs error response: `{"reason": …}`, plus `"timestamp"` (ms since the
-/// epoch the token was last valid) on 410 (apns.md "Response").
+/// epoch the token was last valid) on 410 (docs/specs/apns.md "Response").
 public struct APNsErrorBody: Sendable, Hashable, Codable {
     public var reason: APNsReason
     public var timestamp: Int64?

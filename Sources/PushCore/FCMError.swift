@@ -1,6 +1,6 @@
 import Foundation
 
-/// The FcmError `errorCode` of an FCM HTTP v1 error (fcm.md "Errors"). Unknown codes are
+/// The FcmError `errorCode` of an FCM HTTP v1 error (docs/specs/fcm.md "Errors"). Unknown codes are
 /// kept verbatim in `.other`.
 public enum FCMErrorCode: Sendable, Hashable, CustomStringConvertible {
     case invalidArgument, thirdPartyAuthError, senderIdMismatch, unregistered, quotaExceeded, `internal`, unavailable
@@ -29,7 +29,7 @@ public enum FCMErrorCode: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { rawValue }
 
-    /// The HTTP status FCM answers with (fcm.md table); nil for `.other`.
+    /// The HTTP status FCM answers with (docs/specs/fcm.md table); nil for `.other`.
     public var httpStatus: Int? {
         switch self {
         case .invalidArgument: return 400
@@ -57,7 +57,7 @@ public enum FCMErrorCode: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// fcm.md: retry 429/500/503; INVALID_ARGUMENT, UNREGISTERED, SENDER_ID_MISMATCH,
+    /// docs/specs/fcm.md: retry 429/500/503; INVALID_ARGUMENT, UNREGISTERED, SENDER_ID_MISMATCH,
     /// THIRD_PARTY_AUTH_ERROR never.
     public var retryability: Retryability {
         switch self {
@@ -104,7 +104,7 @@ public struct FCMQuotaViolation: Sendable, Hashable, Codable {
     }
 }
 
-/// An FCM HTTP v1 error in the Google RPC shape (fcm.md "Errors"):
+/// An FCM HTTP v1 error in the Google RPC shape (docs/specs/fcm.md "Errors"):
 /// `{"error": {"code", "message", "status", "details": [FcmError, BadRequest, QuotaFailure …]}}`.
 /// The sender parses it, the gateway emulator renders it.
 public struct FCMError: Error, Sendable, Hashable, CustomStringConvertible {

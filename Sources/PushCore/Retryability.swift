@@ -1,6 +1,6 @@
 /// What a sender may do after a push was refused. One vocabulary for APNs reasons, FCM error
 /// codes and transport failures, so a single retry policy serves both providers
-/// (apns.md "Retry policy", fcm.md "Errors").
+/// (docs/specs/apns.md "Retry policy", docs/specs/fcm.md "Errors").
 public enum Retryability: String, Sendable, Hashable, Codable, CaseIterable {
     /// The request itself is wrong (payload, header, token, credentials): sending it again
     /// gives the same answer. Fix it instead.

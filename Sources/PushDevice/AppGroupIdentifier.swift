@@ -8,7 +8,7 @@ public enum HostProcess: String, Sendable, Codable {
     case app
 }
 
-/// How a process arrives at its App Group id (device-side.md §4).
+/// How a process arrives at its App Group id (docs/specs/device-side.md §4).
 public struct AppGroupResolution: Sendable, Equatable, Codable {
     /// The id the process uses.
     public var groupID: String
@@ -25,7 +25,7 @@ public struct AppGroupResolution: Sendable, Equatable, Codable {
 
 public enum AppGroupIdentifier {
     /// The extension suffixes the reference SDK strips, in its order; the first match wins and
-    /// the comparison is case-sensitive (device-side.md §4).
+    /// the comparison is case-sensitive (docs/specs/device-side.md §4).
     public static let extensionSuffixes = [".richpush", ".NotificationServiceExtension", ".NotificationService", ".richPush"]
 
     /// `group.<main bundle id>.cio`, where the main bundle id is `bundleID` minus the first

@@ -2,7 +2,7 @@ import Foundation
 
 /// Which SDK behaviour the emulated device reproduces.
 public enum SDKMode: String, Codable, Sendable, CaseIterable {
-    /// Customer.io iOS SDK 4.x, faithfully (device-side.md §2–4): one metric attempt, the JSON
+    /// Customer.io iOS SDK 4.x, faithfully (docs/specs/device-side.md §2–4): one metric attempt, the JSON
     /// App Group file, rows deleted right after queueing at launch.
     case cio4 = "cio-4"
     /// Customer.io iOS SDK 1.x/2.x metrics: `POST /push/events` with site id + API key (§3).
@@ -12,7 +12,7 @@ public enum SDKMode: String, Codable, Sendable, CaseIterable {
     case improved
 }
 
-/// Which App Group store the extension and the host app share (device-side.md §4).
+/// Which App Group store the extension and the host app share (docs/specs/device-side.md §4).
 public enum AppGroupStoreKind: String, Codable, Sendable, CaseIterable {
     /// Byte-compatible with the reference SDK's `pending_push_delivery_metrics.json`.
     case cio
@@ -21,7 +21,7 @@ public enum AppGroupStoreKind: String, Codable, Sendable, CaseIterable {
     case off
 }
 
-/// Customer.io data centre (device-side.md §3).
+/// Customer.io data centre (docs/specs/device-side.md §3).
 public enum MetricsRegion: String, Codable, Sendable, CaseIterable {
     case us
     case eu
@@ -34,7 +34,7 @@ public struct AppProfile: Codable, Sendable, Equatable {
     public var bundleID: String
     /// The Notification Service Extension's bundle id, e.g. `io.pushlab.demo.richpush`.
     public var extensionBundleID: String
-    /// The configured App Group id; nil → inferred (device-side.md §4).
+    /// The configured App Group id; nil → inferred (docs/specs/device-side.md §4).
     public var appGroupID: String?
     /// The CDP API key (`Authorization: Basic base64("<key>:")`, §3).
     public var cdpAPIKey: String
@@ -56,7 +56,7 @@ public struct AppProfile: Codable, Sendable, Equatable {
     public var appVersion: String
     public var deviceModel: String
     public var osVersion: String
-    /// How the app receives deep links and taps (device-side.md §5); nil = no deep-link setup.
+    /// How the app receives deep links and taps (docs/specs/device-side.md §5); nil = no deep-link setup.
     public var deepLinks: DeepLinkProfile?
 
     public init(bundleID: String, extensionBundleID: String, appGroupID: String? = nil, cdpAPIKey: String,

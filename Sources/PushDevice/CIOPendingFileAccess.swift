@@ -43,7 +43,7 @@ final class CIOPendingFileAccess: @unchecked Sendable {
         var metric: PendingDeliveryMetric
         var bytes: [UInt8]?
 
-        /// The row as the file holds it: whole-second timestamp (device-side.md §4), so a row
+        /// The row as the file holds it: whole-second timestamp (docs/specs/device-side.md §4), so a row
         /// served from the cache equals the same row decoded from the file.
         init(metric: PendingDeliveryMetric, bytes: [UInt8]? = nil) {
             var m = metric
@@ -79,7 +79,7 @@ final class CIOPendingFileAccess: @unchecked Sendable {
     // MARK: - Inside `locked`
 
     /// The file's rows: from the cache when the file holds the cached bytes, else decoded. A
-    /// missing or undecodable file counts as empty (device-side.md §4).
+    /// missing or undecodable file counts as empty (docs/specs/device-side.md §4).
     func currentRows() -> [CachedRow] {
         guard let bytes = readFile(filePath) else {
             cache = nil

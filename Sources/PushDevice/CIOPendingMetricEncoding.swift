@@ -1,6 +1,6 @@
 import Foundation
 
-/// The bytes of the reference SDK's pending-metrics file (device-side.md §4): what `JSONEncoder`
+/// The bytes of the reference SDK's pending-metrics file (docs/specs/device-side.md §4): what `JSONEncoder`
 /// with `.sortedKeys` and `.iso8601` dates writes for `[PendingDeliveryMetric]` — no whitespace,
 /// `/` escaped as `\/`, whole-second UTC dates.
 ///

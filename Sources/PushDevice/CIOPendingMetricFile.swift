@@ -1,6 +1,6 @@
 import Foundation
 
-/// The reference SDK's App Group file, byte for byte (device-side.md §4):
+/// The reference SDK's App Group file, byte for byte (docs/specs/device-side.md §4):
 /// `<container>/io.customer/pending_push_delivery_metrics.json`, a JSON array with sorted keys,
 /// whole-second ISO 8601 UTC dates, at most 100 rows (newest kept), replaced atomically; a file
 /// that does not decode counts as empty and is overwritten by the next write.

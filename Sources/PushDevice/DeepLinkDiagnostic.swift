@@ -1,6 +1,6 @@
 import Foundation
 
-/// Why a tap or deep link went where it went, and what to change (device-side.md §5, §6).
+/// Why a tap or deep link went where it went, and what to change (docs/specs/device-side.md §5, §6).
 /// The CLI prints `message` and `fix`; it never writes its own.
 public enum DeepLinkDiagnostic: Sendable, Hashable {
     /// The link could not be parsed as a URL at all: nothing opens.

@@ -1,6 +1,6 @@
 import Foundation
 
-/// How an app receives deep links (device-side.md §5): what it registers with iOS and which
+/// How an app receives deep links (docs/specs/device-side.md §5): what it registers with iOS and which
 /// of its handlers route which URLs. The `deepLinks` section of an app profile.
 ///
 /// Handler lists (`accepts`) are URL patterns with `*` and `?` (see `AASAPattern`) matched

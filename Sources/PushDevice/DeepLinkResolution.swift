@@ -1,6 +1,6 @@
 import Foundation
 
-/// The three tiers of device-side.md §5.
+/// The three tiers of docs/specs/device-side.md §5.
 public enum DeepLinkTier: Int, Sendable, Hashable, Codable, CaseIterable {
     /// The app's deep-link callback.
     case callback = 1

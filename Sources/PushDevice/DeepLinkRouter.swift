@@ -1,6 +1,6 @@
 import Foundation
 
-/// Resolves a push's deep link through the three tiers of device-side.md §5:
+/// Resolves a push's deep link through the three tiers of docs/specs/device-side.md §5:
 /// 1. the deep-link callback; 2. `application(_:continue:restorationHandler:)` for links
 /// whose scheme is exactly `http` or `https`; 3. the system open (app scheme → the app that
 /// registered it; another app's universal link → that app; any other http(s) → the browser,

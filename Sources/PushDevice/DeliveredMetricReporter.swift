@@ -27,7 +27,7 @@ public struct DeliveredMetricOutcome: Sendable, Codable, Equatable {
     public var attempts: [MetricAttempt]
 }
 
-/// The request bodies of the delivered metric (device-side.md §3), built with a fixed key order
+/// The request bodies of the delivered metric (docs/specs/device-side.md §3), built with a fixed key order
 /// so they compare byte for byte.
 public enum DeliveredMetricBody {
     /// SDK 4.x, `POST /v1/track`.
@@ -64,7 +64,7 @@ public enum DeliveredMetricBody {
     }
 }
 
-/// Sends `delivered` the way the profile's SDK mode does (device-side.md §3):
+/// Sends `delivered` the way the profile's SDK mode does (docs/specs/device-side.md §3):
 /// `cio-4` one attempt; `cio-legacy` the 2.x retry ladder on 5xx; `improved` retries network
 /// errors, 429 and 5xx with doubling back-off until its deadline.
 public struct DeliveredMetricReporter: Sendable {

@@ -2,7 +2,7 @@ import Foundation
 import PushCore
 import PushHTTP
 
-/// The host app's event pipeline (device-side.md §3): events are queued and uploaded in
+/// The host app's event pipeline (docs/specs/device-side.md §3): events are queued and uploaded in
 /// batches — at `flushAt` (20) events queued since the last flush, or on `tick()` once
 /// `flushInterval` (30 s) has passed, or on an explicit `flush()`. Outcomes by status:
 /// 2xx delete, 400 delete without retry, everything else keeps the events for the next flush.

@@ -1,6 +1,6 @@
 import Foundation
 
-/// How the host app's event pipeline uploads events (device-side.md §3).
+/// How the host app's event pipeline uploads events (docs/specs/device-side.md §3).
 public struct EventPipelineConfiguration: Sendable {
     /// Where events go and how they are shaped.
     public enum Mode: Sendable, Hashable {

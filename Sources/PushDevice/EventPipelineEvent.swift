@@ -1,6 +1,6 @@
 import Foundation
 
-/// One event queued in the host app's event pipeline (device-side.md §3: the CDP `track` call
+/// One event queued in the host app's event pipeline (docs/specs/device-side.md §3: the CDP `track` call
 /// that the SDK batches to `/v1/b`). Values are captured when the event is queued: a recovered
 /// `delivered` event keeps its original timestamp (§4), an `opened` event gets the tap time.
 public struct PipelineEvent: Sendable, Hashable, Codable {
@@ -26,7 +26,7 @@ public struct PipelineEvent: Sendable, Hashable, Codable {
     }
 }
 
-/// The push metrics the SDK reports (device-side.md §3).
+/// The push metrics the SDK reports (docs/specs/device-side.md §3).
 public enum DeliveryMetric: String, Sendable, Hashable, Codable, CaseIterable {
     case delivered
     case opened
@@ -43,7 +43,7 @@ public struct PipelineIdentity: Sendable, Hashable, Codable {
 }
 
 extension PipelineEvent {
-    /// The CDP event name of every push metric (device-side.md §3).
+    /// The CDP event name of every push metric (docs/specs/device-side.md §3).
     public static let reportDeliveryEvent = "Report Delivery Event"
 
     /// A push metric event: `delivered` (recovered from the App Group store, original timestamp)

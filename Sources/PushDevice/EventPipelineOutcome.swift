@@ -1,7 +1,7 @@
 import Foundation
 
 /// What happened to one upload (a `/v1/b` batch or one legacy event) and therefore to its events
-/// (device-side.md §3: 2xx → delete; 400 → delete without retry; 429, other 4xx, 5xx and
+/// (docs/specs/device-side.md §3: 2xx → delete; 400 → delete without retry; 429, other 4xx, 5xx and
 /// network errors → keep for the next flush).
 public enum UploadOutcome: Sendable, Hashable, Codable {
     /// 2xx: the events are deleted from the queue.

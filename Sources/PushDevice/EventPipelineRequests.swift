@@ -1,7 +1,7 @@
 import Foundation
 import PushHTTP
 
-/// Builds the upload requests of the event pipeline (device-side.md §3). Pure: no I/O, so the
+/// Builds the upload requests of the event pipeline (docs/specs/device-side.md §3). Pure: no I/O, so the
 /// dry run of `pushlab open --no-metrics` shows exactly what a flush would send.
 enum EventPipelineRequests {
     /// One `/v1/b` item. Keys as in §3; `userId` is omitted when the app has not identified anyone.

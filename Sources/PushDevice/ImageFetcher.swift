@@ -22,7 +22,7 @@ public struct ImageFetcher: Sendable {
     public var maxRedirects: Int
     public var maxBytes: Int
 
-    /// 10 MB: iOS's limit for an image attachment (device-side.md §2).
+    /// 10 MB: iOS's limit for an image attachment (docs/specs/device-side.md §2).
     public static let attachmentLimit = 10 * 1024 * 1024
 
     public init(transport: any HTTPTransport, allowArbitraryLoads: Bool = false, maxRedirects: Int = 10,

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The image types iOS accepts as a notification attachment (JPEG, PNG, GIF — device-side.md §2)
+/// The image types iOS accepts as a notification attachment (JPEG, PNG, GIF — docs/specs/device-side.md §2)
 /// plus the ones pushlab recognises in order to name them when it refuses them.
 public enum ImageFormat: String, Sendable, Codable, CaseIterable {
     case jpeg, png, gif
@@ -65,7 +65,7 @@ public struct ImageDimensions: Sendable, Codable, Equatable {
         self.height = height
     }
 
-    /// Customer.io's recommended maximum for push images (device-side.md §2).
+    /// Customer.io's recommended maximum for push images (docs/specs/device-side.md §2).
     public static let recommendedMaximum = ImageDimensions(width: 2048, height: 1024)
 
     public var exceedsRecommendation: Bool {

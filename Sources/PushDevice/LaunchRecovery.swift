@@ -6,7 +6,7 @@ import PushHTTP
 public struct RecoveredRow: Sendable, Codable, Equatable {
     public var id: UUID
     public var deliveryID: String
-    /// The row's original timestamp as sent (ISO 8601 with milliseconds, device-side.md §4).
+    /// The row's original timestamp as sent (ISO 8601 with milliseconds, docs/specs/device-side.md §4).
     public var timestamp: String
 }
 

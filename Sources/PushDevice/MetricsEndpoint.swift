@@ -1,7 +1,7 @@
 import Foundation
 import PushHTTP
 
-/// The Customer.io routes a device reports to (device-side.md §3).
+/// The Customer.io routes a device reports to (docs/specs/device-side.md §3).
 public enum MetricsRoute: String, Sendable, Codable, CaseIterable {
     /// `delivered` from the NSE (SDK 4.x).
     case track = "/v1/track"
@@ -67,7 +67,7 @@ public struct MetricsEndpoint: Sendable, Equatable {
 extension AppProfile {
     public var metricsEndpoint: MetricsEndpoint { MetricsEndpoint(profile: self) }
 
-    /// The NSE's User-Agent (device-side.md §3). Inside the extension `Bundle.main` is the
+    /// The NSE's User-Agent (docs/specs/device-side.md §3). Inside the extension `Bundle.main` is the
     /// extension, so the reference SDK reports the extension's bundle id here.
     public var nseUserAgent: String {
         "Customer.io NSE Client/\(sdkVersion) (\(deviceModel); iOS \(osVersion)) \(extensionBundleID)/\(appVersion)"

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The extension's sense of time: budgets, expiry and kill instants are measured on it, so the
-/// simulator can run thousands of NSE runs with time compressed (device-side.md §2: a 30 s budget
+/// simulator can run thousands of NSE runs with time compressed (docs/specs/device-side.md §2: a 30 s budget
 /// becomes 30 ms at scale 1000). Network deadlines are converted back to real time.
 public protocol NSEClock: Sendable {
     /// Emulated time elapsed since the clock started.

@@ -5,7 +5,7 @@ import PushHTTP
 /// How one emulated extension run is set up.
 public struct NSEConfiguration: Sendable {
     public var profile: AppProfile
-    /// iOS's time budget (device-side.md §2: about 30 s), in emulated time.
+    /// iOS's time budget (docs/specs/device-side.md §2: about 30 s), in emulated time.
     public var budget: Duration
     /// The extension process dies at this emulated instant after the push arrived (`--kill-at`).
     public var killAt: Duration?
@@ -31,7 +31,7 @@ public struct NSEConfiguration: Sendable {
     public var improvedReserve: Duration { min(.seconds(2), budget / 10) }
 }
 
-/// The Notification Service Extension with the Customer.io SDK inside (device-side.md §1–2),
+/// The Notification Service Extension with the Customer.io SDK inside (docs/specs/device-side.md §1–2),
 /// run on Linux. Time comes from an `NSEClock`, the network from an `HTTPTransport`.
 public struct NotificationServiceExtension: Sendable {
     public var configuration: NSEConfiguration

@@ -1,7 +1,7 @@
 import Foundation
 
 /// One delivered metric the extension promised to report, kept in the App Group until it is
-/// acknowledged (device-side.md §4). The coding keys and types match the reference SDK's
+/// acknowledged (docs/specs/device-side.md §4). The coding keys and types match the reference SDK's
 /// `pending_push_delivery_metrics.json` rows.
 public struct PendingDeliveryMetric: Sendable, Hashable, Codable {
     public var id: UUID

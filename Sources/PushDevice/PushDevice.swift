@@ -1,1 +1,1 @@
-// PushDevice — see ../shared/design/architecture.md for this module's concern.
+// PushDevice — see docs/architecture.md for this module's concern.

@@ -12,7 +12,7 @@ public struct RichPushAttachment: Sendable, Codable, Equatable {
 }
 
 /// Saves a downloaded image where the reference SDK does and applies iOS's attachment rules
-/// (device-side.md §2): JPEG, PNG or GIF, at most 10 MB, file extension matching the bytes.
+/// (docs/specs/device-side.md §2): JPEG, PNG or GIF, at most 10 MB, file extension matching the bytes.
 public struct AttachmentBuilder: Sendable {
     public static let identifierPrefix = "cio_sdk_"
     public static let directoryName = "cio_sdk"

@@ -54,7 +54,7 @@ public struct Tap: Sendable, Hashable, Codable {
 }
 
 /// A notification attachment on disk (the NSE saved rich-push images as
-/// `<tmp>/cio_sdk/<uuid>_<name>` with ids `cio_sdk_…`, device-side.md §2).
+/// `<tmp>/cio_sdk/<uuid>_<name>` with ids `cio_sdk_…`, docs/specs/device-side.md §2).
 public struct NotificationAttachment: Sendable, Hashable, Codable {
     public var identifier: String
     public var path: String

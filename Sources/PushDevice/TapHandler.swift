@@ -2,7 +2,7 @@ import Foundation
 import PushCore
 
 /// Replays a notification tap the way the Customer.io SDK's notification-center delegate
-/// handles it (device-side.md §5), with the app described by an `AppProfile`:
+/// handles it (docs/specs/device-side.md §5), with the app described by an `AppProfile`:
 /// `willPresent` in the foreground, cold-start delivery (§6), the `opened` metric into the
 /// event pipeline (default action of a Customer.io push only, §3), deleting the push's
 /// `cio_sdk_` image files, the deep link through the three tiers, the other delegates, and

@@ -12,7 +12,7 @@ public enum TapDelivery: String, Sendable, Hashable, Codable {
     case notPresented = "not-presented"
 }
 
-/// The order of work at a tap (device-side.md §5): opened metric → delete image files →
+/// The order of work at a tap (docs/specs/device-side.md §5): opened metric → delete image files →
 /// deep link → other notification delegates → completion handler (exactly once).
 public enum TapStep: String, Sendable, Hashable, Codable {
     case willPresent = "will-present"

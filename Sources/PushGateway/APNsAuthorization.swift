@@ -17,7 +17,7 @@ enum ProviderTokenProblem: Error, Sendable, Equatable {
 }
 
 /// A key the gateway trusts: an APNs `.p8` public half, the team that owns it, and an
-/// optional environment restriction (apns.md: BadEnvironmentKeyIdInToken).
+/// optional environment restriction (docs/specs/apns.md: BadEnvironmentKeyIdInToken).
 public struct TrustedAPNsKey: Sendable {
     public enum Restriction: String, Sendable { case sandboxOnly = "sandbox", productionOnly = "production" }
     public var keyID: String
@@ -37,7 +37,7 @@ protocol APNsKeyRing: Sendable {
     func verify(_ jwt: String) -> Result<VerifiedProviderToken, ProviderTokenProblem>
 }
 
-/// Per-connection token state (apns.md: team pinned per connection, refresh floor, one key).
+/// Per-connection token state (docs/specs/apns.md: team pinned per connection, refresh floor, one key).
 struct APNsConnectionAuth: Sendable {
     var keyID: String?
     var teamID: String?
@@ -53,9 +53,9 @@ struct APNsConnectionAuth: Sendable {
 struct APNsAuthorizer: Sendable {
     let keys: any APNsKeyRing
     let environment: TrustedAPNsKey.Restriction
-    /// apns.md: a token older than an hour is expired.
+    /// docs/specs/apns.md: a token older than an hour is expired.
     static let maxTokenAge: TimeInterval = 3600
-    /// apns.md: refresh no more often than every 20 minutes.
+    /// docs/specs/apns.md: refresh no more often than every 20 minutes.
     static let minRefreshInterval: TimeInterval = 20 * 60
     /// Clock skew tolerated for `iat` in the future.
     static let futureSkew: TimeInterval = 60

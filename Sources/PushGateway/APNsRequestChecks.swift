@@ -67,7 +67,7 @@ final class APNsRequestFacts: Sendable {
     }
 }
 
-/// One rejection: HTTP status + APNs reason (apns.md, "Response").
+/// One rejection: HTTP status + APNs reason (docs/specs/apns.md, "Response").
 struct APNsRejection: Error, Equatable, Sendable {
     var status: Int
     var reason: String
@@ -77,12 +77,12 @@ struct APNsRejection: Error, Equatable, Sendable {
 
 /// The request checks that need nothing but the request itself, in the order the gateway runs
 /// them. Each maps to exactly one APNs reason, so this list can be read line by line against
-/// Apple's table (apns.md). Authorization, topic and device checks follow in `APNsRoute`,
+/// Apple's table (docs/specs/apns.md). Authorization, topic and device checks follow in `APNsRoute`,
 /// because they need the key registry and the device registry.
 enum APNsHeaderChecks {
     static let pushTypes: Set<String> = ["alert", "background", "location", "voip", "complication", "fileprovider",
                                          "mdm", "liveactivity", "pushtotalk", "widgets", "controls"]
-    /// Topic suffix each push type requires (apns.md, `apns-topic`).
+    /// Topic suffix each push type requires (docs/specs/apns.md, `apns-topic`).
     static let topicSuffix: [String: String] = [
         "voip": ".voip", "complication": ".complication", "fileprovider": ".pushkit.fileprovider",
         "location": ".location-query", "liveactivity": ".push-type.liveactivity", "pushtotalk": ".voip-ptt",
@@ -112,7 +112,7 @@ enum APNsHeaderChecks {
             return pushTypes.contains(t) ? nil : APNsRejection(status: 400, reason: "InvalidPushType")
         }),
         ("apns-topic present", { f in
-            // Token-based connections must name the topic (apns.md: Required with token auth).
+            // Token-based connections must name the topic (docs/specs/apns.md: Required with token auth).
             (f.topic ?? "").isEmpty ? APNsRejection(status: 400, reason: "MissingTopic") : nil
         }),
         ("apns-topic is a bundle id", { f in
@@ -149,13 +149,13 @@ enum APNsHeaderChecks {
         return true
     }
 
-    /// True when `topic` carries the suffix `pushType` requires (apns.md `apns-topic`); a token
+    /// True when `topic` carries the suffix `pushType` requires (docs/specs/apns.md `apns-topic`); a token
     /// registered for `bundle.voip` is not the token of `bundle`, hence DeviceTokenNotForTopic.
     static func topicMatchesPushType(_ topic: String, pushType: String?) -> Bool {
         guard let suffix = topicSuffix[pushType ?? "alert"] else { return true }
         return topic.hasSuffix(suffix)
     }
 
-    /// Payload size limit for a push type (apns.md: 4096, VoIP 5120).
+    /// Payload size limit for a push type (docs/specs/apns.md: 4096, VoIP 5120).
     static func maxPayloadBytes(pushType: String?) -> Int { pushType == "voip" ? 5120 : 4096 }
 }

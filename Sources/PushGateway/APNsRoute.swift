@@ -18,7 +18,7 @@ public protocol PushDeliverySink: Sendable {
     func deliver(_ push: AcceptedPush)
 }
 
-/// `POST /3/device/{token}` — answers exactly like APNs (apns.md). The checks run in this
+/// `POST /3/device/{token}` — answers exactly like APNs (docs/specs/apns.md). The checks run in this
 /// order: request shape and headers (`APNsHeaderChecks`), authorization (`APNsAuthorizer`),
 /// topic allowed for the team, device registered for the topic, unregistered token, payload
 /// (empty, too large, not a JSON object), per-token throttling. Pushes that pass are recorded,
@@ -31,9 +31,9 @@ struct APNsRoute: Sendable {
     let sink: (any PushDeliverySink)?
     let time: TimeSource
     let faults: GatewayFaults?
-    /// Sandbox answers carry `apns-unique-id` (apns.md: sandbox only).
+    /// Sandbox answers carry `apns-unique-id` (docs/specs/apns.md: sandbox only).
     let sandbox: Bool
-    /// MAX_CONCURRENT_STREAMS once a request with a valid token succeeded (apns.md: observed 500).
+    /// MAX_CONCURRENT_STREAMS once a request with a valid token succeeded (docs/specs/apns.md: observed 500).
     let authenticatedStreamLimit: UInt32
     let ids: MessageIDs
 
@@ -124,7 +124,7 @@ struct APNsRoute: Sendable {
         return .now(ServerResponse(status: 200, headers: HTTPHeaders(headers)))
     }
 
-    /// apns.md: one stream until a request with a valid token was accepted, then SETTINGS raise it.
+    /// docs/specs/apns.md: one stream until a request with a valid token was accepted, then SETTINGS raise it.
     private func raiseStreamLimitOnce(_ connection: ConnectionContext) {
         let first = connection.storage.update(APNsAuthorizer.storageKey, default: APNsConnectionAuth()) { state -> Bool in
             defer { state.authenticated = true }

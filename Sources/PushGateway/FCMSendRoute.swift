@@ -2,7 +2,7 @@ import Foundation
 import PushCore
 import PushHTTP
 
-/// `POST /v1/projects/{project}/messages:send` — FCM HTTP v1 (fcm.md). Checks in order:
+/// `POST /v1/projects/{project}/messages:send` — FCM HTTP v1 (docs/specs/fcm.md). Checks in order:
 /// bearer access token (401 UNAUTHENTICATED), scope and project (403 PERMISSION_DENIED), body
 /// JSON and the FCM rules PushCore's validator marks as enforced by FCM (400 INVALID_ARGUMENT
 /// with field violations), the registration token (an APNs token → INVALID_ARGUMENT; unknown or
@@ -134,7 +134,7 @@ struct FCMSendRoute: Sendable {
     }
 }
 
-/// What an iOS device receives for an FCM message (fcm.md: FCM forwards `apns.payload`).
+/// What an iOS device receives for an FCM message (docs/specs/fcm.md: FCM forwards `apns.payload`).
 enum FCMDelivery {
     static func apnsPayload(for message: FCMMessage, messageID: String) -> [UInt8] {
         var payload = message.apnsPayload?.objectValue ?? JSONObject()

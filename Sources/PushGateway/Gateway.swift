@@ -16,7 +16,7 @@ public struct GatewayConfiguration: Sendable {
     public var privateKeyFile: String
     /// Which APNs environment this gateway plays (sandbox answers carry `apns-unique-id`).
     public var environment: TrustedAPNsKey.Restriction = .sandboxOnly
-    /// MAX_CONCURRENT_STREAMS once a valid token was accepted (apns.md: observed 500).
+    /// MAX_CONCURRENT_STREAMS once a valid token was accepted (docs/specs/apns.md: observed 500).
     public var authenticatedStreamLimit: UInt32 = 500
     /// Pushes per second one device token may receive before 429 TooManyRequests; nil: no limit.
     public var perTokenLimit: Int? = nil
@@ -85,7 +85,7 @@ public final class Gateway: Sendable {
         self.apnsRouter = apnsRouter
         self.googleRouter = googleRouter
 
-        // apns.md: one stream until a request with a valid token succeeds.
+        // docs/specs/apns.md: one stream until a request with a valid token succeeds.
         var apnsServerConfig = HTTPServerConfiguration(host: configuration.host, tlsPort: configuration.apnsPort,
                                                        cleartextPort: configuration.apnsCleartextPort,
                                                        certificateFile: configuration.certificateFile,

@@ -32,7 +32,7 @@ final class AccessTokenStore: @unchecked Sendable {
     func lookup(_ token: String) -> IssuedAccessToken? { lock.withLock { tokens[token] } }
 }
 
-/// `POST /token` — Google's OAuth 2.0 jwt-bearer grant (fcm.md "Access token"): the RS256
+/// `POST /token` — Google's OAuth 2.0 jwt-bearer grant (docs/specs/fcm.md "Access token"): the RS256
 /// assertion is verified against the trusted service accounts; `iss`, `aud`, `scope`, `iat`
 /// and `exp` are checked in that order; errors use OAuth's `{"error", "error_description"}`.
 struct OAuthRoute: Sendable {

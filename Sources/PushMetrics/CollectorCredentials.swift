@@ -1,6 +1,6 @@
 import Foundation
 
-/// The keys the collector accepts (device-side.md §3): CDP API keys for `/v1/*`, sent as
+/// The keys the collector accepts (docs/specs/device-side.md §3): CDP API keys for `/v1/*`, sent as
 /// Basic `base64("<key>:")`, and legacy `site id:api key` pairs for `/push/events`.
 /// With no key of a family configured, that family accepts any well-formed Basic
 /// credentials (an open collector for quick local runs); a header is still required.

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The three ingest routes a Customer.io SDK reports metrics to (device-side.md §3).
+/// The three ingest routes a Customer.io SDK reports metrics to (docs/specs/device-side.md §3).
 public enum MetricRoute: String, Sendable, Codable, CaseIterable {
     /// `delivered` from the 4.x Notification Service Extension, one request per metric.
     case track = "/v1/track"

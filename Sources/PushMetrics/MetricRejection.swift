@@ -4,7 +4,7 @@ import Foundation
 /// (401 for credentials, 400 for the body), names the JSON pointer when there is one, and
 /// says how to fix it. The response body is `{"error": code, "reason": …, "pointer": …, "fix": …}`.
 public enum MetricRejection: Error, Sendable, Equatable, CustomStringConvertible {
-    // 401 — credentials (device-side.md §3: Basic "<cdp api key>:" or "<site id>:<api key>").
+    // 401 — credentials (docs/specs/device-side.md §3: Basic "<cdp api key>:" or "<site id>:<api key>").
     case missingAuthorization(route: MetricRoute)
     case malformedAuthorization(detail: String)
     case unknownCredentials(route: MetricRoute)

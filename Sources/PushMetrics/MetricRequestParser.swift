@@ -11,7 +11,7 @@ public struct ParsedMetricRequest: Sendable, Equatable {
     public var writeKey: String?
 }
 
-/// Checks a metric request body against the shapes of device-side.md §3, in a fixed order,
+/// Checks a metric request body against the shapes of docs/specs/device-side.md §3, in a fixed order,
 /// and returns its metrics or the first `MetricRejection`. Pure: no I/O, no clock.
 public enum MetricRequestParser {
     /// The one CDP event name that carries push metrics.
@@ -72,7 +72,7 @@ public enum MetricRequestParser {
         guard isWellFormedDeliveryID(deliveryID) else {
             throw .malformedDeliveryID(pointer: properties.at("deliveryId"), value: deliveryID)
         }
-        // The delivery token may be empty (device-side.md §1: empty strings still count).
+        // The delivery token may be empty (docs/specs/device-side.md §1: empty strings still count).
         let recipient = try properties.string("recipient", "the push's CIO-Delivery-Token")
         if try reader.optionalString("anonymousId") == nil, try reader.optionalString("userId") == nil {
             throw .missingField(pointer: reader.at("anonymousId"), expected: "anonymousId or userId: a track call needs one")

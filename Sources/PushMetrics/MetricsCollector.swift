@@ -43,7 +43,7 @@ public struct CollectorCounters: Sendable, Equatable {
     public var duplicates = 0
 }
 
-/// The Customer.io-compatible metrics collector: the three routes of device-side.md §3 on any
+/// The Customer.io-compatible metrics collector: the three routes of docs/specs/device-side.md §3 on any
 /// `Router` (so `pushlab serve` mounts them beside the gateway's), checks in a fixed order —
 /// fault plan, credentials, body — and every request recorded in the `MetricStore`.
 public final class MetricsCollector: Sendable {

@@ -7,7 +7,7 @@ public struct MetricsReport: Sendable, Codable, Equatable {
     public var generatedAt: Date
     /// A delivered metric counts as recovered at launch when it arrived through `/v1/b` (the
     /// 4.x pipeline, which sends `delivered` only when recovering from the App Group store,
-    /// device-side.md §4) or when its own timestamp is older than its receive time by more
+    /// docs/specs/device-side.md §4) or when its own timestamp is older than its receive time by more
     /// than this many seconds.
     public var recoveryThresholdSeconds: Double
     /// True when `sent` counts come from the gateway's records.

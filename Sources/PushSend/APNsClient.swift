@@ -3,7 +3,7 @@ import PushAuth
 import PushCore
 import PushHTTP
 
-/// Where APNs pushes go (apns.md "Connection").
+/// Where APNs pushes go (docs/specs/apns.md "Connection").
 public struct APNsEndpoint: Sendable, Hashable, CustomStringConvertible {
     /// Scheme, host and port, no trailing slash, e.g. `https://api.push.apple.com:443`.
     public let baseURL: String

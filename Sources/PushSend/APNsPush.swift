@@ -1,7 +1,7 @@
 import Foundation
 import PushCore
 
-/// The headers a user may set on an APNs push (apns.md "Request"). Anything left nil gets
+/// The headers a user may set on an APNs push (docs/specs/apns.md "Request"). Anything left nil gets
 /// the spec's default when the push is prepared.
 public struct APNsPushOptions: Sendable, Hashable {
     /// The app's bundle id; the push type's suffix is added (`io.x` → `io.x.voip`).
@@ -152,7 +152,7 @@ public enum APNsPreflightError: Error, Sendable, Hashable, CustomStringConvertib
     }
 }
 
-/// `apns-id` values (apns.md: canonical lowercase UUID).
+/// `apns-id` values (docs/specs/apns.md: canonical lowercase UUID).
 public enum APNsID {
     /// A new id, lowercase as APNs echoes it.
     public static func generate() -> String { UUID().uuidString.lowercased() }

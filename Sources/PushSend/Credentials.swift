@@ -60,7 +60,7 @@ final class Counter: @unchecked Sendable {
 extension HTTPClientError {
     /// Whether the request may be sent again. The request got no answer, so it was not
     /// accepted: retrying cannot deliver it twice as far as the client can know
-    /// (apns.md: GOAWAY/REFUSED_STREAM/connection failures are retried on a new connection).
+    /// (docs/specs/apns.md: GOAWAY/REFUSED_STREAM/connection failures are retried on a new connection).
     /// TLS and URL problems are configuration errors: retrying gives the same failure.
     var retryability: Retryability {
         switch self {

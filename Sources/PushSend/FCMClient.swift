@@ -46,7 +46,7 @@ public struct FCMSendResult: Sendable {
 }
 
 /// Sends FCM HTTP v1 `messages:send` requests over any `HTTPTransport`, with an OAuth2
-/// access token and the shared retry policy (fcm.md "Send").
+/// access token and the shared retry policy (docs/specs/fcm.md "Send").
 public struct FCMClient: Sendable {
     /// `https://fcm.googleapis.com`, or the emulator's base URL.
     public let baseURL: String
@@ -112,7 +112,7 @@ public struct FCMClient: Sendable {
         SendAttempts(transport: transport, retry: retry, sleeper: sleeper, time: time, log: log)
     }
 
-    /// What an FCM answer means: 200 is accepted, anything else an `FCMError` (fcm.md "Errors").
+    /// What an FCM answer means: 200 is accepted, anything else an `FCMError` (docs/specs/fcm.md "Errors").
     static func classify(_ response: HTTPResponse) -> (outcome: FCMSendResult.Outcome, retryability: Retryability) {
         if response.status == 200 {
             // A 200 without a name still means FCM accepted it; never resend an accepted message.

@@ -15,7 +15,7 @@ extension FCMTarget {
         case .token(let t):
             return DeviceToken.problem(t, for: .fcm).map { "\($0)" }
         case .topic(let t):
-            // fcm.md: topic matches ^(/topics/)?[a-zA-Z0-9-_.~%]+$
+            // docs/specs/fcm.md: topic matches ^(/topics/)?[a-zA-Z0-9-_.~%]+$
             let name = t.hasPrefix("/topics/") ? String(t.dropFirst(8)) : t
             let allowed = name.utf8.allSatisfy { b in
                 (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || "-_.~%".utf8.contains(b)
@@ -43,7 +43,7 @@ public struct PreparedFCMMessage: Sendable {
 
     /// Reads a message file: a full request (`{"message": {…}}`), a bare message
     /// (`{"notification": …, "data": …, "apns": …}`), or a bare APNs payload (`{"aps": …}`),
-    /// which is wrapped under `message.apns.payload` (fcm.md: how a rich push reaches iOS).
+    /// which is wrapped under `message.apns.payload` (docs/specs/fcm.md: how a rich push reaches iOS).
     public init(document: JSONDocument, validateOnly: Bool) throws(FCMMessageError) {
         guard case .object(let root) = document.root else { throw .notAnObject }
         var message: JSONObject

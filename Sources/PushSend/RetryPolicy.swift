@@ -1,13 +1,13 @@
 import Foundation
 import PushCore
 
-/// How a sender retries one push (apns.md "Retry policy", fcm.md "Errors"): exponential
+/// How a sender retries one push (docs/specs/apns.md "Retry policy", docs/specs/fcm.md "Errors"): exponential
 /// backoff with per-message jitter, `Retry-After` honoured, never-retry answers never retried,
 /// an expired credential renewed once. One value serves the APNs and the FCM client.
 public struct RetryPolicy: Sendable, Hashable {
     /// Attempts in total, the first one included. Default 4 (1 s, 2 s, 4 s between them).
     public var maxAttempts: Int
-    /// Delay before the first retry; doubled for each further one. Default 1 s (fcm.md).
+    /// Delay before the first retry; doubled for each further one. Default 1 s (docs/specs/fcm.md).
     public var baseDelay: Duration
     /// Cap of the backoff delay. Default 30 s.
     public var maxDelay: Duration

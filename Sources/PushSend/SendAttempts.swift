@@ -12,8 +12,8 @@ protocol AttemptOutcome: Sendable {
 extension APNsSendResult.Outcome: AttemptOutcome {}
 extension FCMSendResult.Outcome: AttemptOutcome {}
 
-/// The attempts of one push, the same for `APNsClient` and `FCMClient` (apns.md "Retry policy",
-/// fcm.md "Errors"): get the credential, send the request, show both sides to `log`
+/// The attempts of one push, the same for `APNsClient` and `FCMClient` (docs/specs/apns.md "Retry policy",
+/// docs/specs/fcm.md "Errors"): get the credential, send the request, show both sides to `log`
 /// (`--verbose`), turn a transport error into `.failed`, let the client classify the answer,
 /// read `Retry-After`, and go again as `RetryPolicy` decides, renewing a rejected credential
 /// once. What an answer means stays with each client (`classify`).

@@ -3,7 +3,7 @@ import PushAuth
 import TestSupport
 import XCTest
 
-/// apns.md "Provider token": the .p8 is a PEM PKCS#8 P-256 key named AuthKey_<KEYID>.p8.
+/// docs/specs/apns.md "Provider token": the .p8 is a PEM PKCS#8 P-256 key named AuthKey_<KEYID>.p8.
 /// Every wrong file a user may pass gets its own error naming the file.
 final class APNsKeyLoadingTests: XCTestCase {
     private var dir: URL!

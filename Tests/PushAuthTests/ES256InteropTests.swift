@@ -3,7 +3,7 @@ import PushAuth
 import TestSupport
 import XCTest
 
-/// apns.md "Provider token": header {alg ES256, kid}, claims {iss, iat}, JOSE raw r‖s signature.
+/// docs/specs/apns.md "Provider token": header {alg ES256, kid}, claims {iss, iat}, JOSE raw r‖s signature.
 /// Checked by tools that share no code with pushlab: the openssl binary and PyJWT.
 final class ES256InteropTests: XCTestCase {
     private var dir: URL!

@@ -5,7 +5,7 @@ import Synchronization
 import TestSupport
 import XCTest
 
-/// fcm.md "Access token" over the real parts: pushlab's libcurl `HTTPClient` posting to a token
+/// docs/specs/fcm.md "Access token" over the real parts: pushlab's libcurl `HTTPClient` posting to a token
 /// endpoint on pushlab's nghttp2 server over TLS, in HTTP/2 and HTTP/1.1. The endpoint checks
 /// the assertion the way Google does (RS256 signature with the account's public key, aud =
 /// token_uri, scope, exp ≤ iat + 3600) before issuing a token.

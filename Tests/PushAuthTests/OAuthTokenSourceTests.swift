@@ -5,7 +5,7 @@ import PushHTTP
 import TestSupport
 import XCTest
 
-/// fcm.md "Access token": RS256 assertion posted as a form to token_uri; the token cached and
+/// docs/specs/fcm.md "Access token": RS256 assertion posted as a form to token_uri; the token cached and
 /// refreshed shortly before expiry; one exchange for many concurrent callers.
 final class OAuthTokenSourceTests: XCTestCase {
     private let clock = ManualTimeSource()

@@ -4,7 +4,7 @@ import PushCore
 import TestSupport
 import XCTest
 
-/// apns.md "Provider token": reuse one token; refresh at ~50 minutes, never more often than
+/// docs/specs/apns.md "Provider token": reuse one token; refresh at ~50 minutes, never more often than
 /// every 20 minutes; on ExpiredProviderToken mint a new one (respecting the floor) once.
 final class ProviderTokenCacheTests: XCTestCase {
     private let clock = ManualTimeSource()

@@ -3,7 +3,7 @@ import PushAuth
 import TestSupport
 import XCTest
 
-/// fcm.md "Access token": the assertion is an RS256 JWT. PyJWT checks pushlab's, pushlab checks PyJWT's.
+/// docs/specs/fcm.md "Access token": the assertion is an RS256 JWT. PyJWT checks pushlab's, pushlab checks PyJWT's.
 final class RS256InteropTests: XCTestCase {
     private func serviceAccountKey() throws -> PrivateKey {
         let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: Fixtures.fcmServiceAccount)))

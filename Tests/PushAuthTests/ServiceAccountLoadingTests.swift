@@ -3,7 +3,7 @@ import PushAuth
 import TestSupport
 import XCTest
 
-/// fcm.md "Credentials": the service-account JSON, with an error naming the file and the field.
+/// docs/specs/fcm.md "Credentials": the service-account JSON, with an error naming the file and the field.
 final class ServiceAccountLoadingTests: XCTestCase {
     private var dir: URL!
     override func setUp() { dir = Fixtures.temporaryDirectory("auth-sa") }

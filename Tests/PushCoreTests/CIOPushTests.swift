@@ -1,7 +1,7 @@
 import XCTest
 @testable import PushCore
 
-/// Is it a Customer.io push? (device-side.md §1), and the `aps` fields the device renders.
+/// Is it a Customer.io push? (docs/specs/device-side.md §1), and the `aps` fields the device renders.
 final class CIOPushTests: XCTestCase {
     func testBothStringDeliveryKeysMakeACustomerIOPushEvenWhenEmpty() throws {
         let push = try XCTUnwrap(CIOPush(payload: ["CIO-Delivery-ID": "", "CIO-Delivery-Token": ""]))

@@ -1,7 +1,7 @@
 import XCTest
 @testable import PushCore
 
-/// Device-token shapes and the APNs/FCM mix-ups (fcm.md "Token shapes").
+/// Device-token shapes and the APNs/FCM mix-ups (docs/specs/fcm.md "Token shapes").
 final class DeviceTokenTests: XCTestCase {
     static let apnsToken = String(repeating: "a1b2c3d4", count: 8)
     static let fcmToken = "dQw4w9WgXcQ:APA91bH" + String(repeating: "x_Y-z0", count: 24)

@@ -5,7 +5,7 @@ import XCTest
 
 /// The `cio` file under concurrency: many threads of one process (group commit) and other
 /// writers of the same file (another process, another store, an in-place write) — no change is
-/// lost and no stale copy overwrites someone else's rows (device-side.md §4).
+/// lost and no stale copy overwrites someone else's rows (docs/specs/device-side.md §4).
 final class CIOPendingMetricFileSharingTests: XCTestCase {
     private var container: URL!
     private var directory: URL { container.appendingPathComponent("io.customer") }

@@ -3,7 +3,7 @@ import Foundation
 import TestSupport
 import XCTest
 
-/// The `cio` App Group store is the reference SDK's file, byte for byte (device-side.md §4).
+/// The `cio` App Group store is the reference SDK's file, byte for byte (docs/specs/device-side.md §4).
 final class CIOPendingMetricFileTests: XCTestCase {
     private var container: URL!
 
@@ -25,7 +25,7 @@ final class CIOPendingMetricFileTests: XCTestCase {
         r.timestamp = Date(timeIntervalSince1970: 1_775_126_768.75)  // 2026-04-02T10:46:08.750Z: whole seconds on disk
         _ = try s.append(r)
         _ = try s.append(row(2))
-        // Written by hand from device-side.md §4: a JSON array, keys sorted, whole-second UTC dates.
+        // Written by hand from docs/specs/device-side.md §4: a JSON array, keys sorted, whole-second UTC dates.
         let expected = #"[{"delivery_id":"dlv-1","device_id":"token-1","event":"delivered","id":"00000000-0000-4000-8000-000000000001","timestamp":"2026-04-02T10:46:08Z"},{"delivery_id":"dlv-2","device_id":"token-2","event":"delivered","id":"00000000-0000-4000-8000-000000000002","timestamp":"2026-04-02T10:46:10Z"}]"#
         let path = container.appendingPathComponent("io.customer/pending_push_delivery_metrics.json").path
         XCTAssertEqual(String(decoding: FileManager.default.contents(atPath: path) ?? Data(), as: UTF8.self), expected)

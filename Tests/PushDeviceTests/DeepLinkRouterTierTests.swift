@@ -3,7 +3,7 @@ import Foundation
 import TestSupport
 import XCTest
 
-/// The three tiers of device-side.md §5, rule by rule.
+/// The three tiers of docs/specs/device-side.md §5, rule by rule.
 final class DeepLinkRouterTierTests: XCTestCase {
     let ownDomain = AssociatedDomain(domain: "links.pushlab.io", components: [AASAComponent(path: "/*")])
 

@@ -6,7 +6,7 @@ import XCTest
 
 /// The table of taps in payloads/taps/cases.json (also replayed by `pushlab open --cases`):
 /// link kind × profile × launch state, each with its expected tier, destination and metric
-/// (device-side.md §3, §5, §6).
+/// (docs/specs/device-side.md §3, §5, §6).
 final class DeepLinkTapCaseTableTests: XCTestCase {
     static let path = Fixtures.path("payloads/taps/cases.json")
 

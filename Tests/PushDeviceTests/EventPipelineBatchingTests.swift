@@ -4,7 +4,7 @@ import PushHTTP
 @testable import PushDevice
 import XCTest
 
-/// device-side.md §3: batches flush at 20 events or every 30 s; the `/v1/b` envelope.
+/// docs/specs/device-side.md §3: batches flush at 20 events or every 30 s; the `/v1/b` envelope.
 final class EventPipelineBatchingTests: XCTestCase {
     let identity = PipelineIdentity(anonymousId: "anon-1", userId: "user-7")
 

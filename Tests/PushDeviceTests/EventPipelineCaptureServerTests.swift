@@ -7,7 +7,7 @@ import TestSupport
 import XCTest
 
 /// The event pipeline over the real transport (libcurl client → nghttp2 server on port 0):
-/// the `/v1/b` request as the server receives it, and the batch outcomes of device-side.md §3
+/// the `/v1/b` request as the server receives it, and the batch outcomes of docs/specs/device-side.md §3
 /// with a server answering 500, 429, 400 and 200.
 final class EventPipelineCaptureServerTests: XCTestCase {
     /// What the server received, and the statuses it answers with (the last one repeats).

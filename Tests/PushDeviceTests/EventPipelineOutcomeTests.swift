@@ -4,7 +4,7 @@ import PushHTTP
 @testable import PushDevice
 import XCTest
 
-/// device-side.md §3 batch outcomes: 2xx delete; 400 delete without retry; 429, other 4xx,
+/// docs/specs/device-side.md §3 batch outcomes: 2xx delete; 400 delete without retry; 429, other 4xx,
 /// 5xx and network errors keep the events for the next flush. Legacy: 5xx retried at
 /// 0.1 … 3.2 s, then all requests pause for 5 minutes; 400 deletes.
 final class EventPipelineOutcomeTests: XCTestCase {

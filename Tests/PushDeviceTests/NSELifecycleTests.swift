@@ -5,7 +5,7 @@ import PushHTTP
 import TestSupport
 import XCTest
 
-/// The extension's lifecycle rules (device-side.md §2), driven by a scripted transport.
+/// The extension's lifecycle rules (docs/specs/device-side.md §2), driven by a scripted transport.
 /// Budgets are short real durations; the assertions are on order and flags, never on timings.
 final class NSELifecycleTests: XCTestCase {
     private var container: URL!

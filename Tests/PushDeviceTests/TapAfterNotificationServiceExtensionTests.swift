@@ -6,7 +6,7 @@ import TestSupport
 import XCTest
 
 /// One push through the NSE emulator, then tapped: the image the extension saved under
-/// `<tmp>/cio_sdk/` is deleted by the tap (device-side.md §2, §5), and `opened` carries the
+/// `<tmp>/cio_sdk/` is deleted by the tap (docs/specs/device-side.md §2, §5), and `opened` carries the
 /// same delivery id and token as the extension's `delivered`.
 final class TapAfterNotificationServiceExtensionTests: XCTestCase {
     func testTheTapDeletesTheImageTheExtensionSaved() async throws {

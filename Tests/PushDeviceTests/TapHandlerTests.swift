@@ -4,7 +4,7 @@ import PushCore
 import TestSupport
 import XCTest
 
-/// The tap itself (device-side.md §3, §5, §6): opened only for the default action of a
+/// The tap itself (docs/specs/device-side.md §3, §5, §6): opened only for the default action of a
 /// Customer.io push; the push's `cio_sdk_` image files deleted after the tap; the order of work;
 /// cold-start taps that never reach the delegate.
 final class TapHandlerTests: XCTestCase {

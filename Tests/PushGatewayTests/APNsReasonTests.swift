@@ -5,7 +5,7 @@ import PushAuth
 import PushCore
 @testable import PushGateway
 
-/// One test per APNs reason the gateway can give (apns.md "Response"), sent by the real curl.
+/// One test per APNs reason the gateway can give (docs/specs/apns.md "Response"), sent by the real curl.
 final class APNsReasonTests: XCTestCase {
     var h: GatewayHarness!
     let alert = #"{"aps":{"alert":{"title":"Hi","body":"There"}}}"#

@@ -5,7 +5,7 @@ import TestSupport
 import XCTest
 @testable import PushGateway
 
-/// The OAuth and FCM HTTP v1 routes (fcm.md), one test per error code, sent by the real curl.
+/// The OAuth and FCM HTTP v1 routes (docs/specs/fcm.md), one test per error code, sent by the real curl.
 final class FCMRouteTests: XCTestCase {
     var h: GatewayHarness!
     var account: ServiceAccount!

@@ -1,7 +1,7 @@
 import PushMetrics
 import XCTest
 
-/// device-side.md §3: each route accepts the exact request bodies the SDKs send, and every
+/// docs/specs/device-side.md §3: each route accepts the exact request bodies the SDKs send, and every
 /// metric lands in the SQLite file with its receive time, route, ids, timestamp, body and UA.
 final class CollectorAcceptsSpecBodiesTests: XCTestCase {
     func testTrackRouteAcceptsTheNSEDeliveredBodyAndStoresIt() async throws {
@@ -55,7 +55,7 @@ final class CollectorAcceptsSpecBodiesTests: XCTestCase {
     }
 
     func testEmptyDeliveryTokenIsAcceptedAsTheSDKSendsIt() async throws {
-        // device-side.md §1: an empty CIO-Delivery-Token still makes a Customer.io push.
+        // docs/specs/device-side.md §1: an empty CIO-Delivery-Token still makes a Customer.io push.
         let h = try CollectorHarness()
         let body = #"{"anonymousId":"del-9","event":"Report Delivery Event","properties":{"recipient":"","metric":"delivered","deliveryId":"del-9"}}"#
         let (status, _) = try await h.send("/v1/track", body, authorization: CollectorHarness.cdpAuthorization)

@@ -26,7 +26,7 @@ final class CollectorCountsDuplicatesTests: XCTestCase {
     }
 
     func testRecoveredCopyOfALiveMetricIsADuplicateAcrossRoutes() async throws {
-        // device-side.md §4: the metric succeeded but the row removal did not, so recovery resends it.
+        // docs/specs/device-side.md §4: the metric succeeded but the row removal did not, so recovery resends it.
         let h = try CollectorHarness()
         _ = try await h.send("/v1/track", delivered, authorization: CollectorHarness.cdpAuthorization)
         h.clock.advance(by: 3600)

@@ -2,7 +2,7 @@ import Foundation
 import PushMetrics
 import XCTest
 
-/// The CDP timestamps the SDKs send (device-side.md §4: ISO 8601, recovered rows with
+/// The CDP timestamps the SDKs send (docs/specs/device-side.md §4: ISO 8601, recovered rows with
 /// milliseconds) parse to the right instant; anything else is refused.
 final class ISO8601TimestampTests: XCTestCase {
     func testWholeSecondsMillisecondsAndOffsets() {

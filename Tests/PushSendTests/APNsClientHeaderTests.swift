@@ -3,7 +3,7 @@ import PushCore
 import PushHTTP
 @testable import PushSend
 
-/// apns.md "Request": every header with its default, checked on the request the client builds.
+/// docs/specs/apns.md "Request": every header with its default, checked on the request the client builds.
 final class APNsClientHeaderTests: XCTestCase {
     func client(_ transport: ScriptedTransport, retry: RetryPolicy = .none) -> APNsClient {
         APNsClient(endpoint: try! .custom("https://localhost:8443/ignored"), transport: transport,

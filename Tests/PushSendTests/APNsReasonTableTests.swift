@@ -1,7 +1,7 @@
 import XCTest
 import PushCore
 
-/// apns.md "Response" and "Retry policy", line by line.
+/// docs/specs/apns.md "Response" and "Retry policy", line by line.
 final class APNsReasonTableTests: XCTestCase {
     /// The spec's table, copied here by hand so a drift in either shows up.
     static let specTable: [Int: [String]] = [

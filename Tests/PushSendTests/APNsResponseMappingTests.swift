@@ -3,7 +3,7 @@ import PushCore
 import PushHTTP
 @testable import PushSend
 
-/// apns.md "Response" + "Retry policy": each answer mapped to the typed result and retried
+/// docs/specs/apns.md "Response" + "Retry policy": each answer mapped to the typed result and retried
 /// (or not) as the spec says.
 final class APNsResponseMappingTests: XCTestCase {
     let push = try! PreparedAPNsPush(payload: Array(#"{"aps":{"alert":"hi"}}"#.utf8), options: APNsPushOptions(topic: "io.x"))

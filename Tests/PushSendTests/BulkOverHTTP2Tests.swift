@@ -26,7 +26,7 @@ final class BulkOverHTTP2Tests: XCTestCase {
                           retry: RetryPolicy(maxAttempts: 5, baseDelay: .milliseconds(10)))
     }
 
-    /// apns.md: streams caught by GOAWAY are retried on a new connection — none lost, none
+    /// docs/specs/apns.md: streams caught by GOAWAY are retried on a new connection — none lost, none
     /// sent twice after an accepted answer. The server counts every accepted apns-id.
     func testGoAwayInTheMiddleOf10000PushesLosesAndDuplicatesNothing() async throws {
         let server = try LocalPushServer(goAwayEvery: 2_500)

@@ -3,7 +3,7 @@ import PushCore
 import PushHTTP
 @testable import PushSend
 
-/// fcm.md "Send", "Message essentials", "Errors" against an in-memory transport.
+/// docs/specs/fcm.md "Send", "Message essentials", "Errors" against an in-memory transport.
 final class FCMClientTests: XCTestCase {
     func message(_ text: String, validateOnly: Bool = false) throws -> PreparedFCMMessage {
         try PreparedFCMMessage(document: try JSONDocument.parse(Array(text.utf8)), validateOnly: validateOnly)

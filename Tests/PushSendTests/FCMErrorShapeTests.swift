@@ -1,7 +1,7 @@
 import XCTest
 import PushCore
 
-/// fcm.md "Errors": the Google RPC shape, every errorCode, details.
+/// docs/specs/fcm.md "Errors": the Google RPC shape, every errorCode, details.
 final class FCMErrorShapeTests: XCTestCase {
     static let specTable: [(String, Int, String, Retryability)] = [
         ("INVALID_ARGUMENT", 400, "INVALID_ARGUMENT", .never),

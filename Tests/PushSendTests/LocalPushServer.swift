@@ -108,7 +108,7 @@ final class LocalPushServer: Sendable {
 
     func stop() async { await server.stop() }
 
-    /// apns.md "Provider token": bearer JWT, ES256, kid = key id, iss = team id, signature by the key.
+    /// docs/specs/apns.md "Provider token": bearer JWT, ES256, kid = key id, iss = team id, signature by the key.
     static func checkProviderToken(_ request: ServerRequest, key: PublicKey, counts: CountsBox) -> ServerResponse? {
         guard let auth = request.headers["authorization"], auth.hasPrefix("bearer ") else {
             return ServerResponse(status: 403, body: APNsErrorBody(reason: .missingProviderToken).json)

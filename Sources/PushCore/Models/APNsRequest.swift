@@ -1,7 +1,7 @@
 import Foundation
 
 /// One APNs provider request: `POST /3/device/<token>` with headers and a JSON payload
-/// (apns.md "Request"). Senders build it; `headerFields` and `body` are what goes on the wire.
+/// (docs/specs/apns.md "Request"). Senders build it; `headerFields` and `body` are what goes on the wire.
 public struct APNsRequest: Sendable, Hashable {
     public var deviceToken: String
     public var pushType: APNsPushType

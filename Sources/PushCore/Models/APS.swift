@@ -1,6 +1,6 @@
 import Foundation
 
-/// What iOS reads from the `aps` dictionary (apns.md: "The `aps` dictionary"), as the device
+/// What iOS reads from the `aps` dictionary (docs/specs/apns.md: "The `aps` dictionary"), as the device
 /// emulator needs it to render a notification. Reading is strict where iOS is: a field of the
 /// wrong type is absent here (and the validator reports it).
 public struct APS: Sendable, Hashable {
@@ -134,6 +134,6 @@ public struct APS: Sendable, Hashable {
 
     /// iOS shows an alert (and runs the NSE when `mutableContent`) only when there is alert text.
     public var showsAlert: Bool { alert?.isVisible ?? false }
-    /// The NSE runs only when `mutable-content` is 1 and the push shows an alert (device-side.md §2).
+    /// The NSE runs only when `mutable-content` is 1 and the push shows an alert (docs/specs/device-side.md §2).
     public var runsServiceExtension: Bool { mutableContent && showsAlert }
 }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The Customer.io part of an APNs payload, read the way the iOS SDK (MessagingPush 4.x) reads
-/// it (device-side.md §1): it is a Customer.io push when the top level has a *string*
+/// it (docs/specs/device-side.md §1): it is a Customer.io push when the top level has a *string*
 /// `CIO-Delivery-ID` and a *string* `CIO-Delivery-Token` (empty strings count). The rich
 /// fields are `CIO.push.image` and `CIO.push.link`; nothing in `aps` is read by the SDK.
 public struct CIOPush: Sendable, Hashable {

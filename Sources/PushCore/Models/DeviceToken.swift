@@ -1,6 +1,6 @@
 import Foundation
 
-/// Which service a device token belongs to, judged by its shape (fcm.md "Token shapes").
+/// Which service a device token belongs to, judged by its shape (docs/specs/fcm.md "Token shapes").
 public enum DeviceTokenKind: String, Sendable, Hashable, Codable {
     /// Hex, even length, at least 64 characters (32 bytes; Apple may issue longer tokens).
     case apns

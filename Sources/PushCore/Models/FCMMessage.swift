@@ -1,6 +1,6 @@
 import Foundation
 
-/// Where an FCM message goes: exactly one of token, topic or condition (fcm.md).
+/// Where an FCM message goes: exactly one of token, topic or condition (docs/specs/fcm.md).
 public enum FCMTarget: Sendable, Hashable {
     case token(String)
     case topic(String)
@@ -14,7 +14,7 @@ public enum FCMTarget: Sendable, Hashable {
     }
 }
 
-/// An FCM HTTP v1 send request: `{"validate_only": …, "message": {…}}` (fcm.md "Send").
+/// An FCM HTTP v1 send request: `{"validate_only": …, "message": {…}}` (docs/specs/fcm.md "Send").
 /// The typed fields cover what pushlab builds and the gateway reads; sections pushlab does not
 /// model in detail (android, webpush) stay as raw JSON so nothing is lost.
 public struct FCMSendRequest: Sendable, Hashable {

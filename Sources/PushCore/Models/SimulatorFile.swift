@@ -1,7 +1,7 @@
 import Foundation
 
 /// An `.apns` file for `xcrun simctl push`: a normal APNs payload plus a top-level
-/// `"Simulator Target Bundle": "<bundle id>"` (apns.md "Simulator files").
+/// `"Simulator Target Bundle": "<bundle id>"` (docs/specs/apns.md "Simulator files").
 public struct SimulatorFile: Sendable, Hashable {
     public static let targetBundleKey = "Simulator Target Bundle"
 

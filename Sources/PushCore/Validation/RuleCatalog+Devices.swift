@@ -23,7 +23,7 @@ extension RuleCatalog {
     static let liveActivity = [liveActivityEvent, liveActivityTimestamp, liveActivityContentState,
                                liveActivityStartAttributes, liveActivityPushType]
 
-    // MARK: Customer.io (device-side.md §1–2)
+    // MARK: Customer.io (docs/specs/device-side.md §1–2)
 
     public static let cioDeliveryPair = ValidationRule("cio.delivery.pair", .error, .sdk,
         "CIO-Delivery-ID and CIO-Delivery-Token go together; with only one the SDK does not treat the push as Customer.io's (no metrics, no image, no link).",

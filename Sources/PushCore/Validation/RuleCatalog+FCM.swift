@@ -1,6 +1,6 @@
 import Foundation
 
-// FCM HTTP v1 rules of the catalog (fcm.md "Message essentials").
+// FCM HTTP v1 rules of the catalog (docs/specs/fcm.md "Message essentials").
 extension RuleCatalog {
     public static let fcmMessageMissing = ValidationRule("fcm.message.missing", .error, .fcm,
         "An HTTP v1 request body is {\"message\": {…}} (legacy fields like to/registration_ids are not accepted).",

@@ -30,7 +30,7 @@ public struct ValidationRule: Sendable, Hashable, Identifiable, Codable {
     public let enforcedBy: Enforcement
     public let summary: String
     public let fix: String
-    /// For rules APNs enforces: the reason (and HTTP status) it answers with (apns.md "Response").
+    /// For rules APNs enforces: the reason (and HTTP status) it answers with (docs/specs/apns.md "Response").
     public let apnsReason: String?
     public let apnsStatus: Int?
 

@@ -1,6 +1,6 @@
 import Foundation
 import PushDevice
-import PushLab
+import OfflineLab
 
 /// `pushlab demo`: the whole loop offline in one command (what `make demo` runs).
 enum DemoCommand: Command {

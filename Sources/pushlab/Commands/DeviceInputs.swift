@@ -35,7 +35,7 @@ enum DeviceInputs {
     }
 
     /// The APNs payload from a file: an APNs JSON payload, or an FCM v1 message whose
-    /// `message.apns.payload` is what iOS receives (device-side.md §1).
+    /// `message.apns.payload` is what iOS receives (docs/specs/device-side.md §1).
     static func payload(_ path: String) throws -> (JSONValue, Int) {
         let bytes = try readInput(path, what: "payload file")
         let root: JSONValue

@@ -5,7 +5,7 @@ import PushHTTP
 
 /// `pushlab open`: replays a notification tap against a described app — which deep-link tier
 /// handles the link, where the user lands, whether `opened` is reported, and why
-/// (device-side.md §3, §5, §6; docs/deep-links.md).
+/// (docs/specs/device-side.md §3, §5, §6; docs/deep-links.md).
 enum OpenCommand: Command {
     static let path = ["open"]
     static let summary = "Replay a notification tap: deep-link tiers, destination, opened metric, diagnostics."

@@ -1,7 +1,7 @@
 import Foundation
 import PushCore
 import PushDevice
-import PushLab
+import OfflineLab
 
 /// `pushlab simulate`: how many delivered metrics are lost, recovered, duplicated under faults.
 enum SimulateCommand: Command {

@@ -1,7 +1,7 @@
 import Foundation
 
 /// APNs request checks: headers, device token, push-type consistency, size — then the payload
-/// (`aps`, Live Activity, Customer.io). apns.md "Request" and "The aps dictionary".
+/// (`aps`, Live Activity, Customer.io). docs/specs/apns.md "Request" and "The aps dictionary".
 enum APNsChecks {
     struct Result {
         var pushType: APNsPushType
@@ -91,7 +91,7 @@ enum APNsChecks {
         c.report(rule, nil, problem.message, fix: problem.fix, header: "device token")
     }
 
-    /// 8-4-4-4-12 hex digits (either case; apns.md asks for lowercase, which pushlab sends).
+    /// 8-4-4-4-12 hex digits (either case; docs/specs/apns.md asks for lowercase, which pushlab sends).
     static func isCanonicalUUID(_ s: String) -> Bool {
         let u = Array(s.utf8)
         guard u.count == 36 else { return false }

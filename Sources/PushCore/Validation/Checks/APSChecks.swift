@@ -1,6 +1,6 @@
 import Foundation
 
-/// Key and type rules of the `aps` dictionary (apns.md "The aps dictionary").
+/// Key and type rules of the `aps` dictionary (docs/specs/apns.md "The aps dictionary").
 enum APSChecks {
     static let knownKeys = ["alert", "badge", "sound", "thread-id", "category", "content-available", "mutable-content",
                             "target-content-id", "interruption-level", "relevance-score", "filter-criteria", "stale-date",

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Customer.io rules: the delivery keys, `CIO.push.image`/`link`, and what the NSE needs to run
-/// (device-side.md §1–2).
+/// (docs/specs/device-side.md §1–2).
 enum CIOChecks {
     static let imageExtensions: Set<String> = ["jpg", "jpeg", "png", "gif"]
 
@@ -44,7 +44,7 @@ enum CIOChecks {
             }
         }
 
-        // The NSE runs only for mutable-content 1 and a visible alert (device-side.md §2).
+        // The NSE runs only for mutable-content 1 and a visible alert (docs/specs/device-side.md §2).
         guard isCIO || image != nil else { return }
         let lost = [image != nil ? "the image" : nil, isCIO ? "the delivered metric" : nil].compactMap { $0 }.joined(separator: " and ")
         let mutable = aps?["mutable-content"]

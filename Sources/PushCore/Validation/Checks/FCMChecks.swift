@@ -1,6 +1,6 @@
 import Foundation
 
-/// FCM HTTP v1 request rules (fcm.md "Message essentials"). The APNs section's payload goes
+/// FCM HTTP v1 request rules (docs/specs/fcm.md "Message essentials"). The APNs section's payload goes
 /// through the APNs payload checks, because FCM hands it to APNs for iOS.
 enum FCMChecks {
     struct Result {
@@ -67,7 +67,7 @@ enum FCMChecks {
         if let opts = m["fcm_options"] { options(opts, at: p / "fcm_options", known: ["analytics_label"], into: &c) }
 
         // Size: the message content, i.e. the message without its target (pushlab's reading of
-        // fcm.md's "4096 bytes of message content"; 2048 for topic messages).
+        // docs/specs/fcm.md's "4096 bytes of message content"; 2048 for topic messages).
         var content = m
         content.members.removeAll { ["token", "topic", "condition"].contains($0.key) }
         let limit = m["topic"] != nil ? 2048 : 4096

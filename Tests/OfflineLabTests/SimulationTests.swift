@@ -2,7 +2,7 @@ import Foundation
 import PushDevice
 import TestSupport
 import XCTest
-@testable import PushLab
+@testable import OfflineLab
 
 /// The delivery-metric experiment over the real stack (issue 10 "Tests"), small and fast.
 final class SimulationTests: XCTestCase {

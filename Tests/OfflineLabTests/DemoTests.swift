@@ -2,7 +2,7 @@ import Foundation
 import PushDevice
 import TestSupport
 import XCTest
-@testable import PushLab
+@testable import OfflineLab
 
 /// `pushlab demo`'s scenario, in process and as the real binary.
 final class DemoTests: XCTestCase {

@@ -2,7 +2,7 @@ import Foundation
 import PushCore
 import PushDevice
 
-/// Where an extension dies relative to its `delivered` metric (device-side.md §2, §4).
+/// Where an extension dies relative to its `delivered` metric (docs/specs/device-side.md §2, §4).
 public enum KillStage: String, Sendable, Codable, CaseIterable {
     /// After the pending row was written, before the metric left the phone: the collector
     /// never hears of it; only recovery can bring it back.
@@ -56,7 +56,7 @@ public struct SimulationParameters: Sendable, Codable, Equatable {
     /// App cold starts, spread evenly; the last one comes after the last push. 0: never.
     public var launches = 1
     /// The extension's bundle id ends in a suffix the SDK does not strip, so the App Group id
-    /// it infers is wrong and the store is silently off (device-side.md §4).
+    /// it infers is wrong and the store is silently off (docs/specs/device-side.md §4).
     public var misconfiguredAppGroup = false
     /// Pushes in flight at once.
     public var concurrency = 64
