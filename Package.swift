@@ -39,6 +39,8 @@ let package = Package(
         .target(name: "PushDevice", dependencies: ["PushCore", "PushHTTP", "PushStore"]),
         .target(name: "PushMetrics", dependencies: ["PushCore", "PushHTTP", "PushStore"]),
         .target(name: "PushGateway", dependencies: ["PushCore", "PushAuth", "PushHTTP", "PushDevice", "PushStore"]),
+        // The push gateway a team runs (docs/relay.md): API, durable queue, workers, webhooks.
+        .target(name: "PushRelay", dependencies: ["PushCore", "PushAuth", "PushHTTP", "PushSend", "PushStore"]),
         // Wires every part into one offline lab: the demo and the delivery-metric experiment.
         .target(name: "OfflineLab", dependencies: ["PushCore", "PushAuth", "PushHTTP", "PushSend", "PushGateway", "PushDevice", "PushMetrics"]),
         .executableTarget(
@@ -63,6 +65,7 @@ let package = Package(
         .testTarget(name: "PushMetricsTests", dependencies: ["PushMetrics", "PushDevice", "TestSupport"]),
         .testTarget(name: "PushGatewayTests", dependencies: ["PushGateway", "PushSend", "PushAuth", "PushCore", "TestSupport"],
                     exclude: ["Peers"]),
+        .testTarget(name: "PushRelayTests", dependencies: ["PushRelay", "PushCore", "PushStore", "TestSupport"]),
         .testTarget(name: "OfflineLabTests", dependencies: ["OfflineLab", "PushDevice", "TestSupport"]),
         .testTarget(name: "pushlabTests", dependencies: ["TestSupport"]),
         // Issue 11: the bad-input corpus (Tests/Corpus) run through the real binary and servers,

@@ -1,0 +1,88 @@
+import Foundation
+import PushCore
+import PushRelay
+import TestSupport
+import XCTest
+
+final class SQLitePushQueueTests: XCTestCase {
+    private var directory: URL!
+
+    override func setUp() {
+        directory = Fixtures.temporaryDirectory("relay-queue")
+    }
+
+    override func tearDown() {
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    private var factory: PushQueueContract.Factory {
+        let path = directory.appendingPathComponent("queue.sqlite").path
+        return { time, capacity in
+            try SQLitePushQueue(path: path, configuration: .init(capacity: capacity), time: time)
+        }
+    }
+
+    func testClaimsEveryTargetOnce() async throws { try await PushQueueContract.claimsEveryTargetOnce(factory) }
+    func testIdempotencyKeyReplaysAndConflicts() async throws { try await PushQueueContract.idempotencyKeyReplaysAndConflicts(factory) }
+    func testFullQueueRefusesWholeSubmission() async throws { try await PushQueueContract.fullQueueRefusesWholeSubmission(factory) }
+    func testExpiredLeaseIsClaimedAgain() async throws { try await PushQueueContract.expiredLeaseIsClaimedAgain(factory) }
+    func testSecondFinalResultIsADuplicate() async throws { try await PushQueueContract.secondFinalResultIsADuplicate(factory) }
+    func testRescheduledTargetWaitsForItsTime() async throws { try await PushQueueContract.rescheduledTargetWaitsForItsTime(factory) }
+    func testDeliveriesAndInvalidTokens() async throws { try await PushQueueContract.deliveriesAndInvalidTokens(factory) }
+
+    /// Rule 6 on SQLite: after the process is gone, a reopened queue hands out what was claimed
+    /// but not finished, and keeps what was finished.
+    func testReopenedQueueResumesClaimedTargets() async throws {
+        let time = ManualTimeSource()
+        let path = directory.appendingPathComponent("queue.sqlite").path
+        let before = try SQLitePushQueue(path: path, time: time)
+        _ = try await before.enqueue(PushQueueContract.submission("p_1", tokens: 4, at: time.now))
+        let claims = try await before.claim(consumer: "w", limit: 4, lease: .seconds(300))
+        try await before.complete([PushQueueContract.sent(claims[0], at: time.now)])
+        await before.close()
+
+        let after = try SQLitePushQueue(path: path, time: time)
+        let reopened = try await after.depth()
+        XCTAssertEqual(reopened, QueueDepth(waiting: 0, claimed: 3, finished: 1))
+        let released = try await after.recoverAbandoned()
+        XCTAssertEqual(released, 3)
+        let again = try await after.claim(consumer: "w", limit: 10, lease: .seconds(300))
+        XCTAssertEqual(again.map(\.index).sorted(), [1, 2, 3])
+        await after.close()
+    }
+
+    /// Group commit: concurrent enqueues share transactions, and each returns only once its
+    /// push is readable from a separate connection (i.e. committed).
+    func testConcurrentEnqueuesShareCommits() async throws {
+        let path = directory.appendingPathComponent("queue.sqlite").path
+        let queue = try SQLitePushQueue(path: path)
+        let count = 200
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for i in 0..<count {
+                group.addTask {
+                    _ = try await queue.enqueue(PushQueueContract.submission("p_\(i)", tokens: 2, at: Date()))
+                    let other = try SQLiteDatabaseProbe(path: path)
+                    XCTAssertEqual(try other.targetCount(push: "p_\(i)"), 2)
+                }
+            }
+            try await group.waitForAll()
+        }
+        let stats = queue.commitStatistics
+        XCTAssertEqual(stats.writes, count)
+        XCTAssertLessThan(stats.commits, count, "concurrent writes should have shared at least one commit")
+        let depth = try await queue.depth()
+        XCTAssertEqual(depth.waiting, 2 * count)
+        await queue.close()
+    }
+
+    func testClosedQueueRefusesWrites() async throws {
+        let queue = try SQLitePushQueue(path: directory.appendingPathComponent("queue.sqlite").path)
+        await queue.close()
+        do {
+            _ = try await queue.enqueue(PushQueueContract.submission("p_1", tokens: 1, at: Date()))
+            XCTFail("a closed queue must refuse writes")
+        } catch {
+            XCTAssertEqual(error, .closed)
+        }
+    }
+}
