@@ -3,7 +3,9 @@
 SWIFT ?= swift
 SWIFTFLAGS ?=
 
-.PHONY: bootstrap build release test demo bench fuzz sanitize clean
+.PHONY: bootstrap build release test demo bench fuzz sanitize clean install uninstall
+
+PREFIX ?= /usr/local
 
 bootstrap:
 	@scripts/bootstrap
@@ -33,6 +35,15 @@ fuzz: bootstrap
 # Transport, store and device tests under ASan and TSan (own scratch paths .build-asan/.build-tsan).
 sanitize: bootstrap
 	scripts/sanitize
+
+# The binary, its offline files (share/pushlab), man pages and shell completions under PREFIX.
+install: release
+	scripts/install $(PREFIX)
+
+uninstall:
+	rm -rf $(PREFIX)/bin/pushlab $(PREFIX)/share/pushlab $(PREFIX)/share/man/man1/pushlab*.1 \
+	  $(PREFIX)/share/bash-completion/completions/pushlab $(PREFIX)/share/zsh/site-functions/_pushlab \
+	  $(PREFIX)/share/fish/vendor_completions.d/pushlab.fish
 
 clean:
 	rm -rf .build

@@ -27,11 +27,12 @@ func runCLI(_ argv: [String]) async -> Int32 {
     let rest = Array(args.dropFirst(command.path.count))
     let name = command.path.joined(separator: " ")
     do {
-        let parsed = try ArgumentParser.parse(rest, options: command.options, command: name)
+        var parsed = try ArgumentParser.parse(rest, options: command.options, command: name)
         if parsed.flag("--help") {
             print(Help.render(command), terminator: "")
             return ExitStatus.success
         }
+        if ProfileDefaults.commands.contains(command.path) { try ProfileDefaults.apply(to: &parsed, command: command.path) }
         return try await command.run(parsed)
     } catch let error as UsageError {
         // Every usage error says how to fix it: its own fix, else where the options are listed.

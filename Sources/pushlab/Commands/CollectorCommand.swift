@@ -137,8 +137,8 @@ enum CollectorCommand: Command {
         guard tlsPort != nil || cleartextPort != nil else {
             throw UsageError("--port off and --h2c-port off leave nothing to listen on", fix: "enable at least one listener")
         }
-        let cert = args.value("--cert") ?? "certs/server.pem"
-        let key = args.value("--key") ?? "certs/server.key"
+        let cert = args.value("--cert") ?? ProjectFiles.defaultFile("certs/server.pem")
+        let key = args.value("--key") ?? ProjectFiles.defaultFile("certs/server.key")
         if tlsPort != nil {
             for (flag, file) in [("--cert", cert), ("--key", key)] where !FileManager.default.isReadableFile(atPath: file) {
                 throw UsageError("\(flag) \(file): cannot read the file",

@@ -40,7 +40,7 @@ enum SendAPNsCommand: Command {
         .value("--expiration", name: "UNIX", help: "Store until this UNIX time; 0 = deliver once."),
         .value("--collapse-id", name: "ID", help: "Replace an earlier push with the same id (≤ 64 bytes)."),
         .value("--apns-id", name: "UUID", help: "Request id (lowercase UUID; default: generated)."),
-    ] + SendSupport.builderOptions + SendSupport.connectionOptions + SendSupport.bulkOptions + SendSupport.reportingOptions
+    ] + SendSupport.builderOptions + SendSupport.connectionOptions + SendSupport.bulkOptions + SendSupport.reportingOptions + ProfileDefaults.options
 
     static func run(_ args: ParsedArguments) async throws -> Int32 {
         // Everything that can be wrong with the input is checked before any connection.

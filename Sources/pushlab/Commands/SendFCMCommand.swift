@@ -31,7 +31,7 @@ enum SendFCMCommand: Command {
         .value("--condition", name: "EXPR", help: "Send to a topic condition, e.g. \"'a' in topics && 'b' in topics\"."),
         .flag("--dry-run", help: "validate_only: FCM checks the message but does not deliver it."),
         .value("--url", name: "URL", help: "FCM base URL (the emulator, e.g. https://localhost:8443).", default: FCMClient.defaultBaseURL),
-    ] + SendSupport.builderOptions + SendSupport.connectionOptions + SendSupport.bulkOptions + SendSupport.reportingOptions
+    ] + SendSupport.builderOptions + SendSupport.connectionOptions + SendSupport.bulkOptions + SendSupport.reportingOptions + ProfileDefaults.options
 
     static func run(_ args: ParsedArguments) async throws -> Int32 {
         let targets = [args.value("--token"), args.value("--topic"), args.value("--condition"), args.value("--tokens")].compactMap { $0 }

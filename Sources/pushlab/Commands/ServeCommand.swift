@@ -47,8 +47,8 @@ enum ServeCommand: Command {
     ]
 
     static func run(_ args: ParsedArguments) async throws -> Int32 {
-        let cert = args.value("--cert") ?? "certs/server.pem"
-        let key = args.value("--key") ?? "certs/server.key"
+        let cert = args.value("--cert") ?? ProjectFiles.defaultFile("certs/server.pem")
+        let key = args.value("--key") ?? ProjectFiles.defaultFile("certs/server.key")
         for (flag, file) in [("--cert", cert), ("--key", key)] where !FileManager.default.isReadableFile(atPath: file) {
             throw UsageError("\(flag) \(file): cannot read the file",
                              fix: "run from the repository root or pass \(flag) with a PEM file (certs/README.md)")
