@@ -61,5 +61,8 @@ sa = {
 json.dump(sa, open("fcm-service-account.json", "w"), indent=2)
 PY
 rm -f fcm-sa.key
-chmod 600 ./*.key ./*.p8 fcm-service-account.json
+
+# APNs-style TLS client certificates (certificate authentication), signed by the dev CA.
+../.venv/bin/python generate-apns-client.py
+chmod 600 ./*.key ./*.p8 ./*.p12 fcm-service-account.json
 echo "dev certificates written to $(pwd) (DEV ONLY)"
