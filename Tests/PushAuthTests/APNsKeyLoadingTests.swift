@@ -131,10 +131,26 @@ final class APNsKeyLoadingTests: XCTestCase {
     }
 
     func testUnreadableFileIsReported() throws {
-        try XCTSkipIf(getuid() == 0, "root reads a mode-0000 file; the missing-file case covers the error mapping")
         try FileManager.default.copyItem(atPath: Fixtures.apnsKey, toPath: path("locked.p8"))
         try FileManager.default.setAttributes([.posixPermissions: 0], ofItemAtPath: path("locked.p8"))
-        guard case .unreadable? = loadError(path("locked.p8")) else { return XCTFail() }
+        guard getuid() == 0 else {
+            guard case .unreadable(_, let detail)? = loadError(path("locked.p8")) else { return XCTFail() }
+            XCTAssertEqual(detail, "permission denied or I/O error")
+            return
+        }
+        // Root reads a mode-0000 file, so the load runs in a child that has dropped to nobody
+        // (setpriv, util-linux) and goes through the CLI, which maps the same error.
+        try Fixtures.requirePushlab()
+        try Fixtures.requireExecutable("/usr/bin/setpriv")
+        let r = try ProcessRunner.run("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", Fixtures.pushlabBinary,
+                                                           "send", "apns", "--key", path("locked.p8"), "--key-id", "ABCDE12345",
+                                                           "--team-id", Fixtures.apnsTeamID, "--topic", Fixtures.bundleID,
+                                                           "--token", String(repeating: "ab", count: 32), "--title", "x", "--no-history"],
+                                      environment: ["HOME": dir.path])
+        XCTAssertEqual(r.status, 2, r.stdout + r.stderr)
+        XCTAssertTrue(r.stderr.contains(path("locked.p8")), r.stderr)
+        XCTAssertTrue(r.stderr.contains("cannot read the file (permission denied or I/O error)"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("check the path and its permissions"), r.stderr)
     }
 
     func testKeysMangledByEditorsStillLoad() throws {
