@@ -23,7 +23,7 @@ struct HTTPCase: Decodable {
 /// servers are still up and healthy afterwards.
 final class BadHTTPRequestCorpusTests: XCTestCase {
     override func setUpWithError() throws {
-        try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: Fixtures.pushlabBinary), "build pushlab first")
+        try Fixtures.requirePushlab()
     }
 
     func testGatewayRequests() throws {

@@ -7,7 +7,7 @@ import XCTest
 /// crash, no key material echoed, and no half-written output left behind.
 final class BadInputCorpusTests: XCTestCase {
     override func setUpWithError() throws {
-        try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: Fixtures.pushlabBinary), "build pushlab first")
+        try Fixtures.requirePushlab()
     }
 
     func testPayloadFiles() throws { try Corpus.runCLI("payload") }

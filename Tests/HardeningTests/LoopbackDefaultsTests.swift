@@ -8,7 +8,7 @@ import XCTest
 /// this machine's own non-loopback address (its eth0 address), plus the address rule as a unit.
 final class LoopbackDefaultsTests: XCTestCase {
     override func setUpWithError() throws {
-        try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: Fixtures.pushlabBinary), "build pushlab first")
+        try Fixtures.requirePushlab()
     }
 
     /// An IPv4 address of this machine that is not loopback, or nil.

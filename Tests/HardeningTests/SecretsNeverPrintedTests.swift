@@ -10,14 +10,19 @@ final class SecretsNeverPrintedTests: XCTestCase {
     private var transcript: [(label: String, text: String)] = []
 
     override func setUpWithError() throws {
-        try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: Fixtures.pushlabBinary), "build pushlab first")
+        try Fixtures.requirePushlab()
     }
 
+    /// Runs pushlab, keeps its output for the grep, and checks its exit status: a command that
+    /// fails for another reason than the one the test set up would print something else.
     @discardableResult
-    private func pushlab(_ args: [String], timeout: TimeInterval = 60) throws -> ProcessResult {
+    private func pushlab(_ args: [String], exits expected: Int32, timeout: TimeInterval = 60,
+                         file: StaticString = #filePath, line: UInt = #line) throws -> ProcessResult {
         let r = try ProcessRunner.run(Fixtures.pushlabBinary, args, environment: ["GOOGLE_APPLICATION_CREDENTIALS": ""],
                                       currentDirectory: Fixtures.root.path, timeout: timeout)
-        transcript.append(("pushlab " + args.joined(separator: " "), r.stdout + r.stderr))
+        let label = "pushlab " + args.joined(separator: " ")
+        transcript.append((label, r.stdout + r.stderr))
+        XCTAssertEqual(r.status, expected, "\(label):\n\(r.stdout)\(r.stderr)", file: file, line: line)
         return r
     }
 
@@ -44,61 +49,85 @@ final class SecretsNeverPrintedTests: XCTestCase {
         let fcmCommon = ["--url", google, "--ca-file", Fixtures.caFile, "--service-account", saPath, "--history", history, "--verbose"]
 
         // Sends that succeed, one at a time and in bulk, text and JSON.
-        XCTAssertEqual(try pushlab(["send", "apns", "--token", apnsTokens[0], "--title", "hi"] + apnsCommon).status, 0, transcript.last!.text)
+        try pushlab(["send", "apns", "--token", apnsTokens[0], "--title", "hi"] + apnsCommon, exits: 0)
         // --verbose shows the request with the bearer redacted and the token shortened.
         let verbose = transcript.last!.text.lowercased()
         XCTAssertTrue(verbose.contains("authorization: bearer <redacted>"), verbose)
         XCTAssertTrue(verbose.contains("/3/device/\(apnsTokens[0].prefix(8))…"), verbose)
-        XCTAssertEqual(try pushlab(["send", "apns", "--token", apnsTokens[0], "--title", "hi", "--json"] + apnsCommon).status, 0)
-        XCTAssertEqual(try pushlab(["send", "fcm", "--token", fcmTokens[0], "--title", "hi"] + fcmCommon).status, 0, transcript.last!.text)
+        try pushlab(["send", "apns", "--token", apnsTokens[0], "--title", "hi", "--json"] + apnsCommon, exits: 0)
+        try pushlab(["send", "fcm", "--token", fcmTokens[0], "--title", "hi"] + fcmCommon, exits: 0)
         let fcmVerbose = transcript.last!.text.lowercased()
         XCTAssertTrue(fcmVerbose.contains("authorization: bearer <redacted>"), fcmVerbose)
-        XCTAssertEqual(try pushlab(["send", "fcm", "--token", fcmTokens[0], "--title", "hi", "--json"] + fcmCommon).status, 0)
+        try pushlab(["send", "fcm", "--token", fcmTokens[0], "--title", "hi", "--json"] + fcmCommon, exits: 0)
         let apnsList = dir.appendingPathComponent("apns.txt"), fcmList = dir.appendingPathComponent("fcm.txt")
         try (apnsTokens.joined(separator: "\n") + "\nnothex\n").write(to: apnsList, atomically: true, encoding: .utf8)
         try fcmTokens.joined(separator: "\n").write(to: fcmList, atomically: true, encoding: .utf8)
+        // The list holds one malformed token, so the bulk send reports a failure (exit 1).
         try pushlab(["send", "apns", "--tokens", apnsList.path, "--title", "hi", "--out", dir.appendingPathComponent("out.jsonl").path,
-                     "--prune-file", dir.appendingPathComponent("prune.txt").path] + apnsCommon)
-        try pushlab(["send", "fcm", "--tokens", fcmList.path, "--title", "hi", "--json"] + fcmCommon)
-        // Rejections: a token the gateway does not know (BadDeviceToken path) and a wrong key.
-        try pushlab(["send", "apns", "--token", apnsTokens[1], "--title", "hi", "--push-type", "voip", "--no-validate"] + apnsCommon)
-        try pushlab(["history", "--history", history])
-        try pushlab(["history", "--history", history, "--json"])
-        // Error paths with bad keys and accounts.
+                     "--prune-file", dir.appendingPathComponent("prune.txt").path] + apnsCommon, exits: 1)
+        try pushlab(["send", "fcm", "--tokens", fcmList.path, "--title", "hi", "--json"] + fcmCommon, exits: 0)
+        // A rejection by the gateway (TopicDisallowed: quick start serves io.pushlab.demo only).
+        let rejected = try pushlab(["send", "apns", "--token", apnsTokens[1], "--title", "hi", "--url", apns, "--ca-file", Fixtures.caFile,
+                                    "--key", Fixtures.apnsKey, "--team-id", Fixtures.apnsTeamID, "--topic", "io.pushlab.other",
+                                    "--history", history, "--verbose"], exits: 1)
+        XCTAssertTrue(rejected.stdout.contains("TopicDisallowed"), rejected.stdout)
+        try pushlab(["history", "--history", history], exits: 0)
+        try pushlab(["history", "--history", history, "--json"], exits: 0)
+        // Error paths with bad keys and accounts: unreadable input, exit 2.
         for key in ["AuthKey_ENCRYPTED1.p8", "AuthKey_TRUNCATED1.p8", "AuthKey_CORRUPT001.p8", "AuthKey_RSAKEY0001.p8"] {
             try pushlab(["send", "apns", "--token", apnsTokens[0], "--title", "hi", "--url", apns, "--key",
                          Corpus.directory("apns-key").appendingPathComponent(key).path, "--team-id", Fixtures.apnsTeamID,
-                         "--topic", Fixtures.bundleID, "--no-history", "--verbose"])
+                         "--topic", Fixtures.bundleID, "--no-history", "--verbose"], exits: 2)
         }
         for account in ["damaged-private-key.json", "ec-private-key.json", "pem-file.json"] {
             try pushlab(["send", "fcm", "--token", fcmTokens[0], "--title", "hi", "--url", google, "--service-account",
-                         Corpus.directory("service-account").appendingPathComponent(account).path, "--no-history", "--verbose"])
+                         Corpus.directory("service-account").appendingPathComponent(account).path, "--no-history", "--verbose"], exits: 2)
         }
-        // The dev key given to the wrong service, and a key the gateway does not trust.
-        try pushlab(["send", "fcm", "--token", fcmTokens[0], "--title", "hi", "--url", google, "--service-account", Fixtures.apnsKey, "--no-history"])
-        try pushlab(["send", "apns", "--token", apnsTokens[0], "--title", "hi", "--key-id", "OTHERKEY01"] + apnsCommon)
-        XCTAssertTrue(gateway.stop().contains("apns"), "the gateway logged the pushes")
-        transcript.append(("pushlab serve (log)", gateway.stop()))
+        // The dev key given to the wrong service (exit 2), and a key the gateway does not trust (rejected, exit 1).
+        try pushlab(["send", "fcm", "--token", fcmTokens[0], "--title", "hi", "--url", google, "--service-account", Fixtures.apnsKey,
+                     "--no-history"], exits: 2)
+        try pushlab(["send", "apns", "--token", apnsTokens[0], "--title", "hi", "--key-id", "OTHERKEY01"] + apnsCommon, exits: 1)
+        // Stopped once; its whole log (every request it answered) is what gets checked.
+        let gatewayLog = gateway.stop()
+        XCTAssertTrue(gatewayLog.contains("apns"), "the gateway logged the pushes:\n\(gatewayLog)")
+        transcript.append(("pushlab serve (log)", gatewayLog))
 
-        // The device side and the metrics path.
-        try pushlab(["demo"], timeout: 120)
-        try pushlab(["nse", "payloads/nse/rich-push.json", "--time-scale", "100", "--container", dir.appendingPathComponent("group").path])
-        try pushlab(["app", "launch", "--container", dir.appendingPathComponent("group").path])
-        try pushlab(["open", "payloads/taps/universal-link.json", "--app", "payloads/apps/demo.json", "--cold", "--no-metrics"])
+        // The device side and the metrics path, on loopback only: the app profile points its
+        // metrics at the local collector and the image comes from a local server.
+        try pushlab(["demo"], exits: 0, timeout: 120)
         let metrics = dir.appendingPathComponent("metrics.sqlite").path
         let collector = try ServerProcess(["collector", "--port", "0", "--h2c-port", "off", "--cdp-key", "pushlab-demo-cdp-key",
                                            "--db", metrics]) { $0.contains("storing metrics") }
+        defer { collector.stop() }
         let collectorURL = "https://127.0.0.1:\(try XCTUnwrap(collector.port(after: "https://127.0.0.1:"), collector.banner))"
+        let images = try ServerProcess(["-u", "-m", "http.server", "--bind", "127.0.0.1", "--directory", Fixtures.path("payloads/assets"), "0"],
+                                       executable: Fixtures.python) { $0.contains("Serving HTTP") }
+        defer { images.stop() }
+        let imagePort = try XCTUnwrap(images.port(after: "Serving HTTP on 127.0.0.1 port "), images.banner)
+        let app = dir.appendingPathComponent("app.json")
+        try Data(#"{"bundleId":"io.pushlab.demo","extensionBundleId":"io.pushlab.demo.richpush","cdpApiKey":"pushlab-demo-cdp-key","metricsBaseURL":"\#(collectorURL)","allowArbitraryLoads":true}"#.utf8).write(to: app)
+        let push = dir.appendingPathComponent("push.json")
+        var payload = try String(contentsOfFile: Fixtures.path("payloads/nse/rich-push.json"), encoding: .utf8)
+        payload = payload.replacingOccurrences(of: "https://localhost:8443/banner.png", with: "http://127.0.0.1:\(imagePort)/small-image.png")
+        try Data(payload.utf8).write(to: push)
+        let group = dir.appendingPathComponent("group").path
+        let nse = try pushlab(["nse", push.path, "--app", app.path, "--ca-file", Fixtures.caFile, "--container", group], exits: 0)
+        XCTAssertTrue(nse.stdout.contains("127.0.0.1:\(imagePort)") && !nse.stdout.contains("localhost:8443"), nse.stdout)
+        try pushlab(["app", "launch", "--app", app.path, "--ca-file", Fixtures.caFile, "--container", group], exits: 0)
+        try pushlab(["open", "payloads/taps/universal-link.json", "--app", "payloads/apps/demo.json", "--cold", "--no-metrics"], exits: 0)
         let body = #"{"anonymousId":"a","type":"track","event":"Report Delivery Event","properties":{"recipient":"\#(apnsTokens[2])","metric":"delivered","deliveryId":"d1"},"timestamp":"2026-01-01T00:00:00Z"}"#
-        for auth in ["pushlab-demo-cdp-key:", "wrong-secret-key:"] {
-            let r = try ProcessRunner.run("/usr/bin/curl", ["-s", "--cacert", Fixtures.caFile, "-X", "POST", "-H", "content-type: application/json",
+        for (auth, status) in [("pushlab-demo-cdp-key:", "200"), ("wrong-secret-key:", "401")] {
+            let r = try ProcessRunner.run("/usr/bin/curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "--cacert", Fixtures.caFile,
+                                                           "-X", "POST", "-H", "content-type: application/json",
                                                            "-H", "authorization: Basic " + Data(auth.utf8).base64EncodedString(),
                                                            "-d", body, collectorURL + "/v1/track"])
-            XCTAssertFalse(r.stdout.isEmpty)
+            XCTAssertEqual(r.stdout, status, "POST /v1/track with \(auth.prefix(6))…: \(r.stderr)")
         }
-        transcript.append(("pushlab collector (log)", collector.stop()))
-        try pushlab(["report", "--db", metrics])
-        try pushlab(["report", "--db", metrics, "--json"])
+        let collectorLog = collector.stop()
+        XCTAssertTrue(collectorLog.contains("RPILAgUBcRhIBqSfeiIwdIYJKxTY"), "the extension's metric reached the local collector:\n\(collectorLog)")
+        transcript.append(("pushlab collector (log)", collectorLog))
+        try pushlab(["report", "--db", metrics], exits: 0)
+        try pushlab(["report", "--db", metrics, "--json"], exits: 0)
 
         XCTAssertGreaterThan(transcript.count, 25)
         try assertNoSecrets(deviceTokens: apnsTokens + fcmTokens)

@@ -5,8 +5,7 @@ import TestSupport
 /// behaviours an all-at-once response cannot show: a body that drips in slowly, and how many
 /// bytes of an 11 MB image the server actually got to send before the client aborted.
 final class SlowImageServer: @unchecked Sendable {
-    private let process = Process()
-    private let output = Pipe()
+    private let server: ServerProcess
     let port: Int
     let log: URL
 
@@ -47,14 +46,13 @@ server.serve_forever()
     init() throws {
         log = Fixtures.temporaryDirectory("slow-server").appendingPathComponent("log.txt")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = ["-c", SlowImageServer.script, Fixtures.serverCert, Fixtures.serverKey, log.path]
-        process.standardOutput = output
-        try process.run()
-        let line = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+        // The first line it prints is its port (it waits at most 30 s for it, then fails with the output).
+        server = try ServerProcess(["-c", SlowImageServer.script, Fixtures.serverCert, Fixtures.serverKey, log.path],
+                                   executable: "/usr/bin/python3") { $0.contains("\n") }
+        let line = server.stdout.split(separator: "\n").first.map(String.init) ?? ""
         guard let port = Int(line.trimmingCharacters(in: .whitespacesAndNewlines)) else {
-            kill(process.processIdentifier, SIGKILL)
-            throw NSError(domain: "SlowImageServer", code: 1, userInfo: [NSLocalizedDescriptionKey: "no port from python: '\(line)'"])
+            server.killHard()
+            throw TestEnvironmentError("no port from python: '\(line)'")
         }
         self.port = port
     }
@@ -76,8 +74,7 @@ server.serve_forever()
 
     func stop() {
         // SIGKILL: the child inherits the test process's blocked-signal mask, so SIGTERM may wait.
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        server.killHard()
         try? FileManager.default.removeItem(at: log.deletingLastPathComponent())
     }
 }

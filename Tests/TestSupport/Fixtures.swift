@@ -32,6 +32,20 @@ public enum Fixtures {
     /// The Python venv made by scripts/bootstrap.
     public static let python = path(".venv/bin/python")
 
+    /// Throws (a test failure, never a skip) when `path` is not an executable, saying how to get it:
+    /// the pushlab binary comes from the build, every peer from scripts/bootstrap.
+    public static func requireExecutable(_ path: String) throws {
+        guard !FileManager.default.isExecutableFile(atPath: path) else { return }
+        if path == pushlabBinary {
+            throw TestEnvironmentError("\(path) is missing: build it first with `swift build --build-tests` (`make test` does)")
+        }
+        throw TestEnvironmentError("\(path) is missing: run scripts/bootstrap, which installs every peer the tests use "
+                                   + "(Debian packages and the Python venv .venv)")
+    }
+
+    /// The built pushlab binary, or a failure that says how to build it.
+    public static func requirePushlab() throws { try requireExecutable(pushlabBinary) }
+
     /// A fresh temporary directory, removed by the caller when done.
     public static func temporaryDirectory(_ prefix: String = "pushlab") -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)")

@@ -21,7 +21,8 @@ final class CollectorAndReportCommandTests: XCTestCase {
         XCTAssertEqual(r.stdout, "200")
         var live: String?
         while let line = collector.nextLine() {
-            if line.contains("cli-1") { live = line; break }
+            // The metric's line (the temporary path in the banner may contain "cli-1" too).
+            if line.contains("/v1/track") && line.contains("cli-1") { live = line; break }
         }
         XCTAssertNotNil(live)
         XCTAssertTrue(live?.contains("token 3a4b5c6d…") ?? false, live ?? "")

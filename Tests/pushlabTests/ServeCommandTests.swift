@@ -5,32 +5,11 @@ import XCTest
 /// `pushlab serve` as a real process: the gateway, the collector and /health behind its URLs.
 final class ServeCommandTests: XCTestCase {
     func testServePrintsItsURLsAnswersAPNsAndTheCollectorAndStopsOnSIGINT() throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Fixtures.pushlabBinary)
-        process.arguments = ["serve", "--port", "0", "--h2c-port", "0", "--apns-port", "0",
-                             "--cert", Fixtures.serverCert, "--key", Fixtures.serverKey]
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = Pipe()
-        try process.run()
-        defer { if process.isRunning { process.terminate() } }
-        // Reads below block until output or EOF: a server that never prints must not hang the
-        // suite, so a watchdog ends it (its pipe then reads EOF) after 30 s.
-        DispatchQueue.global().asyncAfter(deadline: .now() + 30) { if process.isRunning { process.terminate() } }
-
-        var text = ""
-        let deadline = Date().addingTimeInterval(20)
-        while !text.contains("quick start"), Date() < deadline {
-            let chunk = out.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            text += String(decoding: chunk, as: UTF8.self)
-        }
-        func port(_ prefix: String) -> String? {
-            text.split(separator: "\n").first { $0.hasPrefix(prefix) }
-                .flatMap { $0.dropFirst(prefix.count).prefix { $0.isNumber } }.map(String.init)
-        }
-        let google = try XCTUnwrap(port("https://127.0.0.1:"), text)
-        let apns = try XCTUnwrap(port("APNs: https://127.0.0.1:"), text)
+        let server = try ServerProcess(["serve", "--port", "0", "--h2c-port", "0", "--apns-port", "0",
+                                        "--cert", Fixtures.serverCert, "--key", Fixtures.serverKey]) { $0.contains("quick start") }
+        defer { server.stop() }
+        let google = try XCTUnwrap(server.port(after: "https://127.0.0.1:"), server.banner)
+        let apns = try XCTUnwrap(server.port(after: "APNs: https://127.0.0.1:"), server.banner)
 
         let health = try ProcessRunner.run("/usr/bin/curl", ["-s", "--cacert", Fixtures.caFile, "https://127.0.0.1:\(google)/health"])
         XCTAssertEqual(health.stdout, #"{"status":"ok"}"#)
@@ -41,9 +20,9 @@ final class ServeCommandTests: XCTestCase {
                                                                 "-X", "POST", "-d", "{}", "https://127.0.0.1:\(google)/v1/track"])
         XCTAssertEqual(collector.stdout, "401", "the collector is mounted and wants its Basic authorization")
 
-        process.interrupt()
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 0)
+        server.stop()
+        XCTAssertEqual(server.exitStatus, 0)
+        XCTAssertFalse(server.exitedBySignal)
     }
 
     func testBadDevicesFileIsAUsageErrorNamingTheFile() throws {
