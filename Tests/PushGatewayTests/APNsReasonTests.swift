@@ -63,7 +63,7 @@ final class APNsReasonTests: XCTestCase {
     func testDeviceTokenNotForTopicInQuickStart() throws {
         // Quick start accepts any token for the dev bundle only; another allowed topic needs a device.
         let h2 = try GatewayHarness(devices: [EmulatedDevice(name: "a", apnsToken: String(repeating: "cd", count: 32), bundleID: "io.other.app")])
-        defer { Task { await h2.stop() } }
+        addTeardownBlock { await h2.stop() }  // stopped and awaited, not fire-and-forget
         let r = try Curl.one(CurlRequest(url: "\(h2.apnsBase)/3/device/\(String(repeating: "cd", count: 32))",
                                          headers: [("apns-topic", Fixtures.bundleID), ("authorization", "bearer " + (try h2.providerToken()))], body: alert))
         assertRejected(r, 400, "DeviceTokenNotForTopic")
@@ -108,7 +108,7 @@ final class APNsReasonTests: XCTestCase {
         let since = Date(timeIntervalSince1970: 1_760_000_000)
         let token = String(repeating: "ef", count: 32)
         let h2 = try GatewayHarness(devices: [EmulatedDevice(name: "old", apnsToken: token, bundleID: Fixtures.bundleID, unregisteredSince: since)])
-        defer { Task { await h2.stop() } }
+        addTeardownBlock { await h2.stop() }  // stopped and awaited, not fire-and-forget
         let r = try Curl.one(CurlRequest(url: "\(h2.apnsBase)/3/device/\(token)",
                                          headers: [("apns-topic", Fixtures.bundleID), ("authorization", "bearer " + (try h2.providerToken()))], body: alert))
         assertRejected(r, 410, "Unregistered")

@@ -21,7 +21,7 @@ final class GatewayAgreesWithCatalogTests: XCTestCase {
 
     func testEveryAPNsEnforcedRuleGetsItsReasonFromTheGateway() async throws {
         let h = try GatewayHarness()
-        defer { Task { await h.stop() } }
+        addTeardownBlock { await h.stop() }  // stopped and awaited, not fire-and-forget
         let manifest = try JSONDecoder().decode(Manifest.self, from: Data(contentsOf: URL(fileURLWithPath: Fixtures.path("payloads/invalid/expected.json"))))
         let jwt = try h.providerToken()
         var checked: [(rule: String, reason: String)] = []

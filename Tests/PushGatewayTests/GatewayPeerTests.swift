@@ -16,7 +16,7 @@ final class GatewayPeerTests: XCTestCase {
 
     func testOneStreamUntilAuthenticatedThenSettingsRaiseTheLimitAndPingIsAnswered() async throws {
         let h = try GatewayHarness()
-        defer { Task { await h.stop() } }
+        addTeardownBlock { await h.stop() }  // stopped and awaited, not fire-and-forget
         let port = try XCTUnwrap(h.gateway.apnsAddresses?.tlsPort)
         let out = try peer("h2_probe.py", ["127.0.0.1", "\(port)", Fixtures.caFile, GatewayHarness.devToken,
                                            try h.providerToken(), Fixtures.bundleID])
@@ -30,7 +30,7 @@ final class GatewayPeerTests: XCTestCase {
 
     func testIdleConnectionIsClosedWithGoAwayCarryingAJSONReason() async throws {
         let h = try GatewayHarness(configure: { $0.idleTimeout = .milliseconds(600) })
-        defer { Task { await h.stop() } }
+        addTeardownBlock { await h.stop() }  // stopped and awaited, not fire-and-forget
         let port = try XCTUnwrap(h.gateway.apnsAddresses?.tlsPort)
         let out = try peer("h2_probe.py", ["127.0.0.1", "\(port)", Fixtures.caFile, GatewayHarness.devToken,
                                            try h.providerToken(), Fixtures.bundleID, "5"])
@@ -40,7 +40,7 @@ final class GatewayPeerTests: XCTestCase {
 
     func testAioapnsSendsThroughTheGateway() async throws {
         let h = try GatewayHarness()
-        defer { Task { await h.stop() } }
+        addTeardownBlock { await h.stop() }  // stopped and awaited, not fire-and-forget
         let port = try XCTUnwrap(h.gateway.apnsAddresses?.tlsPort)
         let out = try peer("aioapns_send.py", ["localhost", "\(port)", Fixtures.caFile, Fixtures.apnsKey, Fixtures.apnsKeyID,
                                                Fixtures.apnsTeamID, Fixtures.bundleID, GatewayHarness.devToken, "50"])
@@ -51,7 +51,7 @@ final class GatewayPeerTests: XCTestCase {
     func testAioapnsSeesTheRejectionReason() async throws {
         let h = try GatewayHarness(devices: [EmulatedDevice(name: "gone", apnsToken: GatewayHarness.devToken, bundleID: Fixtures.bundleID,
                                                             unregisteredSince: Date(timeIntervalSince1970: 1_700_000_000))])
-        defer { Task { await h.stop() } }
+        addTeardownBlock { await h.stop() }  // stopped and awaited, not fire-and-forget
         let port = try XCTUnwrap(h.gateway.apnsAddresses?.tlsPort)
         let out = try peer("aioapns_send.py", ["localhost", "\(port)", Fixtures.caFile, Fixtures.apnsKey, Fixtures.apnsKeyID,
                                                Fixtures.apnsTeamID, Fixtures.bundleID, GatewayHarness.devToken, "1"])

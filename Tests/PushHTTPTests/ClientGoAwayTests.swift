@@ -11,8 +11,10 @@ final class ClientGoAwayTests: XCTestCase {
             let client = try HTTPClient(configuration: .testing(mode))
             let bye = try await client.send(HTTPRequest(url: base + "/goaway"))
             XCTAssertEqual(bye.bodyText, "bye")
-            // Let the GOAWAY arrive and the server close the connection.
-            try await Task.sleep(for: .milliseconds(200))
+            // The server closes the connection after its GOAWAY: wait for that event, so the
+            // next requests find the connection gone instead of racing the close.
+            let closed = await Poll.until { await server.server.openConnectionCount() == 0 }
+            XCTAssertTrue(closed, "\(mode): the server kept the connection after GOAWAY")
             let outcomes = try await withThrowingTaskGroup(of: String.self) { group in
                 for seq in 0..<20 {
                     group.addTask {

@@ -7,12 +7,23 @@ final class ClientShutdownTests: XCTestCase {
     func testGracefulShutdownLetsInFlightRequestsFinishAndRefusesNewOnes() async throws {
         let server = try ClientTestServer()
         let client = try HTTPClient(configuration: .testing())
-        let inFlight = (0..<10).map { _ in Task { try await client.send(HTTPRequest(url: server.tlsURL + "/slow/300")) } }
-        try await Task.sleep(for: .milliseconds(100))
-        await client.shutdown()
+        // One HTTP/2 connection first, so the ten below are multiplexed on it at once.
+        _ = try await client.send(HTTPRequest(url: server.tlsURL + "/echo"))
+        let inFlight = (0..<10).map { _ in Task { try await client.send(HTTPRequest(url: server.tlsURL + "/held")) } }
+        let arrived = await Poll.until { server.held.arrived == 10 }
+        XCTAssertTrue(arrived, "\(server.held.arrived) of 10 requests reached the server")
+        // The shutdown begins while all ten are held; they are answered only once it refuses new requests.
+        let shutdown = Task { await client.shutdown() }
+        let refusing = await Poll.until {
+            do { _ = try await client.send(HTTPRequest(url: server.tlsURL + "/echo")); return false } catch { return error as? HTTPClientError == .shutDown }
+        }
+        XCTAssertTrue(refusing, "the client still sends after shutdown() began")
+        server.held.open()
+        await shutdown.value
         for task in inFlight {
             let response = try await task.value
             XCTAssertEqual(response.status, 200)
+            XCTAssertEqual(response.bodyText, "released")
         }
         do {
             _ = try await client.send(HTTPRequest(url: server.tlsURL + "/echo"))
@@ -27,8 +38,12 @@ final class ClientShutdownTests: XCTestCase {
     func testAbortingShutdownFailsInFlightRequestsWithShutDown() async throws {
         let server = try ClientTestServer()
         let client = try HTTPClient(configuration: .testing())
-        let inFlight = (0..<10).map { _ in Task { try await client.send(HTTPRequest(url: server.tlsURL + "/slow/10000")) } }
-        try await Task.sleep(for: .milliseconds(200))
+        // One HTTP/2 connection first, so the ten below are multiplexed on it at once.
+        _ = try await client.send(HTTPRequest(url: server.tlsURL + "/echo"))
+        let inFlight = (0..<10).map { _ in Task { try await client.send(HTTPRequest(url: server.tlsURL + "/held")) } }
+        let arrived = await Poll.until { server.held.arrived == 10 }
+        XCTAssertTrue(arrived, "\(server.held.arrived) of 10 requests reached the server")
+        // The server holds every answer until after the test, so only the abort can end them.
         await client.shutdown(abortInFlight: true)
         for task in inFlight {
             do {

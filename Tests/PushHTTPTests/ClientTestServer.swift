@@ -7,6 +7,9 @@ import TestSupport
 /// (h2c prior knowledge or HTTP/1.1).
 final class ClientTestServer: Sendable {
     let server: HTTPServer
+    /// Holds every `GET /held` request in its handler until the test opens it (`held.arrived`
+    /// counts them): "in flight" is an event the test waits for, not a sleep.
+    let held = Gate()
 
     init(certificate: String = Fixtures.serverCert, key: String = Fixtures.serverKey,
          settings: HTTP2Settings = HTTP2Settings()) throws {
@@ -32,6 +35,13 @@ final class ClientTestServer: Sendable {
         // Answers with the size and a checksum of what it received.
         router.add("POST", "/upload") { request in
             .now(.text(200, "\(request.body.count) \(ClientTestServer.checksum(request.body))"))
+        }
+        let held = self.held
+        router.add("GET", "/held") { _ in
+            .later {
+                await held.pass()
+                return .text(200, "released")
+            }
         }
         // `count` bytes of a repeating pattern.
         router.add("GET", "/bytes/{count}") { request in
@@ -75,7 +85,11 @@ final class ClientTestServer: Sendable {
     var tlsURL: String { "https://localhost:\(server.tlsPort!)" }
     var cleartextURL: String { "http://127.0.0.1:\(server.cleartextPort!)" }
 
-    func stop() async { await server.stop() }
+    /// Opens `held` (so no handler waits through the drain) and stops the server.
+    func stop() async {
+        held.open()
+        await server.stop()
+    }
 
     /// One allocation and a plain loop: `(0..<count).map` in a debug build goes through the
     /// unspecialised generic `map` (metadata lookups and allocations per element), which under

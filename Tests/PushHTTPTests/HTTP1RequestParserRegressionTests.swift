@@ -82,8 +82,10 @@ final class HTTP1RequestParserRegressionTests: XCTestCase {
     func testRequestLineSplitAcrossWritesOverTCP() async throws {
         try await withServer { port in
             let socket = try RawSocket(port: port)
+            // Two writes with no sleep between them: the kernel may deliver them together, so the
+            // split itself is made certain by the in-memory replay above (a byte per write);
+            // this checks the same request over a real socket.
             socket.send("GE")
-            Thread.sleep(forTimeInterval: 0.1)  // lets the server read "GE" on its own
             socket.send("T /health HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
             guard case .closed(let bytes) = socket.readUntilClosed(timeout: 5) else { return XCTFail("still open") }
             XCTAssertTrue(String(decoding: bytes, as: UTF8.self).hasPrefix("HTTP/1.1 200 OK\r\n"))

@@ -7,12 +7,15 @@ import XCTest
 /// never a crash, a leaked connection or a disturbed neighbour.
 final class ServerBadInputTests: XCTestCase {
     private var server: HTTPServer!
+    /// Holds the neighbour's `/slow` request in its handler while an attack runs.
+    private let neighbourGate = Gate()
 
     override func setUp() async throws {
         var router = ServerTestFixture.standardRouter()
+        let gate = neighbourGate
         router.add("GET", "/slow") { _ in
             .later {
-                try? await Task.sleep(for: .milliseconds(600))
+                await gate.pass()
                 return .text(200, "slow")
             }
         }
@@ -23,6 +26,7 @@ final class ServerBadInputTests: XCTestCase {
     }
 
     override func tearDown() async throws {
+        neighbourGate.open()
         await server.stop()
     }
 
@@ -37,23 +41,22 @@ final class ServerBadInputTests: XCTestCase {
         return (try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]) ?? [:]
     }
 
-    /// Waits (briefly) until the server has let go of every connection.
+    /// Waits until the server has let go of every connection (at most 20 s).
     private func assertNoConnectionsLeft(file: StaticString = #filePath, line: UInt = #line) async throws {
         var open = -1
-        for _ in 0..<50 {
-            open = await server.openConnectionCount()
-            if open == 0 { return }
-            try await Task.sleep(for: .milliseconds(40))
-        }
-        XCTFail("\(open) connection(s) still open", file: file, line: line)
+        let released = await Poll.until { open = await server.openConnectionCount(); return open == 0 }
+        if !released { XCTFail("\(open) connection(s) still open", file: file, line: line) }
     }
 
-    /// Runs `attack` while a slow request is in flight on another connection, which must succeed.
+    /// Runs `attack` while a request is held in flight on another connection; once the attack is
+    /// over the neighbour is released and must get its answer.
     private func whileNeighbourWaits(_ attack: () throws -> Void) async throws {
         let url = "\(tls)/slow"
         let neighbour = ServerTestFixture.inBackground { try ServerTestFixture.curl(["--http2", url]) }
-        try await Task.sleep(for: .milliseconds(150))
+        let inFlight = await Poll.until { neighbourGate.arrived == 1 }
+        XCTAssertTrue(inFlight, "the neighbour's request never reached its handler")
         try attack()
+        neighbourGate.open()
         let result = try await neighbour.value
         XCTAssertEqual(result.status, 200, result.stderr)
         XCTAssertEqual(result.bodyText, "slow")

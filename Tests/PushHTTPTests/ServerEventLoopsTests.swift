@@ -8,12 +8,12 @@ import XCTest
 /// connection is served on its own loop's thread; stop drains every loop.
 final class ServerEventLoopsTests: XCTestCase {
     /// Answers with the id of the thread that ran the handler and the connection id.
-    private func whereRouter() -> Router {
+    private func whereRouter(gate: Gate = Gate()) -> Router {
         var router = Router()
         router.add("GET", "/where") { request in .now(.text(200, "\(pthread_self()) \(request.connection.id)")) }
         router.add("GET", "/slow") { _ in
             .later {
-                try? await Task.sleep(for: .milliseconds(500))
+                await gate.pass()
                 return .text(200, "finished")
             }
         }
@@ -47,22 +47,25 @@ final class ServerEventLoopsTests: XCTestCase {
     }
 
     func testStopDrainsInFlightRequestsOnEveryLoopAndEndsEveryThread() async throws {
-        let threadsBefore = try await ServerTestFixture.settledServerThreadCount()
-        let server = try ServerTestFixture.start(whereRouter()) { $0.eventLoops = 3 }
-        XCTAssertEqual(ServerTestFixture.serverThreadCount(), threadsBefore + 3)
+        let gate = Gate()
+        let (server, threads) = try await ServerTestFixture.startCountingThreads(whereRouter(gate: gate), expecting: 3) { $0.eventLoops = 3 }
+        XCTAssertEqual(threads.count, 3, "one thread per loop")
         let port = server.cleartextPort!
         let requests = (0..<3).map { _ in
             ServerTestFixture.inBackground { try ServerTestFixture.curl(["--http2-prior-knowledge", "http://127.0.0.1:\(port)/slow"]) }
         }
-        try await Task.sleep(for: .milliseconds(200))
-        await server.stop()
+        // All three are in their handlers (one per loop, round-robin) before the stop begins.
+        let arrived = await Poll.until { gate.arrived == 3 }
+        XCTAssertTrue(arrived, "\(gate.arrived) of 3 requests reached the handler")
+        let stopBegan = await ServerTestFixture.stopWhileHeld(server, port: port, gate: gate)
+        XCTAssertTrue(stopBegan, "the listener still accepted connections after stop() began")
         for request in requests {
             let result = try await request.value
             XCTAssertEqual(result.status, 200, result.stderr)
             XCTAssertEqual(result.bodyText, "finished")
         }
-        let threadsAfter = try await ServerTestFixture.settledServerThreadCount()
-        XCTAssertEqual(threadsAfter, threadsBefore)
+        let alive = await ServerTestFixture.threadsStillAlive(threads)
+        XCTAssertEqual(alive, [], "loop threads outlived stop()")
         let open = await server.openConnectionCount()
         XCTAssertEqual(open, 0)
     }

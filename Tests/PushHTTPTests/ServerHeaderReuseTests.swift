@@ -13,7 +13,7 @@ final class ServerHeaderReuseTests: XCTestCase {
             return .now(.text(200, "\(request.path) \(request.connection.id) " + fields.joined(separator: ",") + "\n"))
         }
         let server = try ServerTestFixture.start(router)
-        defer { Task { await server.stop() } }
+        addTeardownBlock { await server.stop() }  // stopped and awaited, not fire-and-forget
         // TLS: curl 7.88 cannot reuse an h2c prior-knowledge connection (docs/transport.md).
         let base = "https://localhost:\(server.tlsPort!)/fields"
         let requests: [([String], String)] = [

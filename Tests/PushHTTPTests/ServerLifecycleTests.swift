@@ -18,17 +18,11 @@ final class ServerLifecycleTests: XCTestCase {
     }
 
     func testStartingAndStoppingManyServersLeaksNoThreadsOrDescriptors() async throws {
-        // A stopped server's thread may still be on its way out for a moment.
-        let threadsAtStart = try await ServerTestFixture.settledServerThreadCount()
+        // Each cycle follows its own server's loop thread (by thread id), so threads of servers
+        // other tests stopped a moment ago do not count.
         func cycle() async throws {
-            // The previous cycle's loop thread exits a moment after stop() returns (slower under
-            // ASan: it failed `make sanitize` once seeing 2); leaks are judged after 20 cycles.
-            for _ in 0..<100 where ServerTestFixture.serverThreadCount() > threadsAtStart {
-                try await Task.sleep(for: .milliseconds(10))
-            }
-            let server = try ServerTestFixture.start(ServerTestFixture.standardRouter())
-            // The probe sees the loop thread while a server runs, so it can see a leaked one.
-            XCTAssertEqual(ServerTestFixture.serverThreadCount(), threadsAtStart + 1)
+            let (server, threads) = try await ServerTestFixture.startCountingThreads(ServerTestFixture.standardRouter(), expecting: 1)
+            XCTAssertEqual(threads.count, 1, "one loop thread per server")
             let reply = ServerTestFixture.rawExchange(port: server.cleartextPort!,
                                                       "GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
             XCTAssertTrue(reply.starts(with: Array("HTTP/1.1 200".utf8)))
@@ -37,21 +31,21 @@ final class ServerLifecycleTests: XCTestCase {
             let lingering = ServerTestFixture.inBackground {
                 ServerTestFixture.rawExchange(port: tlsPort, "\u{16}\u{3}\u{1}\u{0}")
             }
-            try await Task.sleep(for: .milliseconds(20))
+            let accepted = await Poll.until { await server.openConnectionCount() == 1 }
+            XCTAssertTrue(accepted, "the half-open TLS connection was never accepted")
             await server.stop()
             _ = try await lingering.value
+            let alive = await ServerTestFixture.threadsStillAlive(threads)
+            XCTAssertEqual(alive, [], "the loop thread outlived stop()")
         }
         // Warm up so lazily created runtime descriptors (dispatch) do not count as leaks.
         for _ in 0..<3 { try await cycle() }
-        try await Task.sleep(for: .milliseconds(100))
-        let threadsBefore = try await ServerTestFixture.settledServerThreadCount()
         let descriptorsBefore = ServerTestFixture.openFileDescriptors()
         for _ in 0..<20 { try await cycle() }
-        try await Task.sleep(for: .milliseconds(100))
-        let threadsAfter = try await ServerTestFixture.settledServerThreadCount()
-        XCTAssertEqual(threadsAfter, threadsBefore)
-        XCTAssertLessThanOrEqual(ServerTestFixture.openFileDescriptors(), descriptorsBefore,
-                                 ServerTestFixture.describeDescriptors())
+        // A descriptor closed by a thread on its way out may take a moment: wait, then judge.
+        let released = await Poll.until(timeout: 10) { ServerTestFixture.openFileDescriptors() <= descriptorsBefore }
+        XCTAssertTrue(released, "descriptors: \(ServerTestFixture.openFileDescriptors()) > \(descriptorsBefore): "
+                      + ServerTestFixture.describeDescriptors())
     }
 
     func testABusyPortFailsStartWithAClearError() async throws {
@@ -71,10 +65,11 @@ final class ServerLifecycleTests: XCTestCase {
     }
 
     func testStopDrainsAnInFlightSlowRequest() async throws {
+        let gate = Gate()
         var router = Router()
         router.add("GET", "/slow") { _ in
             .later {
-                try? await Task.sleep(for: .milliseconds(700))
+                await gate.pass()
                 return .text(200, "finished")
             }
         }
@@ -82,8 +77,11 @@ final class ServerLifecycleTests: XCTestCase {
         let port = server.cleartextPort!
         let h2 = ServerTestFixture.inBackground { try ServerTestFixture.curl(["--http2-prior-knowledge", "http://127.0.0.1:\(port)/slow"]) }
         let h1 = ServerTestFixture.inBackground { try ServerTestFixture.curl(["--http1.1", "http://127.0.0.1:\(port)/slow"]) }
-        try await Task.sleep(for: .milliseconds(300))
-        await server.stop()
+        // Both requests are in their handlers; the stop begins before they may finish.
+        let arrived = await Poll.until { gate.arrived == 2 }
+        XCTAssertTrue(arrived, "\(gate.arrived) of 2 requests reached the handler")
+        let stopBegan = await ServerTestFixture.stopWhileHeld(server, port: port, gate: gate)
+        XCTAssertTrue(stopBegan, "the listener still accepted connections after stop() began")
         let h2Result = try await h2.value
         let h1Result = try await h1.value
         XCTAssertEqual(h2Result.status, 200, h2Result.stderr)

@@ -116,6 +116,32 @@ enum ServerTestFixture {
         return reply
     }
 
+    /// True when a TCP connect to 127.0.0.1:`port` is refused (nothing listens there any more).
+    static func isRefusing(port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        return connected != 0 && errno == ECONNREFUSED
+    }
+
+    /// Stops `server` while its handlers are held by `gate`, opening the gate only once the stop
+    /// has begun (the listener at `port` refuses connections): what finishes afterwards was
+    /// drained by the stop. Returns when the stop has completed.
+    static func stopWhileHeld(_ server: HTTPServer, port: Int, gate: Gate) async -> Bool {
+        let stopping = Task { await server.stop() }
+        let began = await Poll.until(timeout: 20) { isRefusing(port: port) }
+        gate.open()
+        await stopping.value
+        return began
+    }
+
     /// Where each open descriptor points, for a failure message.
     static func describeDescriptors() -> String {
         let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
@@ -124,26 +150,41 @@ enum ServerTestFixture {
         }.joined(separator: " ")
     }
 
-    /// The number of server event-loop threads ("pushlab-server") alive in this process.
-    static func serverThreadCount() -> Int {
+    /// The thread ids of the server event-loop threads ("pushlab-server") alive in this process.
+    static func serverThreadIDs() -> Set<String> {
         let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
-        return tasks.filter { task in
+        return Set(tasks.filter { task in
             let name = try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8)
             return name?.hasPrefix("pushlab-server") == true
-        }.count
+        })
     }
 
-    /// The loop-thread count once it stopped changing (threads of just-stopped servers exit
-    /// a moment after `stop()` returns).
-    static func settledServerThreadCount() async throws -> Int {
-        var last = serverThreadCount()
-        for _ in 0..<20 {
-            try await Task.sleep(for: .milliseconds(25))
-            let now = serverThreadCount()
-            if now == last { return now }
-            last = now
+    /// Starts a server and returns it with the loop threads it started: the "pushlab-server"
+    /// threads that appeared since `start` began. Tests run one at a time, so no other server
+    /// starts meanwhile; threads of servers stopped earlier may still be exiting and are not
+    /// counted, because they are not new.
+    static func startCountingThreads(_ router: Router, expecting loops: Int,
+                                     configure: (inout HTTPServerConfiguration) -> Void = { _ in }) async throws
+        -> (server: HTTPServer, threads: Set<String>) {
+        let before = serverThreadIDs()
+        let server = try start(router, configure: configure)
+        var ours: Set<String> = []
+        _ = await Poll.until(timeout: 10) {
+            ours = serverThreadIDs().subtracting(before)
+            return ours.count >= loops
         }
-        return last
+        return (server, ours)
+    }
+
+    /// Which of `threads` are still alive after waiting up to `timeout` seconds for them to exit
+    /// (a stopped server's loop thread ends a moment after `stop()` returns).
+    static func threadsStillAlive(_ threads: Set<String>, timeout: TimeInterval = 10) async -> Set<String> {
+        var alive = threads
+        _ = await Poll.until(timeout: timeout) {
+            alive = threads.filter { FileManager.default.fileExists(atPath: "/proc/self/task/\($0)") && serverThreadIDs().contains($0) }
+            return alive.isEmpty
+        }
+        return alive
     }
 
     /// Runs blocking work (a curl process) on a plain thread, not the cooperative pool, so
