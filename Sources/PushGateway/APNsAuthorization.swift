@@ -1,4 +1,5 @@
 import Foundation
+import PushCore
 import PushHTTP
 
 /// What the gateway learned from a provider token whose signature checked out.
@@ -72,9 +73,9 @@ struct APNsAuthorizer: Sendable {
     /// Checks the `authorization` header against the connection's state and, when the token
     /// is acceptable, records it on the connection.
     func authorize(header: String?, connection: ConnectionContext, now: Date) -> Result<Authorized, APNsRejection> {
-        guard let header, !header.isEmpty else { return .failure(APNsRejection(status: 403, reason: "MissingProviderToken")) }
+        guard let header, !header.isEmpty else { return .failure(APNsRejection(.missingProviderToken)) }
         guard let jwt = Self.bearerValue(header) else {
-            return .failure(APNsRejection(status: 403, reason: "InvalidProviderToken"))
+            return .failure(APNsRejection(.invalidProviderToken))
         }
         return connection.storage.update(Self.storageKey, default: APNsConnectionAuth()) { state in
             authorize(jwt: jwt, state: &state, now: now).map { Authorized(teamID: $0, streamLimitRaised: state.authenticated) }
@@ -91,10 +92,10 @@ struct APNsAuthorizer: Sendable {
     }
 
     private func authorize(jwt: Substring, state: inout APNsConnectionAuth, now: Date) -> Result<String, APNsRejection> {
-        let invalid = APNsRejection(status: 403, reason: "InvalidProviderToken")
+        let invalid = APNsRejection(.invalidProviderToken)
         // The same token as before: its signature was verified already; only age can change.
         if let token = state.token, jwt == token[...], let iat = state.tokenIssuedAt, let team = state.teamID {
-            if now.timeIntervalSince(iat) > Self.maxTokenAge { return .failure(APNsRejection(status: 403, reason: "ExpiredProviderToken")) }
+            if now.timeIntervalSince(iat) > Self.maxTokenAge { return .failure(APNsRejection(.expiredProviderToken)) }
             return .success(team)
         }
         let verified: VerifiedProviderToken
@@ -105,19 +106,19 @@ struct APNsAuthorizer: Sendable {
         }
         guard let key = keys.key(id: verified.keyID) else { return .failure(invalid) }
         if let first = state.keyID, first != verified.keyID {
-            return .failure(APNsRejection(status: 403, reason: "UnrelatedKeyIdInToken"))
+            return .failure(APNsRejection(.unrelatedKeyIdInToken))
         }
         if let restriction = key.restriction, restriction != environment {
-            return .failure(APNsRejection(status: 403, reason: "BadEnvironmentKeyIdInToken"))
+            return .failure(APNsRejection(.badEnvironmentKeyIdInToken))
         }
         guard verified.teamID == key.teamID else { return .failure(invalid) }
         if let team = state.teamID, team != verified.teamID { return .failure(invalid) }
         if verified.issuedAt.timeIntervalSince(now) > Self.futureSkew { return .failure(invalid) }
         if now.timeIntervalSince(verified.issuedAt) > Self.maxTokenAge {
-            return .failure(APNsRejection(status: 403, reason: "ExpiredProviderToken"))
+            return .failure(APNsRejection(.expiredProviderToken))
         }
         if state.token != nil, let changed = state.tokenChangedAt, now.timeIntervalSince(changed) < Self.minRefreshInterval {
-            return .failure(APNsRejection(status: 429, reason: "TooManyProviderTokenUpdates"))
+            return .failure(APNsRejection(.tooManyProviderTokenUpdates))
         }
         state.keyID = verified.keyID
         state.teamID = verified.teamID

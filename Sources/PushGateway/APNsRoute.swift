@@ -19,9 +19,10 @@ public protocol PushDeliverySink: Sendable {
 }
 
 /// `POST /3/device/{token}` — answers exactly like APNs (docs/specs/apns.md). The checks run in this
-/// order: request shape and headers (`APNsHeaderChecks`), authorization (`APNsAuthorizer`),
-/// topic allowed for the team, device registered for the topic, unregistered token, payload
-/// (empty, too large, not a JSON object), per-token throttling. Pushes that pass are recorded,
+/// order: request shape and headers (PushCore `APNsRequestRules.headerChecks`), authorization
+/// (`APNsAuthorizer`), topic allowed for the team and fitting the push type, device registered
+/// for the topic, unregistered token, payload (`APNsRequestRules.payloadChecks`, then not a JSON
+/// object), per-token throttling. Pushes that pass are recorded,
 /// answered 200 and handed to the delivery sink.
 struct APNsRoute: Sendable {
     let authorizer: APNsAuthorizer
@@ -39,8 +40,8 @@ struct APNsRoute: Sendable {
 
     func handle(_ request: ServerRequest) -> HandlerReply {
         if let faults, let reply = faults.apply(request, normal: { check(request) }, error: { status, reason in
-            respond(status: status, reason: reason ?? APNsRoute.defaultReason(status: status), request: request,
-                    apnsID: APNsHeaderChecks.echoableID(request.headers["apns-id"]))
+            respond(APNsRejection(status: status, reason: reason.map(APNsReason.init(rawValue:)) ?? APNsRoute.defaultReason(status: status)),
+                    apnsID: APNsID.echoable(request.headers["apns-id"]))
         }) {
             return reply
         }
@@ -48,74 +49,67 @@ struct APNsRoute: Sendable {
     }
 
     /// The reason a fault-plan status carries when the plan names none.
-    static func defaultReason(status: Int) -> String {
+    static func defaultReason(status: Int) -> APNsReason {
         switch status {
-        case 429: return "TooManyRequests"
-        case 500: return "InternalServerError"
-        case 503: return "ServiceUnavailable"
-        case 403: return "Forbidden"
-        case 410: return "Unregistered"
-        case 413: return "PayloadTooLarge"
-        default: return "BadPayload"
+        case 429: return .tooManyRequests
+        case 500: return .internalServerError
+        case 503: return .serviceUnavailable
+        case 403: return .forbidden
+        case 410: return .unregistered
+        case 413: return .payloadTooLarge
+        default: return .emulatorBadPayload
         }
     }
 
     private func check(_ request: ServerRequest) -> HandlerReply {
         let now = time.now
-        let token = request.pathParameters["token"] ?? ""
-        let facts = APNsRequestFacts(method: request.method, deviceToken: token, headers: request.headers, receivedAt: now)
-        let apnsID = APNsHeaderChecks.echoableID(facts.apnsID) ?? ids.next()
-        let topic = facts.topic
-        let pushType = facts.pushType
+        // The request as APNs reads it, pulled out in one pass over the header fields.
+        var apns = APNsRequest(method: request.method, deviceToken: request.pathParameters["token"] ?? "", body: request.body)
+        for field in request.headers { apns.add(wireField: field.name, value: field.value) }
+        let token = apns.deviceToken
+        let apnsID = APNsID.echoable(apns.apnsID) ?? ids.next()
         var device: EmulatedDevice?
         var deliveryID: String?
         var streamLimitRaised = false
 
         let verdict: APNsRejection? = {
-            if let r = APNsHeaderChecks.firstRejection(facts) { return r }
-            switch authorizer.authorize(header: facts.authorization, connection: request.connection, now: now) {
+            if let rule = APNsRequestRules.firstViolation(of: APNsRequestRules.headerChecks, in: apns) { return APNsRejection(rule.reason) }
+            switch authorizer.authorize(header: apns.authorization, connection: request.connection, now: now) {
             case .failure(let r): return r
             case .success(let authorized): streamLimitRaised = authorized.streamLimitRaised
             }
-            let bundle = bundleID(fromTopic: topic ?? "", pushType: pushType)
+            let bundle = apns.effectivePushType.bundleID(fromTopic: apns.topic ?? "")
             let (bundleKnown, lookup) = devices.lookup(apnsToken: token, bundleID: bundle)
-            guard bundleKnown else { return APNsRejection(status: 400, reason: "TopicDisallowed") }
-            if !APNsHeaderChecks.topicMatchesPushType(topic ?? "", pushType: pushType) {
-                return APNsRejection(status: 400, reason: "DeviceTokenNotForTopic")
-            }
+            guard bundleKnown else { return APNsRejection(.topicDisallowed) }
+            if let rule = APNsRequestRules.firstViolation(of: APNsRequestRules.topicChecks, in: apns) { return APNsRejection(rule.reason) }
             switch lookup {
             case .unknown:
-                return APNsRejection(status: 400, reason: "BadDeviceToken")
+                return APNsRejection(.badDeviceToken)
             case .quickStart:
-                if bundle != devices.quickStartBundleID { return APNsRejection(status: 400, reason: "DeviceTokenNotForTopic") }
+                if bundle != devices.quickStartBundleID { return APNsRejection(.deviceTokenNotForTopic) }
             case .known(let d):
                 device = d
-                if d.environment.rawValue != authorizer.environment.rawValue { return APNsRejection(status: 400, reason: "BadDeviceToken") }
-                if d.bundleID != bundle { return APNsRejection(status: 400, reason: "DeviceTokenNotForTopic") }
+                if d.environment.rawValue != authorizer.environment.rawValue { return APNsRejection(.badDeviceToken) }
+                if d.bundleID != bundle { return APNsRejection(.deviceTokenNotForTopic) }
                 if let since = d.unregisteredSince, since <= now {
-                    return APNsRejection(status: 410, reason: "Unregistered", timestamp: Int64(since.timeIntervalSince1970 * 1000))
+                    return APNsRejection(.unregistered, timestamp: Int64(since.timeIntervalSince1970 * 1000))
                 }
             }
-            if request.body.isEmpty { return APNsRejection(status: 400, reason: "PayloadEmpty") }
-            if request.body.count > APNsHeaderChecks.maxPayloadBytes(pushType: pushType) {
-                return APNsRejection(status: 413, reason: "PayloadTooLarge")
-            }
+            if let rule = APNsRequestRules.firstViolation(of: APNsRequestRules.payloadChecks, in: apns) { return APNsRejection(rule.reason) }
             switch PayloadInspector.inspect(request.body) {
             case .notAnObject:
                 // Apple documents no reason for an unparsable body; pushlab answers `BadPayload`
                 // (docs/gateway.md) so clients exercise their unknown-reason path.
-                return APNsRejection(status: 400, reason: "BadPayload")
+                return APNsRejection(.emulatorBadPayload)
             case .object(let id): deliveryID = id
             }
-            if !throttle.admit(token) { return APNsRejection(status: 429, reason: "TooManyRequests") }
+            if !throttle.admit(token) { return APNsRejection(.tooManyRequests) }
             return nil
         }()
 
-        record(request: request, token: token, device: device, topic: topic, pushType: pushType, apnsID: apnsID,
-               status: verdict?.status ?? 200, reason: verdict?.reason, deliveryID: deliveryID, now: now)
-        if let verdict {
-            return .now(respond(status: verdict.status, reason: verdict.reason, timestamp: verdict.timestamp, request: request, apnsID: apnsID))
-        }
+        record(request: request, token: token, device: device, topic: apns.topic, pushType: apns.pushType, apnsID: apnsID,
+               status: verdict?.status ?? 200, reason: verdict?.reasonName, deliveryID: deliveryID, now: now)
+        if let verdict { return .now(respond(verdict, apnsID: apnsID)) }
         if !streamLimitRaised { raiseStreamLimitOnce(request.connection) }
         sink?.deliver(AcceptedPush(service: .apns, device: device, payload: request.body, messageID: apnsID,
                                    deliveryID: deliveryID, receivedAt: now))
@@ -133,13 +127,12 @@ struct APNsRoute: Sendable {
         if first { connection.updateSettings(HTTP2Settings(maxConcurrentStreams: authenticatedStreamLimit)) }
     }
 
-    private func respond(status: Int, reason: String, timestamp: Int64? = nil, request: ServerRequest, apnsID: String?) -> ServerResponse {
-        var body = "{\"reason\":\"\(reason)\""
-        if let timestamp { body += ",\"timestamp\":\(timestamp)" }
-        body += "}"
+    /// The error answer: the rejection's status, `{"reason":…}` (plus `timestamp` on 410) and an
+    /// `apns-id` header, as APNs sends it.
+    private func respond(_ rejection: APNsRejection, apnsID: String?) -> ServerResponse {
         var headers: HTTPHeaders = [:]
         headers.add("apns-id", apnsID ?? ids.next())
-        return .json(status, body, headers: headers)
+        return .json(rejection.status, String(decoding: rejection.body.json, as: UTF8.self), headers: headers)
     }
 
     private func record(request: ServerRequest, token: String, device: EmulatedDevice?, topic: String?, pushType: String?,
@@ -149,12 +142,4 @@ struct APNsRoute: Sendable {
                                   messageID: apnsID, status: status, reason: reason, deliveryID: deliveryID, headers: [:], payload: ""),
                        rawHeaders: request.headers, body: request.body)
     }
-}
-
-/// The bundle id a topic addresses: the topic without the suffix of its push type.
-func bundleID(fromTopic topic: String, pushType: String?) -> String {
-    if let suffix = APNsHeaderChecks.topicSuffix[pushType ?? "alert"], topic.hasSuffix(suffix) {
-        return String(topic.dropLast(suffix.count))
-    }
-    return topic
 }

@@ -69,7 +69,9 @@ public final class Gateway: Sendable {
         // whose first check answers 405 MethodNotAllowed.
         apnsRouter.add("POST", "/3/device/{token}") { apns.handle($0) }
         apnsRouter.add("POST", "/3/device/") { apns.handle($0) }
-        apnsRouter.fallback = { _ in .now(.json(404, #"{"reason":"BadPath"}"#)) }
+        let badPath = ServerResponse(status: APNsRejection(.badPath).status, headers: ["content-type": "application/json"],
+                                     body: APNsErrorBody(reason: .badPath).json)
+        apnsRouter.fallback = { _ in .now(badPath) }
         // Any other method on an APNs path (a made-up one too) gets APNs' JSON 405, not the
         // server's plain-text one (found by Fuzz/FuzzServerRequests).
         apnsRouter.methodNotAllowedFallback = { apns.handle($0) }
@@ -92,7 +94,7 @@ public final class Gateway: Sendable {
                                                        privateKeyFile: configuration.privateKeyFile)
         apnsServerConfig.settings = HTTP2Settings(maxConcurrentStreams: 1, maxHeaderListSize: 8000)
         apnsServerConfig.idleTimeout = configuration.idleTimeout
-        apnsServerConfig.idleGoAwayDebugData = Array(#"{"reason":"IdleTimeout"}"#.utf8)
+        apnsServerConfig.idleGoAwayDebugData = APNsErrorBody(reason: .idleTimeout).json
         apnsServerConfig.eventLoops = configuration.eventLoops
         apnsServer = HTTPServer(configuration: apnsServerConfig, router: apnsRouter)
         let googleConfig = HTTPServerConfiguration(host: configuration.host, tlsPort: configuration.fcmPort,

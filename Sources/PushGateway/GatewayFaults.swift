@@ -41,7 +41,7 @@ struct GatewayFaults: Sendable {
             let wait = delay
             return .later {
                 if wait > .zero { try? await Task.sleep(for: wait) }
-                if goAway { connection.goAway(errorCode: 0, debugData: Array(#"{"reason":"Shutdown"}"#.utf8)) }
+                if goAway { connection.goAway(errorCode: 0, debugData: APNsErrorBody(reason: .shutdown).json) }
                 return response
             }
         case .later(let body) where delay > .zero || goAway:
@@ -49,7 +49,7 @@ struct GatewayFaults: Sendable {
             return .later {
                 if wait > .zero { try? await Task.sleep(for: wait) }
                 let response = await body()
-                if goAway { connection.goAway(errorCode: 0, debugData: Array(#"{"reason":"Shutdown"}"#.utf8)) }
+                if goAway { connection.goAway(errorCode: 0, debugData: APNsErrorBody(reason: .shutdown).json) }
                 return response
             }
         default:

@@ -47,29 +47,6 @@ public struct APNsAcceptance: Sendable, Hashable {
     public var uniqueID: String?
 }
 
-/// APNs refused the push.
-public struct APNsRejection: Error, Sendable, Hashable, CustomStringConvertible {
-    public var status: Int
-    /// Nil when the body carried no reason (the status is all there is).
-    public var reason: APNsReason?
-    /// 410: when the token was last valid, ms since the epoch.
-    public var timestamp: Int64?
-    public var apnsID: String?
-
-    public var retryability: Retryability {
-        if let reason { return reason.retryability(status: status) }
-        if status == 429 { return .afterDelay }
-        return status >= 500 ? .withBackoff : .never
-    }
-    public var reasonName: String { reason?.rawValue ?? "HTTP\(status)" }
-    public var fix: String { reason?.fix ?? "APNs answered HTTP \(status) without a reason." }
-    public var description: String {
-        var out = "\(status) \(reasonName)"
-        if let timestamp { out += " (token last valid \(Date(timeIntervalSince1970: Double(timestamp) / 1000)))" }
-        return out
-    }
-}
-
 /// The answer to one push, after retries.
 public struct APNsSendResult: Sendable {
     public enum Outcome: Sendable {
@@ -171,12 +148,9 @@ public struct APNsClient: Sendable {
     public func request(_ push: PreparedAPNsPush, to token: String, apnsID: String, authorization: String) -> HTTPRequest {
         var headers = HTTPHeaders()
         headers.add("authorization", authorization)
-        headers.add("apns-push-type", push.pushType.rawValue)
-        if let topic = push.topic { headers.add("apns-topic", topic) }
-        headers.add("apns-priority", String(push.priority))
-        if let expiration = push.expiration { headers.add("apns-expiration", String(expiration)) }
-        if let collapseID = push.collapseID { headers.add("apns-collapse-id", collapseID) }
-        headers.add("apns-id", apnsID)
+        var apns = push.request
+        apns.apnsID = apnsID
+        for field in apns.headerFields { headers.add(field.name, field.value) }
         headers.add("content-type", "application/json")
         return HTTPRequest(method: "POST", url: endpoint.url(forDeviceToken: token), headers: headers, body: push.payload,
                            timeout: requestTimeout, maxResponseBodyBytes: 64 * 1024)

@@ -59,7 +59,7 @@ public struct PreparedAPNsPush: Sendable {
         self.payload = payload
         self.pushType = pushType
         topic = options.topic.map { pushType.topic(forBundleID: $0) }
-        priority = options.priority ?? pushType.defaultPriority
+        priority = options.priority ?? pushType.defaultPriority.rawValue
         expiration = options.expiration
         collapseID = options.collapseID
         apnsID = options.apnsID
@@ -67,19 +67,31 @@ public struct PreparedAPNsPush: Sendable {
         guard validate, let document else { return }
 
         guard case .object = document.root else { throw .payloadNotObject }
-        if payload.count > pushType.maximumPayloadBytes {
-            throw .payloadTooLarge(bytes: payload.count, limit: pushType.maximumPayloadBytes, pushType: pushType)
-        }
-        guard let topic, !topic.isEmpty else { throw .missingTopic }
-        guard [10, 5, 1].contains(priority) else { throw .badPriority(priority) }
-        if pushType == .background && priority != 5 { throw .backgroundNeedsPriority5(priority) }
-        if let expiration, expiration < 0 { throw .badExpiration(expiration) }
-        if let collapseID, collapseID.utf8.count > 64 { throw .collapseIDTooLong(bytes: collapseID.utf8.count) }
-        if let apnsID, !APNsID.isCanonical(apnsID) { throw .badAPNsID(apnsID) }
+        // The service's own rules (PushCore `APNsRequestRules`), in the order a user fixes them.
+        let request = self.request
+        for (rule, error) in [
+            (APNsRequestRule.payloadWithinLimit, APNsPreflightError.payloadTooLarge(bytes: payload.count, limit: pushType.maximumPayloadBytes, pushType: pushType)),
+            (.topicPresent, .missingTopic),
+            (.priorityIsKnown, .badPriority(priority)),
+        ] where rule.isViolated(by: request) { throw error }
+        if let required = pushType.requiredPriority, priority != required.rawValue { throw .backgroundNeedsPriority5(priority) }
+        for (rule, error) in [
+            (APNsRequestRule.expirationIsUNIXSeconds, APNsPreflightError.badExpiration(expiration ?? 0)),
+            (.collapseIDAtMost64Bytes, .collapseIDTooLong(bytes: collapseID?.utf8.count ?? 0)),
+            (.apnsIDIsCanonicalUUID, .badAPNsID(apnsID ?? "")),
+        ] where rule.isViolated(by: request) { throw error }
         if let payloadCheck {
             let problems = payloadCheck(document, pushType)
             if !problems.isEmpty { throw .payloadInvalid(problems) }
         }
+    }
+}
+
+extension PreparedAPNsPush {
+    /// The request every token gets: the device token and `apns-id` are filled in per send.
+    public var request: APNsRequest {
+        APNsRequest(pushType: pushType.rawValue, priority: String(priority), topic: topic, expiration: expiration.map(String.init),
+                    collapseID: collapseID, apnsID: apnsID, body: payload)
     }
 }
 
@@ -98,19 +110,22 @@ public enum APNsPreflightError: Error, Sendable, Hashable, CustomStringConvertib
     /// Findings of the payload validator.
     case payloadInvalid([String])
 
-    /// The APNs reason the server would answer with, when there is one.
-    public var wouldBeRejectedAs: APNsReason? {
+    /// The service rule the push breaks, when APNs itself would refuse it.
+    public var rule: APNsRequestRule? {
         switch self {
-        case .payloadEmpty: return .payloadEmpty
-        case .payloadTooLarge: return .payloadTooLarge
-        case .missingTopic: return .missingTopic
-        case .badPriority: return .badPriority
-        case .badExpiration: return .badExpirationDate
-        case .collapseIDTooLong: return .badCollapseId
-        case .badAPNsID: return .badMessageId
+        case .payloadEmpty: return .payloadNotEmpty
+        case .payloadTooLarge: return .payloadWithinLimit
+        case .missingTopic: return .topicPresent
+        case .badPriority: return .priorityIsKnown
+        case .badExpiration: return .expirationIsUNIXSeconds
+        case .collapseIDTooLong: return .collapseIDAtMost64Bytes
+        case .badAPNsID: return .apnsIDIsCanonicalUUID
         default: return nil
         }
     }
+
+    /// The APNs reason the server would answer with, when there is one.
+    public var wouldBeRejectedAs: APNsReason? { rule?.reason }
 
     /// How to repair the payload when it is not a JSON object at all (the other cases say it in
     /// their description).
@@ -142,31 +157,12 @@ public enum APNsPreflightError: Error, Sendable, Hashable, CustomStringConvertib
         case .badExpiration(let e):
             return "--expiration \(e) is not UNIX seconds; pass a time in seconds since 1970, or 0 to deliver once"
         case .collapseIDTooLong(let bytes):
-            return "--collapse-id is \(bytes) bytes; APNs allows at most 64 (BadCollapseId)"
+            return "--collapse-id is \(bytes) bytes; APNs allows at most \(APNsRequestRules.maximumCollapseIDBytes) (BadCollapseId)"
         case .badAPNsID(let id):
-            return "--apns-id '\(id)' is not a canonical lowercase UUID (8-4-4-4-12 hex); omit it to have one generated"
+            return "--apns-id '\(id)' is not a canonical UUID (8-4-4-4-12 hex digits); omit it to have one generated"
         case .payloadInvalid(let problems):
             return "the payload does not validate:\n  " + problems.joined(separator: "\n  ")
                 + "\n  (fix the payload, or pass --no-validate to send it anyway and see what APNs answers)"
         }
-    }
-}
-
-/// `apns-id` values (docs/specs/apns.md: canonical lowercase UUID).
-public enum APNsID {
-    /// A new id, lowercase as APNs echoes it.
-    public static func generate() -> String { UUID().uuidString.lowercased() }
-
-    public static func isCanonical(_ id: String) -> Bool {
-        let u = Array(id.utf8)
-        guard u.count == 36 else { return false }
-        for (i, b) in u.enumerated() {
-            if i == 8 || i == 13 || i == 18 || i == 23 {
-                if b != UInt8(ascii: "-") { return false }
-            } else if !((b >= 0x30 && b <= 0x39) || (b >= 0x61 && b <= 0x66)) {
-                return false
-            }
-        }
-        return true
     }
 }

@@ -12,7 +12,7 @@ enum PayloadSamples {
         var header: String?
         var line: Int?
         var format: PayloadFormat?
-        var context: APNsRequestContext
+        var context: APNsRequest
     }
 
     static let goodDirectories = ["payloads/apns", "payloads/fcm", "payloads/simulator"]
@@ -39,7 +39,7 @@ enum PayloadSamples {
                 pointer: e["pointer"]?.stringValue.flatMap(JSONPointer.init(parsing:)),
                 header: e["header"]?.stringValue, line: e["line"]?.numberValue?.intValue,
                 format: e["format"]?.stringValue.flatMap(PayloadFormat.init(rawValue:)),
-                context: APNsRequestContext(headers: headers, deviceToken: e["token"]?.stringValue))
+                context: APNsRequest(headers: headers, deviceToken: e["token"]?.stringValue ?? ""))
         }
     }
 

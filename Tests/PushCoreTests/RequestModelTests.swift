@@ -10,11 +10,11 @@ final class RequestModelTests: XCTestCase {
         XCTAssertEqual(bg.headerFields.map(\.name), ["apns-push-type", "apns-topic", "apns-priority"])
         XCTAssertEqual(bg.headerFields.first { $0.name == "apns-priority" }?.value, "5", "background pushes default to 5")
         XCTAssertEqual(bg.body, Array(#"{"aps":{"content-available":1}}"#.utf8))
-        XCTAssertTrue(Validator(options: ValidationOptions(apns: bg.context)).validate(bg.payload).findings.isEmpty)
+        XCTAssertTrue(Validator(options: ValidationOptions(apns: bg)).validate(bg.payload).findings.isEmpty)
     }
 
     func testAPNsRequestContextReadsWireHeadersCaseInsensitively() {
-        let ctx = APNsRequestContext(headers: [("APNS-Push-Type", "voip"), ("apns-topic", "io.x.voip"), ("apns-priority", "10"),
+        let ctx = APNsRequest(headers: [("APNS-Push-Type", "voip"), ("apns-topic", "io.x.voip"), ("apns-priority", "10"),
                                                ("apns-priority", "5")], deviceToken: "abc")
         XCTAssertEqual(ctx.pushType, "voip")
         XCTAssertEqual(ctx.topic, "io.x.voip")

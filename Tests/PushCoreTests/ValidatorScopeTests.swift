@@ -33,7 +33,7 @@ final class ValidatorScopeTests: XCTestCase {
 
     func testVoIPAllows5120Bytes() {
         let payload: JSONValue = ["aps": [:], "call": .string(String(repeating: "x", count: 4500))]
-        let voip = Validator(options: ValidationOptions(apns: APNsRequestContext(pushType: "voip"))).validate(payload)
+        let voip = Validator(options: ValidationOptions(apns: APNsRequest(pushType: "voip"))).validate(payload)
         XCTAssertTrue(voip.findings(for: "apns.size.max").isEmpty)
         XCTAssertEqual(voip.byteLimit, 5120)
         XCTAssertEqual(Validator().validate(payload).findings(for: "apns.size.max").count, 1)
@@ -49,7 +49,7 @@ final class ValidatorScopeTests: XCTestCase {
     }
 
     func testHeaderFindingsNameTheHeader() throws {
-        let ctx = APNsRequestContext(headers: [("apns-push-type", "background"), ("apns-priority", "10")])
+        let ctx = APNsRequest(headers: [("apns-push-type", "background"), ("apns-priority", "10")])
         let report = Validator(options: ValidationOptions(apns: ctx)).validate(["aps": ["content-available": 1]] as JSONValue)
         let f = try XCTUnwrap(report.findings(for: "apns.background.priority").first)
         XCTAssertEqual(f.header, "apns-priority")

@@ -96,7 +96,7 @@ final class APNsReasonTableTests: XCTestCase {
         XCTAssertEqual(try infer(#"{"aps":{"content-available":1}}"#), .background)
         XCTAssertEqual(try infer(#"{"aps":{"content-available":1,"badge":1}}"#), .alert)
         XCTAssertEqual(try infer(#"{"aps":{"event":"update","content-state":{},"timestamp":1}}"#), .liveactivity)
-        XCTAssertEqual(APNsPushType.background.defaultPriority, 5)
-        XCTAssertEqual(APNsPushType.alert.defaultPriority, 10)
+        XCTAssertEqual(APNsPushType.background.defaultPriority.rawValue, 5)
+        XCTAssertEqual(APNsPushType.alert.defaultPriority.rawValue, 10)
     }
 }

@@ -53,8 +53,8 @@ public struct PayloadBuilder: Sendable {
         appendCustomerIO(to: &top)
         for (k, v) in data { top[k] = .string(v) }
         let value = JSONValue.object(top)
-        try verify(Validator(options: ValidationOptions(apns: APNsRequestContext(pushType: pushType.rawValue,
-                                                                                   priority: String(pushType.defaultPriority)))).validate(value, as: .apns))
+        try verify(Validator(options: ValidationOptions(apns: APNsRequest(pushType: pushType.rawValue,
+                                                                            priority: pushType.defaultPriority.header))).validate(value, as: .apns))
         return value
     }
 
@@ -76,7 +76,7 @@ public struct PayloadBuilder: Sendable {
         appendCustomerIO(to: &payload)
         if !payload.isEmpty { message.apnsPayload = .object(payload) }
         if pushType != .alert {
-            message.apnsHeaders = [("apns-push-type", pushType.rawValue), ("apns-priority", String(pushType.defaultPriority))]
+            message.apnsHeaders = [("apns-push-type", pushType.rawValue), ("apns-priority", pushType.defaultPriority.header)]
         }
         let value = FCMSendRequest(validateOnly: validateOnly, message: message).json
         try verify(Validator().validate(value, as: .fcm))

@@ -37,20 +37,20 @@ public enum RuleCatalog {
 
     public static let apnsPayloadEmpty = ValidationRule("apns.payload.empty", .error, .apns,
         "The request body is empty.",
-        fix: "send a JSON payload with an \"aps\" dictionary", apnsReason: "PayloadEmpty", apnsStatus: 400)
+        fix: "send a JSON payload with an \"aps\" dictionary", apnsRule: .payloadNotEmpty)
     public static let apnsSizeMax = ValidationRule("apns.size.max", .error, .apns,
         "The minified payload must be at most 4096 bytes (VoIP: 5120).",
         fix: "shorten the text or move data out of the payload (fetch it in the app or the NSE)",
-        apnsReason: "PayloadTooLarge", apnsStatus: 413)
+        apnsRule: .payloadWithinLimit)
     public static let apnsPushTypeUnknown = ValidationRule("apns.push-type.unknown", .error, .apns,
         "apns-push-type must be one of alert, background, location, voip, complication, fileprovider, mdm, liveactivity, pushtotalk, widgets, controls.",
-        fix: "use a documented push type", apnsReason: "InvalidPushType", apnsStatus: 400)
+        fix: "use a documented push type", apnsRule: .pushTypeIsKnown)
     public static let apnsPushTypeMismatch = ValidationRule("apns.push-type.mismatch", .warning, .lint,
         "The push type does not match the payload (e.g. an alert push with nothing to show).",
         fix: "set apns-push-type to what the payload is: alert when it shows something, background for content-available only")
     public static let apnsPriorityValue = ValidationRule("apns.priority.value", .error, .apns,
         "apns-priority must be 10, 5 or 1.",
-        fix: "use 10 (immediate), 5 (power-considerate) or 1 (lowest)", apnsReason: "BadPriority", apnsStatus: 400)
+        fix: "use 10 (immediate), 5 (power-considerate) or 1 (lowest)", apnsRule: .priorityIsKnown)
     public static let apnsBackgroundPriority = ValidationRule("apns.background.priority", .error, .ios,
         "A background push (content-available only) must be sent with apns-priority 5.",
         fix: "set apns-priority: 5")
@@ -62,22 +62,22 @@ public enum RuleCatalog {
         fix: "add \"content-available\": 1 to aps")
     public static let apnsTopicSuffix = ValidationRule("apns.topic.suffix", .error, .apns,
         "apns-topic must carry the suffix of its push type (.voip, .complication, .push-type.liveactivity …) and none for alert/background.",
-        fix: "append the suffix for the push type to the bundle id", apnsReason: "DeviceTokenNotForTopic", apnsStatus: 400)
+        fix: "append the suffix for the push type to the bundle id", apnsRule: .topicFitsPushType)
     public static let apnsCollapseIDSize = ValidationRule("apns.collapse-id.size", .error, .apns,
         "apns-collapse-id must be at most 64 bytes.",
-        fix: "use a shorter collapse id", apnsReason: "BadCollapseId", apnsStatus: 400)
+        fix: "use a shorter collapse id", apnsRule: .collapseIDAtMost64Bytes)
     public static let apnsExpirationValue = ValidationRule("apns.expiration.value", .error, .apns,
         "apns-expiration must be UNIX seconds (0 = deliver once, do not store).",
-        fix: "use a whole number of seconds since 1970", apnsReason: "BadExpirationDate", apnsStatus: 400)
+        fix: "use a whole number of seconds since 1970", apnsRule: .expirationIsUNIXSeconds)
     public static let apnsIDFormat = ValidationRule("apns.id.format", .error, .apns,
         "apns-id must be a canonical UUID (8-4-4-4-12 hex digits).",
-        fix: "omit apns-id (APNs generates one) or send a UUID", apnsReason: "BadMessageId", apnsStatus: 400)
+        fix: "omit apns-id (APNs generates one) or send a UUID", apnsRule: .apnsIDIsCanonicalUUID)
     public static let apnsTokenFCM = ValidationRule("apns.token.fcm-token", .error, .apns,
         "An FCM registration token was given to APNs.",
-        fix: "send this token through FCM, or use the hex APNs device token", apnsReason: "BadDeviceToken", apnsStatus: 400)
+        fix: "send this token through FCM, or use the hex APNs device token", apnsRule: .deviceTokenIsHex)
     public static let apnsTokenShape = ValidationRule("apns.token.shape", .error, .apns,
         "An APNs device token is hex, an even number of digits, at least 64.",
-        fix: "send the device token bytes as hex", apnsReason: "BadDeviceToken", apnsStatus: 400)
+        fix: "send the device token bytes as hex", apnsRule: .deviceTokenIsHex)
 
     static let apnsRequest = [apnsPayloadEmpty, apnsSizeMax, apnsPushTypeUnknown, apnsPushTypeMismatch, apnsPriorityValue,
                               apnsBackgroundPriority, apnsBackgroundAlert, apnsBackgroundContentAvailable, apnsTopicSuffix,

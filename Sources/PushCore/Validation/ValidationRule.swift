@@ -24,25 +24,43 @@ public enum Enforcement: String, Sendable, Hashable, Codable {
 
 /// One rule of the catalog: a stable id, a severity, who enforces it, what it checks and the
 /// usual fix. Checks report findings against a rule; messages add the specifics.
-public struct ValidationRule: Sendable, Hashable, Identifiable, Codable {
+public struct ValidationRule: Sendable, Hashable, Identifiable, Encodable {
     public let id: String
     public let severity: Severity
     public let enforcedBy: Enforcement
     public let summary: String
     public let fix: String
-    /// For rules APNs enforces: the reason (and HTTP status) it answers with (docs/specs/apns.md "Response").
-    public let apnsReason: String?
-    public let apnsStatus: Int?
+    /// For rules APNs enforces: the request rule the sender and the gateway emulator apply
+    /// (PushCore `APNsRequestRule`); the check decides through it and the reason comes from it,
+    /// so the validator cannot drift from what the service answers.
+    public let apnsRule: APNsRequestRule?
 
     public init(_ id: String, _ severity: Severity, _ enforcedBy: Enforcement, _ summary: String,
-                fix: String, apnsReason: String? = nil, apnsStatus: Int? = nil) {
+                fix: String, apnsRule: APNsRequestRule? = nil) {
         self.id = id
         self.severity = severity
         self.enforcedBy = enforcedBy
         self.summary = summary
         self.fix = fix
-        self.apnsReason = apnsReason
-        self.apnsStatus = apnsStatus
+        self.apnsRule = apnsRule
+    }
+
+    /// The reason APNs answers a request breaking this rule (docs/specs/apns.md "Response").
+    public var apnsReason: String? { apnsRule?.reason.rawValue }
+    /// The HTTP status of that answer.
+    public var apnsStatus: Int? { apnsRule?.reason.status }
+
+    private enum CodingKeys: String, CodingKey { case id, severity, enforcedBy, summary, fix, apnsReason, apnsStatus }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(id, forKey: .id)
+        try c.encode(severity, forKey: .severity)
+        try c.encode(enforcedBy, forKey: .enforcedBy)
+        try c.encode(summary, forKey: .summary)
+        try c.encode(fix, forKey: .fix)
+        try c.encodeIfPresent(apnsReason, forKey: .apnsReason)
+        try c.encodeIfPresent(apnsStatus, forKey: .apnsStatus)
     }
 }
 

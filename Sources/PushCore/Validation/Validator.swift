@@ -5,7 +5,7 @@ public struct ValidationOptions: Sendable {
     public var scope: RuleScope
     /// APNs request metadata (headers, token) to check beside the payload. Empty for a plain
     /// payload file; the push type is then inferred from the payload.
-    public var apns: APNsRequestContext
+    public var apns: APNsRequest
     /// The body size as it arrived (gateway); nil applies the limit to the minified size (what
     /// pushlab sends).
     public var receivedByteCount: Int?
@@ -13,7 +13,7 @@ public struct ValidationOptions: Sendable {
     public var maxInputBytes: Int
     public var maxDepth: Int
 
-    public init(scope: RuleScope = .all, apns: APNsRequestContext = APNsRequestContext(), receivedByteCount: Int? = nil,
+    public init(scope: RuleScope = .all, apns: APNsRequest = APNsRequest(), receivedByteCount: Int? = nil,
                 maxInputBytes: Int = 1 << 20, maxDepth: Int = 512) {
         self.scope = scope
         self.apns = apns

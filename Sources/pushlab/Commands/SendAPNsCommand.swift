@@ -145,11 +145,11 @@ enum SendAPNsCommand: Command {
         do {
             return try PreparedAPNsPush(payload: bytes, options: options, validate: validate) { document, pushType in
                 // The headers as they will be sent: defaults resolved (background → priority 5).
-                let context = APNsRequestContext(pushType: pushType.rawValue,
-                                                 priority: String(options.priority ?? pushType.defaultPriority),
-                                                 topic: options.topic.map { pushType.topic(forBundleID: $0) },
-                                                 expiration: options.expiration.map(String.init),
-                                                 collapseID: options.collapseID, apnsID: options.apnsID)
+                let context = APNsRequest(pushType: pushType.rawValue,
+                                          priority: options.priority.map(String.init) ?? pushType.defaultPriority.header,
+                                          topic: options.topic.map { pushType.topic(forBundleID: $0) },
+                                          expiration: options.expiration.map(String.init),
+                                          collapseID: options.collapseID, apnsID: options.apnsID)
                 let report = Validator(options: ValidationOptions(apns: context)).validate(document, as: .apns)
                 for w in report.warnings { printError("pushlab send apns: warning: \(source) \(w.place): \(w.message)") }
                 return report.errors.map { "\(source) \($0.place): \($0.message) — fix: \($0.fix)" }

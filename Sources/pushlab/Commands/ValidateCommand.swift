@@ -43,9 +43,9 @@ enum ValidateCommand: Command {
             throw UsageError("no file given", fix: "pass one or more payload files, or - to read standard input")
         }
         let format = try parseFormat(args.value("--format"))
-        let context = APNsRequestContext(pushType: args.value("--push-type"), priority: args.value("--priority"),
-                                         topic: args.value("--topic"), collapseID: args.value("--collapse-id"),
-                                         deviceToken: args.value("--token"))
+        let context = APNsRequest(pushType: args.value("--push-type"), priority: args.value("--priority"),
+                                  topic: args.value("--topic"), collapseID: args.value("--collapse-id"),
+                                  deviceToken: args.value("--token") ?? "")
         let validator = Validator(options: ValidationOptions(apns: context, maxInputBytes: maxInputBytes))
         let strict = args.flag("--strict")
         var results: [FileResult] = []

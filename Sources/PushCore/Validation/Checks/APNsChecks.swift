@@ -16,22 +16,23 @@ enum APNsChecks {
         var aps = false
     }
 
-    static func request(_ root: JSONValue, context: APNsRequestContext, receivedByteCount: Int?,
+    static func request(_ root: JSONValue, context: APNsRequest, receivedByteCount: Int?,
                         into c: inout FindingCollector) -> Result {
         let explicit = headers(context, into: &c)
-        if let token = context.deviceToken { deviceToken(token, into: &c) }
+        deviceToken(context, into: &c)
         let pushType = explicit ?? APNsPushType.inferred(from: root)
-        if let explicit, explicit == .background {
-            let priority = context.priority.flatMap { Int($0) } ?? 10
-            if priority != 5 {
+        if let explicit, let required = explicit.requiredPriority {
+            let priority = context.priority.flatMap(APNsPriority.init(header:)) ?? .immediate
+            if priority != required {
                 c.report(RuleCatalog.apnsBackgroundPriority, nil,
-                         context.priority == nil ? "a background push without apns-priority is sent at priority 10" : "a background push is sent with apns-priority \(priority)",
+                         context.priority.map { "a background push is sent with apns-priority \($0)" }
+                            ?? "a background push without apns-priority is sent at priority \(APNsPriority.immediate)",
                          header: "apns-priority")
             }
         }
         payload(root, base: .root, pushType: pushType, explicitPushType: explicit != nil, implied: Implied(), into: &c)
         let size = receivedByteCount ?? root.minifiedByteCount
-        if size > pushType.maximumPayloadBytes {
+        if APNsRequestRules.isTooLarge(byteCount: size, pushType: pushType) {
             c.report(RuleCatalog.apnsSizeMax, .root,
                      "the payload is \(size) bytes\(receivedByteCount == nil ? " minified" : ""), over the \(pushType.maximumPayloadBytes)-byte limit for \(pushType.rawValue) pushes by \(size - pushType.maximumPayloadBytes)")
         }
@@ -41,65 +42,54 @@ enum APNsChecks {
     /// Header rules; returns the push type the header names, if valid. `base` is set when the
     /// headers live in a document (FCM `apns.headers`), so findings point into it.
     @discardableResult
-    static func headers(_ h: APNsRequestContext, base: JSONPointer? = nil, into c: inout FindingCollector) -> APNsPushType? {
+    static func headers(_ h: APNsRequest, base: JSONPointer? = nil, into c: inout FindingCollector) -> APNsPushType? {
         func place(_ name: String) -> (JSONPointer?, String?) { base.map { ($0 / name, nil) } ?? (nil, name) }
-        var pushType: APNsPushType?
+        let pushType = h.knownPushType
         if let raw = h.pushType {
-            pushType = APNsPushType(rawValue: raw)
-            if pushType == nil {
+            if APNsRequestRule.pushTypeIsKnown.isViolated(by: h) {
                 let (p, hd) = place("apns-push-type")
                 let hint = closestName(to: raw, in: APNsPushType.allCases.map(\.rawValue)).map { " (did you mean \($0)?)" } ?? ""
                 c.report(RuleCatalog.apnsPushTypeUnknown, p, "apns-push-type \"\(raw)\" is not a push type APNs knows\(hint)", header: hd)
             }
         }
-        if let raw = h.priority, !["10", "5", "1"].contains(raw) {
+        if let raw = h.priority, APNsRequestRule.priorityIsKnown.isViolated(by: h) {
             let (p, hd) = place("apns-priority")
             c.report(RuleCatalog.apnsPriorityValue, p, "apns-priority is \"\(raw)\"", header: hd)
         }
-        if let topic = h.topic, let type = pushType {
+        if let topic = h.topic, let type = pushType, APNsRequestRule.topicFitsPushType.isViolated(by: h) {
             let suffix = type.topicSuffix
             let (p, hd) = place("apns-topic")
             if suffix.isEmpty {
-                if let wrong = APNsPushType.knownSuffixes.first(where: { topic.hasSuffix($0) }) {
+                if let wrong = APNsPushType.suffix(of: topic) {
                     c.report(RuleCatalog.apnsTopicSuffix, p, "apns-topic \"\(topic)\" ends in \(wrong), but the push type is \(type.rawValue)",
                              fix: "use the bare bundle id \"\(topic.dropLast(wrong.count))\" for \(type.rawValue) pushes", header: hd)
                 }
-            } else if !topic.hasSuffix(suffix) {
-                let bare = APNsPushType.knownSuffixes.first(where: { topic.hasSuffix($0) }).map { String(topic.dropLast($0.count)) } ?? topic
+            } else {
+                let bare = APNsPushType.suffix(of: topic).map { String(topic.dropLast($0.count)) } ?? topic
                 c.report(RuleCatalog.apnsTopicSuffix, p, "apns-topic \"\(topic)\" lacks the \(suffix) suffix that \(type.rawValue) pushes need",
                          fix: "use \"\(bare)\(suffix)\"", header: hd)
             }
         }
-        if let id = h.collapseID, id.utf8.count > 64 {
+        if let id = h.collapseID, APNsRequestRule.collapseIDAtMost64Bytes.isViolated(by: h) {
             let (p, hd) = place("apns-collapse-id")
             c.report(RuleCatalog.apnsCollapseIDSize, p, "apns-collapse-id is \(id.utf8.count) bytes", header: hd)
         }
-        if let exp = h.expiration, exp.isEmpty || !exp.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) || exp.utf8.count > 19 {
+        if let exp = h.expiration, APNsRequestRule.expirationIsUNIXSeconds.isViolated(by: h) {
             let (p, hd) = place("apns-expiration")
             c.report(RuleCatalog.apnsExpirationValue, p, "apns-expiration is \"\(exp)\", not whole UNIX seconds", header: hd)
         }
-        if let id = h.apnsID, !isCanonicalUUID(id) {
+        if let id = h.apnsID, APNsRequestRule.apnsIDIsCanonicalUUID.isViolated(by: h) {
             let (p, hd) = place("apns-id")
             c.report(RuleCatalog.apnsIDFormat, p, "apns-id \"\(id)\" is not a canonical UUID", header: hd)
         }
         return pushType
     }
 
-    static func deviceToken(_ token: String, into c: inout FindingCollector) {
-        guard let problem = DeviceToken.problem(token, for: .apns) else { return }
+    static func deviceToken(_ request: APNsRequest, into c: inout FindingCollector) {
+        guard APNsRequestRule.deviceTokenIsHex.isViolated(by: request),
+              let problem = DeviceToken.problem(request.deviceToken, for: .apns) else { return }
         let rule = problem.code == .fcmTokenSentToAPNs ? RuleCatalog.apnsTokenFCM : RuleCatalog.apnsTokenShape
         c.report(rule, nil, problem.message, fix: problem.fix, header: "device token")
-    }
-
-    /// 8-4-4-4-12 hex digits (either case; docs/specs/apns.md asks for lowercase, which pushlab sends).
-    static func isCanonicalUUID(_ s: String) -> Bool {
-        let u = Array(s.utf8)
-        guard u.count == 36 else { return false }
-        for (i, b) in u.enumerated() {
-            if i == 8 || i == 13 || i == 18 || i == 23 { if b != UInt8(ascii: "-") { return false } }
-            else if !DeviceToken.isHexDigit(b) { return false }
-        }
-        return true
     }
 
     /// The payload: root object, `aps`, push-type consistency, Live Activity, Customer.io.
@@ -146,9 +136,4 @@ enum APNsChecks {
             c.report(RuleCatalog.liveActivityPushType, p / key, "aps.\(key) is a Live Activity key, but apns-push-type is \(pushType.rawValue)")
         }
     }
-}
-
-extension APNsPushType {
-    /// Every non-empty topic suffix, longest first (to detect a wrong one on a topic).
-    static let knownSuffixes: [String] = allCases.map(\.topicSuffix).filter { !$0.isEmpty }.sorted { $0.count > $1.count }
 }

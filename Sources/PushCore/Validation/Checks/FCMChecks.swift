@@ -190,7 +190,7 @@ enum FCMChecks {
         }
         for m in o.members where !apnsKeys.contains(m.key) { unknown(m.key, at: p / m.key, known: apnsKeys, into: &c) }
         var implied = implied
-        var context = APNsRequestContext()
+        var context = APNsRequest()
         if let h = o["headers"] {
             stringMap(h, at: p / "headers", reservedCheck: false, rule: RuleCatalog.fcmAPNsHeadersString, into: &c)
             let ho = h.objectValue
@@ -198,8 +198,8 @@ enum FCMChecks {
                 guard let v = ho?[name] else { return nil }
                 return v.stringValue ?? v.numberValue?.text
             }
-            context = APNsRequestContext(pushType: header("apns-push-type"), priority: header("apns-priority"),
-                                         expiration: header("apns-expiration"), collapseID: header("apns-collapse-id"))
+            context = APNsRequest(pushType: header("apns-push-type"), priority: header("apns-priority"),
+                                  expiration: header("apns-expiration"), collapseID: header("apns-collapse-id"))
         }
         let explicit = APNsChecks.headers(context, base: p / "headers", into: &c)
         if let opts = o["fcm_options"] {
@@ -212,16 +212,17 @@ enum FCMChecks {
         }
         guard let payload = o["payload"] else { return explicit }
         let pushType = explicit ?? APNsPushType.inferred(from: payload)
-        if explicit == .background {
-            let priority = context.priority.flatMap { Int($0) } ?? 10
-            if priority != 5 {
+        if let required = explicit?.requiredPriority {
+            let priority = context.priority.flatMap(APNsPriority.init(header:)) ?? .immediate
+            if priority != required {
                 c.report(RuleCatalog.apnsBackgroundPriority, p / "headers" / "apns-priority",
-                         context.priority == nil ? "a background push without apns-priority is sent at priority 10" : "a background push is sent with apns-priority \(priority)")
+                         context.priority.map { "a background push is sent with apns-priority \($0)" }
+                            ?? "a background push without apns-priority is sent at priority \(APNsPriority.immediate)")
             }
         }
         APNsChecks.payload(payload, base: p / "payload", pushType: pushType, explicitPushType: explicit != nil, implied: implied, into: &c)
         let size = payload.minifiedByteCount
-        if size > pushType.maximumPayloadBytes {
+        if APNsRequestRules.isTooLarge(byteCount: size, pushType: pushType) {
             c.report(RuleCatalog.apnsSizeMax, p / "payload", "apns.payload is \(size) bytes minified, over the \(pushType.maximumPayloadBytes)-byte APNs limit")
         }
         return pushType

@@ -1,6 +1,6 @@
 /// The `apns-push-type` header (docs/specs/apns.md "Request"): what kind of push it is, which topic
-/// suffix it needs, and what the payload implies. Shared by the sender (defaults) and the
-/// gateway emulator (checks).
+/// suffix it needs, its size limit and default priority, and what the payload implies. The one
+/// definition the sender (defaults), the validator and the gateway emulator (checks) share.
 public enum APNsPushType: String, Sendable, Hashable, Codable, CaseIterable {
     case alert, background, location, voip, complication, fileprovider, mdm, liveactivity, pushtotalk, widgets, controls
 
@@ -20,6 +20,26 @@ public enum APNsPushType: String, Sendable, Hashable, Codable, CaseIterable {
         }
     }
 
+    /// Every non-empty topic suffix, longest first (to find which one a topic carries).
+    public static let topicSuffixes: [String] = allCases.map(\.topicSuffix).filter { !$0.isEmpty }.sorted { $0.count > $1.count }
+
+    /// The known suffix `topic` ends with, if any.
+    public static func suffix(of topic: String) -> String? { topicSuffixes.first { topic.hasSuffix($0) } }
+
+    /// True when `topic` fits this push type: it ends with the type's suffix, or — for types
+    /// without one — ends with none of the known suffixes. A token registered for `bundle.voip`
+    /// is not a token of `bundle` (DeviceTokenNotForTopic).
+    public func fits(topic: String) -> Bool {
+        let suffix = topicSuffix
+        return suffix.isEmpty ? APNsPushType.suffix(of: topic) == nil : topic.hasSuffix(suffix)
+    }
+
+    /// The bundle id a topic of this push type addresses: the topic without the type's suffix.
+    public func bundleID(fromTopic topic: String) -> String {
+        let suffix = topicSuffix
+        return !suffix.isEmpty && topic.hasSuffix(suffix) ? String(topic.dropLast(suffix.count)) : topic
+    }
+
     /// `bundleID` with this type's suffix, unless it already ends with it.
     public func topic(forBundleID bundleID: String) -> String {
         let suffix = topicSuffix
@@ -28,10 +48,18 @@ public enum APNsPushType: String, Sendable, Hashable, Codable, CaseIterable {
     }
 
     /// Background (content-available only) pushes must use priority 5; the rest default to 10.
-    public var defaultPriority: Int { self == .background ? 5 : 10 }
+    public var defaultPriority: APNsPriority { self == .background ? .powerConsiderate : .immediate }
+
+    /// The one priority iOS delivers this type with, when it demands one: background pushes
+    /// sent at 10 are throttled or dropped (docs/specs/apns.md "Request").
+    public var requiredPriority: APNsPriority? { self == .background ? .powerConsiderate : nil }
 
     /// Largest payload APNs accepts for this type, in bytes (VoIP: 5120, others: 4096).
-    public var maximumPayloadBytes: Int { self == .voip ? 5120 : 4096 }
+    public var maximumPayloadBytes: Int { self == .voip ? APNsPushType.voipPayloadLimit : APNsPushType.payloadLimit }
+
+    /// docs/specs/apns.md "Request": payloads up to 4096 bytes, VoIP up to 5120.
+    public static let payloadLimit = 4096
+    public static let voipPayloadLimit = 5120
 
     /// The push type a payload implies when none is given: Live Activity keys → liveactivity;
     /// `content-available: 1` with nothing to show → background; anything else → alert.

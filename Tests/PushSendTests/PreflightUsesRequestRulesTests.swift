@@ -1,0 +1,34 @@
+import XCTest
+import PushCore
+@testable import PushSend
+
+/// One definition (issue 15): the sender's pre-flight refuses a push for the PushCore request rule
+/// the gateway answers with, and the validator reports the catalog rule that mirrors it.
+final class PreflightUsesRequestRulesTests: XCTestCase {
+    func testEachRefusalNamesTheRequestRuleTheRequestBreaksAndTheValidatorAgrees() throws {
+        let alert = Array(#"{"aps":{"alert":"x"}}"#.utf8)
+        let big = Array((#"{"aps":{"alert":""# + String(repeating: "x", count: 4100) + #""}}"#).utf8)
+        let cases: [(payload: [UInt8], options: APNsPushOptions, rule: APNsRequestRule, validatorChecks: Bool)] = [
+            (big, APNsPushOptions(topic: "io.x"), .payloadWithinLimit, true),
+            (alert, APNsPushOptions(), .topicPresent, false),
+            (alert, APNsPushOptions(topic: "io.x", priority: 7), .priorityIsKnown, true),
+            (alert, APNsPushOptions(topic: "io.x", expiration: -1), .expirationIsUNIXSeconds, true),
+            (alert, APNsPushOptions(topic: "io.x", collapseID: String(repeating: "c", count: 65)), .collapseIDAtMost64Bytes, true),
+            (alert, APNsPushOptions(topic: "io.x", apnsID: "123"), .apnsIDIsCanonicalUUID, true),
+        ]
+        for c in cases {
+            XCTAssertThrowsError(try PreparedAPNsPush(payload: c.payload, options: c.options)) { error in
+                XCTAssertEqual((error as? APNsPreflightError)?.rule, c.rule)
+                XCTAssertEqual((error as? APNsPreflightError)?.wouldBeRejectedAs, c.rule.reason)
+            }
+            let unchecked = try PreparedAPNsPush(payload: c.payload, options: c.options, validate: false)
+            XCTAssertTrue(c.rule.isViolated(by: unchecked.request), c.rule.rawValue)
+            if c.validatorChecks {
+                let report = Validator(options: ValidationOptions(apns: unchecked.request)).validate(bytes: c.payload, as: .apns)
+                XCTAssertTrue(report.findings.contains { $0.rule?.apnsRule == c.rule }, "\(c.rule.rawValue): \(report.findings.map(\.ruleID))")
+            }
+        }
+        let fine = try PreparedAPNsPush(payload: alert, options: APNsPushOptions(topic: "io.x", apnsID: "123E4567-E89B-12D3-A456-426614174000"))
+        XCTAssertNil(APNsRequestRules.firstViolation(of: APNsRequestRule.allCases.filter { $0 != .deviceTokenPresent }, in: fine.request))
+    }
+}
