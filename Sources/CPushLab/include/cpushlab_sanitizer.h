@@ -1,4 +1,4 @@
-// ThreadSanitizer annotations for locks TSan cannot see (Sources/PushHTTP/SanitizerVisibleMutex.swift).
+// ThreadSanitizer annotations for locks TSan cannot see (Sources/PushHTTP/Shared/SanitizerVisibleMutex.swift).
 #ifndef CPUSHLAB_SANITIZER_H
 #define CPUSHLAB_SANITIZER_H
 

@@ -1,6 +1,6 @@
 // nghttp2 + libevent (+ its OpenSSL bufferevents): the HTTP/2 server's C side.
 // Only function-like macros and OpenSSL callback plumbing Swift cannot express live here;
-// the server itself is Swift (Sources/PushHTTP/Server*).
+// the server itself is Swift (Sources/PushHTTP/Server/).
 #ifndef CPUSHLAB_SERVER_H
 #define CPUSHLAB_SERVER_H
 
