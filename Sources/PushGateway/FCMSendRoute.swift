@@ -91,7 +91,7 @@ struct FCMSendRoute: Sendable {
             }
             let id = validateOnly ? "fake_message_id" : "0:\(Int64(now.timeIntervalSince1970 * 1_000_000))%\(String(UInt64.random(in: 0...UInt64.max), radix: 16))"
             messageName = "projects/\(project)/messages/\(id)"
-            if !validateOnly, device?.platform != .android { delivered = FCMDelivery.apnsPayload(for: send.message, messageID: id) }
+            if !validateOnly, device?.platform != .android { delivered = send.message.apnsDeliveryPayload(messageID: id) }
             return nil
         }()
 
@@ -131,29 +131,5 @@ struct FCMSendRoute: Sendable {
     private func dotted(_ pointer: JSONPointer?) -> String {
         guard let pointer, !pointer.tokens.isEmpty else { return "message" }
         return pointer.tokens.joined(separator: ".")
-    }
-}
-
-/// What an iOS device receives for an FCM message (docs/specs/fcm.md: FCM forwards `apns.payload`).
-enum FCMDelivery {
-    static func apnsPayload(for message: FCMMessage, messageID: String) -> [UInt8] {
-        var payload = message.apnsPayload?.objectValue ?? JSONObject()
-        var aps = payload["aps"]?.objectValue ?? JSONObject()
-        if aps["alert"] == nil, let n = message.notification, n.title != nil || n.body != nil {
-            var alert = JSONObject()
-            if let t = n.title { alert["title"] = .string(t) }
-            if let b = n.body { alert["body"] = .string(b) }
-            aps["alert"] = .object(alert)
-        }
-        if let image = message.apnsImage ?? message.notification?.image {
-            // FCM attaches the image through its own extension helper: it sets mutable-content
-            // and passes the URL under fcm_options.image.
-            aps["mutable-content"] = 1
-            payload["fcm_options"] = .object(JSONObject(["image": .string(image)]))
-        }
-        payload["aps"] = .object(aps)
-        for (key, value) in message.data where payload[key] == nil { payload[key] = .string(value) }
-        payload["gcm.message_id"] = .string(messageID)
-        return JSONValue.object(payload).minifiedBytes()
     }
 }

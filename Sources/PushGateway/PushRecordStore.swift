@@ -1,4 +1,5 @@
 import Foundation
+import PushCore
 import PushHTTP
 import PushStore
 
@@ -54,24 +55,7 @@ public final class PushRecordStore: @unchecked Sendable {
     private let condition = NSCondition()
     private var writer: Thread?
 
-    static let schema = """
-    CREATE TABLE IF NOT EXISTS pushes (
-      id INTEGER PRIMARY KEY,
-      received_at REAL NOT NULL,
-      service TEXT NOT NULL,
-      token TEXT,
-      device TEXT,
-      topic TEXT,
-      push_type TEXT,
-      message_id TEXT,
-      status INTEGER NOT NULL,
-      reason TEXT,
-      delivery_id TEXT,
-      headers TEXT NOT NULL,
-      payload TEXT NOT NULL
-    );
-    CREATE INDEX IF NOT EXISTS pushes_delivery_id ON pushes(delivery_id);
-    """
+    static let schema = SentPushRecords.schema
 
     /// `path == nil` keeps the newest records in memory only.
     public init(path: String?) throws {

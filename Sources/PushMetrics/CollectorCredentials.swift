@@ -1,4 +1,5 @@
 import Foundation
+import PushCore
 
 /// The keys the collector accepts (docs/specs/device-side.md §3): CDP API keys for `/v1/*`, sent as
 /// Basic `base64("<key>:")`, and legacy `site id:api key` pairs for `/push/events`.
@@ -22,7 +23,7 @@ public struct CollectorCredentials: Sendable, Equatable {
     }
 
     /// Checks an `Authorization` header value for `route`.
-    public func check(authorization: String?, route: MetricRoute) throws(MetricRejection) {
+    public func check(authorization: String?, route: CIOMetricRoute) throws(MetricRejection) {
         guard let authorization, !authorization.isEmpty else { throw .missingAuthorization(route: route) }
         let (user, password) = try Self.basicCredentials(authorization)
         switch route {
@@ -36,7 +37,7 @@ public struct CollectorCredentials: Sendable, Equatable {
     }
 
     /// Checks a CDP key (from Basic credentials or a `/v1/b` body's `writeKey`).
-    public func checkCDPKey(_ key: String, route: MetricRoute) throws(MetricRejection) {
+    public func checkCDPKey(_ key: String, route: CIOMetricRoute) throws(MetricRejection) {
         guard !key.isEmpty else { throw .unknownCredentials(route: route) }
         if !cdpAPIKeys.isEmpty, !cdpAPIKeys.contains(key) { throw .unknownCredentials(route: route) }
     }

@@ -1,13 +1,14 @@
 import Foundation
+import PushCore
 
 /// Why the collector refused a request. One case per reason; each maps to one status
 /// (401 for credentials, 400 for the body), names the JSON pointer when there is one, and
 /// says how to fix it. The response body is `{"error": code, "reason": …, "pointer": …, "fix": …}`.
 public enum MetricRejection: Error, Sendable, Equatable, CustomStringConvertible {
     // 401 — credentials (docs/specs/device-side.md §3: Basic "<cdp api key>:" or "<site id>:<api key>").
-    case missingAuthorization(route: MetricRoute)
+    case missingAuthorization(route: CIOMetricRoute)
     case malformedAuthorization(detail: String)
-    case unknownCredentials(route: MetricRoute)
+    case unknownCredentials(route: CIOMetricRoute)
     // 400 — body.
     case emptyBody
     case malformedJSON(detail: String)
@@ -85,7 +86,7 @@ public enum MetricRejection: Error, Sendable, Equatable, CustomStringConvertible
         case .emptyBody, .malformedJSON, .notAnObject: return "send a JSON object as in docs/metrics.md"
         case .missingField, .wrongType: return "see the request shapes in docs/metrics.md"
         case .unknownEvent(_, _, let allowed): return "use one of: " + allowed.map { "\"\($0)\"" }.joined(separator: ", ")
-        case .unknownMetric: return "use one of: " + MetricName.allCases.map(\.rawValue).joined(separator: ", ")
+        case .unknownMetric: return "use one of: " + CIOMetric.allCases.map(\.rawValue).joined(separator: ", ")
         case .malformedDeliveryID: return "use the push's CIO-Delivery-ID: 1–200 characters of A–Z a–z 0–9 - _ = + / . : ~"
         case .malformedTimestamp(_, _, let expected): return "use \(expected)"
         case .emptyBatch: return "send at least one event in \"batch\""

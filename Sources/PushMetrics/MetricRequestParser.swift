@@ -17,7 +17,7 @@ public enum MetricRequestParser {
     /// The one CDP event name that carries push metrics.
     public static let deliveryEvent = "Report Delivery Event"
 
-    public static func parse(route: MetricRoute, body: [UInt8]) throws(MetricRejection) -> ParsedMetricRequest {
+    public static func parse(route: CIOMetricRoute, body: [UInt8]) throws(MetricRejection) -> ParsedMetricRequest {
         let json = try IngestJSON.parse(body)
         switch route {
         case .track:
@@ -62,10 +62,10 @@ public enum MetricRequestParser {
     }
 
     /// The CDP track shape shared by `/v1/track` and `/v1/b` items.
-    static func cdpMetric(_ reader: FieldReader, route: MetricRoute, batchIndex: Int?) throws(MetricRejection) -> ReportedMetric {
+    static func cdpMetric(_ reader: FieldReader, route: CIOMetricRoute, batchIndex: Int?) throws(MetricRejection) -> ReportedMetric {
         let properties = try reader.reader("properties", "an object with metric, deliveryId, recipient")
         let metricText = try properties.string("metric", "delivered, opened, converted or clicked")
-        guard let metric = MetricName(rawValue: metricText) else {
+        guard let metric = CIOMetric(rawValue: metricText) else {
             throw .unknownMetric(pointer: properties.at("metric"), value: metricText)
         }
         let deliveryID = try properties.string("deliveryId", "the push's CIO-Delivery-ID")
@@ -96,8 +96,8 @@ public enum MetricRequestParser {
         let deliveryID = try reader.string("delivery_id", "the push's CIO-Delivery-ID")
         guard isWellFormedDeliveryID(deliveryID) else { throw .malformedDeliveryID(pointer: "/delivery_id", value: deliveryID) }
         let eventText = try reader.string("event", "delivered, opened or converted")
-        guard let metric = MetricName(rawValue: eventText) else {
-            throw .unknownEvent(pointer: "/event", value: eventText, allowed: MetricName.allCases.map(\.rawValue))
+        guard let metric = CIOMetric(rawValue: eventText) else {
+            throw .unknownEvent(pointer: "/event", value: eventText, allowed: CIOMetric.allCases.map(\.rawValue))
         }
         let device = try reader.string("device_id", "the device token")
         var timestamp: Date?

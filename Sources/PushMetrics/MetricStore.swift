@@ -1,11 +1,12 @@
 import Foundation
+import PushCore
 import PushStore
 
 /// One request as the collector recorded it: accepted ones with their metrics, refused ones
 /// (401/400, injected faults) with the reason — nothing a client sent is silently dropped.
 public struct MetricRequestRecord: Sendable, Equatable {
     public var receivedAt: Date
-    public var route: MetricRoute
+    public var route: CIOMetricRoute
     /// The status answered; 0 when the stream or connection was dropped by a fault.
     public var status: Int
     /// The rejection code or `fault:…`; nil when accepted.
@@ -18,7 +19,7 @@ public struct MetricRequestRecord: Sendable, Equatable {
     /// The metrics stored from it, each with whether it repeats an earlier (delivery id, metric).
     public var metrics: [(ReportedMetric, isDuplicate: Bool)]
 
-    public init(receivedAt: Date, route: MetricRoute, status: Int, error: String? = nil, ignoredEvents: Int = 0,
+    public init(receivedAt: Date, route: CIOMetricRoute, status: Int, error: String? = nil, ignoredEvents: Int = 0,
                 userAgent: String? = nil, httpVersion: String? = nil, remoteAddress: String? = nil, body: [UInt8],
                 metrics: [(ReportedMetric, isDuplicate: Bool)] = []) {
         self.receivedAt = receivedAt
@@ -42,12 +43,12 @@ public struct MetricRequestRecord: Sendable, Equatable {
 
 /// How many requests of one route ended with one status.
 public struct RequestOutcomeCount: Sendable, Equatable, Codable {
-    public var route: MetricRoute
+    public var route: CIOMetricRoute
     public var status: Int
     public var error: String?
     public var count: Int
 
-    public init(route: MetricRoute, status: Int, error: String?, count: Int) {
+    public init(route: CIOMetricRoute, status: Int, error: String?, count: Int) {
         self.route = route
         self.status = status
         self.error = error
@@ -131,7 +132,7 @@ public final class MetricStore: Sendable {
                    original_timestamp_text, batch_index, duplicate, user_agent
             FROM metrics ORDER BY id
             """).compactMap { row in
-            guard let route = MetricRoute(rawValue: row.string(3) ?? ""), let metric = MetricName(rawValue: row.string(5) ?? "") else {
+            guard let route = CIOMetricRoute(rawValue: row.string(3) ?? ""), let metric = CIOMetric(rawValue: row.string(5) ?? "") else {
                 return nil
             }
             let reported = ReportedMetric(route: route, deliveryID: row.string(4) ?? "", metric: metric, recipient: row.string(6),
@@ -148,7 +149,7 @@ public final class MetricStore: Sendable {
         try database.query("""
             SELECT route, status, error, COUNT(*) FROM metric_requests GROUP BY route, status, error ORDER BY route, status, error
             """).compactMap { row in
-            guard let route = MetricRoute(rawValue: row.string(0) ?? "") else { return nil }
+            guard let route = CIOMetricRoute(rawValue: row.string(0) ?? "") else { return nil }
             return RequestOutcomeCount(route: route, status: row.int(1) ?? 0, error: row.string(2), count: row.int(3) ?? 0)
         }
     }

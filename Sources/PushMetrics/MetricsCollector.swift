@@ -27,9 +27,9 @@ public struct CollectorConfiguration: Sendable {
 
 /// Something the collector did, for live console lines and tests.
 public enum CollectorEvent: Sendable {
-    case accepted(route: MetricRoute, metrics: [ReportedMetric], duplicates: [Bool], userAgent: String?)
-    case rejected(route: MetricRoute, MetricRejection)
-    case faulted(route: MetricRoute, FaultDecision)
+    case accepted(route: CIOMetricRoute, metrics: [ReportedMetric], duplicates: [Bool], userAgent: String?)
+    case rejected(route: CIOMetricRoute, MetricRejection)
+    case faulted(route: CIOMetricRoute, FaultDecision)
     case storeFailed(String)
 }
 
@@ -67,7 +67,7 @@ public final class MetricsCollector: Sendable {
 
     /// Adds `POST /v1/track`, `POST /v1/b` and `POST /push/events` to `router`.
     public func register(on router: inout Router) {
-        for route in MetricRoute.allCases {
+        for route in CIOMetricRoute.allCases {
             router.add("POST", route.path) { [self] request in handle(request, route: route) }
         }
     }
@@ -96,7 +96,7 @@ public final class MetricsCollector: Sendable {
 
     /// Handles one request to `route`. Quick: answers `.now` unless a fault delays it or the
     /// acknowledgement waits for the commit.
-    public func handle(_ request: ServerRequest, route: MetricRoute) -> HandlerReply {
+    public func handle(_ request: ServerRequest, route: CIOMetricRoute) -> HandlerReply {
         let receivedAt = time.now
         let decision = injector.decide(method: request.method, path: request.path, connectionID: request.connection.id)
         if decision.goAway { request.connection.goAway() }
@@ -148,7 +148,7 @@ public final class MetricsCollector: Sendable {
     }
 
     /// Credentials, body, store: the normal path.
-    private func answer(_ request: ServerRequest, route: MetricRoute, receivedAt: Date) -> HandlerReply {
+    private func answer(_ request: ServerRequest, route: CIOMetricRoute, receivedAt: Date) -> HandlerReply {
         var template = record(request, route: route, receivedAt: receivedAt, status: 200)
         do {
             let parsed = try check(request, route: route)
@@ -182,7 +182,7 @@ public final class MetricsCollector: Sendable {
 
     /// Fixed order: credentials first (401 before any body check), then the body (400).
     /// `/v1/b` may carry its key as `writeKey` in the body instead of a header.
-    func check(_ request: ServerRequest, route: MetricRoute) throws(MetricRejection) -> ParsedMetricRequest {
+    func check(_ request: ServerRequest, route: CIOMetricRoute) throws(MetricRejection) -> ParsedMetricRequest {
         let authorization = request.headers["authorization"]
         if route == .batch, authorization == nil || authorization?.isEmpty == true {
             let parsed: ParsedMetricRequest
@@ -199,7 +199,7 @@ public final class MetricsCollector: Sendable {
         return try MetricRequestParser.parse(route: route, body: request.body)
     }
 
-    private func accepted(route: MetricRoute, _ parsed: ParsedMetricRequest, duplicates: [Bool], userAgent: String?) -> ServerResponse {
+    private func accepted(route: CIOMetricRoute, _ parsed: ParsedMetricRequest, duplicates: [Bool], userAgent: String?) -> ServerResponse {
         let duplicateCount = duplicates.filter { $0 }.count
         count {
             $0.accepted += 1
@@ -216,7 +216,7 @@ public final class MetricsCollector: Sendable {
         return .json(status, jsonObjectText(["error": "injected_fault", "reason": reason ?? "fault plan answered \(status)"]), headers: headers)
     }
 
-    private func record(_ request: ServerRequest, route: MetricRoute, receivedAt: Date, status: Int) -> MetricRequestRecord {
+    private func record(_ request: ServerRequest, route: CIOMetricRoute, receivedAt: Date, status: Int) -> MetricRequestRecord {
         count { $0.requests += 1 }
         return MetricRequestRecord(receivedAt: receivedAt, route: route, status: status, userAgent: request.headers["user-agent"],
                                    httpVersion: request.version.rawValue, remoteAddress: request.connection.remoteAddress,

@@ -1,4 +1,5 @@
 import Foundation
+import PushCore
 
 /// What the collector saw, per delivery id and in total, with the rates of docs/metrics.md.
 /// Built from the collector's store (and the gateway's records when given); the CLI prints
@@ -13,7 +14,7 @@ public struct MetricsReport: Sendable, Codable, Equatable {
     /// True when `sent` counts come from the gateway's records.
     public var hasSentRecords: Bool
     public var totals: Summary
-    /// One row per route, in `MetricRoute` order; delivered and opened ids are attributed to
+    /// One row per route, in `CIOMetricRoute` order; delivered and opened ids are attributed to
     /// the route of their first metric, so the rows add up to the totals.
     public var byRoute: [Summary]
     /// `cio-4` (both /v1 routes) and `legacy`.
@@ -117,7 +118,7 @@ public struct MetricsReport: Sendable, Codable, Equatable {
             }
         }
 
-        func summary(_ group: String, sdkMode: String?, includes: (MetricRoute) -> Bool, isTotal: Bool) -> Summary {
+        func summary(_ group: String, sdkMode: String?, includes: (CIOMetricRoute) -> Bool, isTotal: Bool) -> Summary {
             let rows = metrics.filter { includes($0.reported.route) }
             let deliveredIDs = firstDelivered.filter { includes($0.value.reported.route) }
             let recovered = deliveredIDs.values.filter { isRecovered($0, threshold: recoveryThresholdSeconds) }.count
@@ -142,7 +143,7 @@ public struct MetricsReport: Sendable, Codable, Equatable {
         }
 
         let totals = summary("total", sdkMode: nil, includes: { _ in true }, isTotal: true)
-        let byRoute = MetricRoute.allCases.map { route in
+        let byRoute = CIOMetricRoute.allCases.map { route in
             summary(route.path, sdkMode: route.sdkMode, includes: { $0 == route }, isTotal: false)
         }
         let bySDK = ["cio-4", "legacy"].map { family in

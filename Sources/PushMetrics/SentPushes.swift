@@ -1,4 +1,5 @@
 import Foundation
+import PushCore
 import PushStore
 
 /// One push the gateway accepted, as the report needs it.
@@ -13,7 +14,8 @@ public struct SentPush: Sendable, Equatable {
     }
 }
 
-/// Reads what was sent from the gateway emulator's SQLite file. It relies on four columns of
+/// Reads what was sent from the gateway emulator's SQLite file, through PushCore's
+/// `SentPushRecords` (the schema the gateway writes). It relies on four columns of
 /// the gateway's `pushes` table (docs/metrics.md, "What the report reads from the gateway"):
 /// `delivery_id` (CIO-Delivery-ID, null for non-Customer.io pushes), `status` (200 = accepted),
 /// `received_at` (Unix seconds) and `token`.
@@ -21,12 +23,9 @@ public enum GatewayPushReader {
     public static func acceptedPushes(databasePath: String) throws -> [SentPush] {
         let db = try SQLiteDatabase(path: databasePath)
         defer { db.close() }
-        let tables = try db.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'pushes'")
+        let tables = try db.query(SentPushRecords.tableExistsQuery)
         guard !tables.isEmpty else { throw GatewayRecordsError.noPushesTable(path: databasePath) }
-        return try db.query("""
-            SELECT delivery_id, MIN(received_at), MIN(token) FROM pushes
-            WHERE delivery_id IS NOT NULL AND status = 200 GROUP BY delivery_id ORDER BY MIN(id)
-            """).map { row in
+        return try db.query(SentPushRecords.acceptedDeliveriesQuery).map { row in
             SentPush(deliveryID: row.string(0) ?? "", sentAt: Date(timeIntervalSince1970: row.double(1) ?? 0), token: row.string(2))
         }
     }

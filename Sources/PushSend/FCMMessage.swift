@@ -1,30 +1,12 @@
 import Foundation
 import PushCore
 
-/// Sender-side checks of PushCore's `FCMTarget`.
+/// How the sender shows PushCore's `FCMTarget` in logs.
 extension FCMTarget {
     /// `token abcdef12…`, `topic news`: safe for logs.
     public var redactedDescription: String {
         if case .token(let t) = self { return "token \(DeviceToken.redacted(t))" }
         return "\(fieldName) \(value)"
-    }
-
-    /// The problem with this target, checked before sending; nil when it is fine.
-    public var problem: String? {
-        switch self {
-        case .token(let t):
-            return DeviceToken.problem(t, for: .fcm).map { "\($0)" }
-        case .topic(let t):
-            // docs/specs/fcm.md: topic matches ^(/topics/)?[a-zA-Z0-9-_.~%]+$
-            let name = t.hasPrefix("/topics/") ? String(t.dropFirst(8)) : t
-            let allowed = name.utf8.allSatisfy { b in
-                (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || "-_.~%".utf8.contains(b)
-            }
-            return !name.isEmpty && allowed ? nil
-                : "topic '\(t)' is not a valid FCM topic name; use letters, digits and - _ . ~ % only (e.g. news or /topics/news)"
-        case .condition(let c):
-            return c.trimmingCharacters(in: .whitespaces).isEmpty ? "the condition is empty; e.g. \"'news' in topics && 'ios' in topics\"" : nil
-        }
     }
 }
 

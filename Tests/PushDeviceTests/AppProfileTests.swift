@@ -61,8 +61,8 @@ final class AppProfileTests: XCTestCase {
         let custom = try profile(#"{"bundleId":"a","extensionBundleId":"b","cdpApiKey":"k","metricsBaseURL":"https://127.0.0.1:9443/"}"#).metricsEndpoint
         XCTAssertEqual(custom.url(.track), "https://127.0.0.1:9443/v1/track")
         let legacy = try AppProfile.load(path: Fixtures.path("payloads/apps/legacy.json")).metricsEndpoint
-        XCTAssertEqual(legacy.url(.legacyPushEvents), "https://track-sdk.customer.io/push/events")
-        XCTAssertEqual(legacy.authorization(for: .legacyPushEvents),
+        XCTAssertEqual(legacy.url(.legacyEvents), "https://track-sdk.customer.io/push/events")
+        XCTAssertEqual(legacy.authorization(for: .legacyEvents),
                        "Basic " + Data("pushlab-site:pushlab-legacy-api-key".utf8).base64EncodedString())
     }
 

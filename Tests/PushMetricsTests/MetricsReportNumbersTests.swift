@@ -1,3 +1,4 @@
+import PushCore
 import PushMetrics
 import PushStore
 import TestSupport
@@ -16,7 +17,7 @@ final class MetricsReportNumbersTests: XCTestCase {
     let t0 = Date(timeIntervalSince1970: 1_775_126_768)
 
     private func dataset() -> [MetricRequestRecord] {
-        func r(_ at: TimeInterval, _ route: MetricRoute, _ id: String, _ metric: MetricName, original: TimeInterval? = nil,
+        func r(_ at: TimeInterval, _ route: CIOMetricRoute, _ id: String, _ metric: CIOMetric, original: TimeInterval? = nil,
                duplicate: Bool = false) -> MetricRequestRecord {
             let m = ReportedMetric(route: route, deliveryID: id, metric: metric, recipient: "tok-\(id)",
                                    originalTimestamp: original.map { t0 + $0 })

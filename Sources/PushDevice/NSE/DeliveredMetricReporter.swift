@@ -96,7 +96,7 @@ public struct DeliveredMetricReporter: Sendable {
             return endpoint.request(.track, body: DeliveredMetricBody.improved(deliveryID: deliveryID, deliveryToken: deliveryToken),
                                     userAgent: profile.nseUserAgent, timeout: nil)
         case .cioLegacy:
-            return endpoint.request(.legacyPushEvents,
+            return endpoint.request(.legacyEvents,
                                     body: DeliveredMetricBody.legacy(deliveryID: deliveryID, deviceToken: deliveryToken, timestamp: wallClock.now),
                                     userAgent: profile.nseUserAgent, timeout: nil)
         }

@@ -175,7 +175,7 @@ public struct NotificationServiceExtension: Sendable {
         if wantsImage && snap.image.verdict == .none {
             report.image = .dropped(push.image, .cancelled)
         }
-        report.metric = snap.metric ?? DeliveredMetricOutcome(url: profile.metricsEndpoint.url(profile.sdkMode == .cioLegacy ? .legacyPushEvents : .track),
+        report.metric = snap.metric ?? DeliveredMetricOutcome(url: profile.metricsEndpoint.url(profile.sdkMode == .cioLegacy ? .legacyEvents : .track),
                                                               result: wantsMetric ? .cancelled : .skipped, attempts: [])
         report.pendingRow.removed = snap.rowRemoved
         if let attachment = snap.attachment {

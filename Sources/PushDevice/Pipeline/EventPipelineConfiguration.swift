@@ -65,7 +65,7 @@ extension EventPipelineConfiguration {
         let endpoint = profile.metricsEndpoint
         switch profile.sdkMode {
         case .cioLegacy:
-            self.init(mode: .legacy(eventsURL: endpoint.url(.legacyPushEvents), siteID: profile.siteID ?? "",
+            self.init(mode: .legacy(eventsURL: endpoint.url(.legacyEvents), siteID: profile.siteID ?? "",
                                     apiKey: profile.apiKey ?? ""))
         case .cio4, .improved:
             self.init(mode: .cdp(batchURL: endpoint.url(.batch), writeKey: profile.cdpAPIKey))

@@ -1,15 +1,6 @@
 import Foundation
+import PushCore
 import PushHTTP
-
-/// The Customer.io routes a device reports to (docs/specs/device-side.md §3).
-public enum MetricsRoute: String, Sendable, Codable, CaseIterable {
-    /// `delivered` from the NSE (SDK 4.x).
-    case track = "/v1/track"
-    /// The host app's batched event pipeline (`opened`, recovered `delivered`).
-    case batch = "/v1/b"
-    /// SDK 1.x/2.x push metrics.
-    case legacyPushEvents = "/push/events"
-}
 
 /// Where a profile's metrics go and how they authenticate. Shared by the NSE (delivered), the
 /// tap handler (opened) and launch recovery, so every route agrees on hosts and credentials.
@@ -40,13 +31,13 @@ public struct MetricsEndpoint: Sendable, Equatable {
     }
 
     /// The full URL of `route`.
-    public func url(_ route: MetricsRoute) -> String {
-        (route == .legacyPushEvents ? legacyBaseURL : cdpBaseURL) + route.rawValue
+    public func url(_ route: CIOMetricRoute) -> String {
+        (route == .legacyEvents ? legacyBaseURL : cdpBaseURL) + route.rawValue
     }
 
     /// The Authorization header value `route` carries.
-    public func authorization(for route: MetricsRoute) -> String {
-        route == .legacyPushEvents ? (legacyAuthorization ?? cdpAuthorization) : cdpAuthorization
+    public func authorization(for route: CIOMetricRoute) -> String {
+        route == .legacyEvents ? (legacyAuthorization ?? cdpAuthorization) : cdpAuthorization
     }
 
     /// `Basic base64("<user>:<password>")`.
@@ -55,7 +46,7 @@ public struct MetricsEndpoint: Sendable, Equatable {
     }
 
     /// A JSON POST to `route` with the auth header, content type and `userAgent`.
-    public func request(_ route: MetricsRoute, body: [UInt8], userAgent: String, timeout: Duration?) -> HTTPRequest {
+    public func request(_ route: CIOMetricRoute, body: [UInt8], userAgent: String, timeout: Duration?) -> HTTPRequest {
         var headers = HTTPHeaders()
         headers.add("Content-Type", "application/json; charset=utf-8")
         headers.add("Authorization", authorization(for: route))

@@ -70,12 +70,12 @@ enum FCMChecks {
         // docs/specs/fcm.md's "4096 bytes of message content"; 2048 for topic messages).
         var content = m
         content.members.removeAll { ["token", "topic", "condition"].contains($0.key) }
-        let limit = m["topic"] != nil ? 2048 : 4096
+        let limit = m["topic"] != nil ? FCMTarget.topicContentLimit : FCMTarget.contentLimit
         let size = JSONValue.object(content).minifiedByteCount
         result.byteCount = size
         result.byteLimit = limit
         if size > limit {
-            c.report(RuleCatalog.fcmSizeMax, p, "the message content is \(size) bytes, over the \(limit)-byte limit\(limit == 2048 ? " for topic messages" : "")")
+            c.report(RuleCatalog.fcmSizeMax, p, "the message content is \(size) bytes, over the \(limit)-byte limit\(limit == FCMTarget.topicContentLimit ? " for topic messages" : "")")
         }
         return result
     }
@@ -104,7 +104,7 @@ enum FCMChecks {
                              p / key, problem.message, fix: problem.fix)
                 }
             case "topic":
-                if !isValidTopic(s) { c.report(RuleCatalog.fcmTopicFormat, p / key, "topic \"\(s)\" has characters outside [a-zA-Z0-9-_.~%]") }
+                if !FCMTarget.isValidTopic(s) { c.report(RuleCatalog.fcmTopicFormat, p / key, "topic \"\(s)\" has characters outside [a-zA-Z0-9-_.~%]") }
             default:
                 let topics = occurrences(of: "in topics", in: s)
                 if topics == 0 || topics > 5 {
@@ -123,12 +123,6 @@ enum FCMChecks {
             if h[i] == n[0], Array(h[i..<i + n.count]) == n { count += 1; i += n.count } else { i += 1 }
         }
         return count
-    }
-
-    /// `^(/topics/)?[a-zA-Z0-9-_.~%]+$`
-    static func isValidTopic(_ topic: String) -> Bool {
-        let name = topic.hasPrefix("/topics/") ? topic.dropFirst(8) : Substring(topic)
-        return !name.isEmpty && name.utf8.allSatisfy { DeviceToken.isURLSafe($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "~") || $0 == UInt8(ascii: "%") }
     }
 
     /// An object whose values must all be strings (data maps, headers).

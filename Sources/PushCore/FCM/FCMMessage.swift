@@ -1,19 +1,5 @@
 import Foundation
 
-/// Where an FCM message goes: exactly one of token, topic or condition (docs/specs/fcm.md).
-public enum FCMTarget: Sendable, Hashable {
-    case token(String)
-    case topic(String)
-    case condition(String)
-
-    public var fieldName: String {
-        switch self { case .token: "token"; case .topic: "topic"; case .condition: "condition" }
-    }
-    public var value: String {
-        switch self { case .token(let v), .topic(let v), .condition(let v): v }
-    }
-}
-
 /// An FCM HTTP v1 send request: `{"validate_only": …, "message": {…}}` (docs/specs/fcm.md "Send").
 /// The typed fields cover what pushlab builds and the gateway reads; sections pushlab does not
 /// model in detail (android, webpush) stay as raw JSON so nothing is lost.
