@@ -1,3 +1,6 @@
+#define _DEFAULT_SOURCE  /* timegm */
+#include <stdlib.h>
+#include <time.h>
 #include "cpushlab_openssl.h"
 
 #include <string.h>
@@ -114,4 +117,105 @@ int cpl_ecdsa_raw_to_der(const uint8_t *raw, size_t half, uint8_t *der, size_t *
     ECDSA_SIG_free(sig);  // frees r and s too
     ERR_clear_error();
     return ok;
+}
+
+// ---- X.509 client certificates ----
+#include <openssl/pkcs12.h>
+#include <openssl/x509v3.h>
+#include <openssl/objects.h>
+#include <stdio.h>
+
+static X509 *cpl_x509_from_der(const uint8_t *der, size_t len) {
+    const unsigned char *p = der;
+    return d2i_X509(NULL, &p, (long)len);
+}
+
+static long long cpl_asn1_time_to_unix(const ASN1_TIME *t) {
+    struct tm tm;
+    memset(&tm, 0, sizeof tm);
+    if (!t || ASN1_TIME_to_tm(t, &tm) != 1) return 0;
+    return (long long)timegm(&tm);
+}
+
+int cpl_x509_read(const uint8_t *der, size_t len, cpl_x509_facts *facts) {
+    X509 *cert = cpl_x509_from_der(der, len);
+    if (!cert) return 0;
+    memset(facts, 0, sizeof *facts);
+    facts->not_before = cpl_asn1_time_to_unix(X509_get0_notBefore(cert));
+    facts->not_after = cpl_asn1_time_to_unix(X509_get0_notAfter(cert));
+    BIO *bio = BIO_new(BIO_s_mem());
+    if (bio) {
+        char *data = NULL;
+        X509_NAME_print_ex(bio, X509_get_subject_name(cert), 0, XN_FLAG_RFC2253);
+        long n = BIO_get_mem_data(bio, &data);
+        snprintf(facts->subject, sizeof facts->subject, "%.*s", (int)n, data ? data : "");
+        (void)BIO_reset(bio);
+        X509_NAME_print_ex(bio, X509_get_issuer_name(cert), 0, XN_FLAG_RFC2253);
+        n = BIO_get_mem_data(bio, &data);
+        snprintf(facts->issuer, sizeof facts->issuer, "%.*s", (int)n, data ? data : "");
+        BIO_free(bio);
+    }
+    X509_NAME_get_text_by_NID(X509_get_subject_name(cert), NID_userId, facts->subject_uid, sizeof facts->subject_uid);
+    X509_free(cert);
+    return 1;
+}
+
+int cpl_x509_extension(const uint8_t *der, size_t len, const char *oid, uint8_t **out) {
+    X509 *cert = cpl_x509_from_der(der, len);
+    if (!cert) return -1;
+    ASN1_OBJECT *object = OBJ_txt2obj(oid, 1);
+    int result = 0;
+    if (object) {
+        int index = X509_get_ext_by_OBJ(cert, object, -1);
+        if (index >= 0) {
+            ASN1_OCTET_STRING *value = X509_EXTENSION_get_data(X509_get_ext(cert, index));
+            int n = ASN1_STRING_length(value);
+            *out = malloc(n > 0 ? (size_t)n : 1);
+            if (*out) {
+                memcpy(*out, ASN1_STRING_get0_data(value), (size_t)n);
+                result = n > 0 ? n : 0;
+            }
+        }
+        ASN1_OBJECT_free(object);
+    }
+    X509_free(cert);
+    return result;
+}
+
+int cpl_x509_matches_key(const uint8_t *der, size_t len, EVP_PKEY *key) {
+    X509 *cert = cpl_x509_from_der(der, len);
+    if (!cert) return 0;
+    int ok = X509_check_private_key(cert, key) == 1;
+    X509_free(cert);
+    ERR_clear_error();
+    return ok;
+}
+
+cpl_p12_status cpl_pkcs12_open(const uint8_t *p12, size_t len, const char *password,
+                               uint8_t **cert_der, int *cert_len, EVP_PKEY **key) {
+    const unsigned char *p = p12;
+    PKCS12 *bundle = d2i_PKCS12(NULL, &p, (long)len);
+    if (!bundle) { ERR_clear_error(); return CPL_P12_NOT_PKCS12; }
+    if (!PKCS12_verify_mac(bundle, password, -1)) {
+        // An empty password may be stored as "no password" (NULL).
+        if (!(password[0] == 0 && PKCS12_verify_mac(bundle, NULL, 0))) {
+            PKCS12_free(bundle);
+            ERR_clear_error();
+            return CPL_P12_BAD_PASSWORD;
+        }
+    }
+    X509 *cert = NULL;
+    EVP_PKEY *pkey = NULL;
+    STACK_OF(X509) *ca = NULL;
+    int ok = PKCS12_parse(bundle, password, &pkey, &cert, &ca);
+    PKCS12_free(bundle);
+    if (ca) sk_X509_pop_free(ca, X509_free);
+    if (!ok) { ERR_clear_error(); return CPL_P12_BAD_PASSWORD; }
+    if (!cert) { EVP_PKEY_free(pkey); return CPL_P12_NO_CERTIFICATE; }
+    if (!pkey) { X509_free(cert); return CPL_P12_NO_KEY; }
+    *cert_der = NULL;
+    *cert_len = i2d_X509(cert, cert_der);
+    X509_free(cert);
+    *key = pkey;
+    return CPL_P12_OK;
 }

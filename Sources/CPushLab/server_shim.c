@@ -82,3 +82,33 @@ int cpl_server_set_nodelay(evutil_socket_t fd) {
 int cpl_server_eventfd(void) { return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }
 
 int cpl_server_name_thread(const char *name) { return pthread_setname_np(pthread_self(), name); }
+
+/* Accept any certificate during the handshake; the chain's verdict stays in the SSL object
+ * (SSL_get_verify_result) for the application to act on per request. */
+static int cpl_accept_and_record(int preverify_ok, X509_STORE_CTX *ctx) {
+    (void)preverify_ok; (void)ctx;
+    return 1;
+}
+
+int cpl_server_request_client_certificates(SSL_CTX *ctx, const char *ca_file, char *error, size_t error_len) {
+    if (SSL_CTX_load_verify_locations(ctx, ca_file, NULL) != 1) {
+        cpl_copy_ssl_error(error, error_len, "cannot load client CA", ca_file);
+        return 0;
+    }
+    STACK_OF(X509_NAME) *names = SSL_load_client_CA_file(ca_file);
+    if (names) SSL_CTX_set_client_CA_list(ctx, names);
+    SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, cpl_accept_and_record);
+    return 1;
+}
+
+int cpl_server_peer_certificate(SSL *ssl, unsigned char **der, long *verify_result, char *reason, size_t reason_len) {
+    X509 *cert = SSL_get1_peer_certificate(ssl);
+    if (!cert) return 0;
+    long result = SSL_get_verify_result(ssl);
+    *verify_result = result;
+    if (reason && reason_len) snprintf(reason, reason_len, "%s", X509_verify_cert_error_string(result));
+    *der = NULL;
+    int length = i2d_X509(cert, der);
+    X509_free(cert);
+    return length > 0 ? length : 0;
+}

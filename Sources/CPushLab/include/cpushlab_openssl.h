@@ -59,4 +59,40 @@ int cpl_ecdsa_der_to_raw(const uint8_t *der, size_t der_len, uint8_t *raw, size_
 /// JOSE raw r||s (2*half bytes) -> DER. *der_len is the buffer size on entry. 1 on success.
 int cpl_ecdsa_raw_to_der(const uint8_t *raw, size_t half, uint8_t *der, size_t *der_len);
 
+
+// ---- X.509 client certificates (PushAuth: APNs certificate authentication) ----
+
+/// Facts read from a DER certificate. Times are seconds since 1970 (UTC).
+typedef struct {
+    long long not_before;
+    long long not_after;
+    char subject[512];      // RFC 2253 one-line form
+    char subject_uid[256];  // the UID attribute (Apple puts the bundle id there), or ""
+    char issuer[512];
+} cpl_x509_facts;
+
+/// Fills `facts` from a DER certificate. 1 on success, 0 when it is not a certificate.
+int cpl_x509_read(const uint8_t *der, size_t len, cpl_x509_facts *facts);
+
+/// The value (inside the OCTET STRING) of the extension `oid` ("1.2.3…"), malloc'd in *out
+/// (free with cpl_free). Returns its length, 0 when absent, -1 when not a certificate.
+int cpl_x509_extension(const uint8_t *der, size_t len, const char *oid, uint8_t **out);
+
+/// 1 when `key` is the private half of the certificate's public key.
+int cpl_x509_matches_key(const uint8_t *der, size_t len, EVP_PKEY *key);
+
+/// Why a PKCS#12 file could not be opened.
+typedef enum {
+    CPL_P12_OK = 0,
+    CPL_P12_NOT_PKCS12 = 1,
+    CPL_P12_BAD_PASSWORD = 2,
+    CPL_P12_NO_CERTIFICATE = 3,
+    CPL_P12_NO_KEY = 4,
+} cpl_p12_status;
+
+/// Opens a PKCS#12 (.p12/.pfx) blob with `password` ("" for none): the leaf certificate as DER
+/// and its private key (free both with cpl_free / EVP_PKEY_free).
+cpl_p12_status cpl_pkcs12_open(const uint8_t *p12, size_t len, const char *password,
+                               uint8_t **cert_der, int *cert_len, EVP_PKEY **key);
+
 #endif

@@ -19,6 +19,17 @@
 /// tickets off. Returns NULL and fills `error` (NUL-terminated) on failure.
 SSL_CTX *cpl_server_tls_context(const char *cert_file, const char *key_file, char *error, size_t error_len);
 
+/// Asks TLS clients for a certificate (optional: a client without one still connects) and
+/// verifies a presented one against the CA certificates in `ca_file`. The handshake never
+/// fails on a bad certificate: the verdict is read per connection with
+/// `cpl_server_peer_certificate`, so the application answers in its own words. 1 on success.
+int cpl_server_request_client_certificates(SSL_CTX *ctx, const char *ca_file, char *error, size_t error_len);
+
+/// The DER bytes of the client's certificate (malloc'd: free with cpl_free) and the chain
+/// verification result (X509_V_OK = 0) with its text. Returns the DER length, 0 when the
+/// client sent no certificate.
+int cpl_server_peer_certificate(SSL *ssl, unsigned char **der, long *verify_result, char *reason, size_t reason_len);
+
 /// The protocol ALPN picked for `ssl`, after the handshake. 2: h2; 1: another protocol
 /// (http/1.1); 0: no ALPN (decide by the first bytes).
 int cpl_server_alpn_protocol(const SSL *ssl);

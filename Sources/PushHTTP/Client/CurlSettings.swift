@@ -10,6 +10,8 @@ final class CurlSettings {
     let httpVersion: Int
     private let verifyPeer: Bool
     private let connectTimeoutMilliseconds: Int
+    /// Client certificate options (CURLOPT_SSLCERT, _SSLCERTTYPE, _SSLKEY, _KEYPASSWD), C strings.
+    private let clientCertificate: [(CURLoption, UnsafeMutablePointer<CChar>)]
 
     init(_ configuration: HTTPClientConfiguration) {
         caFile = configuration.caFile
@@ -22,9 +24,24 @@ final class CurlSettings {
         }
         verifyPeer = configuration.verifyPeer
         connectTimeoutMilliseconds = configuration.connectTimeout.roundedUpMilliseconds
+        switch configuration.clientCertificate?.format {
+        case .pem(let keyFile)?:
+            clientCertificate = [(CURLOPT_SSLCERT, strdup(configuration.clientCertificate!.file)),
+                                 (CURLOPT_SSLCERTTYPE, strdup("PEM")), (CURLOPT_SSLKEY, strdup(keyFile))]
+        case .pkcs12(let password)?:
+            clientCertificate = [(CURLOPT_SSLCERT, strdup(configuration.clientCertificate!.file)),
+                                 (CURLOPT_SSLCERTTYPE, strdup("P12")), (CURLOPT_KEYPASSWD, strdup(password))]
+        case nil:
+            clientCertificate = []
+        }
     }
 
     deinit {
+        for (_, value) in clientCertificate {
+            // The password must not linger in freed memory.
+            memset(value, 0, strlen(value))
+            free(value)
+        }
         free(caFileC)
         free(userAgentC)
     }
@@ -44,5 +61,6 @@ final class CurlSettings {
         cpl_easy_setopt_string(easy, CURLOPT_PROTOCOLS_STR, "http,https")
         if let caFileC { cpl_easy_setopt_string(easy, CURLOPT_CAINFO, caFileC) }
         cpl_easy_setopt_string(easy, CURLOPT_USERAGENT, userAgentC)
+        for (option, value) in clientCertificate { cpl_easy_setopt_string(easy, option, value) }
     }
 }

@@ -38,6 +38,24 @@ public struct HTTPClientConfiguration: Sendable {
     public var requestTimeout: Duration
     /// `User-Agent` sent when a request sets none. Default `pushlab/0.1`.
     public var userAgent: String
+    /// A TLS client certificate to present (APNs certificate authentication). Default nil.
+    public var clientCertificate: ClientCertificate? = nil
+
+    /// A client certificate and its key, as files the TLS library reads.
+    public struct ClientCertificate: Sendable, Hashable {
+        public enum Format: Sendable, Hashable {
+            /// PEM certificate file and PEM key file (may be the same file).
+            case pem(keyFile: String)
+            /// PKCS#12 (.p12) holding both, opened with the password.
+            case pkcs12(password: String)
+        }
+        public var file: String
+        public var format: Format
+        public init(file: String, format: Format) {
+            self.file = file
+            self.format = format
+        }
+    }
 
     public init(protocolMode: ProtocolMode = .http2, caFile: String? = nil, verifyPeer: Bool = true,
                 maxConcurrentStreams: Int = 1000, maxConnectionsPerHost: Int = 1,

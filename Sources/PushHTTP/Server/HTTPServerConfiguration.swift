@@ -40,6 +40,11 @@ public struct HTTPServerConfiguration: Sendable {
     /// each connection then lives on one loop, so handlers may run on several threads at once.
     /// Default 1 (the whole server on one thread).
     public var eventLoops: Int
+    /// Ask TLS clients for a certificate (optional: clients without one still connect) and
+    /// verify a presented one against the CA certificates in this PEM file; handlers read the
+    /// verdict from `ConnectionContext.peerCertificate`. The handshake never fails on a bad
+    /// certificate, so the application answers in its own words. Default nil: none asked.
+    public var clientCertificateCAFile: String? = nil
 
     public init(host: String = "127.0.0.1", tlsPort: Int? = nil, cleartextPort: Int? = 0,
                 certificateFile: String? = nil, privateKeyFile: String? = nil,

@@ -173,6 +173,7 @@ final class ServerConnection {
             // offered no ALPN (aioapns does this, and APNs accepts it) is told apart by its first
             // bytes, as on cleartext.
             if case .undecided = state, let bev, let ssl = bufferevent_openssl_get_ssl(bev) {
+                if configuration.clientCertificateCAFile != nil { context.setPeerCertificate(PeerCertificate(ssl: ssl)) }
                 switch cpl_server_alpn_protocol(ssl) {
                 case 2: becomeHTTP2()
                 case 1: becomeHTTP1()

@@ -58,6 +58,10 @@ final class ServerCore {
                     throw HTTPServerError.tlsSetupFailed(String(nulTerminated: error))
                 }
                 tlsContext = ctx
+                if let caFile = configuration.clientCertificateCAFile,
+                   cpl_server_request_client_certificates(ctx, caFile, &error, error.count) != 1 {
+                    throw HTTPServerError.tlsSetupFailed(String(nulTerminated: error))
+                }
                 if listens {
                     let (listener, bound) = try bind(port: port)
                     tlsListener = listener

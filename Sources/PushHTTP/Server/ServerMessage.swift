@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A request as the server hands it to a route handler.
 public struct ServerRequest: Sendable {
@@ -111,6 +112,13 @@ public final class ConnectionContext: Sendable {
         self.control = control
         self.storage = ConnectionStorage()
     }
+
+    /// The client's TLS certificate and its verification verdict, once the handshake is done;
+    /// nil without TLS, when the server asks for none (`clientCertificateCAFile`), or when the
+    /// client sent none.
+    public var peerCertificate: PeerCertificate? { peer.withLock { $0 } }
+    private let peer = Mutex<PeerCertificate?>(nil)
+    func setPeerCertificate(_ certificate: PeerCertificate?) { peer.withLock { $0 = certificate } }
 
     public func updateSettings(_ settings: HTTP2Settings) { control?.updateSettings(settings) }
     public func goAway(errorCode: UInt32 = 0, debugData: [UInt8] = []) { control?.goAway(errorCode: errorCode, debugData: debugData) }
