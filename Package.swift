@@ -41,11 +41,14 @@ let package = Package(
         .target(name: "PushGateway", dependencies: ["PushCore", "PushAuth", "PushHTTP", "PushDevice", "PushStore"]),
         // The push gateway a team runs (docs/relay.md): API, durable queue, workers, webhooks.
         .target(name: "PushRelay", dependencies: ["PushCore", "PushAuth", "PushHTTP", "PushSend", "PushStore"]),
+        // The web console (/console): live push log, device view, send form, metrics charts.
+        .target(name: "PushConsole", dependencies: ["PushCore", "PushAuth", "PushHTTP", "PushSend", "PushGateway", "PushDevice", "PushMetrics"]),
         // Wires every part into one offline lab: the demo and the delivery-metric experiment.
         .target(name: "OfflineLab", dependencies: ["PushCore", "PushAuth", "PushHTTP", "PushSend", "PushGateway", "PushDevice", "PushMetrics"]),
         .executableTarget(
             name: "pushlab",
-            dependencies: ["PushCore", "PushAuth", "PushHTTP", "PushStore", "PushSend", "PushGateway", "PushDevice", "PushMetrics", "OfflineLab"]
+            dependencies: ["PushCore", "PushAuth", "PushHTTP", "PushStore", "PushSend", "PushGateway", "PushDevice", "PushMetrics", "OfflineLab",
+                           "PushConsole"]
         ),
         // Measures JWT sign/verify for benchmarks/auth.sh; not part of the CLI.
         .executableTarget(name: "pushlab-bench-auth", dependencies: ["PushAuth"]),
@@ -66,6 +69,7 @@ let package = Package(
         .testTarget(name: "PushGatewayTests", dependencies: ["PushGateway", "PushSend", "PushAuth", "PushCore", "TestSupport"],
                     exclude: ["Peers"]),
         .testTarget(name: "PushRelayTests", dependencies: ["PushRelay", "PushCore", "PushStore", "TestSupport"]),
+        .testTarget(name: "PushConsoleTests", dependencies: ["PushConsole", "PushGateway", "PushSend", "PushDevice", "TestSupport"]),
         .testTarget(name: "OfflineLabTests", dependencies: ["OfflineLab", "PushDevice", "TestSupport"]),
         .testTarget(name: "pushlabTests", dependencies: ["TestSupport"]),
         // Issue 11: the bad-input corpus (Tests/Corpus) run through the real binary and servers,

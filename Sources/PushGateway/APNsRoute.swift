@@ -107,14 +107,15 @@ struct APNsRoute: Sendable {
             return nil
         }()
 
+        let uniqueID = verdict == nil && sandbox ? ids.next() : nil
         record(request: request, token: token, device: device, topic: apns.topic, pushType: apns.pushType, apnsID: apnsID,
-               status: verdict?.status ?? 200, reason: verdict?.reasonName, deliveryID: deliveryID, now: now)
+               status: verdict?.status ?? 200, reason: verdict?.reasonName, deliveryID: deliveryID, uniqueID: uniqueID, now: now)
         if let verdict { return .now(respond(verdict, apnsID: apnsID)) }
         if !streamLimitRaised { raiseStreamLimitOnce(request.connection) }
         sink?.deliver(AcceptedPush(service: .apns, device: device, payload: request.body, messageID: apnsID,
                                    deliveryID: deliveryID, receivedAt: now))
-        let headers = sandbox ? [HTTPHeader("apns-id", apnsID), HTTPHeader("apns-unique-id", ids.next())]
-                              : [HTTPHeader("apns-id", apnsID)]
+        let headers = uniqueID.map { [HTTPHeader("apns-id", apnsID), HTTPHeader("apns-unique-id", $0)] }
+                      ?? [HTTPHeader("apns-id", apnsID)]
         return .now(ServerResponse(status: 200, headers: HTTPHeaders(headers)))
     }
 
@@ -136,10 +137,11 @@ struct APNsRoute: Sendable {
     }
 
     private func record(request: ServerRequest, token: String, device: EmulatedDevice?, topic: String?, pushType: String?,
-                        apnsID: String, status: Int, reason: String?, deliveryID: String?, now: Date) {
+                        apnsID: String, status: Int, reason: String?, deliveryID: String?, uniqueID: String?, now: Date) {
         // The header map and the payload text are built on the writer thread, not here.
         records.record(PushRecord(receivedAt: now, service: .apns, token: token, device: device?.name, topic: topic, pushType: pushType,
-                                  messageID: apnsID, status: status, reason: reason, deliveryID: deliveryID, headers: [:], payload: ""),
+                                  messageID: apnsID, status: status, reason: reason, deliveryID: deliveryID, headers: [:], payload: "",
+                                  uniqueID: uniqueID),
                        rawHeaders: request.headers, body: request.body)
     }
 }

@@ -25,6 +25,8 @@ public struct GatewayConfiguration: Sendable {
     /// SQLite file for the push records; nil keeps the newest 10,000 in memory.
     public var recordsPath: String? = nil
     public var faultPlan: FaultPlan = .none
+    /// Sees every recorded push as it happens (`pushlab serve --console`); nil: nobody.
+    public var recordObserver: (any PushRecordObserver)? = nil
     /// Event-loop threads of each host (`HTTPServerConfiguration.eventLoops`).
     public var eventLoops = 1
 
@@ -56,7 +58,7 @@ public final class Gateway: Sendable {
         self.configuration = configuration
         self.keys = keys
         self.devices = devices
-        records = try PushRecordStore(path: configuration.recordsPath)
+        records = try PushRecordStore(path: configuration.recordsPath, observer: configuration.recordObserver)
         let faults = configuration.faultPlan.isEmpty ? nil : GatewayFaults(injector: FaultInjector(plan: configuration.faultPlan))
         let devices = devices
         let apns = APNsRoute(

@@ -19,12 +19,15 @@ public struct PushRecord: Sendable, Codable, Equatable {
     public var reason: String?
     /// `CIO-Delivery-ID` when the payload carried one (joins with the collector's metrics).
     public var deliveryID: String?
+    /// The `apns-unique-id` a sandbox answer carried (kept in memory only, not in the SQLite table).
+    public var uniqueID: String?
     /// Request headers, authorization redacted.
     public var headers: [String: String]
     public var payload: String
 
     public init(receivedAt: Date, service: Service, token: String?, device: String?, topic: String?, pushType: String?,
-                messageID: String?, status: Int, reason: String?, deliveryID: String?, headers: [String: String], payload: String) {
+                messageID: String?, status: Int, reason: String?, deliveryID: String?, headers: [String: String], payload: String,
+                uniqueID: String? = nil) {
         self.receivedAt = receivedAt
         self.service = service
         self.token = token
@@ -37,7 +40,14 @@ public struct PushRecord: Sendable, Codable, Equatable {
         self.deliveryID = deliveryID
         self.headers = headers
         self.payload = payload
+        self.uniqueID = uniqueID
     }
+}
+
+/// Sees every push the gateway records, as it is recorded (the web console's live log).
+/// Called on the recording thread, often the server's event loop: return quickly.
+public protocol PushRecordObserver: Sendable {
+    func recorded(_ record: PushRecord)
 }
 
 /// The gateway's record of every push, in SQLite (table `pushes`, documented in
@@ -54,11 +64,14 @@ public final class PushRecordStore: @unchecked Sendable {
     private var stopped = false
     private let condition = NSCondition()
     private var writer: Thread?
+    private let observer: (any PushRecordObserver)?
 
     static let schema = SentPushRecords.schema
 
-    /// `path == nil` keeps the newest records in memory only.
-    public init(path: String?) throws {
+    /// `path == nil` keeps the newest records in memory only; `observer` sees each record as it
+    /// is recorded, its header map and payload text built at once.
+    public init(path: String?, observer: (any PushRecordObserver)? = nil) throws {
+        self.observer = observer
         if let path {
             let db = try SQLiteDatabase(path: path)
             try db.execute(Self.schema)
@@ -89,6 +102,7 @@ public final class PushRecordStore: @unchecked Sendable {
     /// here, by the thread that recorded, outside the lock. (A writer thread freeing a batch
     /// every 50 ms made glibc's allocator contend: 9% of the gateway's time in futex waits.)
     private func add(_ record: PendingRecord) {
+        observer?.recorded(record.completed)
         var entry = record
         condition.lock()
         if db == nil { memory.insert(&entry) } else { pending.append(entry) }

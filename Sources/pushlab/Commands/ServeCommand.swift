@@ -1,4 +1,5 @@
 import Foundation
+import PushConsole
 import PushCore
 import PushGateway
 import PushHTTP
@@ -44,7 +45,7 @@ enum ServeCommand: Command {
         .value("--event-loops", name: "N", help: "Event-loop threads per host; connections are spread over them.", default: "one per core"),
         .flag("--quiet", help: "No line per push."),
         .flag("--bench", help: "Also answer POST /bench with an empty 200 (benchmarks/transport-server.sh)."),
-    ]
+    ] + ConsoleSetup.options
 
     static func run(_ args: ParsedArguments) async throws -> Int32 {
         let cert = args.value("--cert") ?? ProjectFiles.defaultFile("certs/server.pem")
@@ -89,8 +90,11 @@ enum ServeCommand: Command {
         let collector = try MetricsCollector(configuration: CollectorConfiguration(credentials: CollectorCredentials(cdpAPIKeys: Set(cdpKeys))),
                                              store: store)
         let bench = args.flag("--bench")
-        let gateway = try Gateway(configuration: config, keys: keys, devices: devices,
-                                  sink: args.flag("--quiet") ? nil : PushLogLine()) { router in
+        let lines: (any PushDeliverySink)? = args.flag("--quiet") ? nil : PushLogLine()
+        let console = try ConsoleSetup.console(args, next: lines)
+        config.recordObserver = console?.gatewayFeed
+        let gateway = try Gateway(configuration: config, keys: keys, devices: devices, sink: console ?? lines) { router in
+            console?.register(on: &router)
             router.add("GET", "/health") { _ in .now(.json(200, #"{"status":"ok"}"#)) }
             collector.register(on: &router)
             if bench { router.add("POST", "/bench") { _ in .now(ServerResponse(status: 200)) } }
@@ -105,11 +109,17 @@ enum ServeCommand: Command {
             if let url = apns.tlsURL { emit("APNs: \(url) (h2)   e.g. pushlab send apns --url \(url) --ca-file certs/ca.pem …") }
             if let url = apns.cleartextURL { emit("APNs: \(url) (h2c)") }
         }
+        let consoleClient = try console.map {
+            try ConsoleSetup.attach($0, args, gateway: gateway, collector: collector, certsDirectory: certsDirectory, cdpKey: cdpKeys[0])
+        }
+        if console != nil, let url = Console.url(of: gateway) { emit("console: \(url)") }
         emit(devices.isQuickStart ? "quick start: any well-formed token for \(devices.quickStartBundleID) / \(devices.quickStartProject)"
                                   : "\(devices.devices.count) device(s) from --devices")
         let signal = await waitForTerminationSignal()
         printError("pushlab serve: signal \(signal), finishing in-flight requests")
+        console?.stop()
         await gateway.stop()
+        await consoleClient?.shutdown()
         collector.flush()
         return ExitStatus.success
     }

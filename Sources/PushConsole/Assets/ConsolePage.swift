@@ -1,0 +1,85 @@
+/// The console's one HTML page, embedded in the binary (nothing is downloaded at run time).
+enum ConsoleAssets {
+    static let page = #"""
+<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>pushlab console</title>
+<link rel="stylesheet" href="/console/app.css">
+</head>
+<body>
+<header>
+  <h1>pushlab <span>console</span></h1>
+  <nav id="tabs">
+    <button data-tab="log" class="active">Push log</button>
+    <button data-tab="devices">Devices</button>
+    <button data-tab="send">Send</button>
+    <button data-tab="metrics">Metrics</button>
+  </nav>
+  <span id="live" class="live off" title="live stream">connecting…</span>
+</header>
+<main>
+  <section id="tab-log" class="tab active">
+    <div class="toolbar">
+      <input id="search" type="search" placeholder="Search apns-id, FCM name, token, delivery id, reason" autocomplete="off">
+      <select id="f-platform" aria-label="platform"><option value="">all platforms</option><option value="apns">APNs</option><option value="fcm">FCM</option></select>
+      <select id="f-outcome" aria-label="outcome"><option value="">all outcomes</option><option value="accepted">accepted</option><option value="rejected">rejected</option></select>
+      <span id="count" class="muted"></span>
+    </div>
+    <div class="split">
+      <div class="log">
+        <div class="row head"><span>time</span><span>platform</span><span>app</span><span>target</span><span>type</span><span>status</span><span>id</span></div>
+        <div id="log-view"><div id="log-spacer"></div><div id="log-rows"></div></div>
+      </div>
+      <aside id="detail" class="panel"><p class="muted">Select a push to see its headers, payload, answer and what the device did.</p></aside>
+    </div>
+  </section>
+  <section id="tab-devices" class="tab">
+    <div class="split">
+      <div id="device-list" class="panel"></div>
+      <aside id="device-detail" class="panel"><p class="muted">Select a notification.</p></aside>
+    </div>
+  </section>
+  <section id="tab-send" class="tab">
+    <div class="split">
+      <form id="send-form" class="panel" autocomplete="off">
+        <div class="grid">
+          <label>Platform <select id="s-platform"><option value="apns">APNs</option><option value="fcm">FCM</option></select></label>
+          <label>Device token <input id="s-token" placeholder="64 hex digits (APNs) or registration token (FCM)"></label>
+          <label>Topic <input id="s-topic" value="io.pushlab.demo"></label>
+          <label>Push type <select id="s-type"><option value="">from payload</option><option>alert</option><option>background</option><option>liveactivity</option><option>voip</option><option>complication</option><option>fileprovider</option><option>mdm</option><option>location</option><option>pushtotalk</option><option>widgets</option><option>controls</option></select></label>
+          <label>Priority <select id="s-priority"><option value="">default</option><option>10</option><option>5</option><option>1</option></select></label>
+        </div>
+        <fieldset>
+          <legend>Fields (they write the JSON below)</legend>
+          <div class="grid">
+            <label>Title <input id="s-title" data-field></label>
+            <label>Subtitle <input id="s-subtitle" data-field></label>
+            <label>Body <input id="s-body" data-field></label>
+            <label>Badge <input id="s-badge" data-field inputmode="numeric"></label>
+            <label>Image (https) <input id="s-image" data-field></label>
+            <label>Link <input id="s-link" data-field></label>
+            <label>Delivery id <input id="s-delivery" data-field></label>
+          </div>
+        </fieldset>
+        <label class="wide">Raw JSON <textarea id="s-payload" spellcheck="false" rows="10"></textarea></label>
+        <div id="s-summary" class="muted"></div>
+        <ul id="findings" class="findings"></ul>
+        <button id="s-send" type="submit">Send</button>
+        <div id="send-answer"></div>
+      </form>
+      <aside class="panel"><h2>Preview</h2><div id="send-preview"></div><p class="muted">The lock screen as the payload asks for it; the virtual iPhone's extension decides what it really shows (see the push in the log once sent).</p></aside>
+    </div>
+  </section>
+  <section id="tab-metrics" class="tab">
+    <div class="toolbar"><button id="m-refresh" type="button">Refresh</button><span id="m-note" class="muted"></span></div>
+    <div id="metrics"></div>
+  </section>
+</main>
+<script src="/console/app.js"></script>
+</body>
+</html>
+"""#
+}

@@ -1,0 +1,61 @@
+import Foundation
+import PushGateway
+import PushMetrics
+
+/// How the console runs. Every default is what `pushlab serve --console` uses.
+public struct ConsoleConfiguration: Sendable {
+    /// Serve `/console` to peers that are not loopback too (`--console-remote`); off, they get 403.
+    public var allowRemote = false
+    /// Rows per page of the log.
+    public var pageSize = 100
+    /// Most pushes one live-stream event carries.
+    public var eventBatchLimit = 5_000
+    /// How long a live-stream request waits for a push before it ends (the browser reconnects).
+    public var eventWait: Duration = .seconds(15)
+    /// `simulate --chart` SVG to show on the metrics tab.
+    public var simulateChart: String?
+
+    public init() {}
+}
+
+/// The web console (`/console`): the push log fed by the gateway (and later the relay), the
+/// virtual iPhone's notifications, the send form and the collector's report. It is also the
+/// gateway's delivery sink, so the phone it gets once the servers run sees every accepted push.
+public final class Console: PushDeliverySink, @unchecked Sendable {
+    public let configuration: ConsoleConfiguration
+    public let log: ConsoleLog
+    private let next: (any PushDeliverySink)?
+    // `phone`, `sender` and `metrics` are protected by `lock`: they are attached once the
+    // servers are bound (their URLs are only known then).
+    private var phone: VirtualPhone?
+    private var sender: ConsoleSender?
+    private var metrics: (@Sendable () throws -> MetricsReport)?
+    private let lock = NSLock()
+
+    /// `next` also gets every accepted push (e.g. `pushlab serve`'s one line per push).
+    public init(configuration: ConsoleConfiguration = ConsoleConfiguration(), log: ConsoleLog = ConsoleLog(),
+                next: (any PushDeliverySink)? = nil) {
+        self.configuration = configuration
+        self.log = log
+        self.next = next
+    }
+
+    /// The gateway's record observer that feeds this console's log.
+    public var gatewayFeed: GatewayLogFeed { GatewayLogFeed(log: log) }
+
+    public func attach(phone: VirtualPhone) { lock.withLock { self.phone = phone } }
+    public func attach(sender: ConsoleSender) { lock.withLock { self.sender = sender } }
+    public func attach(metrics: @escaping @Sendable () throws -> MetricsReport) { lock.withLock { self.metrics = metrics } }
+
+    var attachedPhone: VirtualPhone? { lock.withLock { phone } }
+    var attachedSender: ConsoleSender? { lock.withLock { sender } }
+    var attachedMetrics: (@Sendable () throws -> MetricsReport)? { lock.withLock { metrics } }
+
+    public func deliver(_ push: AcceptedPush) {
+        next?.deliver(push)
+        attachedPhone?.deliver(push)
+    }
+
+    /// Ends the live streams now, so the server's graceful stop does not wait for them.
+    public func stop() { log.close() }
+}

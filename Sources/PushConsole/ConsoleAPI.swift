@@ -1,0 +1,147 @@
+import Foundation
+import PushAuth
+import PushCore
+import PushMetrics
+import PushSend
+
+/// The JSON shapes of the console's API (docs/console.md lists them with examples).
+enum ConsoleAPI {
+    /// One row of the log: the device token shortened (`Redact.token`).
+    struct Summary: Encodable {
+        var id: Int64
+        var receivedAt: Date
+        var source: String
+        var platform: String
+        var app: String?
+        var target: String?
+        var device: String?
+        var pushType: String?
+        var status: Int
+        var reason: String?
+        var messageID: String?
+        var uniqueID: String?
+        var deliveryID: String?
+
+        init(_ p: LoggedPush) {
+            id = p.id
+            receivedAt = p.receivedAt
+            source = p.source.rawValue
+            platform = p.platform.rawValue
+            app = p.app
+            target = p.target.map(Redact.token)
+            device = p.device
+            pushType = p.pushType
+            status = p.status
+            reason = p.reason
+            messageID = p.messageID
+            uniqueID = p.uniqueID
+            deliveryID = p.deliveryID
+        }
+    }
+
+    struct Page: Encodable {
+        var pushes: [Summary]
+        var total: Int
+        var latestID: Int64
+        var nextBefore: Int64?
+    }
+
+    /// The gateway's answer as the sender saw it.
+    struct Answer: Encodable {
+        var status: Int
+        var headers: [String: String]
+        var body: String
+    }
+
+    struct Detail: Encodable {
+        var push: Summary
+        var headers: [String: String]
+        var payload: String
+        var validation: Validation
+        var answer: Answer
+        var device: DeviceNotification?
+    }
+
+    /// A validator report, as `pushlab validate --json` words it.
+    struct Validation: Encodable {
+        var format: String?
+        var pushType: String?
+        var byteCount: Int?
+        var byteLimit: Int?
+        var findings: [ValidationFinding]
+
+        init(_ r: ValidationReport) {
+            format = r.format?.rawValue
+            pushType = r.pushType?.rawValue
+            byteCount = r.byteCount
+            byteLimit = r.byteLimit
+            findings = r.findings
+        }
+    }
+
+    /// What `POST /console/api/validate` takes.
+    struct ValidateRequest: Decodable {
+        var payload: String
+        /// `apns`, `fcm`, `simulator` or absent / `auto` (detected as `pushlab validate` does).
+        var format: String?
+        var pushType: String?
+        var priority: String?
+        var topic: String?
+        var token: String?
+    }
+
+    struct SendAnswer: Encodable {
+        var outcome: String
+        var status: Int?
+        var reason: String?
+        var detail: String?
+        /// apns-id or FCM message name.
+        var id: String?
+        var target: String
+
+        init(_ r: DeliveryReport) {
+            outcome = r.outcome.rawValue
+            status = r.status
+            reason = r.reason
+            detail = r.detail
+            id = r.id
+            target = Redact.token(r.target)
+        }
+    }
+
+    struct Devices: Encodable {
+        struct Device: Encodable {
+            var name: String
+            var app: String
+            var sdkMode: String
+            var notifications: [DeviceNotification]
+        }
+        var devices: [Device]
+    }
+
+    struct Metrics: Encodable {
+        var report: MetricsReport?
+        /// The `simulate --chart` sweep (SVG text) the console was started with.
+        var simulateChart: String?
+        var note: String?
+    }
+
+    struct Status: Encodable {
+        var pushes: Int
+        var latestID: Int64
+        var capacity: Int
+        var canSendAPNs: Bool
+        var canSendFCM: Bool
+        var hasPhone: Bool
+        var hasMetrics: Bool
+        var pageSize: Int
+    }
+
+    static func encode<T: Encodable>(_ value: T) -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // Milliseconds since 1970: what JavaScript's `new Date(ms)` takes.
+        encoder.dateEncodingStrategy = .millisecondsSince1970
+        return Array((try? encoder.encode(value)) ?? Data("{}".utf8))
+    }
+}

@@ -1,0 +1,281 @@
+import Foundation
+import PushCore
+import PushGateway
+import PushHTTP
+
+/// The console's routes on the gateway's Google host: the page and its script and style,
+/// and the JSON API under `/console/api` (docs/console.md).
+extension Console {
+    public func register(on router: inout Router) {
+        let page = ConsoleAssets.page, script = ConsoleAssets.script, style = ConsoleAssets.style
+        route(&router, "GET", "/console") { _ in .now(Self.asset(page, "text/html; charset=utf-8")) }
+        route(&router, "GET", "/console/") { _ in .now(Self.asset(page, "text/html; charset=utf-8")) }
+        route(&router, "GET", "/console/app.js") { _ in .now(Self.asset(script, "text/javascript; charset=utf-8")) }
+        route(&router, "GET", "/console/app.css") { _ in .now(Self.asset(style, "text/css; charset=utf-8")) }
+        route(&router, "GET", "/console/api/status") { _ in .now(self.status()) }
+        route(&router, "GET", "/console/api/pushes") { request in .now(self.pushes(request)) }
+        route(&router, "GET", "/console/api/pushes/{id}") { request in .now(self.detail(request)) }
+        route(&router, "GET", "/console/api/images/{messageID}") { request in .now(self.image(request)) }
+        route(&router, "GET", "/console/api/events") { request in self.events(request) }
+        route(&router, "GET", "/console/api/devices") { _ in .now(self.devices()) }
+        route(&router, "POST", "/console/api/validate") { request in .now(Self.validate(request)) }
+        route(&router, "POST", "/console/api/send") { request in self.send(request) }
+        route(&router, "GET", "/console/api/metrics") { _ in .later { self.metricsAnswer() } }
+    }
+
+    /// Adds a route that answers 403 to peers that are not loopback unless `allowRemote`.
+    private func route(_ router: inout Router, _ method: String, _ path: String, _ handler: @escaping RouteHandler) {
+        let allowRemote = configuration.allowRemote
+        router.add(method, path) { request in
+            if !allowRemote && !AdminAccess.isLoopback(request.connection.remoteAddress) {
+                return .now(Self.refusal(403, field: nil, "the console answers loopback clients only (request from \(request.connection.remoteAddress))",
+                                         fix: "open it on the machine running pushlab, or start it with --console-remote"))
+            }
+            return try handler(request)
+        }
+    }
+
+    // MARK: handlers
+
+    private func status() -> ServerResponse {
+        let sender = attachedSender
+        return Self.json(200, ConsoleAPI.Status(pushes: log.count, latestID: log.latest, capacity: log.capacity,
+                                                canSendAPNs: sender?.apns != nil, canSendFCM: sender?.fcm != nil,
+                                                hasPhone: attachedPhone != nil, hasMetrics: attachedMetrics != nil,
+                                                pageSize: configuration.pageSize))
+    }
+
+    private func pushes(_ request: ServerRequest) -> ServerResponse {
+        let q = QueryItems(request.query)
+        do {
+            let limit = try q.int("limit", range: 1...1_000) ?? configuration.pageSize
+            let before = try q.int64("before", range: 1...Int64.max)
+            let filter = try Self.filter(q)
+            let page = log.page(before: before, limit: limit, filter: filter)
+            return Self.json(200, ConsoleAPI.Page(pushes: page.pushes.map(ConsoleAPI.Summary.init), total: page.total,
+                                                  latestID: page.latestID, nextBefore: page.nextBefore))
+        } catch { return error.response }
+    }
+
+    private func detail(_ request: ServerRequest) -> ServerResponse {
+        guard let push = loggedPush(request) else { return Self.notFound(request) }
+        let validation = Self.validator(for: push).validate(bytes: Array(push.payload.utf8),
+                                                            as: push.platform == .apns ? .apns : .fcm)
+        let device = push.messageID.flatMap { attachedPhone?.notification(messageID: $0) }
+        return Self.json(200, ConsoleAPI.Detail(push: ConsoleAPI.Summary(push), headers: push.headers, payload: push.payload,
+                                                validation: ConsoleAPI.Validation(validation), answer: Self.answer(push),
+                                                device: device))
+    }
+
+    /// The image the virtual iPhone's extension attached to the push with this apns-id / FCM name.
+    private func image(_ request: ServerRequest) -> ServerResponse {
+        let id = request.pathParameters["messageID"] ?? ""
+        guard let attachment = attachedPhone?.notification(messageID: id)?.report?.notification?.attachments.first,
+              let bytes = FileManager.default.contents(atPath: attachment.path) else {
+            return Self.refusal(404, field: "/messageID", "no image attached to push \(id) on the virtual iPhone",
+                                fix: "open a push whose CIO.push.image the extension attached")
+        }
+        return ServerResponse(status: 200, headers: ["content-type": "image/\(attachment.type.rawValue)", "cache-control": "max-age=3600"],
+                              body: Array(bytes))
+    }
+
+    /// The live stream: server-sent events, one `pushes` event per batch. Each answer carries the
+    /// pushes after `Last-Event-ID` (or `?after=`) as soon as there are any, then ends; the
+    /// browser's EventSource reconnects after `retry` ms with the last id, so a busy gateway is
+    /// streamed in batches and an idle one costs one waiting request. The first request (no
+    /// `Last-Event-ID` yet) is answered at once, so the page knows the stream is up.
+    private func events(_ request: ServerRequest) -> HandlerReply {
+        let q = QueryItems(request.query)
+        let after: Int64
+        let lastEventID = request.headers["last-event-id"]
+        do {
+            after = try lastEventID.map { raw in
+                guard let v = Int64(raw), v >= 0 else {
+                    throw ConsoleInputError(field: "header last-event-id", error: "'\(raw)' is not a push id", fix: "send a whole number, or no header")
+                }
+                return v
+            } ?? q.int64("after", range: 0...Int64.max) ?? log.latest
+        } catch { return .now(error.response) }
+        let log = log, limit = configuration.eventBatchLimit, wait = configuration.eventWait
+        return .later {
+            if lastEventID != nil { await log.waitForPushes(after: after, timeout: wait) }
+            let batch = log.pushes(after: after, limit: limit)
+            var body = Array("retry: 200\n".utf8)
+            if let last = batch.last {
+                body += Array("id: \(last.id)\nevent: pushes\ndata: ".utf8)
+                body += ConsoleAPI.encode(batch.map(ConsoleAPI.Summary.init))
+                body += Array("\n\n".utf8)
+            } else {
+                // An id with no data only sets the id the browser sends back when it reconnects.
+                body += Array("id: \(after)\n: no new pushes\n\n".utf8)
+            }
+            return ServerResponse(status: 200, headers: ["content-type": "text/event-stream", "cache-control": "no-store"], body: body)
+        }
+    }
+
+    private func devices() -> ServerResponse {
+        guard let phone = attachedPhone else { return Self.json(200, ConsoleAPI.Devices(devices: [])) }
+        let runs = phone.notifications(limit: 200)
+        var names = [phone.name]
+        for r in runs where !names.contains(r.device) { names.append(r.device) }
+        return Self.json(200, ConsoleAPI.Devices(devices: names.map { name in
+            ConsoleAPI.Devices.Device(name: name, app: phone.profile.bundleID, sdkMode: phone.profile.sdkMode.rawValue,
+                                      notifications: runs.filter { $0.device == name })
+        }))
+    }
+
+    static func validate(_ request: ServerRequest) -> ServerResponse {
+        let form: ConsoleAPI.ValidateRequest
+        do { form = try JSONDecoder().decode(ConsoleAPI.ValidateRequest.self, from: Data(request.body)) } catch {
+            return refusal(400, field: "/payload", "the body is not {\"payload\": \"<JSON text>\", …}: \(error)",
+                           fix: "POST a JSON object whose \"payload\" is the payload as a string")
+        }
+        var format: PayloadFormat?
+        if let raw = form.format, raw != "auto" {
+            guard let f = PayloadFormat(rawValue: raw) else {
+                return refusal(400, field: "/format", "'\(raw)' is not a payload format",
+                               fix: "use auto or one of " + PayloadFormat.allCases.map(\.rawValue).joined(separator: ", "))
+            }
+            format = f
+        }
+        let context = APNsRequestContext(pushType: form.pushType.flatMap { $0.isEmpty ? nil : $0 },
+                                         priority: form.priority.flatMap { $0.isEmpty ? nil : $0 },
+                                         topic: form.topic.flatMap { $0.isEmpty ? nil : $0 },
+                                         deviceToken: form.token.flatMap { $0.isEmpty ? nil : $0 })
+        let report = Validator(options: ValidationOptions(apns: context)).validate(bytes: Array(form.payload.utf8), as: format)
+        return json(200, ConsoleAPI.Validation(report))
+    }
+
+    private func send(_ request: ServerRequest) -> HandlerReply {
+        guard let sender = attachedSender else {
+            return .now(Self.refusal(503, field: nil, "this console cannot send yet", fix: "wait until pushlab serve printed its URLs"))
+        }
+        let form: SendFormRequest
+        do { form = try JSONDecoder().decode(SendFormRequest.self, from: Data(request.body)) } catch {
+            return .now(Self.refusal(400, field: "/payload", "the body is not a send form: \(error)",
+                                     fix: "POST {\"platform\": \"apns\", \"token\": …, \"payload\": \"<JSON text>\"}"))
+        }
+        return .later {
+            do { return Self.json(200, ConsoleAPI.SendAnswer(try await sender.send(form))) } catch {
+                return error.response
+            }
+        }
+    }
+
+    private func metricsAnswer() -> ServerResponse {
+        guard let metrics = attachedMetrics else {
+            return Self.json(200, ConsoleAPI.Metrics(report: nil, simulateChart: configuration.simulateChart,
+                                                     note: "no collector is attached to this console"))
+        }
+        do {
+            return Self.json(200, ConsoleAPI.Metrics(report: try metrics(), simulateChart: configuration.simulateChart, note: nil))
+        } catch {
+            return Self.refusal(500, field: nil, "the collector's report failed: \(error)", fix: "check the collector database")
+        }
+    }
+
+    // MARK: helpers
+
+    private func loggedPush(_ request: ServerRequest) -> LoggedPush? {
+        request.pathParameters["id"].flatMap { Int64($0) }.flatMap { log.push(id: $0) }
+    }
+
+    private static func notFound(_ request: ServerRequest) -> ServerResponse {
+        refusal(404, field: "/id", "no push \(request.pathParameters["id"] ?? "") in the console's log",
+                fix: "use an id from GET /console/api/pushes (the log keeps the newest pushes only)")
+    }
+
+    static func filter(_ q: QueryItems) throws(ConsoleInputError) -> LogFilter {
+        var platform: LoggedPush.Platform?
+        if let raw = q["platform"], !raw.isEmpty {
+            guard let p = LoggedPush.Platform(rawValue: raw) else {
+                throw ConsoleInputError(field: "platform", error: "'\(raw)' is not a platform", fix: "use apns or fcm")
+            }
+            platform = p
+        }
+        var outcome: LogFilter.Outcome?
+        if let raw = q["outcome"], !raw.isEmpty {
+            guard let o = LogFilter.Outcome(rawValue: raw) else {
+                throw ConsoleInputError(field: "outcome", error: "'\(raw)' is not an outcome", fix: "use accepted or rejected")
+            }
+            outcome = o
+        }
+        return LogFilter(query: q["q"], platform: platform, outcome: outcome)
+    }
+
+    /// The validator set up as the gateway saw the push: its apns-* headers and token.
+    static func validator(for push: LoggedPush) -> Validator {
+        let headers = push.headers.map { (name: $0.key, value: $0.value) }
+        return Validator(options: ValidationOptions(apns: APNsRequestContext(headers: headers, deviceToken: push.target)))
+    }
+
+    /// The answer the gateway gave, rebuilt from the record: status, ids and body.
+    static func answer(_ push: LoggedPush) -> ConsoleAPI.Answer {
+        var headers: [String: String] = [:]
+        let body: String
+        switch push.platform {
+        case .apns:
+            headers["apns-id"] = push.messageID
+            headers["apns-unique-id"] = push.uniqueID
+            body = push.reason.map { #"{"reason":"\#($0)"}"# } ?? ""
+        case .fcm:
+            body = push.reason.map { #"{"error":{"code":\#(push.status),"details":[{"errorCode":"\#($0)"}]}}"# }
+                ?? #"{"name":"\#(push.messageID ?? "")"}"#
+        }
+        return ConsoleAPI.Answer(status: push.status, headers: headers, body: body)
+    }
+
+    static func json<T: Encodable>(_ status: Int, _ value: T) -> ServerResponse {
+        ServerResponse(status: status, headers: ["content-type": "application/json", "cache-control": "no-store"],
+                       body: ConsoleAPI.encode(value))
+    }
+
+    static func refusal(_ status: Int, field: String?, _ error: String, fix: String) -> ServerResponse {
+        json(status, ConsoleInputError(field: field ?? "", error: error, fix: fix))
+    }
+
+    private static func asset(_ text: String, _ type: String) -> ServerResponse {
+        ServerResponse(status: 200, headers: ["content-type": type, "cache-control": "no-cache",
+                                              "content-security-policy": "default-src 'self'; img-src 'self' data:; style-src 'self'"],
+                       body: Array(text.utf8))
+    }
+}
+
+extension ConsoleInputError {
+    var response: ServerResponse { Console.json(400, self) }
+}
+
+extension Error {
+    /// A 400 naming the field, for the API's `throws` helpers.
+    var response: ServerResponse {
+        (self as? ConsoleInputError)?.response ?? Console.refusal(400, field: nil, "\(self)", fix: "check the request")
+    }
+}
+
+/// The decoded `name=value` pairs of a query string.
+struct QueryItems {
+    private var items: [String: String] = [:]
+
+    init(_ query: String?) {
+        for pair in (query ?? "").split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let decode = { (s: Substring) in String(s).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(s) }
+            items[decode(parts[0])] = parts.count > 1 ? decode(parts[1]) : ""
+        }
+    }
+
+    subscript(name: String) -> String? { items[name] }
+
+    func int(_ name: String, range: ClosedRange<Int>) throws(ConsoleInputError) -> Int? {
+        try int64(name, range: Int64(range.lowerBound)...Int64(range.upperBound)).map { Int($0) }
+    }
+
+    func int64(_ name: String, range: ClosedRange<Int64>) throws(ConsoleInputError) -> Int64? {
+        guard let raw = items[name], !raw.isEmpty else { return nil }
+        guard let v = Int64(raw), range.contains(v) else {
+            throw ConsoleInputError(field: name, error: "\(name)=\(raw) is not a whole number in \(range.lowerBound)…\(range.upperBound)",
+                                    fix: "pass \(name) as a whole number in that range, or leave it out")
+        }
+        return v
+    }
+}

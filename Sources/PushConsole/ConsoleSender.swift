@@ -1,0 +1,86 @@
+import Foundation
+import PushCore
+import PushSend
+
+/// What the console's send form posts to `POST /console/api/send`.
+public struct SendFormRequest: Sendable, Decodable {
+    public var platform: String
+    /// APNs only: the device token (FCM messages name their target inside `message`).
+    public var token: String?
+    public var topic: String?
+    public var pushType: String?
+    public var priority: Int?
+    /// The raw JSON: an APNs payload, or an FCM v1 request `{"message": …}`.
+    public var payload: String
+}
+
+/// A refusal of the send form's input: the field (a JSON pointer into the form's body) and how to fix it.
+public struct ConsoleInputError: Error, Sendable, Encodable {
+    public var field: String
+    public var error: String
+    public var fix: String
+}
+
+/// Sends the console form's pushes with pushlab's own clients (the same as `pushlab send`),
+/// to the gateway the console runs beside.
+public struct ConsoleSender: Sendable {
+    public var apns: APNsClient?
+    public var fcm: FCMClient?
+
+    public init(apns: APNsClient?, fcm: FCMClient?) {
+        self.apns = apns
+        self.fcm = fcm
+    }
+
+    /// Sends the form's push; a pre-flight refusal (the same checks as `pushlab send`) throws.
+    public func send(_ form: SendFormRequest) async throws(ConsoleInputError) -> DeliveryReport {
+        switch form.platform {
+        case "apns":
+            guard let apns else { throw ConsoleInputError(field: "/platform", error: "this console has no APNs client", fix: "send with FCM") }
+            guard let token = form.token, !token.isEmpty else {
+                throw ConsoleInputError(field: "/token", error: "an APNs push needs a device token", fix: "enter the device token (64 hex digits)")
+            }
+            var pushType: APNsPushType?
+            if let raw = form.pushType, !raw.isEmpty {
+                guard let t = APNsPushType(rawValue: raw) else {
+                    throw ConsoleInputError(field: "/pushType", error: "'\(raw)' is not an APNs push type",
+                                            fix: "pick one of " + APNsPushType.allCases.map(\.rawValue).joined(separator: ", "))
+                }
+                pushType = t
+            }
+            let prepared: PreparedAPNsPush
+            do {
+                prepared = try PreparedAPNsPush(payload: Array(form.payload.utf8),
+                                                options: APNsPushOptions(topic: form.topic.flatMap { $0.isEmpty ? nil : $0 },
+                                                                         pushType: pushType, priority: form.priority))
+            } catch {
+                throw ConsoleInputError(field: Self.field(of: error), error: "\(error)", fix: "fix the field named here (the payload's findings are shown under it)")
+            }
+            return await apns.send(prepared, to: token).report
+        case "fcm":
+            guard let fcm else { throw ConsoleInputError(field: "/platform", error: "this console has no FCM client", fix: "send with APNs") }
+            let message: PreparedFCMMessage
+            do {
+                message = try PreparedFCMMessage(document: try JSONDocument.parse(Array(form.payload.utf8)), validateOnly: false)
+            } catch {
+                throw ConsoleInputError(field: "/payload", error: "\(error)", fix: "write an FCM v1 request: {\"message\": {\"token\": …, …}}")
+            }
+            guard let target = message.fileTarget else {
+                throw ConsoleInputError(field: "/payload", error: "the FCM message names no target",
+                                        fix: "add /message/token (or /message/topic, /message/condition)")
+            }
+            return await fcm.send(message, to: target).report
+        default:
+            throw ConsoleInputError(field: "/platform", error: "platform '\(form.platform)' is neither apns nor fcm", fix: "send \"apns\" or \"fcm\"")
+        }
+    }
+
+    /// The form field a pre-flight refusal is about.
+    static func field(of error: APNsPreflightError) -> String {
+        switch error {
+        case .missingTopic: return "/topic"
+        case .badPriority, .backgroundNeedsPriority5: return "/priority"
+        default: return "/payload"
+        }
+    }
+}

@@ -1,0 +1,19 @@
+import Foundation
+import PushGateway
+
+/// Feeds every push the gateway emulator records into the console's log
+/// (`GatewayConfiguration.recordObserver`).
+public struct GatewayLogFeed: PushRecordObserver {
+    public let log: any PushLogFeed
+
+    public init(log: any PushLogFeed) { self.log = log }
+
+    public func recorded(_ record: PushRecord) {
+        log.append(LoggedPush(receivedAt: record.receivedAt, source: .gateway,
+                              platform: record.service == .apns ? .apns : .fcm,
+                              app: record.topic ?? record.headers["apns-topic"], target: record.token, device: record.device,
+                              pushType: record.pushType, status: record.status, reason: record.reason,
+                              messageID: record.messageID, uniqueID: record.uniqueID, deliveryID: record.deliveryID,
+                              headers: record.headers, payload: record.payload))
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+import PushCore
+import PushDevice
+import PushGateway
+import PushHTTP
+
+/// What the console's virtual iPhone did with one push: the extension's run, its bars, the
+/// notification it shows and where a tap would go.
+public struct DeviceNotification: Sendable, Codable {
+    public var messageID: String
+    public var device: String
+    public var receivedAt: Date
+    /// The app's bundle id, shown as the notification's app name.
+    public var app: String
+    /// Nil when the phone did not run the push (see `skipped`).
+    public var report: NSERunReport?
+    public var bars: ExtensionBars?
+    public var tap: TapPreview?
+    /// Why the extension did not run, e.g. the phone was busy with `maxRunning` others.
+    public var skipped: String?
+}
+
+/// A virtual iPhone behind the gateway for `pushlab serve --console`: every accepted push runs
+/// through the app's Notification Service Extension (the same emulator as `pushlab nse`), its
+/// delivered metric going to the collector the profile names. The newest `capacity` runs are
+/// kept for the console's device view; at most `maxRunning` extensions run at once, and a push
+/// arriving beyond that is recorded as skipped rather than queued without bound.
+public final class VirtualPhone: PushDeliverySink, @unchecked Sendable {
+    public let name: String
+    public let profile: AppProfile
+    public let capacity: Int
+    public let maxRunning: Int
+    private let transport: any HTTPTransport
+    private let clock: any NSEClock
+    private let budget: Duration
+    private let workDirectory: URL
+    // `runs`, `order`, `running` are protected by `lock`.
+    private var runs: [String: DeviceNotification] = [:]
+    private var order: [String] = []
+    /// `order[..<head]` are dropped ids, compacted once they are as many as the live ones.
+    private var head = 0
+    private var running = 0
+    private let lock = NSLock()
+
+    public init(name: String = "virtual iPhone", profile: AppProfile, transport: any HTTPTransport,
+                clock: any NSEClock = ScaledClock(), budget: Duration = .seconds(30), workDirectory: URL,
+                capacity: Int = 10_000, maxRunning: Int = 32) {
+        self.name = name
+        self.profile = profile
+        self.transport = transport
+        self.clock = clock
+        self.budget = budget
+        self.workDirectory = workDirectory
+        self.capacity = capacity
+        self.maxRunning = maxRunning
+        try? FileManager.default.createDirectory(at: workDirectory.appendingPathComponent("container"), withIntermediateDirectories: true)
+    }
+
+    public func deliver(_ push: AcceptedPush) {
+        let device = push.device?.name ?? name
+        let admitted = lock.withLock { () -> Bool in
+            guard running < maxRunning else { return false }
+            running += 1
+            return true
+        }
+        guard admitted else {
+            keep(DeviceNotification(messageID: push.messageID, device: device, receivedAt: push.receivedAt, app: profile.bundleID,
+                                    skipped: "the virtual iPhone was running \(maxRunning) extensions already"))
+            return
+        }
+        Task {
+            let payload = (try? JSONDocument.parse(push.payload).root) ?? .object(JSONObject())
+            let report = await self.runExtension(payload: payload)
+            self.lock.withLock { self.running -= 1 }
+            self.keep(DeviceNotification(messageID: push.messageID, device: device, receivedAt: push.receivedAt,
+                                         app: self.profile.bundleID, report: report, bars: ExtensionBars(report: report),
+                                         tap: TapPreview(payload: payload, profile: self.profile)))
+        }
+    }
+
+    private func runExtension(payload: JSONValue) async -> NSERunReport {
+        let store: any PendingMetricStore
+        do {
+            store = try PendingMetricStores.open(profile: profile, process: .notificationServiceExtension,
+                                                 container: workDirectory.appendingPathComponent("container"))
+        } catch {
+            store = DisabledPendingMetricStore(reason: "\(error)")
+        }
+        let configuration = NSEConfiguration(profile: profile, budget: budget, store: store,
+                                             temporaryDirectory: workDirectory.appendingPathComponent("tmp"))
+        return await NotificationServiceExtension(configuration: configuration, transport: transport, clock: clock).run(payload: payload)
+    }
+
+    private func keep(_ run: DeviceNotification) {
+        lock.withLock {
+            if runs.updateValue(run, forKey: run.messageID) == nil { order.append(run.messageID) }
+            while order.count - head > capacity {
+                runs[order[head]] = nil
+                head += 1
+            }
+            if head >= capacity {
+                order.removeFirst(head)
+                head = 0
+            }
+        }
+    }
+
+    /// The run of the push with this apns-id / FCM name, once its extension finished.
+    public func notification(messageID: String) -> DeviceNotification? { lock.withLock { runs[messageID] } }
+
+    /// The newest `limit` runs, newest first.
+    public func notifications(limit: Int) -> [DeviceNotification] {
+        lock.withLock { order[head...].suffix(limit).reversed().compactMap { runs[$0] } }
+    }
+
+    /// Extensions running now.
+    public var runningCount: Int { lock.withLock { running } }
+}

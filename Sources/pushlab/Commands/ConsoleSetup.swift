@@ -1,0 +1,49 @@
+import Foundation
+import PushConsole
+import PushDevice
+import PushGateway
+import PushHTTP
+import PushMetrics
+
+/// `--console` for `pushlab serve`: the flags, and the parts the console gets once the
+/// gateway's ports are bound (the virtual iPhone, the send form's clients, the collector).
+enum ConsoleSetup {
+    static let options: [OptionSpec] = [
+        .flag("--console", help: "Serve the web console at /console on the Google host (docs/console.md)."),
+        .flag("--console-remote", help: "Let the console answer peers that are not loopback (it refuses them by default)."),
+        .value("--console-app", name: "FILE", help: "App profile of the console's virtual iPhone.", default: "payloads/apps/demo.json"),
+        .value("--console-chart", name: "SVG", help: "A `simulate --chart` file to show on the console's metrics tab."),
+        .value("--console-capacity", name: "N", help: "Pushes the console's log keeps (the newest).", default: "100000"),
+    ]
+
+    /// The console `args` ask for, or nil without `--console`.
+    static func console(_ args: ParsedArguments, next: (any PushDeliverySink)?) throws -> Console? {
+        guard args.flag("--console") else {
+            for flag in ["--console-remote"] where args.flag(flag) { throw UsageError("\(flag) needs --console", fix: "add --console") }
+            for flag in ["--console-app", "--console-chart", "--console-capacity"] where args.value(flag) != nil {
+                throw UsageError("\(flag) needs --console", fix: "add --console")
+            }
+            return nil
+        }
+        var configuration = ConsoleConfiguration()
+        configuration.allowRemote = args.flag("--console-remote")
+        if let chart = args.value("--console-chart") { configuration.simulateChart = String(decoding: try readInput(chart, what: "simulate chart"), as: UTF8.self) }
+        let capacity = try args.int("--console-capacity", range: 1...10_000_000) ?? 100_000
+        return Console(configuration: configuration, log: ConsoleLog(capacity: capacity), next: next)
+    }
+
+    /// Attaches the virtual iPhone (`--console-app`), the send form's clients and the collector
+    /// once the gateway is bound. Returns the HTTP client to shut down at the end.
+    static func attach(_ console: Console, _ args: ParsedArguments, gateway: Gateway, collector: MetricsCollector,
+                       certsDirectory: String, cdpKey: String) throws -> HTTPClient {
+        let root = ProjectFiles.root ?? "."
+        let profilePath = args.value("--console-app") ?? root + "/payloads/apps/demo.json"
+        let profile: AppProfile
+        do { profile = try AppProfile.load(path: profilePath) } catch { throw UsageError("--console-app \(error.reason)", fix: error.fix) }
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("pushlab-console-\(getpid())")
+        do {
+            return try console.attachLab(gateway: gateway, collector: collector, certsDirectory: certsDirectory, profile: profile,
+                                         cdpKey: cdpKey, workDirectory: work)
+        } catch { throw UsageError("the console's HTTP client: \(error)") }
+    }
+}

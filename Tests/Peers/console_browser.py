@@ -1,0 +1,272 @@
+#!/usr/bin/env python3
+"""Drives pushlab's web console in real headless Chromium (Debian's chromium + chromedriver,
+Selenium from .venv; nothing downloads a browser).
+
+It starts `pushlab serve --console` on free ports, an HTTPS image server (the dev certificate),
+optionally fills the log with --prefill pushes through the real gateway, then in the browser:
+the first page's load time; a push sent with the CLI appears in the log without a reload; its
+detail shows the extension timeline and the lock-screen preview (with the attached image); an
+invalid payload typed in the send form shows the finding at its JSON pointer; a push sent from
+the form is accepted and recorded by the gateway (/admin/pushes). It saves a screenshot.
+
+Prints one JSON line of measurements; exit 0 when every check passed, 1 (with the failed check
+on stderr) otherwise. Used by Tests/PushConsoleTests/ConsoleBrowserTests.swift and
+benchmarks/console.sh.
+"""
+import argparse
+import http.server
+import json
+import os
+import re
+import signal
+import ssl
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMEDRIVER = "/usr/bin/chromedriver"
+
+
+class Failure(Exception):
+    pass
+
+
+def check(condition, what):
+    if not condition:
+        raise Failure(what)
+
+
+def start_image_server(root):
+    """HTTPS server for payloads/assets on a free loopback port, with the dev certificate."""
+    assets = os.path.join(root, "payloads", "assets")
+
+    class Handler(http.server.SimpleHTTPRequestHandler):
+        def __init__(self, *a, **kw):
+            super().__init__(*a, directory=assets, **kw)
+
+        def log_message(self, *a):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(os.path.join(root, "certs/server.pem"), os.path.join(root, "certs/server.key"))
+    server.socket = context.wrap_socket(server.socket, server_side=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def start_serve(root, pushlab):
+    proc = subprocess.Popen([pushlab, "serve", "--console", "--port", "0", "--apns-port", "0", "--h2c-port", "0", "--quiet"],
+                            cwd=root, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    urls = {}
+    deadline = time.time() + 30
+    while time.time() < deadline and "console" not in urls:
+        line = proc.stdout.readline()
+        if not line:
+            break
+        if line.startswith("APNs: https://"):
+            urls["apns"] = line.split()[1]
+        elif line.startswith("console: "):
+            urls["console"] = line.split()[1]
+        elif "(h2c, http/1.1)" in line:
+            urls["h2c"] = line.split()[0]
+    if "console" not in urls:
+        proc.kill()
+        raise Failure("pushlab serve --console did not print its console URL within 30 s")
+    return proc, urls
+
+
+def send_cli(root, pushlab, apns_url, token, *flags):
+    out = subprocess.run([pushlab, "send", "apns", "--url", apns_url, "--ca-file", "certs/ca.pem",
+                          "--key", "certs/AuthKey_PLDEVKEY01.p8", "--team-id", "PLDEVTEAM1", "--topic", "io.pushlab.demo",
+                          "--token", token, *flags], cwd=root, capture_output=True, text=True, timeout=60)
+    check(out.returncode == 0, f"pushlab send apns failed ({out.returncode}): {out.stdout} {out.stderr}")
+    match = re.search(r"apns-id ([0-9a-f-]{36})", out.stdout)
+    check(match, f"no apns-id in the CLI's output: {out.stdout}")
+    return match.group(1)
+
+
+def prefill(root, pushlab, apns_url, count):
+    """`count` pushes through the real gateway with the CLI's bulk sender."""
+    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
+        for i in range(count):
+            f.write("%064x\n" % (i + 1))
+        tokens = f.name
+    started = time.time()
+    out = subprocess.run([pushlab, "send", "apns", "--url", apns_url, "--ca-file", "certs/ca.pem",
+                          "--key", "certs/AuthKey_PLDEVKEY01.p8", "--team-id", "PLDEVTEAM1", "--topic", "io.pushlab.demo",
+                          "--tokens", tokens, "--title", "Bulk", "--body", "prefill", "--out", os.devnull],
+                         cwd=root, capture_output=True, text=True, timeout=600)
+    os.unlink(tokens)
+    check(out.returncode == 0, f"bulk prefill failed ({out.returncode}): {out.stderr[-500:]}")
+    return time.time() - started
+
+
+def get_json(url):
+    with urllib.request.urlopen(url, timeout=10) as r:
+        return json.load(r)
+
+
+def browser(width, height):
+    for path in (CHROMIUM, CHROMEDRIVER):
+        check(os.path.exists(path), f"{path} is missing: scripts/bootstrap installs chromium and chromium-driver")
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", f"--window-size={width},{height}",
+                "--disable-extensions", "--no-first-run", "--force-device-scale-factor=1"):
+        options.add_argument(arg)
+    return webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
+
+
+def wait(driver, seconds, condition, what):
+    try:
+        return WebDriverWait(driver, seconds, poll_frequency=0.05).until(lambda d: condition(d))
+    except Exception:
+        raise Failure(f"timed out after {seconds} s: {what}")
+
+
+def run(args):
+    root = os.path.abspath(args.root)
+    images = start_image_server(root)
+    image_url = f"https://localhost:{images.server_address[1]}/demo-image.png"
+    serve, urls = start_serve(root, args.pushlab)
+    driver = None
+    result = {"prefill": args.prefill}
+    try:
+        console = urls["console"]
+        if args.prefill:
+            result["prefill_seconds"] = round(prefill(root, args.pushlab, urls["apns"], args.prefill), 2)
+            deadline = time.time() + 30
+            while get_json(console + "/api/status")["pushes"] < args.prefill and time.time() < deadline:
+                time.sleep(0.05)
+            check(get_json(console + "/api/status")["pushes"] >= args.prefill, "the console's log did not get every prefilled push")
+
+        driver = browser(1440, 960)
+        driver.get(console)
+        first_page = wait(driver, 15, lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-first-page-ms"),
+                          "the first page of the log")
+        result["first_page_ms"] = int(first_page)
+        result["log_total"] = get_json(console + "/api/status")["pushes"]
+        if args.prefill:
+            check(f"{args.prefill:,}" in driver.find_element(By.ID, "count").text,
+                  f"the page does not show the {args.prefill:,} pushes: {driver.find_element(By.ID, 'count').text!r}")
+            rows = len(driver.find_elements(By.CSS_SELECTOR, "#log-rows .row"))
+            check(0 < rows < 200, f"the log should render only the visible rows, rendered {rows}")
+            result["rendered_rows"] = rows
+        wait(driver, 10, lambda d: "live" == d.find_element(By.ID, "live").text, "the live stream to connect")
+        driver.execute_script("window.__sameDocument = true")
+
+        # Other traffic first: a plain alert, and a request APNs rejects (curl, an independent client).
+        send_cli(root, args.pushlab, urls["apns"], "abcdef" + "2" * 58, "--title", "Order shipped", "--body", "Arrives Thursday")
+        rejected = subprocess.run(["curl", "-s", "--http2", "--cacert", "certs/ca.pem", "-H", "apns-topic: io.pushlab.demo",
+                                   "-d", '{"aps":{"alert":"hi"}}', urls["apns"] + "/3/device/abc"], cwd=root, capture_output=True, text=True)
+        check("BadDeviceToken" in rejected.stdout, f"curl's push should be rejected with BadDeviceToken: {rejected.stdout!r}")
+        wait(driver, 10, lambda d: any("BadDeviceToken" in r.text for r in d.find_elements(By.CSS_SELECTOR, "#log-rows .row")),
+             "the rejected push (BadDeviceToken) in the log")
+
+        # 1. A push sent with the CLI appears without a reload.
+        token = "c0ffee" + "0" * 58
+        sent = time.time()
+        apns_id = send_cli(root, args.pushlab, urls["apns"], token, "--title", "Spring sale", "--subtitle", "Today only",
+                           "--body", "30% off everything in the spring collection.", "--image", image_url,
+                           "--link", "pushlab://orders/42", "--delivery-id", "dlv-console-1", "--delivery-token", "tok-console-1")
+        row = wait(driver, 10, lambda d: d.find_elements(By.XPATH, f"//div[@id='log-rows']/div[contains(., '{apns_id}')]"),
+                   f"the CLI's push {apns_id} in the log")[0]
+        result["live_seconds"] = round(time.time() - sent, 3)
+        check(driver.execute_script("return window.__sameDocument === true"), "the page was reloaded")
+        check("c0ffee00…" in row.text, f"the row should show the token shortened: {row.text!r}")
+        check(token not in driver.page_source, "the full device token reached the page")
+
+        # 2. Its detail: the timeline against the budget and the lock-screen preview.
+        row.click()
+        detail = wait(driver, 15, lambda d: d.find_elements(By.CSS_SELECTOR, "#detail svg.chart"), "the extension timeline chart")
+        panel = driver.find_element(By.ID, "detail")
+        for text in ("Extension timeline", "image download", "metric request", "expiry 30000 ms", "Spring sale", "Today only",
+                     "30% off everything", "io.pushlab.demo", "Tap", "tier 1", "apns-unique-id", "CIO-Delivery-ID"):
+            check(text in panel.text or text in panel.get_attribute("innerHTML"), f"the push's detail lacks {text!r}")
+        bars = panel.find_elements(By.CSS_SELECTOR, "svg.chart rect[rx]")
+        check(len(bars) >= 2, f"expected bars for the image download and the metric request, found {len(bars)}")
+        img = wait(driver, 10, lambda d: d.execute_script(
+            "const i = document.querySelector('#detail .notif img'); return i && i.complete && i.naturalWidth > 0 ? i.naturalWidth : 0"),
+            "the attached image's thumbnail in the preview")
+        result["thumbnail_width"] = img
+        if args.screenshot:
+            driver.save_screenshot(args.screenshot)
+        if args.docs_png:
+            driver.save_screenshot(args.docs_png)
+
+        # 3. An invalid payload in the send form: the finding at its pointer, as you type.
+        driver.find_element(By.CSS_SELECTOR, "#tabs button[data-tab=send]").click()
+        payload = driver.find_element(By.ID, "s-payload")
+        payload.clear()
+        payload.send_keys('{"aps": {"alert": {"title": "Hi"}, "badge": "3"}}')
+        finding = wait(driver, 10, lambda d: [li for li in d.find_elements(By.CSS_SELECTOR, "#findings li") if "/aps/badge" in li.text],
+                       "the aps.badge.type finding at /aps/badge")[0]
+        check("aps.badge.type" in finding.text and "fix:" in finding.text, f"the finding should name its rule and fix: {finding.text!r}")
+
+        # 4. Send from the form: accepted, and recorded by the gateway.
+        driver.find_element(By.ID, "s-token").send_keys("f00d" + "1" * 60)
+        title = driver.find_element(By.ID, "s-title")
+        title.send_keys("Sent from the console")
+        wait(driver, 10, lambda d: "Sent from the console" in d.find_element(By.ID, "s-payload").get_attribute("value")
+             and any("no findings" in li.text for li in d.find_elements(By.CSS_SELECTOR, "#findings li")),
+             "the fields to rewrite the payload and the findings to clear")
+        driver.find_element(By.ID, "s-send").click()
+        answer = wait(driver, 15, lambda d: [e for e in d.find_elements(By.ID, "send-result") if e.text], "the send answer")[0]
+        check(answer.text.startswith("accepted 200"), f"the form's push was not accepted: {answer.text!r}")
+        form_id = answer.text.split("· ")[-1].strip()
+        admin = urls.get("h2c", console.rsplit("/console", 1)[0])
+        recorded = get_json(admin + "/admin/pushes?limit=50")["pushes"]
+        check(any(p.get("messageID") == form_id and "Sent from the console" in p.get("payload", "") for p in recorded),
+              f"the gateway did not record the form's push {form_id}")
+        driver.find_element(By.CSS_SELECTOR, "#tabs button[data-tab=log]").click()
+        wait(driver, 10, lambda d: d.find_elements(By.XPATH, f"//div[@id='log-rows']/div[contains(., '{form_id}')]"),
+             "the form's push in the log")
+        if args.send_screenshot:
+            driver.find_element(By.CSS_SELECTOR, "#tabs button[data-tab=send]").click()
+            driver.save_screenshot(args.send_screenshot)
+        result["passed"] = True
+        print(json.dumps(result))
+        return 0
+    except Failure as f:
+        result["passed"] = False
+        print(json.dumps(result))
+        print(f"console browser test FAILED: {f}", file=sys.stderr)
+        if driver and args.screenshot:
+            driver.save_screenshot(args.screenshot)
+        return 1
+    finally:
+        if driver:
+            driver.quit()
+        serve.send_signal(signal.SIGINT)
+        try:
+            serve.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            serve.kill()
+        images.shutdown()
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--root", default=os.path.join(os.path.dirname(__file__), "..", ".."), help="repository root")
+    parser.add_argument("--pushlab", default=None, help="the pushlab binary (default: .build/debug/pushlab)")
+    parser.add_argument("--prefill", type=int, default=0, help="pushes to send through the gateway before the page opens")
+    parser.add_argument("--screenshot", help="save the log with the open push here (PNG)")
+    parser.add_argument("--send-screenshot", help="save the send form here (PNG)")
+    parser.add_argument("--docs-png", help="also save the screenshot here (docs/console.png)")
+    args = parser.parse_args()
+    args.pushlab = os.path.abspath(args.pushlab or os.path.join(args.root, ".build/debug/pushlab"))
+    sys.exit(run(args))
+
+
+if __name__ == "__main__":
+    main()
