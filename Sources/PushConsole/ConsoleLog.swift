@@ -69,6 +69,8 @@ public final class ConsoleLog: PushLogFeed, @unchecked Sendable {
     }
 
     public var count: Int { lock.withLock { ring.count } }
+    /// Live-stream requests waiting for the next push now.
+    public var waitingCount: Int { lock.withLock { waiters.count } }
     public var latest: Int64 { lock.withLock { latestID } }
 
     /// The push with `id`, if the log still holds it.
