@@ -138,10 +138,10 @@ extension Console {
             }
             format = f
         }
-        let context = APNsRequestContext(pushType: form.pushType.flatMap { $0.isEmpty ? nil : $0 },
-                                         priority: form.priority.flatMap { $0.isEmpty ? nil : $0 },
-                                         topic: form.topic.flatMap { $0.isEmpty ? nil : $0 },
-                                         deviceToken: form.token.flatMap { $0.isEmpty ? nil : $0 })
+        let context = APNsRequest(pushType: form.pushType.flatMap { $0.isEmpty ? nil : $0 },
+                                  priority: form.priority.flatMap { $0.isEmpty ? nil : $0 },
+                                  topic: form.topic.flatMap { $0.isEmpty ? nil : $0 },
+                                  deviceToken: form.token ?? "")
         let report = Validator(options: ValidationOptions(apns: context)).validate(bytes: Array(form.payload.utf8), as: format)
         return json(200, ConsoleAPI.Validation(report))
     }
@@ -203,10 +203,11 @@ extension Console {
         return LogFilter(query: q["q"], platform: platform, outcome: outcome)
     }
 
-    /// The validator set up as the gateway saw the push: its apns-* headers and token.
+    /// The validator set up as the gateway saw the push: its apns-* headers and token (the
+    /// authorization header is redacted in the record, so it is left out).
     static func validator(for push: LoggedPush) -> Validator {
-        let headers = push.headers.map { (name: $0.key, value: $0.value) }
-        return Validator(options: ValidationOptions(apns: APNsRequestContext(headers: headers, deviceToken: push.target)))
+        let headers = push.headers.filter { $0.key != "authorization" }.map { (name: $0.key, value: $0.value) }
+        return Validator(options: ValidationOptions(apns: APNsRequest(headers: headers, deviceToken: push.target ?? "")))
     }
 
     /// The answer the gateway gave, rebuilt from the record: status, ids and body.
