@@ -83,6 +83,34 @@ final class BulkOverHTTP2Tests: XCTestCase {
         XCTAssertEqual(pruned, expected)
     }
 
+    /// The FCM side of the same rule: messages caught by GOAWAY go out again on a new
+    /// connection — every message accepted by the server exactly once, none lost, none doubled.
+    func testFCMBulkWithGoAwayMidRunLosesAndDoublesNothing() async throws {
+        let server = try LocalPushServer(goAwayEvery: 500)
+        let http = try HTTPClient(configuration: HTTPClientConfiguration(caFile: Fixtures.caFile))
+        let account = try ServiceAccount.load(path: try server.serviceAccountFile(in: dir))
+        let client = FCMClient(baseURL: server.url, projectID: account.projectID, transport: http,
+                               credential: OAuthTokenSource(account: account, transport: http),
+                               retry: RetryPolicy(maxAttempts: 5, baseDelay: .milliseconds(10)))
+        let message = try PreparedFCMMessage(document: try JSONDocument.parse(Array(#"{"message":{"notification":{"title":"t"}}}"#.utf8)),
+                                             validateOnly: false)
+        let out = dir.appendingPathComponent("results.jsonl").path
+        let summary = try await BulkSender(concurrency: 100).run(tokens: try TokenLineReader(path: try tokensFile(2_000, token: TestTokens.fcm)),
+                                                                 sinks: [try ResultsJSONLWriter(path: out)]) { token, index in
+            await client.send(message, to: .token(token), index: index).report
+        }
+        await http.shutdown()
+        await server.stop()
+        let counts = server.snapshot
+        XCTAssertGreaterThanOrEqual(counts.goAways, 3, "the server must really have sent GOAWAY")
+        XCTAssertEqual(summary.total, 2_000)
+        XCTAssertEqual(summary.accepted, 2_000, "\(summary.reasons)")
+        XCTAssertEqual(Set(counts.accepted.keys), Set((0..<2_000).map(TestTokens.fcm)), "every message reached the server")
+        XCTAssertEqual(counts.accepted.filter { $0.value > 1 }.map(\.key), [], "no message accepted twice")
+        let lines = try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n")
+        XCTAssertEqual(lines.count, 2_000, "one result per token")
+    }
+
     func testFCMBulkOf10000MessagesWithOAuth() async throws {
         let server = try LocalPushServer(fcm: { request in
             let body = String(decoding: request.body, as: UTF8.self)

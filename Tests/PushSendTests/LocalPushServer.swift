@@ -39,7 +39,7 @@ final class LocalPushServer: Sendable {
     /// - Parameters:
     ///   - apns: overrides the APNs answer (after the credential check).
     ///   - fcm: overrides the FCM answer (after the access-token check).
-    ///   - goAwayEvery: send GOAWAY on a connection after it has carried this many pushes.
+    ///   - goAwayEvery: send GOAWAY on a connection after it has carried this many pushes (APNs or FCM).
     ///   - maxConcurrentStreams: the SETTINGS value advertised.
     init(apns: Script? = nil, fcm: Script? = nil, goAwayEvery: Int? = nil, maxConcurrentStreams: UInt32 = 500) throws {
         let apnsKey = try PublicKey(contentsOfFile: Fixtures.apnsPublicKey)
@@ -47,15 +47,19 @@ final class LocalPushServer: Sendable {
         let counts = CountsBox()
         var router = Router()
 
+        // GOAWAY once a connection has carried `goAwayEvery` pushes (APNs or FCM).
+        let goAwayWhenDue: @Sendable (ServerRequest) -> Void = { request in
+            guard let goAwayEvery else { return }
+            let n = request.connection.storage.update("pushes", default: 0) { (n: inout Int) -> Int in n += 1; return n }
+            if n == goAwayEvery {
+                counts.withLock { $0.goAways += 1 }
+                request.connection.goAway(errorCode: 0, debugData: Array(#"{"reason":"Shutdown"}"#.utf8))
+            }
+        }
+
         router.add("POST", "/3/device/{token}") { request in
             counts.withLock { $0.requests += 1 }
-            if let goAwayEvery {
-                let n = request.connection.storage.update("pushes", default: 0) { (n: inout Int) -> Int in n += 1; return n }
-                if n == goAwayEvery {
-                    counts.withLock { $0.goAways += 1 }
-                    request.connection.goAway(errorCode: 0, debugData: Array(#"{"reason":"Shutdown"}"#.utf8))
-                }
-            }
+            goAwayWhenDue(request)
             if let rejection = LocalPushServer.checkProviderToken(request, key: apnsKey, counts: counts) {
                 return .now(rejection)
             }
@@ -77,6 +81,7 @@ final class LocalPushServer: Sendable {
 
         router.add("POST", "/v1/projects/{project}/messages:send") { request in
             counts.withLock { $0.requests += 1 }
+            goAwayWhenDue(request)
             guard let auth = request.headers["authorization"], auth.hasPrefix("Bearer at-") else {
                 return .now(ServerResponse(status: 401, headers: ["content-type": "application/json"],
                                            body: FCMError(httpStatus: 401, status: "UNAUTHENTICATED", message: "Request had invalid authentication credentials.").json))
