@@ -4,7 +4,8 @@ import PushStore
 import TestSupport
 import XCTest
 
-/// The report's counts and rates on a hand-built dataset whose answers are worked out below.
+/// The report's counts and rates on a hand-built metrics dataset, joined with gateway records
+/// written by a real `pushlab serve --db`; the answers are worked out below.
 ///
 /// Sent (gateway, status 200): d1 d2 d3 d4 d5. Rejected by the gateway: d6. Not sent: d9.
 /// d1 delivered live (/v1/track), opened (/v1/b)       → delivered, opened
@@ -36,22 +37,49 @@ final class MetricsReportNumbersTests: XCTestCase {
         ]
     }
 
-    private func gatewayDatabase(in dir: URL) throws -> String {
+    /// The gateway's records, written by a real `pushlab serve --db` (its own record store and
+    /// schema, not a copy of it): d1–d5 accepted APNs pushes, d6 rejected (TopicDisallowed: the
+    /// gateway refuses it before reading the payload, so its record has no delivery id), and one
+    /// FCM message without a delivery id. Made once for the class.
+    private static let gatewayRecords: Result<String, Error> = Result {
+        try Fixtures.requirePushlab()
+        let dir = Fixtures.temporaryDirectory("report-gateway")
         let path = dir.appendingPathComponent("gateway.sqlite").path
-        let db = try SQLiteDatabase(path: path)
-        // The gateway's `pushes` table, as docs/metrics.md documents it.
-        try db.execute("""
-            CREATE TABLE pushes (id INTEGER PRIMARY KEY, received_at REAL NOT NULL, service TEXT NOT NULL, token TEXT, device TEXT,
-              topic TEXT, push_type TEXT, message_id TEXT, status INTEGER NOT NULL, reason TEXT, delivery_id TEXT,
-              headers TEXT NOT NULL, payload TEXT NOT NULL)
-            """)
-        for (id, status) in [("d1", 200), ("d2", 200), ("d3", 200), ("d4", 200), ("d5", 200), ("d6", 400)] {
-            try db.run("INSERT INTO pushes (received_at, service, token, status, delivery_id, headers, payload) VALUES (?,?,?,?,?,?,?)",
-                       [.real(t0.timeIntervalSince1970 - 1), "apns", .text("tok-\(id)"), .integer(Int64(status)), .text(id), "{}", "{}"])
+        let serve = try ServerProcess(["serve", "--port", "0", "--h2c-port", "0", "--apns-port", "0", "--db", path]) { $0.contains("quick start") }
+        defer { serve.stop() }
+        guard let apnsPort = serve.port(after: "APNs: https://127.0.0.1:"), let googlePort = serve.port(after: "https://127.0.0.1:") else {
+            throw TestEnvironmentError("no ports in the banner: \(serve.banner)")
         }
-        try db.run("INSERT INTO pushes (received_at, service, token, status, delivery_id, headers, payload) VALUES (?,?,?,?,?,?,?)",
-                   [.real(t0.timeIntervalSince1970), "fcm", "tok-x", 200, .null, "{}", "{}"])
-        db.close()
+        func send(_ arguments: [String], exits expected: Int32) throws {
+            let r = try ProcessRunner.pushlab(arguments + ["--ca-file", Fixtures.caFile, "--no-history"])
+            guard r.status == expected else {
+                throw TestEnvironmentError("pushlab \(arguments.joined(separator: " ")) exited \(r.status), not \(expected): \(r.stdout)\(r.stderr)")
+            }
+        }
+        for (n, id) in ["d1", "d2", "d3", "d4", "d5", "d6"].enumerated() {
+            let payload = dir.appendingPathComponent("\(id).json")
+            try Data(#"{"aps":{"alert":"x","mutable-content":1},"CIO-Delivery-ID":"\#(id)","CIO-Delivery-Token":"tok-\#(id)"}"#.utf8).write(to: payload)
+            let topic = id == "d6" ? "io.pushlab.other" : Fixtures.bundleID  // quick start refuses other topics
+            try send(["send", "apns", "--url", "https://127.0.0.1:\(apnsPort)", "--key", Fixtures.apnsKey, "--team-id", Fixtures.apnsTeamID,
+                      "--topic", topic, "--token", String(repeating: String(format: "%02x", n + 1), count: 32), payload.path],
+                     exits: id == "d6" ? 1 : 0)
+        }
+        var sa = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: Fixtures.fcmServiceAccount))) as? [String: Any] ?? [:]
+        sa["token_uri"] = "https://127.0.0.1:\(googlePort)/token"
+        let account = dir.appendingPathComponent("sa.json")
+        try JSONSerialization.data(withJSONObject: sa).write(to: account)
+        try send(["send", "fcm", "--url", "https://127.0.0.1:\(googlePort)", "--service-account", account.path,
+                  "--token", "fcm1:APA91b" + String(repeating: "x", count: 140), "--title", "t"], exits: 0)
+        let log = serve.stop()  // SIGINT: the record writer commits everything before exit
+        guard serve.exitStatus == 0 else { throw TestEnvironmentError("pushlab serve exited \(serve.exitStatus): \(log)") }
+        return path
+    }
+
+    private func gatewayDatabase() throws -> String {
+        let path = try Self.gatewayRecords.get()
+        let rows = try ProcessRunner.run("/usr/bin/sqlite3", [path, "SELECT service, status, coalesce(delivery_id, '-') FROM pushes ORDER BY id;"])
+        XCTAssertEqual(rows.stdout.split(separator: "\n"),
+                       ["apns|200|d1", "apns|200|d2", "apns|200|d3", "apns|200|d4", "apns|200|d5", "apns|400|-", "fcm|200|-"], rows.stderr)
         return path
     }
 
@@ -60,7 +88,7 @@ final class MetricsReportNumbersTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: dir) }
         let store = try MetricStore(path: dir.appendingPathComponent("metrics.sqlite").path)
         try store.insert(dataset())
-        return try MetricsReport.load(store: store, gatewayDatabasePath: try gatewayDatabase(in: dir), recoveryThresholdSeconds: 60)
+        return try MetricsReport.load(store: store, gatewayDatabasePath: try gatewayDatabase(), recoveryThresholdSeconds: 60)
     }
 
     func testTotals() throws {
