@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # benchmarks/apns-send.sh → benchmarks/results/apns-send.md
 #
-# One run, one local HTTP/2 + TLS server (pushlab-bench-push-server: answers every
-# POST /3/device/<token> with 200 and the echoed apns-id, nothing else), three clients:
+# ROUNDS interleaved rounds (default 3) against one local HTTP/2 + TLS server
+# (pushlab-bench-push-server: answers every POST /3/device/<token> with 200 and the echoed
+# apns-id, nothing else); each round runs the three clients one after the other:
 #   1. pushlab send apns --tokens (100,000 tokens, one connection, 200 in flight: its default)
 #   2. Python aioapns 4.0 (default settings: up to 10 connections) sending the same count
 #   3. h2load posting the same requests (protocol ceiling for one connection)
-# plus pushlab's peak RSS for a 1,000,000-token bulk send (/usr/bin/time -v).
+# plus pushlab's peak RSS for a 1,000,000-token bulk send (/usr/bin/time -v), once. Every run is
+# written to the results file; the table shows the medians, and the ratios are of medians.
+# Small check: COUNT=2000 BIG=20000 ROUNDS=1 benchmarks/apns-send.sh
 #
 # Pointing aioapns at the local server: aioapns has no host/port option. Its connection class
 # reads the class attributes APNS_SERVER / APNS_PORT, so the script sets
@@ -17,9 +20,12 @@ cd "$(dirname "$0")/.."
 COUNT=${COUNT:-100000}
 BIG=${BIG:-1000000}
 CONCURRENCY=${CONCURRENCY:-200}
+ROUNDS=${ROUNDS:-3}
 OUT=benchmarks/results/apns-send.md
 # WORK, PUSHLAB, PY; the push server at $URL; stop_server.
 source benchmarks/lib/push-server.sh
+# record, median, ratio, machine_lines, raw_table (every run kept).
+source benchmarks/lib/runs.sh
 PORT=${URL##*:}
 
 python3 -c "
@@ -35,20 +41,7 @@ PAYLOAD='{"aps":{"alert":{"title":"Benchmark","body":"Hello from the benchmark"}
 printf '%s' "$PAYLOAD" >"$WORK/payload.json"
 KEYARGS=(--key certs/AuthKey_PLDEVKEY01.p8 --team-id PLDEVTEAM1 --topic io.pushlab.demo)
 
-# 1. pushlab
-PUSHLAB_CMD="pushlab send apns --url $URL --ca-file certs/ca.pem --key … --team-id … --topic io.pushlab.demo --tokens tokens.txt --concurrency $CONCURRENCY --connections 1 --no-history --json payload.json"
-$PUSHLAB send apns --url "$URL" --ca-file certs/ca.pem "${KEYARGS[@]}" --tokens "$WORK/tokens.txt" \
-  --concurrency "$CONCURRENCY" --connections 1 --no-history --json "$WORK/payload.json" >"$WORK/pushlab.json"
-read -r PL_OK PL_TOTAL PL_SECS PL_RATE < <($PY -c "
-import json; d=json.load(open('$WORK/pushlab.json')); print(d['accepted'], d['total'], d['elapsedSeconds'], d['perSecond'])")
-# The same with the results file and the history on (what a user gets by default).
-$PUSHLAB send apns --url "$URL" --ca-file certs/ca.pem "${KEYARGS[@]}" --tokens "$WORK/tokens.txt" \
-  --concurrency "$CONCURRENCY" --connections 1 --history "$WORK/history.sqlite" --out "$WORK/results.jsonl" --json \
-  "$WORK/payload.json" >"$WORK/pushlab-full.json"
-read -r PLF_OK PLF_RATE < <($PY -c "
-import json; d=json.load(open('$WORK/pushlab-full.json')); print(d['accepted'], d['perSecond'])")
-
-# 2. aioapns
+# The aioapns client (2. below).
 cat >"$WORK/aioapns_bench.py" <<'PYEOF'
 import asyncio, ssl, sys, time, uuid
 from aioapns import APNs, NotificationRequest
@@ -80,17 +73,44 @@ async def main():
 
 asyncio.run(main())
 PYEOF
-read -r AIO_OK AIO_TOTAL AIO_SECS AIO_RATE < <($PY "$WORK/aioapns_bench.py" "$PORT" "$COUNT" certs/ca.pem certs/AuthKey_PLDEVKEY01.p8 "$CONCURRENCY")
-
-# 3. h2load: same method, headers and payload; a valid provider JWT minted once (not printed).
+# A valid provider JWT for h2load, minted once (not printed).
 JWT=$($PY -c "
 import jwt, time
 print(jwt.encode({'iss':'PLDEVTEAM1','iat':int(time.time())}, open('certs/AuthKey_PLDEVKEY01.p8').read(), algorithm='ES256', headers={'kid':'PLDEVKEY01'}))")
-h2load -n "$COUNT" -c 1 -m "$CONCURRENCY" -d "$WORK/payload.json" -i "$WORK/uris.txt" \
-  -H "authorization: bearer $JWT" -H "apns-push-type: alert" -H "apns-topic: io.pushlab.demo" -H "apns-priority: 10" \
-  -H "content-type: application/json" >"$WORK/h2load.txt" 2>&1
-H2_RATE=$(awk '/^finished in/ {print int($4)}' "$WORK/h2load.txt")
-H2_OK=$(awk '/^requests:/ {print $8}' "$WORK/h2load.txt")
+
+for ROUND in $(seq "$ROUNDS"); do
+  echo "apns-send.sh: round $ROUND/$ROUNDS"
+  # 1. pushlab
+  PUSHLAB_CMD="pushlab send apns --url $URL --ca-file certs/ca.pem --key … --team-id … --topic io.pushlab.demo --tokens tokens.txt --concurrency $CONCURRENCY --connections 1 --no-history --json payload.json"
+  $PUSHLAB send apns --url "$URL" --ca-file certs/ca.pem "${KEYARGS[@]}" --tokens "$WORK/tokens.txt" \
+    --concurrency "$CONCURRENCY" --connections 1 --no-history --json "$WORK/payload.json" >"$WORK/pushlab.json"
+  read -r PL_OK PL_TOTAL PL_SECS PL_RATE < <($PY -c "
+import json; d=json.load(open('$WORK/pushlab.json')); print(d['accepted'], d['total'], d['elapsedSeconds'], d['perSecond'])")
+  # The same with the results file and the history on (what a user gets by default), fresh each round.
+  rm -f "$WORK/history.sqlite"
+  $PUSHLAB send apns --url "$URL" --ca-file certs/ca.pem "${KEYARGS[@]}" --tokens "$WORK/tokens.txt" \
+    --concurrency "$CONCURRENCY" --connections 1 --history "$WORK/history.sqlite" --out "$WORK/results.jsonl" --json \
+    "$WORK/payload.json" >"$WORK/pushlab-full.json"
+  read -r PLF_OK PLF_RATE < <($PY -c "
+import json; d=json.load(open('$WORK/pushlab-full.json')); print(d['accepted'], d['perSecond'])")
+
+  # 2. aioapns
+  read -r AIO_OK AIO_TOTAL AIO_SECS AIO_RATE < <($PY "$WORK/aioapns_bench.py" "$PORT" "$COUNT" certs/ca.pem certs/AuthKey_PLDEVKEY01.p8 "$CONCURRENCY")
+
+  # 3. h2load: same method, headers and payload.
+  h2load -n "$COUNT" -c 1 -m "$CONCURRENCY" -d "$WORK/payload.json" -i "$WORK/uris.txt" \
+    -H "authorization: bearer $JWT" -H "apns-push-type: alert" -H "apns-topic: io.pushlab.demo" -H "apns-priority: 10" \
+    -H "content-type: application/json" >"$WORK/h2load.txt" 2>&1
+  H2_RATE=$(awk '/^finished in/ {print int($4)}' "$WORK/h2load.txt")
+  H2_OK=$(awk '/^requests:/ {print $8}' "$WORK/h2load.txt")
+  record "pushlab (--no-history) pushes/s" "$PL_RATE"
+  record "pushlab (--out + history) pushes/s" "$PLF_RATE"
+  record "aioapns pushes/s" "$AIO_RATE"
+  record "h2load pushes/s" "$H2_RATE"
+  record "pushlab accepted" "$PL_OK"
+  record "aioapns accepted" "$AIO_OK"
+  record "h2load 2xx" "$H2_OK"
+done
 
 # 4. Peak RSS for a 1,000,000-token bulk send (results file and history on).
 /usr/bin/time -v $PUSHLAB send apns --url "$URL" --ca-file certs/ca.pem "${KEYARGS[@]}" --tokens "$WORK/tokens-big.txt" \
@@ -100,38 +120,48 @@ RSS_KB=$(awk -F: '/Maximum resident set size/ {gsub(/ /,"",$2); print $2}' "$WOR
 read -r BIG_OK BIG_RATE < <($PY -c "
 import json; d=json.load(open('$WORK/big.json')); print(d['accepted'], d['perSecond'])")
 BIG_LINES=$(wc -l <"$WORK/results-big.jsonl")
+ROUND=1
+record "pushlab $BIG-token bulk: peak RSS KiB" "$RSS_KB"
+record "pushlab $BIG-token bulk: pushes/s" "$BIG_RATE"
 
 stop_server
 SERVED=$(cat "$WORK/server.err")
 
-RATIO_AIO=$($PY -c "print(round($PL_RATE / $AIO_RATE, 2))")
-RATIO_H2=$($PY -c "print(round($PL_RATE / $H2_RATE, 2))")
+PL_MED=$(median "pushlab (--no-history) pushes/s")
+PLF_MED=$(median "pushlab (--out + history) pushes/s")
+AIO_MED=$(median "aioapns pushes/s")
+H2_MED=$(median "h2load pushes/s")
+RATIO_AIO=$(ratio "$PL_MED" "$AIO_MED")
+RATIO_H2=$(ratio "$PL_MED" "$H2_MED")
 RSS_MB=$($PY -c "print(round($RSS_KB / 1024, 1))")
 cat >"$OUT" <<EOF
 # APNs bulk send: pushlab vs aioapns vs h2load
 
-Date: $(date -u '+%Y-%m-%d %H:%M UTC')
-Machine: $(nproc) cores, $(awk -F: '/model name/ {print $2; exit}' /proc/cpuinfo | sed 's/^ *//'), $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo) RAM (shared with other jobs)
-Versions: $($PUSHLAB --version), $(swift --version 2>/dev/null | head -1), $(curl --version | head -1 | cut -d' ' -f1-3) ($(curl --version | head -1 | grep -o 'nghttp2/[0-9.]*')), $(h2load --version 2>&1 | head -1), Python $($PY -c 'import sys; print(sys.version.split()[0])'), aioapns $($PY -c 'import importlib.metadata as m; print(m.version("aioapns"))')
+$(machine_lines)
+- versions: $($PUSHLAB --version), $(swift --version 2>/dev/null | head -1), $(curl --version | head -1 | cut -d' ' -f1-3) ($(curl --version | head -1 | grep -o 'nghttp2/[0-9.]*')), $(h2load --version 2>&1 | head -1), Python $($PY -c 'import sys; print(sys.version.split()[0])'), aioapns $($PY -c 'import importlib.metadata as m; print(m.version("aioapns"))')
+- $ROUNDS interleaved rounds of $COUNT pushes per client; the table shows medians, ratios are of medians; every run is listed below.
 
 Server: \`pushlab-bench-push-server\` (PushHTTP's nghttp2 + libevent + OpenSSL server, TLS, ALPN h2,
 MAX_CONCURRENT_STREAMS 500) on 127.0.0.1, answering every \`POST /3/device/<token>\` with 200 and
-the echoed apns-id. All clients ran against it in this one run, one after the other; every
-request carries the same payload ($(printf '%s' "$PAYLOAD" | wc -c) bytes) and APNs headers.
+the echoed apns-id. Every request carries the same payload ($(printf '%s' "$PAYLOAD" | wc -c) bytes) and APNs headers.
 
-| client | pushes | accepted | pushes/s | pushlab ÷ client |
-| --- | ---: | ---: | ---: | ---: |
-| pushlab (1 connection, $CONCURRENCY in flight, --no-history) | $PL_TOTAL | $PL_OK | $PL_RATE | 1.00 |
-| pushlab (same, plus --out results.jsonl and history) | $COUNT | $PLF_OK | $PLF_RATE | |
-| aioapns 4.0 (default pool: ≤ 10 connections; $CONCURRENCY tasks in flight) | $AIO_TOTAL | $AIO_OK | $AIO_RATE | **$RATIO_AIO** |
-| h2load (1 connection, $CONCURRENCY streams) | $COUNT | $H2_OK | $H2_RATE | $RATIO_H2 |
+| client | pushes per run | pushes/s (median) | pushlab ÷ client |
+| --- | ---: | ---: | ---: |
+| pushlab (1 connection, $CONCURRENCY in flight, --no-history) | $COUNT | $PL_MED | 1.00 |
+| pushlab (same, plus --out results.jsonl and history) | $COUNT | $PLF_MED | |
+| aioapns (default pool: ≤ 10 connections; $CONCURRENCY tasks in flight) | $COUNT | $AIO_MED | **$RATIO_AIO** |
+| h2load (1 connection, $CONCURRENCY streams) | $COUNT | $H2_MED | $RATIO_H2 |
 
-Target: ≥ 3× aioapns → measured **${RATIO_AIO}×**. pushlab reaches ${RATIO_H2} of h2load's rate on one connection.
+Target: ≥ 3× aioapns → measured **${RATIO_AIO}×** (medians). pushlab reaches ${RATIO_H2} of h2load's rate on one connection.
 
-Peak RSS of \`pushlab send apns\` for **$BIG tokens** (results file and history on):
+Peak RSS of \`pushlab send apns\` for **$BIG tokens** (results file and history on, one run):
 **${RSS_MB} MB** (target ≤ 64 MB); $BIG_OK accepted, $BIG_LINES result lines, $BIG_RATE pushes/s.
 
 Server counts after the run: \`$SERVED\`.
+
+## Every run
+
+$(raw_table)
 
 ## Commands
 \`\`\`

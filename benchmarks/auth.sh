@@ -12,6 +12,10 @@ PY=.venv/bin/python
 swift build -c release --product pushlab-bench-auth >/dev/null
 BIN=.build/release/pushlab-bench-auth
 [ -x "$PY" ] || { echo "auth.sh: no $PY (run scripts/bootstrap)" >&2; exit 1; }
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+# record, machine_lines, raw_table: every round's every number is written to the results file.
+source benchmarks/lib/runs.sh
 
 PYJWT_SCRIPT=$(cat <<'PYEOF'
 import json, sys, time, jwt
@@ -50,6 +54,18 @@ for round in $(seq "$ROUNDS"); do
   ALL_OSSL+="rs256_sign_per_s ${rs% *}"$'\n'"rs256_parse_verify_per_s ${rs#* }"$'\n'
   ALL_PYJWT+=$("$PY" -c "$PYJWT_SCRIPT" "$SECONDS_PER_CASE")$'\n'
 done
+# Every raw number, by round: each block above holds ROUNDS lines per key, in round order.
+for source in pushlab openssl pyjwt; do
+  case $source in pushlab) all=$ALL_PUSHLAB ;; openssl) all=$ALL_OSSL ;; pyjwt) all=$ALL_PYJWT ;; esac
+  declare -A seen=()
+  while read -r key value; do
+    [ -n "$key" ] || continue
+    seen[$key]=$(( ${seen[$key]:-0} + 1 ))
+    ROUND=${seen[$key]}
+    record "$source $key" "$value"
+  done <<<"$all"
+  unset seen
+done
 median() { awk -v k="$1" '$1 == k { print $2 }' | sort -n | awk '{ v[NR] = $1 } END { if (NR) printf "%d", (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
 get() { median "$1" <<<"$ALL_PUSHLAB"; }
 ossl() { median "$1" <<<"$ALL_OSSL"; }
@@ -60,8 +76,7 @@ THREADS_KEY=$(awk '$1 ~ /_threads_per_s$/ { print $1; exit }' <<<"$ALL_PUSHLAB")
 {
   echo "# JWT sign/verify speed (PushAuth)"
   echo
-  echo "- date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  echo "- machine: $(nproc) cores, $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo), $(awk '/MemTotal/ { printf "%.1f GB", $2/1048576 }' /proc/meminfo) RAM, load average at start: $(cut -d' ' -f1-3 /proc/loadavg) (shared with other jobs)"
+  machine_lines
   echo "- tools: $(swift --version 2>&1 | head -1), $(openssl version), Python $("$PY" -c 'import sys; print(sys.version.split()[0])'), PyJWT $("$PY" -c 'import jwt; print(jwt.__version__)'), cryptography $("$PY" -c 'import cryptography; print(cryptography.__version__)')"
   echo "- commands: \`$BIN --seconds $SECONDS_PER_CASE --threads $(nproc)\`, \`openssl speed -seconds $SECONDS_PER_CASE ecdsap256\` and \`rsa2048\`, the PyJWT loop in benchmarks/auth.sh; $SECONDS_PER_CASE s per case, $ROUNDS interleaved rounds, medians reported"
   echo "- keys: certs/AuthKey_PLDEVKEY01.p8 (P-256), certs/fcm-service-account.json (RSA 2048)"
@@ -78,5 +93,9 @@ THREADS_KEY=$(awk '$1 ~ /_threads_per_s$/ { print $1; exit }' <<<"$ALL_PUSHLAB")
   echo
   echo "- ES256 parse only (no signature check): $(get es256_parse_per_s) ops/s"
   echo "- ES256 parse + verify on $(nproc) threads sharing one PublicKey: $(get "$THREADS_KEY") ops/s"
+  echo
+  echo "## Every run"
+  echo
+  raw_table
 } > "$OUT"
 cat "$OUT"
