@@ -26,6 +26,17 @@ final class BulkOverHTTP2Tests: XCTestCase {
                           retry: RetryPolicy(maxAttempts: 5, baseDelay: .milliseconds(10)))
     }
 
+    /// An FCM client for `server` (OAuth through its /token) and a one-title message.
+    func fcmClientAndMessage(_ server: LocalPushServer, _ http: HTTPClient, maxAttempts: Int) throws -> (FCMClient, PreparedFCMMessage) {
+        let account = try ServiceAccount.load(path: try server.serviceAccountFile(in: dir))
+        let client = FCMClient(baseURL: server.url, projectID: account.projectID, transport: http,
+                               credential: OAuthTokenSource(account: account, transport: http),
+                               retry: RetryPolicy(maxAttempts: maxAttempts, baseDelay: .milliseconds(10)))
+        let message = try PreparedFCMMessage(document: try JSONDocument.parse(Array(#"{"message":{"notification":{"title":"t"}}}"#.utf8)),
+                                             validateOnly: false)
+        return (client, message)
+    }
+
     /// docs/specs/apns.md: streams caught by GOAWAY are retried on a new connection — none lost, none
     /// sent twice after an accepted answer. The server counts every accepted apns-id.
     func testGoAwayInTheMiddleOf10000PushesLosesAndDuplicatesNothing() async throws {
@@ -88,12 +99,7 @@ final class BulkOverHTTP2Tests: XCTestCase {
     func testFCMBulkWithGoAwayMidRunLosesAndDoublesNothing() async throws {
         let server = try LocalPushServer(goAwayEvery: 500)
         let http = try HTTPClient(configuration: HTTPClientConfiguration(caFile: Fixtures.caFile))
-        let account = try ServiceAccount.load(path: try server.serviceAccountFile(in: dir))
-        let client = FCMClient(baseURL: server.url, projectID: account.projectID, transport: http,
-                               credential: OAuthTokenSource(account: account, transport: http),
-                               retry: RetryPolicy(maxAttempts: 5, baseDelay: .milliseconds(10)))
-        let message = try PreparedFCMMessage(document: try JSONDocument.parse(Array(#"{"message":{"notification":{"title":"t"}}}"#.utf8)),
-                                             validateOnly: false)
+        let (client, message) = try fcmClientAndMessage(server, http, maxAttempts: 5)
         let out = dir.appendingPathComponent("results.jsonl").path
         let summary = try await BulkSender(concurrency: 100).run(tokens: try TokenLineReader(path: try tokensFile(2_000, token: TestTokens.fcm)),
                                                                  sinks: [try ResultsJSONLWriter(path: out)]) { token, index in
@@ -118,12 +124,7 @@ final class BulkOverHTTP2Tests: XCTestCase {
             return nil
         })
         let http = try HTTPClient(configuration: HTTPClientConfiguration(caFile: Fixtures.caFile))
-        let account = try ServiceAccount.load(path: try server.serviceAccountFile(in: dir))
-        let client = FCMClient(baseURL: server.url, projectID: account.projectID, transport: http,
-                               credential: OAuthTokenSource(account: account, transport: http),
-                               retry: RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(10)))
-        let message = try PreparedFCMMessage(document: try JSONDocument.parse(Array(#"{"message":{"notification":{"title":"t"}}}"#.utf8)),
-                                             validateOnly: false)
+        let (client, message) = try fcmClientAndMessage(server, http, maxAttempts: 3)
         let prunePath = dir.appendingPathComponent("prune.txt").path
         let summary = try await BulkSender(concurrency: 200).run(tokens: try TokenLineReader(path: try tokensFile(10_000, token: TestTokens.fcm)),
                                                                  sinks: [try PruneFileWriter(path: prunePath)]) { token, index in
