@@ -58,6 +58,9 @@ public struct AppProfile: Codable, Sendable, Equatable {
     public var osVersion: String
     /// How the app receives deep links and taps (docs/specs/device-side.md §5); nil = no deep-link setup.
     public var deepLinks: DeepLinkProfile?
+    /// The app's Live Activity types, update budget setting and widget-URL handling
+    /// (docs/live-activities.md); nil = no Live Activities.
+    public var liveActivities: LiveActivityProfile?
 
     public init(bundleID: String, extensionBundleID: String, appGroupID: String? = nil, cdpAPIKey: String,
                 region: MetricsRegion = .us, metricsBaseURL: String? = nil, autoTrackPushEvents: Bool = true,
@@ -65,7 +68,7 @@ public struct AppProfile: Codable, Sendable, Equatable {
                 allowArbitraryLoads: Bool = false, appGroupStore: AppGroupStoreKind? = nil,
                 sqliteStoreCap: Int = 1000, sdkVersion: String = "4.7.5", appVersion: String = "1.0.0",
                 deviceModel: String = "iPhone15,2", osVersion: String = "17.4",
-                deepLinks: DeepLinkProfile? = nil) {
+                deepLinks: DeepLinkProfile? = nil, liveActivities: LiveActivityProfile? = nil) {
         self.bundleID = bundleID
         self.extensionBundleID = extensionBundleID
         self.appGroupID = appGroupID
@@ -84,6 +87,7 @@ public struct AppProfile: Codable, Sendable, Equatable {
         self.deviceModel = deviceModel
         self.osVersion = osVersion
         self.deepLinks = deepLinks
+        self.liveActivities = liveActivities
     }
 
     /// The reference SDK 4.4+ writes the JSON file; 2.x had no App Group store; the improved
@@ -115,6 +119,7 @@ public struct AppProfile: Codable, Sendable, Equatable {
         case deviceModel
         case osVersion
         case deepLinks
+        case liveActivities
     }
 
     public init(from decoder: Decoder) throws {
@@ -139,7 +144,8 @@ public struct AppProfile: Codable, Sendable, Equatable {
             appVersion: try c.decodeIfPresent(String.self, forKey: .appVersion) ?? "1.0.0",
             deviceModel: try c.decodeIfPresent(String.self, forKey: .deviceModel) ?? "iPhone15,2",
             osVersion: try c.decodeIfPresent(String.self, forKey: .osVersion) ?? "17.4",
-            deepLinks: try c.decodeIfPresent(DeepLinkProfile.self, forKey: .deepLinks))
+            deepLinks: try c.decodeIfPresent(DeepLinkProfile.self, forKey: .deepLinks),
+            liveActivities: try c.decodeIfPresent(LiveActivityProfile.self, forKey: .liveActivities))
     }
 
     private struct AnyKey: CodingKey {
@@ -204,6 +210,12 @@ extension AppProfile {
             throw .missingField(source: source, pointer: "/cdpApiKey", why: "sdkMode \(sdkMode.rawValue) authenticates with the CDP API key")
         }
         if sqliteStoreCap < 1 { throw .invalidValue(source: source, pointer: "/sqliteStoreCap", detail: "must be at least 1") }
+        for (index, schema) in (liveActivities?.activities ?? []).enumerated() {
+            if let pointer = schema.unknownFieldTypes.first {
+                throw .invalidValue(source: source, pointer: "/liveActivities/activities/\(index)\(pointer)",
+                                    detail: "field types are \(LiveActivitySchema.fieldTypes.joined(separator: ", ")), optionally with a trailing ?")
+            }
+        }
     }
 }
 
@@ -255,7 +267,12 @@ public enum AppProfileError: Error, Sendable, Equatable, CustomStringConvertible
                 "appGroupStore": AppGroupStoreKind.allCases.map(\.rawValue),
                 "framework": DeepLinkProfile.FrameworkBridge.Framework.allCases.map(\.rawValue),
                 "coldStartTaps": DeepLinkProfile.ColdStartTapDelivery.allCases.map(\.rawValue),
+                "lifecycle": LiveActivityProfile.Lifecycle.allCases.map(\.rawValue),
             ]
+            if ctx.codingPath.contains(where: { $0.stringValue == "widgetURLHandlers" }) {
+                return .invalidValue(source: source, pointer: pointer(ctx.codingPath),
+                                     detail: "must be one of: \(LiveActivityProfile.WidgetURLHandler.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
             if let key = ctx.codingPath.last?.stringValue, let values = allowed[key] {
                 return .invalidValue(source: source, pointer: pointer(ctx.codingPath),
                                      detail: "must be one of: \(values.joined(separator: ", "))")

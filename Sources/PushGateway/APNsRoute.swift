@@ -11,6 +11,11 @@ public struct AcceptedPush: Sendable {
     public var messageID: String
     public var deliveryID: String?
     public var receivedAt: Date
+    /// The device token the push was addressed to (APNs path; FCM `apns.live_activity_token`),
+    /// so a Live Activity token or push-to-start token can be told apart from the device's own.
+    public var token: String? = nil
+    /// `apns-priority` as sent (nil: none, APNs uses 10).
+    public var priority: Int? = nil
 }
 
 /// Where accepted pushes go: the device emulator, a test, or nowhere.
@@ -113,7 +118,7 @@ struct APNsRoute: Sendable {
         if let verdict { return .now(respond(verdict, apnsID: apnsID)) }
         if !streamLimitRaised { raiseStreamLimitOnce(request.connection) }
         sink?.deliver(AcceptedPush(service: .apns, device: device, payload: request.body, messageID: apnsID,
-                                   deliveryID: deliveryID, receivedAt: now))
+                                   deliveryID: deliveryID, receivedAt: now, token: token, priority: apns.priority.flatMap { Int($0) }))
         let headers = uniqueID.map { [HTTPHeader("apns-id", apnsID), HTTPHeader("apns-unique-id", $0)] }
                       ?? [HTTPHeader("apns-id", apnsID)]
         return .now(ServerResponse(status: 200, headers: HTTPHeaders(headers)))

@@ -35,6 +35,7 @@ struct FCMSendRoute: Sendable {
         var deliveryID: String?
         var messageName: String?
         var validateOnly = false
+        var liveActivityToken: String?
         var delivered: [UInt8]?
 
         let verdict: FCMError? = {
@@ -70,6 +71,7 @@ struct FCMSendRoute: Sendable {
                                 fieldViolations: [FCMFieldViolation(field: "message", description: "Exactly one of token, topic or condition must be set")])
             }
             validateOnly = send.validateOnly ?? false
+            liveActivityToken = send.message.liveActivityToken
             deliveryID = send.message.apnsPayload?[CIOPush.deliveryIDKey]?.stringValue
             if case .token(let token) = send.message.target {
                 target = token
@@ -108,7 +110,7 @@ struct FCMSendRoute: Sendable {
         if let verdict { return .now(render(verdict)) }
         if let delivered, let messageName {
             sink?.deliver(AcceptedPush(service: .fcm, device: device, payload: delivered, messageID: messageName,
-                                       deliveryID: deliveryID, receivedAt: now))
+                                       deliveryID: deliveryID, receivedAt: now, token: liveActivityToken))
         }
         return .now(.json(200, #"{"name":"\#(messageName ?? "")"}"#))
     }

@@ -43,6 +43,8 @@ public final class Gateway: Sendable {
     public let keys: GatewayKeys
     public let devices: DeviceRegistry
     public let records: PushRecordStore
+    /// Live Activity broadcast channels (docs/live-activities.md).
+    public let channels: BroadcastChannelRegistry
     /// The routes each host serves, for in-memory dispatch without sockets (the fuzz target in
     /// Fuzz/FuzzServerRequests drives them with `Router.match` + the handler).
     public let apnsRouter: Router
@@ -53,7 +55,8 @@ public final class Gateway: Sendable {
     /// `extraRoutes` adds routes to the Google host (`pushlab serve` mounts the collector and
     /// `/health` there).
     public init(configuration: GatewayConfiguration, keys: GatewayKeys, devices: DeviceRegistry,
-                sink: (any PushDeliverySink)? = nil, time: TimeSource = SystemTimeSource(),
+                sink: (any PushDeliverySink)? = nil, broadcastSink: (any BroadcastDeliverySink)? = nil,
+                channels: BroadcastChannelRegistry = BroadcastChannelRegistry(), time: TimeSource = SystemTimeSource(),
                 extraRoutes: (inout Router) -> Void = { _ in }) throws {
         self.configuration = configuration
         self.keys = keys
@@ -71,6 +74,10 @@ public final class Gateway: Sendable {
         // whose first check answers 405 MethodNotAllowed.
         apnsRouter.add("POST", "/3/device/{token}") { apns.handle($0) }
         apnsRouter.add("POST", "/3/device/") { apns.handle($0) }
+        self.channels = channels
+        BroadcastRoutes(authorizer: APNsAuthorizer(keys: keys, environment: configuration.environment), devices: devices,
+                        channels: channels, sink: broadcastSink, time: time, ids: MessageIDs(),
+                        authenticatedStreamLimit: configuration.authenticatedStreamLimit).register(on: &apnsRouter)
         let badPath = ServerResponse(status: APNsRejection(.badPath).status, headers: ["content-type": "application/json"],
                                      body: APNsErrorBody(reason: .badPath).json)
         apnsRouter.fallback = { _ in .now(badPath) }

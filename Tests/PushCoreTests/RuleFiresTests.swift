@@ -47,6 +47,15 @@ final class RuleFiresTests: XCTestCase {
     func testRule_liveactivity_content_state_required() throws { try RuleSamplesTests.assertRuleFires("liveactivity.content-state.required") }
     func testRule_liveactivity_start_attributes() throws { try RuleSamplesTests.assertRuleFires("liveactivity.start.attributes") }
     func testRule_liveactivity_push_type() throws { try RuleSamplesTests.assertRuleFires("liveactivity.push-type") }
+    func testRule_liveactivity_start_alert() throws { try RuleSamplesTests.assertRuleFires("liveactivity.start.alert") }
+    func testRule_liveactivity_input_push_start_only() throws { try RuleSamplesTests.assertRuleFires("liveactivity.input-push.start-only") }
+    func testRule_liveactivity_input_push_token_value() throws { try RuleSamplesTests.assertRuleFires("liveactivity.input-push-token.value") }
+    func testRule_liveactivity_content_state_size() throws { try RuleSamplesTests.assertRuleFires("liveactivity.content-state.size") }
+    func testRule_liveactivity_dismissal_date_end_only() throws { try RuleSamplesTests.assertRuleFires("liveactivity.dismissal-date.end-only") }
+    func testRule_liveactivity_stale_date_past() throws { try RuleSamplesTests.assertRuleFires("liveactivity.stale-date.past") }
+    func testRule_cio_live_metadata_type() throws { try RuleSamplesTests.assertRuleFires("cio.live.metadata.type") }
+    func testRule_cio_live_metadata_token_only() throws { try RuleSamplesTests.assertRuleFires("cio.live.metadata.token-only") }
+    func testRule_cio_live_deep_link_url() throws { try RuleSamplesTests.assertRuleFires("cio.live.deep-link.url") }
     func testRule_cio_delivery_pair() throws { try RuleSamplesTests.assertRuleFires("cio.delivery.pair") }
     func testRule_cio_delivery_type() throws { try RuleSamplesTests.assertRuleFires("cio.delivery.type") }
     func testRule_cio_delivery_empty() throws { try RuleSamplesTests.assertRuleFires("cio.delivery.empty") }

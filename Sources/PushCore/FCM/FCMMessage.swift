@@ -49,13 +49,18 @@ public struct FCMMessage: Sendable, Hashable {
     public var apnsPayload: JSONValue?
     /// `apns.fcm_options.image`.
     public var apnsImage: String?
+    /// `apns.live_activity_token`: the ActivityKit push-to-start token (start) or the activity's
+    /// push token (update, end); `token` stays the app's FCM registration token (docs/specs/fcm.md
+    /// "Live Activities through FCM").
+    public var liveActivityToken: String?
     public var android: JSONValue?
     public var webpush: JSONValue?
     public var analyticsLabel: String?
 
     public init(target: FCMTarget, notification: Notification? = nil, data: [(key: String, value: String)] = [],
                 apnsHeaders: [(name: String, value: String)] = [], apnsPayload: JSONValue? = nil, apnsImage: String? = nil,
-                android: JSONValue? = nil, webpush: JSONValue? = nil, analyticsLabel: String? = nil) {
+                android: JSONValue? = nil, webpush: JSONValue? = nil, analyticsLabel: String? = nil,
+                liveActivityToken: String? = nil) {
         self.target = target
         self.notification = notification
         self.data = data
@@ -65,6 +70,7 @@ public struct FCMMessage: Sendable, Hashable {
         self.android = android
         self.webpush = webpush
         self.analyticsLabel = analyticsLabel
+        self.liveActivityToken = liveActivityToken
     }
 
     public init?(json: JSONValue) {
@@ -81,6 +87,7 @@ public struct FCMMessage: Sendable, Hashable {
         apnsHeaders = (apns?["headers"]?.objectValue?.members ?? []).compactMap { mem in mem.value.stringValue.map { (mem.key, $0) } }
         apnsPayload = apns?["payload"]
         apnsImage = apns?["fcm_options"]?["image"]?.stringValue
+        liveActivityToken = apns?["live_activity_token"]?.stringValue
         android = m["android"]
         webpush = m["webpush"]
         analyticsLabel = m["fcm_options"]?["analytics_label"]?.stringValue
@@ -97,11 +104,12 @@ public struct FCMMessage: Sendable, Hashable {
             o["notification"] = .object(no)
         }
         if !data.isEmpty { o["data"] = .object(JSONObject(data.map { JSONMember(key: $0.key, value: .string($0.value)) })) }
-        if !apnsHeaders.isEmpty || apnsPayload != nil || apnsImage != nil {
+        if !apnsHeaders.isEmpty || apnsPayload != nil || apnsImage != nil || liveActivityToken != nil {
             var a = JSONObject()
             if !apnsHeaders.isEmpty { a["headers"] = .object(JSONObject(apnsHeaders.map { JSONMember(key: $0.name, value: .string($0.value)) })) }
             if let apnsPayload { a["payload"] = apnsPayload }
             if let apnsImage { a["fcm_options"] = ["image": .string(apnsImage)] }
+            if let liveActivityToken { a["live_activity_token"] = .string(liveActivityToken) }
             o["apns"] = .object(a)
         }
         if let android { o["android"] = android }

@@ -21,7 +21,7 @@ extension RuleCatalog {
         fix: "send with apns-push-type: liveactivity and topic <bundle id>.push-type.liveactivity")
 
     static let liveActivity = [liveActivityEvent, liveActivityTimestamp, liveActivityContentState,
-                               liveActivityStartAttributes, liveActivityPushType]
+                               liveActivityStartAttributes, liveActivityPushType] + liveActivityMore
 
     // MARK: Customer.io (docs/specs/device-side.md §1–2)
 
@@ -73,7 +73,7 @@ extension RuleCatalog {
 
     static let cio = [cioDeliveryPair, cioDeliveryType, cioDeliveryEmpty, cioMisplaced, cioType, cioPushUnknownKey,
                       cioImageType, cioImageURL, cioImageHTTPS, cioImageExtension, cioMutableContent, cioAlertRequired,
-                      cioLinkType, cioLinkURL, cioLinkSchemeCase]
+                      cioLinkType, cioLinkURL, cioLinkSchemeCase] + cioLive
 
     // MARK: .apns simulator files
 

@@ -15,6 +15,14 @@ enum SendAPNsCommand: Command {
         --no-validate sends it anyway. The push type is inferred from the payload unless --push-type \
         is given, the topic gets the push type's suffix, and an apns-id is generated when absent.
 
+        Live Activities: --live-activity start|update|end builds the aps (timestamp now unless \
+        --timestamp; --content-state, --attributes-type/--attributes for start, --stale-date, \
+        --dismissal-date, --relevance-score, --input-push-token, --input-push-channel; --title/--body \
+        become the alert) on top of the payload file if one is given. Send a start to the app's \
+        push-to-start token and updates to the activity's push token — or, with --channel ID, \
+        broadcast an update or end to every subscribed activity (apns-expiration 0 unless given). \
+        See docs/live-activities.md.
+
         Credentials fall back to APNS_KEY_PATH, APNS_KEY_ID, APNS_TEAM_ID and APNS_TOPIC; the key id \
         is read from an AuthKey_<KEYID>.p8 file name. Key material and tokens are never printed.
 
@@ -40,9 +48,11 @@ enum SendAPNsCommand: Command {
         .value("--expiration", name: "UNIX", help: "Store until this UNIX time; 0 = deliver once."),
         .value("--collapse-id", name: "ID", help: "Replace an earlier push with the same id (≤ 64 bytes)."),
         .value("--apns-id", name: "UUID", help: "Request id (lowercase UUID; default: generated)."),
-    ] + SendSupport.builderOptions + SendSupport.connectionOptions + SendSupport.bulkOptions + SendSupport.reportingOptions + ProfileDefaults.options
+    ] + SendSupport.builderOptions + LiveActivityFlags.options + SendSupport.connectionOptions + SendSupport.bulkOptions
+        + SendSupport.reportingOptions + ProfileDefaults.options
 
     static func run(_ args: ParsedArguments) async throws -> Int32 {
+        if let channel = args.value("--channel") { return try await LiveActivityFlags.broadcast(args, channelID: channel) }
         // Everything that can be wrong with the input is checked before any connection.
         let single = args.value("--token")
         let bulk = args.value("--tokens")
@@ -119,7 +129,8 @@ enum SendAPNsCommand: Command {
     }
 
     static func preparePush(_ args: ParsedArguments) throws -> PreparedAPNsPush {
-        var (bytes, source) = try SendSupport.payloadBytes(args, fcm: false)
+        let liveActivity = try LiveActivityFlags.payload(args)
+        var (bytes, source) = try liveActivity ?? SendSupport.payloadBytes(args, fcm: false)
         let validate = !args.flag("--no-validate")
         // A simulator .apns file names its bundle id; it is a payload otherwise.
         var fileTopic: String?
@@ -131,6 +142,7 @@ enum SendAPNsCommand: Command {
         }
         var options = APNsPushOptions()
         options.topic = args.optional("--topic", env: "APNS_TOPIC") ?? fileTopic
+        if liveActivity != nil { options.pushType = .liveactivity }
         if let raw = args.value("--push-type") {
             guard let type = APNsPushType(rawValue: raw) else {
                 throw UsageError("--push-type \(raw) is not an APNs push type",

@@ -1,6 +1,8 @@
 import Foundation
+import OfflineLab
 import PushConsole
 import PushCore
+import PushDevice
 import PushGateway
 import PushHTTP
 import PushMetrics
@@ -17,6 +19,9 @@ enum ServeCommand: Command {
         (cleartext h2c or HTTP/1.1): POST /token (OAuth jwt-bearer), POST
         /v1/projects/<project>/messages:send (FCM HTTP v1), the Customer.io collector routes
         /v1/track, /v1/b, /push/events, GET/POST /admin/devices, GET /admin/pushes, GET /health.
+        Live Activities (docs/live-activities.md): the channel-management API (/1/apps/<bundle>/channels,
+        /all-channels) and broadcasts (/4/broadcasts/apps/<bundle>) on the APNs port; virtual iPhones'
+        activities under /admin/activities (see pushlab activity); --live-app gives their app profile.
         Trusts the dev key and service account in certs/ plus --apns-key/--service-account. With no
         --devices file, any well-formed token is accepted for io.pushlab.demo / pushlab-dev
         (quick start). Prints one line per accepted or rejected push. See docs/gateway.md.
@@ -43,6 +48,7 @@ enum ServeCommand: Command {
         .value("--fault-plan", name: "FILE", help: "Fault plan JSON (docs/gateway.md)."),
         .value("--seed", name: "S", help: "Seed of the fault plan given by --fault.", default: "0"),
         .value("--event-loops", name: "N", help: "Event-loop threads per host; connections are spread over them.", default: "one per core"),
+        .value("--live-app", name: "JSON", help: "App profile whose liveActivities block the virtual iPhones' activities use (content-state schema, budget)."),
         .flag("--quiet", help: "No line per push."),
         .flag("--bench", help: "Also answer POST /bench with an empty 200 (benchmarks/transport-server.sh)."),
     ] + ConsoleSetup.options
@@ -90,11 +96,22 @@ enum ServeCommand: Command {
         let collector = try MetricsCollector(configuration: CollectorConfiguration(credentials: CollectorCredentials(cdpAPIKeys: Set(cdpKeys))),
                                              store: store)
         let bench = args.flag("--bench")
+        var liveProfile = LiveActivityProfile()
+        if let path = args.value("--live-app") {
+            do { liveProfile = try AppProfile.load(path: path).liveActivities ?? liveProfile } catch {
+                throw UsageError("--live-app \(error.reason)", fix: error.fix)
+            }
+        }
+        let channels = BroadcastChannelRegistry()
+        let activities = LiveActivityFleet(channels: channels, profile: liveProfile)
         let lines: (any PushDeliverySink)? = args.flag("--quiet") ? nil : PushLogLine()
         let console = try ConsoleSetup.console(args, next: lines)
         config.recordObserver = console?.gatewayFeed
-        let gateway = try Gateway(configuration: config, keys: keys, devices: devices, sink: console ?? lines) { router in
+        let gateway = try Gateway(configuration: config, keys: keys, devices: devices,
+                                  sink: SinkPair(first: console ?? lines, second: activities), broadcastSink: activities,
+                                  channels: channels) { router in
             console?.register(on: &router)
+            LiveActivityAdminRoutes(fleet: activities).register(on: &router)
             router.add("GET", "/health") { _ in .now(.json(200, #"{"status":"ok"}"#)) }
             collector.register(on: &router)
             if bench { router.add("POST", "/bench") { _ in .now(ServerResponse(status: 200)) } }
@@ -152,5 +169,15 @@ struct PushLogLine: PushDeliverySink {
         let who = push.device?.name ?? "quick-start device"
         let delivery = push.deliveryID.map { " CIO-Delivery-ID \($0)" } ?? ""
         emit("\(ISO8601DateFormatter().string(from: push.receivedAt)) \(push.service.rawValue) accepted → \(who)\(delivery) (\(push.payload.count) bytes)")
+    }
+}
+
+/// Hands each accepted push to the console log and to the virtual iPhones' Live Activities.
+struct SinkPair: PushDeliverySink {
+    let first: (any PushDeliverySink)?
+    let second: any PushDeliverySink
+    func deliver(_ push: AcceptedPush) {
+        first?.deliver(push)
+        second.deliver(push)
     }
 }

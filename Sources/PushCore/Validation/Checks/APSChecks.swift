@@ -24,7 +24,7 @@ enum APSChecks {
                     c.report(RuleCatalog.apsBadgeType, mp(), "badge is \(m.value.describedForMessage)")
                 }
             case "sound": sound(m.value, at: mp(), into: &c)
-            case "thread-id", "category", "target-content-id", "filter-criteria", "attributes-type", "input-push-token", "input-push-channel":
+            case "thread-id", "category", "target-content-id", "filter-criteria", "attributes-type", "input-push-channel":
                 if m.value.stringValue == nil {
                     c.report(RuleCatalog.apsStringType, mp(), "\(m.key) is \(m.value.describedForMessage); expected a string")
                 }
@@ -32,6 +32,8 @@ enum APSChecks {
                 flag(m.value, at: mp(), rule: RuleCatalog.apsContentAvailableType, into: &c)
             case "mutable-content":
                 flag(m.value, at: mp(), rule: RuleCatalog.apsMutableContentType, into: &c)
+            case "input-push-token":
+                flag(m.value, at: mp(), rule: RuleCatalog.liveActivityInputPushToken, into: &c)
             case "interruption-level":
                 if m.value.stringValue.flatMap(APS.InterruptionLevel.init(rawValue:)) == nil {
                     c.report(RuleCatalog.apsInterruptionLevel, mp(), "interruption-level is \(m.value.describedForMessage)")
@@ -149,5 +151,6 @@ enum LiveActivityChecks {
         if event == "start", aps["attributes-type"]?.stringValue == nil || aps["attributes"]?.objectValue == nil {
             c.report(RuleCatalog.liveActivityStartAttributes, p, "a start event needs attributes-type and attributes")
         }
+        LiveActivityChecks.more(aps, event: event, at: p, into: &c)
     }
 }

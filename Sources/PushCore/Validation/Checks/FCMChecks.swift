@@ -201,8 +201,10 @@ enum FCMChecks {
             // FCM sets mutable-content itself when apns.fcm_options.image is given.
             if opts["image"]?.stringValue != nil { implied.mutableContent = true }
         }
-        if let token = o["live_activity_token"], token.stringValue == nil {
-            c.report(RuleCatalog.fcmFieldType, p / "live_activity_token", "live_activity_token is \(token.describedForMessage); expected a string")
+        // firebase-admin: a non-empty string (docs/specs/fcm.md "Live Activities through FCM").
+        if let token = o["live_activity_token"], (token.stringValue ?? "").isEmpty {
+            c.report(RuleCatalog.fcmFieldType, p / "live_activity_token",
+                     "live_activity_token is \(token.describedForMessage); expected the non-empty ActivityKit push-to-start or push token")
         }
         guard let payload = o["payload"] else { return explicit }
         let pushType = explicit ?? APNsPushType.inferred(from: payload)

@@ -1,0 +1,44 @@
+import Foundation
+import PushCore
+
+// The JSON shapes `pushlab activity --json` prints and `/admin/activities` answers.
+extension LiveActivity {
+    public var json: JSONValue {
+        var o: [JSONMember] = [
+            JSONMember(key: "id", value: .string(id)),
+            JSONMember(key: "attributesType", value: .string(attributesType)),
+            JSONMember(key: "phase", value: .string(phase.rawValue)),
+            JSONMember(key: "attributes", value: attributes),
+            JSONMember(key: "contentState", value: contentState),
+            JSONMember(key: "startedAt", value: .number(JSONNumber(startedAt))),
+            JSONMember(key: "timestamp", value: .number(JSONNumber(timestamp))),
+        ]
+        if let staleDate { o.append(JSONMember(key: "staleDate", value: .number(JSONNumber(staleDate)))) }
+        if let dismissalDate { o.append(JSONMember(key: "dismissalDate", value: .number(JSONNumber(dismissalDate)))) }
+        if let relevanceScore { o.append(JSONMember(key: "relevanceScore", value: .number(JSONNumber(relevanceScore)))) }
+        if let pushToken { o.append(JSONMember(key: "pushToken", value: .string(pushToken))) }
+        if let channelID { o.append(JSONMember(key: "channel", value: .string(channelID))) }
+        if let widgetURL { o.append(JSONMember(key: "widgetURL", value: .string(widgetURL))) }
+        return .object(JSONObject(o))
+    }
+}
+
+extension LiveActivityTimelineEvent {
+    public var json: JSONValue {
+        var o: [JSONMember] = [JSONMember(key: "at", value: .number(JSONNumber(at))), JSONMember(key: "event", value: .string(kind.rawValue))]
+        if let activityID { o.append(JSONMember(key: "activity", value: .string(activityID))) }
+        o.append(JSONMember(key: "detail", value: .string(detail)))
+        return .object(JSONObject(o))
+    }
+}
+
+extension LiveActivityHost {
+    public var json: JSONValue {
+        .object(JSONObject([
+            JSONMember(key: "name", value: .string(deviceName)),
+            JSONMember(key: "bundleId", value: .string(bundleID)),
+            JSONMember(key: "pushToStartToken", value: .string(pushToStartToken)),
+            JSONMember(key: "activities", value: .array(JSONArray(snapshot.map(\.json)))),
+        ]))
+    }
+}

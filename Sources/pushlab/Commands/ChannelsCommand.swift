@@ -1,0 +1,207 @@
+import Foundation
+import PushAuth
+import PushCore
+import PushHTTP
+import PushSend
+
+/// What every `pushlab channels …` command shares: the app, the credentials, the endpoint.
+enum ChannelCommandSupport {
+    static let commonOptions: [OptionSpec] = [
+        .value("--bundle-id", name: "BUNDLE", help: "The app's bundle id (or APNS_TOPIC), without a push-type suffix."),
+        .value("--key", name: "P8", help: "APNs auth key file AuthKey_<KEYID>.p8 (or APNS_KEY_PATH)."),
+        .value("--key-id", name: "ID", help: "10-character key id (or APNS_KEY_ID; default: from the file name)."),
+        .value("--team-id", name: "ID", help: "10-character team id (or APNS_TEAM_ID)."),
+        .flag("--sandbox", help: "api-manage-broadcast.sandbox.push.apple.com:2195 (development builds)."),
+        .flag("--production", help: "api-manage-broadcast.push.apple.com:2196 (the default)."),
+        .value("--url", name: "URL", help: "Any server speaking the channel API, e.g. the emulator's APNs URL https://127.0.0.1:2197."),
+        .value("--ca-file", name: "PEM", help: "Trust this CA instead of the system store (certs/ca.pem for the emulator)."),
+        .value("--timeout", name: "DURATION", help: "Deadline of the request.", default: "30s"),
+        .flag("--json", help: "Print the result as JSON."),
+        .flag("--verbose", "-v", help: "Show the request and answer (bearer redacted) on stderr."),
+    ]
+    static let channelOption = OptionSpec.value("--channel", name: "ID", help: "The channel id (base64) that create printed.")
+    static let discussion = """
+        Broadcast channels (iOS 18) carry one Live Activity update to every activity subscribed to the \
+        channel. Apple manages them on api-manage-broadcast.(sandbox.)push.apple.com (ports 2195 and 2196) \
+        with the same .p8 provider token as pushes; the app id needs the Broadcast capability. A channel \
+        outlives its activities: delete it when the event is over (at most 10,000 per environment). \
+        See docs/live-activities.md.
+
+        Exit status: 0 done, 1 APNs refused (the reason and its fix are printed), 2 bad usage or input.
+        """
+
+    static func bundleID(_ args: ParsedArguments) throws -> String {
+        let bundle = try args.required("--bundle-id", env: "APNS_TOPIC", fix: "pass the app's bundle id, e.g. --bundle-id io.pushlab.demo")
+        if let suffix = APNsPushType.suffix(of: bundle) {
+            throw UsageError("--bundle-id \(bundle) ends with the push-type suffix \(suffix)", fix: "pass the bare bundle id: \(bundle.dropLast(suffix.count))")
+        }
+        return bundle
+    }
+
+    static func channelID(_ args: ParsedArguments) throws -> String {
+        guard let id = args.value("--channel") else {
+            throw UsageError("missing --channel ID", fix: "pass the id `pushlab channels create` printed (or see `pushlab channels list`)")
+        }
+        if !BroadcastChannelAPI.isWellFormedChannelID(id) {
+            throw UsageError("--channel \(id) is not a base64 channel id", fix: "copy the id exactly as create or list printed it")
+        }
+        return id
+    }
+
+    static func endpoint(_ args: ParsedArguments) throws -> ChannelManagementEndpoint {
+        let choices = [args.flag("--sandbox"), args.flag("--production"), args.value("--url") != nil].filter { $0 }.count
+        if choices > 1 { throw UsageError("give one of --sandbox, --production, --url") }
+        if let url = args.value("--url") {
+            do { return try .custom(url) } catch { throw UsageError("\(error)") }
+        }
+        return args.flag("--sandbox") ? .sandbox : .production
+    }
+
+    /// The client with the push endpoint `push` (broadcasts) and an HTTP/2 client for `args`.
+    static func client(_ args: ParsedArguments, push: APNsEndpoint? = nil,
+                       management given: ChannelManagementEndpoint? = nil) throws -> (BroadcastChannelClient, HTTPClient) {
+        let management = try given ?? endpoint(args)
+        let key = try SendAPNsCommand.loadKey(args)
+        let caFile = args.value("--ca-file")
+        if let caFile, !FileManager.default.isReadableFile(atPath: caFile) {
+            throw UsageError("--ca-file \(caFile): cannot read the file", fix: "pass a PEM file of CA certificates, e.g. certs/ca.pem")
+        }
+        let timeout = try args.duration("--timeout") ?? .seconds(30)
+        let http = try HTTPClient(configuration: HTTPClientConfiguration(caFile: caFile, maxConcurrentStreams: 1, maxConnectionsPerHost: 1,
+                                                                         requestTimeout: timeout + .seconds(5)))
+        let pushEndpoint = try push ?? APNsEndpoint.custom(management.baseURL)
+        let client = BroadcastChannelClient(management: management, push: pushEndpoint, transport: http,
+                                            credential: ProviderTokenCache(key: key), requestTimeout: timeout,
+                                            log: SendSupport.verboseLog(args))
+        return (client, http)
+    }
+
+    /// Prints a refusal or failure and returns exit status 1; nil for a success.
+    static func report<Value>(_ answer: ChannelAnswer<Value>, what: String, json: Bool) -> Int32? {
+        switch answer {
+        case .success: return nil
+        case .rejected(let status, let reason, let requestID):
+            let name = reason?.rawValue ?? "HTTP\(status)"
+            let fix = reason?.fix ?? "APNs answered HTTP \(status) without a reason"
+            if json {
+                emit(jsonLine(["outcome": "rejected", "status": String(status), "reason": name, "fix": fix, "request_id": requestID]))
+            } else {
+                printError("pushlab channels: \(what) refused: \(status) \(name)\(requestID.map { " (apns-request-id \($0))" } ?? "")\n  fix: \(fix)")
+            }
+            return ExitStatus.failure
+        case .failed(let error):
+            if json { emit(jsonLine(["outcome": "failed", "error": error.description])) } else {
+                printError("pushlab channels: \(what) failed: \(error)\n  fix: check --url/--sandbox, --ca-file and the network")
+            }
+            return ExitStatus.failure
+        }
+    }
+
+    static func jsonLine(_ fields: [String: String?]) -> String {
+        let members = fields.keys.sorted().compactMap { key in fields[key]!.map { JSONMember(key: key, value: .string($0)) } }
+        return String(decoding: JSONValue.object(JSONObject(members)).minifiedBytes(), as: UTF8.self)
+    }
+}
+
+/// `pushlab channels create`.
+enum ChannelsCreateCommand: Command {
+    static let path = ["channels", "create"]
+    static let summary = "Create a Live Activity broadcast channel (iOS 18) and print its id."
+    static let discussion = ChannelCommandSupport.discussion
+    static let options: [OptionSpec] = [
+        .value("--storage-policy", name: "POLICY", help: "no-storage (only connected devices; broadcasts need apns-expiration 0) or most-recent (the latest message is kept for offline devices).", default: "no-storage"),
+    ] + ChannelCommandSupport.commonOptions
+
+    static func run(_ args: ParsedArguments) async throws -> Int32 {
+        let bundle = try ChannelCommandSupport.bundleID(args)
+        let raw = args.value("--storage-policy") ?? "no-storage"
+        guard let policy = ChannelStoragePolicy(name: raw) else {
+            throw UsageError("--storage-policy \(raw) is not a storage policy", fix: "use no-storage (0) or most-recent (1)")
+        }
+        let (client, http) = try ChannelCommandSupport.client(args)
+        let answer = await client.create(bundleID: bundle, policy: policy)
+        await http.shutdown()
+        if let status = ChannelCommandSupport.report(answer, what: "create", json: args.flag("--json")) { return status }
+        guard case .success(let id, let requestID) = answer else { return ExitStatus.failure }
+        if args.flag("--json") {
+            emit(ChannelCommandSupport.jsonLine(["outcome": "created", "channel": id, "bundle_id": bundle,
+                                                 "storage_policy": policy.name, "request_id": requestID]))
+        } else {
+            emit(id)
+            printError("created channel \(id) for \(bundle) (storage \(policy.name))")
+        }
+        return ExitStatus.success
+    }
+}
+
+/// `pushlab channels get`.
+enum ChannelsGetCommand: Command {
+    static let path = ["channels", "get"]
+    static let summary = "Show a broadcast channel's storage policy and push type."
+    static let discussion = ChannelCommandSupport.discussion
+    static let options: [OptionSpec] = [ChannelCommandSupport.channelOption] + ChannelCommandSupport.commonOptions
+
+    static func run(_ args: ParsedArguments) async throws -> Int32 {
+        let bundle = try ChannelCommandSupport.bundleID(args)
+        let id = try ChannelCommandSupport.channelID(args)
+        let (client, http) = try ChannelCommandSupport.client(args)
+        let answer = await client.read(bundleID: bundle, channelID: id)
+        await http.shutdown()
+        if let status = ChannelCommandSupport.report(answer, what: "get", json: args.flag("--json")) { return status }
+        guard case .success(let settings, let requestID) = answer else { return ExitStatus.failure }
+        if args.flag("--json") {
+            emit(ChannelCommandSupport.jsonLine(["channel": id, "bundle_id": bundle, "storage_policy": settings.storagePolicy.name,
+                                                 "push_type": settings.pushType, "request_id": requestID]))
+        } else {
+            emit("channel \(id): storage \(settings.storagePolicy.name) (message-storage-policy \(settings.storagePolicy.rawValue)), push type \(settings.pushType)")
+        }
+        return ExitStatus.success
+    }
+}
+
+/// `pushlab channels list`.
+enum ChannelsListCommand: Command {
+    static let path = ["channels", "list"]
+    static let summary = "List the app's broadcast channels in this environment."
+    static let discussion = ChannelCommandSupport.discussion
+    static let options: [OptionSpec] = ChannelCommandSupport.commonOptions
+
+    static func run(_ args: ParsedArguments) async throws -> Int32 {
+        let bundle = try ChannelCommandSupport.bundleID(args)
+        let (client, http) = try ChannelCommandSupport.client(args)
+        let answer = await client.list(bundleID: bundle)
+        await http.shutdown()
+        if let status = ChannelCommandSupport.report(answer, what: "list", json: args.flag("--json")) { return status }
+        guard case .success(let ids, _) = answer else { return ExitStatus.failure }
+        if args.flag("--json") {
+            let body: JSONValue = .object(JSONObject([JSONMember(key: "bundle_id", value: .string(bundle)),
+                                                      JSONMember(key: "channels", value: .array(JSONArray(ids.map { .string($0) })))]))
+            emit(String(decoding: body.minifiedBytes(), as: UTF8.self))
+        } else {
+            for id in ids { emit(id) }
+            printError("\(ids.count) channel(s) for \(bundle)")
+        }
+        return ExitStatus.success
+    }
+}
+
+/// `pushlab channels delete`.
+enum ChannelsDeleteCommand: Command {
+    static let path = ["channels", "delete"]
+    static let summary = "Delete a broadcast channel (its subscribers get no more broadcasts)."
+    static let discussion = ChannelCommandSupport.discussion
+    static let options: [OptionSpec] = [ChannelCommandSupport.channelOption] + ChannelCommandSupport.commonOptions
+
+    static func run(_ args: ParsedArguments) async throws -> Int32 {
+        let bundle = try ChannelCommandSupport.bundleID(args)
+        let id = try ChannelCommandSupport.channelID(args)
+        let (client, http) = try ChannelCommandSupport.client(args)
+        let answer = await client.delete(bundleID: bundle, channelID: id)
+        await http.shutdown()
+        if let status = ChannelCommandSupport.report(answer, what: "delete", json: args.flag("--json")) { return status }
+        if args.flag("--json") { emit(ChannelCommandSupport.jsonLine(["outcome": "deleted", "channel": id, "bundle_id": bundle])) } else {
+            emit("deleted channel \(id)")
+        }
+        return ExitStatus.success
+    }
+}
