@@ -71,7 +71,7 @@ let package = Package(
         .testTarget(name: "PushRelayTests", dependencies: ["PushRelay", "PushCore", "PushStore", "TestSupport"]),
         .testTarget(name: "PushConsoleTests", dependencies: ["PushConsole", "PushGateway", "PushSend", "PushDevice", "PushMetrics", "PushHTTP",
                                                             "PushCore", "PushAuth", "OfflineLab", "TestSupport"]),
-        .testTarget(name: "OfflineLabTests", dependencies: ["OfflineLab", "PushDevice", "TestSupport"]),
+        .testTarget(name: "OfflineLabTests", dependencies: ["OfflineLab", "PushDevice", "PushGateway", "PushSend", "PushAuth", "PushCore", "PushHTTP", "TestSupport"]),
         .testTarget(name: "pushlabTests", dependencies: ["TestSupport"]),
         // Issue 11: the bad-input corpus (Tests/Corpus) run through the real binary and servers,
         // and the secrets checks over every command's output.
