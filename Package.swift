@@ -11,6 +11,7 @@ let package = Package(
         .executable(name: "pushlab-bench-client", targets: ["pushlab-bench-client"]),
         .executable(name: "pushlab-bench-push-server", targets: ["pushlab-bench-push-server"]),
         .executable(name: "pushlab-bench-nse", targets: ["pushlab-bench-nse"]),
+        .executable(name: "pushlab-bench-live", targets: ["pushlab-bench-live"]),
     ],
     targets: [
         .target(
@@ -58,6 +59,8 @@ let package = Package(
         .executableTarget(name: "pushlab-bench-push-server", dependencies: ["PushHTTP"]),
         // Measures the NSE emulator for benchmarks/nse.sh; not part of the CLI.
         .executableTarget(name: "pushlab-bench-nse", dependencies: ["PushCore", "PushDevice", "PushHTTP"]),
+        // One broadcast to many subscribed activities for benchmarks/live-activities.sh; not part of the CLI.
+        .executableTarget(name: "pushlab-bench-live", dependencies: ["OfflineLab", "PushGateway", "PushSend", "PushAuth", "PushCore", "PushHTTP"]),
         .target(name: "TestSupport", dependencies: ["PushHTTP"], path: "Tests/TestSupport"),
         .testTarget(name: "PushCoreTests", dependencies: ["PushCore", "TestSupport"]),
         .testTarget(name: "PushAuthTests", dependencies: ["PushAuth", "TestSupport"]),

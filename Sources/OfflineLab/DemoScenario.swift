@@ -124,6 +124,8 @@ public struct DemoScenario: Sendable {
             record("app launch recovery", false, ["\(error)"])
         }
 
+        await liveActivityStep(lab: lab, credential: apns.credential, record: record)
+
         lab.collector.flush()
         let report = try? lab.collector.report(gatewayDatabasePath: lab.gateway.configuration.recordsPath.map { lab.gateway.records.flush(); return $0 })
         if let report {

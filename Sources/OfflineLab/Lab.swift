@@ -44,6 +44,8 @@ public final class Lab: Sendable {
     public let gateway: Gateway
     public let collector: MetricsCollector
     public let fleet: DeviceFleet
+    /// The virtual iPhones' Live Activities: broadcasts and Live Activity pushes go here.
+    public let liveActivities: LiveActivityFleet
     public let images: ImageServer
     /// One HTTP/2 client for everything the lab sends (pushes, the NSE's fetches and metrics).
     public let client: HTTPClient
@@ -64,8 +66,10 @@ public final class Lab: Sendable {
         var gatewayConfig = GatewayConfiguration(certificateFile: certs + "/server.pem", privateKeyFile: certs + "/server.key")
         gatewayConfig.recordsPath = work.appendingPathComponent("gateway.sqlite").path
         gatewayConfig.faultPlan = configuration.gatewayFaults
+        let channels = BroadcastChannelRegistry()
+        liveActivities = LiveActivityFleet(channels: channels)
         gateway = try Gateway(configuration: gatewayConfig, keys: try GatewayKeys.developmentDefaults(certsDirectory: certs),
-                              devices: DeviceRegistry(), sink: fleet)
+                              devices: DeviceRegistry(), sink: fleet, broadcastSink: liveActivities, channels: channels)
         let store = try MetricStore(path: work.appendingPathComponent("collector.sqlite").path)
         collector = try MetricsCollector(configuration: CollectorConfiguration(credentials: CollectorCredentials(cdpAPIKeys: [configuration.cdpAPIKey]),
                                                                            faultPlan: configuration.collectorFaults),

@@ -117,11 +117,11 @@ struct BroadcastRoutes: Sendable {
 
     private func checked(_ request: ServerRequest, _ operation: (String, String) -> ServerResponse) -> HandlerReply {
         let given = request.headers[BroadcastChannelAPI.requestIDHeader]
-        let requestID = given.flatMap(APNsHeaderChecks.echoableID) ?? ids.next()
-        if given != nil && APNsHeaderChecks.echoableID(given) == nil { return .now(failure(.apns(.badMessageId), requestID)) }
+        let requestID = APNsID.echoable(given) ?? ids.next()
+        if given != nil && APNsID.echoable(given) == nil { return .now(failure(.apns(.badMessageId), requestID)) }
         switch authorizer.authorize(header: request.headers["authorization"], connection: request.connection, now: time.now) {
         case .failure(let rejection):
-            return .now(failure(ChannelReason(rawValue: "\(rejection.reason)"), requestID, status: rejection.status))
+            return .now(failure(rejection.reason.map(ChannelReason.apns) ?? .apns(.forbidden), requestID, status: rejection.status))
         case .success(let authorized):
             if !authorized.streamLimitRaised { raiseStreamLimitOnce(request.connection) }
         }
