@@ -100,6 +100,14 @@ final class LiveActivityHostTests: XCTestCase {
         XCTAssertEqual(host.snapshot[0].contentState["status"]?.stringValue, "placed")
     }
 
+    func testAnUpdateStampedInTheSecondOfALocalStartIsApplied() {
+        let host = LiveActivityHost(deviceName: "p", bundleID: "b")
+        host.startLocally(attributesType: "T", attributes: [:], contentState: ["n": 1], at: t0, wantsPushToken: true)
+        let events = host.receive(push(#"{"aps":{"event":"update","timestamp":\#(t0),"content-state":{"n":2}}}"#),
+                                  target: .activityToken(host.snapshot[0].pushToken!), at: t0)
+        XCTAssertEqual(events.map(\.kind), [.updated], "a local start applied no push, so any pushed update is newer")
+    }
+
     func testAContentStateOver4KBIsNotApplied() {
         let host = LiveActivityHost(deviceName: "p", bundleID: "b")
         host.startLocally(attributesType: "T", attributes: [:], contentState: ["n": 1], at: t0, wantsPushToken: true)

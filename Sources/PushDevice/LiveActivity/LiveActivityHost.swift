@@ -61,7 +61,8 @@ public final class LiveActivityHost: @unchecked Sendable {
                              channelID: String? = nil) -> [LiveActivityTimelineEvent] {
         lock.withLock {
             var out: [LiveActivityTimelineEvent] = []
-            start(attributesType: attributesType, attributes: attributes, contentState: contentState, at: now, timestamp: now,
+            // No push has been applied yet: any pushed update is newer (timestamp 0).
+            start(attributesType: attributesType, attributes: attributes, contentState: contentState, at: now, timestamp: 0,
                   staleDate: staleDate, relevanceScore: relevanceScore, wantsPushToken: wantsPushToken, channelID: channelID,
                   how: "started by the app", into: &out)
             record(out)
