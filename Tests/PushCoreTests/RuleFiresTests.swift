@@ -53,9 +53,6 @@ final class RuleFiresTests: XCTestCase {
     func testRule_liveactivity_content_state_size() throws { try RuleSamplesTests.assertRuleFires("liveactivity.content-state.size") }
     func testRule_liveactivity_dismissal_date_end_only() throws { try RuleSamplesTests.assertRuleFires("liveactivity.dismissal-date.end-only") }
     func testRule_liveactivity_stale_date_past() throws { try RuleSamplesTests.assertRuleFires("liveactivity.stale-date.past") }
-    func testRule_cio_live_metadata_type() throws { try RuleSamplesTests.assertRuleFires("cio.live.metadata.type") }
-    func testRule_cio_live_metadata_token_only() throws { try RuleSamplesTests.assertRuleFires("cio.live.metadata.token-only") }
-    func testRule_cio_live_deep_link_url() throws { try RuleSamplesTests.assertRuleFires("cio.live.deep-link.url") }
     func testRule_cio_delivery_pair() throws { try RuleSamplesTests.assertRuleFires("cio.delivery.pair") }
     func testRule_cio_delivery_type() throws { try RuleSamplesTests.assertRuleFires("cio.delivery.type") }
     func testRule_cio_delivery_empty() throws { try RuleSamplesTests.assertRuleFires("cio.delivery.empty") }
@@ -71,6 +68,9 @@ final class RuleFiresTests: XCTestCase {
     func testRule_cio_link_type() throws { try RuleSamplesTests.assertRuleFires("cio.link.type") }
     func testRule_cio_link_url() throws { try RuleSamplesTests.assertRuleFires("cio.link.url") }
     func testRule_cio_link_scheme_case() throws { try RuleSamplesTests.assertRuleFires("cio.link.scheme-case") }
+    func testRule_cio_live_metadata_type() throws { try RuleSamplesTests.assertRuleFires("cio.live.metadata.type") }
+    func testRule_cio_live_metadata_token_only() throws { try RuleSamplesTests.assertRuleFires("cio.live.metadata.token-only") }
+    func testRule_cio_live_deep_link_url() throws { try RuleSamplesTests.assertRuleFires("cio.live.deep-link.url") }
     func testRule_fcm_message_missing() throws { try RuleSamplesTests.assertRuleFires("fcm.message.missing") }
     func testRule_fcm_validate_only_type() throws { try RuleSamplesTests.assertRuleFires("fcm.validate_only.type") }
     func testRule_fcm_unknown_field() throws { try RuleSamplesTests.assertRuleFires("fcm.unknown-field") }
