@@ -6,7 +6,7 @@
 # No peer runs a channel fan-out on Linux, so the results compare against those targets.
 # Writes benchmarks/results/live-activities.md.
 #
-#   ACTIVITIES=100000 RUNS=5 [SKIP_BUILD=1] benchmarks/live-activities.sh
+#   ACTIVITIES=100000 RUNS=5 [SKIP_BUILD=1] [CONFIG=debug] benchmarks/live-activities.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ACTIVITIES=${ACTIVITIES:-100000}
@@ -14,8 +14,9 @@ RUNS=${RUNS:-5}
 OUT=benchmarks/results/live-activities.md
 LOAD=$(cut -d' ' -f1-3 /proc/loadavg)
 
-[ -n "${SKIP_BUILD:-}" ] || swift build -c release --product pushlab-bench-live >/dev/null  # SKIP_BUILD=1 reuses the current release binary
-BENCH=.build/release/pushlab-bench-live
+CONFIG=${CONFIG:-release}  # CONFIG=debug only to check the script on a busy machine: not a measurement to compare
+[ -n "${SKIP_BUILD:-}" ] || swift build -c "$CONFIG" --product pushlab-bench-live >/dev/null  # SKIP_BUILD=1 reuses the current binary
+BENCH=.build/$CONFIG/pushlab-bench-live
 CMD="$BENCH \"\$PWD\" $ACTIVITIES $RUNS"
 RAW=$("$BENCH" "$PWD" "$ACTIVITIES" "$RUNS")
 
@@ -34,7 +35,8 @@ RATIO_MEM=$(awk -v b="$BYTES" 'BEGIN {printf "%.2f", b / 2048}')
   echo
   echo "- machine: $(nproc) cores, $(uname -srm)"
   echo "- load average at start: $LOAD"
-  echo "- command: \`ACTIVITIES=$ACTIVITIES RUNS=$RUNS benchmarks/live-activities.sh\` (runs \`$CMD\`)"
+  echo "- build: $CONFIG"
+  echo "- command: \`ACTIVITIES=$ACTIVITIES RUNS=$RUNS CONFIG=$CONFIG benchmarks/live-activities.sh\` (runs \`$CMD\`)"
   echo "- what: one broadcast per run, sent by pushlab's channel client to the gateway emulator over HTTP/2 + TLS,"
   echo "  applied by $ACTIVITIES virtual activities (one per virtual iPhone) subscribed to one No-Storage channel"
   echo

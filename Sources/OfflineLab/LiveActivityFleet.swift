@@ -98,11 +98,12 @@ public final class LiveActivityFleet: PushDeliverySink, BroadcastDeliverySink, @
     public func deliver(_ broadcast: AcceptedBroadcast, to subscribers: [ChannelSubscriber]) {
         guard let push = LiveActivityPush(bytes: broadcast.payload) else { return }
         let at = Int(broadcast.receivedAt.timeIntervalSince1970)
-        // Each phone once, however many of its activities subscribe (the host fans out inside).
-        var seen = Set<String>()
-        let phones = lock.withLock { subscribers.compactMap { s -> LiveActivityHost? in seen.insert(s.deviceName).inserted ? hosts[s.deviceName] : nil } }
         let channel = broadcast.channelID, priority = broadcast.priority
+        // Off the event loop: the APNs answer does not wait for the fan-out.
         Task.detached { [self] in
+            // Each phone once, however many of its activities subscribe (the host fans out inside).
+            var seen = Set<String>()
+            let phones = lock.withLock { subscribers.compactMap { s -> LiveActivityHost? in seen.insert(s.deviceName).inserted ? hosts[s.deviceName] : nil } }
             let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, phones.count / 1000 + 1))
             let counts = UnsafeCounts(workers)
             DispatchQueue.concurrentPerform(iterations: workers) { w in
