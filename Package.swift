@@ -25,6 +25,7 @@ let package = Package(
                 .linkedLibrary("event_openssl"),
                 .linkedLibrary("event_pthreads"),
                 .linkedLibrary("sqlite3"),
+                .linkedLibrary("hiredis"),
                 // curl_shim.c overrides nghttp2_submit_rst_stream to drop the redundant
                 // RST_STREAM libcurl 7.88 sends after every bodiless response (see there); the
                 // override only takes effect if the executable exports it.
@@ -37,6 +38,8 @@ let package = Package(
         // The one SQLite wrapper every store uses (history, collector, App Group, gateway records).
         .target(name: "PushStore", dependencies: ["CPushLab"]),
         .target(name: "PushSend", dependencies: ["PushCore", "PushAuth", "PushHTTP", "PushStore"]),
+        // The Redis client (hiredis) and the cluster state several relay nodes share through it.
+        .target(name: "PushRedis", dependencies: ["CPushLab", "PushCore", "PushAuth", "PushSend"]),
         .target(name: "PushDevice", dependencies: ["PushCore", "PushHTTP", "PushStore"]),
         .target(name: "PushMetrics", dependencies: ["PushCore", "PushHTTP", "PushStore"]),
         .target(name: "PushGateway", dependencies: ["PushCore", "PushAuth", "PushHTTP", "PushDevice", "PushStore"]),
@@ -66,6 +69,7 @@ let package = Package(
         .testTarget(name: "PushAuthTests", dependencies: ["PushAuth", "TestSupport"]),
         .testTarget(name: "PushHTTPTests", dependencies: ["PushHTTP", "TestSupport"]),
         .testTarget(name: "PushStoreTests", dependencies: ["PushStore", "TestSupport"]),
+        .testTarget(name: "PushRedisTests", dependencies: ["PushRedis", "PushAuth", "PushSend", "TestSupport"]),
         .testTarget(name: "PushSendTests", dependencies: ["PushSend", "PushGateway", "TestSupport"]),
         .testTarget(name: "PushDeviceTests", dependencies: ["PushDevice", "TestSupport"]),
         .testTarget(name: "PushMetricsTests", dependencies: ["PushMetrics", "PushDevice", "TestSupport"]),

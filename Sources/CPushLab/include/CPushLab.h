@@ -6,6 +6,7 @@
 #include "cpushlab_curl.h"
 #include "cpushlab_fs.h"
 #include "cpushlab_openssl.h"
+#include "cpushlab_redis.h"
 #include "cpushlab_sanitizer.h"
 #include "cpushlab_server.h"
 #include "cpushlab_sqlite.h"

@@ -1,0 +1,188 @@
+import Dispatch
+import Foundation
+
+/// How a `RedisClient` connects and backs off. Defaults suit a relay node next to its Redis.
+public struct RedisClientOptions: Sendable, Hashable {
+    /// Bound on establishing the TCP connection.
+    public var connectTimeout: Duration = .seconds(2)
+    /// Bound on every read and write of a command (a `BLOCK` read gets its block time on top).
+    public var ioTimeout: Duration = .seconds(5)
+    /// The first wait after a failed connection attempt; it doubles per failure up to
+    /// `maximumBackoff`, with jitter, and resets once a connection succeeds.
+    public var initialBackoff: Duration = .milliseconds(50)
+    public var maximumBackoff: Duration = .seconds(2)
+    /// `CLIENT SETNAME` after connecting (shows in `CLIENT LIST`), e.g. the relay node's name.
+    public var clientName: String?
+
+    public init(connectTimeout: Duration = .seconds(2), ioTimeout: Duration = .seconds(5),
+                initialBackoff: Duration = .milliseconds(50), maximumBackoff: Duration = .seconds(2), clientName: String? = nil) {
+        self.connectTimeout = connectTimeout
+        self.ioTimeout = ioTimeout
+        self.initialBackoff = initialBackoff
+        self.maximumBackoff = maximumBackoff
+        self.clientName = clientName
+    }
+}
+
+/// A Redis client over one connection: commands and pipelines with typed replies, connected
+/// on first use and reconnected after a failure with exponential backoff.
+///
+/// Every command runs on the client's own serial queue, never on the caller's thread pool, so
+/// a blocking read (`XREADGROUP … BLOCK`) stalls only this client. Use one client per blocking
+/// reader and another for everything else.
+///
+/// A command whose connection broke mid-flight throws `.connectionLost` and is not re-sent:
+/// it may have run. The next command reconnects (after the backoff).
+public final class RedisClient: @unchecked Sendable {
+    public let endpoint: RedisEndpoint
+    public let options: RedisClientOptions
+    private let queue: DispatchQueue
+    // Confined to `queue`.
+    private var connection: RedisConnection?
+    private var backoff: Duration
+    private var nextAttempt: ContinuousClock.Instant?
+    private var connectedOnce = false
+    private var isClosed = false
+    private var statistics = RedisClientStatistics()
+
+    public init(endpoint: RedisEndpoint, options: RedisClientOptions = RedisClientOptions()) {
+        self.endpoint = endpoint
+        self.options = options
+        self.backoff = options.initialBackoff
+        self.queue = DispatchQueue(label: "pushlab.redis.\(endpoint.host):\(endpoint.port)")
+    }
+
+    /// Closes the connection; later commands throw `.closed`.
+    public func close() {
+        queue.sync {
+            isClosed = true
+            connection?.close()
+            connection = nil
+        }
+    }
+
+    /// Connections made, reconnections and failures so far (for `/metrics` and tests).
+    public var stats: RedisClientStatistics { queue.sync { statistics } }
+
+    // MARK: Running commands
+
+    /// Runs one command, blocking the calling thread; a top-level `-ERR` reply throws `.server`.
+    @discardableResult
+    public func executeBlocking(_ command: RedisCommand, readTimeout: Duration? = nil) throws(RedisError) -> RedisReply {
+        let reply = try pipelineBlocking([command], readTimeout: readTimeout)[0]
+        if case .error(let message) = reply { throw .server(message) }
+        return reply
+    }
+
+    /// Sends the commands in one round trip and returns each reply in order; error replies
+    /// come back as `.error` values, not thrown.
+    public func pipelineBlocking(_ commands: [RedisCommand], readTimeout: Duration? = nil) throws(RedisError) -> [RedisReply] {
+        guard !commands.isEmpty else { return [] }
+        let result: Result<[RedisReply], RedisError> = queue.sync { run(commands, readTimeout: readTimeout) }
+        return try result.get()
+    }
+
+    /// Runs one command without blocking the caller's thread.
+    @discardableResult
+    public func execute(_ command: RedisCommand, readTimeout: Duration? = nil) async throws(RedisError) -> RedisReply {
+        let reply = try await pipeline([command], readTimeout: readTimeout)[0]
+        if case .error(let message) = reply { throw .server(message) }
+        return reply
+    }
+
+    /// `pipelineBlocking` without blocking the caller's thread.
+    public func pipeline(_ commands: [RedisCommand], readTimeout: Duration? = nil) async throws(RedisError) -> [RedisReply] {
+        guard !commands.isEmpty else { return [] }
+        let result: Result<[RedisReply], RedisError> = await withCheckedContinuation { continuation in
+            queue.async { continuation.resume(returning: self.run(commands, readTimeout: readTimeout)) }
+        }
+        return try result.get()
+    }
+
+    // MARK: On the queue
+
+    private func run(_ commands: [RedisCommand], readTimeout: Duration?) -> Result<[RedisReply], RedisError> {
+        let connection: RedisConnection
+        switch connected() {
+        case .success(let c): connection = c
+        case .failure(let error): return .failure(error)
+        }
+        do {
+            let timeout = readTimeout.map { $0 + options.ioTimeout }
+            return .success(try connection.pipeline(commands, readTimeout: timeout))
+        } catch {
+            self.connection = nil
+            statistics.connectionsLost += 1
+            return .failure(.connectionLost(endpoint: endpoint.description, reason: error.reason))
+        }
+    }
+
+    /// The open connection, or a new one. A failed attempt waits out the backoff first, so a
+    /// caller looping on errors is paced by it.
+    private func connected() -> Result<RedisConnection, RedisError> {
+        if isClosed { return .failure(.closed) }
+        if let connection { return .success(connection) }
+        if let nextAttempt {
+            let now = ContinuousClock.now
+            if now < nextAttempt { Thread.sleep(forTimeInterval: Double((nextAttempt - now).milliseconds) / 1000) }
+        }
+        do {
+            let connection = try RedisConnection(host: endpoint.host, port: endpoint.port,
+                                                 connectTimeout: options.connectTimeout, ioTimeout: options.ioTimeout)
+            try handshake(connection)
+            self.connection = connection
+            if connectedOnce { statistics.reconnections += 1 }
+            connectedOnce = true
+            statistics.connections += 1
+            backoff = options.initialBackoff
+            nextAttempt = nil
+            return .success(connection)
+        } catch {
+            statistics.failedAttempts += 1
+            // Full jitter over the upper half: nodes restarted together do not retry in step.
+            let wait = backoff * Double.random(in: 0.5...1.0)
+            nextAttempt = ContinuousClock.now + wait
+            backoff = min(backoff * 2, options.maximumBackoff)
+            return .failure(.unavailable(endpoint: endpoint.description, reason: error.reason))
+        }
+    }
+
+    /// AUTH, SELECT and CLIENT SETNAME, in one round trip.
+    private func handshake(_ connection: RedisConnection) throws(RedisHandshakeFailure) {
+        var commands: [RedisCommand] = []
+        if let password = endpoint.password {
+            commands.append(endpoint.username.map { RedisCommand("AUTH", $0, password) } ?? RedisCommand("AUTH", password))
+        }
+        if endpoint.database != 0 { commands.append(RedisCommand("SELECT", String(endpoint.database))) }
+        if let name = options.clientName { commands.append(RedisCommand("CLIENT", "SETNAME", name)) }
+        guard !commands.isEmpty else { return }
+        let replies: [RedisReply]
+        do { replies = try connection.pipeline(commands) } catch { throw RedisHandshakeFailure(reason: error.reason) }
+        for (command, reply) in zip(commands, replies) {
+            if case .error(let message) = reply {
+                connection.close()
+                throw RedisHandshakeFailure(reason: "\(command.name) failed: \(message)")
+            }
+        }
+    }
+}
+
+/// Counters a client keeps about its connection.
+public struct RedisClientStatistics: Sendable, Hashable {
+    public var connections = 0
+    public var reconnections = 0
+    public var connectionsLost = 0
+    public var failedAttempts = 0
+}
+
+private struct RedisHandshakeFailure: Error {
+    var reason: String
+}
+
+private extension Error {
+    var reason: String {
+        if let failure = self as? RedisConnectionFailure { return failure.reason }
+        if let failure = self as? RedisHandshakeFailure { return failure.reason }
+        return String(describing: self)
+    }
+}
