@@ -1,0 +1,119 @@
+import Foundation
+import PushAuth
+import PushCore
+import PushSend
+
+/// One APNs provider token per (team, key) for the whole cluster. Every node asks Redis for the
+/// current token; when there is none, or it is due (`refreshAfter`, ~50 minutes), the first node
+/// to ask installs the token it just signed and every other node adopts that one. So the token
+/// changes once per ~50 minutes for the team, never once per node — APNs answers 429
+/// TooManyProviderTokenUpdates to tokens refreshed more often than every 20 minutes
+/// (docs/specs/apns.md, "Provider token").
+///
+/// The install is one Lua script (compare-and-set: keep a token younger than `refreshAfter`,
+/// else store the new one with an expiry), atomic like `SET NX EX` but judged on the token's
+/// age, so a clock that disagrees with Redis's never leaves a stale token in place.
+///
+/// A node uses its local copy until it is due, so Redis is asked about once per 50 minutes per
+/// node. When Redis cannot be reached, the node keeps its token while APNs still takes it and
+/// otherwise signs its own (sending goes on; only the one-token guarantee lapses, and says so in
+/// `localFallbacks`).
+public actor SharedProviderToken: APNsCredential {
+    public nonisolated let key: APNsAuthKey
+    public nonisolated let redisKey: String
+    private let client: RedisClient
+    private let time: any TimeSource
+    private let policy: ProviderTokenPolicy
+    private var local: (jwt: String, issuedAt: Date)?
+    private var signed = 0
+    private var fallbacks = 0
+
+    public init(key: APNsAuthKey, client: RedisClient, timeSource: any TimeSource = SystemTimeSource(),
+                policy: ProviderTokenPolicy = .apple, keyPrefix: String = "pushlab") {
+        self.key = key
+        self.client = client
+        self.time = timeSource
+        self.policy = policy
+        self.redisKey = "\(keyPrefix):apns-token:\(key.teamID):\(key.keyID)"
+    }
+
+    /// Tokens this node signed (most are discarded: another node's was installed first).
+    public var signedCount: Int { signed }
+    /// Times Redis could not be reached and this node used a token of its own.
+    public var localFallbacks: Int { fallbacks }
+
+    public func authorization() async throws -> String { "bearer \(try await currentToken())" }
+
+    /// The cluster's token (its JWT).
+    public func currentToken() async throws -> String {
+        let now = time.now
+        if let local, now.timeIntervalSince(local.issuedAt) < policy.refreshAfter { return local.jwt }
+        let fresh = try sign(at: now)
+        do {
+            let reply = try await client.eval(Self.install, keys: [redisKey],
+                                              arguments: [Self.encode(fresh), String(Int64(policy.refreshAfter)),
+                                                          String(Int64(now.timeIntervalSince1970))])
+            guard let value = reply.string, let shared = Self.decode(value) else {
+                throw RedisError.unexpectedReply(command: "EVALSHA provider token", reply: reply.shape)
+            }
+            local = shared
+            return shared.jwt
+        } catch let error as RedisError where error.isConnectionFailure {
+            fallbacks += 1
+            // APNs takes a token up to 60 minutes old: keep ours while it lasts, else use the new one.
+            if let local, now.timeIntervalSince(local.issuedAt) < 55 * 60 { return local.jwt }
+            local = fresh
+            return fresh.jwt
+        }
+    }
+
+    /// After APNs answered 403 ExpiredProviderToken for `rejected`: true when a fresh token is
+    /// ready. The shared token is replaced only when it is at least 20 minutes old; another
+    /// node may have replaced it already, then this node adopts that one.
+    public func renew(afterRejecting rejected: String) async -> Bool {
+        let jwt = rejected.split(separator: " ", maxSplits: 1).last.map(String.init) ?? rejected
+        let now = time.now
+        if let local, local.jwt == jwt {
+            guard now.timeIntervalSince(local.issuedAt) >= policy.minimumInterval else { return false }
+            // Drop it in Redis only if it is still the one there (another node may have replaced it).
+            _ = try? await client.eval(Self.deleteIfEqual, keys: [redisKey], arguments: [Self.encode(local)])
+            self.local = nil
+        }
+        return (try? await currentToken()) != nil
+    }
+
+    private func sign(at now: Date) throws -> (jwt: String, issuedAt: Date) {
+        signed += 1
+        let issuedAt = Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down))
+        return (try key.providerToken(issuedAt: issuedAt), issuedAt)
+    }
+
+    static func encode(_ token: (jwt: String, issuedAt: Date)) -> String {
+        "\(Int64(token.issuedAt.timeIntervalSince1970)) \(token.jwt)"
+    }
+
+    static func decode(_ value: String) -> (jwt: String, issuedAt: Date)? {
+        let parts = value.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, let seconds = Int64(parts[0]) else { return nil }
+        return (String(parts[1]), Date(timeIntervalSince1970: TimeInterval(seconds)))
+    }
+
+    // KEYS[1]; ARGV: the new "iat jwt", refresh-after seconds, now (s). Keeps a stored token
+    // younger than refresh-after, else stores the new one to expire when it is due.
+    static let install = RedisScript("""
+        local current = redis.call('GET', KEYS[1])
+        local refresh = tonumber(ARGV[2])
+        local now = tonumber(ARGV[3])
+        if current then
+          local iat = tonumber(string.match(current, '^(%d+) '))
+          if iat and now - iat < refresh then return current end
+        end
+        redis.call('SET', KEYS[1], ARGV[1], 'EX', refresh)
+        return ARGV[1]
+        """)
+
+    static let deleteIfEqual = RedisScript("""
+        if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+        return 0
+        """)
+}

@@ -1,0 +1,100 @@
+import Foundation
+import PushAuth
+import PushCore
+import PushRedis
+import TestSupport
+import XCTest
+
+/// One provider token per (team, key) across nodes, against a real redis-server.
+final class SharedProviderTokenTests: XCTestCase {
+    private var server: RedisServer!
+    private var key: APNsAuthKey!
+    private let clock = ManualTimeSource()
+
+    override func setUpWithError() throws {
+        server = try RedisServer()
+        key = try APNsAuthKey.load(path: Fixtures.apnsKey, keyID: Fixtures.apnsKeyID, teamID: Fixtures.apnsTeamID)
+    }
+
+    override func tearDown() { server?.stop(); server = nil }
+
+    private func nodes(_ count: Int) throws -> [SharedProviderToken] {
+        try (0..<count).map { _ in
+            SharedProviderToken(key: key, client: RedisClient(endpoint: try RedisEndpoint(url: server.url)), timeSource: clock)
+        }
+    }
+
+    private func tokens(_ nodes: [SharedProviderToken]) async throws -> Set<String> {
+        try await withThrowingTaskGroup(of: String.self) { group in
+            for node in nodes { group.addTask { try await node.currentToken() } }
+            return try await group.reduce(into: Set<String>()) { $0.insert($1) }
+        }
+    }
+
+    func testThreeNodesShareOneToken() async throws {
+        let cluster = try nodes(3)
+        let first = try await tokens(cluster)
+        XCTAssertEqual(first.count, 1, "every node uses the same token")
+        let stored = try server.cli(["GET", "pushlab:apns-token:\(Fixtures.apnsTeamID):\(Fixtures.apnsKeyID)"])
+        XCTAssertTrue(stored.hasSuffix(first.first!), "the token in Redis is the one in use")
+        let ttl = Int(try server.cli(["TTL", "pushlab:apns-token:\(Fixtures.apnsTeamID):\(Fixtures.apnsKeyID)"])) ?? -1
+        XCTAssertGreaterThan(ttl, 0)
+        XCTAssertLessThanOrEqual(ttl, 50 * 60)
+    }
+
+    func testTokenChangesOnceForTheClusterAfterFiftyMinutesAndNotBefore() async throws {
+        let cluster = try nodes(3)
+        let first = try await tokens(cluster)
+        clock.advance(by: 30 * 60)
+        let later = try await tokens(cluster)
+        XCTAssertEqual(later, first, "30 minutes in: still the first token")
+        clock.advance(by: 21 * 60)
+        let refreshed = try await tokens(cluster)
+        XCTAssertEqual(refreshed.count, 1, "after 51 minutes every node moved to one new token")
+        XCTAssertNotEqual(refreshed, first)
+    }
+
+    func testTokenVerifiesWithTheKeysPublicKey() async throws {
+        let jwt = try await nodes(1)[0].currentToken()
+        let header = try JSONSerialization.jsonObject(with: Data(XCTUnwrap(Base64URL.decode(jwt.split(separator: ".")[0])))) as? [String: Any]
+        XCTAssertEqual(header?["kid"] as? String, Fixtures.apnsKeyID)
+    }
+
+    func testRejectedYoungTokenIsNotReplacedInsideTheTwentyMinuteFloor() async throws {
+        let node = try nodes(1)[0]
+        let jwt = try await node.currentToken()
+        clock.advance(by: 5 * 60)
+        let renewed = await node.renew(afterRejecting: "bearer \(jwt)")
+        XCTAssertFalse(renewed)
+        let again = try await node.currentToken()
+        XCTAssertEqual(again, jwt)
+    }
+
+    func testRejectedTokenPastTheFloorIsReplacedOnceForEveryNode() async throws {
+        let cluster = try nodes(2)
+        let old = try await tokens(cluster).first!
+        clock.advance(by: 25 * 60)
+        let firstRenewed = await cluster[0].renew(afterRejecting: "bearer \(old)")
+        XCTAssertTrue(firstRenewed)
+        let new = try await cluster[0].currentToken()
+        XCTAssertNotEqual(new, old)
+        let secondRenewed = await cluster[1].renew(afterRejecting: "bearer \(old)")
+        XCTAssertTrue(secondRenewed)
+        let adopted = try await cluster[1].currentToken()
+        XCTAssertEqual(adopted, new, "the second node adopts the first node's replacement instead of signing its own")
+    }
+
+    func testRedisDownKeepsSendingWithTheNodesOwnToken() async throws {
+        let node = try nodes(1)[0]
+        let jwt = try await node.currentToken()
+        server.stop()
+        clock.advance(by: 51 * 60)
+        let fallback = try await node.currentToken()
+        XCTAssertEqual(fallback, jwt, "under 55 minutes the node keeps the token it has")
+        clock.advance(by: 5 * 60)
+        let own = try await node.currentToken()
+        XCTAssertNotEqual(own, jwt)
+        let fallbacks = await node.localFallbacks
+        XCTAssertEqual(fallbacks, 2)
+    }
+}
