@@ -162,7 +162,7 @@ def run(args):
             rows = len(driver.find_elements(By.CSS_SELECTOR, "#log-rows .row"))
             check(0 < rows < 200, f"the log should render only the visible rows, rendered {rows}")
             result["rendered_rows"] = rows
-        wait(driver, 10, lambda d: "live" == d.find_element(By.ID, "live").text, "the live stream to connect")
+        wait(driver, 30, lambda d: "live" == d.find_element(By.ID, "live").text, "the live stream to connect")
         driver.execute_script("window.__sameDocument = true")
 
         # Other traffic first: a plain alert, and a request APNs rejects (curl, an independent client).
@@ -170,7 +170,7 @@ def run(args):
         rejected = subprocess.run(["curl", "-s", "--http2", "--cacert", "certs/ca.pem", "-H", "apns-topic: io.pushlab.demo",
                                    "-d", '{"aps":{"alert":"hi"}}', urls["apns"] + "/3/device/abc"], cwd=root, capture_output=True, text=True)
         check("BadDeviceToken" in rejected.stdout, f"curl's push should be rejected with BadDeviceToken: {rejected.stdout!r}")
-        wait(driver, 10, lambda d: any("BadDeviceToken" in r.text for r in d.find_elements(By.CSS_SELECTOR, "#log-rows .row")),
+        wait(driver, 30, lambda d: any("BadDeviceToken" in r.text for r in d.find_elements(By.CSS_SELECTOR, "#log-rows .row")),
              "the rejected push (BadDeviceToken) in the log")
 
         # 1. A push sent with the CLI appears without a reload.
@@ -179,7 +179,7 @@ def run(args):
         apns_id = send_cli(root, args.pushlab, urls["apns"], token, "--title", "Spring sale", "--subtitle", "Today only",
                            "--body", "30% off everything in the spring collection.", "--image", image_url,
                            "--link", "pushlab://orders/42", "--delivery-id", "dlv-console-1", "--delivery-token", "tok-console-1")
-        row = wait(driver, 10, lambda d: d.find_elements(By.XPATH, f"//div[@id='log-rows']/div[contains(., '{apns_id}')]"),
+        row = wait(driver, 30, lambda d: d.find_elements(By.XPATH, f"//div[@id='log-rows']/div[contains(., '{apns_id}')]"),
                    f"the CLI's push {apns_id} in the log")[0]
         result["live_seconds"] = round(time.time() - sent, 3)
         check(driver.execute_script("return window.__sameDocument === true"), "the page was reloaded")
@@ -217,9 +217,13 @@ def run(args):
         driver.find_element(By.ID, "s-token").send_keys("f00d" + "1" * 60)
         title = driver.find_element(By.ID, "s-title")
         title.send_keys("Sent from the console")
-        wait(driver, 10, lambda d: "Sent from the console" in d.find_element(By.ID, "s-payload").get_attribute("value")
-             and any("no findings" in li.text for li in d.find_elements(By.CSS_SELECTOR, "#findings li")),
-             "the fields to rewrite the payload and the findings to clear")
+        try:
+            wait(driver, 20, lambda d: "Sent from the console" in d.find_element(By.ID, "s-payload").get_attribute("value")
+                 and any("no findings" in li.text for li in d.find_elements(By.CSS_SELECTOR, "#findings li")),
+                 "the fields to rewrite the payload and the findings to clear")
+        except Failure as f:
+            raise Failure(f"{f}; payload {driver.find_element(By.ID, 's-payload').get_attribute('value')!r}, "
+                          f"findings {driver.find_element(By.ID, 'findings').text!r}")
         driver.find_element(By.ID, "s-send").click()
         answer = wait(driver, 15, lambda d: [e for e in d.find_elements(By.ID, "send-result") if e.text], "the send answer")[0]
         check(answer.text.startswith("accepted 200"), f"the form's push was not accepted: {answer.text!r}")
@@ -229,7 +233,7 @@ def run(args):
         check(any(p.get("messageID") == form_id and "Sent from the console" in p.get("payload", "") for p in recorded),
               f"the gateway did not record the form's push {form_id}")
         driver.find_element(By.CSS_SELECTOR, "#tabs button[data-tab=log]").click()
-        wait(driver, 10, lambda d: d.find_elements(By.XPATH, f"//div[@id='log-rows']/div[contains(., '{form_id}')]"),
+        wait(driver, 30, lambda d: d.find_elements(By.XPATH, f"//div[@id='log-rows']/div[contains(., '{form_id}')]"),
              "the form's push in the log")
         if args.send_screenshot:
             driver.find_element(By.CSS_SELECTOR, "#tabs button[data-tab=send]").click()

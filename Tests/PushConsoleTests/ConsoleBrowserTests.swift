@@ -44,3 +44,16 @@ final class ConsoleBrowserTests: XCTestCase {
         }
     }
 }
+
+/// `pushlab serve`'s console flags (the served console itself is covered above).
+final class ConsoleFlagTests: XCTestCase {
+    func testConsoleOptionsWithoutConsoleAreUsageErrors() throws {
+        for args in [["--console-remote"], ["--console-app", "payloads/apps/demo.json"], ["--console-capacity", "10"]] {
+            let r = try ProcessRunner.pushlab(["serve", "--port", "0", "--apns-port", "0", "--h2c-port", "0"] + args, timeout: 30)
+            XCTAssertEqual(r.status, 2, "\(args): \(r.stderr)")
+            XCTAssertTrue(r.stderr.contains("\(args[0]) needs --console") && r.stderr.contains("add --console"), r.stderr)
+        }
+        let help = try ProcessRunner.pushlab(["serve", "--help"])
+        XCTAssertTrue(help.stdout.contains("--console ") && help.stdout.contains("--console-remote"), help.stdout)
+    }
+}
