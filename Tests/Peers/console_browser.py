@@ -188,14 +188,14 @@ def run(args):
 
         # 2. Its detail: the timeline against the budget and the lock-screen preview.
         row.click()
-        detail = wait(driver, 15, lambda d: d.find_elements(By.CSS_SELECTOR, "#detail svg.chart"), "the extension timeline chart")
+        detail = wait(driver, 30, lambda d: d.find_elements(By.CSS_SELECTOR, "#detail svg.chart"), "the extension timeline chart")
         panel = driver.find_element(By.ID, "detail")
         for text in ("Extension timeline", "image download", "metric request", "expiry 30000 ms", "Spring sale", "Today only",
                      "30% off everything", "io.pushlab.demo", "Tap", "tier 1", "apns-unique-id", "CIO-Delivery-ID"):
             check(text in panel.text or text in panel.get_attribute("innerHTML"), f"the push's detail lacks {text!r}")
         bars = panel.find_elements(By.CSS_SELECTOR, "svg.chart rect[rx]")
         check(len(bars) >= 2, f"expected bars for the image download and the metric request, found {len(bars)}")
-        img = wait(driver, 10, lambda d: d.execute_script(
+        img = wait(driver, 30, lambda d: d.execute_script(
             "const i = document.querySelector('#detail .notif img'); return i && i.complete && i.naturalWidth > 0 ? i.naturalWidth : 0"),
             "the attached image's thumbnail in the preview")
         result["thumbnail_width"] = img
@@ -209,7 +209,7 @@ def run(args):
         payload = driver.find_element(By.ID, "s-payload")
         payload.clear()
         payload.send_keys('{"aps": {"alert": {"title": "Hi"}, "badge": "3"}}')
-        finding = wait(driver, 10, lambda d: [li for li in d.find_elements(By.CSS_SELECTOR, "#findings li") if "/aps/badge" in li.text],
+        finding = wait(driver, 30, lambda d: [li for li in d.find_elements(By.CSS_SELECTOR, "#findings li") if "/aps/badge" in li.text],
                        "the aps.badge.type finding at /aps/badge")[0]
         check("aps.badge.type" in finding.text and "fix:" in finding.text, f"the finding should name its rule and fix: {finding.text!r}")
 
@@ -218,14 +218,14 @@ def run(args):
         title = driver.find_element(By.ID, "s-title")
         title.send_keys("Sent from the console")
         try:
-            wait(driver, 20, lambda d: "Sent from the console" in d.find_element(By.ID, "s-payload").get_attribute("value")
+            wait(driver, 30, lambda d: "Sent from the console" in d.find_element(By.ID, "s-payload").get_attribute("value")
                  and any("no findings" in li.text for li in d.find_elements(By.CSS_SELECTOR, "#findings li")),
                  "the fields to rewrite the payload and the findings to clear")
         except Failure as f:
             raise Failure(f"{f}; payload {driver.find_element(By.ID, 's-payload').get_attribute('value')!r}, "
                           f"findings {driver.find_element(By.ID, 'findings').text!r}")
         driver.find_element(By.ID, "s-send").click()
-        answer = wait(driver, 15, lambda d: [e for e in d.find_elements(By.ID, "send-result") if e.text], "the send answer")[0]
+        answer = wait(driver, 30, lambda d: [e for e in d.find_elements(By.ID, "send-result") if e.text], "the send answer")[0]
         check(answer.text.startswith("accepted 200"), f"the form's push was not accepted: {answer.text!r}")
         form_id = answer.text.split("· ")[-1].strip()
         admin = urls.get("h2c", console.rsplit("/console", 1)[0])
