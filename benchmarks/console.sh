@@ -8,6 +8,7 @@
 #     (benchmarks/lib/console_stream.py): did every push arrive, how fast, how late.
 # RUNS runs of each (default 3); medians. No peer is named for the console by the issue; the
 # stream is compared with the gateway's own send rate in the same run (ratio ≥ 1.0: it keeps up).
+# NOTE="…" adds a line to the results (e.g. that the run was a check on a busy machine).
 # Usage: benchmarks/console.sh   (small check: PAGE_PUSHES=5000 STREAM_PUSHES=20000 RUNS=1 benchmarks/console.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -36,6 +37,7 @@ RATIO=$(awk -v s="$STREAM" -v g="$SEND" 'BEGIN { printf "%.2f", s / g }')
   echo "# Console: page load with a big log, live stream under load"
   echo
   echo "Run $(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) cores, $(uname -srm); load average at start: $LOAD_START (at the end: $(cut -d' ' -f1-3 /proc/loadavg))."
+  [ -n "${NOTE:-}" ] && echo "$NOTE" && echo
   echo "Written by \`benchmarks/console.sh\` (PAGE_PUSHES=$PAGE_PUSHES STREAM_PUSHES=$STREAM_PUSHES RUNS=$RUNS), binary \`$BIN\`."
   echo
   echo "Commands:"

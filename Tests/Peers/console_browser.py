@@ -29,6 +29,7 @@ import urllib.request
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
+from selenium.common.exceptions import StaleElementReferenceException, TimeoutException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
@@ -128,9 +129,12 @@ def browser(width, height):
 
 
 def wait(driver, seconds, condition, what):
+    # The log re-renders its rows as pushes stream in: an element read a moment ago may be gone,
+    # so a stale element is one more poll, not a failure.
     try:
-        return WebDriverWait(driver, seconds, poll_frequency=0.05).until(lambda d: condition(d))
-    except Exception:
+        return WebDriverWait(driver, seconds, poll_frequency=0.05,
+                             ignored_exceptions=(StaleElementReferenceException,)).until(lambda d: condition(d))
+    except TimeoutException:
         raise Failure(f"timed out after {seconds} s: {what}")
 
 
@@ -179,15 +183,16 @@ def run(args):
         apns_id = send_cli(root, args.pushlab, urls["apns"], token, "--title", "Spring sale", "--subtitle", "Today only",
                            "--body", "30% off everything in the spring collection.", "--image", image_url,
                            "--link", "pushlab://orders/42", "--delivery-id", "dlv-console-1", "--delivery-token", "tok-console-1")
-        row = wait(driver, 30, lambda d: d.find_elements(By.XPATH, f"//div[@id='log-rows']/div[contains(., '{apns_id}')]"),
-                   f"the CLI's push {apns_id} in the log")[0]
+        row_xpath = f"//div[@id='log-rows']/div[contains(., '{apns_id}')]"
+        wait(driver, 30, lambda d: d.find_elements(By.XPATH, row_xpath), f"the CLI's push {apns_id} in the log")
         result["live_seconds"] = round(time.time() - sent, 3)
         check(driver.execute_script("return window.__sameDocument === true"), "the page was reloaded")
-        check("c0ffee00…" in row.text, f"the row should show the token shortened: {row.text!r}")
+        row_text = wait(driver, 30, lambda d: d.find_element(By.XPATH, row_xpath).text, "the row's text")
+        check("c0ffee00…" in row_text, f"the row should show the token shortened: {row_text!r}")
         check(token not in driver.page_source, "the full device token reached the page")
 
         # 2. Its detail: the timeline against the budget and the lock-screen preview.
-        row.click()
+        wait(driver, 30, lambda d: d.find_element(By.XPATH, row_xpath).click() or True, "a click on the push's row")
         detail = wait(driver, 30, lambda d: d.find_elements(By.CSS_SELECTOR, "#detail svg.chart"), "the extension timeline chart")
         panel = driver.find_element(By.ID, "detail")
         for text in ("Extension timeline", "image download", "metric request", "expiry 30000 ms", "Spring sale", "Today only",
