@@ -19,6 +19,10 @@ public struct MetricsReport: Sendable, Codable, Equatable {
     public var byRoute: [Summary]
     /// `cio-4` (both /v1 routes) and `legacy`.
     public var bySDK: [Summary]
+    /// `ios`, `android` and `unknown`, by the User-Agent of the request that carried each
+    /// metric (`MetricPlatform`); delivery ids are attributed to the platform of their first
+    /// metric of each kind.
+    public var byPlatform: [Summary]
     public var deliveries: [Delivery]
     /// Requests by route and answered status (rejections and injected faults included).
     public var requests: [RequestOutcomeCount]
@@ -118,11 +122,11 @@ public struct MetricsReport: Sendable, Codable, Equatable {
             }
         }
 
-        func summary(_ group: String, sdkMode: String?, includes: (CIOMetricRoute) -> Bool, isTotal: Bool) -> Summary {
-            let rows = metrics.filter { includes($0.reported.route) }
-            let deliveredIDs = firstDelivered.filter { includes($0.value.reported.route) }
+        func summary(_ group: String, sdkMode: String?, includes: (StoredMetric) -> Bool, isTotal: Bool) -> Summary {
+            let rows = metrics.filter(includes)
+            let deliveredIDs = firstDelivered.filter { includes($0.value) }
             let recovered = deliveredIDs.values.filter { isRecovered($0, threshold: recoveryThresholdSeconds) }.count
-            let opened = firstOpened.values.filter { includes($0.reported.route) }.count
+            let opened = firstOpened.values.filter(includes).count
             let duplicates = rows.filter(\.isDuplicate)
             let sentCount = sentByID?.count
             let deliveredOfSent = sentByID.map { s in deliveredIDs.keys.filter { s[$0] != nil }.count }
@@ -144,13 +148,16 @@ public struct MetricsReport: Sendable, Codable, Equatable {
 
         let totals = summary("total", sdkMode: nil, includes: { _ in true }, isTotal: true)
         let byRoute = CIOMetricRoute.allCases.map { route in
-            summary(route.path, sdkMode: route.sdkMode, includes: { $0 == route }, isTotal: false)
+            summary(route.path, sdkMode: route.sdkMode, includes: { $0.reported.route == route }, isTotal: false)
         }
         let bySDK = ["cio-4", "legacy"].map { family in
-            summary(family, sdkMode: nil, includes: { $0.sdkFamily == family }, isTotal: false)
+            summary(family, sdkMode: nil, includes: { $0.reported.route.sdkFamily == family }, isTotal: false)
+        }
+        let byPlatform = MetricPlatform.allCases.map { platform in
+            summary(platform.rawValue, sdkMode: nil, includes: { MetricPlatform(userAgent: $0.userAgent) == platform }, isTotal: false)
         }
         return MetricsReport(generatedAt: generatedAt, recoveryThresholdSeconds: recoveryThresholdSeconds,
-                             hasSentRecords: sent != nil, totals: totals, byRoute: byRoute, bySDK: bySDK,
+                             hasSentRecords: sent != nil, totals: totals, byRoute: byRoute, bySDK: bySDK, byPlatform: byPlatform,
                              deliveries: order.map { lines[$0]! }, requests: requests)
     }
 

@@ -24,6 +24,8 @@ extension MetricsReport {
         out += Self.table(["route", "mode"] + groupHeader, byRoute.map { [$0.group, $0.sdkMode ?? ""] + groupRow($0) })
         out += "\n## By SDK\n\n"
         out += Self.table(["sdk"] + groupHeader, bySDK.map { [$0.group] + groupRow($0) })
+        out += "\n## By platform (User-Agent)\n\n"
+        out += Self.table(["platform"] + groupHeader, byPlatform.map { [$0.group] + groupRow($0) })
         if !requests.isEmpty {
             out += "\n## Requests\n\n"
             out += Self.table(["route", "status", "outcome", "count"],

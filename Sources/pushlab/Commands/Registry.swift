@@ -37,4 +37,7 @@ let allCommands: [any Command.Type] = [
     DoctorCommand.self,
     CompletionsCommand.self,
     ManCommand.self,
+    AndroidReceiveCommand.self,
+    AndroidOpenCommand.self,
+    AndroidLaunchCommand.self,
 ]
