@@ -51,7 +51,7 @@ let package = Package(
         .target(name: "OfflineLab", dependencies: ["PushCore", "PushAuth", "PushHTTP", "PushSend", "PushGateway", "PushDevice", "PushMetrics"]),
         .executableTarget(
             name: "pushlab",
-            dependencies: ["PushCore", "PushAuth", "PushHTTP", "PushStore", "PushSend", "PushGateway", "PushDevice", "PushMetrics", "OfflineLab",
+            dependencies: ["PushCore", "PushAuth", "PushHTTP", "PushStore", "PushSend", "PushGateway", "PushDevice", "PushMetrics", "PushRelay", "OfflineLab",
                            "PushConsole"]
         ),
         // Measures JWT sign/verify for benchmarks/auth.sh; not part of the CLI.

@@ -1,0 +1,60 @@
+import Foundation
+import PushCore
+import PushHTTP
+
+/// An API refusal: the status and a JSON body naming the field (a JSON pointer into the
+/// request body, a header or a path parameter), what is wrong and how to fix it.
+public struct APIError: Error, Sendable {
+    public var status: Int
+    /// Machine-readable kind: `invalid_json`, `invalid_field`, `invalid_payload`, `unauthorized`…
+    public var code: String
+    /// `/targets/3/apns`, `header Idempotency-Key`, `path app`; nil when no one field is to blame.
+    public var field: String?
+    public var message: String
+    public var fix: String
+    /// The catalog's findings, as `pushlab validate --json` prints them (pointers inside the payload).
+    public var findings: [ValidationFinding]
+    public var headers: HTTPHeaders
+
+    public init(_ status: Int, _ code: String, field: String? = nil, _ message: String, fix: String,
+                findings: [ValidationFinding] = [], headers: HTTPHeaders = [:]) {
+        self.status = status
+        self.code = code
+        self.field = field
+        self.message = message
+        self.fix = fix
+        self.findings = findings
+        self.headers = headers
+    }
+
+    init(_ error: FieldError, prefix: JSONPointer = .root) {
+        let pointer = JSONPointer(tokens: prefix.tokens + error.pointer.tokens)
+        self.init(400, "invalid_field", field: pointer.description, error.message, fix: error.fix)
+    }
+
+    static func unauthorized(_ message: String) -> APIError {
+        APIError(401, "unauthorized", field: "header Authorization", message,
+                 fix: "send 'Authorization: Bearer <key>' with a key from 'pushlab relay keys create'",
+                 headers: ["www-authenticate": "Bearer realm=\"pushlab-relay\""])
+    }
+
+    public var response: ServerResponse {
+        var body = JSONObject()
+        body.members.append(JSONMember(key: "error", value: .string(code)))
+        if let field { body.members.append(JSONMember(key: "field", value: .string(field))) }
+        body.members.append(JSONMember(key: "message", value: .string(message)))
+        body.members.append(JSONMember(key: "fix", value: .string(fix)))
+        if !findings.isEmpty {
+            body.members.append(JSONMember(key: "findings", value: .array(JSONArray(findings.map(Self.findingJSON)))))
+        }
+        var response = ServerResponse.json(status, JSONValue.object(body).minifiedString + "\n", headers: headers)
+        response.headers.set("cache-control", "no-store")
+        return response
+    }
+
+    /// A finding in `pushlab validate --json`'s shape (ValidationFinding's own encoding).
+    static func findingJSON(_ finding: ValidationFinding) -> JSONValue {
+        guard let data = try? JSONEncoder().encode(finding), let doc = try? JSONDocument.parse(Array(data)) else { return .null }
+        return doc.root
+    }
+}

@@ -1,0 +1,304 @@
+import Foundation
+import PushAuth
+import PushCore
+import PushHTTP
+
+/// The relay's HTTP API (docs/relay.md "Native API"): native routes under `/v1`, gorush's under
+/// `/gorush/{app}`, plus `/healthz` and `/metrics`. Every refusal is an `APIError` (status +
+/// JSON naming the field); nothing is queued unless the whole request is valid.
+struct RelayRoutes: Sendable {
+    let service: RelayService
+
+    /// Longest `?wait=` a client may ask for.
+    static let maxWait: Duration = .seconds(30)
+
+    func router() -> Router {
+        var router = Router()
+        router.add("GET", "/healthz") { _ in .now(.json(200, #"{"status":"ok"}"#)) }
+        router.add("GET", "/metrics") { _ in .later { await metrics() } }
+        router.add("POST", "/v1/apps/{app}/pushes") { request in .later { await answer(request) { try await createPush(request) } } }
+        router.add("GET", "/v1/pushes/{id}") { request in .later { await answer(request) { try await pushStatus(request) } } }
+        router.add("GET", "/v1/apps/{app}/deliveries") { request in .later { await answer(request) { try await deliveries(request) } } }
+        router.add("GET", "/v1/apps/{app}/invalid-tokens") { request in .later { await answer(request) { try await invalidTokens(request) } } }
+        router.add("GET", "/v1/admin/config") { request in .later { await answer(request) { try configReadBack(request) } } }
+        router.add("GET", "/v1/admin/queue") { request in .later { await answer(request) { try await queueDepth(request) } } }
+        GorushRoutes(service: service).add(to: &router)
+        router.fallback = { request in
+            .now(APIError(404, "not_found", field: "path", "no route \(request.method) \(request.path)",
+                          fix: "see docs/relay.md for the routes (/v1/apps/{app}/pushes, /gorush/{app}/api/push …)").response)
+        }
+        return router
+    }
+
+    /// Runs a handler, turning thrown `APIError`s into their answer.
+    func answer(_ request: ServerRequest, _ body: () async throws -> ServerResponse) async -> ServerResponse {
+        do {
+            return try await body()
+        } catch let error as APIError {
+            service.metrics.refused(app: request.pathParameters["app"] ?? "", status: error.status)
+            return error.response
+        } catch {
+            return APIError(500, "internal", "\(error)", fix: "see the relay's log").response
+        }
+    }
+
+    // MARK: - Auth
+
+    /// The bearer key's scope; throws 401 when missing or unknown.
+    func authenticate(_ request: ServerRequest) throws -> APIKeyScope {
+        guard let header = request.headers["authorization"] else { throw APIError.unauthorized("no API key") }
+        let parts = header.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { throw APIError.unauthorized("the Authorization header is not 'Bearer <key>'") }
+        guard let scope = service.keys.scope(ofKey: String(parts[1]).trimmingCharacters(in: .whitespaces)) else {
+            throw APIError.unauthorized("unknown or revoked API key")
+        }
+        return scope
+    }
+
+    /// The app named in the path, if the key may use it.
+    func authorizedApp(_ request: ServerRequest) throws -> RelayApp {
+        let scope = try authenticate(request)
+        let name = request.pathParameters["app"] ?? ""
+        guard let app = service.config.app(named: name) else {
+            // Same answer for unknown and foreign apps to app-scoped keys: no app-name probing.
+            if case .app = scope { throw forbidden(name) }
+            throw APIError(404, "unknown_app", field: "path app", "no app '\(name)' in relay.json", fix: "use one of: \(service.config.apps.map(\.name).joined(separator: ", "))")
+        }
+        guard scope.allows(app: app.name) else { throw forbidden(name) }
+        return app
+    }
+
+    private func forbidden(_ name: String) -> APIError {
+        APIError(403, "forbidden", field: "path app", "this API key is not for app '\(name)'", fix: "use a key made with 'pushlab relay keys create --app \(name)'")
+    }
+
+    // MARK: - Native API
+
+    private func createPush(_ request: ServerRequest) async throws -> ServerResponse {
+        let app = try authorizedApp(request)
+        let key = try idempotencyKey(request)
+        let parsed = try NativePushRequest.parse(request.body, app: app, limits: service.config.limits)
+        let receipt = try await enqueue(app: app, content: parsed.content, targets: parsed.targets, key: key,
+                                        fingerprint: Self.fingerprint(kind: "native", app: app.name, body: request.body))
+        var members: [(String, JSONValue?)] = [
+            ("id", .string(receipt.pushID)), ("targets", RelayJSON.number(receipt.targetCount)),
+            ("accepted_at", RelayJSON.time(receipt.acceptedAt)), ("status_url", .string("/v1/pushes/\(receipt.pushID)")),
+        ]
+        if !parsed.warnings.isEmpty { members.append(("warnings", .array(JSONArray(parsed.warnings.map(APIError.findingJSON))))) }
+        var headers: HTTPHeaders = ["location": "/v1/pushes/\(receipt.pushID)"]
+        if receipt.isReplay { headers.add("idempotent-replayed", "true") }
+        return .json(202, RelayJSON.object(members).minifiedString + "\n", headers: headers)
+    }
+
+    /// Queues, mapping the queue's refusals to answers: full → 503 + Retry-After, a reused key → 422.
+    func enqueue(app: RelayApp, content: RelayPushContent, targets: [PushTarget], key: String?, fingerprint: String) async throws -> EnqueueReceipt {
+        do {
+            return try await service.enqueue(app: app, content: content, targets: targets, idempotencyKey: key, fingerprint: fingerprint)
+        } catch {
+            switch error {
+            case .full:
+                throw APIError(503, "queue_full", "\(error)", fix: "retry after the Retry-After seconds", headers: ["retry-after": "5"])
+            case .idempotencyConflict:
+                throw APIError(422, "idempotency_key_reused", field: "header Idempotency-Key", "\(error)", fix: "send a new Idempotency-Key for a different request")
+            case .closed:
+                throw APIError(503, "shutting_down", "the relay is stopping", fix: "retry in a moment", headers: ["retry-after": "1"])
+            case .storage:
+                throw APIError(500, "storage", "\(error)", fix: "see the relay's log; nothing was queued")
+            }
+        }
+    }
+
+    func idempotencyKey(_ request: ServerRequest) throws -> String? {
+        guard let key = request.headers["idempotency-key"] else { return nil }
+        guard !key.isEmpty, key.utf8.count <= 255, key.utf8.allSatisfy({ $0 >= 0x21 && $0 <= 0x7e }) else {
+            throw APIError(400, "invalid_header", field: "header Idempotency-Key", "must be 1–255 visible ASCII characters",
+                           fix: "use e.g. a UUID per logical push")
+        }
+        return key
+    }
+
+    static func fingerprint(kind: String, app: String, body: [UInt8]) -> String {
+        Digest.hex(Digest.sha256(Array("\(kind)\n\(app)\n".utf8) + body))
+    }
+
+    private func pushStatus(_ request: ServerRequest) async throws -> ServerResponse {
+        let scope = try authenticate(request)
+        let id = request.pathParameters["id"] ?? ""
+        let query = Query(request.query)
+        let wait = try query.duration("wait", max: Self.maxWait)
+        let includeResults = try query.bool("results") ?? true
+        let deadline = ContinuousClock.now + wait
+        var status = try await read { try await service.queue.status(of: id, includeTargets: false) }
+        guard let first = status, scope.allows(app: first.app) else {
+            throw APIError(404, "unknown_push", field: "path id", "no push '\(id)' for this key", fix: "use the id a POST …/pushes answered")
+        }
+        // ?wait: poll the cheap counts until the push is finished or the wait is over.
+        while let s = status, !s.isFinished, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(20))
+            status = try await read { try await service.queue.status(of: id, includeTargets: false) }
+        }
+        if includeResults {
+            status = try await read { try await service.queue.status(of: id, includeTargets: true) }
+        }
+        return .json(200, RelayJSON.pushStatus(status ?? first).minifiedString + "\n")
+    }
+
+    private func deliveries(_ request: ServerRequest) async throws -> ServerResponse {
+        let app = try authorizedApp(request)
+        let query = Query(request.query)
+        let since = try query.date("since")
+        let limit = try query.int("limit", range: 1...10_000) ?? 1_000
+        let token = query["token"]
+        let records = try await read { try await service.queue.deliveries(app: app.name, token: token, since: since, limit: limit) }
+        let body = RelayJSON.object([("app", .string(app.name)), ("deliveries", .array(JSONArray(records.map(RelayJSON.delivery))))])
+        return .json(200, body.minifiedString + "\n")
+    }
+
+    private func invalidTokens(_ request: ServerRequest) async throws -> ServerResponse {
+        let app = try authorizedApp(request)
+        let query = Query(request.query)
+        let since = try query.date("since")
+        let limit = try query.int("limit", range: 1...100_000) ?? 10_000
+        let tokens = try await read { try await service.queue.invalidTokens(app: app.name, since: since, limit: limit) }
+        let body = RelayJSON.object([("app", .string(app.name)), ("invalid_tokens", .array(JSONArray(tokens.map(RelayJSON.invalidToken))))])
+        return .json(200, body.minifiedString + "\n")
+    }
+
+    // MARK: - Admin
+
+    private func requireAdmin(_ request: ServerRequest) throws {
+        guard case .admin = try authenticate(request) else {
+            throw APIError(403, "forbidden", field: "header Authorization", "this route needs an admin key",
+                           fix: "make one with 'pushlab relay keys create --admin'")
+        }
+    }
+
+    /// The configuration as read: file paths and SHA-256 fingerprints of the credential files,
+    /// never their contents.
+    private func configReadBack(_ request: ServerRequest) throws -> ServerResponse {
+        try requireAdmin(request)
+        let config = service.config
+        func file(_ path: String?) -> JSONValue? {
+            guard let path else { return nil }
+            let data = FileManager.default.contents(atPath: path).map { Array($0) } ?? []
+            return RelayJSON.object([("path", .string(path)), ("sha256", .string(Digest.hex(Digest.sha256(data))))])
+        }
+        let apps: [JSONValue] = config.apps.map { app in
+            let endpoints = service.senders[app.name]?.endpoints ?? [:]
+            return RelayJSON.object([
+                ("name", .string(app.name)),
+                ("apns", app.apns.map { a in RelayJSON.object([
+                    ("key", file(a.keyPath)), ("key_id", .string(a.keyID)), ("team_id", .string(a.teamID)),
+                    ("bundle_id", .string(a.bundleID)), ("environment", .string(a.environment.rawValue)), ("target", .string(a.target.rawValue)),
+                    ("hosts", RelayJSON.object(endpoints.filter { $0.key.hasPrefix("apns") }.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })),
+                ]) }),
+                ("fcm", app.fcm.map { f in RelayJSON.object([
+                    ("service_account", file(f.serviceAccountPath)), ("project_id", RelayJSON.string(f.projectID)),
+                    ("target", .string(f.target.rawValue)), ("host", RelayJSON.string(endpoints["fcm"])),
+                ]) }),
+                ("rate_per_minute", RelayJSON.number(app.ratePerMinute)),
+                ("webhook", app.webhook.map { w in RelayJSON.object([("url", .string(w.url)), ("secret_file", file(w.secretFile))]) }),
+            ])
+        }
+        let body = RelayJSON.object([
+            ("source", .string(config.source)),
+            ("listen", RelayJSON.object([("host", .string(config.listen.host)), ("port", RelayJSON.number(config.listen.port)),
+                                         ("tls_port", RelayJSON.number(config.listen.tlsPort))])),
+            ("queue", RelayJSON.object([("capacity", RelayJSON.number(config.queue.capacity)), ("fsync", .bool(config.queue.fsync))])),
+            ("limits", RelayJSON.object([("max_body_bytes", RelayJSON.number(config.limits.maxBodyBytes)),
+                                         ("max_targets", RelayJSON.number(config.limits.maxTargets)),
+                                         ("max_notifications", RelayJSON.number(config.limits.maxNotifications))])),
+            ("workers", RelayJSON.object([("concurrency", RelayJSON.number(config.workers.concurrency)),
+                                          ("max_attempts", RelayJSON.number(config.workers.maxAttempts)),
+                                          ("lease_seconds", RelayJSON.number(config.workers.leaseSeconds))])),
+            ("apps", .array(JSONArray(apps))),
+        ])
+        return .json(200, body.prettyPrinted() + "\n")
+    }
+
+    private func queueDepth(_ request: ServerRequest) async throws -> ServerResponse {
+        try requireAdmin(request)
+        let depth = try await read { try await service.queue.depth() }
+        let body = RelayJSON.object([("waiting", RelayJSON.number(depth.waiting)), ("claimed", RelayJSON.number(depth.claimed)),
+                                     ("finished", RelayJSON.number(depth.finished)), ("capacity", RelayJSON.number(service.config.queue.capacity)),
+                                     ("in_flight", RelayJSON.number(service.workers.inFlight))])
+        return .json(200, body.minifiedString + "\n")
+    }
+
+    private func metrics() async -> ServerResponse {
+        let depth = try? await service.queue.depth()
+        return ServerResponse(status: 200, headers: ["content-type": "text/plain; version=0.0.4; charset=utf-8"],
+                              body: Array(service.metrics.prometheusText(depth: depth).utf8))
+    }
+
+    /// Runs a queue read, turning its failure into a 500/503.
+    func read<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as PushQueueError {
+            throw APIError(error == .closed ? 503 : 500, "storage", "\(error)", fix: "retry; see the relay's log")
+        }
+    }
+}
+
+/// A request's query string, with typed getters whose errors name the parameter.
+struct Query {
+    private var values: [String: String] = [:]
+
+    init(_ raw: String?) {
+        for pair in (raw ?? "").split(separator: "&") {
+            let kv = pair.split(separator: "=", maxSplits: 1)
+            let name = String(kv[0]).removingPercentEncoding ?? String(kv[0])
+            let value = kv.count > 1 ? (String(kv[1]).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(kv[1])) : ""
+            values[name] = value
+        }
+    }
+
+    subscript(name: String) -> String? { values[name] }
+
+    private func bad(_ name: String, _ message: String, fix: String) -> APIError {
+        APIError(400, "invalid_query", field: "query \(name)", message, fix: fix)
+    }
+
+    /// `5s`, `500ms`, `2m` or a number of seconds, at most `max`.
+    func duration(_ name: String, max: Duration) throws -> Duration {
+        guard let raw = values[name] else { return .zero }
+        var number = raw
+        var unit = 1.0
+        if raw.hasSuffix("ms") { number = String(raw.dropLast(2)); unit = 0.001 } else if raw.hasSuffix("s") { number = String(raw.dropLast()) } else if raw.hasSuffix("m") { number = String(raw.dropLast()); unit = 60 }
+        guard let value = Double(number), value >= 0, value.isFinite else {
+            throw bad(name, "'\(raw)' is not a duration", fix: "write e.g. \(name)=5s or \(name)=500ms")
+        }
+        let duration = Duration.milliseconds(Int(value * unit * 1000))
+        guard duration <= max else { throw bad(name, "'\(raw)' is longer than \(max)", fix: "wait at most \(max), then ask again") }
+        return duration
+    }
+
+    func int(_ name: String, range: ClosedRange<Int>) throws -> Int? {
+        guard let raw = values[name] else { return nil }
+        guard let v = Int(raw), range.contains(v) else {
+            throw bad(name, "'\(raw)' is not a number from \(range.lowerBound) to \(range.upperBound)", fix: "write e.g. \(name)=\(range.lowerBound)")
+        }
+        return v
+    }
+
+    func bool(_ name: String) throws -> Bool? {
+        guard let raw = values[name] else { return nil }
+        switch raw {
+        case "true", "1": return true
+        case "false", "0": return false
+        default: throw bad(name, "'\(raw)' is not true or false", fix: "write \(name)=true or \(name)=false")
+        }
+    }
+
+    /// RFC 3339 (`2026-12-01T10:00:00Z`) or UNIX seconds.
+    func date(_ name: String) throws -> Date? {
+        guard let raw = values[name] else { return nil }
+        if let seconds = Double(raw) { return Date(timeIntervalSince1970: seconds) }
+        let formatter = ISO8601DateFormatter()
+        if let d = formatter.date(from: raw) { return d }
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        if let d = formatter.date(from: raw) { return d }
+        throw bad(name, "'\(raw)' is not a time", fix: "write RFC 3339 (e.g. \(name)=2026-12-01T10:00:00Z) or UNIX seconds")
+    }
+}

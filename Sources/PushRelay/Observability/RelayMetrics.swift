@@ -1,0 +1,131 @@
+import Foundation
+import Synchronization
+
+/// The relay's counters, exported as Prometheus text at `/metrics` (docs/relay.md
+/// "Observability"). Labels: app, platform (`apns`/`fcm`), reason (provider reason or
+/// transport failure). Also feeds gorush's `/api/stat/app`.
+public final class RelayMetrics: Sendable {
+    struct Key: Hashable, Comparable {
+        var app: String
+        var platform: String
+        var reason: String = ""
+        static func < (a: Key, b: Key) -> Bool { (a.app, a.platform, a.reason) < (b.app, b.platform, b.reason) }
+    }
+
+    /// Upper bounds (seconds) of the send latency histogram.
+    static let latencyBuckets: [Double] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+
+    struct State {
+        var accepted: [Key: Int] = [:]
+        var sent: [Key: Int] = [:]
+        var failed: [Key: Int] = [:]
+        var retried: [Key: Int] = [:]
+        var duplicates = 0
+        var latencyCounts: [String: [Int]] = [:]
+        var latencySum: [String: Double] = [:]
+        var latencyCount: [String: Int] = [:]
+        var webhook: [Key: Int] = [:]
+        var requestsRefused: [Key: Int] = [:]
+        var pushesAccepted = 0
+        var pushesFinished = 0
+    }
+
+    private let state = Mutex(State())
+
+    public init() {}
+
+    func accepted(app: String, platform: String, targets: Int) {
+        state.withLock { $0.accepted[Key(app: app, platform: platform), default: 0] += targets }
+    }
+
+    func pushAccepted() { state.withLock { $0.pushesAccepted += 1 } }
+    func pushFinished() { state.withLock { $0.pushesFinished += 1 } }
+
+    func finished(app: String, platform: String, outcome: TargetOutcome, latency: Duration) {
+        let seconds = Double(latency.components.seconds) + Double(latency.components.attoseconds) / 1e18
+        state.withLock { s in
+            if outcome.status == .sent {
+                s.sent[Key(app: app, platform: platform), default: 0] += 1
+            } else {
+                s.failed[Key(app: app, platform: platform, reason: outcome.reason ?? "unknown"), default: 0] += 1
+            }
+            var counts = s.latencyCounts[platform] ?? Array(repeating: 0, count: Self.latencyBuckets.count)
+            for (i, bound) in Self.latencyBuckets.enumerated() where seconds <= bound { counts[i] += 1 }
+            s.latencyCounts[platform] = counts
+            s.latencySum[platform, default: 0] += seconds
+            s.latencyCount[platform, default: 0] += 1
+        }
+    }
+
+    func retried(app: String, platform: String) { state.withLock { $0.retried[Key(app: app, platform: platform), default: 0] += 1 } }
+    func duplicateResults(_ n: Int) { if n > 0 { state.withLock { $0.duplicates += n } } }
+    func webhook(app: String, outcome: String, count: Int = 1) {
+        state.withLock { $0.webhook[Key(app: app, platform: "", reason: outcome), default: 0] += count }
+    }
+    func refused(app: String, status: Int) {
+        state.withLock { $0.requestsRefused[Key(app: app, platform: "", reason: String(status)), default: 0] += 1 }
+    }
+
+    /// Totals per platform for gorush's `/api/stat/app`.
+    func totals(app: String) -> (accepted: Int, sent: [String: Int], failed: [String: Int]) {
+        state.withLock { s in
+            var sent: [String: Int] = [:], failed: [String: Int] = [:]
+            for (k, v) in s.sent where k.app == app { sent[k.platform, default: 0] += v }
+            for (k, v) in s.failed where k.app == app { failed[k.platform, default: 0] += v }
+            let accepted = s.accepted.filter { $0.key.app == app }.reduce(0) { $0 + $1.value }
+            return (accepted, sent, failed)
+        }
+    }
+
+    func counts() -> (pushesAccepted: Int, pushesFinished: Int, duplicates: Int) {
+        state.withLock { ($0.pushesAccepted, $0.pushesFinished, $0.duplicates) }
+    }
+
+    /// Prometheus text exposition format 0.0.4.
+    func prometheusText(depth: QueueDepth?) -> String {
+        let s = state.withLock { $0 }
+        var out = ""
+        func family(_ name: String, _ type: String, _ help: String) { out += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n" }
+        func labels(_ pairs: [(String, String)]) -> String {
+            let inner = pairs.filter { !$0.1.isEmpty }.map { "\($0.0)=\"\(Self.escape($0.1))\"" }.joined(separator: ",")
+            return inner.isEmpty ? "" : "{\(inner)}"
+        }
+        family("pushlab_relay_accepted_targets_total", "counter", "Targets durably queued, by app and platform.")
+        for (k, v) in s.accepted.sorted(by: { $0.key < $1.key }) { out += "pushlab_relay_accepted_targets_total\(labels([("app", k.app), ("platform", k.platform)])) \(v)\n" }
+        family("pushlab_relay_sent_total", "counter", "Targets the provider accepted, by app and platform.")
+        for (k, v) in s.sent.sorted(by: { $0.key < $1.key }) { out += "pushlab_relay_sent_total\(labels([("app", k.app), ("platform", k.platform)])) \(v)\n" }
+        family("pushlab_relay_failed_total", "counter", "Targets with a final failure, by app, platform and reason.")
+        for (k, v) in s.failed.sorted(by: { $0.key < $1.key }) {
+            out += "pushlab_relay_failed_total\(labels([("app", k.app), ("platform", k.platform), ("reason", k.reason)])) \(v)\n"
+        }
+        family("pushlab_relay_rescheduled_total", "counter", "Targets put back in the queue for a later attempt.")
+        for (k, v) in s.retried.sorted(by: { $0.key < $1.key }) { out += "pushlab_relay_rescheduled_total\(labels([("app", k.app), ("platform", k.platform)])) \(v)\n" }
+        family("pushlab_relay_duplicate_results_total", "counter", "Results for targets that already had one (sent twice after a crash or an expired lease).")
+        out += "pushlab_relay_duplicate_results_total \(s.duplicates)\n"
+        family("pushlab_relay_requests_refused_total", "counter", "API requests answered 4xx/5xx, by app and status.")
+        for (k, v) in s.requestsRefused.sorted(by: { $0.key < $1.key }) { out += "pushlab_relay_requests_refused_total\(labels([("app", k.app), ("status", k.reason)])) \(v)\n" }
+        family("pushlab_relay_webhook_events_total", "counter", "Webhook events by app and outcome (delivered, failed = retries ran out, dropped = buffer full).")
+        for (k, v) in s.webhook.sorted(by: { $0.key < $1.key }) { out += "pushlab_relay_webhook_events_total\(labels([("app", k.app), ("outcome", k.reason)])) \(v)\n" }
+        family("pushlab_relay_queue_targets", "gauge", "Targets in the queue by state.")
+        if let depth {
+            out += "pushlab_relay_queue_targets{state=\"waiting\"} \(depth.waiting)\n"
+            out += "pushlab_relay_queue_targets{state=\"claimed\"} \(depth.claimed)\n"
+            out += "pushlab_relay_queue_targets{state=\"finished\"} \(depth.finished)\n"
+        }
+        family("pushlab_relay_send_latency_seconds", "histogram", "Time from first attempt to final answer per target, retries included.")
+        for platform in s.latencyCounts.keys.sorted() {
+            let counts = s.latencyCounts[platform] ?? []
+            for (i, bound) in Self.latencyBuckets.enumerated() {
+                out += "pushlab_relay_send_latency_seconds_bucket{platform=\"\(platform)\",le=\"\(bound)\"} \(counts[i])\n"
+            }
+            out += "pushlab_relay_send_latency_seconds_bucket{platform=\"\(platform)\",le=\"+Inf\"} \(s.latencyCount[platform] ?? 0)\n"
+            out += "pushlab_relay_send_latency_seconds_sum{platform=\"\(platform)\"} \(s.latencySum[platform] ?? 0)\n"
+            out += "pushlab_relay_send_latency_seconds_count{platform=\"\(platform)\"} \(s.latencyCount[platform] ?? 0)\n"
+        }
+        return out
+    }
+
+    static func escape(_ value: String) -> String {
+        value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"").replacingOccurrences(of: "\n", with: "\\n")
+    }
+}

@@ -1,0 +1,131 @@
+import Foundation
+import PushAuth
+import PushCore
+import PushHTTP
+import PushSend
+
+/// `pushlab relay`: the push gateway a team runs (docs/relay.md). Wires the API server, the
+/// durable queue, the workers, webhooks and metrics; explicit `start()` and a graceful `stop()`
+/// that drains the sends in flight.
+public final class Relay: Sendable {
+    let service: RelayService
+    private let server: HTTPServer
+
+    public var config: RelayConfig { service.config }
+    public var queue: any PushQueue { service.queue }
+    public var keys: APIKeyStore { service.keys }
+    public var metrics: RelayMetrics { service.metrics }
+
+    /// - Parameters:
+    ///   - queue: the queue to use; nil opens the embedded SQLite queue at `DATA/queue.sqlite`.
+    ///   - emulator: where the in-process emulator listens, for apps whose target is `emulator`.
+    ///   - log: one line per push and per problem (tokens shortened, no secrets).
+    public init(config: RelayConfig, dataDirectory: String, queue: (any PushQueue)? = nil, emulator: EmulatorEndpoints? = nil,
+                log: @escaping @Sendable (String) -> Void = { _ in }) throws {
+        service = try RelayService(config: config, dataDirectory: dataDirectory, queue: queue, emulator: emulator, log: log)
+        let serverConfiguration = HTTPServerConfiguration(
+            host: config.listen.host, tlsPort: config.listen.tlsPort, cleartextPort: config.listen.port,
+            certificateFile: config.listen.certificate, privateKeyFile: config.listen.privateKey,
+            maxRequestBodyBytes: config.limits.maxBodyBytes, eventLoops: 1)
+        server = HTTPServer(configuration: serverConfiguration, router: RelayRoutes(service: service).router())
+    }
+
+    /// Resumes what a previous run left claimed, starts the workers and the API.
+    public func start() async throws {
+        let resumed = try await service.queue.recoverAbandoned()
+        let depth = try await service.queue.depth()
+        if resumed > 0 || depth.unfinished > 0 {
+            service.log("relay: resuming \(depth.unfinished) unfinished targets (\(resumed) were claimed when the last run stopped)")
+        }
+        service.workers.start()
+        service.webhooks.start()
+        try server.start()
+    }
+
+    public var addresses: BoundAddresses? { server.boundAddresses }
+
+    /// Stops taking requests, lets every send in flight finish and record its result,
+    /// flushes webhooks (briefly) and closes the queue.
+    public func stop() async {
+        await server.stop()
+        await service.workers.stop()
+        await service.webhooks.stop()
+        for sender in service.senders.values { await sender.shutdown() }
+        await service.queue.close()
+    }
+}
+
+/// The relay's parts, shared by the routes and the workers.
+final class RelayService: Sendable {
+    let config: RelayConfig
+    let dataDirectory: String
+    let queue: any PushQueue
+    let keys: APIKeyStore
+    let metrics = RelayMetrics()
+    let senders: [String: AppSenders]
+    let workers: DeliveryWorkers
+    let webhooks: WebhookDispatcher
+    let log: @Sendable (String) -> Void
+    private let pushIDs = PushIDSource()
+
+    init(config: RelayConfig, dataDirectory: String, queue: (any PushQueue)?, emulator: EmulatorEndpoints?,
+         log: @escaping @Sendable (String) -> Void) throws {
+        self.config = config
+        self.dataDirectory = dataDirectory
+        self.log = log
+        try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
+        self.queue = try queue ?? SQLitePushQueue(path: dataDirectory + "/queue.sqlite",
+                                                  configuration: .init(capacity: config.queue.capacity, fsyncEveryCommit: config.queue.fsync))
+        keys = try APIKeyStore(path: dataDirectory + "/keys.sqlite")
+        // Inline retries inside one claim (PushSend's policy: backoff, Retry-After, never-retry
+        // reasons); what still fails goes back to the queue until workers.max_attempts.
+        let retry = RetryPolicy(maxAttempts: min(3, config.workers.maxAttempts), baseDelay: .milliseconds(200), maxDelay: .seconds(5),
+                                maxRetryAfter: .seconds(30))
+        var senders: [String: AppSenders] = [:]
+        for app in config.apps { senders[app.name] = try AppSenders(app: app, emulator: emulator, retry: retry) }
+        self.senders = senders
+        let metrics = self.metrics
+        let webhooks = try WebhookDispatcher(apps: config.apps, metrics: metrics, log: log)
+        self.webhooks = webhooks
+        workers = DeliveryWorkers(queue: self.queue, senders: senders, settings: config.workers, metrics: metrics,
+                                  consumer: "relay-\(ProcessInfo.processInfo.processIdentifier)",
+                                  events: { webhooks.record($0) }, log: log)
+    }
+
+    /// Queues a push for `app` after its request was checked; answers like `enqueue`.
+    func enqueue(app: RelayApp, content: RelayPushContent, targets: [PushTarget], idempotencyKey: String?,
+                 fingerprint: String) async throws(PushQueueError) -> EnqueueReceipt {
+        let submission = PushSubmission(id: pushIDs.next(), app: app.name, content: content.encoded(), targets: targets,
+                                        idempotencyKey: idempotencyKey, requestFingerprint: fingerprint, acceptedAt: Date())
+        let receipt = try await queue.enqueue(submission)
+        if !receipt.isReplay {
+            let apns = targets.count { $0.kind == .apnsToken }
+            if apns > 0 { metrics.accepted(app: app.name, platform: "apns", targets: apns) }
+            if targets.count > apns { metrics.accepted(app: app.name, platform: "fcm", targets: targets.count - apns) }
+            metrics.pushAccepted()
+            workers.poke()
+            let sample = targets.prefix(2).map { Redact.token($0.value) }.joined(separator: ", ")
+            log("relay: accepted \(receipt.pushID) app=\(app.name) targets=\(targets.count) (apns \(apns), fcm \(targets.count - apns)) e.g. \(sample)")
+        }
+        return receipt
+    }
+}
+
+/// Push ids: `p_` + 10 base-32 characters of milliseconds + 16 random ones, so ids sort by time.
+final class PushIDSource: Sendable {
+    private static let alphabet = Array("0123456789abcdefghjkmnpqrstvwxyz".utf8)
+
+    func next() -> PushID {
+        var out: [UInt8] = Array("p_".utf8)
+        var ms = UInt64(Date().timeIntervalSince1970 * 1000)
+        var time = [UInt8](repeating: 0, count: 10)
+        for i in (0..<10).reversed() {
+            time[i] = Self.alphabet[Int(ms & 31)]
+            ms >>= 5
+        }
+        out += time
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<16 { out.append(Self.alphabet[Int(generator.next() & 31)]) }
+        return String(decoding: out, as: UTF8.self)
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import PushAuth
+import PushCore
+import PushHTTP
+import PushSend
+
+/// Where the emulator started by `pushlab relay` listens (targets `emulator`), and the CA its
+/// certificate chains to.
+public struct EmulatorEndpoints: Sendable, Hashable {
+    public var apnsURL: String
+    public var fcmURL: String
+    public var tokenURL: String
+    public var caFile: String
+    public init(apnsURL: String, fcmURL: String, tokenURL: String, caFile: String) {
+        self.apnsURL = apnsURL
+        self.fcmURL = fcmURL
+        self.tokenURL = tokenURL
+        self.caFile = caFile
+    }
+}
+
+/// Why an app's senders could not be made (a key that does not load, a missing emulator).
+public struct SenderSetupError: Error, Sendable, CustomStringConvertible {
+    public var app: String
+    public var message: String
+    public var description: String { "app '\(app)': \(message)" }
+}
+
+/// One app's clients: its own HTTP/2 connections, APNs provider-token cache (one per
+/// environment host) and FCM OAuth token source. Made once at start; the clients retry
+/// transient failures themselves (PushSend's policy: backoff, Retry-After, never-retry reasons).
+final class AppSenders: Sendable {
+    let app: RelayApp
+    private let apnsClients: [APNsEnvironment: APNsClient]
+    let fcmClient: FCMClient?
+    private let http: HTTPClient
+
+    init(app: RelayApp, emulator: EmulatorEndpoints?, retry: RetryPolicy) throws(SenderSetupError) {
+        self.app = app
+        func fail(_ message: String) -> SenderSetupError { SenderSetupError(app: app.name, message: message) }
+        let usesEmulator = app.apns?.target == .emulator || app.fcm?.target == .emulator
+        if usesEmulator, emulator == nil { throw fail("target \"emulator\" but no emulator is running") }
+        let caFile = app.apns?.caFile ?? app.fcm?.caFile ?? (usesEmulator ? emulator?.caFile : nil)
+        do {
+            http = try HTTPClient(configuration: HTTPClientConfiguration(caFile: caFile, maxConnectionsPerHost: 1))
+        } catch {
+            throw fail("cannot make the HTTP client: \(error)")
+        }
+        var clients: [APNsEnvironment: APNsClient] = [:]
+        if let apns = app.apns {
+            let key: APNsAuthKey
+            do {
+                key = try APNsAuthKey.load(path: apns.keyPath, keyID: apns.keyID, teamID: apns.teamID)
+            } catch {
+                throw fail("APNs key \(apns.keyPath): \(error)")
+            }
+            let credential = ProviderTokenCache(key: key)
+            for environment in APNsEnvironment.allCases {
+                let endpoint: APNsEndpoint
+                if let url = apns.url ?? (apns.target == .emulator ? emulator?.apnsURL : nil) {
+                    do { endpoint = try APNsEndpoint.custom(url) } catch { throw fail("\(error)") }
+                } else {
+                    endpoint = environment == .production ? .production() : .sandbox()
+                }
+                clients[environment] = APNsClient(endpoint: endpoint, transport: http, credential: credential, retry: retry)
+            }
+        }
+        apnsClients = clients
+        if let fcm = app.fcm {
+            let file: ServiceAccount
+            do { file = try ServiceAccount.load(path: fcm.serviceAccountPath) } catch { throw fail("\(error)") }
+            let tokenURL = fcm.tokenURL ?? (fcm.target == .emulator && fcm.url == nil ? emulator?.tokenURL : nil) ?? file.tokenURI
+            let account = ServiceAccount(projectID: file.projectID, clientEmail: file.clientEmail, privateKeyID: file.privateKeyID,
+                                         privateKey: file.privateKey, tokenURI: tokenURL, source: file.source)
+            let base = fcm.url ?? (fcm.target == .emulator ? emulator?.fcmURL : nil) ?? FCMClient.defaultBaseURL
+            fcmClient = FCMClient(baseURL: base, projectID: fcm.projectID ?? account.projectID, transport: http,
+                                  credential: OAuthTokenSource(account: account, transport: http), retry: retry)
+        } else {
+            fcmClient = nil
+        }
+    }
+
+    func apnsClient(for environment: APNsEnvironment?) -> APNsClient? {
+        apnsClients[environment ?? app.apns?.environment ?? .sandbox]
+    }
+
+    /// Host names (never credentials) for the config read-back.
+    var endpoints: [String: String] {
+        var out: [String: String] = [:]
+        for (env, client) in apnsClients { out["apns_\(env.rawValue)"] = client.endpoint.baseURL }
+        if let fcmClient { out["fcm"] = fcmClient.baseURL }
+        return out
+    }
+
+    func shutdown() async { await http.shutdown() }
+}

@@ -1,0 +1,245 @@
+import Foundation
+import PushCore
+import PushSend
+import Synchronization
+
+/// Claims targets from the queue and sends them with the app's clients, at most
+/// `concurrency` at once. A target is completed only after a final answer (accepted, a
+/// never-retry rejection, or attempts used up); a retryable failure goes back to the queue
+/// with a backoff, so a crash at any point leaves it to be claimed again (at least once).
+final class DeliveryWorkers: Sendable {
+    private let queue: any PushQueue
+    private let senders: [String: AppSenders]
+    private let budgets: [String: RateBudget]
+    private let settings: RelayConfig.Workers
+    private let metrics: RelayMetrics
+    private let events: @Sendable (RelayEvent) -> Void
+    private let log: @Sendable (String) -> Void
+    private let consumer: String
+    private let wakeup = Wakeup()
+    private let slotFreed = Wakeup()
+    private let prepared = PreparedContentCache()
+    private struct State {
+        var inFlight = 0
+        var stopping = false
+        var loop: Task<Void, Never>?
+    }
+    private let state = Mutex(State())
+
+    init(queue: any PushQueue, senders: [String: AppSenders], settings: RelayConfig.Workers, metrics: RelayMetrics,
+         consumer: String, events: @escaping @Sendable (RelayEvent) -> Void, log: @escaping @Sendable (String) -> Void) {
+        self.queue = queue
+        self.senders = senders
+        self.budgets = senders.mapValues { RateBudget(perMinute: $0.app.ratePerMinute) }
+        self.settings = settings
+        self.metrics = metrics
+        self.consumer = consumer
+        self.events = events
+        self.log = log
+    }
+
+    func start() {
+        let task = Task { await self.run() }
+        state.withLock { $0.loop = task }
+    }
+
+    /// New work was queued: claim now instead of at the next poll.
+    func poke() { wakeup.signal() }
+
+    /// Stops claiming and waits until every send in flight has its result recorded.
+    func stop() async {
+        let loop = state.withLock { s in
+            s.stopping = true
+            return s.loop
+        }
+        wakeup.signal()
+        slotFreed.signal()
+        await loop?.value
+        while state.withLock({ $0.inFlight }) > 0 { await slotFreed.wait(timeout: .milliseconds(50)) }
+    }
+
+    var inFlight: Int { state.withLock { $0.inFlight } }
+
+    private func run() async {
+        let lease = Duration.seconds(settings.leaseSeconds)
+        while !state.withLock({ $0.stopping }) {
+            let free = settings.concurrency - state.withLock { $0.inFlight }
+            if free <= 0 {
+                await slotFreed.wait(timeout: .milliseconds(100))
+                continue
+            }
+            let claims: [ClaimedTarget]
+            do {
+                claims = try await queue.claim(consumer: consumer, limit: min(free, 512), lease: lease)
+            } catch {
+                log("relay: claim failed: \(error); retrying in 1 s")
+                await wakeup.wait(timeout: .seconds(1))
+                continue
+            }
+            if claims.isEmpty {
+                await wakeup.wait(timeout: await idleWait())
+                continue
+            }
+            state.withLock { $0.inFlight += claims.count }
+            for claim in claims {
+                Task {
+                    await self.process(claim)
+                    self.state.withLock { $0.inFlight -= 1 }
+                    self.slotFreed.signal()
+                }
+            }
+        }
+    }
+
+    /// Until the next retry is due, at most 250 ms (another node may queue work too).
+    private func idleWait() async -> Duration {
+        guard let next = try? await queue.nextReadyDate() else { return .milliseconds(250) }
+        let seconds = next.timeIntervalSinceNow
+        if seconds <= 0 { return .milliseconds(1) }
+        return .milliseconds(min(250, Int(seconds * 1000) + 1))
+    }
+
+    private func process(_ claim: ClaimedTarget) async {
+        let start = ContinuousClock.now
+        let platform = claim.target.isAPNs ? "apns" : "fcm"
+        guard let senders = senders[claim.app] else {
+            return await finish(claim, .failed(reason: "UnknownApp", detail: "app '\(claim.app)' is no longer in relay.json"), platform: platform, start: start)
+        }
+        await budgets[claim.app]?.take()
+        let attempt = await send(claim, with: senders)
+        await finish(claim, attempt, platform: platform, start: start)
+    }
+
+    private func send(_ claim: ClaimedTarget, with senders: AppSenders) async -> SendAttempt {
+        guard let content = prepared.content(for: claim) else {
+            return .failed(reason: "BadContent", detail: "the queued content of push \(claim.pushID) cannot be read")
+        }
+        switch claim.target.kind {
+        case .apnsToken:
+            guard let client = senders.apnsClient(for: claim.target.environment) else {
+                return .failed(reason: "NoAPNsCredentials", detail: "app '\(claim.app)' has no apns section")
+            }
+            let push: PreparedAPNsPush
+            switch content.apns {
+            case .success(let p)?: push = p
+            case .failure(let e)?: return .failed(reason: e.wouldBeRejectedAs?.rawValue ?? "PreflightFailed", detail: "\(e)")
+            case nil: return .failed(reason: "NoAPNsPayload", detail: "push \(claim.pushID) has no APNs payload")
+            }
+            let result = await client.send(push, to: claim.target.value, index: UInt64(claim.index))
+            switch result.outcome {
+            case .accepted(let a):
+                return .sent(status: 200, providerID: a.apnsID, attempts: result.attempts)
+            case .rejected(let r):
+                return .rejected(status: r.status, reason: r.reasonName, retryable: r.retryability.isRetryable,
+                                 prune: r.reason?.prunesToken ?? false, attempts: result.attempts)
+            case .failed(let e):
+                return .rejected(status: nil, reason: result.report.reason ?? "TransportError", retryable: true, prune: false,
+                                 attempts: max(1, result.attempts), detail: e.description)
+            case .notSent(let why, let reason):
+                return .failed(reason: reason, detail: why, prune: reason == APNsReason.badDeviceToken.rawValue)
+            }
+        case .fcmToken, .fcmTopic, .fcmCondition:
+            guard let client = senders.fcmClient, let message = content.fcm else {
+                return .failed(reason: "NoFCMCredentials", detail: "app '\(claim.app)' has no fcm section or the push no FCM message")
+            }
+            let target: FCMTarget = claim.target.kind == .fcmToken ? .token(claim.target.value)
+                : claim.target.kind == .fcmTopic ? .topic(claim.target.value) : .condition(claim.target.value)
+            let result = await client.send(message, to: target, index: UInt64(claim.index))
+            switch result.outcome {
+            case .accepted(let name):
+                return .sent(status: 200, providerID: name, attempts: result.attempts)
+            case .rejected(let e):
+                return .rejected(status: e.httpStatus, reason: e.reasonName, retryable: e.retryability.isRetryable,
+                                 prune: e.prunesToken, attempts: result.attempts)
+            case .failed(let e):
+                return .rejected(status: nil, reason: result.report.reason ?? "TransportError", retryable: true, prune: false,
+                                 attempts: max(1, result.attempts), detail: e.description)
+            case .notSent(let why, let reason):
+                return .failed(reason: reason, detail: why)
+            }
+        }
+    }
+
+    private func finish(_ claim: ClaimedTarget, _ attempt: SendAttempt, platform: String, start: ContinuousClock.Instant) async {
+        let now = Date()
+        let outcome: TargetOutcome
+        switch attempt {
+        case .sent(let status, let providerID, let attempts):
+            outcome = TargetOutcome(status: .sent, httpStatus: status, providerID: providerID, attempts: claim.attempts + attempts, finishedAt: now)
+        case .rejected(let status, let reason, let retryable, let prune, let attempts, let detail):
+            let total = claim.attempts + attempts
+            if retryable, total < settings.maxAttempts {
+                // Back to the queue: 1 s, 2 s, 4 s … (at most 60 s) after this round.
+                let round = max(0, total - 1)
+                let delay = min(60, 1 << min(round, 6))
+                do {
+                    try await queue.reschedule([TargetRetry(claim, attempts: total, lastError: [status.map(String.init), reason, detail].compactMap { $0 }.joined(separator: " "),
+                                                            notBefore: now.addingTimeInterval(TimeInterval(delay)))])
+                    metrics.retried(app: claim.app, platform: platform)
+                } catch {
+                    log("relay: could not reschedule \(claim.pushID)#\(claim.index): \(error); its lease will run out and it is sent again")
+                }
+                return
+            }
+            outcome = TargetOutcome(status: .failed, httpStatus: status, reason: reason, tokenInvalid: prune, attempts: total, finishedAt: now)
+        case .failed(let reason, _, let prune):
+            outcome = TargetOutcome(status: .failed, reason: reason, tokenInvalid: prune, attempts: claim.attempts, finishedAt: now)
+        }
+        do {
+            let report = try await queue.complete([TargetCompletion(claim, outcome)])
+            metrics.duplicateResults(report.duplicates)
+            guard report.recorded == 1 else { return }
+        } catch {
+            log("relay: could not record the result of \(claim.pushID)#\(claim.index): \(error); it will be sent again after its lease")
+            return
+        }
+        metrics.finished(app: claim.app, platform: platform, outcome: outcome, latency: ContinuousClock.now - start)
+        events(.result(app: claim.app, pushID: claim.pushID, index: claim.index, target: claim.target, outcome: outcome))
+        if let status = try? await queue.status(of: claim.pushID, includeTargets: false), status.isFinished {
+            metrics.pushFinished()
+            log("relay: push \(claim.pushID) app=\(claim.app) finished: \(status.sent) sent, \(status.failed) failed of \(status.targetCount)")
+            events(.pushFinished(app: claim.app, status: status))
+        }
+    }
+}
+
+/// What one send came to, before the relay decides between final and retry.
+enum SendAttempt {
+    case sent(status: Int, providerID: String, attempts: Int)
+    case rejected(status: Int?, reason: String, retryable: Bool, prune: Bool, attempts: Int, detail: String? = nil)
+    /// Final without a provider answer (bad content, no credentials, bad token shape).
+    case failed(reason: String, detail: String, prune: Bool = false)
+}
+
+/// Each push's content decoded and prepared once, not once per target.
+final class PreparedContentCache: Sendable {
+    struct Prepared: Sendable {
+        var apns: Result<PreparedAPNsPush, APNsPreflightError>?
+        var fcm: PreparedFCMMessage?
+    }
+    private let cache = Mutex<[PushID: Prepared]>([:])
+    private let limit = 256
+
+    func content(for claim: ClaimedTarget) -> Prepared? {
+        if let hit = cache.withLock({ $0[claim.pushID] }) { return hit }
+        guard let content = RelayPushContent.decode(claim.content) else { return nil }
+        var prepared = Prepared()
+        if let apns = content.apns {
+            let options = APNsPushOptions(topic: apns.topic, pushType: apns.pushType, priority: apns.priority,
+                                          expiration: apns.expiration, collapseID: apns.collapseID)
+            do {
+                prepared.apns = .success(try PreparedAPNsPush(payload: Array(apns.payload.utf8), options: options))
+            } catch {
+                prepared.apns = .failure(error)
+            }
+        }
+        if let fcm = content.fcm, let document = try? JSONDocument.parse(Array(fcm.message.utf8)), case .object(let members) = document.root {
+            prepared.fcm = try? PreparedFCMMessage(members: members, validateOnly: false)
+        }
+        cache.withLock { c in
+            if c.count >= limit { c.removeAll(keepingCapacity: true) }
+            c[claim.pushID] = prepared
+        }
+        return prepared
+    }
+}

@@ -1,0 +1,191 @@
+import Foundation
+import PushGateway
+import PushHTTP
+import PushRelay
+
+/// `pushlab relay --config relay.json`: the push gateway a team runs (docs/relay.md).
+enum RelayCommand: Command {
+    static let path = ["relay"]
+    static let summary = "Run the push relay: an HTTP API (native and gorush-compatible) with a durable queue in front of APNs and FCM."
+    static let positionalUsage = ""
+    static let discussion = """
+        Serves POST /v1/apps/{app}/pushes (202 once durably queued), GET /v1/pushes/{id}[?wait=5s], \
+        GET /v1/apps/{app}/deliveries and …/invalid-tokens, gorush's /gorush/{app}/api/push, /healthz \
+        and /metrics, on loopback by default. Pushes wait in a SQLite queue in --data; after a crash or \
+        kill -9 the relay resumes from it. SIGINT/SIGTERM stop taking requests and drain the sends in \
+        flight. Apps whose target is "emulator" go to pushlab's gateway emulator, started inside the \
+        relay. API keys: 'pushlab relay keys create --data DIR --app NAME'. Config and API: docs/relay.md.
+        """
+    static let options: [OptionSpec] = [
+        .value("--config", name: "FILE", help: "relay.json: listen address, apps and their credentials (docs/relay.md)."),
+        .value("--data", name: "DIR", help: "Queue and API keys live here.", default: "relay-data"),
+        .value("--port", name: "PORT", help: "Override listen.port (cleartext; 0 picks a free one)."),
+        .value("--certs", name: "DIR", help: "Certificates of the built-in emulator (apps with target \"emulator\").", default: "certs"),
+        .flag("--check", help: "Check the config and the credentials, print a summary and exit."),
+        .flag("--quiet", help: "No line per push."),
+    ]
+
+    static func run(_ args: ParsedArguments) async throws -> Int32 {
+        guard let path = args.value("--config") else {
+            throw UsageError("--config is required", fix: "pass --config relay.json (docs/relay.md shows one)")
+        }
+        var config: RelayConfig
+        do { config = try RelayConfig.load(path: path) } catch { throw UsageError("\(error.description)") }
+        if let port = try args.int("--port", range: 0...65535) { config.listen.port = port }
+        let data = args.value("--data") ?? "relay-data"
+        let quiet = args.flag("--quiet")
+
+        var gateway: Gateway?
+        var emulator: EmulatorEndpoints?
+        if config.apps.contains(where: { $0.apns?.target == .emulator || $0.fcm?.target == .emulator }) {
+            let certs = args.value("--certs") ?? "certs"
+            do {
+                let g = try Gateway(configuration: GatewayConfiguration(certificateFile: certs + "/server.pem", privateKeyFile: certs + "/server.key"),
+                                    keys: try GatewayKeys.developmentDefaults(certsDirectory: certs), devices: DeviceRegistry(),
+                                    sink: quiet ? nil : PushLogLine())
+                try g.start()
+                gateway = g
+                emulator = EmulatorEndpoints(apnsURL: g.apnsURL ?? "", fcmURL: g.fcmURL ?? "", tokenURL: g.tokenURL ?? "", caFile: certs + "/ca.pem")
+            } catch {
+                throw UsageError("cannot start the built-in emulator: \(error)", fix: "run from the repository root or pass --certs DIR")
+            }
+        }
+        let relay: Relay
+        do {
+            relay = try Relay(config: config, dataDirectory: data, emulator: emulator, log: { line in if !quiet { printError(line) } })
+        } catch {
+            await gateway?.stop()
+            throw UsageError("\(error)", fix: "check relay.json and --data \(data)")
+        }
+        if args.flag("--check") {
+            for app in config.apps {
+                var parts: [String] = []
+                if let a = app.apns { parts.append("APNs key \(a.keyID) team \(a.teamID) topic \(a.bundleID) (\(a.environment.rawValue), \(a.url ?? a.target.rawValue))") }
+                if let f = app.fcm { parts.append("FCM \(f.projectID ?? "project from service account") (\(f.url ?? f.target.rawValue))") }
+                emit("\(app.name): " + parts.joined(separator: "; "))
+            }
+            emit("\(path): ok, \(config.apps.count) app\(config.apps.count == 1 ? "" : "s")")
+            await relay.stop()
+            await gateway?.stop()
+            return ExitStatus.success
+        }
+        do { try await relay.start() } catch {
+            await relay.stop()
+            await gateway?.stop()
+            throw UsageError("cannot start: \(error)", fix: "pick another port (0 picks a free one) or check --data \(data)")
+        }
+        if let url = relay.addresses?.cleartextURL { emit("relay: listening on \(url) (h2c, http/1.1)") }
+        if let url = relay.addresses?.tlsURL { emit("relay: listening on \(url) (h2, http/1.1)") }
+        if let emulator { emit("relay: emulator APNs \(emulator.apnsURL), FCM \(emulator.fcmURL)") }
+        let signal = await waitForTerminationSignal()
+        printError("pushlab relay: signal \(signal), draining the sends in flight")
+        await relay.stop()
+        await gateway?.stop()
+        return ExitStatus.success
+    }
+}
+
+/// `pushlab relay keys create|list|revoke`: API keys, stored hashed in `DATA/keys.sqlite`.
+enum RelayKeysCreateCommand: Command {
+    static let path = ["relay", "keys", "create"]
+    static let summary = "Make an API key for one app (or an admin key) and print it once."
+    static let discussion = """
+        The key is printed once and stored only as its SHA-256 hash: keep it in your secret store. \
+        A running relay sees new and revoked keys at once.
+        """
+    static let options: [OptionSpec] = [
+        .value("--data", name: "DIR", help: "The relay's data directory.", default: "relay-data"),
+        .value("--app", name: "NAME", help: "The app the key may push for."),
+        .flag("--admin", help: "An admin key (every app, /v1/admin/…)."),
+        .value("--label", name: "TEXT", help: "A note shown by 'keys list' (who or what uses the key)."),
+        .value("--config", name: "FILE", help: "Check that --app is an app of this relay.json."),
+        .flag("--json", help: "Print {\"key\", \"id\", \"scope\"} as JSON."),
+    ]
+
+    static func run(_ args: ParsedArguments) async throws -> Int32 {
+        let scope: APIKeyScope
+        switch (args.value("--app"), args.flag("--admin")) {
+        case (let app?, false):
+            if let config = args.value("--config") {
+                let parsed: RelayConfig
+                do { parsed = try RelayConfig.load(path: config) } catch { throw UsageError(error.description) }
+                guard parsed.app(named: app) != nil else {
+                    throw UsageError("--app \(app): no such app in \(config)", fix: "use one of: \(parsed.apps.map(\.name).joined(separator: ", "))")
+                }
+            }
+            scope = .app(app)
+        case (nil, true): scope = .admin
+        default: throw UsageError("pass exactly one of --app NAME and --admin", fix: "e.g. pushlab relay keys create --app myapp")
+        }
+        let store = try openKeys(args)
+        let (key, info) = try store.create(scope: scope, label: args.value("--label"))
+        if args.flag("--json") {
+            emit(try renderJSON(["key": key, "id": info.id, "scope": info.scope.description]))
+        } else {
+            emit(key)
+            printError("pushlab relay keys: created \(info.id) for \(info.scope); the key above is shown only now")
+        }
+        return ExitStatus.success
+    }
+
+    static func openKeys(_ args: ParsedArguments) throws -> APIKeyStore {
+        let data = args.value("--data") ?? "relay-data"
+        do { return try APIKeyStore(path: data + "/keys.sqlite") } catch {
+            throw UsageError("--data \(data): cannot open keys.sqlite: \(error)", fix: "check the directory and its permissions")
+        }
+    }
+}
+
+enum RelayKeysListCommand: Command {
+    static let path = ["relay", "keys", "list"]
+    static let summary = "List API keys: id, scope, label, created, revoked (never the keys)."
+    static let options: [OptionSpec] = [
+        .value("--data", name: "DIR", help: "The relay's data directory.", default: "relay-data"),
+        .flag("--json", help: "Print the list as JSON."),
+    ]
+
+    struct Row: Encodable {
+        var id: String
+        var scope: String
+        var label: String?
+        var created: String
+        var revoked: String?
+    }
+
+    static func run(_ args: ParsedArguments) async throws -> Int32 {
+        let formatter = ISO8601DateFormatter()
+        let rows = try RelayKeysCreateCommand.openKeys(args).list().map {
+            Row(id: $0.id, scope: $0.scope.description, label: $0.label, created: formatter.string(from: $0.createdAt),
+                revoked: $0.revokedAt.map { formatter.string(from: $0) })
+        }
+        if args.flag("--json") {
+            emit(try renderJSON(rows))
+        } else {
+            for r in rows {
+                emit("\(r.id)  \(r.scope.padding(toLength: 20, withPad: " ", startingAt: 0))  \(r.created)  \(r.revoked.map { "revoked \($0)" } ?? "active")  \(r.label ?? "")")
+            }
+            if rows.isEmpty { emit("no keys; make one with: pushlab relay keys create --app NAME") }
+        }
+        return ExitStatus.success
+    }
+}
+
+enum RelayKeysRevokeCommand: Command {
+    static let path = ["relay", "keys", "revoke"]
+    static let summary = "Revoke an API key by its id (the 12 characters 'keys list' shows)."
+    static let positionalUsage = "ID"
+    static let options: [OptionSpec] = [
+        .value("--data", name: "DIR", help: "The relay's data directory.", default: "relay-data"),
+    ]
+
+    static func run(_ args: ParsedArguments) async throws -> Int32 {
+        guard args.positionals.count == 1, let id = args.positionals.first else {
+            throw UsageError("give one key id", fix: "e.g. pushlab relay keys revoke plk_3fK9aQ2x (see pushlab relay keys list)")
+        }
+        guard try RelayKeysCreateCommand.openKeys(args).revoke(id: id) else {
+            throw UsageError("no active key with id \(id)", fix: "see pushlab relay keys list")
+        }
+        emit("revoked \(id)")
+        return ExitStatus.success
+    }
+}
