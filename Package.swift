@@ -75,7 +75,7 @@ let package = Package(
         .testTarget(name: "PushMetricsTests", dependencies: ["PushMetrics", "PushDevice", "TestSupport"]),
         .testTarget(name: "PushGatewayTests", dependencies: ["PushGateway", "PushSend", "PushAuth", "PushCore", "TestSupport"],
                     exclude: ["Peers"]),
-        .testTarget(name: "PushRelayTests", dependencies: ["PushRelay", "PushCore", "PushStore", "TestSupport"]),
+        .testTarget(name: "PushRelayTests", dependencies: ["PushRelay", "PushCore", "PushAuth", "PushHTTP", "PushStore", "PushGateway", "TestSupport"]),
         .testTarget(name: "PushConsoleTests", dependencies: ["PushConsole", "PushGateway", "PushSend", "PushDevice", "PushMetrics", "PushHTTP",
                                                             "PushCore", "PushAuth", "OfflineLab", "TestSupport"]),
         .testTarget(name: "OfflineLabTests", dependencies: ["OfflineLab", "PushDevice", "PushGateway", "PushSend", "PushAuth", "PushCore", "PushHTTP", "TestSupport"]),

@@ -29,7 +29,8 @@ public struct APIError: Error, Sendable {
 
     init(_ error: FieldError, prefix: JSONPointer = .root) {
         let pointer = JSONPointer(tokens: prefix.tokens + error.pointer.tokens)
-        self.init(400, "invalid_field", field: pointer.description, error.message, fix: error.fix)
+        // The root pointer is the empty string (RFC 6901); "body" says the same to a reader.
+        self.init(400, "invalid_field", field: pointer.tokens.isEmpty ? "body" : pointer.description, error.message, fix: error.fix)
     }
 
     static func unauthorized(_ message: String) -> APIError {
