@@ -151,7 +151,8 @@ final class RelayAPITests: XCTestCase {
     /// APNs unreachable: targets stay unfinished (retried later), so a small queue fills and
     /// the next push gets 503 with Retry-After, and is not queued.
     func testFullQueueAnswers503WithRetryAfter() async throws {
-        harness = try await RelayHarness(extra: #""queue": {"capacity": 2},"#, apnsURL: "https://127.0.0.1:1")
+        let closed = try ClosedPort()
+        harness = try await RelayHarness(extra: #""queue": {"capacity": 2},"#, apnsURL: "https://127.0.0.1:\(closed.port)")
         _ = try await harness.push(RelayHarness.apnsBody(tokens: Array(RelayHarness.goodTokens.prefix(2))))
         let full = try await harness.request("POST", "/v1/apps/demo/pushes", body: RelayHarness.apnsBody(tokens: [RelayHarness.goodTokens[2]]))
         XCTAssertEqual(full.status, 503, full.bodyText)

@@ -86,23 +86,36 @@ enum RelayCommand: Command {
 }
 
 /// `pushlab relay keys create|list|revoke`: API keys, stored hashed in `DATA/keys.sqlite`.
-enum RelayKeysCreateCommand: Command {
-    static let path = ["relay", "keys", "create"]
-    static let summary = "Make an API key for one app (or an admin key) and print it once."
+enum RelayKeysCommand: Command {
+    static let path = ["relay", "keys"]
+    static let summary = "Manage the relay's API keys: create (printed once), list, revoke ID."
+    static let positionalUsage = "create|list|revoke [ID]"
     static let discussion = """
-        The key is printed once and stored only as its SHA-256 hash: keep it in your secret store. \
-        A running relay sees new and revoked keys at once.
+        create makes a key for one app (--app) or an admin key (--admin) and prints it once; only its \
+        SHA-256 hash is stored, so keep it in your secret store. list shows ids (the key's first 12 \
+        characters), scopes and labels, never keys. revoke ID disables a key. A running relay sees new \
+        and revoked keys at once.
         """
     static let options: [OptionSpec] = [
         .value("--data", name: "DIR", help: "The relay's data directory.", default: "relay-data"),
-        .value("--app", name: "NAME", help: "The app the key may push for."),
-        .flag("--admin", help: "An admin key (every app, /v1/admin/…)."),
-        .value("--label", name: "TEXT", help: "A note shown by 'keys list' (who or what uses the key)."),
-        .value("--config", name: "FILE", help: "Check that --app is an app of this relay.json."),
-        .flag("--json", help: "Print {\"key\", \"id\", \"scope\"} as JSON."),
+        .value("--app", name: "NAME", help: "create: the app the key may push for."),
+        .flag("--admin", help: "create: an admin key (every app, /v1/admin/…)."),
+        .value("--label", name: "TEXT", help: "create: a note shown by list (who or what uses the key)."),
+        .value("--config", name: "FILE", help: "create: check that --app is an app of this relay.json."),
+        .flag("--json", help: "Print the new key or the list as JSON."),
     ]
 
     static func run(_ args: ParsedArguments) async throws -> Int32 {
+        switch args.positionals.first {
+        case "create"?: return try create(args)
+        case "list"?: return try list(args)
+        case "revoke"?: return try revoke(args)
+        default:
+            throw UsageError("say create, list or revoke", fix: "e.g. pushlab relay keys create --data relay-data --app myapp")
+        }
+    }
+
+    static func create(_ args: ParsedArguments) throws -> Int32 {
         let scope: APIKeyScope
         switch (args.value("--app"), args.flag("--admin")) {
         case (let app?, false):
@@ -117,8 +130,7 @@ enum RelayKeysCreateCommand: Command {
         case (nil, true): scope = .admin
         default: throw UsageError("pass exactly one of --app NAME and --admin", fix: "e.g. pushlab relay keys create --app myapp")
         }
-        let store = try openKeys(args)
-        let (key, info) = try store.create(scope: scope, label: args.value("--label"))
+        let (key, info) = try openKeys(args).create(scope: scope, label: args.value("--label"))
         if args.flag("--json") {
             emit(try renderJSON(["key": key, "id": info.id, "scope": info.scope.description]))
         } else {
@@ -128,22 +140,6 @@ enum RelayKeysCreateCommand: Command {
         return ExitStatus.success
     }
 
-    static func openKeys(_ args: ParsedArguments) throws -> APIKeyStore {
-        let data = args.value("--data") ?? "relay-data"
-        do { return try APIKeyStore(path: data + "/keys.sqlite") } catch {
-            throw UsageError("--data \(data): cannot open keys.sqlite: \(error)", fix: "check the directory and its permissions")
-        }
-    }
-}
-
-enum RelayKeysListCommand: Command {
-    static let path = ["relay", "keys", "list"]
-    static let summary = "List API keys: id, scope, label, created, revoked (never the keys)."
-    static let options: [OptionSpec] = [
-        .value("--data", name: "DIR", help: "The relay's data directory.", default: "relay-data"),
-        .flag("--json", help: "Print the list as JSON."),
-    ]
-
     struct Row: Encodable {
         var id: String
         var scope: String
@@ -152,9 +148,9 @@ enum RelayKeysListCommand: Command {
         var revoked: String?
     }
 
-    static func run(_ args: ParsedArguments) async throws -> Int32 {
+    static func list(_ args: ParsedArguments) throws -> Int32 {
         let formatter = ISO8601DateFormatter()
-        let rows = try RelayKeysCreateCommand.openKeys(args).list().map {
+        let rows = try openKeys(args).list().map {
             Row(id: $0.id, scope: $0.scope.description, label: $0.label, created: formatter.string(from: $0.createdAt),
                 revoked: $0.revokedAt.map { formatter.string(from: $0) })
         }
@@ -168,24 +164,23 @@ enum RelayKeysListCommand: Command {
         }
         return ExitStatus.success
     }
-}
 
-enum RelayKeysRevokeCommand: Command {
-    static let path = ["relay", "keys", "revoke"]
-    static let summary = "Revoke an API key by its id (the 12 characters 'keys list' shows)."
-    static let positionalUsage = "ID"
-    static let options: [OptionSpec] = [
-        .value("--data", name: "DIR", help: "The relay's data directory.", default: "relay-data"),
-    ]
-
-    static func run(_ args: ParsedArguments) async throws -> Int32 {
-        guard args.positionals.count == 1, let id = args.positionals.first else {
+    static func revoke(_ args: ParsedArguments) throws -> Int32 {
+        guard args.positionals.count == 2 else {
             throw UsageError("give one key id", fix: "e.g. pushlab relay keys revoke plk_3fK9aQ2x (see pushlab relay keys list)")
         }
-        guard try RelayKeysCreateCommand.openKeys(args).revoke(id: id) else {
+        let id = args.positionals[1]
+        guard try openKeys(args).revoke(id: id) else {
             throw UsageError("no active key with id \(id)", fix: "see pushlab relay keys list")
         }
         emit("revoked \(id)")
         return ExitStatus.success
+    }
+
+    static func openKeys(_ args: ParsedArguments) throws -> APIKeyStore {
+        let data = args.value("--data") ?? "relay-data"
+        do { return try APIKeyStore(path: data + "/keys.sqlite") } catch {
+            throw UsageError("--data \(data): cannot open keys.sqlite: \(error)", fix: "check the directory and its permissions")
+        }
     }
 }

@@ -46,11 +46,13 @@ enum ShellCompletion {
             local subs=""
             case "${words[0]}" in
         \(subs)    esac
-            if [ -n "$subs" ] && [ ${#words[@]} -eq 1 ]; then
+            # A word can be a command of its own and a group (`relay`, `relay keys`): an option
+            # completes the word's own options, anything else its subcommands.
+            if [ -n "$subs" ] && [ ${#words[@]} -eq 1 ] && [[ "$cur" != -* ]]; then
                 COMPREPLY=($(compgen -W "$subs" -- "$cur")); return
             fi
             local path="${words[0]}"
-            [ -n "$subs" ] && path="${words[0]} ${words[1]}"
+            [ -n "$subs" ] && [[ " $subs " == *" ${words[1]} "* ]] && path="${words[0]} ${words[1]}"
             local opts=""
             case "$path" in
         \(cases)    esac

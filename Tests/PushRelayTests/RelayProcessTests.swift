@@ -1,0 +1,142 @@
+import Foundation
+import PushStore
+import TestSupport
+import XCTest
+
+/// `pushlab relay` as a real process: kill -9 in the middle of a push, restart, and check that
+/// nothing acknowledged was lost (every target ends with exactly one final result; the
+/// emulator — another real process, `pushlab serve --db` — accepted every token at least once;
+/// duplicates are counted). The full 100 × 10,000 version is benchmarks/relay-soak.sh.
+final class RelayProcessTests: XCTestCase {
+    private var directory: URL!
+    private var processes: [ServerProcess] = []
+
+    override func setUp() {
+        directory = Fixtures.temporaryDirectory("relay-kill")
+    }
+
+    override func tearDown() {
+        for p in processes { p.stop(grace: 5) }
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    private func startEmulator() throws -> (ServerProcess, Int) {
+        let emulator = try ServerProcess(["serve", "--apns-port", "0", "--port", "0", "--h2c-port", "0", "--quiet",
+                                          "--db", directory.appendingPathComponent("emulator.sqlite").path]) { $0.contains("APNs: https://") }
+        processes.append(emulator)
+        guard let port = emulator.port(after: "APNs: https://127.0.0.1:") else { throw TestEnvironmentError("no APNs port in:\n\(emulator.stdout)") }
+        return (emulator, port)
+    }
+
+    private func writeConfig(apnsPort: Int, ratePerMinute: Int) throws -> String {
+        let path = directory.appendingPathComponent("relay.json").path
+        let json = """
+            {"listen": {"port": 0},
+             "workers": {"concurrency": 16},
+             "apps": {"demo": {"rate_per_minute": \(ratePerMinute),
+               "apns": {"key": "\(Fixtures.apnsKey)", "key_id": "\(Fixtures.apnsKeyID)", "team_id": "\(Fixtures.apnsTeamID)",
+                        "bundle_id": "\(Fixtures.bundleID)", "url": "https://127.0.0.1:\(apnsPort)", "ca_file": "\(Fixtures.caFile)"}}}}
+            """
+        try Data(json.utf8).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    private func startRelay(config: String) throws -> (ServerProcess, String) {
+        let relay = try ServerProcess(["relay", "--config", config, "--data", directory.appendingPathComponent("data").path, "--quiet"]) {
+            $0.contains("relay: listening on http://")
+        }
+        processes.append(relay)
+        guard let port = relay.port(after: "relay: listening on http://127.0.0.1:") else { throw TestEnvironmentError("no port in:\n\(relay.stdout)") }
+        return (relay, "http://127.0.0.1:\(port)")
+    }
+
+    private func finishedTargets(_ queue: SQLiteDatabase) throws -> Int {
+        try queue.query("SELECT COUNT(*) FROM targets WHERE state = 2").first?.int(0) ?? 0
+    }
+
+    private func curl(_ args: [String]) throws -> ProcessResult {
+        try ProcessRunner.run("/usr/bin/curl", ["-sS", "--http2-prior-knowledge", "--max-time", "30"] + args)
+    }
+
+    func testKillDashNineMidPushLosesNothingAcknowledged() throws {
+        let targets = 240
+        let rounds = 3
+        let (emulator, apnsPort) = try startEmulator()
+        // 3,000 sends a minute (50/s): the push takes seconds, so each kill lands mid-push.
+        let config = try writeConfig(apnsPort: apnsPort, ratePerMinute: 3_000)
+        let keys = try ProcessRunner.pushlab(["relay", "keys", "create", "--data", directory.appendingPathComponent("data").path, "--app", "demo"])
+        XCTAssertEqual(keys.status, 0, keys.stderr)
+        let key = keys.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let tokens = (0..<targets).map { String(format: "%064x", 0xBEEF_0000 + $0) }
+
+        var (relay, url) = try startRelay(config: config)
+        // curl as an independent client; the 202 means the targets are on disk.
+        let body = #"{"apns": {"payload": {"aps": {"alert": "kill test"}}}, "apns_tokens": [\#(tokens.map { "\"\($0)\"" }.joined(separator: ","))]}"#
+        let post = try curl(["-X", "POST", url + "/v1/apps/demo/pushes", "-H", "authorization: Bearer \(key)", "-H", "content-type: application/json",
+                             "-d", body, "-w", "\n%{http_code}"])
+        XCTAssertTrue(post.stdout.hasSuffix("\n202"), post.stdout + post.stderr)
+        let id = try XCTUnwrap(post.stdout.split(separator: "\"").drop { $0 != "id" }.dropFirst(2).first.map(String.init))
+
+        let queue = try SQLiteDatabase(path: directory.appendingPathComponent("data/queue.sqlite").path)
+        var killedAt: [Int] = []
+        for round in 1...rounds {
+            // Kill once this run has finished some more targets, but not all.
+            let goal = targets * round / (rounds + 1)
+            XCTAssertTrue(Poll.blocking(timeout: 60) { (try? self.finishedTargets(queue)) ?? 0 >= goal }, "round \(round) made no progress:\n\(relay.stderr)")
+            _ = relay.killHard()
+            killedAt.append(try finishedTargets(queue))
+            (relay, url) = try startRelay(config: config)
+        }
+        let done = try curl([url + "/v1/pushes/\(id)?wait=30s&results=false", "-H", "authorization: Bearer \(key)"])
+        XCTAssertTrue(done.stdout.contains(#""finished":true"#), done.stdout)
+        XCTAssertTrue(done.stdout.contains(#""sent":\#(targets)"#), done.stdout)
+        XCTAssertLessThan(killedAt.first ?? targets, targets, "the first kill must land before the push finished")
+        let transcript = relay.stop()
+        XCTAssertEqual(relay.exitStatus, 0, transcript)
+
+        // Every target: exactly one row, final, sent.
+        let rows = try queue.query("SELECT COUNT(*), COUNT(DISTINCT idx), SUM(state = 2), SUM(status = 'sent') FROM targets")
+        XCTAssertEqual(rows.first?.values, [.integer(Int64(targets)), .integer(Int64(targets)), .integer(Int64(targets)), .integer(Int64(targets))])
+
+        // The emulator's own records: every token accepted at least once; duplicates counted.
+        emulator.stop()
+        let records = try SQLiteDatabase(path: directory.appendingPathComponent("emulator.sqlite").path)
+        var accepted: [String: Int] = [:]
+        for row in try records.query("SELECT token, COUNT(*) FROM pushes WHERE status = 200 GROUP BY token") {
+            accepted[row.string(0) ?? ""] = row.int(1) ?? 0
+        }
+        XCTAssertEqual(Set(accepted.keys), Set(tokens), "every acknowledged target reached the emulator")
+        let duplicates = accepted.values.reduce(0) { $0 + max(0, $1 - 1) }
+        // At most the sends in flight at each kill (16 workers) can be repeated.
+        XCTAssertLessThanOrEqual(duplicates, rounds * 16)
+        print("relay kill test: \(targets) targets, \(rounds) kill -9 rounds at \(killedAt) finished; duplicates sent: \(duplicates)")
+    }
+
+    /// SIGTERM: the relay stops taking requests, lets sends in flight record their results and exits 0.
+    func testSIGTERMDrainsAndExitsZero() throws {
+        let (_, apnsPort) = try startEmulator()
+        let config = try writeConfig(apnsPort: apnsPort, ratePerMinute: 600_000)
+        let keys = try ProcessRunner.pushlab(["relay", "keys", "create", "--data", directory.appendingPathComponent("data").path, "--app", "demo", "--json"])
+        XCTAssertEqual(keys.status, 0, keys.stderr)
+        XCTAssertTrue(keys.stdout.contains(#""scope" : "app:demo""#), keys.stdout)
+        let list = try ProcessRunner.pushlab(["relay", "keys", "list", "--data", directory.appendingPathComponent("data").path])
+        XCTAssertTrue(list.stdout.contains("app:demo"), list.stdout)
+        XCTAssertFalse(list.stdout.contains(keys.stdout.split(separator: "\"")[3]), "keys list never shows a key")
+        let (relay, url) = try startRelay(config: config)
+        let health = try curl([url + "/healthz"])
+        XCTAssertEqual(health.stdout, #"{"status":"ok"}"#)
+        relay.process.terminate()
+        relay.process.waitUntilExit()
+        XCTAssertEqual(relay.exitStatus, 0, relay.stderr)
+        XCTAssertTrue(relay.stderr.contains("draining"), relay.stderr)
+    }
+
+    func testBadConfigExitsTwoNamingThePointer() throws {
+        let path = directory.appendingPathComponent("relay.json").path
+        try Data(#"{"apps": {"demo": {"apns": {"key": "nope.p8"}}}}"#.utf8).write(to: URL(fileURLWithPath: path))
+        let r = try ProcessRunner.pushlab(["relay", "--config", path])
+        XCTAssertEqual(r.status, 2)
+        XCTAssertTrue(r.stderr.contains("/apps/demo/apns/key"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("Fix:"), r.stderr)
+    }
+}
