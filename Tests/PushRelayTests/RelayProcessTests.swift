@@ -121,7 +121,10 @@ final class RelayProcessTests: XCTestCase {
         XCTAssertTrue(keys.stdout.contains(#""scope" : "app:demo""#), keys.stdout)
         let list = try ProcessRunner.pushlab(["relay", "keys", "list", "--data", directory.appendingPathComponent("data").path])
         XCTAssertTrue(list.stdout.contains("app:demo"), list.stdout)
-        XCTAssertFalse(list.stdout.contains(keys.stdout.split(separator: "\"")[3]), "keys list never shows a key")
+        let created = try JSONSerialization.jsonObject(with: Data(keys.stdout.utf8)) as? [String: String]
+        let secret = try XCTUnwrap(created?["key"])
+        XCTAssertTrue(list.stdout.contains(created?["id"] ?? "?"), list.stdout)
+        XCTAssertFalse(list.stdout.contains(secret), "keys list never shows a key")
         let (relay, url) = try startRelay(config: config)
         let health = try curl([url + "/healthz"])
         XCTAssertEqual(health.stdout, #"{"status":"ok"}"#)

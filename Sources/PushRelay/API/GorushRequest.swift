@@ -198,7 +198,7 @@ struct GorushRequest {
         let expiration = try n.int("expiration", range: Int.min...Int.max).flatMap { $0 > 0 ? $0 : nil }
         let collapseID = try n.string("collapse_id", example: "order-42").flatMap { $0.isEmpty ? nil : $0 }
         let bytes = JSONValue.object(payload).minifiedBytes()
-        let context = APNsRequestContext(pushType: pushType.rawValue, priority: priority.map(String.init), topic: topic,
+        let context = APNsRequest(pushType: pushType.rawValue, priority: priority.map(String.init), topic: topic,
                                          expiration: expiration.map(String.init), collapseID: collapseID)
         let report = Validator(options: ValidationOptions(apns: context)).validate(bytes: bytes, as: .apns)
         if report.hasErrors {

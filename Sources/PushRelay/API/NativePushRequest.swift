@@ -151,7 +151,7 @@ struct NativePushRequest {
         // A .p8 key needs apns-topic: without one, the app's bundle id with the push type's suffix.
         let topic = try a.string("topic", example: config.bundleID) ?? pushType.topic(forBundleID: config.bundleID)
         let bytes = payload.minifiedBytes()
-        let context = APNsRequestContext(pushType: pushType.rawValue, priority: priority.map(String.init), topic: topic,
+        let context = APNsRequest(pushType: pushType.rawValue, priority: priority.map(String.init), topic: topic,
                                          expiration: expiration.map(String.init), collapseID: collapseID)
         let report = Validator(options: ValidationOptions(apns: context)).validate(bytes: bytes, as: .apns)
         if report.hasErrors {
