@@ -40,12 +40,13 @@ public struct PreparedAPNsPush: Sendable {
     public let apnsID: String?
     /// Whether pre-flight checks ran (false with `--no-validate`).
     public let validated: Bool
+    /// The rule catalog's warnings for the payload as it will be sent (empty when unchecked).
+    public private(set) var warnings: [ValidationFinding] = []
 
-    /// Resolves the defaults and, when `validate` is true, refuses what APNs would refuse.
-    /// - Parameter payloadCheck: further payload rules (PushCore's validator) returning
-    ///   problems as text; empty means fine.
-    public init(payload: [UInt8], options: APNsPushOptions, validate: Bool = true,
-                payloadCheck: ((JSONDocument, APNsPushType) -> [String])? = nil) throws(APNsPreflightError) {
+    /// Resolves the defaults and, when `validate` is true, refuses what APNs would refuse
+    /// (PushCore's `APNsRequestRules`) and what the rule catalog calls an error, for every
+    /// caller alike: the CLI, the demo, the simulator, the relay.
+    public init(payload: [UInt8], options: APNsPushOptions, validate: Bool = true) throws(APNsPreflightError) {
         var document: JSONDocument?
         do {
             document = try JSONDocument.parse(payload)
@@ -80,10 +81,10 @@ public struct PreparedAPNsPush: Sendable {
             (.collapseIDAtMost64Bytes, .collapseIDTooLong(bytes: collapseID?.utf8.count ?? 0)),
             (.apnsIDIsCanonicalUUID, .badAPNsID(apnsID ?? "")),
         ] where rule.isViolated(by: request) { throw error }
-        if let payloadCheck {
-            let problems = payloadCheck(document, pushType)
-            if !problems.isEmpty { throw .payloadInvalid(problems) }
-        }
+        // The rest of the catalog, on the headers as they will be sent (defaults resolved).
+        let report = Validator(options: ValidationOptions(apns: request)).validate(document, as: .apns)
+        if !report.errors.isEmpty { throw .payloadInvalid(report.errors) }
+        warnings = report.warnings
     }
 }
 
@@ -107,8 +108,8 @@ public enum APNsPreflightError: Error, Sendable, Hashable, CustomStringConvertib
     case badExpiration(Int)
     case collapseIDTooLong(bytes: Int)
     case badAPNsID(String)
-    /// Findings of the payload validator.
-    case payloadInvalid([String])
+    /// The rule catalog's errors for the payload.
+    case payloadInvalid([ValidationFinding])
 
     /// The service rule the push breaks, when APNs itself would refuse it.
     public var rule: APNsRequestRule? {
@@ -160,9 +161,20 @@ public enum APNsPreflightError: Error, Sendable, Hashable, CustomStringConvertib
             return "--collapse-id is \(bytes) bytes; APNs allows at most \(APNsRequestRules.maximumCollapseIDBytes) (BadCollapseId)"
         case .badAPNsID(let id):
             return "--apns-id '\(id)' is not a canonical UUID (8-4-4-4-12 hex digits); omit it to have one generated"
-        case .payloadInvalid(let problems):
+        case .payloadInvalid:
+            return description(source: nil)
+        }
+    }
+
+    /// As `description`, with each finding of `.payloadInvalid` prefixed by `source` (the file).
+    public func description(source: String?) -> String {
+        switch self {
+        case .payloadInvalid(let findings):
+            let problems = findings.map { "\(source.map { $0 + " " } ?? "")\($0.place): \($0.message) — fix: \($0.fix)" }
             return "the payload does not validate:\n  " + problems.joined(separator: "\n  ")
                 + "\n  (fix the payload, or pass --no-validate to send it anyway and see what APNs answers)"
+        default:
+            return description
         }
     }
 }

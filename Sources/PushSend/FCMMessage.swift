@@ -20,21 +20,25 @@ public struct PreparedFCMMessage: Sendable {
     public let fileTarget: FCMTarget?
     /// True when a bare APNs payload was wrapped under `message.apns.payload`.
     public let wrappedAPNsPayload: Bool
+    /// The rule catalog's warnings, when the message was checked on reading.
+    public private(set) var warnings: [ValidationFinding] = []
     private let prefix: String
     private let suffix: String
 
     /// Reads a message file: a full request (`{"message": {…}}`), a bare message
     /// (`{"notification": …, "data": …, "apns": …}`), or a bare APNs payload (`{"aps": …}`),
     /// which is wrapped under `message.apns.payload` (docs/specs/fcm.md: how a rich push reaches iOS).
-    public init(document: JSONDocument, validateOnly: Bool) throws(FCMMessageError) {
+    /// With `validate` the rule catalog checks it as sent to the file's own target (see
+    /// `validate(for:source:)`), so every caller gets the same pre-flight.
+    public init(document: JSONDocument, validateOnly: Bool, validate checks: Bool = true) throws(FCMMessageError) {
         guard case .object(let root) = document.root else { throw .notAnObject }
         var message: JSONObject
         var wrapped = false
-        var validate = validateOnly
+        var onlyValidate = validateOnly
         if let m = root["message"] {
             guard case .object(let o) = m else { throw .messageNotAnObject }
             message = o
-            if root["validate_only"]?.boolValue == true { validate = true }
+            if root["validate_only"]?.boolValue == true { onlyValidate = true }
         } else if root["aps"] != nil {
             message = JSONObject([JSONMember(key: "apns", value: .object(JSONObject([JSONMember(key: "payload", value: document.root)])))])
             wrapped = true
@@ -49,7 +53,8 @@ public struct PreparedFCMMessage: Sendable {
             target = key == "token" ? .token(s) : key == "topic" ? .topic(s) : .condition(s)
         }
         message.members.removeAll { ["token", "topic", "condition"].contains($0.key) }
-        try self.init(members: message, validateOnly: validate, fileTarget: target, wrapped: wrapped)
+        try self.init(members: message, validateOnly: onlyValidate, fileTarget: target, wrapped: wrapped)
+        if checks { warnings = try self.validate(for: target) }
     }
 
     public init(members: JSONObject, validateOnly: Bool, fileTarget: FCMTarget? = nil, wrapped: Bool = false) throws(FCMMessageError) {
@@ -62,6 +67,24 @@ public struct PreparedFCMMessage: Sendable {
         // `{…}` without its braces: the members to append after the target.
         let inner = String(full.dropFirst().dropLast())
         suffix = inner.isEmpty ? "}}" : "," + inner + "}}"
+    }
+
+    /// Runs the rule catalog over the request as it will be sent to `target` and returns its
+    /// warnings; errors are thrown as `.invalid`, each prefixed by `source` (the file) when given.
+    /// Without a target (bulk: the tokens are not known yet) a well-formed stand-in token keeps
+    /// the token-target rules (size limit 4096, not the topic limit) in force. The token itself
+    /// is not judged here: the client checks each target with a clearer message.
+    public func validate(for target: FCMTarget?, source: String? = nil) throws(FCMMessageError) -> [ValidationFinding] {
+        let standIn = "pushlab-preflight:APA91b" + String(repeating: "x", count: 130)
+        let request = JSONValue.object(JSONObject([
+            JSONMember(key: "validate_only", value: .bool(validateOnly)),
+            JSONMember(key: "message", value: .object(message(for: target ?? fileTarget ?? .token(standIn)))),
+        ]))
+        var report = Validator().validate(request, as: .fcm)
+        report.findings.removeAll { $0.pointer?.description == "/message/token" }
+        let errors = report.errors.map { "\(source.map { $0 + " " } ?? "")\($0.place): \($0.message) — fix: \($0.fix)" }
+        if !errors.isEmpty { throw .invalid(errors) }
+        return report.warnings
     }
 
     /// The request body for one target.

@@ -31,4 +31,24 @@ final class PreflightUsesRequestRulesTests: XCTestCase {
         let fine = try PreparedAPNsPush(payload: alert, options: APNsPushOptions(topic: "io.x", apnsID: "123E4567-E89B-12D3-A456-426614174000"))
         XCTAssertNil(APNsRequestRules.firstViolation(of: APNsRequestRule.allCases.filter { $0 != .deviceTokenPresent }, in: fine.request))
     }
+
+    /// Validation lives in PushSend (issue 15): any caller that prepares a push gets the rule
+    /// catalog's errors and warnings, not only the CLI; `validate: false` skips them.
+    func testPreparingAPushRunsTheRuleCatalogForEveryCaller() throws {
+        let httpImage = Array(#"{"aps":{"alert":"x","mutable-content":1},"CIO-Delivery-ID":"d","CIO-Delivery-Token":"t","CIO":{"push":{"image":"http://img.test/a.png"}}}"#.utf8)
+        XCTAssertThrowsError(try PreparedAPNsPush(payload: httpImage, options: APNsPushOptions(topic: "io.x"))) { error in
+            guard case .payloadInvalid(let findings)? = error as? APNsPreflightError else { return XCTFail("\(error)") }
+            XCTAssertEqual(findings.map(\.ruleID), ["cio.image.https"])
+            XCTAssertTrue((error as! APNsPreflightError).description(source: "p.json").contains("p.json /CIO/push/image"))
+        }
+        XCTAssertNoThrow(try PreparedAPNsPush(payload: httpImage, options: APNsPushOptions(topic: "io.x"), validate: false))
+
+        let fcm = try JSONDocument.parse(Array(#"{"message":{"topic":"news","apns":{"payload":{"aps":{"alert":"x","mutable-content":1},"CIO-Delivery-ID":"d","CIO-Delivery-Token":"t","CIO":{"push":{"image":"http://img.test/a.png"}}}}}}"#.utf8))
+        XCTAssertThrowsError(try PreparedFCMMessage(document: fcm, validateOnly: false)) { error in
+            guard case .invalid(let problems)? = error as? FCMMessageError else { return XCTFail("\(error)") }
+            XCTAssertEqual(problems.count, 1)
+            XCTAssertTrue(problems[0].contains("/message/apns/payload/CIO/push/image"), problems[0])
+        }
+        XCTAssertNoThrow(try PreparedFCMMessage(document: fcm, validateOnly: false, validate: false))
+    }
 }

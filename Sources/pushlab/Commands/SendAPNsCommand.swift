@@ -155,17 +155,9 @@ enum SendAPNsCommand: Command {
         options.collapseID = args.value("--collapse-id")
         options.apnsID = args.value("--apns-id")
         do {
-            return try PreparedAPNsPush(payload: bytes, options: options, validate: validate) { document, pushType in
-                // The headers as they will be sent: defaults resolved (background → priority 5).
-                let context = APNsRequest(pushType: pushType.rawValue,
-                                          priority: options.priority.map(String.init) ?? pushType.defaultPriority.header,
-                                          topic: options.topic.map { pushType.topic(forBundleID: $0) },
-                                          expiration: options.expiration.map(String.init),
-                                          collapseID: options.collapseID, apnsID: options.apnsID)
-                let report = Validator(options: ValidationOptions(apns: context)).validate(document, as: .apns)
-                for w in report.warnings { printError("pushlab send apns: warning: \(source) \(w.place): \(w.message)") }
-                return report.errors.map { "\(source) \($0.place): \($0.message) — fix: \($0.fix)" }
-            }
+            let push = try PreparedAPNsPush(payload: bytes, options: options, validate: validate)
+            for w in push.warnings { printError("pushlab send apns: warning: \(source) \(w.place): \(w.message)") }
+            return push
         } catch {
             switch error {
             // Flags the user can fix: usage errors (exit 2).
@@ -176,7 +168,7 @@ enum SendAPNsCommand: Command {
                 throw UsageError("\(source): \(error)", fix: error.fix)
             // The payload failed validation (exit 1, like pushlab validate).
             default:
-                throw PreflightRefusal(message: "\(source): \(error)")
+                throw PreflightRefusal(message: "\(source): \(error.description(source: source))")
             }
         }
     }

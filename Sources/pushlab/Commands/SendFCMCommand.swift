@@ -100,7 +100,7 @@ enum SendFCMCommand: Command {
         }
         var message: PreparedFCMMessage
         do {
-            message = try PreparedFCMMessage(document: document, validateOnly: args.flag("--dry-run"))
+            message = try PreparedFCMMessage(document: document, validateOnly: args.flag("--dry-run"), validate: false)
             if source == SendSupport.builderSource {
                 // The builder's placeholder target is not a destination.
                 message = try PreparedFCMMessage(members: message.members, validateOnly: message.validateOnly)
@@ -110,21 +110,13 @@ enum SendFCMCommand: Command {
         }
         guard !args.flag("--no-validate") else { return message }
         // The validator sees the request as it will be sent (with the target it will carry).
-        // Bulk: the tokens are not known yet; a well-formed stand-in keeps token-target rules
-        // (size limit 4096, not the topic limit) in force.
-        let standIn = "pushlab-preflight:APA91b" + String(repeating: "x", count: 130)
-        let target: FCMTarget = args.value("--token").map { .token($0) } ?? args.value("--topic").map { .topic($0) }
-            ?? args.value("--condition").map { .condition($0) } ?? message.fileTarget ?? .token(standIn)
-        let request = JSONValue.object(JSONObject([
-            JSONMember(key: "validate_only", value: .bool(message.validateOnly)),
-            JSONMember(key: "message", value: .object(message.message(for: target))),
-        ]))
-        var report = Validator().validate(request, as: .fcm)
-        // The token itself is checked by the sender with a clearer message.
-        report.findings.removeAll { $0.pointer?.description == "/message/token" }
-        for w in report.warnings { printError("pushlab send fcm: warning: \(source) \(w.place): \(w.message)") }
-        let errors = report.errors.map { "\(source) \($0.place): \($0.message) — fix: \($0.fix)" }
-        if !errors.isEmpty { throw PreflightRefusal(message: "\(FCMMessageError.invalid(errors))") }
+        let target: FCMTarget? = args.value("--token").map { .token($0) } ?? args.value("--topic").map { .topic($0) }
+            ?? args.value("--condition").map { .condition($0) }
+        let warnings: [ValidationFinding]
+        do { warnings = try message.validate(for: target, source: source) } catch {
+            throw PreflightRefusal(message: "\(error)")
+        }
+        for w in warnings { printError("pushlab send fcm: warning: \(source) \(w.place): \(w.message)") }
         return message
     }
 }
