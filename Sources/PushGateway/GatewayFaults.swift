@@ -20,10 +20,10 @@ struct GatewayFaults: Sendable {
         let reply: HandlerReply
         switch decision.outcome {
         case .drop(.stream)?:
-            return .resetStream(errorCode: 2)  // INTERNAL_ERROR
+            return .resetStream(errorCode: .internalError)
         case .drop(.connection)?:
             request.connection.close()
-            return .resetStream(errorCode: 2)
+            return .resetStream(errorCode: .internalError)
         case .status(let status, let retryAfter, let reason)?:
             var response = error(status, reason)
             if let retryAfter { response.headers.set("retry-after", String(retryAfter)) }
@@ -41,7 +41,7 @@ struct GatewayFaults: Sendable {
             let wait = delay
             return .later {
                 if wait > .zero { try? await Task.sleep(for: wait) }
-                if goAway { connection.goAway(errorCode: 0, debugData: APNsErrorBody(reason: .shutdown).json) }
+                if goAway { connection.goAway(errorCode: .noError, debugData: APNsErrorBody(reason: .shutdown).json) }
                 return response
             }
         case .later(let body) where delay > .zero || goAway:
@@ -49,7 +49,7 @@ struct GatewayFaults: Sendable {
             return .later {
                 if wait > .zero { try? await Task.sleep(for: wait) }
                 let response = await body()
-                if goAway { connection.goAway(errorCode: 0, debugData: APNsErrorBody(reason: .shutdown).json) }
+                if goAway { connection.goAway(errorCode: .noError, debugData: APNsErrorBody(reason: .shutdown).json) }
                 return response
             }
         default:

@@ -111,7 +111,7 @@ public final class MetricsCollector: Sendable {
             template.error = "fault:drop-\(scope.rawValue)"
             writer.submit(template, metrics: [])
             if scope == .connection { request.connection.close() }
-            return .resetStream(errorCode: 2)  // INTERNAL_ERROR
+            return .resetStream(errorCode: .internalError)
         case .status(let code, let retryAfter, let reason)?:
             template.status = code
             template.error = "fault:status-\(code)"

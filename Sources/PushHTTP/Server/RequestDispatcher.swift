@@ -34,7 +34,7 @@ struct RequestDispatcher {
             case .now(let response):
                 return .respond(response)
             case .resetStream(let code):
-                return .reset(errorCode: code)
+                return .reset(errorCode: code.rawValue)
             case .later(let work):
                 let loop = self.loop
                 let connectionID = request.connection.id

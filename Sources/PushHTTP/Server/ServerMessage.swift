@@ -59,7 +59,7 @@ public struct ServerResponse: Sendable {
 public enum HandlerReply: Sendable {
     case now(ServerResponse)
     case later(@Sendable () async -> ServerResponse)
-    case resetStream(errorCode: UInt32)
+    case resetStream(errorCode: HTTP2ErrorCode)
 }
 
 /// A route handler. It runs on the server's event-loop thread: keep it quick, or return `.later`.
@@ -121,7 +121,7 @@ public final class ConnectionContext: Sendable {
     func setPeerCertificate(_ certificate: PeerCertificate?) { peer.withLock { $0 = certificate } }
 
     public func updateSettings(_ settings: HTTP2Settings) { control?.updateSettings(settings) }
-    public func goAway(errorCode: UInt32 = 0, debugData: [UInt8] = []) { control?.goAway(errorCode: errorCode, debugData: debugData) }
+    public func goAway(errorCode: HTTP2ErrorCode = .noError, debugData: [UInt8] = []) { control?.goAway(errorCode: errorCode.rawValue, debugData: debugData) }
     public func close() { control?.close() }
 }
 
