@@ -44,7 +44,6 @@ enum ActivitySupport {
     static func admin(_ args: ParsedArguments, _ method: String, _ path: String, body: JSONValue? = nil) async throws -> JSONValue {
         let base = try args.required("--url", fix: "pass the URL `pushlab serve` printed for the Google host, e.g. --url https://127.0.0.1:8443")
         let client = try HTTPClient(configuration: HTTPClientConfiguration(caFile: args.value("--ca-file")))
-        defer { Task { await client.shutdown() } }
         var headers = HTTPHeaders()
         if body != nil { headers.add("content-type", "application/json") }
         let response: HTTPResponse
@@ -52,8 +51,12 @@ enum ActivitySupport {
             response = try await client.send(HTTPRequest(method: method, url: base.trimmingSuffix("/") + path, headers: headers,
                                                          body: body?.minifiedBytes() ?? [], timeout: .seconds(30)))
         } catch {
+            await client.shutdown()
             throw UsageError("--url \(base): \(error)", fix: "is pushlab serve running there? (--ca-file certs/ca.pem for its certificate)")
         }
+        // Awaited, not fire-and-forget: a process that exits while the client's loop thread still
+        // runs races OpenSSL's exit-time cleanup ("double free or corruption" seen in a test run).
+        await client.shutdown()
         let json = (try? JSONDocument.parse(response.body))?.root ?? .null
         if response.status >= 400 {
             throw UsageError("the emulator refused: \(response.status) \(json["error"]?.stringValue ?? String(decoding: response.body.prefix(200), as: UTF8.self))",
