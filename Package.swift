@@ -83,6 +83,9 @@ let package = Package(
         // Issue 11: the bad-input corpus (Tests/Corpus) run through the real binary and servers,
         // and the secrets checks over every command's output.
         .testTarget(name: "HardeningTests", dependencies: ["PushGateway", "PushHTTP", "TestSupport"]),
+        // Issue 17: every shell example of README.md and docs/ run in a lab and compared
+        // (the convention: docs/README.md); balanced fences and relative links.
+        .testTarget(name: "ExamplesTests", dependencies: ["TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -13,6 +13,16 @@ public final class ImageServer: Sendable {
     public init(directory: String, certificateFile: String, privateKeyFile: String,
                 latency: (@Sendable (_ query: String?) -> Duration?)? = nil) {
         var router = Router()
+        ImageServer.register(on: &router, directory: directory, latency: latency)
+        server = HTTPServer(configuration: HTTPServerConfiguration(tlsPort: 0, cleartextPort: nil,
+                                                                   certificateFile: certificateFile, privateKeyFile: privateKeyFile),
+                            router: router)
+    }
+
+    /// Adds `GET /images/{name}` (files of `directory`) to `router`; `pushlab serve --images`
+    /// mounts the same route on the emulator's Google host.
+    public static func register(on router: inout Router, directory: String,
+                                latency: (@Sendable (_ query: String?) -> Duration?)? = nil) {
         router.add("GET", "/images/{name}") { request in
             let name = request.pathParameters["name"] ?? ""
             // One path segment only: no `..`, no hidden files.
@@ -27,9 +37,6 @@ public final class ImageServer: Sendable {
                 return response
             }
         }
-        server = HTTPServer(configuration: HTTPServerConfiguration(tlsPort: 0, cleartextPort: nil,
-                                                                   certificateFile: certificateFile, privateKeyFile: privateKeyFile),
-                            router: router)
     }
 
     public func start() throws { try server.start() }

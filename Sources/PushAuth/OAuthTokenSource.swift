@@ -49,8 +49,10 @@ public enum OAuthError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var fix: String {
         switch self {
-        case .rejected(_, let error, _):
+        case .rejected(_, let error, let description):
             switch error {
+            case "invalid_grant" where description?.contains("account not found") == true:
+                return "the token endpoint does not know this client_email; for pushlab serve, start it with --service-account FILE so it trusts the account (it trusts only certs/fcm-service-account.json by default)"
             case "invalid_grant":
                 return "check the machine clock (iat/exp must be current) and that the key (private_key_id) still exists for client_email"
             case "invalid_client", "unauthorized_client":
@@ -63,7 +65,7 @@ public enum OAuthError: Error, Sendable, Equatable, CustomStringConvertible {
         case .unexpectedStatus, .malformedResponse:
             return "check token_uri in the service-account file (it must be Google's token endpoint or the emulator's /token)"
         case .transport:
-            return "check the network and token_uri; for a local emulator pass its CA with --ca-file"
+            return "check the network and token_uri; for the local emulator pass its CA with --ca-file, and its URL with send fcm --url https://localhost:PORT (the token then comes from PORT/token, whatever token_uri says)"
         case .assertion:
             return "check the private_key in the service-account file"
         }

@@ -65,10 +65,15 @@ public final class SendHistoryStore: Sendable {
     }
 
     /// The most recent sends, newest first, optionally for one token.
-    public func recent(limit: Int, target: String? = nil) throws -> [SendHistoryEntry] {
+    /// The newest sends; `target` filters to one target, or to every target starting with it
+    /// when `targetPrefix` (the shortened tokens the outputs show are prefixes).
+    public func recent(limit: Int, target: String? = nil, targetPrefix: Bool = false) throws -> [SendHistoryEntry] {
         let columns = "id, sent_at, provider, target, message_id, status, outcome, reason, detail, timestamp, attempts, latency_ms, endpoint, batch"
         let rows: [SQLiteRow]
-        if let target {
+        if let target, targetPrefix {
+            rows = try db.query("SELECT \(columns) FROM sends WHERE substr(target, 1, ?) = ? ORDER BY id DESC LIMIT ?",
+                                [.integer(Int64(target.count)), .text(target), .integer(Int64(limit))])
+        } else if let target {
             rows = try db.query("SELECT \(columns) FROM sends WHERE target = ? ORDER BY id DESC LIMIT ?",
                                 [.text(target), .integer(Int64(limit))])
         } else {

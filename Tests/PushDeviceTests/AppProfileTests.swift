@@ -60,8 +60,11 @@ final class AppProfileTests: XCTestCase {
         XCTAssertEqual(eu.url(.track), "https://cdp-eu.customer.io/v1/track")
         let custom = try profile(#"{"bundleId":"a","extensionBundleId":"b","cdpApiKey":"k","metricsBaseURL":"https://127.0.0.1:9443/"}"#).metricsEndpoint
         XCTAssertEqual(custom.url(.track), "https://127.0.0.1:9443/v1/track")
+        let legacyRegion = try profile(#"{"bundleId":"a","extensionBundleId":"b","cdpApiKey":"k","siteId":"s","apiKey":"x"}"#).metricsEndpoint
+        XCTAssertEqual(legacyRegion.url(.legacyEvents), "https://track-sdk.customer.io/push/events")
+        // The sample profiles report to the lab's local collector (pushlab serve), never to Customer.io.
         let legacy = try AppProfile.load(path: Fixtures.path("payloads/apps/legacy.json")).metricsEndpoint
-        XCTAssertEqual(legacy.url(.legacyEvents), "https://track-sdk.customer.io/push/events")
+        XCTAssertEqual(legacy.url(.legacyEvents), "https://localhost:8443/push/events")
         XCTAssertEqual(legacy.authorization(for: .legacyEvents),
                        "Basic " + Data("pushlab-site:pushlab-legacy-api-key".utf8).base64EncodedString())
     }

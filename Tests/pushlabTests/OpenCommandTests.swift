@@ -55,7 +55,7 @@ final class OpenCommandTests: XCTestCase {
         let metric = try XCTUnwrap(json["metric"] as? [String: Any])
         XCTAssertEqual(metric["sent"] as? Bool, false)
         let request = try XCTUnwrap((metric["requests"] as? [[String: Any]])?.first)
-        XCTAssertEqual(request["url"] as? String, "https://cdp.customer.io/v1/b")
+        XCTAssertEqual(request["url"] as? String, "https://localhost:8443/v1/b")
         XCTAssertFalse(r.stdout.contains(Data("pushlab-demo-cdp-key:".utf8).base64EncodedString()), "the auth header must be redacted")
     }
 

@@ -7,15 +7,32 @@ import PushDevice
 enum DeviceInputs {
     /// The profile from `--app`, or the built-in demo app (payloads/apps/demo.json).
     static func profile(_ args: ParsedArguments) throws -> AppProfile {
-        guard let path = args.value("--app") else {
-            return AppProfile(bundleID: "io.pushlab.demo", extensionBundleID: "io.pushlab.demo.richpush", cdpAPIKey: "pushlab-demo-cdp-key")
+        var profile: AppProfile
+        if let path = args.value("--app") {
+            do {
+                profile = try AppProfile.load(path: path)
+            } catch {
+                throw UsageError("--app \(error.reason)", fix: error.fix)
+            }
+        } else {
+            profile = AppProfile(bundleID: "io.pushlab.demo", extensionBundleID: "io.pushlab.demo.richpush", cdpAPIKey: "pushlab-demo-cdp-key",
+                                 metricsBaseURL: "https://localhost:8443")
         }
-        do {
-            return try AppProfile.load(path: path)
-        } catch {
-            throw UsageError("--app \(error.reason)", fix: error.fix)
+        if let collector = args.value("--collector") {
+            guard let url = URLComponents(string: collector), url.scheme == "https" || url.scheme == "http", url.host?.isEmpty == false,
+                  url.path.isEmpty || url.path == "/", url.query == nil else {
+                throw UsageError("--collector '\(collector)' is not an http(s) base URL",
+                                 fix: "give the collector's scheme, host and port only, e.g. --collector https://localhost:8443 (pushlab serve) or http://127.0.0.1:8081")
+            }
+            profile.metricsBaseURL = collector
         }
+        return profile
     }
+
+    /// `--collector URL`: every device command accepts it (it overrides the profile's metrics host).
+    static let collectorOption = OptionSpec.value("--collector", name: "URL",
+                                                  help: "Send metrics to this collector instead of the profile's metrics host, e.g. https://localhost:8443.",
+                                                  default: "the profile's metricsBaseURL or region host")
 
     /// The container directory from `--container`, created when missing.
     static func container(_ args: ParsedArguments, required: Bool) throws -> URL? {

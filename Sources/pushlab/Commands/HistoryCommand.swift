@@ -12,7 +12,7 @@ enum HistoryCommand: Command {
         """
     static let options: [OptionSpec] = [
         .value("--last", name: "N", help: "How many sends to show.", default: "20"),
-        .value("--token", name: "TOKEN", help: "Only sends to this token (or FCM topic/condition)."),
+        .value("--token", name: "TOKEN", help: "Only sends to this token (or FCM topic/condition); its first \(shortTokenLength) or more characters, as the output shows them (a trailing … is ignored), match every token that starts with them."),
         .value("--history", name: "PATH", help: "History database.", default: "$XDG_DATA_HOME/pushlab/history.sqlite"),
         .flag("--json", help: "Print the rows as a JSON array."),
         .flag("--full-tokens", help: "Print whole device tokens (shortened to 8 characters otherwise)."),
@@ -31,7 +31,8 @@ enum HistoryCommand: Command {
         let store: SendHistoryStore
         do { store = try SendHistoryStore(path: path) } catch { throw UsageError("--history \(path): \(error)") }
         defer { store.close() }
-        var entries = try store.recent(limit: limit, target: args.value("--token"))
+        let filter = try args.value("--token").map(tokenFilter)
+        var entries = try store.recent(limit: limit, target: filter?.target, targetPrefix: filter?.prefix ?? false)
         // Device tokens are shortened in every output unless asked for (issue 11, secrets);
         // FCM topics and conditions are not tokens and stay whole.
         if !args.flag("--full-tokens") {
@@ -57,5 +58,24 @@ enum HistoryCommand: Command {
         return ExitStatus.success
     }
 
-    static func shorten(_ token: String) -> String { token.count > 8 ? String(token.prefix(8)) + "…" : token }
+    /// How many characters of a device token the outputs show.
+    static let shortTokenLength = 8
+
+    static func shorten(_ token: String) -> String {
+        token.count > shortTokenLength ? String(token.prefix(shortTokenLength)) + "…" : token
+    }
+
+    /// `--token` as typed: a whole target, or a shortened token (`3a5fe9c1…`) that matches as a prefix.
+    static func tokenFilter(_ raw: String) throws -> (target: String, prefix: Bool) {
+        var value = raw
+        for suffix in ["…", "..."] where value.hasSuffix(suffix) { value = String(value.dropLast(suffix.count)) }
+        guard !value.isEmpty else { throw UsageError("--token is empty", fix: "give the token, or its first \(shortTokenLength) characters as `pushlab history` prints them") }
+        if DeviceToken.classify(value) != .invalid { return (value, false) }  // a whole token
+        if value.count >= shortTokenLength, !value.contains(" "), !value.hasPrefix("/"), !value.contains("'") { return (value, true) }
+        if value != raw {
+            throw UsageError("--token \(raw): a shortened token needs at least \(shortTokenLength) characters",
+                             fix: "copy the token as `pushlab history` prints it, e.g. --token 3a5fe9c1…")
+        }
+        return (value, false)  // an FCM topic or condition, matched whole
+    }
 }

@@ -21,6 +21,7 @@ enum NSECommand: Command {
         .value("--budget", name: "DURATION", help: "iOS's time budget for the extension.", default: "30s"),
         .value("--container", name: "DIR", help: "App Group container directory shared with 'pushlab app launch'."),
         .value("--ca-file", name: "FILE", help: "Trust this CA (PEM) for the image and metrics hosts, e.g. certs/ca.pem."),
+        DeviceInputs.collectorOption,
         .value("--kill-at", name: "MS", help: "Kill the extension process this many ms after the push arrives."),
         .value("--time-scale", name: "N", help: "Run emulated time N times faster than real time.", default: "1"),
         .value("--tmp", name: "DIR", help: "The extension's temporary directory (images go to DIR/cio_sdk/).", default: "system temp"),

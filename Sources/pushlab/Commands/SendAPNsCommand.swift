@@ -41,7 +41,7 @@ enum SendAPNsCommand: Command {
         .value("--topic", name: "BUNDLE", help: "The app's bundle id (or APNS_TOPIC); the push type's suffix is added."),
         .flag("--sandbox", help: "Use api.sandbox.push.apple.com (development builds)."),
         .flag("--production", help: "Use api.push.apple.com (the default)."),
-        .value("--url", name: "URL", help: "Any APNs-speaking server, e.g. the emulator https://localhost:8443."),
+        .value("--url", name: "URL", help: "Any APNs-speaking server, e.g. the emulator's APNs host https://127.0.0.1:2197 (pushlab serve --apns-port)."),
         .value("--port", name: "PORT", help: "443, or 2197 where firewalls block 443 (ignored with --url).", default: "443"),
         .value("--push-type", name: "TYPE", help: "alert, background, voip, liveactivity, … (default: from the payload)."),
         .value("--priority", name: "N", help: "10 immediate, 5 power-considerate, 1 lowest (default: 10; background 5)."),
@@ -97,8 +97,12 @@ enum SendAPNsCommand: Command {
     }
 
     static func endpoint(_ args: ParsedArguments) throws -> APNsEndpoint {
-        let choices = [args.flag("--sandbox"), args.flag("--production"), args.value("--url") != nil].filter { $0 }.count
-        if choices > 1 { throw UsageError("give one of --sandbox, --production, --url") }
+        let given = [("--sandbox", args.flag("--sandbox")), ("--production", args.flag("--production")),
+                     ("--url", args.value("--url") != nil)].filter(\.1).map(\.0)
+        if given.count > 1 {
+            throw UsageError("\(given.joined(separator: " and ")) both choose the APNs host; give only one of them",
+                             fix: "--sandbox for development builds, --production for TestFlight/App Store builds, --url for any other server such as the emulator (https://127.0.0.1:2197)")
+        }
         if let url = args.value("--url") {
             do { return try .custom(url) } catch { throw UsageError("\(error)") }
         }

@@ -17,8 +17,9 @@ enum SendFCMCommand: Command {
         anything is sent.
 
         The service account comes from --service-account or GOOGLE_APPLICATION_CREDENTIALS; the \
-        access token is fetched from its token_uri (that is how the emulator is reached) and never \
-        printed. --dry-run sets validate_only: FCM checks the message without delivering it.
+        access token is fetched from its token_uri and never printed. When --url is a loopback URL \
+        (the emulator, any port) and token_uri is too (the dev account's https://localhost:8443/token), \
+        the token comes from <url>/token instead, so the emulator works on any port. --dry-run sets validate_only: FCM checks the message without delivering it.
 
         With --tokens FILE the same message goes to every token (see send apns for the bulk options). \
         Exit status: 0 accepted (bulk: all accepted), 1 rejected or failed, 2 bad usage or input.
@@ -38,7 +39,7 @@ enum SendFCMCommand: Command {
         if targets.count > 1 { throw UsageError("give one of --token, --topic, --condition, --tokens") }
         let accountPath = try args.required("--service-account", env: "GOOGLE_APPLICATION_CREDENTIALS",
                                             fix: "download a key in the Firebase console: Project settings → Service accounts → Generate new private key")
-        let account: ServiceAccount
+        var account: ServiceAccount
         do { account = try ServiceAccount.load(path: accountPath) } catch {
             throw UsageError("--service-account \(error.path): \(error.reason)", fix: error.fix)
         }
@@ -59,6 +60,7 @@ enum SendFCMCommand: Command {
         guard let url = URLComponents(string: base), url.scheme == "https" || url.scheme == "http", url.host != nil else {
             throw UsageError("--url '\(base)' is not an http(s) URL with a host", fix: "e.g. https://localhost:8443")
         }
+        account = tokenEndpoint(for: account, baseURL: base)
 
         let clients = try SendSupport.httpClients(args, bulk: bulk)
         let transport = SendSupport.transport(clients)
@@ -90,6 +92,22 @@ enum SendFCMCommand: Command {
         }
         for c in clients { await c.shutdown() }
         return status
+    }
+
+    /// A local `--url` (the emulator, on whatever port it runs) also serves the OAuth token
+    /// endpoint, so a loopback account's token_uri follows it: the dev service account names
+    /// https://localhost:8443/token, which is wrong for `pushlab serve --port 0`. A token_uri on
+    /// a real host is never redirected.
+    static func tokenEndpoint(for account: ServiceAccount, baseURL: String) -> ServiceAccount {
+        guard isLoopback(baseURL), isLoopback(account.tokenURI) else { return account }
+        let base = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
+        return ServiceAccount(projectID: account.projectID, clientEmail: account.clientEmail, privateKeyID: account.privateKeyID,
+                              privateKey: account.privateKey, tokenURI: base + "/token", source: account.source)
+    }
+
+    private static func isLoopback(_ url: String) -> Bool {
+        guard let host = URLComponents(string: url)?.host?.lowercased() else { return false }
+        return host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
     }
 
     static func prepareMessage(_ args: ParsedArguments) throws -> PreparedFCMMessage {

@@ -5,6 +5,7 @@ import PushCore
 import PushDevice
 import PushGateway
 import PushHTTP
+import OfflineLab
 import PushMetrics
 
 /// `pushlab serve`: the push gateway emulator — APNs on one host; OAuth, FCM, the metrics
@@ -24,7 +25,10 @@ enum ServeCommand: Command {
         activities under /admin/activities (see pushlab activity); --live-app gives their app profile.
         Trusts the dev key and service account in certs/ plus --apns-key/--service-account. With no
         --devices file, any well-formed token is accepted for io.pushlab.demo / pushlab-dev
-        (quick start). Prints one line per accepted or rejected push. See docs/gateway.md.
+        (quick start). --images DIR serves rich-push images at /images/<name> on the Google host
+        (default: payloads/assets when it exists, so https://localhost:8443/images/demo-image.png
+        works for the examples). Prints one line per accepted push; rejections are answered and,
+        with --db, recorded. See docs/gateway.md.
         """
     static let options: [OptionSpec] = [
         .value("--host", name: "ADDR", help: "Address every listener binds (loopback unless you mean it).", default: "127.0.0.1"),
@@ -36,7 +40,8 @@ enum ServeCommand: Command {
         .value("--key", name: "PEM", help: "TLS private key.", default: "certs/server.key"),
         .value("--devices", name: "FILE", help: "Devices JSON ({\"devices\": [...]}); without it: quick-start mode."),
         .value("--db", name: "FILE", help: "Record every push in this SQLite file (pushlab report --gateway-db reads it).", default: "in memory"),
-        .value("--collector-db", name: "FILE", help: "SQLite file of the mounted collector.", default: "a temporary file"),
+        .value("--collector-db", name: "FILE", help: "SQLite file of the mounted collector.", default: "a temporary file, removed at exit"),
+        .value("--images", name: "DIR", help: "Serve the files of DIR at /images/<name> on the Google host (rich-push images).", default: "payloads/assets if it exists"),
         .value("--cdp-key", name: "KEY", help: "CDP API key the collector accepts.", default: "pushlab-demo-cdp-key", repeatable: true),
         .value("--apns-key", name: "KEYID:TEAMID:PEM", help: "Also trust this APNs public key (optional :sandbox or :production).", repeatable: true),
         .value("--service-account", name: "FILE", help: "Also trust this service account (its public half).", repeatable: true),
@@ -88,8 +93,10 @@ enum ServeCommand: Command {
             throw UsageError("\(error)")
         }
 
+        let temporaryCollectorDB = args.value("--collector-db") == nil
         let collectorDB = args.value("--collector-db")
             ?? FileManager.default.temporaryDirectory.appendingPathComponent("pushlab-serve-collector-\(getpid()).sqlite").path
+        let images = try imagesDirectory(args)
         let cdpKeys = args.all("--cdp-key").isEmpty ? ["pushlab-demo-cdp-key"] : args.all("--cdp-key")
         let store: MetricStore
         do { store = try MetricStore(path: collectorDB) } catch { throw UsageError("--collector-db \(collectorDB): \(error)") }
@@ -114,6 +121,7 @@ enum ServeCommand: Command {
             LiveActivityAdminRoutes(fleet: activities).register(on: &router)
             router.add("GET", "/health") { _ in .now(.json(200, #"{"status":"ok"}"#)) }
             collector.register(on: &router)
+            if let images { ImageServer.register(on: &router, directory: images) }
             if bench { router.add("POST", "/bench") { _ in .now(ServerResponse(status: 200)) } }
         }
         do { try gateway.start() } catch { throw UsageError("\(error)", fix: "pick other ports (0 picks free ones)") }
@@ -121,6 +129,7 @@ enum ServeCommand: Command {
         if let google = gateway.googleAddresses {
             if let url = google.tlsURL { emit("\(url) (h2, http/1.1): OAuth /token, FCM /v1/projects/…/messages:send, collector, /admin, /health") }
             if let url = google.cleartextURL { emit("\(url) (h2c, http/1.1): the same routes in cleartext") }
+            if let images, let url = google.tlsURL ?? google.cleartextURL { emit("images: \(url)/images/<name> from \(images)/") }
         }
         if let apns = gateway.apnsAddresses {
             if let url = apns.tlsURL { emit("APNs: \(url) (h2)   e.g. pushlab send apns --url \(url) --ca-file certs/ca.pem …") }
@@ -138,7 +147,23 @@ enum ServeCommand: Command {
         await gateway.stop()
         await consoleClient?.shutdown()
         collector.flush()
+        if temporaryCollectorDB {
+            for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: collectorDB + suffix) }
+        }
         return ExitStatus.success
+    }
+
+    /// `--images DIR`, or payloads/assets when run from the repository; nil: no image route.
+    private static func imagesDirectory(_ args: ParsedArguments) throws -> String? {
+        var isDirectory: ObjCBool = false
+        guard let dir = args.value("--images") else {
+            let fallback = "payloads/assets"
+            return FileManager.default.fileExists(atPath: fallback, isDirectory: &isDirectory) && isDirectory.boolValue ? fallback : nil
+        }
+        guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw UsageError("--images \(dir): not a directory", fix: "pass the directory that holds the images, e.g. --images payloads/assets")
+        }
+        return dir.hasSuffix("/") ? String(dir.dropLast()) : dir
     }
 
     private static func faultPlan(_ args: ParsedArguments) throws -> FaultPlan {

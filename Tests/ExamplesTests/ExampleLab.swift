@@ -1,0 +1,210 @@
+import Foundation
+import TestSupport
+
+/// Runs the shell examples of one Markdown file as a reader would, top to bottom in one shell,
+/// inside a lab: private network and mount namespaces (so the emulator can use its default
+/// ports while other tests run, and `/tmp` is empty and private), a copy of the repository as the working directory, `pushlab` on PATH, a
+/// fresh HOME, and `pushlab serve` running on its default ports (APNs 2197, Google host 8443
+/// and 8080) — the emulator, its collector routes and its images. Blocks that start their own
+/// `pushlab serve` get the ports to themselves.
+struct ExampleLab {
+    /// One command's verdict.
+    struct Failure: CustomStringConvertible {
+        var location: String
+        var command: String
+        var problem: String
+        var output: String
+        var description: String {
+            "\(location): \(command)\n  \(problem)\n  printed:\n" +
+                output.split(separator: "\n", omittingEmptySubsequences: false).prefix(40).map { "    | \($0)" }.joined(separator: "\n")
+        }
+    }
+
+    struct Outcome {
+        var commandsRun = 0
+        var blocksRun = 0
+        var failures: [Failure] = []
+    }
+
+    /// Files a reader's clean clone holds (tracked, plus new files not ignored), copied once.
+    @discardableResult
+    static func copyRepository(from root: URL, to destination: URL) throws -> Set<String> {
+        let list = try ProcessRunner.run("/usr/bin/git", ["-C", root.path, "ls-files", "-z", "--cached", "--others", "--exclude-standard"])
+        guard list.status == 0 else { throw LabError("git ls-files failed: \(list.stderr)") }
+        let manager = FileManager.default
+        var copied: Set<String> = []
+        for relative in list.stdout.split(separator: "\0").map(String.init) {
+            let source = root.appendingPathComponent(relative)
+            guard manager.fileExists(atPath: source.path) else { continue }  // deleted, not yet committed
+            copied.insert(relative)
+            let target = destination.appendingPathComponent(relative)
+            try manager.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try manager.copyItem(at: source, to: target)
+        }
+        // The committed dev keys are private again, as scripts/bootstrap leaves them.
+        for key in ["certs/AuthKey_PLDEVKEY01.p8", "certs/server.key", "certs/untrusted.key", "certs/fcm-service-account.json"]
+        where manager.fileExists(atPath: destination.appendingPathComponent(key).path) {
+            try manager.setAttributes([.posixPermissions: 0o600], ofItemAtPath: destination.appendingPathComponent(key).path)
+        }
+        return copied
+    }
+
+    /// Files the examples left in the repository copy that git would not ignore: a reader who
+    /// follows the docs must not end up with untracked clutter in `git status`.
+    static func leftovers(in repo: URL, copied: Set<String>, root: URL) throws -> [String] {
+        var created: [String] = []
+        let base = repo.standardizedFileURL.path + "/"
+        if let walker = FileManager.default.enumerator(at: repo, includingPropertiesForKeys: [.isRegularFileKey]) {
+            for case let url as URL in walker where (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true {
+                let relative = String(url.standardizedFileURL.path.dropFirst(base.count))
+                if !copied.contains(relative) { created.append(relative) }
+            }
+        }
+        guard !created.isEmpty else { return [] }
+        let ignored = try ProcessRunner.run("/usr/bin/git", ["-C", root.path, "check-ignore", "--no-index"] + created)
+        let ignoredSet = Set(ignored.stdout.split(separator: "\n").map(String.init))
+        return created.filter { !ignoredSet.contains($0) }.sorted()
+    }
+
+    struct LabError: Error, CustomStringConvertible {
+        var description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    let pushlabBinary: String
+    let repositoryRoot: URL
+
+    /// Runs every runnable block of `examples` (one file's, in order); returns what failed.
+    func run(_ examples: [ShellExample], name: String, timeout: TimeInterval = 150) throws -> Outcome {
+        let runnable = examples.filter { $0.marker == nil }
+        var outcome = Outcome()
+        guard !runnable.isEmpty else { return outcome }
+        // Not under /tmp: the lab mounts a private, empty /tmp of its own.
+        let lab = repositoryRoot.appendingPathComponent(".build/examples-lab/\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: lab) }
+        let repo = lab.appendingPathComponent("repo")
+        let copied = try ExampleLab.copyRepository(from: repositoryRoot, to: repo)
+        for dir in ["bin", "home", "out"] {
+            try FileManager.default.createDirectory(at: lab.appendingPathComponent(dir), withIntermediateDirectories: true)
+        }
+        try FileManager.default.createSymbolicLink(atPath: lab.appendingPathComponent("bin/pushlab").path,
+                                                   withDestinationPath: pushlabBinary)
+        let script = ExampleLab.script(for: runnable, lab: lab.path)
+        let scriptFile = lab.appendingPathComponent("examples.sh")
+        try script.write(to: scriptFile, atomically: true, encoding: .utf8)
+
+        // Output goes to files, not pipes: a server left behind cannot hold the test up.
+        let result = try ProcessRunner.run("/usr/bin/timeout", ["-k", "5", String(Int(timeout)), "/usr/bin/unshare", "-rnm", "/bin/bash", scriptFile.path],
+                                           currentDirectory: repo.path, timeout: timeout + 10)
+        let labLog = (try? String(contentsOf: lab.appendingPathComponent("out/lab.log"), encoding: .utf8)) ?? ""
+        if result.status == 97 {
+            throw LabError("\(name): the lab did not start (private network namespace via `unshare -rn`, loopback up, `pushlab serve` on its default ports): \(result.stderr)\n\(labLog)")
+        }
+        if result.status == 124 || result.status == 137 {
+            outcome.failures.append(Failure(location: name, command: "(the whole file)", problem: "did not finish within \(Int(timeout)) s", output: result.stderr))
+        }
+
+        for file in try ExampleLab.leftovers(in: repo, copied: copied, root: repositoryRoot) {
+            outcome.failures.append(Failure(location: name, command: "(after its examples)",
+                                            problem: "the examples leave \(file) in the repository, and git does not ignore it; write it under /tmp or add it to .gitignore",
+                                            output: ""))
+        }
+
+        var number = 0
+        for example in runnable {
+            outcome.blocksRun += 1
+            for command in example.commands {
+                number += 1
+                let location = "\(example.file):\(command.line)"
+                let statusText = try? String(contentsOf: lab.appendingPathComponent("out/\(number).status"), encoding: .utf8)
+                let output = (try? String(contentsOf: lab.appendingPathComponent("out/\(number).out"), encoding: .utf8)) ?? ""
+                guard let statusText, let status = Int32(statusText.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+                    outcome.failures.append(Failure(location: location, command: command.text, problem: "never ran (an earlier command hung or the lab stopped)", output: output + labLog))
+                    continue
+                }
+                outcome.commandsRun += 1
+                if status != command.expectedStatus {
+                    outcome.failures.append(Failure(location: location, command: command.text,
+                                                    problem: "exit status \(status), the docs expect \(command.expectedStatus)" +
+                                                        (command.expectedStatus == 0 ? " (mark an expected failure with a trailing `# exit N`)" : ""),
+                                                    output: output))
+                }
+                if let expected = command.expectedOutput {
+                    var lines = output.components(separatedBy: "\n")
+                    while lines.last?.trimmingCharacters(in: .whitespaces).isEmpty == true { lines.removeLast() }
+                    if let problem = ExampleOutputMatcher.mismatch(expected: expected, actual: lines) {
+                        outcome.failures.append(Failure(location: location, command: command.text, problem: problem, output: output))
+                    }
+                }
+            }
+        }
+        return outcome
+    }
+
+    /// The bash script for one file's blocks: each command's output and status go to
+    /// `out/N.out` and `out/N.status`.
+    static func script(for examples: [ShellExample], lab: String) -> String {
+        var s = """
+        # Generated by Tests/ExamplesTests: the examples of one Markdown file, in order.
+        ip link set lo up || exit 97
+        mount -t tmpfs pushlab-lab-tmp /tmp || exit 97
+        export HOME=\(lab)/home XDG_DATA_HOME=\(lab)/home/.local/share XDG_CONFIG_HOME=\(lab)/home/.config \
+               PATH=\(lab)/bin:$PATH
+        unset TMPDIR GOOGLE_APPLICATION_CREDENTIALS APNS_KEY_PATH APNS_TEAM_ID APNS_TOPIC APNS_KEY_ID
+        OUT=\(lab)/out
+        wait_for_lines() {  # file, count: poll (deadline 20 s) until the file holds count lines
+          for _ in $(seq 400); do [ "$(wc -l < "$1" 2>/dev/null || echo 0)" -ge "$2" ] && return 0; sleep 0.05; done
+          return 1
+        }
+        lab_start() {
+          pushlab serve > $OUT/lab.log 2>&1 & LAB_PID=$!
+          for _ in $(seq 400); do grep -q -e "^quick start" -e "device(s) from" $OUT/lab.log && return 0; sleep 0.05; done
+          cat $OUT/lab.log >&2; exit 97
+        }
+        lab_stop() { kill -TERM $LAB_PID 2>/dev/null; wait $LAB_PID 2>/dev/null; }
+        stop_block() {  # the block's servers get Ctrl-C; its background jobs are ended
+          # SIGTERM takes the same graceful path as Ctrl-C (a background job of a script ignores SIGINT).
+          for n in "${!SERVERS[@]}"; do kill -TERM ${SERVERS[$n]} 2>/dev/null; wait ${SERVERS[$n]}; echo $? > $OUT/$n.status; done
+          SERVERS=()
+          for pid in $(jobs -p); do [ "$pid" != "$LAB_PID" ] && kill -TERM $pid 2>/dev/null; done
+          wait_others
+        }
+        wait_others() { for pid in $(jobs -p); do [ "$pid" != "$LAB_PID" ] && wait $pid 2>/dev/null; done; }
+        declare -A SERVERS
+        lab_start
+
+        """
+        var number = 0
+        for example in examples {
+            s += "\n# \(example.location)\n"
+            if example.startsEmulator { s += "lab_stop\n" }
+            for command in example.commands {
+                number += 1
+                if command.isServer {
+                    let startupLines = max(1, (command.expectedOutput ?? []).prefix { $0.trimmingCharacters(in: .whitespaces) != "…" }.count)
+                    // Redirections first, so a trailing comment cannot swallow them; `$!` is the server itself.
+                    s += "> $OUT/\(number).out 2>&1 < /dev/null \(ExampleLab.withoutTrailingComment(command.text)) &\nSERVERS[\(number)]=$!\n"
+                    s += "wait_for_lines $OUT/\(number).out \(startupLines)\n"
+                } else {
+                    s += "{ \(command.text)\n} > $OUT/\(number).out 2>&1 < /dev/null; echo $? > $OUT/\(number).status\n"
+                }
+            }
+            s += "stop_block\n"
+            if example.startsEmulator { s += "lab_start\n" }
+        }
+        s += "lab_stop\n"
+        return s
+    }
+
+    /// The command without a `# comment` at the end of its last line, nor a trailing `&` (so
+    /// the runner's own `&` can follow it).
+    static func withoutTrailingComment(_ text: String) -> String {
+        var lines = text.components(separatedBy: "\n")
+        if let last = lines.last, let hash = last.range(of: " #") {
+            lines[lines.count - 1] = String(last[..<hash.lowerBound])
+        }
+        var result = lines.joined(separator: "\n").trimmingCharacters(in: .whitespaces)
+        if result.hasSuffix("&") { result = String(result.dropLast()).trimmingCharacters(in: .whitespaces) }
+        return result
+    }
+}
