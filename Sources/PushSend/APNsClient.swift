@@ -88,7 +88,9 @@ public struct APNsSendResult: Sendable {
             r.outcome = .invalid
             r.reason = reason
             r.detail = why
-            r.prune = reason == APNsReason.badDeviceToken.rawValue
+            // Never sent, so APNs never said the token is dead: a token of the wrong kind (an
+            // FCM token in an APNs list) may be alive, and must not reach --prune-file.
+            r.prune = false
         }
         return r
     }
@@ -130,7 +132,7 @@ public struct APNsClient: Sendable {
         let sentAt = time.now
         if push.validated, let problem = DeviceToken.problem(token, for: .apns) {
             return APNsSendResult(token: token, apnsID: apnsID,
-                                  outcome: .notSent("\(problem)", reason: APNsReason.badDeviceToken.rawValue),
+                                  outcome: .notSent("\(problem)", reason: "NotSent:\(problem.code.rawValue)"),
                                   attempts: 0, latency: .zero, sentAt: sentAt)
         }
         let (outcome, attempts, latency) = await sendAttempts.run(

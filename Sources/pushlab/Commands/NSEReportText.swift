@@ -7,6 +7,14 @@ enum NSEReportText {
     /// True when the phone shows everything the push asked for.
     static func isComplete(_ r: NSERunReport) -> Bool {
         !r.expired && !r.killed && r.image.verdict != .dropped && r.metric.result != .failed && r.metric.result != .cancelled
+            && skippedImage(r) == nil
+    }
+
+    /// The push asks for an image, but iOS never started the extension (no `mutable-content: 1`),
+    /// so the phone shows no image and no delivered metric is sent: not a success.
+    static func skippedImage(_ r: NSERunReport) -> String? {
+        guard !r.extensionRan, case .string(let url)? = r.notification?.userInfo.value["CIO"]?["push"]?["image"] else { return nil }
+        return url
     }
 
     static func render(_ r: NSERunReport, source: String, profile: AppProfile) -> String {
@@ -33,12 +41,24 @@ enum NSEReportText {
         func yn(_ b: Bool) -> String { b ? "yes" : "no" }
         out += "extension ran: \(yn(r.extensionRan))   handled: \(yn(r.handled))   expired: \(yn(r.expired))   killed: \(yn(r.killed))   content handler calls: \(r.contentHandlerCalls)\n"
         switch r.image.verdict {
-        case .none: out += "image: none in the push\n"
+        case .none:
+            if let url = skippedImage(r) {
+                out += "image: not shown — the push has CIO.push.image (\(url)) but no aps.mutable-content: 1, so iOS never started the extension; no delivered metric either [cio.mutable-content.required]\n"
+                out += "  fix: add \"mutable-content\": 1 to aps (pushlab payload --image adds it)\n"
+            } else {
+                out += "image: none in the push\n"
+            }
         case .attached:
             out += "image: attached (\(r.image.bytes ?? 0) bytes)\n"
             for w in r.image.warnings { out += "  warning: \(w)\n" }
         case .dropped:
-            out += "image: dropped [\(r.image.code ?? "")] \(r.image.reason ?? "")\n  fix: \(r.image.fix ?? "")\n"
+            // A download cut short by --kill-at was cancelled by the kill, not by the budget.
+            if r.killed && r.image.code == "cancelled-at-expiry" {
+                out += "image: dropped [cancelled-by-kill] the extension was killed (--kill-at) before the download finished\n"
+                out += "  fix: nothing in the image: iOS kills an extension under memory pressure; the SDK's pending row is what recovers the metric\n"
+            } else {
+                out += "image: dropped [\(r.image.code ?? "")] \(r.image.reason ?? "")\n  fix: \(r.image.fix ?? "")\n"
+            }
         }
         let last = r.metric.attempts.last.map { $0.status.map { "HTTP \($0)" } ?? ($0.error ?? "") } ?? ""
         out += "delivered metric: \(r.metric.result.rawValue)" + (last.isEmpty ? "" : " (\(last), \(r.metric.attempts.count) attempt(s))")

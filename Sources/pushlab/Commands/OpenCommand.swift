@@ -101,7 +101,11 @@ enum OpenCommand: Command {
         await shutdown(transport)
 
         if args.flag("--json") {
-            emit(try renderJSON(OpenJSON(outcome: outcome, metric: metric, scene: deepLinks.scene != nil)))
+            var shown = outcome
+            if let recipient = shown.openedEvent?.properties["recipient"] {
+                shown.openedEvent?.properties["recipient"] = DeviceToken.redacted(recipient)  // a device token, shortened as everywhere
+            }
+            emit(try renderJSON(OpenJSON(outcome: shown, metric: metric, scene: deepLinks.scene != nil)))
         } else {
             emit(OpenRendering.text(outcome, metric: metric, scene: deepLinks.scene != nil))
         }
@@ -169,6 +173,13 @@ struct OpenMetricReport: Encodable {
     var uploads: [UploadOutcome]
     var note: String?
 
+    init(sent: Bool, requests: [HTTPRequestSummary], uploads: [UploadOutcome], note: String?) {
+        self.sent = sent
+        self.requests = requests.map(OpenSecrets.redacted)
+        self.uploads = uploads
+        self.note = note
+    }
+
     enum CodingKeys: String, CodingKey { case sent, requests, results, note }
     func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
@@ -187,4 +198,34 @@ struct OpenJSON: Encodable {
 
 extension UploadOutcome {
     var isAccepted: Bool { if case .accepted = self { return true } else { return false } }
+    /// 401: the collector did not take the app's credentials.
+    var isUnauthorized: Bool {
+        switch self {
+        case .rejected(status: 401), .kept(.status(401)): return true
+        default: return false
+        }
+    }
+}
+
+/// What `pushlab open` must not print from a metric request: the Authorization header is
+/// redacted by the pipeline; the body's `writeKey` is the same CDP API key, and `device_id`
+/// is a device token, shortened as in every other output.
+enum OpenSecrets {
+    private static let writeKey = try! NSRegularExpression(pattern: #"("writeKey"\s*:\s*")[^"]*(")"#)
+    private static let deviceID = try! NSRegularExpression(pattern: #"("device_id"\s*:\s*")([^"]*)(")"#)
+
+    static func redacted(_ request: HTTPRequestSummary) -> HTTPRequestSummary {
+        var copy = request
+        copy.body = redactBody(request.body)
+        return copy
+    }
+
+    static func redactBody(_ body: String) -> String {
+        var text = writeKey.stringByReplacingMatches(in: body, range: NSRange(body.startIndex..., in: body), withTemplate: "$1<redacted>$2")
+        for match in deviceID.matches(in: text, range: NSRange(text.startIndex..., in: text)).reversed() {
+            guard let range = Range(match.range(at: 2), in: text) else { continue }
+            text.replaceSubrange(range, with: DeviceToken.redacted(String(text[range])))
+        }
+        return text
+    }
 }

@@ -21,6 +21,10 @@ enum OpenRendering {
         for (request, i) in zip(metric.requests, metric.requests.indices) where o.openedEvent != nil {
             let result = i < metric.uploads.count ? " → \(metric.uploads[i].summary)" : ""
             lines.append("  \(request.method) \(request.url)\(result)")
+            if i < metric.uploads.count, metric.uploads[i].isUnauthorized {
+                lines.append("    the collector does not accept this app's key: the profile's cdpApiKey (or siteId/apiKey for legacy) differs from the collector's")
+                lines.append("    fix: start the collector with that key (pushlab collector --cdp-key KEY, or --legacy-key SITE:KEY), or put the collector's key in the profile")
+            }
             if !metric.sent {
                 for header in request.headers { lines.append("    \(header.joined(separator: ": "))") }
                 lines.append("    \(request.body)")
