@@ -2,8 +2,9 @@ import Foundation
 import TestSupport
 
 /// Runs the shell examples of one Markdown file as a reader would, top to bottom in one shell,
-/// inside a lab: private network and mount namespaces (so the emulator can use its default
-/// ports while other tests run, and `/tmp` is empty and private), a copy of the repository as the working directory, `pushlab` on PATH, a
+/// inside a lab: private network and mount namespaces (the emulator can use its default ports
+/// while other tests run, `/tmp` is empty and private; whatever an example leaves running is
+/// ended with its file), a copy of the repository as the working directory, `pushlab` on PATH, a
 /// fresh HOME, and `pushlab serve` running on its default ports (APNs 2197, Google host 8443
 /// and 8080) — the emulator, its collector routes and its images. Blocks that start their own
 /// `pushlab serve` get the ports to themselves.
@@ -94,14 +95,19 @@ struct ExampleLab {
         try script.write(to: scriptFile, atomically: true, encoding: .utf8)
 
         // Output goes to files, not pipes: a server left behind cannot hold the test up.
-        let result = try ProcessRunner.run("/usr/bin/timeout", ["-k", "5", String(Int(timeout)), "/usr/bin/unshare", "-rnm", "/bin/bash", scriptFile.path],
+        // The script's output goes to a file, so a process an example leaves running cannot hold
+        // a pipe of this test open; whatever still runs in the lab afterwards is ended below.
+        let log = lab.appendingPathComponent("out/script.log").path
+        let result = try ProcessRunner.run("/bin/bash", ["-c", "timeout -k 5 \(Int(timeout)) unshare -rnm /bin/bash \"$0\" > \"$1\" 2>&1", scriptFile.path, log],
                                            currentDirectory: repo.path, timeout: timeout + 10)
+        ExampleLab.endProcesses(under: lab.path)
         let labLog = (try? String(contentsOf: lab.appendingPathComponent("out/lab.log"), encoding: .utf8)) ?? ""
+        let scriptLog = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
         if result.status == 97 {
-            throw LabError("\(name): the lab did not start (private network namespace via `unshare -rn`, loopback up, `pushlab serve` on its default ports): \(result.stderr)\n\(labLog)")
+            throw LabError("\(name): the lab did not start (private network namespace via `unshare -rn`, loopback up, `pushlab serve` on its default ports): \(scriptLog)\n\(labLog)")
         }
         if result.status == 124 || result.status == 137 {
-            outcome.failures.append(Failure(location: name, command: "(the whole file)", problem: "did not finish within \(Int(timeout)) s", output: result.stderr))
+            outcome.failures.append(Failure(location: name, command: "(the whole file)", problem: "did not finish within \(Int(timeout)) s", output: scriptLog))
         }
 
         for file in try ExampleLab.leftovers(in: repo, copied: copied, root: repositoryRoot) {
@@ -184,16 +190,29 @@ struct ExampleLab {
                     let startupLines = max(1, (command.expectedOutput ?? []).prefix { $0.trimmingCharacters(in: .whitespaces) != "…" }.count)
                     // Redirections first, so a trailing comment cannot swallow them; `$!` is the server itself.
                     s += "> $OUT/\(number).out 2>&1 < /dev/null \(ExampleLab.withoutTrailingComment(command.text)) &\nSERVERS[\(number)]=$!\n"
-                    s += "wait_for_lines $OUT/\(number).out \(startupLines)\n"
+                    s += "wait_for_lines $OUT/\(number).out \(startupLines) || true\n"
                 } else {
                     s += "{ \(command.text)\n} > $OUT/\(number).out 2>&1 < /dev/null; echo $? > $OUT/\(number).status\n"
                 }
             }
-            s += "stop_block\n"
+            // A block's own `set -e` or EXIT trap ends with the block, as in the reader's shell
+            // session the next block is typed into.
+            s += "set +e; trap - EXIT\nstop_block\n"
             if example.startsEmulator { s += "lab_start\n" }
         }
         s += "lab_stop\n"
         return s
+    }
+
+    /// Kills every process whose working directory is inside the lab (what an example left running).
+    static func endProcesses(under directory: String) {
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return }
+        for entry in entries {
+            guard let pid = Int32(entry), pid != getpid(),
+                  let cwd = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(entry)/cwd"),
+                  cwd.hasPrefix(directory) else { continue }
+            kill(pid, SIGKILL)
+        }
     }
 
     /// The command without a `# comment` at the end of its last line, nor a trailing `&` (so

@@ -155,7 +155,7 @@ struct ShellExample {
             if transcript {
                 guard raw.hasPrefix("$ ") else { index += 1; continue }  // output before any prompt: none by convention
                 var text = String(raw.dropFirst(2))
-                while text.hasSuffix("\\") || ShellExample.hasOpenQuote(text), index + 1 < body.count {
+                while text.hasSuffix("\\") || ShellExample.hasOpenQuote(text) || !ShellExample.isCompleteCommand(text), index + 1 < body.count {
                     index += 1
                     text += "\n" + body[index]
                 }
@@ -172,7 +172,7 @@ struct ShellExample {
                 let trimmed = raw.trimmingCharacters(in: .whitespaces)
                 if trimmed.isEmpty || trimmed.hasPrefix("#") { index += 1; continue }
                 var text = raw
-                while text.hasSuffix("\\") || ShellExample.hasOpenQuote(text), index + 1 < body.count {
+                while text.hasSuffix("\\") || ShellExample.hasOpenQuote(text) || !ShellExample.isCompleteCommand(text), index + 1 < body.count {
                     index += 1
                     text += "\n" + body[index]
                 }
@@ -182,6 +182,22 @@ struct ShellExample {
             }
         }
         return result
+    }
+
+    /// `for …; do` / `if …; then` / `{` without its end: bash reads on (`bash -n` says whether
+    /// the text parses on its own).
+    static func isCompleteCommand(_ text: String) -> Bool {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let openers = ["for ", "while ", "until ", "if ", "case ", "{", "(", "function "]
+        guard openers.contains(where: { trimmed.hasPrefix($0) }) || trimmed.hasSuffix("{") || trimmed.hasSuffix("do") || trimmed.hasSuffix("then") else { return true }
+        let check = Process()
+        check.executableURL = URL(fileURLWithPath: "/bin/bash")
+        check.arguments = ["-n", "-c", text]
+        check.standardError = FileHandle.nullDevice
+        check.standardOutput = FileHandle.nullDevice
+        guard (try? check.run()) != nil else { return true }
+        check.waitUntilExit()
+        return check.terminationStatus == 0
     }
 
     /// A quote opened and not closed yet: the command goes on on the next line.
@@ -211,7 +227,8 @@ struct ShellExample {
 
     static func isServer(_ text: String) -> Bool {
         let code = (text.components(separatedBy: "#").first ?? text).trimmingCharacters(in: .whitespaces)
-        return code.hasPrefix("pushlab serve") || code.hasPrefix("pushlab collector")
+        // One that sends its output elsewhere (`> "$out" &`) is waited for by the block itself.
+        return (code.hasPrefix("pushlab serve") || code.hasPrefix("pushlab collector")) && !code.contains(">")
     }
 
     /// Starts an emulator of its own on at least one default port, so the lab's must step aside.
