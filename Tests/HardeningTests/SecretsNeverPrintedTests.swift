@@ -108,7 +108,7 @@ final class SecretsNeverPrintedTests: XCTestCase {
         try Data(#"{"bundleId":"io.pushlab.demo","extensionBundleId":"io.pushlab.demo.richpush","cdpApiKey":"pushlab-demo-cdp-key","metricsBaseURL":"\#(collectorURL)","allowArbitraryLoads":true}"#.utf8).write(to: app)
         let push = dir.appendingPathComponent("push.json")
         var payload = try String(contentsOfFile: Fixtures.path("payloads/nse/rich-push.json"), encoding: .utf8)
-        payload = payload.replacingOccurrences(of: "https://localhost:8443/banner.png", with: "http://127.0.0.1:\(imagePort)/small-image.png")
+        payload = payload.replacingOccurrences(of: "https://localhost:8443/images/demo-image.png", with: "http://127.0.0.1:\(imagePort)/small-image.png")
         try Data(payload.utf8).write(to: push)
         let group = dir.appendingPathComponent("group").path
         let nse = try pushlab(["nse", push.path, "--app", app.path, "--ca-file", Fixtures.caFile, "--container", group], exits: 0)
