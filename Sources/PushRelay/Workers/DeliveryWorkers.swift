@@ -25,6 +25,9 @@ final class DeliveryWorkers: Sendable {
         var loop: Task<Void, Never>?
     }
     private let state = Mutex(State())
+    /// Pushes whose `push_finished` was announced: two targets of one push can finish at the same
+    /// moment and both see the push finished, but it is announced once. The newest 10,000 ids.
+    private let announced = Mutex(AnnouncedPushes())
 
     init(queue: any PushQueue, senders: [String: AppSenders], settings: RelayConfig.Workers, metrics: RelayMetrics,
          consumer: String, events: @escaping @Sendable (RelayEvent) -> Void, log: @escaping @Sendable (String) -> Void) {
@@ -195,7 +198,8 @@ final class DeliveryWorkers: Sendable {
         }
         metrics.finished(app: claim.app, platform: platform, outcome: outcome, latency: ContinuousClock.now - start)
         events(.result(app: claim.app, pushID: claim.pushID, index: claim.index, target: claim.target, outcome: outcome))
-        if let status = try? await queue.status(of: claim.pushID, includeTargets: false), status.isFinished {
+        if let status = try? await queue.status(of: claim.pushID, includeTargets: false), status.isFinished,
+           announced.withLock({ $0.insert(claim.pushID) }) {
             metrics.pushFinished()
             log("relay: push \(claim.pushID) app=\(claim.app) finished: \(status.sent) sent, \(status.failed) failed of \(status.targetCount)")
             events(.pushFinished(app: claim.app, status: status))
@@ -241,5 +245,25 @@ final class PreparedContentCache: Sendable {
             c[claim.pushID] = prepared
         }
         return prepared
+    }
+}
+
+/// A bounded set of push ids, oldest forgotten first.
+struct AnnouncedPushes {
+    private var ids: Set<String> = []
+    private var order: [String] = []
+    private var head = 0
+    static let capacity = 10_000
+
+    /// True when `id` was not there yet.
+    mutating func insert(_ id: String) -> Bool {
+        guard ids.insert(id).inserted else { return false }
+        order.append(id)
+        if order.count - head > Self.capacity {
+            ids.remove(order[head])
+            head += 1
+            if head > Self.capacity { order.removeFirst(head); head = 0 }
+        }
+        return true
     }
 }
