@@ -166,6 +166,7 @@ public struct DemoScenario: Sendable {
             case .rejected(let e): return (false, ["rejected: \(e)"])
             case .failed(let e): return (false, ["failed: \(e)"])
             case .notSent(let why, _): return (false, ["not sent: \(why)"])
+            case .noAccessToken(let e): return (false, ["no access token: \(e)"])
             }
         } catch {
             return (false, ["message refused before sending: \(error)"])

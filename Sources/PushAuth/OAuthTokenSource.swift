@@ -32,7 +32,7 @@ public enum OAuthError: Error, Sendable, Equatable, CustomStringConvertible {
     /// 200, but no usable `access_token` in it.
     case malformedResponse(String)
     /// The request never got an answer (connection, TLS, timeout).
-    case transport(String)
+    case transport(HTTPClientError)
     case assertion(JWTError)
 
     public var reason: String {
@@ -72,6 +72,20 @@ public enum OAuthError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String { "\(reason). Fix: \(fix)." }
+
+    /// Whether asking again may succeed: an endpoint that could not be reached, a 5xx or a 429
+    /// is transient (the token request is retried like a push); a refused assertion is not.
+    public var isTransient: Bool {
+        switch self {
+        case .transport(let error):
+            switch error {
+            case .connectFailed, .timedOut, .protocolError: return true
+            case .invalidURL, .tlsFailed, .cancelled, .responseTooLarge, .tooManyRedirects, .shutDown: return false
+            }
+        case .rejected(let status, _, _), .unexpectedStatus(let status, _): return status == 429 || status >= 500
+        case .malformedResponse, .assertion: return false
+        }
+    }
 }
 
 /// Mints FCM access tokens from a service account (docs/specs/fcm.md "Access token"): an RS256 assertion
@@ -120,7 +134,7 @@ public actor OAuthTokenSource {
             return token
         } catch {
             if inFlight == task { inFlight = nil }
-            throw (error as? OAuthError) ?? .transport(String(describing: error))
+            throw (error as? OAuthError) ?? .transport(.protocolError(String(describing: error)))
         }
     }
 
@@ -165,9 +179,9 @@ public actor OAuthTokenSource {
         let sentAt = time.now
         let response: HTTPResponse
         do { response = try await transport.send(request) } catch let error as HTTPClientError {
-            throw OAuthError.transport(error.description)
+            throw OAuthError.transport(error)
         } catch {
-            throw OAuthError.transport(String(describing: error))
+            throw OAuthError.transport(.protocolError(String(describing: error)))
         }
         return try OAuthTokenResponse.parse(response, sentAt: sentAt)
     }

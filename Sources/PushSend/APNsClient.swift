@@ -139,7 +139,7 @@ public struct APNsClient: Sendable {
             messageIndex: index,
             credential: { try await credential.authorization() },
             renewCredential: { await credential.renew(afterRejecting: $0) },
-            noCredential: { .notSent("cannot make a provider token: \($0)", reason: "ProviderTokenError") },
+            noCredential: { (.notSent("cannot make a provider token: \($0)", reason: "ProviderTokenError"), .never) },
             request: { request(push, to: token, apnsID: apnsID, authorization: $0) },
             classify: { classify($0, apnsID: apnsID) })
         return APNsSendResult(token: token, apnsID: apnsID, outcome: outcome, attempts: attempts,

@@ -22,10 +22,12 @@ public struct BulkSender: Sendable {
         let started = clock.now
         var summary = BulkSummary()
         var sinkError: (any Error)?
+        var read: UInt64 = 0  // tokens taken from the input so far (sent or in flight)
 
         func handle(_ report: DeliveryReport) {
             summary.add(report)
-            progress?.update(summary, fraction: tokens.fractionConsumed)
+            progress?.update(summary, fraction: BulkProgress.fractionDone(consumed: tokens.fractionConsumed,
+                                                                          read: read, done: summary.total))
             guard sinkError == nil else { return }
             do {
                 for sink in sinks { try sink.record(report) }
@@ -50,6 +52,7 @@ public struct BulkSender: Sendable {
                 group.addTask { await send(token, i) }
                 inFlight += 1
                 index += 1
+                read = index
             }
             // Everything already sent is awaited and reported, even after an input error, so
             // no push that went out is missing from the results.
@@ -164,6 +167,14 @@ public final class BulkProgress {
         write("\r\u{1B}[2K" + Self.line(summary, elapsed: summary.elapsed, fraction: 1) + "\n")
     }
 
+    /// The share of all pushes answered: the input read so far (`consumed`, by bytes) scaled by
+    /// the share of the tokens read that have an answer — the bytes alone reach 100% while the
+    /// last `concurrency` pushes are still in flight.
+    public static func fractionDone(consumed: Double?, read: UInt64, done: Int) -> Double? {
+        guard let consumed, read > 0 else { return consumed.map { _ in 0 } }
+        return consumed * min(1, Double(done) / Double(read))
+    }
+
     /// One progress line, e.g. `[########----] 61% sent 6100 ok 6090 failed 10 5021/s ETA 0:01`.
     public static func line(_ s: BulkSummary, elapsed: Duration, fraction: Double?) -> String {
         let seconds = elapsed.inSeconds
@@ -173,7 +184,8 @@ public final class BulkProgress {
             let width = 20
             let filled = Int((fraction * Double(width)).rounded(.down))
             out += "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled) + "] "
-            out += String(format: "%3.0f%% ", fraction * 100)
+            // Rounded down: 99.9% is not done, and only the end shows 100%.
+            out += String(format: "%3d%% ", Int((fraction * 100).rounded(.down)))
         }
         out += "sent \(s.total)  ok \(s.accepted)  failed \(s.notAccepted)  \(Int(rate.rounded()))/s"
         if let fraction, fraction > 0, fraction < 1 {

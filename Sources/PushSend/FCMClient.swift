@@ -1,6 +1,7 @@
 import Foundation
 import PushCore
 import PushHTTP
+import PushAuth
 
 /// The answer to one FCM message, after retries.
 public struct FCMSendResult: Sendable {
@@ -10,6 +11,9 @@ public struct FCMSendResult: Sendable {
         case rejected(FCMError)
         case failed(HTTPClientError)
         case notSent(String, reason: String)
+        /// The access token could not be had for a transient reason (its endpoint down or 5xx),
+        /// through every attempt.
+        case noAccessToken(OAuthError)
     }
     public var target: FCMTarget
     public var outcome: Outcome
@@ -40,6 +44,10 @@ public struct FCMSendResult: Sendable {
             r.outcome = .invalid
             r.reason = reason
             r.detail = why
+        case .noAccessToken(let error):
+            r.outcome = .failed
+            r.reason = "AccessTokenError"
+            r.detail = error.description
         }
         return r
     }
@@ -94,7 +102,14 @@ public struct FCMClient: Sendable {
             messageIndex: index,
             credential: { try await credential.bearerToken() },
             renewCredential: { await credential.renew(afterRejecting: $0) },
-            noCredential: { .notSent("cannot get an access token: \($0)", reason: "AccessTokenError") },
+            noCredential: { error in
+                // A token endpoint that is down is a failed push (exit 1), retried like FCM itself;
+                // a refused service account is an input problem: nothing was or can be sent.
+                if let oauth = error as? OAuthError, oauth.isTransient {
+                    return (.noAccessToken(oauth), .withBackoff)
+                }
+                return (.notSent("cannot get an access token: \(error)", reason: "AccessTokenError"), .never)
+            },
             request: { request(body: body, accessToken: $0) },
             classify: Self.classify)
         return FCMSendResult(target: target, outcome: outcome, attempts: attempts, latency: latency, sentAt: sentAt)

@@ -28,13 +28,14 @@ struct SendAttempts {
     ///   - messageIndex: the push's position in a bulk send (picks its jitter stream).
     ///   - credential: the credential value for the next request (`request` gets it).
     ///   - renewCredential: mints a fresh credential after the provider rejected `rejected`.
-    ///   - noCredential: the outcome when `credential` throws (nothing is sent).
+    ///   - noCredential: the outcome when `credential` throws (nothing is sent), and whether to
+    ///     try again (an access-token endpoint that is down is retried like the provider).
     ///   - classify: what a provider's answer means, and whether it may be retried.
     func run<Outcome: AttemptOutcome>(
         messageIndex: UInt64,
         credential: () async throws -> String,
         renewCredential: (_ rejected: String) async -> Bool,
-        noCredential: (any Error) -> Outcome,
+        noCredential: (any Error) -> (Outcome, Retryability),
         request: (_ credential: String) -> HTTPRequest,
         classify: (HTTPResponse) -> (outcome: Outcome, retryability: Retryability)
     ) async -> (outcome: Outcome, attempts: Int, latency: Duration) {
@@ -49,7 +50,8 @@ struct SendAttempts {
                 do {
                     value = try await credential()
                 } catch {
-                    return RetryStep(noCredential(error), retryability: .never)
+                    let (outcome, retryability) = noCredential(error)
+                    return RetryStep(outcome, retryability: retryability)
                 }
                 lastCredential = value
                 return await exchange(request(value), classify: classify)

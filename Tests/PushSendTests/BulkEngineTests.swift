@@ -79,6 +79,29 @@ final class BulkEngineTests: XCTestCase {
         XCTAssertTrue(line.contains("5/s"), line)
         XCTAssertTrue(line.contains("ETA 0:02"), line)
     }
+
+    // Issue 17 item 7: the bar showed 100% at 4801/5000, the input read but 199 answers to come.
+    func testProgressReaches100PercentOnlyWhenEveryPushIsAnswered() async throws {
+        let dir = Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("t.txt").path
+        try (0..<5_000).map { "tok-\($0)" }.joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        let lines = LockedLines()
+        let progress = BulkProgress(interval: .zero) { lines.append($0) }
+        _ = try await BulkSender(concurrency: 200).run(tokens: try TokenLineReader(path: path), sinks: [], progress: progress) { token, _ in
+            await Task.yield()
+            return DeliveryReport(provider: .fcm, target: token, outcome: .accepted, sentAt: Date())
+        }
+        let shown = lines.all.compactMap { line -> (percent: Int, sent: Int)? in
+            guard let p = line.range(of: #"\d+%"#, options: .regularExpression),
+                  let s = line.range(of: #"sent \d+"#, options: .regularExpression) else { return nil }
+            return (Int(line[p].dropLast())!, Int(line[s].dropFirst(5))!)
+        }
+        XCTAssertGreaterThan(shown.count, 100)
+        for (percent, sent) in shown where percent == 100 { XCTAssertEqual(sent, 5_000, "100% shown at \(sent)/5000") }
+        XCTAssertTrue(shown.contains { $0.sent > 4_800 && $0.sent < 5_000 }, "the last in-flight answers are drawn too")
+        XCTAssertEqual(shown.last?.percent, 100)
+    }
 }
 
 final class LockedGauge: @unchecked Sendable {

@@ -150,4 +150,64 @@ final class NewcomerWalkthroughTests: XCTestCase {
         XCTAssertFalse(r.stdout.contains("when the budget expired"), r.stdout)
         XCTAssertTrue(r.stdout.contains("[cancelled-by-kill]"), r.stdout)
     }
+
+    // Item 7: `app store --json` shows the rows' times as the file holds them (ISO 8601), not
+    // JSONEncoder's seconds since 2001.
+    func testAppStoreJSONShowsISO8601Times() throws {
+        let dir = Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let append = try pushlab(["app", "store", "--container", dir.path, "--append", "2"])
+        XCTAssertEqual(append.status, 0, append.stderr)
+        let listed = try pushlab(["app", "store", "--container", dir.path, "--json"])
+        XCTAssertEqual(listed.status, 0, listed.stderr)
+        let rows = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]], listed.stdout)
+        XCTAssertEqual(rows.count, 2)
+        for row in rows {
+            let text = try XCTUnwrap(row["timestamp"] as? String, "timestamp is text: \(row)")
+            let date = try XCTUnwrap(ISO8601DateFormatter().date(from: text), "ISO 8601: \(text)")
+            XCTAssertLessThan(abs(date.timeIntervalSinceNow), 3600, "the row was written just now: \(text)")
+        }
+    }
+
+    // Item 7: `payload` takes `--background` as `send` does; a contradicting --push-type is refused.
+    func testPayloadTakesBackgroundLikeSend() throws {
+        let built = try pushlab(["payload", "--background", "--data", "sync=1", "--minify"])
+        XCTAssertEqual(built.status, 0, built.stderr)
+        let payload = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(built.stdout.utf8)) as? [String: Any], built.stdout)
+        XCTAssertEqual((payload["aps"] as? [String: Any])?["content-available"] as? Int, 1, built.stdout)
+        XCTAssertNil((payload["aps"] as? [String: Any])?["alert"], built.stdout)
+        let clash = try pushlab(["payload", "--background", "--push-type", "alert", "--title", "x"])
+        XCTAssertEqual(clash.status, 2)
+        XCTAssertTrue(clash.stderr.contains("--background and --push-type alert disagree"), clash.stderr)
+        let help = try pushlab(["payload", "--help"])
+        XCTAssertTrue(help.stdout.contains("--background"), help.stdout)
+    }
+
+    // Item 7: an FCM token endpoint that cannot be reached is a failed push (exit 1) after the
+    // same retries an unreachable APNs host gets, not an input error (exit 2) after one try.
+    func testUnreachableTokenEndpointIsRetriedAndExitsOne() throws {
+        let closed = try XCTUnwrap(Self.closedLoopbackPort())
+        let send = try pushlab(["send", "fcm", "--service-account", Fixtures.fcmServiceAccount, "--url", "https://127.0.0.1:\(closed)",
+                                "--ca-file", Fixtures.caFile, "--no-history", "--retries", "1", "--json",
+                                "--token", "dGVzdC1pbnN0YW5jZS1pZA:APA91b" + String(repeating: "Xy9_-Q", count: 24),
+                                Fixtures.path("payloads/fcm/rich-push.json")])
+        XCTAssertEqual(send.status, 1, send.stdout + send.stderr)
+        let result = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(send.stdout.utf8)) as? [String: Any], send.stdout)
+        XCTAssertEqual(result["outcome"] as? String, "failed")
+        XCTAssertEqual(result["reason"] as? String, "AccessTokenError")
+        XCTAssertEqual(result["attempts"] as? Int, 2, "--retries 1: the token request is tried twice")
+        XCTAssertTrue((result["detail"] as? String)?.contains("could not reach the token endpoint") == true, send.stdout)
+    }
+
+    /// A loopback port nothing listens on (bound, read, closed).
+    private static func closedLoopbackPort() throws -> Int? {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) == 0 && getsockname(fd, $0, &len) == 0 } }
+        return bound ? Int(UInt16(bigEndian: addr.sin_port)) : nil
+    }
 }

@@ -159,6 +159,9 @@ final class DeliveryWorkers: Sendable {
                                  attempts: max(1, result.attempts), detail: e.description)
             case .notSent(let why, let reason):
                 return .failed(reason: reason, detail: why)
+            case .noAccessToken(let e):
+                return .rejected(status: nil, reason: result.report.reason ?? "AccessTokenError", retryable: true, prune: false,
+                                 attempts: max(1, result.attempts), detail: e.description)
             }
         }
     }

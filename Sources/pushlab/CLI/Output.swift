@@ -9,10 +9,12 @@ func printError(_ text: String) {
 var stdoutIsTTY: Bool { isatty(STDOUT_FILENO) == 1 }
 var stderrIsTTY: Bool { isatty(STDERR_FILENO) == 1 }
 
-/// Pretty, key-sorted JSON for `--json` output.
+/// Pretty, key-sorted JSON for `--json` output; dates are ISO 8601 text (as the files pushlab
+/// writes hold them), never `JSONEncoder`'s default of seconds since 2001.
 func renderJSON<T: Encodable>(_ value: T) throws -> String {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    encoder.dateEncodingStrategy = .iso8601
     return String(decoding: try encoder.encode(value), as: UTF8.self)
 }
 

@@ -3,7 +3,7 @@ import PushCore
 /// The payload-builder flags `pushlab payload` and `pushlab send apns|fcm` have in common:
 /// declared once, so both commands' `--help` comes from the same lines, and read once into
 /// PushCore's `PayloadBuilder`, so a flag is checked the same way by every command. What only
-/// one command has (`payload --push-type`, `send --background` …) stays with that command.
+/// one command has (`payload --push-type`, `send --profile` …) stays with that command.
 enum PayloadBuilderFlags {
     static let options: [OptionSpec] = [
         .value("--title", name: "TEXT", help: "Alert title."),
@@ -18,6 +18,7 @@ enum PayloadBuilderFlags {
         .value("--data", name: "KEY=VALUE", help: "Custom key (top level for APNs, message.data for FCM).", repeatable: true),
         .value("--delivery-id", name: "ID", help: "Customer.io CIO-Delivery-ID (with --delivery-token)."),
         .value("--delivery-token", name: "TOKEN", help: "Customer.io CIO-Delivery-Token (with --delivery-id)."),
+        .flag("--background", help: "A silent background push (content-available, no alert)."),
     ]
 
     /// A builder holding these flags' values; the caller adds its own flags and builds.
@@ -34,6 +35,7 @@ enum PayloadBuilderFlags {
         b.threadID = args.value("--thread-id")
         b.deliveryID = args.value("--delivery-id")
         b.deliveryToken = args.value("--delivery-token")
+        if args.flag("--background") { b.pushType = .background }
         for item in args.all("--data") {
             guard let eq = item.firstIndex(of: "="), eq != item.startIndex else {
                 throw UsageError("--data takes KEY=VALUE, got '\(item)'", fix: "e.g. --data order_id=1042")

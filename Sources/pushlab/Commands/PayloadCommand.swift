@@ -15,7 +15,7 @@ enum PayloadCommand: Command {
     static let options: [OptionSpec] = PayloadBuilderFlags.options + [
         .value("--interruption-level", name: "LEVEL", help: "passive, active, time-sensitive or critical."),
         .value("--relevance-score", name: "X", help: "Relevance score from 0 to 1."),
-        .value("--push-type", name: "TYPE", help: "alert or background (content-available only).", default: "alert"),
+        .value("--push-type", name: "TYPE", help: "alert or background (content-available only; the same as --background).", default: "alert"),
         .flag("--mutable-content", help: "Set mutable-content 1 even without an image or delivery keys."),
         .flag("--fcm", help: "Print an FCM v1 send request instead of an APNs payload."),
         .value("--token", name: "TOKEN", help: "FCM registration token (with --fcm)."),
@@ -31,11 +31,15 @@ enum PayloadCommand: Command {
         b.interruptionLevel = args.value("--interruption-level")
         b.relevanceScore = try args.double("--relevance-score", range: 0...1)
         b.mutableContent = args.flag("--mutable-content")
-        let rawType = args.value("--push-type") ?? "alert"
-        guard let type = APNsPushType(rawValue: rawType) else {
-            throw UsageError("--push-type must be alert or background, got '\(rawType)'")
+        if let rawType = args.value("--push-type") {
+            guard let type = APNsPushType(rawValue: rawType), [.alert, .background].contains(type) else {
+                throw UsageError("--push-type must be alert or background, got '\(rawType)'")
+            }
+            if args.flag("--background"), type != .background {
+                throw UsageError("--background and --push-type \(rawType) disagree", fix: "give one of them")
+            }
+            b.pushType = type
         }
-        b.pushType = type
 
         let value: JSONValue
         do {

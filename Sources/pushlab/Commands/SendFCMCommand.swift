@@ -86,7 +86,7 @@ enum SendFCMCommand: Command {
                 for (i, v) in e.fieldViolations.enumerated() { extra["field_violation_\(i + 1)"] = "\(v.field): \(v.description)" }
             case .accepted:
                 if message.validateOnly { extra["validate_only"] = "true (not delivered)" }
-            case .failed, .notSent: break
+            case .failed, .notSent, .noAccessToken: break
             }
             status = try SendSupport.printSingle(result.report, fix: fix, extra: extra, json: args.flag("--json"))
         }

@@ -28,10 +28,8 @@ enum SendSupport {
         .flag("--verbose", "-v", help: "Show each request and answer (bearer redacted, device token shortened) on stderr."),
     ]
 
-    /// The builder flags of `pushlab payload`, and `--background` of the send commands.
-    static let builderOptions: [OptionSpec] = PayloadBuilderFlags.options + [
-        .flag("--background", help: "A silent background push (content-available, no alert)."),
-    ]
+    /// The builder flags the send commands share with `pushlab payload`.
+    static let builderOptions: [OptionSpec] = PayloadBuilderFlags.options
 
     /// How a payload made from the builder flags is named in messages.
     static let builderSource = "<builder flags>"
@@ -106,8 +104,7 @@ enum SendSupport {
     /// The payload the builder flags describe: an APNs payload, or an FCM send request
     /// (`{"message": …}`) whose target is replaced per send.
     static func builtPayload(_ args: ParsedArguments, fcm: Bool) throws -> [UInt8] {
-        var b = try PayloadBuilderFlags.builder(args)
-        if args.flag("--background") { b.pushType = .background }
+        let b = try PayloadBuilderFlags.builder(args)
         do {
             // The target is spliced in per send; a placeholder topic keeps the builder's token
             // check out of the way (the sender checks each token itself).
