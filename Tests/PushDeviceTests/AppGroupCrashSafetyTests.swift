@@ -1,4 +1,5 @@
 import Foundation
+import PushCore
 @testable import PushDevice
 import TestSupport
 import XCTest
@@ -59,23 +60,37 @@ final class AppGroupCrashSafetyTests: XCTestCase {
     func testTwoProcessesWritingTheCIOFileKeepEveryRow() throws { try concurrentWritersKeepEveryRow("cio") }
     func testTwoProcessesWritingTheSQLiteStoreKeepEveryRow() throws { try concurrentWritersKeepEveryRow("sqlite") }
 
-    private func killDuringWrites(_ kind: String, rounds: Int) throws {
+    /// Reads the writer's output until it has acknowledged `count` rows (or ended).
+    private func readAcks(_ pipe: Pipe, count: Int) -> String {
+        var text = ""
+        while text.components(separatedBy: "ack ").count - 1 < count {
+            let chunk = pipe.fileHandleForReading.availableData
+            if chunk.isEmpty { break }  // the writer ended
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        return text
+    }
+
+    /// Each round kills a writer of 30 rows right after a seeded number of acknowledgements
+    /// (0–29), so the kill lands inside the next write at a reproducible point of the run.
+    private func killDuringWrites(_ kind: String, rounds: Int, seed: UInt64) throws {
         let app = try profile(kind)
-        var random = SystemRandomNumberGenerator()
+        var random = SeededRandom(seed: seed)
         var killedMidRun = 0
         for round in 0..<rounds {
             let (p, out) = try writer(app, count: 30, prefix: "r\(round)")
-            usleep(UInt32.random(in: 0...40_000, using: &random))
+            let before = readAcks(out, count: Int.random(in: 0..<30, using: &random))
             kill(p.processIdentifier, SIGKILL)
             p.waitUntilExit()
             if p.terminationReason == .uncaughtSignal { killedMidRun += 1 }
-            let ackedIDs = acked(out)
+            let text = before + String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let ackedIDs = Set(text.split(separator: "\n").compactMap { $0.hasPrefix("ack ") ? UUID(uuidString: String($0.dropFirst(4))) : nil })
             let present = Set(try rows(kind).map(\.id))  // throws (fails) if the store is unreadable
-            XCTAssertTrue(ackedIDs.isSubset(of: present), "round \(round): \(ackedIDs.subtracting(present).count) acknowledged row(s) lost")
+            XCTAssertTrue(ackedIDs.isSubset(of: present), "round \(round) (seed \(seed)): \(ackedIDs.subtracting(present).count) acknowledged row(s) lost")
         }
-        XCTAssertGreaterThan(killedMidRun, rounds / 4, "too few processes were killed while running to prove anything")
+        XCTAssertGreaterThan(killedMidRun, rounds / 2, "too few processes were killed while running to prove anything")
     }
 
-    func testKill9DuringCIOWritesLeavesAReadableFile200Times() throws { try killDuringWrites("cio", rounds: 200) }
-    func testKill9DuringSQLiteWritesLosesNoAcknowledgedRow() throws { try killDuringWrites("sqlite", rounds: 40) }
+    func testKill9DuringCIOWritesLeavesAReadableFile200Times() throws { try killDuringWrites("cio", rounds: 200, seed: 9) }
+    func testKill9DuringSQLiteWritesLosesNoAcknowledgedRow() throws { try killDuringWrites("sqlite", rounds: 40, seed: 11) }
 }

@@ -5,10 +5,13 @@ import PushHTTP
 import TestSupport
 import XCTest
 
-/// The extension's lifecycle rules (docs/specs/device-side.md §2), driven by a scripted transport.
-/// Budgets are short real durations; the assertions are on order and flags, never on timings.
+/// The extension's lifecycle rules (docs/specs/device-side.md §2), driven by a scripted transport
+/// on an emulated clock that only the test moves (`ManualNSEClock`): a run that should finish in
+/// time cannot expire however slow the machine is, and a budget expires exactly when the test
+/// moves time past it, after the work it waits for has settled. No assertion is on a timing.
 final class NSELifecycleTests: XCTestCase {
     private var container: URL!
+    private let clock = ManualNSEClock()
     private let ok = HTTPResponse(status: 200, body: Array("{}".utf8))
 
     override func setUp() { container = Fixtures.temporaryDirectory("nse-life") }
@@ -21,17 +24,36 @@ final class NSELifecycleTests: XCTestCase {
         return p
     }
 
+    /// One run. With `advance`, time moves to that instant once `sleepers` sleepers wait on the
+    /// clock (the lifecycle's timers and the stalled requests) and the `settled` work is done.
     private func run(_ payload: String, profile: AppProfile, budget: Duration = .milliseconds(400), killAt: Duration? = nil,
+                     clock nseClock: (any NSEClock)? = nil, advance: (to: Duration, sleepers: Int, settled: Set<NSEWork>)? = nil,
                      transport: ScriptedTransport) async throws -> (NSERunReport, any PendingMetricStore) {
         let store = try PendingMetricStores.open(profile: profile, process: .notificationServiceExtension, container: container)
-        let nse = NotificationServiceExtension(
-            configuration: NSEConfiguration(profile: profile, budget: budget, killAt: killAt, store: store, temporaryDirectory: container),
-            transport: transport)
-        return (await nse.run(payload: try JSONParser().parse(payload).root), store)
+        var configuration = NSEConfiguration(profile: profile, budget: budget, killAt: killAt, store: store, temporaryDirectory: container)
+        let settled = LockedSet<NSEWork>()
+        configuration.onSettled = { settled.insert($0) }
+        let nse = NotificationServiceExtension(configuration: configuration, transport: transport, clock: nseClock ?? clock)
+        let root = try JSONParser().parse(payload).root
+        let ended = LockedSet<Bool>()  // holds true once the run has returned (the watchdog reads it)
+        let running = Task { let report = await nse.run(payload: root); ended.insert(true); return report }
+        if let advance {
+            let clock = self.clock
+            let ready = await Poll.until { clock.waiting >= advance.sleepers && settled.all.isSuperset(of: advance.settled) }
+            XCTAssertTrue(ready, "waited for \(advance.sleepers) sleepers and \(advance.settled) settled; saw \(clock.waiting) and \(settled.all)")
+            clock.advance(to: advance.to)
+        }
+        // A run that waits forever on the clock would hang the suite: fail instead, and move
+        // time on by an hour so the run (and the test) ends.
+        if await !Poll.until(timeout: 30, { !ended.all.isEmpty }) {
+            XCTFail("the extension run did not end on its own; moved the clock on by an hour to end it")
+            clock.advance(to: .seconds(3600))
+        }
+        return (await running.value, store)
     }
 
     private func imageThenMetric(image: ScriptedTransport.Reply, metric: ScriptedTransport.Reply) -> ScriptedTransport {
-        ScriptedTransport { req, _ in req.url.hasPrefix("https://metrics.test") ? metric : image }
+        ScriptedTransport(clock: clock) { req, _ in req.url.hasPrefix("https://metrics.test") ? metric : image }
     }
 
     func testImageReadyBeforeExpiryDeliversRichContentOnce() async throws {
@@ -55,7 +77,8 @@ final class NSELifecycleTests: XCTestCase {
     func testStallingImageDeliversOriginalContentAtExpiryAndKeepsThePendingRow() async throws {
         let t = imageThenMetric(image: .init(delay: .seconds(10), response: HTTPResponse(status: 200, body: TestImages.png())),
                                 metric: .init(delay: .seconds(10), response: ok))
-        let (r, store) = try await run(TestPayloads.cio(image: "https://img.test/a.png"), profile: profile(), transport: t)
+        let (r, store) = try await run(TestPayloads.cio(image: "https://img.test/a.png"), profile: profile(),
+                                       advance: (to: .milliseconds(400), sleepers: 3, settled: []), transport: t)
         XCTAssertTrue(r.expired)
         XCTAssertEqual(r.delivered, .original)
         XCTAssertEqual(r.contentHandlerCalls, 1)
@@ -72,7 +95,8 @@ final class NSELifecycleTests: XCTestCase {
     func testImageReadyButMetricStallingDeliversRichContentAtExpiry() async throws {
         let t = imageThenMetric(image: .init(response: HTTPResponse(status: 200, body: TestImages.jpeg())),
                                 metric: .init(delay: .seconds(10), response: ok))
-        let (r, _) = try await run(TestPayloads.cio(image: "https://img.test/photo.jpg"), profile: profile(), transport: t)
+        let (r, _) = try await run(TestPayloads.cio(image: "https://img.test/photo.jpg"), profile: profile(),
+                                   advance: (to: .milliseconds(400), sleepers: 2, settled: [.image]), transport: t)
         XCTAssertTrue(r.expired)
         XCTAssertEqual(r.delivered, .rich)
         XCTAssertEqual(r.contentHandlerCalls, 1)
@@ -111,13 +135,14 @@ final class NSELifecycleTests: XCTestCase {
     func testKillStopsEverythingAndLeavesThePendingRow() async throws {
         let t = imageThenMetric(image: .init(delay: .seconds(5), response: HTTPResponse(status: 200, body: TestImages.png())),
                                 metric: .init(delay: .milliseconds(400), response: ok))
+        // Sleepers: the budget, the kill instant, the stalled image and the stalled metric.
         let (r, store) = try await run(TestPayloads.cio(image: "https://img.test/a.png"), profile: profile(), budget: .seconds(5),
-                                       killAt: .milliseconds(100), transport: t)
+                                       killAt: .milliseconds(100), advance: (to: .milliseconds(100), sleepers: 4, settled: []), transport: t)
         XCTAssertTrue(r.killed)
         XCTAssertEqual(r.contentHandlerCalls, 0)
         XCTAssertEqual(r.delivered, .original)
         XCTAssertFalse(r.pendingRow.removed)
-        try await Task.sleep(for: .milliseconds(500))  // the metric's reply would have arrived by now
+        clock.advance(to: .seconds(1))  // the metric's reply would have arrived by now
         XCTAssertEqual(try store.loadAll().count, 1, "nothing after the kill removes the row")
         XCTAssertTrue(r.timeline.last!.event.contains("killed"))
     }
@@ -132,8 +157,11 @@ final class NSELifecycleTests: XCTestCase {
     }
 
     func testImprovedModeRetriesWithinTheBudgetAndDedupsTheStore() async throws {
+        // The retries back off on the extension's clock, so this run keeps real time (a 5 s budget
+        // for three instant answers and two short back-offs).
         let t = ScriptedTransport { req, n in .init(response: HTTPResponse(status: n < 2 ? 503 : 200, body: Array("{}".utf8))) }
-        let (r, store) = try await run(TestPayloads.cio(image: nil), profile: profile(.improved), budget: .seconds(5), transport: t)
+        let (r, store) = try await run(TestPayloads.cio(image: nil), profile: profile(.improved), budget: .seconds(5),
+                                       clock: ScaledClock(), transport: t)
         XCTAssertEqual(store.kind, .sqlite)
         XCTAssertEqual(r.metric.result, .acknowledged)
         XCTAssertEqual(r.metric.attempts.map(\.status), [503, 503, 200])
@@ -161,4 +189,12 @@ final class NSELifecycleTests: XCTestCase {
         XCTAssertFalse(r.pendingRow.stored)
         XCTAssertTrue(r.pendingRow.note?.contains("group.io.pushlab.demo.PushExtension.cio") ?? false, r.pendingRow.note ?? "")
     }
+}
+
+/// A set several tasks add to.
+private final class LockedSet<Element: Hashable & Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var elements: Set<Element> = []  // protected by `lock`
+    func insert(_ element: Element) { _ = lock.withLock { elements.insert(element) } }
+    var all: Set<Element> { lock.withLock { elements } }
 }

@@ -14,9 +14,14 @@ final class ScriptedTransport: HTTPTransport, @unchecked Sendable {
     private var seen: [HTTPRequest] = []
     private let lock = NSLock()
     private let script: @Sendable (HTTPRequest, Int) -> Reply
+    private let clock: ManualNSEClock?
 
-    /// `script` gets the request and how many requests came before it to the same URL.
-    init(_ script: @escaping @Sendable (HTTPRequest, Int) -> Reply) { self.script = script }
+    /// `script` gets the request and how many requests came before it to the same URL. With a
+    /// `clock`, a reply's delay passes on it (emulated time) instead of in real time.
+    init(clock: ManualNSEClock? = nil, _ script: @escaping @Sendable (HTTPRequest, Int) -> Reply) {
+        self.clock = clock
+        self.script = script
+    }
 
     var requests: [HTTPRequest] { lock.withLock { seen } }
 
@@ -28,7 +33,9 @@ final class ScriptedTransport: HTTPTransport, @unchecked Sendable {
         }
         let reply = script(request, previous)
         if reply.delay > .zero {
-            do { try await Task.sleep(for: reply.delay) } catch { throw HTTPClientError.cancelled }
+            do {
+                if let clock { try await clock.sleep(until: clock.now() + reply.delay) } else { try await Task.sleep(for: reply.delay) }
+            } catch { throw HTTPClientError.cancelled }
         }
         if let timeout = request.timeout, reply.delay > timeout { throw HTTPClientError.timedOut(after: timeout) }
         if let error = reply.error { throw error }

@@ -186,8 +186,8 @@ final class NewcomerWalkthroughTests: XCTestCase {
     // Item 7: an FCM token endpoint that cannot be reached is a failed push (exit 1) after the
     // same retries an unreachable APNs host gets, not an input error (exit 2) after one try.
     func testUnreachableTokenEndpointIsRetriedAndExitsOne() throws {
-        let closed = try XCTUnwrap(Self.closedLoopbackPort())
-        let send = try pushlab(["send", "fcm", "--service-account", Fixtures.fcmServiceAccount, "--url", "https://127.0.0.1:\(closed)",
+        let closed = try ClosedPort()
+        let send = try pushlab(["send", "fcm", "--service-account", Fixtures.fcmServiceAccount, "--url", closed.httpsURL,
                                 "--ca-file", Fixtures.caFile, "--no-history", "--retries", "1", "--json",
                                 "--token", "dGVzdC1pbnN0YW5jZS1pZA:APA91b" + String(repeating: "Xy9_-Q", count: 24),
                                 Fixtures.path("payloads/fcm/rich-push.json")])
@@ -197,17 +197,5 @@ final class NewcomerWalkthroughTests: XCTestCase {
         XCTAssertEqual(result["reason"] as? String, "AccessTokenError")
         XCTAssertEqual(result["attempts"] as? Int, 2, "--retries 1: the token request is tried twice")
         XCTAssertTrue((result["detail"] as? String)?.contains("could not reach the token endpoint") == true, send.stdout)
-    }
-
-    /// A loopback port nothing listens on (bound, read, closed).
-    private static func closedLoopbackPort() throws -> Int? {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) == 0 && getsockname(fd, $0, &len) == 0 } }
-        return bound ? Int(UInt16(bigEndian: addr.sin_port)) : nil
     }
 }

@@ -14,6 +14,9 @@ public struct NSEConfiguration: Sendable {
     /// `<tmp>`: images are saved under `<tmp>/cio_sdk/`.
     public var temporaryDirectory: URL
     public var maxRedirects: Int
+    /// Told when the image or the metric work has settled (before the lifecycle sees it), so a
+    /// driver on an emulated clock can move time on only after the work it waits for is done.
+    public var onSettled: (@Sendable (NSEWork) -> Void)?
 
     public init(profile: AppProfile, budget: Duration = .seconds(30), killAt: Duration? = nil,
                 store: any PendingMetricStore = DisabledPendingMetricStore(reason: "no App Group container"),
@@ -30,6 +33,9 @@ public struct NSEConfiguration: Sendable {
     /// races the deadline: 2 s, or a tenth of a short budget.
     public var improvedReserve: Duration { min(.seconds(2), budget / 10) }
 }
+
+/// The two pieces of work an extension run does in parallel (docs/specs/device-side.md §2 step 2).
+public enum NSEWork: Sendable, Hashable { case image, metric }
 
 /// The Notification Service Extension with the Customer.io SDK inside (docs/specs/device-side.md §1–2),
 /// run on Linux. Time comes from an `NSEClock`, the network from an `HTTPTransport`.
@@ -104,6 +110,7 @@ public struct NotificationServiceExtension: Sendable {
         let workDeadline = improved ? budgetEnd - configuration.improvedReserve : budgetEnd
         var tasks: [Task<Void, Never>] = []
         let wantsMetric = profile.autoTrackPushEvents
+        let onSettled = configuration.onSettled
         if wantsMetric {
             let reporter = DeliveredMetricReporter(profile: profile, transport: transport, clock: clock, wallClock: wallClock)
             let store = configuration.store
@@ -119,6 +126,7 @@ public struct NotificationServiceExtension: Sendable {
                     if removed { state.markRowRemoved() }
                 }
                 state.setMetric(outcome)
+                onSettled?(.metric)
                 trigger.yield(.metricDone)
             })
         }
@@ -127,6 +135,7 @@ public struct NotificationServiceExtension: Sendable {
             tasks.append(Task {
                 let (report, attachment) = await fetchImage(url, deadline: workDeadline, state: state)
                 state.setImage(report, attachment: attachment)
+                onSettled?(.image)
                 trigger.yield(.imageDone)
             })
         }
