@@ -7,6 +7,7 @@ independent peer; never imported by pushlab.
   h2probe.py goaway HOST PORT PATH            GET PATH; report the GOAWAY (code, last stream, debug data)
   h2probe.py burst HOST PORT PATH N [--acked] open N streams at once; report responses and resets
   h2probe.py idle HOST PORT SECONDS           do nothing; report the GOAWAY the server sends
+  h2probe.py head HOST PORT PATH              HEAD PATH; report the response's fields and every DATA byte
 """
 import json
 import socket
@@ -28,8 +29,8 @@ def connect(host, port):
     return sock, conn
 
 
-def headers(host, port, path):
-    return [(":method", "GET"), (":scheme", "http"), (":authority", f"{host}:{port}"), (":path", path)]
+def headers(host, port, path, method="GET"):
+    return [(":method", method), (":scheme", "http"), (":authority", f"{host}:{port}"), (":path", path)]
 
 
 def pump(sock, conn, report, until, deadline=10.0):
@@ -60,8 +61,9 @@ def record(event, report):
             {SettingCodes(k).name if k in SettingCodes._value2member_map_ else str(k): v.new_value
              for k, v in event.changed_settings.items()})
     elif isinstance(event, h2.events.ResponseReceived):
-        status = dict(event.headers)[":status"]
-        report.setdefault("responses", {})[str(event.stream_id)] = int(status)
+        fields = dict(event.headers)
+        report.setdefault("responses", {})[str(event.stream_id)] = int(fields[":status"])
+        report.setdefault("fields", {})[str(event.stream_id)] = {k: v for k, v in fields.items() if not k.startswith(":")}
     elif isinstance(event, h2.events.DataReceived):
         report.setdefault("bodies", {}).setdefault(str(event.stream_id), "")
         report["bodies"][str(event.stream_id)] += event.data.decode("utf-8", "replace")
@@ -105,6 +107,11 @@ def main(argv):
         sock.sendall(conn.data_to_send())
         pump(sock, conn, report,
              lambda r: len(r.get("ended", [])) + len(r.get("resets", {})) >= count or "goaway" in r, deadline=15)
+    elif mode == "head":
+        conn.send_headers(1, headers(host, port, argv[4], method="HEAD"), end_stream=True)
+        sock.sendall(conn.data_to_send())
+        pump(sock, conn, report, lambda r: 1 in r.get("ended", []) or "1" in r.get("resets", {}))
+        report["data_bytes"] = len(report.get("bodies", {}).get("1", "").encode("utf-8"))
     elif mode == "idle":
         pump(sock, conn, report, lambda r: "goaway" in r and r.get("closed", False), deadline=float(argv[4]) + 10)
     else:
