@@ -44,7 +44,7 @@ let package = Package(
         .target(name: "PushMetrics", dependencies: ["PushCore", "PushHTTP", "PushStore"]),
         .target(name: "PushGateway", dependencies: ["PushCore", "PushAuth", "PushHTTP", "PushDevice", "PushStore"]),
         // The push gateway a team runs (docs/relay.md): API, durable queue, workers, webhooks.
-        .target(name: "PushRelay", dependencies: ["PushCore", "PushAuth", "PushHTTP", "PushSend", "PushStore"]),
+        .target(name: "PushRelay", dependencies: ["PushCore", "PushAuth", "PushHTTP", "PushSend", "PushStore", "PushRedis"]),
         // The web console (/console): live push log, device view, send form, metrics charts.
         .target(name: "PushConsole", dependencies: ["PushCore", "PushAuth", "PushHTTP", "PushSend", "PushGateway", "PushDevice", "PushMetrics"]),
         // Wires every part into one offline lab: the demo and the delivery-metric experiment.
@@ -75,7 +75,7 @@ let package = Package(
         .testTarget(name: "PushMetricsTests", dependencies: ["PushMetrics", "PushDevice", "TestSupport"]),
         .testTarget(name: "PushGatewayTests", dependencies: ["PushGateway", "PushSend", "PushAuth", "PushCore", "TestSupport"],
                     exclude: ["Peers"]),
-        .testTarget(name: "PushRelayTests", dependencies: ["PushRelay", "PushCore", "PushAuth", "PushHTTP", "PushStore", "PushGateway", "TestSupport"]),
+        .testTarget(name: "PushRelayTests", dependencies: ["PushRelay", "PushRedis", "PushCore", "PushAuth", "PushHTTP", "PushStore", "PushGateway", "TestSupport"]),
         .testTarget(name: "PushConsoleTests", dependencies: ["PushConsole", "PushGateway", "PushSend", "PushDevice", "PushMetrics", "PushHTTP",
                                                             "PushCore", "PushAuth", "OfflineLab", "TestSupport"]),
         .testTarget(name: "OfflineLabTests", dependencies: ["OfflineLab", "PushDevice", "PushGateway", "PushSend", "PushAuth", "PushCore", "PushHTTP", "TestSupport"]),

@@ -21,7 +21,7 @@ public struct RedisStreamEntry: Sendable, Hashable {
     }
 
     /// `[id, [field, value, …]]`; a pending entry deleted from the stream has nil fields.
-    init?(reply: RedisReply) {
+    public init?(reply: RedisReply) {
         guard let parts = reply.array, parts.count == 2, let id = parts[0].string else { return nil }
         self.id = id
         var fields: [(String, String)] = []

@@ -1,0 +1,425 @@
+import Foundation
+import PushCore
+import PushRedis
+import Synchronization
+
+/// The queue several relay nodes share: Redis Streams with one consumer group
+/// (`RedisWorkStream`'s stream, group and dead-letter stream), one stream entry per target.
+///
+/// - `enqueue` is one Lua script: the idempotency key, the capacity check, the push, its
+///   targets and their stream entries are written together or not at all; it returns once
+///   Redis has them (durable per Redis's AOF policy: docs/relay.md "Running several nodes").
+/// - `claim` (one script) puts due retries back on the stream, takes over entries whose lease
+///   ended (`XCLAIM`; past `maxDeliveries` they go to the dead-letter stream with a final
+///   failure), reads new ones (`XREADGROUP`) and leases them in `P:leases`. Lease ends are
+///   judged on the queue's `TimeSource` (the nodes' clocks), so the lease rule of the contract
+///   holds as for SQLite. When nothing is ready it waits up to `idleBlock` for a new entry
+///   (`XREAD BLOCK`), so an idle cluster picks up new work at once.
+/// - `complete` stores the first final result per (push, target) — the done marker — and
+///   acknowledges (`XACK`) the entry in the same script. An entry taken over after its target
+///   was answered is acknowledged and not handed out again. The window left: a node that dies
+///   between the provider's answer and this script; the target is sent again after its lease.
+/// - The read side (status, deliveries, invalid tokens) reads Redis, so any node answers for
+///   any push; each app's final results also go to the results stream `P:delivered:APP`.
+public final class RedisPushQueue: PushQueue {
+    public struct Configuration: Sendable {
+        /// Key prefix; nodes of one cluster use the same one.
+        public var prefix: String
+        /// Most unfinished targets (waiting + claimed) the cluster holds; beyond it `.full`.
+        public var capacity: Int
+        /// Past this many deliveries (take-overs) an entry goes to the dead-letter stream.
+        public var maxDeliveries: Int
+        /// How long an empty `claim` waits for new entries; zero returns at once.
+        public var idleBlock: Duration
+        public init(prefix: String = "pushlab", capacity: Int = 2_000_000, maxDeliveries: Int = 5, idleBlock: Duration = .milliseconds(500)) {
+            self.prefix = prefix
+            self.capacity = capacity
+            self.maxDeliveries = maxDeliveries
+            self.idleBlock = idleBlock
+        }
+    }
+
+    public let endpoint: RedisEndpoint
+    public let configuration: Configuration
+    public let stream: RedisWorkStream
+    /// Short commands and scripts.
+    let client: RedisClient
+    /// Blocking reads only.
+    private let reader: RedisClient
+    private let time: any TimeSource
+    private let closed = Mutex(false)
+    private let contents = Mutex<[PushID: (app: String, content: [UInt8])]>([:])
+    private var P: String { configuration.prefix }
+    private var streamKey: String { stream.configuration.stream }
+    private var group: String { stream.configuration.group }
+
+    /// Connects lazily; `prepare()` creates the consumer group.
+    public init(endpoint: RedisEndpoint, configuration: Configuration = Configuration(), time: any TimeSource = SystemTimeSource(),
+                clientName: String? = nil) {
+        self.endpoint = endpoint
+        self.configuration = configuration
+        self.time = time
+        client = RedisClient(endpoint: endpoint, options: RedisClientOptions(clientName: clientName))
+        reader = RedisClient(endpoint: endpoint, options: RedisClientOptions(clientName: clientName.map { $0 + "-reader" }))
+        stream = RedisWorkStream(client: client, reader: reader, consumer: clientName ?? "relay",
+                                 configuration: RedisWorkStreamConfiguration(prefix: configuration.prefix, maxDeliveries: configuration.maxDeliveries))
+    }
+
+    /// Connects and creates the consumer group when it does not exist.
+    public func prepare() async throws(PushQueueError) {
+        try await redis { () async throws(RedisError) in try await stream.prepare() }
+    }
+
+    /// The Redis client for the state nodes share besides the queue (provider tokens, budgets).
+    public var sharedClient: RedisClient { client }
+
+    // MARK: - PushQueue
+
+    public func enqueue(_ submission: PushSubmission) async throws(PushQueueError) -> EnqueueReceipt {
+        try checkOpen()
+        let idempotencyKey = submission.idempotencyKey.map { "\(P):idem:\(submission.app):\($0)" } ?? P
+        var arguments = [P, submission.id, submission.app, String(decoding: submission.content, as: UTF8.self),
+                         String(submission.targets.count), String(submission.acceptedAt.timeIntervalSince1970),
+                         submission.idempotencyKey ?? "", submission.requestFingerprint ?? "", String(configuration.capacity)]
+        arguments.reserveCapacity(arguments.count + 3 * submission.targets.count)
+        for target in submission.targets {
+            arguments += [target.kind.rawValue, target.environment?.rawValue ?? "", target.value]
+        }
+        let keys = [idempotencyKey, "\(P):push:\(submission.id)", "\(P):targets:\(submission.id)", streamKey]
+        let reply = try await redis { () async throws(RedisError) in try await client.eval(RedisQueueScripts.enqueue, keys: keys, arguments: arguments) }
+        let parts = reply.array?.compactMap(\.string) ?? []
+        switch parts.first {
+        case "ok"?:
+            return EnqueueReceipt(pushID: submission.id, targetCount: submission.targets.count, acceptedAt: submission.acceptedAt, isReplay: false)
+        case "replay"? where parts.count == 5:
+            let key = submission.idempotencyKey ?? ""
+            if parts[2] != (submission.requestFingerprint ?? "") { throw .idempotencyConflict(key: key, pushID: parts[1]) }
+            return EnqueueReceipt(pushID: parts[1], targetCount: Int(parts[3]) ?? 0,
+                                  acceptedAt: Date(timeIntervalSince1970: Double(parts[4]) ?? 0), isReplay: true)
+        case "full"? where parts.count == 2:
+            throw .full(unfinished: Int(parts[1]) ?? 0, incoming: submission.targets.count, capacity: configuration.capacity)
+        default:
+            throw .storage("Redis answered the enqueue script with \(reply.shape)")
+        }
+    }
+
+    public func claim(consumer: String, limit: Int, lease: Duration) async throws(PushQueueError) -> [ClaimedTarget] {
+        guard limit > 0 else { return [] }
+        try checkOpen()
+        var (lastID, claimed) = try await claimOnce(consumer: consumer, limit: limit, lease: lease)
+        if claimed.isEmpty, configuration.idleBlock > .zero {
+            // Wait for an entry newer than the last one seen, then claim again.
+            let block = configuration.idleBlock
+            let ms = String(block.components.seconds * 1000 + block.components.attoseconds / 1_000_000_000_000_000)
+            let reply = try await redis { () async throws(RedisError) in
+                try await reader.execute(RedisCommand("XREAD", "COUNT", "1", "BLOCK", ms, "STREAMS", streamKey, lastID),
+                                         readTimeout: block)
+            }
+            if !reply.isNull { (lastID, claimed) = try await claimOnce(consumer: consumer, limit: limit, lease: lease) }
+        }
+        return claimed
+    }
+
+    private func claimOnce(consumer: String, limit: Int, lease: Duration) async throws(PushQueueError) -> (String, [ClaimedTarget]) {
+        let now = time.now.timeIntervalSince1970
+        let leaseEnd = now + Double(lease.components.seconds) + Double(lease.components.attoseconds) / 1e18
+        let arguments = [P, group, consumer, String(now), String(leaseEnd), String(limit), String(configuration.maxDeliveries)]
+        let reply = try await redis { () async throws(RedisError) in
+            try await client.eval(RedisQueueScripts.claim, keys: [streamKey], arguments: arguments)
+        }
+        guard let flat = reply.array?.map({ $0.string ?? "" }), let lastID = flat.first else {
+            throw .storage("Redis answered the claim script with \(reply.shape)")
+        }
+        var claims: [ClaimedTarget] = []
+        var index = 1
+        while index + 9 <= flat.count {
+            let f = Array(flat[index..<index + 9])
+            index += 9
+            let push = f[1]
+            guard let content = try await content(of: push) else { continue }
+            claims.append(ClaimedTarget(
+                pushID: push, index: Int(f[2]) ?? 0, app: f[3],
+                target: PushTarget(kind: PushTarget.Kind(rawValue: f[4]) ?? .apnsToken, value: f[6], environment: APNsEnvironment(rawValue: f[5])),
+                content: content.content, attempts: Int(f[7]) ?? 0, receipt: f[0]))
+        }
+        return (lastID, claims.sorted { ($0.pushID, $0.index) < ($1.pushID, $1.index) })
+    }
+
+    /// A push's app and content, read once per node.
+    private func content(of push: PushID) async throws(PushQueueError) -> (app: String, content: [UInt8])? {
+        if let hit = contents.withLock({ $0[push] }) { return hit }
+        let reply = try await redis { () async throws(RedisError) in try await client.execute(RedisCommand("HMGET", "\(P):push:\(push)", "app", "content")) }
+        guard let parts = reply.array, parts.count == 2, let app = parts[0].string, case .bulk(let bytes) = parts[1] else { return nil }
+        let value = (app, bytes)
+        contents.withLock { c in
+            if c.count >= 256 { c.removeAll(keepingCapacity: true) }
+            c[push] = value
+        }
+        return value
+    }
+
+    @discardableResult
+    public func complete(_ results: [TargetCompletion]) async throws(PushQueueError) -> CompletionReport {
+        guard !results.isEmpty else { return CompletionReport() }
+        try checkOpen()
+        var arguments = [P, group]
+        for result in results {
+            let o = result.outcome, c = result.claim
+            arguments += [c.receipt, c.pushID, String(c.index), c.app, o.status.rawValue, o.tokenInvalid ? "1" : "", o.reason ?? "invalid",
+                          Self.encode(o), String(o.finishedAt.timeIntervalSince1970), c.target.kind.rawValue,
+                          c.target.environment?.rawValue ?? "", c.target.value]
+        }
+        let reply = try await redis { () async throws(RedisError) in
+            try await client.eval(RedisQueueScripts.complete, keys: [streamKey], arguments: arguments)
+        }
+        guard let parts = reply.array, parts.count >= 2, let recorded = parts[0].integer, let duplicates = parts[1].integer else {
+            throw .storage("Redis answered the complete script with \(reply.shape)")
+        }
+        return CompletionReport(recorded: Int(recorded), duplicates: Int(duplicates))
+    }
+
+    public func reschedule(_ retries: [TargetRetry]) async throws(PushQueueError) {
+        guard !retries.isEmpty else { return }
+        try checkOpen()
+        var arguments = [P, group]
+        for retry in retries {
+            let c = retry.claim
+            arguments += [c.receipt, c.pushID, String(c.index), c.app, c.target.kind.rawValue, c.target.environment?.rawValue ?? "",
+                          c.target.value, String(retry.attempts), retry.lastError ?? "", String(retry.notBefore.timeIntervalSince1970)]
+        }
+        try await redis { () async throws(RedisError) in
+            try await client.eval(RedisQueueScripts.reschedule, keys: [streamKey], arguments: arguments)
+        }
+    }
+
+    /// Ends the leases of entries still pending for this node's consumer name (a node restarted
+    /// under the same `--node` name); other nodes' abandoned entries are taken over when their
+    /// leases end.
+    @discardableResult
+    public func recoverAbandoned() async throws(PushQueueError) -> Int {
+        try checkOpen()
+        try await prepare()
+        let reply = try await redis { () async throws(RedisError) in
+            try await client.eval(RedisQueueScripts.release, keys: [streamKey], arguments: [P, group, stream.consumer])
+        }
+        return Int(reply.integer ?? 0)
+    }
+
+    public func depth() async throws(PushQueueError) -> QueueDepth {
+        try checkOpen()
+        let replies = try await redis { () async throws(RedisError) in
+            try await client.pipeline([RedisCommand("GET", "\(P):unfinished"), RedisCommand("GET", "\(P):finished"), RedisCommand("ZCARD", "\(P):leases")])
+        }
+        let unfinished = Int(replies[0].integer ?? 0), finished = Int(replies[1].integer ?? 0), claimed = Int(replies[2].integer ?? 0)
+        return QueueDepth(waiting: max(0, unfinished - claimed), claimed: claimed, finished: finished)
+    }
+
+    public func status(of push: PushID, includeTargets: Bool) async throws(PushQueueError) -> PushStatus? {
+        try checkOpen()
+        var commands = [RedisCommand("HMGET", "\(P):push:\(push)", "app", "accepted", "count", "sent", "failed")]
+        if includeTargets {
+            commands += ["targets", "results", "retry", "claimed"].map { RedisCommand("HGETALL", "\(P):\($0):\(push)") }
+        }
+        let replies = try await redis { () async throws(RedisError) in try await client.pipeline(commands) }
+        guard let head = replies[0].array?.map(\.string), head.count == 5, let app = head[0] else { return nil }
+        var status = PushStatus(pushID: push, app: app, acceptedAt: Date(timeIntervalSince1970: Double(head[1] ?? "") ?? 0),
+                                targetCount: Int(head[2] ?? "") ?? 0, sent: Int(head[3] ?? "") ?? 0, failed: Int(head[4] ?? "") ?? 0, targets: [])
+        guard includeTargets else { return status }
+        let targets = Self.hash(replies[1]), results = Self.hash(replies[2]), retries = Self.hash(replies[3]), claims = Self.hash(replies[4])
+        status.targets = targets.compactMap { index, definition -> TargetState? in
+            guard let i = Int(index) else { return nil }
+            let f = Self.split(definition)
+            let target = PushTarget(kind: PushTarget.Kind(rawValue: f[0]) ?? .apnsToken, value: f.count > 2 ? f[2] : "",
+                                    environment: f.count > 1 ? APNsEnvironment(rawValue: f[1]) : nil)
+            let retry = retries[index].map(Self.split)
+            if let outcome = results[index].flatMap(Self.decode) {
+                return TargetState(index: i, target: target, phase: outcome.status == .sent ? .sent : .failed, attempts: outcome.attempts,
+                                   lastError: nil, outcome: outcome)
+            }
+            return TargetState(index: i, target: target, phase: claims[index] == nil ? .waiting : .claimed,
+                               attempts: Int(retry?.first ?? "") ?? 0, lastError: retry.flatMap { $0.count > 1 && !$0[1].isEmpty ? $0[1] : nil },
+                               outcome: nil)
+        }.sorted { $0.index < $1.index }
+        return status
+    }
+
+    public func deliveries(app: String, token: String?, since: Date?, limit: Int) async throws(PushQueueError) -> [DeliveryRecord] {
+        try checkOpen()
+        var out: [DeliveryRecord] = []
+        try await scanNewestFirst("\(P):delivered:\(app)", since: since) { entry in
+            if let token, entry["v"] != token { return out.count < limit }
+            guard let outcome = entry["o"].flatMap(Self.decode) else { return true }
+            if let since, outcome.finishedAt < since { return true }
+            out.append(DeliveryRecord(pushID: entry["p"] ?? "", index: Int(entry["i"] ?? "") ?? 0,
+                                      target: PushTarget(kind: PushTarget.Kind(rawValue: entry["k"] ?? "") ?? .apnsToken, value: entry["v"] ?? "",
+                                                         environment: APNsEnvironment(rawValue: entry["e"] ?? "")),
+                                      outcome: outcome))
+            return out.count < limit
+        }
+        return out.sorted { $0.outcome.finishedAt > $1.outcome.finishedAt }
+    }
+
+    public func invalidTokens(app: String, since: Date?, limit: Int) async throws(PushQueueError) -> [InvalidToken] {
+        try checkOpen()
+        var out: [InvalidToken] = []
+        try await scanNewestFirst("\(P):invalid:\(app)", since: since) { entry in
+            let at = Date(timeIntervalSince1970: Double(entry["t"] ?? "") ?? 0)
+            if let since, at < since { return true }
+            out.append(InvalidToken(token: entry["v"] ?? "", kind: PushTarget.Kind(rawValue: entry["k"] ?? "") ?? .apnsToken,
+                                    reason: entry["r"] ?? "", pushID: entry["p"] ?? "", reportedAt: at))
+            return out.count < limit
+        }
+        return out
+    }
+
+    /// Walks `key` from its newest entry back, page by page, while `visit` says go on and the
+    /// entries are not older than `since` by more than a minute (results of several nodes
+    /// arrive a little out of order).
+    private func scanNewestFirst(_ key: String, since: Date?, visit: (RedisStreamEntry) -> Bool) async throws(PushQueueError) {
+        var end = "+"
+        let floor = since.map { $0.timeIntervalSince1970 - 60 }
+        while true {
+            let reply = try await redis { () async throws(RedisError) in
+                try await client.execute(RedisCommand("XREVRANGE", key, end, "-", "COUNT", "1000"))
+            }
+            let entries = (reply.array ?? []).compactMap(RedisStreamEntry.init(reply:))
+            for entry in entries {
+                if let floor, let t = entry["t"].flatMap(Double.init), t < floor { return }
+                if !visit(entry) { return }
+            }
+            guard entries.count == 1000, let last = entries.last else { return }
+            end = "(" + last.id
+        }
+    }
+
+    public func nextReadyDate() async throws(PushQueueError) -> Date? {
+        try checkOpen()
+        let replies = try await redis { () async throws(RedisError) in
+            try await client.pipeline([RedisCommand("ZRANGE", "\(P):delayed", "0", "0", "WITHSCORES"),
+                                       RedisCommand("ZRANGE", "\(P):leases", "0", "0", "WITHSCORES")])
+        }
+        let times = replies.compactMap { $0.array.flatMap { $0.count == 2 ? $0[1].string.flatMap(Double.init) : nil } }
+        return times.min().map { Date(timeIntervalSince1970: $0) }
+    }
+
+    public func close() async {
+        closed.withLock { $0 = true }
+        client.close()
+        reader.close()
+    }
+
+    // MARK: - Cluster status
+
+    /// Writes this node's heartbeat (`P:nodes`: name → "unix-seconds started-seconds").
+    public func heartbeat(node: String, startedAt: Date) async throws(PushQueueError) {
+        let now = time.now.timeIntervalSince1970
+        try await redis { () async throws(RedisError) in
+            try await client.execute(RedisCommand("HSET", "\(P):nodes", node, "\(now) \(startedAt.timeIntervalSince1970)"))
+        }
+    }
+
+    /// Nodes by last heartbeat, the queue's depth, pending entries per consumer, dead letters.
+    public func clusterStatus(deadLetterSample: Int = 10) async throws(PushQueueError) -> RedisClusterStatus {
+        let depth = try await depth()
+        let replies = try await redis { () async throws(RedisError) in
+            try await client.pipeline([RedisCommand("HGETALL", "\(P):nodes"), RedisCommand("XPENDING", streamKey, group),
+                                       RedisCommand("XLEN", stream.configuration.deadLetterStream),
+                                       RedisCommand("XREVRANGE", stream.configuration.deadLetterStream, "+", "-", "COUNT", String(deadLetterSample)),
+                                       RedisCommand("ZCARD", "\(P):delayed")])
+        }
+        let now = time.now.timeIntervalSince1970
+        let nodes = Self.hash(replies[0]).map { name, value -> RedisClusterStatus.Node in
+            let parts = value.split(separator: " ").compactMap { Double($0) }
+            return RedisClusterStatus.Node(name: name, lastHeartbeat: Date(timeIntervalSince1970: parts.first ?? 0),
+                                           startedAt: Date(timeIntervalSince1970: parts.count > 1 ? parts[1] : 0),
+                                           secondsSinceHeartbeat: max(0, now - (parts.first ?? 0)))
+        }.sorted { $0.name < $1.name }
+        var pending: [String: Int] = [:]
+        if let summary = replies[1].array, summary.count == 4 {
+            for consumer in summary[3].array ?? [] {
+                if let pair = consumer.array, pair.count == 2, let name = pair[0].string, let n = pair[1].integer { pending[name] = Int(n) }
+            }
+        }
+        let dead = (replies[3].array ?? []).compactMap(RedisStreamEntry.init(reply:)).map { entry in
+            RedisClusterStatus.DeadLetter(pushID: entry["p"] ?? "", index: Int(entry["i"] ?? "") ?? 0, app: entry["a"] ?? "",
+                                          deliveries: Int(entry["deliveries"] ?? "") ?? 0, deadBy: entry["dead-by"] ?? "")
+        }
+        return RedisClusterStatus(redis: endpoint.description, depth: depth, retryWaiting: Int(replies[4].integer ?? 0),
+                                  nodes: nodes, pendingByConsumer: pending,
+                                  deadLetterCount: Int(replies[2].integer ?? 0), recentDeadLetters: dead)
+    }
+
+    // MARK: - Helpers
+
+    private func checkOpen() throws(PushQueueError) {
+        if closed.withLock({ $0 }) { throw .closed }
+    }
+
+    private func redis<T>(_ body: () async throws(RedisError) -> T) async throws(PushQueueError) -> T {
+        do {
+            return try await body()
+        } catch .closed {
+            throw .closed
+        } catch {
+            throw .storage("\(endpoint): \(error)")
+        }
+    }
+
+    static func hash(_ reply: RedisReply) -> [String: String] {
+        var out: [String: String] = [:]
+        let flat = reply.array ?? []
+        var index = 0
+        while index + 1 < flat.count {
+            if let key = flat[index].string { out[key] = flat[index + 1].string ?? "" }
+            index += 2
+        }
+        return out
+    }
+
+    static func split(_ value: String) -> [String] {
+        value.split(separator: "\u{1f}", omittingEmptySubsequences: false).map(String.init)
+    }
+
+    private static let encoder: JSONEncoder = {
+        let e = JSONEncoder()
+        e.dateEncodingStrategy = .secondsSince1970
+        e.outputFormatting = [.sortedKeys]
+        return e
+    }()
+
+    static func encode(_ outcome: TargetOutcome) -> String {
+        String(decoding: (try? encoder.encode(outcome)) ?? Data(), as: UTF8.self)
+    }
+
+    static func decode(_ json: String) -> TargetOutcome? {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .secondsSince1970
+        return try? decoder.decode(TargetOutcome.self, from: Data(json.utf8))
+    }
+}
+
+/// What `GET /v1/cluster` shows.
+public struct RedisClusterStatus: Sendable {
+    public struct Node: Sendable {
+        public var name: String
+        public var lastHeartbeat: Date
+        public var startedAt: Date
+        public var secondsSinceHeartbeat: Double
+    }
+    public struct DeadLetter: Sendable {
+        public var pushID: PushID
+        public var index: Int
+        public var app: String
+        public var deliveries: Int
+        public var deadBy: String
+    }
+    /// The endpoint without its password.
+    public var redis: String
+    public var depth: QueueDepth
+    /// Targets waiting for a retry time (part of `depth.waiting`).
+    public var retryWaiting: Int
+    public var nodes: [Node]
+    public var pendingByConsumer: [String: Int]
+    public var deadLetterCount: Int
+    public var recentDeadLetters: [DeadLetter]
+}

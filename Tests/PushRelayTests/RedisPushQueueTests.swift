@@ -1,0 +1,155 @@
+import Foundation
+import PushCore
+import PushRedis
+import PushRelay
+import TestSupport
+import XCTest
+
+/// The same `PushQueueContract` checks as `SQLitePushQueueTests`, against `RedisPushQueue` on a
+/// real redis-server (its own port and temp directory), plus what only several nodes show.
+final class RedisPushQueueTests: XCTestCase {
+    private var server: RedisServer!
+
+    override func setUpWithError() throws {
+        server = try RedisServer()
+    }
+
+    override func tearDown() {
+        server?.stop()
+        server = nil
+    }
+
+    private func queue(time: any TimeSource = SystemTimeSource(), capacity: Int = 1_000, maxDeliveries: Int = 5,
+                       idleBlock: Duration = .zero, node: String = "n1") throws -> RedisPushQueue {
+        RedisPushQueue(endpoint: try RedisEndpoint(url: server.url),
+                       configuration: .init(capacity: capacity, maxDeliveries: maxDeliveries, idleBlock: idleBlock),
+                       time: time, clientName: node)
+    }
+
+    private var factory: PushQueueContract.Factory {
+        let url = server.url
+        return { time, capacity in
+            let queue = RedisPushQueue(endpoint: try RedisEndpoint(url: url), configuration: .init(capacity: capacity, idleBlock: .zero), time: time)
+            try await queue.prepare()
+            return queue
+        }
+    }
+
+    func testClaimsEveryTargetOnce() async throws { try await PushQueueContract.claimsEveryTargetOnce(factory) }
+    func testIdempotencyKeyReplaysAndConflicts() async throws { try await PushQueueContract.idempotencyKeyReplaysAndConflicts(factory) }
+    func testFullQueueRefusesWholeSubmission() async throws { try await PushQueueContract.fullQueueRefusesWholeSubmission(factory) }
+    func testExpiredLeaseIsClaimedAgain() async throws { try await PushQueueContract.expiredLeaseIsClaimedAgain(factory) }
+    func testSecondFinalResultIsADuplicate() async throws { try await PushQueueContract.secondFinalResultIsADuplicate(factory) }
+    func testRescheduledTargetWaitsForItsTime() async throws { try await PushQueueContract.rescheduledTargetWaitsForItsTime(factory) }
+    func testDeliveriesAndInvalidTokens() async throws { try await PushQueueContract.deliveriesAndInvalidTokens(factory) }
+
+    /// Two nodes (two queues, one Redis) share the work: every target is handed to exactly one
+    /// of them, and either node answers for the push.
+    func testTwoNodesShareOnePushWithoutOverlap() async throws {
+        let a = try queue(node: "a"), b = try queue(node: "b")
+        try await a.prepare()
+        _ = try await a.enqueue(PushQueueContract.submission("p_1", tokens: 50, at: Date()))
+        var seen: [Int] = []
+        while true {
+            let fromA = try await a.claim(consumer: "a", limit: 7, lease: .seconds(30))
+            let fromB = try await b.claim(consumer: "b", limit: 7, lease: .seconds(30))
+            if fromA.isEmpty && fromB.isEmpty { break }
+            try await a.complete(fromA.map { PushQueueContract.sent($0, at: Date()) })
+            try await b.complete(fromB.map { PushQueueContract.sent($0, at: Date()) })
+            seen += (fromA + fromB).map(\.index)
+        }
+        XCTAssertEqual(seen.sorted(), Array(0..<50))
+        let status = try await b.status(of: "p_1", includeTargets: false)
+        XCTAssertEqual(status?.sent, 50)
+        let depth = try await a.depth()
+        XCTAssertEqual(depth, QueueDepth(waiting: 0, claimed: 0, finished: 50))
+        await a.close()
+        await b.close()
+    }
+
+    /// The done marker: an entry taken over after its target was answered is not handed out
+    /// again; an entry taken over past max deliveries goes to the dead-letter stream with a
+    /// final failure, visible in the cluster status.
+    func testTakeOverSkipsAnsweredTargetsAndDeadLettersPoisonedOnes() async throws {
+        let time = ManualTimeSource()
+        let q = try queue(time: time, maxDeliveries: 2)
+        try await q.prepare()
+        _ = try await q.enqueue(PushQueueContract.submission("p_1", tokens: 2, at: time.now))
+        let first = try await q.claim(consumer: "dies", limit: 2, lease: .seconds(5))
+        XCTAssertEqual(first.count, 2)
+        // Target 0 was answered, but its acknowledgement is "lost": put the lease back by hand.
+        try await q.complete([PushQueueContract.sent(first[0], at: time.now)])
+        _ = try server.cli(["ZADD", "pushlab:leases", "0", first[0].receipt])
+        time.advance(by: 6)
+        let second = try await q.claim(consumer: "n2", limit: 10, lease: .seconds(5))
+        XCTAssertEqual(second.map(\.index), [1], "the answered target is not handed out again")
+        time.advance(by: 6)
+        let third = try await q.claim(consumer: "n3", limit: 10, lease: .seconds(5))
+        XCTAssertTrue(third.isEmpty, "the third delivery is past maxDeliveries 2")
+        let status = try await q.status(of: "p_1", includeTargets: true)
+        XCTAssertEqual(status?.isFinished, true)
+        XCTAssertEqual(status?.targets.last?.outcome?.reason, "DeadLetter")
+        let cluster = try await q.clusterStatus()
+        XCTAssertEqual(cluster.deadLetterCount, 1)
+        XCTAssertEqual(cluster.recentDeadLetters.first?.index, 1)
+        XCTAssertEqual(cluster.depth.unfinished, 0)
+        await q.close()
+    }
+
+    /// A node restarted under the same name gets back what it held, at once (no lease wait).
+    func testRestartedNodeRecoversItsOwnPendingEntries() async throws {
+        let time = ManualTimeSource()
+        let before = try queue(time: time, node: "n1")
+        try await before.prepare()
+        _ = try await before.enqueue(PushQueueContract.submission("p_1", tokens: 3, at: time.now))
+        let claims = try await before.claim(consumer: "n1", limit: 3, lease: .seconds(300))
+        try await before.complete([PushQueueContract.sent(claims[0], at: time.now)])
+        await before.close()
+        let after = try queue(time: time, node: "n1")
+        let released = try await after.recoverAbandoned()
+        XCTAssertEqual(released, 2)
+        let again = try await after.claim(consumer: "n1", limit: 10, lease: .seconds(300))
+        XCTAssertEqual(again.map(\.index), [1, 2])
+        await after.close()
+    }
+
+    /// An idle claim waits for new work and returns as soon as another node queues some.
+    func testIdleClaimWakesOnNewWork() async throws {
+        let idle = try queue(idleBlock: .seconds(10), node: "idle")
+        let other = try queue(node: "other")
+        try await idle.prepare()
+        async let claimed = idle.claim(consumer: "idle", limit: 10, lease: .seconds(30))
+        // Wait until the claim is blocked in Redis, then queue from the other node.
+        let blocked = await Poll.until(timeout: 10, interval: .milliseconds(50)) { (try? self.server.cli(["CLIENT", "LIST"]).contains("cmd=xread")) ?? false }
+        XCTAssertTrue(blocked)
+        _ = try await other.enqueue(PushQueueContract.submission("p_1", tokens: 1, at: Date()))
+        let result = try await claimed
+        XCTAssertEqual(result.map(\.pushID), ["p_1"], "the blocked claim saw the new entry (an expired block returns nothing)")
+        await idle.close()
+        await other.close()
+    }
+
+    /// Redis down: operations fail with a storage error naming the endpoint; after a restart
+    /// the same queue works again and what was queued before is still there (AOF).
+    func testRedisRestartKeepsQueuedWork() async throws {
+        let q = try queue()
+        try await q.prepare()
+        _ = try await q.enqueue(PushQueueContract.submission("p_1", tokens: 4, at: Date()))
+        server.crash()
+        do {
+            _ = try await q.depth()
+            XCTFail("Redis is down")
+        } catch {
+            guard case .storage(let detail) = error else { return XCTFail("\(error)") }
+            XCTAssertTrue(detail.contains("127.0.0.1"), detail)
+        }
+        try server.restart()
+        var depth: QueueDepth?
+        let back = await Poll.until(timeout: 10, interval: .milliseconds(50)) { depth = try? await q.depth(); return depth != nil }
+        XCTAssertTrue(back)
+        XCTAssertEqual(depth?.waiting, 4)
+        let claims = try await q.claim(consumer: "n1", limit: 10, lease: .seconds(30))
+        XCTAssertEqual(claims.count, 4)
+        await q.close()
+    }
+}
