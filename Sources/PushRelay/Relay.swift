@@ -2,7 +2,9 @@ import Foundation
 import PushAuth
 import PushCore
 import PushHTTP
+import PushRedis
 import PushSend
+import Synchronization
 
 /// `pushlab relay`: the push gateway a team runs (docs/relay.md). Wires the API server, the
 /// durable queue, the workers, webhooks and metrics; explicit `start()` and a graceful `stop()`
@@ -39,6 +41,7 @@ public final class Relay: Sendable {
         }
         service.workers.start()
         service.webhooks.start()
+        service.startHeartbeat()
         try server.start()
     }
 
@@ -49,6 +52,7 @@ public final class Relay: Sendable {
     public func stop() async {
         await server.stop()
         await service.workers.stop()
+        await service.stopHeartbeat()
         await service.webhooks.stop()
         for sender in service.senders.values { await sender.shutdown() }
         await service.queue.close()
@@ -67,6 +71,12 @@ final class RelayService: Sendable {
     let webhooks: WebhookDispatcher
     let log: @Sendable (String) -> Void
     private let pushIDs = PushIDSource()
+    /// The queue when it is the cluster's Redis queue (`--queue redis://…`).
+    var redisQueue: RedisPushQueue? { queue as? RedisPushQueue }
+    /// This node's name: its consumer in the Redis group, its heartbeat in `GET /v1/cluster`.
+    let node: String
+    private let heartbeat = Mutex<Task<Void, Never>?>(nil)
+    let startedAt = Date()
 
     init(config: RelayConfig, dataDirectory: String, queue: (any PushQueue)?, emulator: EmulatorEndpoints?,
          log: @escaping @Sendable (String) -> Void) throws {
@@ -82,14 +92,51 @@ final class RelayService: Sendable {
         let retry = RetryPolicy(maxAttempts: min(3, config.workers.maxAttempts), baseDelay: .milliseconds(200), maxDelay: .seconds(5),
                                 maxRetryAfter: .seconds(30))
         var senders: [String: AppSenders] = [:]
-        for app in config.apps { senders[app.name] = try AppSenders(app: app, emulator: emulator, retry: retry) }
+        let redisQueue = queue as? RedisPushQueue
+        node = redisQueue?.stream.consumer ?? "relay-\(ProcessInfo.processInfo.processIdentifier)"
+        for app in config.apps {
+            senders[app.name] = try AppSenders(app: app, emulator: emulator, retry: retry, shared: redisQueue?.sharedClient)
+        }
         self.senders = senders
         let metrics = self.metrics
         let webhooks = try WebhookDispatcher(apps: config.apps, metrics: metrics, log: log)
         self.webhooks = webhooks
-        workers = DeliveryWorkers(queue: self.queue, senders: senders, settings: config.workers, metrics: metrics,
-                                  consumer: "relay-\(ProcessInfo.processInfo.processIdentifier)",
-                                  events: { webhooks.record($0) }, log: log)
+        // On Redis every node spends from one budget per app (a Lua token bucket), not its own.
+        let budgets: [String: any SendBudget] = senders.mapValues { sender in
+            guard let client = redisQueue?.sharedClient else { return RateBudget(perMinute: sender.app.ratePerMinute) }
+            return SharedSendBudget(budget: RedisRateBudget(client: client, key: "\(redisQueue?.configuration.prefix ?? "pushlab"):budget:app:\(sender.app.name)",
+                                                            budget: PushRedis.RateBudget(limit: sender.app.ratePerMinute, per: .seconds(60))),
+                                    fallback: RateBudget(perMinute: sender.app.ratePerMinute), log: log)
+        }
+        workers = DeliveryWorkers(queue: self.queue, senders: senders, budgets: budgets, settings: config.workers, metrics: metrics,
+                                  consumer: node, events: { webhooks.record($0) }, log: log)
+    }
+
+    /// Every 2 s this node writes its heartbeat to Redis (nothing to do on SQLite).
+    func startHeartbeat() {
+        guard let redis = redisQueue else { return }
+        let node = self.node, started = startedAt, log = self.log
+        let task = Task {
+            var failing = false
+            while !Task.isCancelled {
+                do {
+                    try await redis.heartbeat(node: node, startedAt: started)
+                    if failing { log("relay: Redis reachable again (\(redis.endpoint))") }
+                    failing = false
+                } catch {
+                    if !failing { log("relay: heartbeat failed: \(error); retrying") }
+                    failing = true
+                }
+                try? await Task.sleep(for: .seconds(2))
+            }
+        }
+        heartbeat.withLock { $0 = task }
+    }
+
+    func stopHeartbeat() async {
+        let task = heartbeat.withLock { t in defer { t = nil }; return t }
+        task?.cancel()
+        await task?.value
     }
 
     /// Queues a push for `app` after its request was checked; answers like `enqueue`.

@@ -22,6 +22,7 @@ struct RelayRoutes: Sendable {
         router.add("GET", "/v1/apps/{app}/invalid-tokens") { request in .later { await answer(request) { try await invalidTokens(request) } } }
         router.add("GET", "/v1/admin/config") { request in .later { await answer(request) { try configReadBack(request) } } }
         router.add("GET", "/v1/admin/queue") { request in .later { await answer(request) { try await queueDepth(request) } } }
+        router.add("GET", "/v1/cluster") { request in .later { await answer(request) { try await cluster(request) } } }
         GorushRoutes(service: service).add(to: &router)
         router.fallback = { request in
             .now(APIError(404, "not_found", field: "path", "no route \(request.method) \(request.path)",
@@ -166,7 +167,7 @@ struct RelayRoutes: Sendable {
 
     // MARK: - Admin
 
-    private func requireAdmin(_ request: ServerRequest) throws {
+    func requireAdmin(_ request: ServerRequest) throws {
         guard case .admin = try authenticate(request) else {
             throw APIError(403, "forbidden", field: "header Authorization", "this route needs an admin key",
                            fix: "make one with 'pushlab relay keys create --admin'")
@@ -228,7 +229,7 @@ struct RelayRoutes: Sendable {
     private func metrics() async -> ServerResponse {
         let depth = try? await service.queue.depth()
         return ServerResponse(status: 200, headers: ["content-type": "text/plain; version=0.0.4; charset=utf-8"],
-                              body: Array(service.metrics.prometheusText(depth: depth).utf8))
+                              body: Array((service.metrics.prometheusText(depth: depth) + (await clusterMetrics())).utf8))
     }
 
     /// Runs a queue read, turning its failure into a 500/503.

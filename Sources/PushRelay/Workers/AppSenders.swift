@@ -2,6 +2,7 @@ import Foundation
 import PushAuth
 import PushCore
 import PushHTTP
+import PushRedis
 import PushSend
 
 /// Where the emulator started by `pushlab relay` listens (targets `emulator`), and the CA its
@@ -35,7 +36,9 @@ final class AppSenders: Sendable {
     let fcmClient: FCMClient?
     private let http: HTTPClient
 
-    init(app: RelayApp, emulator: EmulatorEndpoints?, retry: RetryPolicy) throws(SenderSetupError) {
+    /// `shared`: the cluster's Redis when the queue runs there; then every node uses one APNs
+    /// provider token per (team, key) (`SharedProviderToken`) instead of signing its own.
+    init(app: RelayApp, emulator: EmulatorEndpoints?, retry: RetryPolicy, shared: RedisClient? = nil) throws(SenderSetupError) {
         self.app = app
         func fail(_ message: String) -> SenderSetupError { SenderSetupError(app: app.name, message: message) }
         let usesEmulator = app.apns?.target == .emulator || app.fcm?.target == .emulator
@@ -54,7 +57,7 @@ final class AppSenders: Sendable {
             } catch {
                 throw fail("APNs key \(apns.keyPath): \(error)")
             }
-            let credential = ProviderTokenCache(key: key)
+            let credential: any APNsCredential = shared.map { SharedProviderToken(key: key, client: $0) } ?? ProviderTokenCache(key: key)
             for environment in APNsEnvironment.allCases {
                 let endpoint: APNsEndpoint
                 if let url = apns.url ?? (apns.target == .emulator ? emulator?.apnsURL : nil) {

@@ -10,7 +10,7 @@ import Synchronization
 final class DeliveryWorkers: Sendable {
     private let queue: any PushQueue
     private let senders: [String: AppSenders]
-    private let budgets: [String: RateBudget]
+    private let budgets: [String: any SendBudget]
     private let settings: RelayConfig.Workers
     private let metrics: RelayMetrics
     private let events: @Sendable (RelayEvent) -> Void
@@ -29,11 +29,11 @@ final class DeliveryWorkers: Sendable {
     /// moment and both see the push finished, but it is announced once. The newest 10,000 ids.
     private let announced = Mutex(AnnouncedPushes())
 
-    init(queue: any PushQueue, senders: [String: AppSenders], settings: RelayConfig.Workers, metrics: RelayMetrics,
-         consumer: String, events: @escaping @Sendable (RelayEvent) -> Void, log: @escaping @Sendable (String) -> Void) {
+    init(queue: any PushQueue, senders: [String: AppSenders], budgets: [String: any SendBudget], settings: RelayConfig.Workers,
+         metrics: RelayMetrics, consumer: String, events: @escaping @Sendable (RelayEvent) -> Void, log: @escaping @Sendable (String) -> Void) {
         self.queue = queue
         self.senders = senders
-        self.budgets = senders.mapValues { RateBudget(perMinute: $0.app.ratePerMinute) }
+        self.budgets = budgets
         self.settings = settings
         self.metrics = metrics
         self.consumer = consumer

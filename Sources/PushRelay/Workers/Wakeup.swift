@@ -47,9 +47,14 @@ final class Wakeup: Sendable {
     }
 }
 
+/// Where a worker takes one send from an app's budget, waiting until there is one.
+protocol SendBudget: Sendable {
+    func take() async
+}
+
 /// One app's send budget: `perMinute` sends a minute, at most one second's worth in a burst
 /// (FCM's default quota is 600,000 messages a minute per project; docs/specs/fcm.md).
-final class RateBudget: Sendable {
+final class RateBudget: SendBudget {
     private let perSecond: Double
     private let burst: Double
     private let state: Mutex<(tokens: Double, last: ContinuousClock.Instant)>

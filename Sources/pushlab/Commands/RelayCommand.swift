@@ -1,6 +1,7 @@
 import Foundation
 import PushGateway
 import PushHTTP
+import PushRedis
 import PushRelay
 
 /// `pushlab relay --config relay.json`: the push gateway a team runs (docs/relay.md).
@@ -21,6 +22,8 @@ enum RelayCommand: Command {
         .value("--data", name: "DIR", help: "Queue and API keys live here.", default: "relay-data"),
         .value("--port", name: "PORT", help: "Override listen.port (cleartext; 0 picks a free one)."),
         .value("--certs", name: "DIR", help: "Certificates of the built-in emulator (apps with target \"emulator\").", default: "certs"),
+        .value("--queue", name: "URL", help: "redis://[:PASSWORD@]HOST:PORT[/DB]: share one Redis Streams queue with other nodes (docs/relay.md \"Running several nodes\"); default: the embedded SQLite queue in --data."),
+        .value("--node", name: "NAME", help: "With --queue: this node's name (its consumer in the group; restart a node under the same name to resume its work at once).", default: "HOST-PID"),
         .flag("--check", help: "Check the config and the credentials, print a summary and exit."),
         .flag("--quiet", help: "No line per push."),
     ]
@@ -50,9 +53,30 @@ enum RelayCommand: Command {
                 throw UsageError("cannot start the built-in emulator: \(error)", fix: "run from the repository root or pass --certs DIR")
             }
         }
+        var queue: RedisPushQueue?
+        if let url = args.value("--queue") {
+            let endpoint: RedisEndpoint
+            do { endpoint = try RedisEndpoint(url: url) } catch {
+                await gateway?.stop()
+                throw UsageError("--queue: \(error.description)", fix: "e.g. --queue redis://127.0.0.1:6379/0; leave it out for the embedded SQLite queue")
+            }
+            let node = args.value("--node") ?? "\(ProcessInfo.processInfo.hostName)-\(ProcessInfo.processInfo.processIdentifier)"
+            guard !node.isEmpty, node.allSatisfy({ $0.isLetter || $0.isNumber || "._-".contains($0) }) else {
+                await gateway?.stop()
+                throw UsageError("--node '\(node)': use letters, digits, '.', '_' and '-' only", fix: "e.g. --node relay-1")
+            }
+            queue = RedisPushQueue(endpoint: endpoint, configuration: .init(capacity: config.queue.capacity), clientName: node)
+            do { try await queue?.prepare() } catch {
+                await gateway?.stop()
+                throw UsageError("--queue \(endpoint): \(error)", fix: "start redis-server (docs/relay.md \"Running several nodes\") or check the URL")
+            }
+        } else if args.value("--node") != nil {
+            await gateway?.stop()
+            throw UsageError("--node needs --queue redis://…", fix: "a node name only matters when several nodes share a Redis queue")
+        }
         let relay: Relay
         do {
-            relay = try Relay(config: config, dataDirectory: data, emulator: emulator, log: { line in if !quiet { printError(line) } })
+            relay = try Relay(config: config, dataDirectory: data, queue: queue, emulator: emulator, log: { line in if !quiet { printError(line) } })
         } catch {
             await gateway?.stop()
             throw UsageError("\(error)", fix: "check relay.json and --data \(data)")
@@ -77,6 +101,7 @@ enum RelayCommand: Command {
         if let url = relay.addresses?.cleartextURL { emit("relay: listening on \(url) (h2c, http/1.1)") }
         if let url = relay.addresses?.tlsURL { emit("relay: listening on \(url) (h2, http/1.1)") }
         if let emulator { emit("relay: emulator APNs \(emulator.apnsURL), FCM \(emulator.fcmURL)") }
+        if let queue { emit("relay: queue \(queue.endpoint) as node \(queue.stream.consumer)") }
         let signal = await waitForTerminationSignal()
         printError("pushlab relay: signal \(signal), draining the sends in flight")
         await relay.stop()
