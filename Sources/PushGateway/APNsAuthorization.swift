@@ -1,6 +1,7 @@
 import Foundation
 import PushCore
 import PushHTTP
+import Synchronization
 
 /// What the gateway learned from a provider token whose signature checked out.
 struct VerifiedProviderToken: Sendable, Equatable {
@@ -50,10 +51,42 @@ struct APNsConnectionAuth: Sendable {
     var authenticated = false
 }
 
+/// Where the gateway counts provider-token changes for 429 TooManyProviderTokenUpdates
+/// (docs/specs/apns.md: refresh no more often than every 20 minutes).
+public enum ProviderTokenUpdateScope: String, Sendable, CaseIterable {
+    /// A new token on one connection sooner than 20 minutes after its last (the default: one
+    /// client process, several runs, never trip it).
+    case connection
+    /// Also per team across every connection: a token other than the team's current one, sooner
+    /// than 20 minutes after the team's last change. Several senders that each sign their own
+    /// token for one team (relay nodes without a shared token) trip it.
+    case team
+}
+
+/// The current provider token of each team, across connections (`ProviderTokenUpdateScope.team`).
+final class TeamProviderTokens: Sendable {
+    private let tokens = Mutex<[String: (token: String, changedAt: Date)]>([:])
+
+    /// True when `token` may be the team's token now: it already is, the team has none, or the
+    /// last change is at least `minimumInterval` ago (then it becomes the team's token).
+    func admit(team: String, token: String, now: Date, minimumInterval: TimeInterval) -> Bool {
+        tokens.withLock { t in
+            if let current = t[team] {
+                if current.token == token { return true }
+                if now.timeIntervalSince(current.changedAt) < minimumInterval { return false }
+            }
+            t[team] = (token, now)
+            return true
+        }
+    }
+}
+
 /// The authorization checks of an APNs request, in order; each maps to one reason.
 struct APNsAuthorizer: Sendable {
     let keys: any APNsKeyRing
     let environment: TrustedAPNsKey.Restriction
+    /// Set for `ProviderTokenUpdateScope.team`: one ledger shared by every connection.
+    var teamTokens: TeamProviderTokens? = nil
     /// docs/specs/apns.md: a token older than an hour is expired.
     static let maxTokenAge: TimeInterval = 3600
     /// docs/specs/apns.md: refresh no more often than every 20 minutes.
@@ -118,6 +151,9 @@ struct APNsAuthorizer: Sendable {
             return .failure(APNsRejection(.expiredProviderToken))
         }
         if state.token != nil, let changed = state.tokenChangedAt, now.timeIntervalSince(changed) < Self.minRefreshInterval {
+            return .failure(APNsRejection(.tooManyProviderTokenUpdates))
+        }
+        if let teamTokens, !teamTokens.admit(team: verified.teamID, token: jwt, now: now, minimumInterval: Self.minRefreshInterval) {
             return .failure(APNsRejection(.tooManyProviderTokenUpdates))
         }
         state.keyID = verified.keyID

@@ -20,6 +20,8 @@ public struct GatewayConfiguration: Sendable {
     public var authenticatedStreamLimit: UInt32 = 500
     /// Pushes per second one device token may receive before 429 TooManyRequests; nil: no limit.
     public var perTokenLimit: Int? = nil
+    /// Where provider-token changes are counted for 429 TooManyProviderTokenUpdates.
+    public var providerTokenUpdates: ProviderTokenUpdateScope = .connection
     /// Close idle APNs connections with GOAWAY `{"reason":"IdleTimeout"}`; nil: never.
     public var idleTimeout: Duration? = nil
     /// SQLite file for the push records; nil keeps the newest 10,000 in memory.
@@ -64,8 +66,10 @@ public final class Gateway: Sendable {
         records = try PushRecordStore(path: configuration.recordsPath, observer: configuration.recordObserver)
         let faults = configuration.faultPlan.isEmpty ? nil : GatewayFaults(injector: FaultInjector(plan: configuration.faultPlan))
         let devices = devices
+        var authorizer = APNsAuthorizer(keys: keys, environment: configuration.environment)
+        if configuration.providerTokenUpdates == .team { authorizer.teamTokens = TeamProviderTokens() }
         let apns = APNsRoute(
-            authorizer: APNsAuthorizer(keys: keys, environment: configuration.environment),
+            authorizer: authorizer,
             devices: devices, throttle: TokenThrottle(limitPerSecond: configuration.perTokenLimit, time: time),
             records: records, sink: sink, time: time, faults: faults, sandbox: configuration.environment == .sandboxOnly,
             authenticatedStreamLimit: configuration.authenticatedStreamLimit, ids: MessageIDs())
@@ -75,7 +79,7 @@ public final class Gateway: Sendable {
         apnsRouter.add("POST", "/3/device/{token}") { apns.handle($0) }
         apnsRouter.add("POST", "/3/device/") { apns.handle($0) }
         self.channels = channels
-        BroadcastRoutes(authorizer: APNsAuthorizer(keys: keys, environment: configuration.environment), devices: devices,
+        BroadcastRoutes(authorizer: authorizer, devices: devices,
                         channels: channels, sink: broadcastSink, time: time, ids: MessageIDs(),
                         authenticatedStreamLimit: configuration.authenticatedStreamLimit).register(on: &apnsRouter)
         let badPath = ServerResponse(status: APNsRejection(.badPath).status, headers: ["content-type": "application/json"],

@@ -145,6 +145,29 @@ final class APNsReasonTests: XCTestCase {
         XCTAssertEqual(rs[1].reason, "TooManyProviderTokenUpdates")
     }
 
+    /// `--token-updates team`: a second token for the team on another connection within 20
+    /// minutes is refused; the team's current token is not; after 20 minutes a new one is taken.
+    /// The default (per connection) lets each connection have its own.
+    func testTooManyProviderTokenUpdatesAcrossConnectionsOfOneTeam() async throws {
+        func req(_ t: String) -> CurlRequest {
+            CurlRequest(url: "\(h.apnsBase)/3/device/\(GatewayHarness.devToken)",
+                        headers: [("apns-topic", Fixtures.bundleID), ("authorization", "bearer " + t)], body: alert)
+        }
+        let perConnection = [try Curl.one(req(try h.providerToken(iat: h.clock.now.addingTimeInterval(-10)))), try Curl.one(req(try h.providerToken()))]
+        XCTAssertEqual(perConnection.map(\.status), [200, 200], "by default each connection may have its own token")
+        await h.stop()
+        h = try GatewayHarness(configure: { $0.providerTokenUpdates = .team })
+        let first = try h.providerToken(iat: h.clock.now.addingTimeInterval(-10))
+        let second = try h.providerToken()
+        // Curl.one opens a new connection per request.
+        let rs = [try Curl.one(req(first)), try Curl.one(req(second)), try Curl.one(req(first))]
+        XCTAssertEqual(rs.map(\.status), [200, 429, 200])
+        XCTAssertEqual(rs[1].reason, "TooManyProviderTokenUpdates")
+        h.clock.advance(by: 20 * 60)
+        let later = try Curl.one(req(try h.providerToken()))
+        XCTAssertEqual(later.status, 200, later.body)
+    }
+
     func testUnrelatedKeyIdInTokenOnOneConnection() async throws {
         await h.stop()
         let otherKey = PrivateKeyFactory.p256()

@@ -48,6 +48,7 @@ enum ServeCommand: Command {
         .flag("--production", help: "Play the production environment (no apns-unique-id; sandbox-only keys refused)."),
         .value("--stream-limit", name: "N", help: "MAX_CONCURRENT_STREAMS after the first authenticated request.", default: "500"),
         .value("--token-rate", name: "N", help: "Pushes per second one device token may get before 429 TooManyRequests.", default: "unlimited"),
+        .value("--token-updates", name: "connection|team", help: "Count provider-token changes per connection, or also per team across connections (429 TooManyProviderTokenUpdates when a team's token changes within 20 minutes).", default: "connection"),
         .value("--idle-timeout", name: "DURATION", help: "Close idle APNs connections with GOAWAY {\"reason\":\"IdleTimeout\"}.", default: "never"),
         .value("--fault", name: "SPEC", help: "Fault rule, e.g. route=/3/device/{token},status=503,p=0.1,retry-after=2.", repeatable: true),
         .value("--fault-plan", name: "FILE", help: "Fault plan JSON (docs/gateway.md)."),
@@ -75,6 +76,12 @@ enum ServeCommand: Command {
         config.environment = args.flag("--production") ? .productionOnly : .sandboxOnly
         config.authenticatedStreamLimit = UInt32(try args.int("--stream-limit", range: 1...100_000) ?? 500)
         config.perTokenLimit = try args.int("--token-rate", range: 1...1_000_000)
+        if let scope = args.value("--token-updates") {
+            guard let parsed = ProviderTokenUpdateScope(rawValue: scope) else {
+                throw UsageError("--token-updates '\(scope)' is not connection or team", fix: "pass --token-updates team to check every connection of a team together")
+            }
+            config.providerTokenUpdates = parsed
+        }
         config.idleTimeout = try args.duration("--idle-timeout")
         config.recordsPath = args.value("--db")
         config.faultPlan = try faultPlan(args)
