@@ -1,0 +1,166 @@
+import Foundation
+import PushStore
+import TestSupport
+import XCTest
+
+/// Several `pushlab relay` processes on one real redis-server (`--queue redis://…`), sending to
+/// the emulator (`pushlab serve --db --token-updates team`, another real process) — the gorush
+/// failure reports as tests: every target gets exactly one final result and is sent once
+/// (duplicates counted, bounded by the sends in flight of a killed node), an idle cluster picks
+/// up a new push, Redis restarted mid-run loses nothing acknowledged, and the nodes share one
+/// provider token (the emulator answers zero TooManyProviderTokenUpdates).
+final class RelayClusterProcessTests: XCTestCase {
+    private var directory: URL!
+    private var processes: [ServerProcess] = []
+    private var redis: RedisServer!
+    private var emulator: ServerProcess!
+    private var config = ""
+    private var key = ""
+    /// Sends in flight per node (relay.json workers.concurrency): the most a killed node can
+    /// leave sent-but-unrecorded, so the most duplicates one kill may cause (docs/relay.md).
+    private let concurrency = 16
+
+    override func setUpWithError() throws {
+        directory = Fixtures.temporaryDirectory("relay-cluster")
+        redis = try RedisServer()
+        emulator = try ServerProcess(["serve", "--apns-port", "0", "--port", "0", "--h2c-port", "0", "--quiet", "--token-updates", "team",
+                                      "--db", directory.appendingPathComponent("emulator.sqlite").path]) { $0.contains("APNs: https://") }
+        processes.append(emulator)
+        guard let apnsPort = emulator.port(after: "APNs: https://127.0.0.1:") else { throw TestEnvironmentError("no APNs port in:\n\(emulator.stdout)") }
+        // 30,000 sends a minute for the app across the cluster (500/s): a push of a thousand
+        // targets takes seconds, so a kill or a Redis restart lands mid-push.
+        config = directory.appendingPathComponent("relay.json").path
+        let json = """
+            {"listen": {"port": 0},
+             "workers": {"concurrency": \(concurrency), "lease_seconds": 5},
+             "apps": {"demo": {"rate_per_minute": 30000,
+               "apns": {"key": "\(Fixtures.apnsKey)", "key_id": "\(Fixtures.apnsKeyID)", "team_id": "\(Fixtures.apnsTeamID)",
+                        "bundle_id": "\(Fixtures.bundleID)", "url": "https://127.0.0.1:\(apnsPort)", "ca_file": "\(Fixtures.caFile)"}}}}
+            """
+        try Data(json.utf8).write(to: URL(fileURLWithPath: config))
+        let keys = try ProcessRunner.pushlab(["relay", "keys", "create", "--data", data("n1"), "--app", "demo"])
+        guard keys.status == 0 else { throw TestEnvironmentError("relay keys create: \(keys.stderr)") }
+        key = keys.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    override func tearDown() {
+        for p in processes { p.stop(grace: 5) }
+        redis?.stop()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// One data directory for all nodes: it holds only keys.sqlite (the queue is in Redis), and
+    /// SQLite lets the processes share it, so a key works on every node.
+    private func data(_ node: String) -> String { directory.appendingPathComponent("data").path }
+
+    private func startNode(_ name: String) throws -> (ServerProcess, String) {
+        let node = try ServerProcess(["relay", "--config", config, "--data", data(name), "--queue", redis.url, "--node", name, "--quiet"]) {
+            $0.contains("relay: queue ")
+        }
+        processes.append(node)
+        guard let port = node.port(after: "relay: listening on http://127.0.0.1:") else { throw TestEnvironmentError("no port in:\n\(node.stdout)") }
+        XCTAssertTrue(node.stdout.contains("relay: queue redis://127.0.0.1:\(redis.port)/0 as node \(name)"), node.stdout)
+        return (node, "http://127.0.0.1:\(port)")
+    }
+
+    private func curl(_ args: [String]) throws -> ProcessResult {
+        try ProcessRunner.run("/usr/bin/curl", ["-sS", "--http2-prior-knowledge", "--max-time", "40"] + args)
+    }
+
+    /// POSTs a push of `tokens` to `url` (curl, an independent client) and returns its id.
+    private func post(_ url: String, tokens: [String]) throws -> String {
+        let body = directory.appendingPathComponent("body-\(tokens.count)-\(tokens.first ?? "").json")
+        try Data(#"{"apns": {"payload": {"aps": {"alert": "cluster"}}}, "apns_tokens": [\#(tokens.map { "\"\($0)\"" }.joined(separator: ","))]}"#.utf8).write(to: body)
+        let r = try curl(["-X", "POST", url + "/v1/apps/demo/pushes", "-H", "authorization: Bearer \(key)", "-H", "content-type: application/json",
+                          "--data-binary", "@" + body.path, "-w", "\n%{http_code}"])
+        XCTAssertTrue(r.stdout.hasSuffix("\n202"), r.stdout + r.stderr)
+        return try XCTUnwrap(r.stdout.split(separator: "\"").drop { $0 != "id" }.dropFirst(2).first.map(String.init), r.stdout)
+    }
+
+    /// Waits (API `?wait=`) until the push is finished; returns the last answer.
+    private func waitFinished(_ url: String, _ id: String, timeout: TimeInterval = 60) throws -> String {
+        var last = ""
+        _ = Poll.blocking(timeout: timeout) {
+            last = (try? curl([url + "/v1/pushes/\(id)?wait=10s&results=false", "-H", "authorization: Bearer \(key)"]).stdout) ?? ""
+            return last.contains(#""finished":true"#)
+        }
+        return last
+    }
+
+    private func finishedTargets() -> Int { Int((try? redis.cli(["GET", "pushlab:finished"])) ?? "") ?? 0 }
+
+    /// The emulator's records: accepted count per token, and the 429 TooManyProviderTokenUpdates answers.
+    private func emulatorRecords() throws -> (accepted: [String: Int], tokenUpdates: Int) {
+        emulator.stop()
+        let records = try SQLiteDatabase(path: directory.appendingPathComponent("emulator.sqlite").path)
+        var accepted: [String: Int] = [:]
+        for row in try records.query("SELECT token, COUNT(*) FROM pushes WHERE status = 200 GROUP BY token") {
+            accepted[row.string(0) ?? ""] = row.int(1) ?? 0
+        }
+        let updates = try records.query("SELECT COUNT(*) FROM pushes WHERE reason = 'TooManyProviderTokenUpdates'").first?.int(0) ?? -1
+        return (accepted, updates)
+    }
+
+    private func tokens(_ count: Int, base: Int) -> [String] { (0..<count).map { String(format: "%064x", base + $0) } }
+
+    func testThreeNodesKillDashNineOneNodeEveryTargetOnceAndIdleClusterPicksUpAtOnce() throws {
+        let targets = 1_200
+        var nodes = try ["n1", "n2", "n3"].map(startNode)
+        let first = tokens(targets, base: 0xC1_0000)
+        let id = try post(nodes[0].1, tokens: first)
+        // kill -9 node 2 once the cluster is a quarter through; the others take its leased
+        // targets over when their leases (5 s) end.
+        XCTAssertTrue(Poll.blocking(timeout: 60) { self.finishedTargets() >= targets / 4 }, "no progress:\n\(nodes[1].0.stderr)")
+        _ = nodes[1].0.killHard()
+        let killedAt = finishedTargets()
+        let done = try waitFinished(nodes[2].1, id)
+        XCTAssertTrue(done.contains(#""sent":\#(targets)"#), done)
+        XCTAssertLessThan(killedAt, targets, "the kill must land before the push finished")
+        // Exactly one final result per target, recorded in Redis.
+        XCTAssertEqual(try redis.cli(["HLEN", "pushlab:results:\(id)"]), String(targets))
+        // Node 2 comes back under its name; the cluster is idle now, and a new push is picked up.
+        nodes[1] = try startNode("n2")
+        let admin = try ProcessRunner.pushlab(["relay", "keys", "create", "--data", data("n1"), "--admin"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let refused = try curl([nodes[1].1 + "/v1/cluster", "-H", "authorization: Bearer \(key)", "-w", "\n%{http_code}"])
+        XCTAssertTrue(refused.stdout.hasSuffix("\n403"), "an app key is not an admin key: \(refused.stdout)")
+        let cluster = try curl([nodes[1].1 + "/v1/cluster", "-H", "authorization: Bearer \(admin)"]).stdout
+        for name in ["n1", "n2", "n3"] { XCTAssertTrue(cluster.contains("\"name\": \"\(name)\""), cluster) }
+        XCTAssertTrue(cluster.contains("\"redis\": \"redis://127.0.0.1:\(redis.port)/0\""), cluster)
+        let metrics = try curl([nodes[0].1 + "/metrics"]).stdout
+        XCTAssertTrue(metrics.contains("pushlab_relay_cluster_nodes{state=\"alive\"}"), metrics)
+        let second = tokens(20, base: 0xC2_0000)
+        let idle = try post(nodes[1].1, tokens: second)
+        let idleDone = try waitFinished(nodes[0].1, idle, timeout: 30)
+        XCTAssertTrue(idleDone.contains(#""sent":20"#), idleDone)
+
+        for node in nodes { node.0.stop(grace: 10) }
+        let (accepted, tokenUpdates) = try emulatorRecords()
+        XCTAssertEqual(Set(accepted.keys), Set(first + second), "every acknowledged target reached the emulator")
+        let duplicates = accepted.values.reduce(0) { $0 + max(0, $1 - 1) }
+        XCTAssertLessThanOrEqual(duplicates, concurrency, "one kill repeats at most the killed node's sends in flight")
+        XCTAssertEqual(tokenUpdates, 0, "three nodes share one provider token per (team, key)")
+        print("relay cluster kill test: 3 nodes, \(targets) targets, node 2 killed at \(killedAt) finished; duplicates sent: \(duplicates)")
+    }
+
+    func testRedisRestartedMidRunLosesNothingAcknowledged() throws {
+        let targets = 1_000
+        let nodes = try ["n1", "n2", "n3"].map(startNode)
+        let all = tokens(targets, base: 0xD1_0000)
+        let id = try post(nodes[0].1, tokens: all)
+        XCTAssertTrue(Poll.blocking(timeout: 60) { self.finishedTargets() >= targets / 4 }, "no progress:\n\(nodes[0].0.stderr)")
+        try redis.restart()
+        let atRestart = finishedTargets()
+        XCTAssertLessThan(atRestart, targets, "the restart must land before the push finished")
+        let done = try waitFinished(nodes[1].1, id)
+        XCTAssertTrue(done.contains(#""sent":\#(targets)"#), done)
+        XCTAssertEqual(try redis.cli(["HLEN", "pushlab:results:\(id)"]), String(targets))
+        for node in nodes { node.0.stop(grace: 10) }
+        let (accepted, tokenUpdates) = try emulatorRecords()
+        XCTAssertEqual(Set(accepted.keys), Set(all), "every acknowledged target reached the emulator")
+        let duplicates = accepted.values.reduce(0) { $0 + max(0, $1 - 1) }
+        // While Redis is down, results of the sends in flight cannot be recorded: those are sent again.
+        XCTAssertLessThanOrEqual(duplicates, 3 * concurrency)
+        XCTAssertEqual(tokenUpdates, 0)
+        print("relay cluster Redis restart test: 3 nodes, \(targets) targets, Redis restarted at \(atRestart) finished; duplicates sent: \(duplicates)")
+    }
+}
