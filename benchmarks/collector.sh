@@ -69,7 +69,7 @@ for ROUND in $(seq "$ROUNDS"); do
   stop_last
 
   echo "collector.sh: round $ROUND/$ROUNDS: /v1/track, --ack queued"
-  start "$TMP/c1.log" "$BIN" collector --port off --h2c-port 0 --db "$TMP/q-$ROUND.sqlite" --cdp-key k1 --quiet
+  start "$TMP/c1.log" "$BIN" collector --port off --h2c-port 0 --db "$TMP/q-$ROUND.sqlite" --cdp-key k1 --quiet --ack queued
   read -r Q_RPS Q_OK Q_FAILED Q_2XX <<<"$(load "http://127.0.0.1:$PORT/v1/track" "$TMP/track.json" -H "$AUTH")"
   stop_last
   Q_ROWS=$(rows "$TMP/q-$ROUND.sqlite" metrics)
@@ -107,7 +107,7 @@ BASE=$(median "baseline req/s") Q=$(median "/v1/track queued req/s") C=$(median 
   echo "- tools: $(swift --version 2>&1 | head -1), $(h2load --version | head -1), SQLite $(sqlite3 --version | cut -d' ' -f1)"
   echo "- load: \`h2load -n $N -c $CLIENTS -m $STREAMS -d BODY -H 'content-type: application/json' -H 'authorization: Basic …' http://127.0.0.1:PORT/ROUTE\` over h2c, release build"
   echo "- baseline: \`pushlab serve --port 0 --h2c-port 0 --bench\` (POST /bench answers an empty 200), same body"
-  echo "- collector: \`pushlab collector --port off --h2c-port 0 --db FILE --cdp-key k1 --quiet [--ack committed]\`"
+  echo "- collector: \`pushlab collector --port off --h2c-port 0 --db FILE --cdp-key k1 --quiet --ack queued|committed\`"
   echo
   echo "| run | requests/s (median) | metrics/s | vs baseline |"
   echo "| --- | ---: | ---: | ---: |"
