@@ -42,7 +42,7 @@ let package = Package(
         .target(name: "PushRedis", dependencies: ["CPushLab", "PushCore", "PushAuth", "PushSend"]),
         .target(name: "PushDevice", dependencies: ["PushCore", "PushHTTP", "PushStore"]),
         .target(name: "PushMetrics", dependencies: ["PushCore", "PushHTTP", "PushStore"]),
-        .target(name: "PushGateway", dependencies: ["PushCore", "PushAuth", "PushHTTP", "PushDevice", "PushStore"]),
+        .target(name: "PushGateway", dependencies: ["PushCore", "PushAuth", "PushHTTP", "PushStore"]),
         // The push gateway a team runs (docs/relay.md): API, durable queue, workers, webhooks.
         .target(name: "PushRelay", dependencies: ["PushCore", "PushAuth", "PushHTTP", "PushSend", "PushStore", "PushRedis"]),
         // The web console (/console): live push log, device view, send form, metrics charts.

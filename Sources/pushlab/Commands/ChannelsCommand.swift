@@ -8,9 +8,7 @@ import PushSend
 enum ChannelCommandSupport {
     static let commonOptions: [OptionSpec] = [
         .value("--bundle-id", name: "BUNDLE", help: "The app's bundle id (or APNS_TOPIC), without a push-type suffix."),
-        .value("--key", name: "P8", help: "APNs auth key file AuthKey_<KEYID>.p8 (or APNS_KEY_PATH)."),
-        .value("--key-id", name: "ID", help: "10-character key id (or APNS_KEY_ID; default: from the file name)."),
-        .value("--team-id", name: "ID", help: "10-character team id (or APNS_TEAM_ID)."),
+    ] + APNsCredentialFlags.options(environment: true) + [
         .flag("--sandbox", help: "api-manage-broadcast.sandbox.push.apple.com:2195 (development builds)."),
         .flag("--production", help: "api-manage-broadcast.push.apple.com:2196 (the default)."),
         .value("--url", name: "URL", help: "Any server speaking the channel API, e.g. the emulator's APNs URL https://127.0.0.1:2197."),
@@ -76,6 +74,19 @@ enum ChannelCommandSupport {
         return (client, http)
     }
 
+    /// One channel-management call: makes the client, runs `body`, shuts the client down
+    /// (awaited, before anything is printed) and reports a refusal or failure. Returns the
+    /// success's value and request id, or nil when the command must exit 1 (already reported).
+    static func call<Value>(_ args: ParsedArguments, what: String, push: APNsEndpoint? = nil, management: ChannelManagementEndpoint? = nil,
+                            _ body: (BroadcastChannelClient) async -> ChannelAnswer<Value>) async throws -> (value: Value, requestID: String?)? {
+        let (client, http) = try client(args, push: push, management: management)
+        let answer = await body(client)
+        await http.shutdown()
+        if report(answer, what: what, json: args.flag("--json")) != nil { return nil }
+        guard case .success(let value, let requestID) = answer else { return nil }
+        return (value, requestID)
+    }
+
     /// Prints a refusal or failure and returns exit status 1; nil for a success.
     static func report<Value>(_ answer: ChannelAnswer<Value>, what: String, json: Bool) -> Int32? {
         switch answer {
@@ -118,11 +129,8 @@ enum ChannelsCreateCommand: Command {
         guard let policy = ChannelStoragePolicy(name: raw) else {
             throw UsageError("--storage-policy \(raw) is not a storage policy", fix: "use no-storage (0) or most-recent (1)")
         }
-        let (client, http) = try ChannelCommandSupport.client(args)
-        let answer = await client.create(bundleID: bundle, policy: policy)
-        await http.shutdown()
-        if let status = ChannelCommandSupport.report(answer, what: "create", json: args.flag("--json")) { return status }
-        guard case .success(let id, let requestID) = answer else { return ExitStatus.failure }
+        guard let (id, requestID) = try await ChannelCommandSupport.call(args, what: "create", { await $0.create(bundleID: bundle, policy: policy) })
+        else { return ExitStatus.failure }
         if args.flag("--json") {
             emit(ChannelCommandSupport.jsonLine(["outcome": "created", "channel": id, "bundle_id": bundle,
                                                  "storage_policy": policy.name, "request_id": requestID]))
@@ -144,11 +152,8 @@ enum ChannelsGetCommand: Command {
     static func run(_ args: ParsedArguments) async throws -> Int32 {
         let bundle = try ChannelCommandSupport.bundleID(args)
         let id = try ChannelCommandSupport.channelID(args)
-        let (client, http) = try ChannelCommandSupport.client(args)
-        let answer = await client.read(bundleID: bundle, channelID: id)
-        await http.shutdown()
-        if let status = ChannelCommandSupport.report(answer, what: "get", json: args.flag("--json")) { return status }
-        guard case .success(let settings, let requestID) = answer else { return ExitStatus.failure }
+        guard let (settings, requestID) = try await ChannelCommandSupport.call(args, what: "get", { await $0.read(bundleID: bundle, channelID: id) })
+        else { return ExitStatus.failure }
         if args.flag("--json") {
             emit(ChannelCommandSupport.jsonLine(["channel": id, "bundle_id": bundle, "storage_policy": settings.storagePolicy.name,
                                                  "push_type": settings.pushType, "request_id": requestID]))
@@ -168,11 +173,8 @@ enum ChannelsListCommand: Command {
 
     static func run(_ args: ParsedArguments) async throws -> Int32 {
         let bundle = try ChannelCommandSupport.bundleID(args)
-        let (client, http) = try ChannelCommandSupport.client(args)
-        let answer = await client.list(bundleID: bundle)
-        await http.shutdown()
-        if let status = ChannelCommandSupport.report(answer, what: "list", json: args.flag("--json")) { return status }
-        guard case .success(let ids, _) = answer else { return ExitStatus.failure }
+        guard let (ids, _) = try await ChannelCommandSupport.call(args, what: "list", { await $0.list(bundleID: bundle) })
+        else { return ExitStatus.failure }
         if args.flag("--json") {
             let body: JSONValue = .object(JSONObject([JSONMember(key: "bundle_id", value: .string(bundle)),
                                                       JSONMember(key: "channels", value: .array(JSONArray(ids.map { .string($0) })))]))
@@ -195,10 +197,8 @@ enum ChannelsDeleteCommand: Command {
     static func run(_ args: ParsedArguments) async throws -> Int32 {
         let bundle = try ChannelCommandSupport.bundleID(args)
         let id = try ChannelCommandSupport.channelID(args)
-        let (client, http) = try ChannelCommandSupport.client(args)
-        let answer = await client.delete(bundleID: bundle, channelID: id)
-        await http.shutdown()
-        if let status = ChannelCommandSupport.report(answer, what: "delete", json: args.flag("--json")) { return status }
+        guard try await ChannelCommandSupport.call(args, what: "delete", { await $0.delete(bundleID: bundle, channelID: id) }) != nil
+        else { return ExitStatus.failure }
         if args.flag("--json") { emit(ChannelCommandSupport.jsonLine(["outcome": "deleted", "channel": id, "bundle_id": bundle])) } else {
             emit("deleted channel \(id)")
         }

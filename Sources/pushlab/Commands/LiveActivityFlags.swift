@@ -107,15 +107,13 @@ enum LiveActivityFlags {
             }
         }
         let endpoint = try SendAPNsCommand.endpoint(args)
-        let (client, http) = try ChannelCommandSupport.client(args, push: endpoint, management: ChannelManagementEndpoint(baseURL: endpoint.baseURL))
         // apns-expiration 0 unless given: No-Storage channels accept nothing else.
-        let answer = await client.broadcast(bundleID: bundle, channelID: channelID, payload: push.payload, priority: push.priority,
-                                            expiration: push.expiration ?? 0)
-        await http.shutdown()
-        let json = args.flag("--json")
-        if let status = ChannelCommandSupport.report(answer, what: "broadcast", json: json) { return status }
-        guard case .success(_, let requestID) = answer else { return ExitStatus.failure }
-        if json {
+        guard let (_, requestID) = try await ChannelCommandSupport.call(
+            args, what: "broadcast", push: endpoint, management: ChannelManagementEndpoint(baseURL: endpoint.baseURL), {
+                await $0.broadcast(bundleID: bundle, channelID: channelID, payload: push.payload, priority: push.priority,
+                                   expiration: push.expiration ?? 0)
+            }) else { return ExitStatus.failure }
+        if args.flag("--json") {
             emit(ChannelCommandSupport.jsonLine(["outcome": "accepted", "channel": channelID, "bundle_id": bundle, "request_id": requestID]))
         } else {
             emit("✔ broadcast accepted for channel \(channelID)\(requestID.map { " (apns-request-id \($0))" } ?? "")")

@@ -35,9 +35,7 @@ enum SendAPNsCommand: Command {
         """
     static let options: [OptionSpec] = [
         .value("--token", name: "HEX", help: "The device token (hex)."),
-        .value("--key", name: "P8", help: "APNs auth key file AuthKey_<KEYID>.p8 (or APNS_KEY_PATH)."),
-        .value("--key-id", name: "ID", help: "10-character key id (or APNS_KEY_ID; default: from the file name)."),
-        .value("--team-id", name: "ID", help: "10-character team id (or APNS_TEAM_ID)."),
+    ] + APNsCredentialFlags.options(environment: true) + [
         .value("--topic", name: "BUNDLE", help: "The app's bundle id (or APNS_TOPIC); the push type's suffix is added."),
         .flag("--sandbox", help: "Use api.sandbox.push.apple.com (development builds)."),
         .flag("--production", help: "Use api.push.apple.com (the default)."),

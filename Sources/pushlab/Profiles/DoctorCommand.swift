@@ -30,10 +30,7 @@ enum DoctorCommand: Command {
 
         Exit status: 0 nothing wrong (warnings allowed), 1 a check failed, 2 bad usage.
         """
-    static let options: [OptionSpec] = [
-        .value("--key", name: "P8", help: "APNs auth key file (overrides the profile)."),
-        .value("--key-id", name: "ID", help: "Key id (default: from the file name)."),
-        .value("--team-id", name: "ID", help: "Team id."),
+    static let options: [OptionSpec] = APNsCredentialFlags.options(environment: true) + [
         .value("--topic", name: "BUNDLE", help: "The app's bundle id."),
         .flag("--sandbox", help: "Check against APNs sandbox."),
         .flag("--production", help: "Check against APNs production."),

@@ -18,10 +18,7 @@ enum ProfileAddCommand: Command {
           pushlab profile add myapp-dev --key AuthKey_ABC123DEFG.p8 --team-id DEF123GHIJ \\
               --bundle-id com.example.app --sandbox --use
         """
-    static let options: [OptionSpec] = [
-        .value("--key", name: "P8", help: "APNs auth key file AuthKey_<KEYID>.p8."),
-        .value("--key-id", name: "ID", help: "10-character key id (default: from the file name)."),
-        .value("--team-id", name: "ID", help: "10-character team id."),
+    static let options: [OptionSpec] = APNsCredentialFlags.options(environment: false) + [
         .value("--bundle-id", name: "BUNDLE", help: "The app's bundle id (the APNs topic)."),
         .flag("--sandbox", help: "APNs sandbox (development builds)."),
         .flag("--production", help: "APNs production (the default)."),
