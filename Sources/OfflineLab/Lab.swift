@@ -44,6 +44,8 @@ public final class Lab: Sendable {
     public let gateway: Gateway
     public let collector: MetricsCollector
     public let fleet: DeviceFleet
+    /// The virtual Android phones: FCM messages for devices added with `addAndroidDevice` go here.
+    public let androidFleet: AndroidFleet
     /// The virtual iPhones' Live Activities: broadcasts and Live Activity pushes go here.
     public let liveActivities: LiveActivityFleet
     public let images: ImageServer
@@ -63,13 +65,14 @@ public final class Lab: Sendable {
         self.deviceTransport = deviceTransport
         fleet = DeviceFleet(transport: deviceTransport, clock: ScaledClock(scale: configuration.timeScale), budget: configuration.budget,
                             temporaryDirectory: work.appendingPathComponent("tmp"))
+        androidFleet = AndroidFleet(transport: deviceTransport, directory: work.appendingPathComponent("android"))
         var gatewayConfig = GatewayConfiguration(certificateFile: certs + "/server.pem", privateKeyFile: certs + "/server.key")
         gatewayConfig.recordsPath = work.appendingPathComponent("gateway.sqlite").path
         gatewayConfig.faultPlan = configuration.gatewayFaults
         let channels = BroadcastChannelRegistry()
         liveActivities = LiveActivityFleet(channels: channels)
         gateway = try Gateway(configuration: gatewayConfig, keys: try GatewayKeys.developmentDefaults(certsDirectory: certs),
-                              devices: DeviceRegistry(), sink: fleet, broadcastSink: liveActivities, channels: channels)
+                              devices: DeviceRegistry(), sink: LabDeliverySink(iphones: fleet, androids: androidFleet), broadcastSink: liveActivities, channels: channels)
         let store = try MetricStore(path: work.appendingPathComponent("collector.sqlite").path)
         collector = try MetricsCollector(configuration: CollectorConfiguration(credentials: CollectorCredentials(cdpAPIKeys: [configuration.cdpAPIKey]),
                                                                            faultPlan: configuration.collectorFaults),
@@ -88,6 +91,7 @@ public final class Lab: Sendable {
 
     public func stop() async {
         await fleet.waitUntilIdle()
+        await androidFleet.waitUntilIdle()
         await client.shutdown()
         await images.stop()
         await collectorServer.stop()
@@ -110,6 +114,19 @@ public final class Lab: Sendable {
                                                 firebaseProject: "pushlab-dev"))
         fleet.add(deviceNamed: name, member)
         return member
+    }
+
+    /// Registers an Android phone with `profile` behind the gateway's FCM route (project
+    /// `pushlab-dev`). Its metrics go to this lab's collector.
+    @discardableResult
+    public func addAndroidDevice(name: String, profile: AndroidAppProfile, fcmToken: String) -> AndroidAppProfile {
+        var p = profile
+        p.metricsBaseURL = collectorURL
+        p.cdpApiKey = configuration.cdpAPIKey
+        gateway.devices.register(EmulatedDevice(name: name, platform: .android, fcmToken: fcmToken, bundleID: p.package,
+                                                firebaseProject: "pushlab-dev"))
+        androidFleet.add(deviceNamed: name, profile: p)
+        return p
     }
 
     /// An APNs client with the dev `.p8` key, pointed at the gateway.

@@ -14,6 +14,9 @@ public struct Simulation: Sendable {
     public var assetsDirectory: String
     /// The app under test; the store and SDK mode are set per run from the parameters.
     public var profile: AppProfile
+    /// The Android app for `runAndroid` (its SDK mode is set per run from the store).
+    public var androidProfile = AndroidAppProfile(package: "io.pushlab.shop", label: "Pushlab Shop", cdpApiKey: "pushlab-demo-cdp-key",
+                                                  channels: [AndroidChannel(id: "io.pushlab.shop", importance: 3)])
     static let device = "sim-iphone"
     static let token = String(repeating: "5e", count: 32)
 
@@ -77,8 +80,10 @@ public struct Simulation: Sendable {
         await lab.stop()
         try? FileManager.default.removeItem(at: work)  // inside the measured time: 10,000 pushes leave 10,000 image files
 
-        return SimulationResult.make(parameters: p, accepted: acceptedCount, runs: runs, report: report, launches: launchReports,
-                                     wallSeconds: (ContinuousClock.now - started).seconds)
+        var result = SimulationResult.make(parameters: p, accepted: acceptedCount, runs: runs, report: report, launches: launchReports,
+                                           wallSeconds: (ContinuousClock.now - started).seconds)
+        result.byFault = SimulationResult.faultOutcomes(fates: fates, deliveryID: Self.deliveryID, report: report)
+        return result
     }
 
     /// Sends one batch with at most `concurrency` pushes in flight; returns how many APNs accepted.

@@ -24,6 +24,15 @@ public enum SimulatedStore: String, Sendable, Codable, CaseIterable {
     case sqlite
 
     var sdkMode: SDKMode { self == .sqlite ? .improved : .cio4 }
+    /// The Android SDK behaviour that plays the same part (docs/specs/android-side.md §4): no
+    /// pending store before 4.18, the SDK's pending store, pushlab's improved mode.
+    public var androidSDKMode: AndroidSDKMode {
+        switch self {
+        case .off: return .cioAndroidLegacy
+        case .cio: return .cioAndroid
+        case .sqlite: return .improved
+        }
+    }
     var storeKind: AppGroupStoreKind {
         switch self {
         case .off: return .off
@@ -60,6 +69,8 @@ public struct SimulationParameters: Sendable, Codable, Equatable {
     public var misconfiguredAppGroup = false
     /// Pushes in flight at once.
     public var concurrency = 64
+    /// Android-only settings; nil for an iPhone run.
+    public var android: AndroidSimulationSettings?
 
     public init() {}
 
@@ -72,6 +83,33 @@ public struct SimulationParameters: Sendable, Codable, Equatable {
         let latency = imageLatency.sample(&random)
         return PushFate(killed: killed ? stage : nil, metricFails: fails && !killed, imageLatency: latency)
     }
+
+    /// The fate of push `n` on the Android phone: the same kills and failing metrics as
+    /// `fate(of:)` (so both platforms meet the same faults), plus Doze drawn from a stream of
+    /// its own (the iPhone's draws stay as they were).
+    func androidFate(of n: Int) -> PushFate {
+        var f = fate(of: n)
+        var random = SeededRandom.derived(seed: seed ^ 0xA4D2_0DCE, index: UInt64(n))
+        f.dozes = random.chance(android?.dozeRate ?? 0) && f.killed == nil && !f.metricFails
+        return f
+    }
+}
+
+/// The Android phone's side of the experiment (docs/recovery.md "Android").
+public struct AndroidSimulationSettings: Sendable, Codable, Equatable {
+    /// Probability that a push (neither killed nor with a failing metric) arrives while the phone
+    /// dozes: high-priority messages still arrive, but the app has no network and no jobs run.
+    public var dozeRate = 0.0
+    /// How long that Doze window lasts from the push's arrival (emulated ms).
+    public var dozeMs: Int64 = 2 * 3_600_000
+    /// With `launches` ≥ 1, the user brings the app to the foreground this long after each push
+    /// (emulated ms): the SDK hands what is still pending to its analytics pipeline.
+    public var launchAfterMs: Int64 = 3_600_000
+    /// Nothing is emulated past this instant after a push: a metric still pending then (the app
+    /// not opened for that long) counts as lost.
+    public var horizonMs: Int64 = 86_400_000
+
+    public init() {}
 }
 
 /// What the seed decided for one push.
@@ -79,6 +117,26 @@ struct PushFate: Sendable, Equatable {
     var killed: KillStage?
     var metricFails: Bool
     var imageLatency: Duration
+    /// Android: the phone dozes when the push arrives.
+    var dozes = false
+
+    /// The fault a push met, for the per-fault table.
+    var fault: SimulatedFault {
+        switch killed {
+        case .beforeSend?: return .killedBeforeSend
+        case .inFlight?, .mixed?: return .killedInFlight
+        case nil: return metricFails ? .metricFailed : dozes ? .doze : .none
+        }
+    }
+}
+
+/// The faults the per-fault table tells apart, in its order.
+public enum SimulatedFault: String, Sendable, Codable, CaseIterable {
+    case killedBeforeSend = "killed before send"
+    case killedInFlight = "killed in flight"
+    case metricFailed = "metric request failed"
+    case doze = "Doze"
+    case none = "no fault"
 }
 
 extension LatencyDistribution: Codable {

@@ -31,6 +31,12 @@ public struct SimulationResult: Sendable, Codable, Equatable {
     public var timeToMetricP50Ms: Double?
     public var timeToMetricP95Ms: Double?
     public var wallSeconds: Double
+    /// Nil for an iPhone run (its output predates the Android phone); `android` otherwise.
+    public var platform: SimulatedPlatform?
+    /// What the phone did, for an Android run.
+    public var android: AndroidRunCounts?
+    /// Lost, recovered and duplicated metrics per fault (`--platform both`, Android runs).
+    public var byFault: [FaultOutcome]?
 
     static func make(parameters p: SimulationParameters, accepted: Int, runs: [FleetDelivery], report: MetricsReport,
                      launches: [LaunchRecoveryReport], wallSeconds: Double) -> SimulationResult {
@@ -54,6 +60,22 @@ public struct SimulationResult: Sendable, Codable, Equatable {
                                 timeToMetricP50Ms: pct(0.5), timeToMetricP95Ms: pct(0.95), wallSeconds: wallSeconds)
     }
 
+    /// Per fault: of the accepted pushes that met it, how many metrics the collector never got,
+    /// how many came by the app's launch (the batch route), and the extra copies it got.
+    static func faultOutcomes(fates: [PushFate], deliveryID: (Int) -> String, report: MetricsReport) -> [FaultOutcome] {
+        let lines = Dictionary(report.deliveries.map { ($0.deliveryID, $0) }, uniquingKeysWith: { a, _ in a })
+        var rows = Dictionary(uniqueKeysWithValues: SimulatedFault.allCases.map { ($0, FaultOutcome(fault: $0)) })
+        for (i, fate) in fates.enumerated() {
+            let line = lines[deliveryID(i + 1)]
+            let delivered = (line?.delivered ?? 0) > 0
+            rows[fate.fault]!.pushes += 1
+            if !delivered { rows[fate.fault]!.lost += 1 }
+            if delivered, line?.recoveredAtLaunch == true { rows[fate.fault]!.recovered += 1 }
+            rows[fate.fault]!.duplicates += line?.duplicates ?? 0
+        }
+        return SimulatedFault.allCases.compactMap { rows[$0] }.filter { $0.pushes > 0 }
+    }
+
     /// The counts only: what must be identical for the same seed.
     public var counts: [Int] { [sent, accepted, extensionRan, killed, expired, deliveredLive, recoveredAtLaunch, lost, duplicates] }
 
@@ -71,4 +93,33 @@ public struct SimulationResult: Sendable, Codable, Equatable {
     }
 
     static func duration(_ ms: Double) -> String { ms >= 10_000 ? String(format: "%.0f s", ms / 1000) : ms >= 1000 ? String(format: "%.1f s", ms / 1000) : String(format: "%.0f ms", ms) }
+}
+
+/// The platform a run emulated.
+public enum SimulatedPlatform: String, Sendable, Codable, CaseIterable {
+    case ios
+    case android
+}
+
+/// What the virtual Android phones did in one run (counted from their reports).
+public struct AndroidRunCounts: Sendable, Codable, Equatable {
+    /// The SDK stored and scheduled a delivered metric.
+    public var tracked = 0
+    /// The process died while the metric was on its way.
+    public var killed = 0
+    /// WorkManager ran the job again after a failure or a death, and it sent the metric again.
+    public var retried = 0
+    /// The foreground hand-off claimed the entry and published it on the analytics pipeline.
+    public var handedOff = 0
+    /// Still on the phone at the horizon (pending store, enqueued job, app queue).
+    public var pendingAtEnd = 0
+}
+
+/// One row of the per-fault table.
+public struct FaultOutcome: Sendable, Codable, Equatable {
+    public var fault: SimulatedFault
+    public var pushes = 0
+    public var lost = 0
+    public var recovered = 0
+    public var duplicates = 0
 }

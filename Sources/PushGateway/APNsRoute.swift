@@ -6,7 +6,8 @@ import PushHTTP
 public struct AcceptedPush: Sendable {
     public var service: PushRecord.Service
     public var device: EmulatedDevice?
-    /// The APNs payload the device receives (for FCM: built from `message.apns.payload`).
+    /// The APNs payload the device receives (for FCM: built from `message.apns.payload`); for an
+    /// Android device, the FCM send request as posted (`{"message":{…}}`).
     public var payload: [UInt8]
     public var messageID: String
     public var deliveryID: String?
@@ -21,6 +22,13 @@ public struct AcceptedPush: Sendable {
 /// Where accepted pushes go: the device emulator, a test, or nowhere.
 public protocol PushDeliverySink: Sendable {
     func deliver(_ push: AcceptedPush)
+    /// An FCM message the gateway accepted for a device registered as `android`; its payload
+    /// is the FCM send request. Sinks that emulate only iPhones ignore it (the default).
+    func deliverToAndroid(_ push: AcceptedPush)
+}
+
+extension PushDeliverySink {
+    public func deliverToAndroid(_ push: AcceptedPush) {}
 }
 
 /// `POST /3/device/{token}` — answers exactly like APNs (docs/specs/apns.md). The checks run in this

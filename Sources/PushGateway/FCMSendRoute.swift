@@ -93,7 +93,13 @@ struct FCMSendRoute: Sendable {
             }
             let id = validateOnly ? "fake_message_id" : "0:\(Int64(now.timeIntervalSince1970 * 1_000_000))%\(String(UInt64.random(in: 0...UInt64.max), radix: 16))"
             messageName = "projects/\(project)/messages/\(id)"
-            if !validateOnly, device?.platform != .android { delivered = send.message.apnsDeliveryPayload(messageID: id) }
+            if device?.platform == .android {
+                // The Android SDK reads its delivery id from `data` (docs/specs/android-side.md §2).
+                deliveryID = send.message.data.first { $0.key == AndroidSDKContract.deliveryIDKey }?.value
+                if !validateOnly { delivered = request.body }
+            } else if !validateOnly {
+                delivered = send.message.apnsDeliveryPayload(messageID: id)
+            }
             return nil
         }()
 
@@ -109,8 +115,9 @@ struct FCMSendRoute: Sendable {
         }
         if let verdict { return .now(render(verdict)) }
         if let delivered, let messageName {
-            sink?.deliver(AcceptedPush(service: .fcm, device: device, payload: delivered, messageID: messageName,
-                                       deliveryID: deliveryID, receivedAt: now, token: liveActivityToken))
+            let push = AcceptedPush(service: .fcm, device: device, payload: delivered, messageID: messageName,
+                                    deliveryID: deliveryID, receivedAt: now, token: liveActivityToken)
+            if device?.platform == .android { sink?.deliverToAndroid(push) } else { sink?.deliver(push) }
         }
         return .now(.json(200, #"{"name":"\#(messageName ?? "")"}"#))
     }

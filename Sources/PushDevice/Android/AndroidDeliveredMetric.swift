@@ -52,6 +52,10 @@ public struct AndroidDeliveredReport: Sendable, Codable, Equatable {
     /// Requests that reached the server with a 2xx.
     public var acknowledged: Int { requests.filter { $0.reachedServer && ($0.status.map { (200..<300).contains($0) } ?? false) }.count }
     public var reachedServer: Int { requests.filter(\.reachedServer).count }
+    /// The process died while the metric was on the phone (between requests or during one).
+    public var processKilled: Bool {
+        timeline.contains { $0.event.hasPrefix("process killed") } || requests.contains { $0.error?.hasPrefix("process killed") == true }
+    }
 }
 
 /// One line of a timeline.

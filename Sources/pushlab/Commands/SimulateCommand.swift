@@ -13,6 +13,11 @@ enum SimulateCommand: Command {
     before their metric completes, failing metric requests, collector outages, image latency.
     App launches recover what the App Group store kept. Prints one table row per store, counted
     from the collector's records. The same seed gives the same counts. See docs/recovery.md.
+    --platform android runs the same seeded faults on a virtual Android phone with the
+    Customer.io Android SDK (FCM client → gateway → the SDK's pending store, WorkManager retries
+    and foreground hand-off → collector); --platform both runs each store on both and prints
+    iOS and Android side by side, per fault. Stores map to off = SDK 4.11–4.17 (no pending
+    store), cio = the SDK's pending store (4.18+), sqlite = pushlab's improved mode.
     """
     static let options: [OptionSpec] = [
         .value("--pushes", "-n", name: "N", help: "Pushes to send.", default: "1000"),
@@ -31,6 +36,11 @@ enum SimulateCommand: Command {
         .value("--concurrency", name: "N", help: "Pushes in flight at once.", default: "64"),
         .value("--chart", name: "FILE.svg", help: "Also sweep kill rates 5–50% per store and draw recovery ratio against kill rate."),
         .value("--app", name: "FILE", help: "App profile.", default: "payloads/apps/demo.json"),
+        .value("--platform", name: "ios|android|both", help: "The phone the pushes go to; both: each store on both, side by side per fault.", default: "ios"),
+        .value("--android-app", name: "FILE", help: "Android app profile (its SDK mode is set per store).", default: "payloads/apps/android-demo.json"),
+        .value("--doze-rate", name: "P", help: "Android: probability a push arrives while the phone dozes for 2 h (no network, no jobs).", default: "0"),
+        .value("--launch-after", name: "DURATION", help: "Android: the app comes to the foreground this long after each push (with --launches ≥ 1).", default: "1h"),
+        .value("--horizon", name: "DURATION", help: "Android: a metric still on the phone this long after its push counts as lost.", default: "24h"),
         .flag("--json", help: "Print the results as JSON."),
     ]
 
@@ -75,15 +85,34 @@ enum SimulateCommand: Command {
         let profilePath = args.value("--app") ?? root + "/payloads/apps/demo.json"
         let profile: AppProfile
         do { profile = try AppProfile.load(path: profilePath) } catch { throw UsageError("--app \(error.reason)", fix: error.fix) }
-        let simulation = Simulation(certsDirectory: root + "/certs", assetsDirectory: root + "/payloads/assets", profile: profile)
+        var simulation = Simulation(certsDirectory: root + "/certs", assetsDirectory: root + "/payloads/assets", profile: profile)
+        let platforms = try platforms(args)
+        if platforms.contains(.android) {
+            p.android = try androidSettings(args)
+            if let path = args.value("--android-app") {
+                do { simulation.androidProfile = try AndroidAppProfile.load(path: path) } catch { throw UsageError("--android-app \(error.reason)", fix: error.fix) }
+            }
+            if args.value("--chart") != nil { throw UsageError("--chart draws the iPhone's stores only", fix: "drop --chart, or use --platform ios") }
+        }
 
         var results: [SimulationResult] = []
+        var androidResults: [SimulationResult] = []
         for store in stores {
             var run = p
             run.store = store
-            results.append(try await simulation.run(run, progress: progressLine(label: store.rawValue)))
-            if stderrIsTTY { FileHandle.standardError.write(Data("\n".utf8)) }
+            if platforms.contains(.ios) {
+                run.android = nil
+                results.append(try await simulation.run(run, progress: progressLine(label: platforms.count > 1 ? "iOS \(store.rawValue)" : store.rawValue)))
+                if stderrIsTTY { FileHandle.standardError.write(Data("\n".utf8)) }
+            }
+            if platforms.contains(.android) {
+                run.android = p.android
+                androidResults.append(try await simulation.runAndroid(run, progress: progressLine(label: "Android \(store.androidSDKMode.rawValue)")))
+                if stderrIsTTY { FileHandle.standardError.write(Data("\n".utf8)) }
+            }
         }
+        // The iPhone's output stays what it was before the Android phone: no per-fault rows.
+        if platforms == [.ios] { results = results.map { var r = $0; r.byFault = nil; return r } }
 
         var sweep: [(String, [RecoveryChart.Point])] = []
         if let chart = args.value("--chart") {
@@ -112,14 +141,59 @@ enum SimulateCommand: Command {
                 struct Point: Encodable { var killRate: Double; var recoveryRatio: Double }
             }
             let chart = sweep.isEmpty ? nil : Dictionary(uniqueKeysWithValues: sweep.map { ($0.0, $0.1.map { Output.Point(killRate: $0.killRate, recoveryRatio: $0.recoveryRatio) }) })
-            print(try renderJSON(Output(results: results, chart: chart)))
+            print(try renderJSON(Output(results: results + androidResults, chart: chart)))
         } else {
             print(describe(p, stores: stores))
-            print(SimulationResult.markdown(results), terminator: "")
-            print(String(format: "wall time: %.1f s", results.map(\.wallSeconds).reduce(0, +)))
+            if !results.isEmpty { print(SimulationResult.markdown(results), terminator: "") }
+            if !androidResults.isEmpty {
+                if !results.isEmpty { print("\nAndroid (\(describeAndroid(p.android ?? AndroidSimulationSettings(), launches: p.launches))):") }
+                else { print("Android: \(describeAndroid(p.android ?? AndroidSimulationSettings(), launches: p.launches))") }
+                print(SimulationResult.androidMarkdown(androidResults), terminator: "")
+            }
+            if !results.isEmpty && !androidResults.isEmpty {
+                print("\niOS vs Android, per fault (lost: no delivered metric reached the collector; recovered: it came by the app's launch):")
+                print(SimulationResult.comparisonMarkdown(ios: results, android: androidResults), terminator: "")
+            }
+            print(String(format: "wall time: %.1f s", (results + androidResults).map(\.wallSeconds).reduce(0, +)))
             if let chart = args.value("--chart") { print("chart written to \(chart)") }
         }
         return ExitStatus.success
+    }
+
+    private static func platforms(_ args: ParsedArguments) throws -> [SimulatedPlatform] {
+        switch args.value("--platform") ?? "ios" {
+        case "ios": return [.ios]
+        case "android": return [.android]
+        case "both": return [.ios, .android]
+        case let raw: throw UsageError("--platform must be ios, android or both, got '\(raw)'")
+        }
+    }
+
+    private static func androidSettings(_ args: ParsedArguments) throws -> AndroidSimulationSettings {
+        var a = AndroidSimulationSettings()
+        a.dozeRate = try args.double("--doze-rate", range: 0...1) ?? a.dozeRate
+        if let d = try args.duration("--launch-after") { a.launchAfterMs = d.milliseconds }
+        if let d = try args.duration("--horizon") {
+            guard d > .zero else { throw UsageError("--horizon must be more than 0, got '\(args.value("--horizon") ?? "")'") }
+            a.horizonMs = d.milliseconds
+        }
+        return a
+    }
+
+    private static func describeAndroid(_ a: AndroidSimulationSettings, launches: Int) -> String {
+        var parts: [String] = []
+        if a.dozeRate > 0 { parts.append("doze rate \(a.dozeRate) (2 h from arrival)") }
+        parts.append(launches > 0 ? "app opened \(hours(a.launchAfterMs)) after each push" : "app never opened")
+        parts.append("horizon \(hours(a.horizonMs))")
+        return parts.joined(separator: ", ")
+    }
+
+    /// `1 h`, `90 min`, `45 s`, `250 ms`.
+    private static func hours(_ ms: Int64) -> String {
+        if ms >= 3_600_000 && ms % 3_600_000 == 0 { return "\(ms / 3_600_000) h" }
+        if ms >= 60_000 && ms % 60_000 == 0 { return "\(ms / 60_000) min" }
+        if ms >= 1000 && ms % 1000 == 0 { return "\(ms / 1000) s" }
+        return "\(ms) ms"
     }
 
     private static func describe(_ p: SimulationParameters, stores: [SimulatedStore]) -> String {
