@@ -34,6 +34,12 @@ public struct DemoScenario: Sendable {
     static let heldMetricRequest = 3
 
     public var profile: AppProfile
+    /// The app on the virtual Android phone (the CLI loads `payloads/apps/android-demo.json`).
+    public var androidProfile = AndroidAppProfile(
+        package: "io.pushlab.shop", label: "Pushlab Shop", cdpApiKey: "pushlab-demo-cdp-key", channels: [AndroidChannel(id: "io.pushlab.shop", importance: 3)],
+        activities: [AndroidActivity(name: "MainActivity", launchMode: .singleTop),
+                     AndroidActivity(name: "ProductActivity", parent: "MainActivity",
+                                     intentFilters: [AndroidIntentFilter(schemes: ["pushlab"], hosts: ["products"])])])
     /// Called after each step, for live output.
     public var progress: @Sendable (DemoStep) -> Void
 
@@ -125,12 +131,13 @@ public struct DemoScenario: Sendable {
         }
 
         await liveActivityStep(lab: lab, credential: apns.credential, record: record)
+        await androidStep(lab: lab, record: record)
 
         lab.collector.flush()
         let report = try? lab.collector.report(gatewayDatabasePath: lab.gateway.configuration.recordsPath.map { lab.gateway.records.flush(); return $0 })
         if let report {
             let t = report.totals
-            record("collector report", t.delivered == 3 && t.opened == 1 && t.duplicates == 0 && t.recoveredAtLaunch == 1, [
+            record("collector report", t.delivered == 4 && t.opened == 2 && t.duplicates == 0 && t.recoveredAtLaunch == 1, [
                 "sent \(t.sent ?? 0), delivered \(t.delivered) (live \(t.deliveredLive), recovered at launch \(t.recoveredAtLaunch)), opened \(t.opened), duplicates \(t.duplicates)",
             ])
         }

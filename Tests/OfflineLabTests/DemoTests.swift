@@ -13,11 +13,16 @@ final class DemoTests: XCTestCase {
         configuration.collectorFaults = DemoScenario.collectorFaults
         let lab = try Lab(configuration: configuration)
         try lab.start()
-        let result = await DemoScenario(profile: try AppProfile.load(path: Fixtures.path("payloads/apps/demo.json"))).run(lab: lab)
+        var scenario = DemoScenario(profile: try AppProfile.load(path: Fixtures.path("payloads/apps/demo.json")))
+        scenario.androidProfile = try AndroidAppProfile.load(path: Fixtures.path("payloads/apps/android-demo.json"))
+        let result = await scenario.run(lab: lab)
         await lab.stop()
         for step in result.steps where !step.passed { XCTFail("\(step.title): \(step.details.joined(separator: "; "))") }
         XCTAssertTrue(result.passed)
         XCTAssertEqual(result.report?.totals.recoveredAtLaunch, 1)
+        let android = result.report?.byPlatform.first { $0.group == "android" }
+        XCTAssertEqual(android?.delivered, 1, "the virtual Android phone's delivered metric")
+        XCTAssertEqual(android?.opened, 1, "the virtual Android phone's opened metric")
     }
 
     func testDemoCommandExitsZeroAndPrintsTheReport() throws {

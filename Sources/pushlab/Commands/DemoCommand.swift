@@ -12,11 +12,15 @@ enum DemoCommand: Command {
     client and the dev .p8 key over HTTP/2 + TLS; the Notification Service Extension downloads the
     image and reports `delivered`; a tap resolves the deep link and reports `opened`; the same
     through FCM (OAuth token from the dev service account); and one push whose extension is
-    killed before its metric completes, recovered at the next app launch. Prints each step and
-    the collector's report. Exit 0 only if every step did what it should.
+    killed before its metric completes, recovered at the next app launch; a Live Activity
+    broadcast; and one data message through FCM to a virtual Android phone
+    (payloads/apps/android-demo.json) whose Customer.io SDK draws it, reports `delivered` and,
+    on a tap, `opened`. Prints each step and the collector's report. Exit 0 only if every step
+    did what it should.
     """
     static let options: [OptionSpec] = [
         .value("--app", name: "FILE", help: "App profile of the virtual iPhone.", default: "payloads/apps/demo.json"),
+        .value("--android-app", name: "FILE", help: "App profile of the virtual Android phone.", default: "payloads/apps/android-demo.json"),
         .value("--work-dir", name: "DIR", help: "Where the run keeps its databases and App Group container.", default: "a new temporary directory"),
         .flag("--keep", help: "Keep the work directory (its SQLite files can be read with `pushlab report`)."),
         .flag("--json", help: "Print the steps and the report as JSON."),
@@ -27,6 +31,10 @@ enum DemoCommand: Command {
         let profilePath = args.value("--app") ?? root + "/payloads/apps/demo.json"
         let profile: AppProfile
         do { profile = try AppProfile.load(path: profilePath) } catch { throw UsageError("--app \(error.reason)", fix: error.fix) }
+        let androidProfile: AndroidAppProfile
+        do { androidProfile = try AndroidAppProfile.load(path: args.value("--android-app") ?? root + "/payloads/apps/android-demo.json") } catch {
+            throw UsageError("--android-app \(error.reason)", fix: error.fix)
+        }
         let work = args.value("--work-dir").map { URL(fileURLWithPath: $0) }
             ?? FileManager.default.temporaryDirectory.appendingPathComponent("pushlab-demo-\(UUID().uuidString.prefix(8))")
         let keep = args.flag("--keep") || args.value("--work-dir") != nil
@@ -37,11 +45,12 @@ enum DemoCommand: Command {
         let lab = try Lab(configuration: configuration)
         try lab.start()
         let json = args.flag("--json")
-        let scenario = DemoScenario(profile: profile) { step in
+        var scenario = DemoScenario(profile: profile) { step in
             guard !json else { return }
             emit(String(format: "[%5d ms] %@ %@", step.elapsedMs, step.passed ? "✔" : "✘", step.title))
             for d in step.details { emit("            \(d)") }
         }
+        scenario.androidProfile = androidProfile
         let result = await scenario.run(lab: lab)
         await lab.stop()
 

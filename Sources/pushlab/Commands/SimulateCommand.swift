@@ -143,7 +143,7 @@ enum SimulateCommand: Command {
             let chart = sweep.isEmpty ? nil : Dictionary(uniqueKeysWithValues: sweep.map { ($0.0, $0.1.map { Output.Point(killRate: $0.killRate, recoveryRatio: $0.recoveryRatio) }) })
             print(try renderJSON(Output(results: results + androidResults, chart: chart)))
         } else {
-            print(describe(p, stores: stores))
+            print(describe(p, stores: stores, iPhone: platforms.contains(.ios)))
             if !results.isEmpty { print(SimulationResult.markdown(results), terminator: "") }
             if !androidResults.isEmpty {
                 if !results.isEmpty { print("\nAndroid (\(describeAndroid(p.android ?? AndroidSimulationSettings(), launches: p.launches))):") }
@@ -196,12 +196,14 @@ enum SimulateCommand: Command {
         return "\(ms) ms"
     }
 
-    private static func describe(_ p: SimulationParameters, stores: [SimulatedStore]) -> String {
+    private static func describe(_ p: SimulationParameters, stores: [SimulatedStore], iPhone: Bool = true) -> String {
         var parts = ["\(p.pushes) pushes", "seed \(p.seed)", "kill rate \(p.killRate) (\(p.killStage.rawValue))"]
         if p.metricFailureRate > 0 { parts.append("metric failure rate \(p.metricFailureRate)") }
         if !p.outages.isEmpty { parts.append("outages " + p.outages.map { "\($0.lowerBound)-\($0.upperBound)" }.joined(separator: ",")) }
-        parts.append("image latency \(p.imageLatency.text)")
-        parts.append("budget \(p.budget.compactText)")
+        if iPhone {
+            parts.append("image latency \(p.imageLatency.text)")
+            parts.append("budget \(p.budget.compactText)")
+        }
         parts.append("\(p.launches) launch(es)")
         if p.misconfiguredAppGroup { parts.append("misconfigured App Group id") }
         return parts.joined(separator: ", ") + "\n"
