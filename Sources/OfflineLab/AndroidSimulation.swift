@@ -69,9 +69,7 @@ extension Simulation {
             return accepted
         }
         await lab.androidFleet.waitUntilIdle()
-        lab.gateway.records.flush()
-        lab.collector.flush()
-        let report = try lab.collector.report(gatewayDatabasePath: lab.gateway.configuration.recordsPath)
+        let report = try lab.report()
         let runs = lab.androidFleet.finished
         await lab.stop()
         try? FileManager.default.removeItem(at: work)

@@ -98,6 +98,14 @@ public final class Lab: Sendable {
         await gateway.stop()
     }
 
+    /// The collector's report over everything stored so far, with the gateway's records of what
+    /// was sent (both flushed first).
+    public func report() throws -> MetricsReport {
+        gateway.records.flush()
+        collector.flush()
+        return try collector.report(gatewayDatabasePath: gateway.configuration.recordsPath)
+    }
+
     /// The collector's base URL (what app profiles put in `metricsBaseURL`).
     public var collectorURL: String { collectorServer.boundAddresses?.tlsURL ?? "" }
 

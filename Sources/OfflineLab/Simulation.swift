@@ -73,9 +73,7 @@ public struct Simulation: Sendable {
             if batch.launchAfter { launchReports.append(try await lab.launchApp(device: Self.device)) }
         }
         await lab.fleet.waitUntilIdle()
-        lab.gateway.records.flush()
-        lab.collector.flush()
-        let report = try lab.collector.report(gatewayDatabasePath: lab.gateway.configuration.recordsPath)
+        let report = try lab.report()
         let runs = lab.fleet.finished
         await lab.stop()
         try? FileManager.default.removeItem(at: work)  // inside the measured time: 10,000 pushes leave 10,000 image files
