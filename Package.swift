@@ -46,7 +46,8 @@ let package = Package(
         // The push gateway a team runs (docs/relay.md): API, durable queue, workers, webhooks.
         .target(name: "PushRelay", dependencies: ["PushCore", "PushAuth", "PushHTTP", "PushSend", "PushStore", "PushRedis"]),
         // The web console (/console): live push log, device view, send form, metrics charts.
-        .target(name: "PushConsole", dependencies: ["PushCore", "PushAuth", "PushHTTP", "PushSend", "PushGateway", "PushDevice", "PushMetrics"]),
+        .target(name: "PushConsole", dependencies: ["PushCore", "PushAuth", "PushHTTP", "PushSend", "PushGateway", "PushDevice", "PushMetrics",
+                                                   "PushRelay"]),
         // Wires every part into one offline lab: the demo and the delivery-metric experiment.
         .target(name: "OfflineLab", dependencies: ["PushCore", "PushAuth", "PushHTTP", "PushSend", "PushGateway", "PushDevice", "PushMetrics"]),
         .executableTarget(
@@ -77,7 +78,7 @@ let package = Package(
                     exclude: ["Peers"]),
         .testTarget(name: "PushRelayTests", dependencies: ["PushRelay", "PushRedis", "PushCore", "PushAuth", "PushHTTP", "PushStore", "PushGateway", "TestSupport"]),
         .testTarget(name: "PushConsoleTests", dependencies: ["PushConsole", "PushGateway", "PushSend", "PushDevice", "PushMetrics", "PushHTTP",
-                                                            "PushCore", "PushAuth", "OfflineLab", "TestSupport"]),
+                                                            "PushCore", "PushAuth", "OfflineLab", "PushRelay", "TestSupport"]),
         .testTarget(name: "OfflineLabTests", dependencies: ["OfflineLab", "PushDevice", "PushGateway", "PushSend", "PushAuth", "PushCore", "PushHTTP", "TestSupport"]),
         .testTarget(name: "pushlabTests", dependencies: ["TestSupport"]),
         // Issue 11: the bad-input corpus (Tests/Corpus) run through the real binary and servers,

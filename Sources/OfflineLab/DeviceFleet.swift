@@ -34,6 +34,7 @@ public final class DeviceFleet: PushDeliverySink, @unchecked Sendable {
     private var deliveries: [FleetDelivery] = []
     private var running = 0
     private var killPolicy: @Sendable (AcceptedPush) -> Duration? = { _ in nil }
+    private var observer: (@Sendable (FleetDelivery) -> Void)?
     private let lock = NSLock()
     private let idle = AsyncGate()
 
@@ -51,6 +52,9 @@ public final class DeviceFleet: PushDeliverySink, @unchecked Sendable {
     /// Decides, per push, the emulated instant its extension process is killed (nil: never).
     public func setKillPolicy(_ policy: @escaping @Sendable (AcceptedPush) -> Duration?) { lock.withLock { killPolicy = policy } }
 
+    /// Called with each extension run as it finishes (`pushlab demo --console` shows them).
+    public func setObserver(_ observer: @escaping @Sendable (FleetDelivery) -> Void) { lock.withLock { self.observer = observer } }
+
     public func deliver(_ push: AcceptedPush) {
         guard let name = push.device?.name else { return }
         let setup: (FleetMember, Duration?)? = lock.withLock {
@@ -62,11 +66,13 @@ public final class DeviceFleet: PushDeliverySink, @unchecked Sendable {
         idle.close()
         Task {
             let report = await self.runExtension(push: push, member: member, killAt: killAt)
-            let done = self.lock.withLock { () -> Bool in
-                self.deliveries.append(FleetDelivery(push: push, deviceName: name, report: report))
+            let delivery = FleetDelivery(push: push, deviceName: name, report: report)
+            let (done, observer) = self.lock.withLock { () -> (Bool, (@Sendable (FleetDelivery) -> Void)?) in
+                self.deliveries.append(delivery)
                 self.running -= 1
-                return self.running == 0
+                return (self.running == 0, self.observer)
             }
+            observer?(delivery)
             if done { self.idle.open() }
         }
     }

@@ -27,6 +27,11 @@ public struct LabConfiguration: Sendable {
     public var deviceNetwork: (@Sendable (any HTTPTransport) -> any HTTPTransport)?
     /// The CDP API key the collector accepts (and the app profiles carry).
     public var cdpAPIKey = "pushlab-demo-cdp-key"
+    /// Sees every push the gateway records (`pushlab demo --console` feeds its log with it).
+    public var recordObserver: (any PushRecordObserver)?
+    /// More routes on the gateway's Google host (the console's), and a cleartext listener
+    /// beside its TLS one so a browser needs no certificate.
+    public var googleRoutes: (@Sendable (inout Router) -> Void)?
 
     public init(certsDirectory: String, assetsDirectory: String, workDirectory: URL) {
         self.certsDirectory = certsDirectory
@@ -69,10 +74,15 @@ public final class Lab: Sendable {
         var gatewayConfig = GatewayConfiguration(certificateFile: certs + "/server.pem", privateKeyFile: certs + "/server.key")
         gatewayConfig.recordsPath = work.appendingPathComponent("gateway.sqlite").path
         gatewayConfig.faultPlan = configuration.gatewayFaults
+        gatewayConfig.recordObserver = configuration.recordObserver
+        if configuration.googleRoutes != nil { gatewayConfig.fcmCleartextPort = 0 }
         let channels = BroadcastChannelRegistry()
         liveActivities = LiveActivityFleet(channels: channels)
         gateway = try Gateway(configuration: gatewayConfig, keys: try GatewayKeys.developmentDefaults(certsDirectory: certs),
-                              devices: DeviceRegistry(), sink: LabDeliverySink(iphones: fleet, androids: androidFleet), broadcastSink: liveActivities, channels: channels)
+                              devices: DeviceRegistry(), sink: LabDeliverySink(iphones: fleet, androids: androidFleet), broadcastSink: liveActivities,
+                              channels: channels) { router in
+            configuration.googleRoutes?(&router)
+        }
         let store = try MetricStore(path: work.appendingPathComponent("collector.sqlite").path)
         collector = try MetricsCollector(configuration: CollectorConfiguration(credentials: CollectorCredentials(cdpAPIKeys: [configuration.cdpAPIKey]),
                                                                            faultPlan: configuration.collectorFaults),

@@ -28,6 +28,7 @@ public final class Console: PushDeliverySink, @unchecked Sendable {
     // `phone`, `sender` and `metrics` are protected by `lock`: they are attached once the
     // servers are bound (their URLs are only known then).
     private var phone: VirtualPhone?
+    private var notebook: DeviceNotebook?
     private var sender: ConsoleSender?
     private var metrics: (@Sendable () throws -> MetricsReport)?
     private let lock = NSLock()
@@ -43,11 +44,20 @@ public final class Console: PushDeliverySink, @unchecked Sendable {
     /// The gateway's record observer that feeds this console's log.
     public var gatewayFeed: GatewayLogFeed { GatewayLogFeed(log: log) }
 
-    public func attach(phone: VirtualPhone) { lock.withLock { self.phone = phone } }
+    /// The virtual iPhone that runs every push the console is handed (`serve --console`).
+    public func attach(phone: VirtualPhone) {
+        lock.withLock {
+            self.phone = phone
+            notebook = phone.notebook
+        }
+    }
+    /// What the device view shows when the devices run elsewhere (`demo --console`: the lab's fleet).
+    public func attach(devices: DeviceNotebook) { lock.withLock { notebook = devices } }
     public func attach(sender: ConsoleSender) { lock.withLock { self.sender = sender } }
     public func attach(metrics: @escaping @Sendable () throws -> MetricsReport) { lock.withLock { self.metrics = metrics } }
 
     var attachedPhone: VirtualPhone? { lock.withLock { phone } }
+    var attachedNotebook: DeviceNotebook? { lock.withLock { notebook } }
     var attachedSender: ConsoleSender? { lock.withLock { sender } }
     var attachedMetrics: (@Sendable () throws -> MetricsReport)? { lock.withLock { metrics } }
 

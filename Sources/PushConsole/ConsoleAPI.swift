@@ -21,6 +21,7 @@ enum ConsoleAPI {
         var messageID: String?
         var uniqueID: String?
         var deliveryID: String?
+        var relayPushID: String?
 
         init(_ p: LoggedPush) {
             id = p.id
@@ -36,6 +37,7 @@ enum ConsoleAPI {
             messageID = p.messageID
             uniqueID = p.uniqueID
             deliveryID = p.deliveryID
+            relayPushID = p.relayPushID
         }
     }
 
@@ -112,6 +114,8 @@ enum ConsoleAPI {
     struct Devices: Encodable {
         struct Device: Encodable {
             var name: String
+            /// `ios` or `android`.
+            var platform: String
             var app: String
             var sdkMode: String
             var notifications: [DeviceNotification]

@@ -41,7 +41,7 @@ extension Console {
         let sender = attachedSender
         return Self.json(200, ConsoleAPI.Status(pushes: log.count, latestID: log.latest, capacity: log.capacity,
                                                 canSendAPNs: sender?.apns != nil, canSendFCM: sender?.fcm != nil,
-                                                hasPhone: attachedPhone != nil, hasMetrics: attachedMetrics != nil,
+                                                hasPhone: attachedNotebook != nil, hasMetrics: attachedMetrics != nil,
                                                 pageSize: configuration.pageSize))
     }
 
@@ -61,7 +61,7 @@ extension Console {
         guard let push = loggedPush(request) else { return Self.notFound(request) }
         let validation = Self.validator(for: push).validate(bytes: Array(push.payload.utf8),
                                                             as: push.platform == .apns ? .apns : .fcm)
-        let device = push.messageID.flatMap { attachedPhone?.notification(messageID: $0) }
+        let device = push.messageID.flatMap { attachedNotebook?.notification(messageID: $0) }
         return Self.json(200, ConsoleAPI.Detail(push: ConsoleAPI.Summary(push), headers: push.headers, payload: push.payload,
                                                 validation: ConsoleAPI.Validation(validation), answer: Self.answer(push),
                                                 device: device))
@@ -70,8 +70,9 @@ extension Console {
     /// The image the virtual iPhone's extension attached to the push with this apns-id / FCM name.
     private func image(_ request: ServerRequest) -> ServerResponse {
         let id = request.pathParameters["messageID"] ?? ""
-        guard let attachment = attachedPhone?.notification(messageID: id)?.report?.notification?.attachments.first,
-              let bytes = FileManager.default.contents(atPath: attachment.path) else {
+        let run = attachedNotebook?.notification(messageID: id)
+        guard let attachment = run?.report?.notification?.attachments.first,
+              let bytes = FileManager.default.contents(atPath: run?.thumbnailPath ?? attachment.path) else {
             return Self.refusal(404, field: "/messageID", "no image attached to push \(id) on the virtual iPhone",
                                 fix: "open a push whose CIO.push.image the extension attached")
         }
@@ -114,13 +115,17 @@ extension Console {
     }
 
     private func devices() -> ServerResponse {
-        guard let phone = attachedPhone else { return Self.json(200, ConsoleAPI.Devices(devices: [])) }
-        let runs = phone.notifications(limit: 200)
-        var names = [phone.name]
-        for r in runs where !names.contains(r.device) { names.append(r.device) }
-        return Self.json(200, ConsoleAPI.Devices(devices: names.map { name in
-            ConsoleAPI.Devices.Device(name: name, app: phone.profile.bundleID, sdkMode: phone.profile.sdkMode.rawValue,
-                                      notifications: runs.filter { $0.device == name })
+        guard let notebook = attachedNotebook else { return Self.json(200, ConsoleAPI.Devices(devices: [])) }
+        let runs = notebook.notifications(limit: 200)
+        var devices = notebook.registered
+        // A push for a device of the gateway's registry (`--devices`) runs on the phone under that name.
+        for r in runs where !devices.contains(where: { $0.name == r.device }) {
+            devices.append(DeviceNotebook.Device(name: r.device, platform: devices.first?.platform ?? "ios", app: r.app,
+                                                 sdkMode: devices.first?.sdkMode ?? ""))
+        }
+        return Self.json(200, ConsoleAPI.Devices(devices: devices.map { d in
+            ConsoleAPI.Devices.Device(name: d.name, platform: d.platform, app: d.app, sdkMode: d.sdkMode,
+                                      notifications: runs.filter { $0.device == d.name })
         }))
     }
 

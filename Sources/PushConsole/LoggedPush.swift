@@ -32,6 +32,8 @@ public struct LoggedPush: Sendable, Equatable {
     /// Request headers as received, authorization already redacted by the source.
     public var headers: [String: String]
     public var payload: String
+    /// The relay's push id (`p_…`) for the relay's rows: its `202` row and each target's result.
+    public var relayPushID: String?
 
     public init(receivedAt: Date, source: Source, platform: Platform, app: String?, target: String?, device: String?,
                 pushType: String?, status: Int, reason: String?, messageID: String?, uniqueID: String?, deliveryID: String?,

@@ -4,22 +4,6 @@ import PushDevice
 import PushGateway
 import PushHTTP
 
-/// What the console's virtual iPhone did with one push: the extension's run, its bars, the
-/// notification it shows and where a tap would go.
-public struct DeviceNotification: Sendable, Codable {
-    public var messageID: String
-    public var device: String
-    public var receivedAt: Date
-    /// The app's bundle id, shown as the notification's app name.
-    public var app: String
-    /// Nil when the phone did not run the push (see `skipped`).
-    public var report: NSERunReport?
-    public var bars: ExtensionBars?
-    public var tap: TapPreview?
-    /// Why the extension did not run, e.g. the phone was busy with `maxRunning` others.
-    public var skipped: String?
-}
-
 /// A virtual iPhone behind the gateway for `pushlab serve --console`: every accepted push runs
 /// through the app's Notification Service Extension (the same emulator as `pushlab nse`), its
 /// delivered metric going to the collector the profile names. The newest `capacity` runs are
@@ -34,11 +18,9 @@ public final class VirtualPhone: PushDeliverySink, @unchecked Sendable {
     private let clock: any NSEClock
     private let budget: Duration
     private let workDirectory: URL
-    // `runs`, `order`, `running` are protected by `lock`.
-    private var runs: [String: DeviceNotification] = [:]
-    private var order: [String] = []
-    /// `order[..<head]` are dropped ids, compacted once they are as many as the live ones.
-    private var head = 0
+    /// Where the phone keeps what it did with each push (the console's device view reads it).
+    public let notebook: DeviceNotebook
+    // Protected by `lock`.
     private var running = 0
     private let lock = NSLock()
 
@@ -53,6 +35,8 @@ public final class VirtualPhone: PushDeliverySink, @unchecked Sendable {
         self.workDirectory = workDirectory
         self.capacity = capacity
         self.maxRunning = maxRunning
+        notebook = DeviceNotebook(capacity: capacity)
+        notebook.register(DeviceNotebook.Device(name: name, platform: "ios", app: profile.bundleID, sdkMode: profile.sdkMode.rawValue))
         try? FileManager.default.createDirectory(at: workDirectory.appendingPathComponent("container"), withIntermediateDirectories: true)
     }
 
@@ -64,7 +48,7 @@ public final class VirtualPhone: PushDeliverySink, @unchecked Sendable {
             return true
         }
         guard admitted else {
-            keep(DeviceNotification(messageID: push.messageID, device: device, receivedAt: push.receivedAt, app: profile.bundleID,
+            notebook.keep(DeviceNotification(messageID: push.messageID, device: device, receivedAt: push.receivedAt, app: profile.bundleID,
                                     skipped: "the virtual iPhone was running \(maxRunning) extensions already"))
             return
         }
@@ -72,9 +56,7 @@ public final class VirtualPhone: PushDeliverySink, @unchecked Sendable {
             let payload = (try? JSONDocument.parse(push.payload).root) ?? .object(JSONObject())
             let report = await self.runExtension(payload: payload)
             self.lock.withLock { self.running -= 1 }
-            self.keep(DeviceNotification(messageID: push.messageID, device: device, receivedAt: push.receivedAt,
-                                         app: self.profile.bundleID, report: report, bars: ExtensionBars(report: report),
-                                         tap: TapPreview(payload: payload, profile: self.profile)))
+            self.notebook.keep(push: push, device: device, profile: self.profile, report: report)
         }
     }
 
@@ -91,27 +73,11 @@ public final class VirtualPhone: PushDeliverySink, @unchecked Sendable {
         return await NotificationServiceExtension(configuration: configuration, transport: transport, clock: clock).run(payload: payload)
     }
 
-    private func keep(_ run: DeviceNotification) {
-        lock.withLock {
-            if runs.updateValue(run, forKey: run.messageID) == nil { order.append(run.messageID) }
-            while order.count - head > capacity {
-                runs[order[head]] = nil
-                head += 1
-            }
-            if head >= capacity {
-                order.removeFirst(head)
-                head = 0
-            }
-        }
-    }
-
     /// The run of the push with this apns-id / FCM name, once its extension finished.
-    public func notification(messageID: String) -> DeviceNotification? { lock.withLock { runs[messageID] } }
+    public func notification(messageID: String) -> DeviceNotification? { notebook.notification(messageID: messageID) }
 
     /// The newest `limit` runs, newest first.
-    public func notifications(limit: Int) -> [DeviceNotification] {
-        lock.withLock { order[head...].suffix(limit).reversed().compactMap { runs[$0] } }
-    }
+    public func notifications(limit: Int) -> [DeviceNotification] { notebook.notifications(limit: limit) }
 
     /// Extensions running now.
     public var runningCount: Int { lock.withLock { running } }

@@ -22,14 +22,19 @@ public final class Relay: Sendable {
     ///   - queue: the queue to use; nil opens the embedded SQLite queue at `DATA/queue.sqlite`.
     ///   - emulator: where the in-process emulator listens, for apps whose target is `emulator`.
     ///   - log: one line per push and per problem (tokens shortened, no secrets).
+    ///   - observer: sees each accepted push and each target's final result (`relay --console`).
+    ///   - extraRoutes: more routes on the relay's HTTP server (the console's).
     public init(config: RelayConfig, dataDirectory: String, queue: (any PushQueue)? = nil, emulator: EmulatorEndpoints? = nil,
-                log: @escaping @Sendable (String) -> Void = { _ in }) throws {
-        service = try RelayService(config: config, dataDirectory: dataDirectory, queue: queue, emulator: emulator, log: log)
+                log: @escaping @Sendable (String) -> Void = { _ in }, observer: (any RelayObserver)? = nil,
+                extraRoutes: (inout Router) -> Void = { _ in }) throws {
+        service = try RelayService(config: config, dataDirectory: dataDirectory, queue: queue, emulator: emulator, log: log, observer: observer)
         let serverConfiguration = HTTPServerConfiguration(
             host: config.listen.host, tlsPort: config.listen.tlsPort, cleartextPort: config.listen.port,
             certificateFile: config.listen.certificate, privateKeyFile: config.listen.privateKey,
             maxRequestBodyBytes: config.limits.maxBodyBytes, eventLoops: 1)
-        server = HTTPServer(configuration: serverConfiguration, router: RelayRoutes(service: service).router())
+        var router = RelayRoutes(service: service).router()
+        extraRoutes(&router)
+        server = HTTPServer(configuration: serverConfiguration, router: router)
     }
 
     /// Resumes what a previous run left claimed, starts the workers and the API.
@@ -70,6 +75,7 @@ final class RelayService: Sendable {
     let workers: DeliveryWorkers
     let webhooks: WebhookDispatcher
     let log: @Sendable (String) -> Void
+    let observer: (any RelayObserver)?
     private let pushIDs = PushIDSource()
     /// The queue when it is the cluster's Redis queue (`--queue redis://…`).
     var redisQueue: RedisPushQueue? { queue as? RedisPushQueue }
@@ -79,10 +85,11 @@ final class RelayService: Sendable {
     let startedAt = Date()
 
     init(config: RelayConfig, dataDirectory: String, queue: (any PushQueue)?, emulator: EmulatorEndpoints?,
-         log: @escaping @Sendable (String) -> Void) throws {
+         log: @escaping @Sendable (String) -> Void, observer: (any RelayObserver)? = nil) throws {
         self.config = config
         self.dataDirectory = dataDirectory
         self.log = log
+        self.observer = observer
         try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
         self.queue = try queue ?? SQLitePushQueue(path: dataDirectory + "/queue.sqlite",
                                                   configuration: .init(capacity: config.queue.capacity, fsyncEveryCommit: config.queue.fsync))
@@ -109,7 +116,13 @@ final class RelayService: Sendable {
                                     fallback: RateBudget(perMinute: sender.app.ratePerMinute), log: log)
         }
         workers = DeliveryWorkers(queue: self.queue, senders: senders, budgets: budgets, settings: config.workers, metrics: metrics,
-                                  consumer: node, events: { webhooks.record($0) }, log: log)
+                                  consumer: node, events: { event in
+                                      webhooks.record(event)
+                                      if let observer, case .result(let app, let pushID, let index, let target, let outcome, let content) = event {
+                                          observer.finished(RelayTargetResult(pushID: pushID, app: app, index: index, target: target,
+                                                                              outcome: outcome, content: RelayPushContent.decode(content)))
+                                      }
+                                  }, log: log)
     }
 
     /// Every 2 s this node writes its heartbeat to Redis (nothing to do on SQLite).
@@ -150,6 +163,8 @@ final class RelayService: Sendable {
             if apns > 0 { metrics.accepted(app: app.name, platform: "apns", targets: apns) }
             if targets.count > apns { metrics.accepted(app: app.name, platform: "fcm", targets: targets.count - apns) }
             metrics.pushAccepted()
+            observer?.accepted(RelayAcceptedPush(pushID: receipt.pushID, app: app.name, targets: targets, content: content,
+                                                 acceptedAt: submission.acceptedAt))
             workers.poke()
             let sample = targets.prefix(2).map { Redact.token($0.value) }.joined(separator: ", ")
             log("relay: accepted \(receipt.pushID) app=\(app.name) targets=\(targets.count) (apns \(apns), fcm \(targets.count - apns)) e.g. \(sample)")

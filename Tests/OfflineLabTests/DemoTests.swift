@@ -30,5 +30,6 @@ final class DemoTests: XCTestCase {
         XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
         XCTAssertTrue(r.stdout.contains("demo passed"), r.stdout)
         XCTAssertFalse(r.stdout.contains("eyJ"), "no JWT in the output")
+        XCTAssertFalse(r.stdout.contains("console: "), "without --console the demo ends after its run (ConsoleDemoTests has --console)")
     }
 }

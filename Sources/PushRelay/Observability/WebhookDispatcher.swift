@@ -71,7 +71,7 @@ final class WebhookDispatcher: Sendable {
         let app: String
         var items: [JSONValue] = []
         switch event {
-        case .result(let a, let pushID, let index, let target, let outcome):
+        case .result(let a, let pushID, let index, let target, let outcome, _):
             app = a
             guard hooks[a] != nil else { return }
             items.append(RelayJSON.resultEvent(pushID: pushID, index: index, target: target, outcome: outcome))

@@ -200,7 +200,7 @@ final class DeliveryWorkers: Sendable {
             return
         }
         metrics.finished(app: claim.app, platform: platform, outcome: outcome, latency: ContinuousClock.now - start)
-        events(.result(app: claim.app, pushID: claim.pushID, index: claim.index, target: claim.target, outcome: outcome))
+        events(.result(app: claim.app, pushID: claim.pushID, index: claim.index, target: claim.target, outcome: outcome, content: claim.content))
         if let status = try? await queue.status(of: claim.pushID, includeTargets: false), status.isFinished,
            announced.withLock({ $0.insert(claim.pushID) }) {
             metrics.pushFinished()

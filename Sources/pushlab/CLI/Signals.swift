@@ -3,34 +3,45 @@ import Foundation
 /// Suspends until SIGINT or SIGTERM arrives and returns its number. The default actions are
 /// ignored meanwhile so the command can shut down gracefully instead of dying.
 func waitForTerminationSignal() async -> Int32 {
-    await withCheckedContinuation { (continuation: CheckedContinuation<Int32, Never>) in
+    await TerminationSignals().wait()
+}
+
+/// SIGINT and SIGTERM caught from the moment this is made: a signal that arrives before `wait()`
+/// (e.g. right after the command printed its URL) is kept, not lost to the default action.
+/// All state is touched under `lock`.
+final class TerminationSignals: @unchecked Sendable {
+    private var sources: [DispatchSourceSignal] = []
+    private var received: Int32?
+    private var continuation: CheckedContinuation<Int32, Never>?
+    private let lock = NSLock()
+
+    init() {
         let queue = DispatchQueue(label: "pushlab.signals")
-        let once = SignalOnce(continuation)
-        var sources: [DispatchSourceSignal] = []
         for number in [SIGINT, SIGTERM] {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-            source.setEventHandler { once.fire(number) }
+            source.setEventHandler { [weak self] in self?.fire(number) }
             source.resume()
             sources.append(source)
         }
-        once.keep(sources)
     }
-}
 
-/// Resumes the continuation for the first signal only. All state is touched on the one serial
-/// signal queue, or before any source was resumed.
-private final class SignalOnce: @unchecked Sendable {
-    private var continuation: CheckedContinuation<Int32, Never>?
-    private var sources: [DispatchSourceSignal] = []
-    private let lock = NSLock()
+    /// The first signal's number, once one arrived.
+    func wait() async -> Int32 {
+        await withCheckedContinuation { (c: CheckedContinuation<Int32, Never>) in
+            let now: Int32? = lock.withLock {
+                if let received { return received }
+                continuation = c
+                return nil
+            }
+            if let now { c.resume(returning: now) }
+        }
+    }
 
-    init(_ continuation: CheckedContinuation<Int32, Never>) { self.continuation = continuation }
-
-    func keep(_ sources: [DispatchSourceSignal]) { lock.withLock { self.sources = sources } }
-
-    func fire(_ number: Int32) {
+    private func fire(_ number: Int32) {
         let pending: CheckedContinuation<Int32, Never>? = lock.withLock {
+            guard received == nil else { return nil }
+            received = number
             defer { continuation = nil }
             return continuation
         }

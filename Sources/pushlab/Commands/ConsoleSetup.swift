@@ -1,4 +1,5 @@
 import Foundation
+import OfflineLab
 import PushConsole
 import PushDevice
 import PushGateway
@@ -15,6 +16,26 @@ enum ConsoleSetup {
         .value("--console-chart", name: "SVG", help: "A `simulate --chart` file to show on the console's metrics tab."),
         .value("--console-capacity", name: "N", help: "Pushes the console's log keeps (the newest).", default: "100000"),
     ]
+
+    /// `pushlab relay --console`: the relay's pushes and the built-in emulator's answers in the log.
+    static let relayOptions: [OptionSpec] = [
+        .flag("--console", help: "Serve the web console at /console on the relay's port: its pushes and results, live (docs/console.md)."),
+        .flag("--console-remote", help: "Let the console answer peers that are not loopback (it refuses them by default; it asks no API key)."),
+        .value("--console-capacity", name: "N", help: "Pushes the console's log keeps (the newest).", default: "100000"),
+    ]
+
+    /// The relay's console, or nil without `--console`.
+    static func relayConsole(_ args: ParsedArguments) throws -> Console? {
+        guard args.flag("--console") else {
+            if args.flag("--console-remote") { throw UsageError("--console-remote needs --console", fix: "add --console") }
+            if args.value("--console-capacity") != nil { throw UsageError("--console-capacity needs --console", fix: "add --console") }
+            return nil
+        }
+        var configuration = ConsoleConfiguration()
+        configuration.allowRemote = args.flag("--console-remote")
+        let capacity = try args.int("--console-capacity", range: 1...10_000_000) ?? 100_000
+        return Console(configuration: configuration, log: ConsoleLog(capacity: capacity))
+    }
 
     /// The console `args` ask for, or nil without `--console`.
     static func console(_ args: ParsedArguments, next: (any PushDeliverySink)?) throws -> Console? {
@@ -45,5 +66,20 @@ enum ConsoleSetup {
             return try console.attachLab(gateway: gateway, collector: collector, certsDirectory: certsDirectory, profile: profile,
                                          cdpKey: cdpKey, workDirectory: work)
         } catch { throw UsageError("the console's HTTP client: \(error)") }
+    }
+
+    /// `pushlab demo --console`: the console shows the lab's own devices (their extension runs),
+    /// sends with the lab's clients and reports the lab's collector with the gateway's records.
+    static func attach(_ console: Console, lab: Lab, device: String, profile: AppProfile) {
+        // The demo taps its rich push, which deletes the extension's image file: keep copies.
+        let notebook = DeviceNotebook(thumbnailDirectory: lab.configuration.workDirectory.appendingPathComponent("console-thumbnails"))
+        notebook.register(DeviceNotebook.Device(name: device, platform: "ios", app: profile.bundleID, sdkMode: profile.sdkMode.rawValue))
+        lab.fleet.setObserver { run in
+            let profile = lab.fleet.member(named: run.deviceName)?.profile ?? profile
+            notebook.keep(push: run.push, device: run.deviceName, profile: profile, report: run.report)
+        }
+        console.attach(devices: notebook)
+        console.attach(sender: ConsoleSender(apns: try? lab.apnsClient(), fcm: try? lab.fcmClient()))
+        console.attach { try lab.report() }
     }
 }

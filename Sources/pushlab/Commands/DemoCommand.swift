@@ -1,6 +1,7 @@
 import Foundation
-import PushDevice
 import OfflineLab
+import PushConsole
+import PushDevice
 
 /// `pushlab demo`: the whole loop offline in one command (what `make demo` runs).
 enum DemoCommand: Command {
@@ -17,6 +18,10 @@ enum DemoCommand: Command {
     (payloads/apps/android-demo.json) whose Customer.io SDK draws it, reports `delivered` and,
     on a tap, `opened`. Prints each step and the collector's report. Exit 0 only if every step
     did what it should.
+    With --console the lab stays up after the run and serves the web console (docs/console.md) with
+    everything the demo sent: the push log, the virtual iPhone's notifications and timelines, the
+    collector's report; it prints the console's URL and runs until Ctrl-C or SIGTERM (the exit
+    status is still the run's).
     """
     static let options: [OptionSpec] = [
         .value("--app", name: "FILE", help: "App profile of the virtual iPhone.", default: "payloads/apps/demo.json"),
@@ -24,6 +29,7 @@ enum DemoCommand: Command {
         .value("--work-dir", name: "DIR", help: "Where the run keeps its databases and App Group container.", default: "a new temporary directory"),
         .flag("--keep", help: "Keep the work directory (its SQLite files can be read with `pushlab report`)."),
         .flag("--json", help: "Print the steps and the report as JSON."),
+        .flag("--console", help: "Keep the lab up after the run, serving the web console at /console with what the demo sent, until Ctrl-C."),
     ]
 
     static func run(_ args: ParsedArguments) async throws -> Int32 {
@@ -42,8 +48,14 @@ enum DemoCommand: Command {
 
         var configuration = LabConfiguration(certsDirectory: root + "/certs", assetsDirectory: root + "/payloads/assets", workDirectory: work)
         configuration.collectorFaults = DemoScenario.collectorFaults
+        let console = args.flag("--console") ? Console() : nil
+        if let console {
+            configuration.recordObserver = console.gatewayFeed
+            configuration.googleRoutes = { console.register(on: &$0) }
+        }
         let lab = try Lab(configuration: configuration)
         try lab.start()
+        if let console { ConsoleSetup.attach(console, lab: lab, device: DemoScenario.device, profile: profile) }
         let json = args.flag("--json")
         var scenario = DemoScenario(profile: profile) { step in
             guard !json else { return }
@@ -52,7 +64,7 @@ enum DemoCommand: Command {
         }
         scenario.androidProfile = androidProfile
         let result = await scenario.run(lab: lab)
-        await lab.stop()
+        if console == nil { await lab.stop() }
 
         if json {
             print(try renderJSON(result))
@@ -63,6 +75,17 @@ enum DemoCommand: Command {
             }
             emit(result.passed ? "demo passed: every step did what it should." : "demo FAILED: see the ✘ steps above.")
             if keep { emit("work directory kept: \(work.path)") }
+        }
+        if let console {
+            let signals = TerminationSignals()
+            // With --json, stdout holds the JSON document only.
+            for line in ["console: \(Console.url(of: lab.gateway) ?? "?")", "the lab stays up for the console; Ctrl-C (or SIGTERM) ends it"] {
+                if json { printError(line) } else { emit(line) }
+            }
+            let signal = await signals.wait()
+            printError("pushlab demo: signal \(signal), stopping the lab")
+            console.stop()
+            await lab.stop()
         }
         return result.passed ? ExitStatus.success : ExitStatus.failure
     }

@@ -1,4 +1,5 @@
 import Foundation
+import PushConsole
 import PushGateway
 import PushHTTP
 import PushRedis
@@ -15,7 +16,7 @@ enum RelayCommand: Command {
         and /metrics, on loopback by default. Pushes wait in a SQLite queue in --data; after a crash or \
         kill -9 the relay resumes from it. SIGINT/SIGTERM stop taking requests and drain the sends in \
         flight. Apps whose target is "emulator" go to pushlab's gateway emulator, started inside the \
-        relay. API keys: 'pushlab relay keys create --data DIR --app NAME'. Config and API: docs/relay.md.
+        relay. API keys: 'pushlab relay keys create --data DIR --app NAME'. Config and API: docs/relay.md.         --console serves the web console at /console on the relay's port: each accepted push and each         target's final result (and the built-in emulator's answers) in the live log (docs/console.md).
         """
     static let options: [OptionSpec] = [
         .value("--config", name: "FILE", help: "relay.json: listen address, apps and their credentials (docs/relay.md)."),
@@ -26,7 +27,7 @@ enum RelayCommand: Command {
         .value("--node", name: "NAME", help: "With --queue: this node's name (its consumer in the group; restart a node under the same name to resume its work at once).", default: "HOST-PID"),
         .flag("--check", help: "Check the config and the credentials, print a summary and exit."),
         .flag("--quiet", help: "No line per push."),
-    ]
+    ] + ConsoleSetup.relayOptions
 
     static func run(_ args: ParsedArguments) async throws -> Int32 {
         guard let path = args.value("--config") else {
@@ -37,13 +38,16 @@ enum RelayCommand: Command {
         if let port = try args.int("--port", range: 0...65535) { config.listen.port = port }
         let data = args.value("--data") ?? "relay-data"
         let quiet = args.flag("--quiet")
+        let console = try ConsoleSetup.relayConsole(args)
 
         var gateway: Gateway?
         var emulator: EmulatorEndpoints?
         if config.apps.contains(where: { $0.apns?.target == .emulator || $0.fcm?.target == .emulator }) {
             let certs = args.value("--certs") ?? "certs"
             do {
-                let g = try Gateway(configuration: GatewayConfiguration(certificateFile: certs + "/server.pem", privateKeyFile: certs + "/server.key"),
+                var gatewayConfig = GatewayConfiguration(certificateFile: certs + "/server.pem", privateKeyFile: certs + "/server.key")
+                gatewayConfig.recordObserver = console?.gatewayFeed
+                let g = try Gateway(configuration: gatewayConfig,
                                     keys: try GatewayKeys.developmentDefaults(certsDirectory: certs), devices: DeviceRegistry(),
                                     sink: quiet ? nil : PushLogLine())
                 try g.start()
@@ -76,7 +80,8 @@ enum RelayCommand: Command {
         }
         let relay: Relay
         do {
-            relay = try Relay(config: config, dataDirectory: data, queue: queue, emulator: emulator, log: { line in if !quiet { printError(line) } })
+            relay = try Relay(config: config, dataDirectory: data, queue: queue, emulator: emulator, log: { line in if !quiet { printError(line) } },
+                              observer: console.map { RelayLogFeed(log: $0.log) }) { router in console?.register(on: &router) }
         } catch {
             await gateway?.stop()
             throw UsageError("\(error)", fix: "check relay.json and --data \(data)")
@@ -102,8 +107,10 @@ enum RelayCommand: Command {
         if let url = relay.addresses?.tlsURL { emit("relay: listening on \(url) (h2, http/1.1)") }
         if let emulator { emit("relay: emulator APNs \(emulator.apnsURL), FCM \(emulator.fcmURL)") }
         if let queue { emit("relay: queue \(queue.endpoint) as node \(queue.stream.consumer)") }
+        if console != nil, let url = relay.addresses?.cleartextURL ?? relay.addresses?.tlsURL { emit("console: \(url)/console") }
         let signal = await waitForTerminationSignal()
         printError("pushlab relay: signal \(signal), draining the sends in flight")
+        console?.stop()
         await relay.stop()
         await gateway?.stop()
         return ExitStatus.success

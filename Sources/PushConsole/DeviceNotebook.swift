@@ -1,0 +1,108 @@
+import Foundation
+import PushCore
+import PushDevice
+import PushGateway
+
+/// What the console's virtual iPhone did with one push: the extension's run, its bars, the
+/// notification it shows and where a tap would go.
+public struct DeviceNotification: Sendable, Codable {
+    public var messageID: String
+    public var device: String
+    public var receivedAt: Date
+    /// The app's bundle id, shown as the notification's app name.
+    public var app: String
+    /// Nil when the phone did not run the push (see `skipped`).
+    public var report: NSERunReport?
+    public var bars: ExtensionBars?
+    public var tap: TapPreview?
+    /// Why the extension did not run, e.g. the phone was busy with `maxRunning` others.
+    public var skipped: String?
+    /// The notebook's own copy of the attached image, when it keeps copies (a tap deletes the
+    /// extension's file, as the SDK does).
+    public var thumbnailPath: String?
+}
+
+/// What the console's device view shows: the virtual devices and, per push, what each did with
+/// it. `VirtualPhone` (serve --console) writes its extension runs here; `pushlab demo --console`
+/// writes the lab's fleet runs. The newest `capacity` notifications are kept.
+public final class DeviceNotebook: @unchecked Sendable {
+    /// One virtual device as the device view lists it.
+    public struct Device: Sendable, Codable, Equatable {
+        public var name: String
+        /// `ios` or `android`.
+        public var platform: String
+        /// Bundle id or Android package.
+        public var app: String
+        public var sdkMode: String
+
+        public init(name: String, platform: String, app: String, sdkMode: String) {
+            self.name = name
+            self.platform = platform
+            self.app = app
+            self.sdkMode = sdkMode
+        }
+    }
+
+    public let capacity: Int
+    /// Where attached images are copied as they are kept (nil: no copies; the device view then
+    /// shows the extension's file for as long as it exists).
+    public let thumbnailDirectory: URL?
+    // Everything below is protected by `lock`.
+    private var devices: [Device] = []
+    private var runs: [String: DeviceNotification] = [:]
+    private var order: [String] = []
+    /// `order[..<head]` are dropped ids, compacted once they are as many as the live ones.
+    private var head = 0
+    private let lock = NSLock()
+
+    public init(capacity: Int = 10_000, thumbnailDirectory: URL? = nil) {
+        precondition(capacity > 0, "a notebook keeps at least one notification")
+        self.capacity = capacity
+        self.thumbnailDirectory = thumbnailDirectory
+        if let thumbnailDirectory { try? FileManager.default.createDirectory(at: thumbnailDirectory, withIntermediateDirectories: true) }
+    }
+
+    /// Lists `device` (once; a later call with the same name replaces it).
+    public func register(_ device: Device) {
+        lock.withLock {
+            if let i = devices.firstIndex(where: { $0.name == device.name }) { devices[i] = device } else { devices.append(device) }
+        }
+    }
+
+    public var registered: [Device] { lock.withLock { devices } }
+
+    /// Keeps `run`, replacing an earlier one for the same push id.
+    public func keep(_ run: DeviceNotification) {
+        lock.withLock {
+            if runs.updateValue(run, forKey: run.messageID) == nil { order.append(run.messageID) }
+            while order.count - head > capacity {
+                if let dropped = runs.removeValue(forKey: order[head])?.thumbnailPath { try? FileManager.default.removeItem(atPath: dropped) }
+                head += 1
+            }
+            if head >= capacity {
+                order.removeFirst(head)
+                head = 0
+            }
+        }
+    }
+
+    /// Keeps what an iPhone's Notification Service Extension did with `push`.
+    public func keep(push: AcceptedPush, device: String, profile: AppProfile, report: NSERunReport) {
+        let payload = (try? JSONDocument.parse(push.payload).root) ?? .object(JSONObject())
+        var run = DeviceNotification(messageID: push.messageID, device: device, receivedAt: push.receivedAt, app: profile.bundleID,
+                                     report: report, bars: ExtensionBars(report: report), tap: TapPreview(payload: payload, profile: profile))
+        if let thumbnailDirectory, let attachment = report.notification?.attachments.first {
+            let copy = thumbnailDirectory.appendingPathComponent(UUID().uuidString + "." + attachment.type.rawValue)
+            if (try? FileManager.default.copyItem(atPath: attachment.path, toPath: copy.path)) != nil { run.thumbnailPath = copy.path }
+        }
+        keep(run)
+    }
+
+    /// The notification of the push with this apns-id / FCM name, once its device finished.
+    public func notification(messageID: String) -> DeviceNotification? { lock.withLock { runs[messageID] } }
+
+    /// The newest `limit` notifications, newest first.
+    public func notifications(limit: Int) -> [DeviceNotification] {
+        lock.withLock { order[head...].suffix(limit).reversed().compactMap { runs[$0] } }
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+import PushCore
+import PushRelay
+
+/// Feeds the relay's pushes into the console's log (`pushlab relay --console`): one row when a
+/// push is queued (`202`, the relay's push id, how many targets) and one per target when it gets
+/// its final result (the provider's status and reason, its apns-id or FCM name; a send that got
+/// no answer at all is status 0 with the transport error as its reason). Search finds every row
+/// of a push by its relay push id.
+public struct RelayLogFeed: RelayObserver {
+    public let log: any PushLogFeed
+
+    public init(log: any PushLogFeed) { self.log = log }
+
+    public func accepted(_ push: RelayAcceptedPush) {
+        let apns = push.targets.allSatisfy { $0.kind == .apnsToken }
+        var row = LoggedPush(receivedAt: push.acceptedAt, source: .relay, platform: apns ? .apns : .fcm, app: push.app,
+                             target: push.targets.count == 1 ? push.targets[0].value : nil,
+                             device: "\(push.targets.count) target\(push.targets.count == 1 ? "" : "s")",
+                             pushType: push.content.apns?.pushType?.rawValue, status: 202, reason: nil, messageID: push.pushID,
+                             uniqueID: nil, deliveryID: Self.deliveryID(push.content), headers: Self.headers(push.content, app: push.app),
+                             payload: Self.payload(push.content, apns: apns))
+        row.relayPushID = push.pushID
+        log.append(row)
+    }
+
+    public func finished(_ result: RelayTargetResult) {
+        let apns = result.target.kind == .apnsToken
+        let sent = result.outcome.status == .sent
+        var row = LoggedPush(receivedAt: result.outcome.finishedAt, source: .relay, platform: apns ? .apns : .fcm, app: result.app,
+                             target: result.target.value, device: nil,
+                             pushType: apns ? result.content?.apns?.pushType?.rawValue : nil,
+                             status: result.outcome.httpStatus ?? (sent ? 200 : 0), reason: sent ? nil : result.outcome.reason,
+                             messageID: result.outcome.providerID ?? "\(result.pushID)#\(result.index)", uniqueID: nil,
+                             deliveryID: result.content.flatMap(Self.deliveryID),
+                             headers: result.content.map { Self.headers($0, app: result.app) } ?? [:],
+                             payload: result.content.map { Self.payload($0, apns: apns) } ?? "")
+        row.relayPushID = result.pushID
+        log.append(row)
+    }
+
+    /// The APNs options as the relay sends them, for the detail's header list.
+    static func headers(_ content: RelayPushContent, app: String) -> [String: String] {
+        var h = ["relay-app": app]
+        if let a = content.apns {
+            h["apns-topic"] = a.topic
+            h["apns-push-type"] = a.pushType?.rawValue
+            h["apns-priority"] = a.priority.map(String.init)
+            h["apns-expiration"] = a.expiration.map(String.init)
+            h["apns-collapse-id"] = a.collapseID
+        }
+        return h
+    }
+
+    /// The APNs payload for an APNs target, the FCM v1 request for the others.
+    static func payload(_ content: RelayPushContent, apns: Bool) -> String {
+        if apns, let a = content.apns { return a.payload }
+        if let f = content.fcm { return #"{"message":\#(f.message)}"# }
+        return content.apns?.payload ?? ""
+    }
+
+    /// `CIO-Delivery-ID` from the APNs payload or the FCM message's data.
+    static func deliveryID(_ content: RelayPushContent) -> String? {
+        if let text = content.apns?.payload, case .object(let top)? = try? JSONDocument.parse(Array(text.utf8)).root,
+           let id = top[CIOPush.deliveryIDKey]?.stringValue {
+            return id
+        }
+        if let text = content.fcm?.message, let message = try? JSONDocument.parse(Array(text.utf8)).root,
+           let id = message["data"]?[CIOPush.deliveryIDKey]?.stringValue {
+            return id
+        }
+        return nil
+    }
+}
