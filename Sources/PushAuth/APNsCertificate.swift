@@ -7,7 +7,7 @@ public enum APNsCertificateEnvironment: String, Sendable, Hashable, Codable, Cas
 }
 
 /// What an APNs provider (TLS client) certificate says about itself (docs/specs/apns.md
-/// "Certificates"): its topics, environments and validity. Read from the DER certificate; the
+/// "Certificate authentication"): its topics, environments and validity. Read from the DER certificate; the
 /// same reader serves the sender (before connecting) and the gateway emulator (per connection).
 public struct APNsCertificateFacts: Sendable, Hashable {
     /// Apple's extension OIDs.

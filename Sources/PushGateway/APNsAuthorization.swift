@@ -1,4 +1,5 @@
 import Foundation
+import PushAuth
 import PushCore
 import PushHTTP
 import Synchronization
@@ -87,6 +88,9 @@ struct APNsAuthorizer: Sendable {
     let environment: TrustedAPNsKey.Restriction
     /// Set for `ProviderTokenUpdateScope.team`: one ledger shared by every connection.
     var teamTokens: TeamProviderTokens? = nil
+    /// The APNs host asks for client certificates: a request without a provider token is
+    /// authorized by the connection's certificate.
+    var acceptsCertificates = false
     /// docs/specs/apns.md: a token older than an hour is expired.
     static let maxTokenAge: TimeInterval = 3600
     /// docs/specs/apns.md: refresh no more often than every 20 minutes.
@@ -101,18 +105,40 @@ struct APNsAuthorizer: Sendable {
         var teamID: String
         /// The connection's stream limit was raised already (so the route need not look again).
         var streamLimitRaised: Bool
+        /// Certificate authentication: the topics the certificate may push to (empty: any).
+        var certificateTopics: [String]? = nil
     }
 
     /// Checks the `authorization` header against the connection's state and, when the token
     /// is acceptable, records it on the connection.
     func authorize(header: String?, connection: ConnectionContext, now: Date) -> Result<Authorized, APNsRejection> {
-        guard let header, !header.isEmpty else { return .failure(APNsRejection(.missingProviderToken)) }
+        guard let header, !header.isEmpty else {
+            // A provider token wins over a certificate when a request carries both (what Apple
+            // does then is unverified: docs/specs/apns.md "Certificate authentication").
+            if acceptsCertificates, let peer = connection.peerCertificate { return authorize(certificate: peer, now: now) }
+            return .failure(APNsRejection(.missingProviderToken))
+        }
         guard let jwt = Self.bearerValue(header) else {
             return .failure(APNsRejection(.invalidProviderToken))
         }
         return connection.storage.update(Self.storageKey, default: APNsConnectionAuth()) { state in
             authorize(jwt: jwt, state: &state, now: now).map { Authorized(teamID: $0, streamLimitRaised: state.authenticated) }
         }
+    }
+
+    /// A TLS client certificate (docs/specs/apns.md "Certificate authentication"): it must chain
+    /// to the trusted CA and be within its validity (else 403 BadCertificate), and carry the
+    /// environment this gateway plays (else 403 BadCertificateEnvironment). Its topics are
+    /// checked against apns-topic by the route (400 TopicDisallowed).
+    private func authorize(certificate peer: PeerCertificate, now: Date) -> Result<Authorized, APNsRejection> {
+        guard peer.verified, let facts = try? APNsCertificateFacts(der: peer.der), facts.isValid(at: now) else {
+            return .failure(APNsRejection(.badCertificate))
+        }
+        let wanted: APNsCertificateEnvironment = environment == .productionOnly ? .production : .sandbox
+        if !facts.environments.isEmpty, !facts.environments.contains(wanted) {
+            return .failure(APNsRejection(.badCertificateEnvironment))
+        }
+        return .success(Authorized(teamID: facts.subject, streamLimitRaised: false, certificateTopics: facts.topics))
     }
 
     /// The token after `bearer ` (any case), or nil when the header is not a bearer value.

@@ -84,12 +84,18 @@ struct APNsRoute: Sendable {
         var device: EmulatedDevice?
         var deliveryID: String?
         var streamLimitRaised = false
+        var certificateTopics: [String]?
 
         let verdict: APNsRejection? = {
             if let rule = APNsRequestRules.firstViolation(of: APNsRequestRules.headerChecks, in: apns) { return APNsRejection(rule.reason) }
             switch authorizer.authorize(header: apns.authorization, connection: request.connection, now: now) {
             case .failure(let r): return r
-            case .success(let authorized): streamLimitRaised = authorized.streamLimitRaised
+            case .success(let authorized):
+                streamLimitRaised = authorized.streamLimitRaised
+                certificateTopics = authorized.certificateTopics
+            }
+            if let topics = certificateTopics, !topics.isEmpty, !topics.contains(apns.topic ?? "") {
+                return APNsRejection(.topicDisallowed)
             }
             let bundle = apns.effectivePushType.bundleID(fromTopic: apns.topic ?? "")
             let (bundleKnown, lookup) = devices.lookup(apnsToken: token, bundleID: bundle)

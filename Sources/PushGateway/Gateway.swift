@@ -31,6 +31,9 @@ public struct GatewayConfiguration: Sendable {
     public var recordObserver: (any PushRecordObserver)? = nil
     /// Event-loop threads of each host (`HTTPServerConfiguration.eventLoops`).
     public var eventLoops = 1
+    /// CA file of the APNs provider certificates the APNs host accepts (certificate-based
+    /// authentication, docs/gateway.md "Keys"); nil: provider tokens only.
+    public var apnsClientCertificateCAFile: String? = nil
 
     public init(certificateFile: String, privateKeyFile: String) {
         self.certificateFile = certificateFile
@@ -67,6 +70,7 @@ public final class Gateway: Sendable {
         let faults = configuration.faultPlan.isEmpty ? nil : GatewayFaults(injector: FaultInjector(plan: configuration.faultPlan))
         let devices = devices
         var authorizer = APNsAuthorizer(keys: keys, environment: configuration.environment)
+        authorizer.acceptsCertificates = configuration.apnsClientCertificateCAFile != nil
         if configuration.providerTokenUpdates == .team { authorizer.teamTokens = TeamProviderTokens() }
         let apns = APNsRoute(
             authorizer: authorizer,
@@ -109,6 +113,7 @@ public final class Gateway: Sendable {
         apnsServerConfig.idleTimeout = configuration.idleTimeout
         apnsServerConfig.idleGoAwayDebugData = APNsErrorBody(reason: .idleTimeout).json
         apnsServerConfig.eventLoops = configuration.eventLoops
+        apnsServerConfig.clientCertificateCAFile = configuration.apnsClientCertificateCAFile
         apnsServer = HTTPServer(configuration: apnsServerConfig, router: apnsRouter)
         let googleConfig = HTTPServerConfiguration(host: configuration.host, tlsPort: configuration.fcmPort,
                                                    cleartextPort: configuration.fcmCleartextPort,

@@ -149,7 +149,7 @@ public struct APNsClient: Sendable {
     /// The request for one attempt; the same apns-id on every attempt of a push.
     public func request(_ push: PreparedAPNsPush, to token: String, apnsID: String, authorization: String) -> HTTPRequest {
         var headers = HTTPHeaders()
-        headers.add("authorization", authorization)
+        if !authorization.isEmpty { headers.add("authorization", authorization) }  // empty: certificate authentication
         var apns = push.request
         apns.apnsID = apnsID
         for field in apns.headerFields { headers.add(field.name, field.value) }

@@ -35,7 +35,7 @@ enum SendAPNsCommand: Command {
         """
     static let options: [OptionSpec] = [
         .value("--token", name: "HEX", help: "The device token (hex)."),
-    ] + APNsCredentialFlags.options(environment: true) + [
+    ] + APNsCredentialFlags.options(environment: true) + APNsCertificateFlags.options + [
         .value("--topic", name: "BUNDLE", help: "The app's bundle id (or APNS_TOPIC); the push type's suffix is added."),
         .flag("--sandbox", help: "Use api.sandbox.push.apple.com (development builds)."),
         .flag("--production", help: "Use api.push.apple.com (the default)."),
@@ -59,15 +59,17 @@ enum SendAPNsCommand: Command {
             throw UsageError("missing --token (one device token) or --tokens FILE (many)", fix: "e.g. --token 3a5f…e9 (64 hex digits)")
         }
         let endpoint = try endpoint(args)
-        let key = try loadKey(args)
+        let certificate = try APNsCertificateFlags.load(args)
+        let credential: any APNsCredential = try certificate.map { _ in CertificateCredential() } ?? ProviderTokenCache(key: loadKey(args))
         let push = try preparePush(args)
         if let single, push.validated, let problem = DeviceToken.problem(single, for: .apns) {
             throw UsageError("--token: \(problem.message)", fix: problem.fix)
         }
+        if let certificate, push.validated { try APNsCertificateFlags.preflight(certificate, topic: push.request.topic, endpoint: endpoint) }
 
-        let clients = try SendSupport.httpClients(args, bulk: bulk != nil)
+        let clients = try SendSupport.httpClients(args, bulk: bulk != nil, clientCertificate: certificate?.clientCertificate)
         let client = APNsClient(endpoint: endpoint, transport: SendSupport.transport(clients),
-                                credential: ProviderTokenCache(key: key), retry: try SendSupport.retryPolicy(args),
+                                credential: credential, retry: try SendSupport.retryPolicy(args),
                                 log: SendSupport.verboseLog(args), requestTimeout: try args.duration("--timeout") ?? .seconds(30))
         let history = SendSupport.openHistory(args)
         defer { history?.close() }

@@ -41,7 +41,8 @@ enum SendSupport {
         return RetryPolicy(maxAttempts: retries + 1)
     }
 
-    static func httpClients(_ args: ParsedArguments, bulk: Bool) throws -> [HTTPClient] {
+    static func httpClients(_ args: ParsedArguments, bulk: Bool,
+                            clientCertificate: HTTPClientConfiguration.ClientCertificate? = nil) throws -> [HTTPClient] {
         let connections = bulk ? (try args.int("--connections", range: 1...64) ?? 1) : 1
         let concurrency = try args.int("--concurrency", range: 1...100_000) ?? 200
         let caFile = args.value("--ca-file")
@@ -51,9 +52,10 @@ enum SendSupport {
         let timeout = try args.duration("--timeout") ?? .seconds(30)
         let perConnection = max(1, (concurrency + connections - 1) / connections)
         return try (0..<connections).map { _ in
-            try HTTPClient(configuration: HTTPClientConfiguration(
-                caFile: caFile, maxConcurrentStreams: max(perConnection, 1), maxConnectionsPerHost: 1,
-                requestTimeout: timeout + .seconds(5)))
+            var configuration = HTTPClientConfiguration(caFile: caFile, maxConcurrentStreams: max(perConnection, 1), maxConnectionsPerHost: 1,
+                                                        requestTimeout: timeout + .seconds(5))
+            configuration.clientCertificate = clientCertificate
+            return try HTTPClient(configuration: configuration)
         }
     }
 

@@ -44,6 +44,7 @@ enum ServeCommand: Command {
         .value("--images", name: "DIR", help: "Serve the files of DIR at /images/<name> on the Google host (rich-push images).", default: "payloads/assets if it exists"),
         .value("--cdp-key", name: "KEY", help: "CDP API key the collector accepts.", default: "pushlab-demo-cdp-key", repeatable: true),
         .value("--apns-key", name: "KEYID:TEAMID:PEM", help: "Also trust this APNs public key (optional :sandbox or :production).", repeatable: true),
+        .value("--apns-client-ca", name: "PEM", help: "Also accept APNs provider certificates issued by this CA (certificate authentication; certs/ca.pem signs the dev ones)."),
         .value("--service-account", name: "FILE", help: "Also trust this service account (its public half).", repeatable: true),
         .flag("--production", help: "Play the production environment (no apns-unique-id; sandbox-only keys refused)."),
         .value("--stream-limit", name: "N", help: "MAX_CONCURRENT_STREAMS after the first authenticated request.", default: "500"),
@@ -86,6 +87,12 @@ enum ServeCommand: Command {
         config.recordsPath = args.value("--db")
         config.faultPlan = try faultPlan(args)
         config.eventLoops = try args.int("--event-loops", range: 1...64) ?? ProcessInfo.processInfo.activeProcessorCount
+        if let ca = args.value("--apns-client-ca") {
+            guard FileManager.default.isReadableFile(atPath: ca) else {
+                throw UsageError("--apns-client-ca \(ca): cannot read the file", fix: "pass the PEM file of the CA that issued the provider certificates, e.g. certs/ca.pem")
+            }
+            config.apnsClientCertificateCAFile = ca
+        }
 
         let certsDirectory = (cert as NSString).deletingLastPathComponent.isEmpty ? "certs" : (cert as NSString).deletingLastPathComponent
         let keys: GatewayKeys

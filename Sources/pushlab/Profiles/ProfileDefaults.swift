@@ -48,9 +48,11 @@ enum ProfileDefaults {
     }
 
     private static func fillAPNs(_ args: inout ParsedArguments, _ apns: UserConfig.APNs) {
-        fill(&args, "--key", apns.key)
-        fill(&args, "--key-id", apns.keyID)
-        fill(&args, "--team-id", apns.teamID)
+        if args.value("--cert") == nil {  // a certificate on the command line replaces the profile's key
+            fill(&args, "--key", apns.key)
+            fill(&args, "--key-id", apns.keyID)
+            fill(&args, "--team-id", apns.teamID)
+        }
         fill(&args, "--topic", apns.bundleID)
         fill(&args, "--ca-file", apns.caFile)
         if !args.flag("--sandbox"), !args.flag("--production"), args.value("--url") == nil {

@@ -1,0 +1,68 @@
+import Foundation
+import PushAuth
+import PushSend
+
+/// `send apns --cert …`: certificate-based authentication instead of a `.p8` key
+/// (docs/credentials.md "Certificates"). The password of a `.p12` comes from a file or
+/// PUSHLAB_CERT_PASSWORD, never from the command line, and is never printed.
+enum APNsCertificateFlags {
+    static let passwordVariable = "PUSHLAB_CERT_PASSWORD"
+
+    static let options: [OptionSpec] = [
+        .value("--cert", name: "FILE", help: "APNs provider certificate instead of --key: a .p12 exported from Keychain, or a PEM certificate (with its key in the file or in --cert-key)."),
+        .value("--cert-key", name: "PEM", help: "The PEM private key of a PEM --cert (default: the --cert file itself)."),
+        .value("--cert-password-file", name: "FILE", help: "File whose first line is the .p12 password (or \(passwordVariable)); never give it on the command line."),
+    ]
+
+    /// The certificate when `--cert` is given, nil otherwise. Exit 2 for every problem with it.
+    static func load(_ args: ParsedArguments) throws -> APNsClientCertificate? {
+        guard let path = args.value("--cert") else {
+            for flag in ["--cert-key", "--cert-password-file"] where args.value(flag) != nil {
+                throw UsageError("\(flag) needs --cert", fix: "add --cert FILE, or drop \(flag)")
+            }
+            return nil
+        }
+        if args.value("--key") != nil {
+            throw UsageError("--key and --cert both authenticate to APNs; give one of them",
+                             fix: "--key AuthKey_<KEYID>.p8 for token authentication, --cert for a provider certificate")
+        }
+        let lower = path.lowercased()
+        do {
+            if lower.hasSuffix(".p12") || lower.hasSuffix(".pfx") {
+                if args.value("--cert-key") != nil { throw UsageError("--cert-key: a .p12 holds its own key", fix: "drop --cert-key") }
+                let certificate = try APNsClientCertificate.load(pkcs12: path, password: try password(args, for: path))
+                KeyFilePermissions.warnIfShared(path, flag: "--cert")
+                return certificate
+            }
+            let certificate = try APNsClientCertificate.load(pem: path, key: args.value("--cert-key"))
+            KeyFilePermissions.warnIfShared(args.value("--cert-key") ?? path, flag: args.value("--cert-key") != nil ? "--cert-key" : "--cert")
+            return certificate
+        } catch let error as APNsCertificateError {
+            throw UsageError("--cert \(error.source): \(error.reason)", fix: error.fix)
+        }
+    }
+
+    private static func password(_ args: ParsedArguments, for path: String) throws -> String {
+        if let file = args.value("--cert-password-file") {
+            let bytes = try readInput(file, what: "password file")
+            return String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init) ?? ""
+        }
+        if let value = ProcessInfo.processInfo.environment[passwordVariable] { return value }
+        throw UsageError("--cert \(path): a .p12 needs its password",
+                         fix: "put it in a file readable only by you and pass --cert-password-file FILE, or set \(passwordVariable)")
+    }
+
+    /// Refuses a certificate that cannot push `topic` to `endpoint` (expired, other environment,
+    /// other app) before connecting; with `--no-validate` the server answers instead.
+    static func preflight(_ certificate: APNsClientCertificate, topic: String?, endpoint: APNsEndpoint) throws {
+        let environment: APNsCertificateEnvironment?
+        switch URLComponents(string: endpoint.baseURL)?.host {
+        case APNsEndpoint.sandboxHost?: environment = .sandbox
+        case APNsEndpoint.productionHost?: environment = .production
+        default: environment = nil  // the emulator or another server: it answers for itself
+        }
+        if let problem = certificate.problem(topic: topic, environment: environment) {
+            throw UsageError("--cert \(problem.source): \(problem.reason)", fix: problem.fix + " (or --no-validate to send anyway)")
+        }
+    }
+}
