@@ -1,0 +1,184 @@
+#!/usr/bin/env bash
+# Relay cluster (issue 19): 1, 2 and 3 `pushlab relay` nodes on one redis-server
+# (`--queue redis://…`) sending to the gateway emulator (`pushlab serve`), and the embedded
+# SQLite queue on one node as the peer, in one run: deliveries per second from the first POST
+# to the last final result, CPU µs per delivery per node (each process's own user+system time
+# from /proc/PID/stat) and of redis-server, and the recovery time after `kill -9` of one of
+# three nodes (kill → its pending entries taken over by the others; target: within 2× the
+# lease). Writes benchmarks/results/relay-cluster.md.
+#   TARGETS=20000 ROUNDS=3 benchmarks/relay-cluster.sh        (defaults; release build)
+#   BIN=.build/debug/pushlab SKIP_BUILD=1 TARGETS=2000 ROUNDS=1 benchmarks/relay-cluster.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+TARGETS=${TARGETS:-20000}
+ROUNDS=${ROUNDS:-3}
+CONCURRENCY=${CONCURRENCY:-64}
+LEASE=${LEASE:-5}
+OUT=benchmarks/results/relay-cluster.md
+BIN=${BIN:-.build/release/pushlab}
+[ -n "${SKIP_BUILD:-}" ] || swift build -c release --product pushlab >/dev/null  # SKIP_BUILD=1 reuses $BIN
+TMP=$(mktemp -d)
+PIDS=()
+cleanup() { for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null || true; done; rm -rf "$TMP"; }
+trap cleanup EXIT
+source benchmarks/lib/listening.sh
+source benchmarks/lib/runs.sh
+
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+wait_for() {  # file pattern → waits up to 30 s for the pattern in the file
+  for _ in $(seq 600); do grep -q "$2" "$1" 2>/dev/null && return; sleep 0.05; done
+  echo "relay-cluster.sh: no '$2' in $1:" >&2; cat "$1" >&2; exit 1
+}
+
+# Redis as a team would run it: AOF on, fsync once a second (docs/relay.md "Running several nodes").
+REDIS_PORT=$(free_port)
+redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --dir "$TMP" --save '' --appendonly yes --appendfsync everysec \
+  --daemonize no --logfile "$TMP/redis.log" &
+REDIS_PID=$!; PIDS+=($REDIS_PID)
+wait_for "$TMP/redis.log" "Ready to accept connections"
+REDIS_URL="redis://127.0.0.1:$REDIS_PORT/0"
+rcli() { redis-cli -p "$REDIS_PORT" "$@"; }
+
+"$BIN" serve --apns-port 0 --port 0 --h2c-port 0 --quiet >"$TMP/serve.log" 2>&1 &
+PIDS+=($!)
+wait_for "$TMP/serve.log" "^APNs: https://"
+APNS_PORT=$(sed -n 's|^APNs: https://127.0.0.1:\([0-9]*\).*|\1|p' "$TMP/serve.log")
+
+cat >"$TMP/relay.json" <<EOF
+{"listen": {"port": 0},
+ "workers": {"concurrency": $CONCURRENCY, "lease_seconds": $LEASE},
+ "apps": {"demo": {"rate_per_minute": 100000000,
+   "apns": {"key": "$PWD/certs/AuthKey_PLDEVKEY01.p8", "key_id": "PLDEVKEY01", "team_id": "PLDEVTEAM1",
+            "bundle_id": "io.pushlab.demo", "url": "https://127.0.0.1:$APNS_PORT", "ca_file": "$PWD/certs/ca.pem"}}}}
+EOF
+KEY=$("$BIN" relay keys create --data "$TMP/data" --app demo)
+
+# The push bodies: TARGETS distinct tokens in requests of at most 10,000 (limits.max_targets).
+python3 - "$TMP" "$TARGETS" <<'PY'
+import json, sys
+tmp, n = sys.argv[1], int(sys.argv[2])
+tokens = ["%064x" % (0xB000_0000 + i) for i in range(n)]
+for part, start in enumerate(range(0, n, 10000)):
+    body = {"apns": {"payload": {"aps": {"alert": "cluster benchmark"}}}, "apns_tokens": tokens[start:start + 10000]}
+    open(f"{tmp}/body-{part}.json", "w").write(json.dumps(body))
+PY
+
+NODE_PIDS=(); NODE_URLS=()
+start_node() {  # name [--queue URL] → appends to NODE_PIDS / NODE_URLS
+  local name=$1; shift
+  local log; log=$(mktemp "$TMP/node-$name.XXXX")
+  "$BIN" relay --config "$TMP/relay.json" --data "$TMP/data" --quiet "$@" >"$log" 2>&1 &
+  NODE_PIDS+=($!); PIDS+=($!)
+  disown $!  # the recovery run kill -9s a node: no "Killed" notice from bash
+  wait_for "$log" "relay: listening on http://"
+  NODE_URLS+=("$(sed -n 's|^relay: listening on \(http://[0-9.:]*\).*|\1|p' "$log")")
+}
+stop_nodes() { for p in "${NODE_PIDS[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done; NODE_PIDS=(); NODE_URLS=(); }
+
+post_all() {  # → push ids, one per line
+  for body in "$TMP"/body-*.json; do
+    curl -sS --http2-prior-knowledge -X POST "${NODE_URLS[0]}/v1/apps/demo/pushes" -H "authorization: Bearer $KEY" \
+      -H 'content-type: application/json' --data-binary "@$body" | sed -n 's/.*"id":"\([^"]*\)".*/\1/p'
+  done
+}
+wait_finished() {  # ids…
+  for id in "$@"; do
+    until curl -sS --http2-prior-knowledge "${NODE_URLS[0]}/v1/pushes/$id?wait=30s&results=false" -H "authorization: Bearer $KEY" | grep -q '"finished":true'; do :; done
+  done
+}
+now_ms() { date +%s%3N; }
+
+# One measured run: start the nodes, post, wait, read CPU. $1 label, $2 node count, $3 queue (redis|sqlite).
+measure() {
+  local label=$1 count=$2 queue=$3 i
+  rcli FLUSHALL >/dev/null
+  rm -f "$TMP/data/queue.sqlite"*
+  for i in $(seq "$count"); do
+    if [ "$queue" = redis ]; then start_node "n$i" --queue "$REDIS_URL" --node "n$i"; else start_node "n$i"; fi
+  done
+  local before=() redis_before; redis_before=$(cpu_ticks "$REDIS_PID")
+  for p in "${NODE_PIDS[@]}"; do before+=("$(cpu_ticks "$p")"); done
+  local t0; t0=$(now_ms)
+  mapfile -t ids < <(post_all)
+  wait_finished "${ids[@]}"
+  local t1; t1=$(now_ms)
+  local total=0 ticks
+  for i in "${!NODE_PIDS[@]}"; do
+    ticks=$(( $(cpu_ticks "${NODE_PIDS[$i]}") - ${before[$i]} ))
+    total=$((total + ticks))
+    record "$label: node $((i + 1)) CPU µs/delivery" "$(awk -v t="$ticks" -v u="$TICK_US" -v n="$TARGETS" 'BEGIN { printf "%.1f", t * u / n }')"
+  done
+  record "$label: deliveries/s" "$(awk -v n="$TARGETS" -v ms=$((t1 - t0)) 'BEGIN { printf "%.0f", n * 1000 / ms }')"
+  record "$label: relay CPU µs/delivery (all nodes)" "$(awk -v t="$total" -v u="$TICK_US" -v n="$TARGETS" 'BEGIN { printf "%.1f", t * u / n }')"
+  if [ "$queue" = redis ]; then
+    record "$label: redis-server CPU µs/delivery" \
+      "$(awk -v t=$(( $(cpu_ticks "$REDIS_PID") - redis_before )) -v u="$TICK_US" -v n="$TARGETS" 'BEGIN { printf "%.1f", t * u / n }')"
+  fi
+  stop_nodes
+}
+
+# Recovery: 3 nodes, kill -9 node 2 a quarter through; time until its pending entries are
+# all taken over by the others (XPENDING for consumer n2 reaches 0); the push still finishes.
+recovery() {
+  rcli FLUSHALL >/dev/null
+  for i in 1 2 3; do start_node "n$i" --queue "$REDIS_URL" --node "n$i"; done
+  mapfile -t ids < <(post_all)
+  until [ "$(rcli GET pushlab:finished)" -ge $((TARGETS / 4)) ] 2>/dev/null; do sleep 0.02; done
+  local pending_before; pending_before=$(rcli XPENDING pushlab:work pushlab:relay - + 100000 n2 | grep -c '^[0-9]*-[0-9]*$' || true)
+  kill -9 "${NODE_PIDS[1]}"
+  local t0; t0=$(now_ms)
+  until [ -z "$(rcli XPENDING pushlab:work pushlab:relay - + 1 n2)" ]; do sleep 0.02; done
+  local t1; t1=$(now_ms)
+  wait_finished "${ids[@]}"
+  record "recovery: entries pending on the killed node" "$pending_before"
+  record "recovery: kill → taken over (ms)" "$((t1 - t0))"
+  record "recovery: final results" "$(rcli GET pushlab:finished)"
+  kill "${NODE_PIDS[0]}" "${NODE_PIDS[2]}" 2>/dev/null || true
+  wait "${NODE_PIDS[0]}" "${NODE_PIDS[2]}" 2>/dev/null || true
+  NODE_PIDS=(); NODE_URLS=()
+}
+
+for round in $(seq "$ROUNDS"); do
+  ROUND=$round
+  echo "relay-cluster.sh: round $round" >&2
+  measure "SQLite, 1 node" 1 sqlite
+  measure "Redis, 1 node" 1 redis
+  measure "Redis, 2 nodes" 2 redis
+  measure "Redis, 3 nodes" 3 redis
+  recovery
+done
+
+m() { median "$1"; }
+{
+  echo "# Relay cluster: nodes on Redis Streams vs the embedded SQLite queue"
+  echo
+  echo "Written by \`benchmarks/relay-cluster.sh\` (issue 19). Every raw run is below; medians are computed by the script."
+  echo
+  machine_lines
+  echo "- binary: \`$BIN\`$( [[ "$BIN" == *debug* ]] && echo ' — a **debug build**: CPU numbers are several times those of a release build; this run only shows the script works')"
+  echo "- command: \`TARGETS=$TARGETS ROUNDS=$ROUNDS CONCURRENCY=$CONCURRENCY LEASE=$LEASE BIN=$BIN benchmarks/relay-cluster.sh\`"
+  echo "- setup: redis-server $(redis-server --version | sed -n 's/.*v=\([0-9.]*\).*/\1/p') (AOF, appendfsync everysec), \`pushlab serve\` as APNs (it checks provider tokens per connection: every run starts from a flushed Redis, so each run's cluster signs a token of its own), every process on the same $(nproc) cores; each run posts $TARGETS APNs tokens (requests of ≤ 10,000) to node 1 and waits for the last final result; workers.concurrency $CONCURRENCY per node, lease ${LEASE} s; Redis flushed and nodes restarted between runs."
+  echo "- deliveries/s: targets ÷ (last final result − first POST). CPU µs/delivery: the process's user+system time during the run ÷ targets."
+  echo
+  echo "## Medians"
+  echo
+  echo "| setup | deliveries/s | relay CPU µs/delivery (all nodes) | per node | redis-server CPU µs/delivery |"
+  echo "| --- | ---: | ---: | --- | ---: |"
+  for label in "SQLite, 1 node" "Redis, 1 node" "Redis, 2 nodes" "Redis, 3 nodes"; do
+    per=""
+    for i in 1 2 3; do v=$(m "$label: node $i CPU µs/delivery"); [ "$v" != n/a ] && per+="${per:+, }$v"; done
+    echo "| $label | $(m "$label: deliveries/s") | $(m "$label: relay CPU µs/delivery (all nodes)") | $per | $(m "$label: redis-server CPU µs/delivery") |"
+  done
+  echo
+  sqlite_cpu=$(m "SQLite, 1 node: relay CPU µs/delivery (all nodes)")
+  redis_cpu=$(m "Redis, 1 node: relay CPU µs/delivery (all nodes)")
+  redis_total=$(awk -v a="$redis_cpu" -v b="$(m "Redis, 1 node: redis-server CPU µs/delivery")" 'BEGIN { printf "%.1f", a + b }')
+  echo "- Redis vs SQLite CPU per delivery, one node: relay process $(ratio "$redis_cpu" "$sqlite_cpu")× (target ≤ 2×); relay + redis-server $(ratio "$redis_total" "$sqlite_cpu")×."
+  echo "- deliveries/s, 2 and 3 nodes vs 1 (Redis): $(ratio "$(m "Redis, 2 nodes: deliveries/s")" "$(m "Redis, 1 node: deliveries/s")")×, $(ratio "$(m "Redis, 3 nodes: deliveries/s")" "$(m "Redis, 1 node: deliveries/s")")× — the $(nproc) cores are shared by every node, redis-server and the emulator: an extra node adds $CONCURRENCY sends in flight, not CPU, so this is not a scale-out measurement (docs/relay.md \"Running several nodes\" says how it scales past one machine)."
+  echo "- recovery after kill -9 of one of 3 nodes: its pending entries taken over in $(m "recovery: kill → taken over (ms)") ms (median; target ≤ $((2 * LEASE * 1000)) ms = 2× the ${LEASE} s lease); final results $(m "recovery: final results") of $TARGETS."
+  echo
+  echo "## Raw runs"
+  echo
+  raw_table
+} >"$OUT"
+cat "$OUT"
