@@ -73,7 +73,10 @@ start_node() {  # name [--queue URL] → appends to NODE_PIDS / NODE_URLS
   wait_for "$log" "relay: listening on http://"
   NODE_URLS+=("$(sed -n 's|^relay: listening on \(http://[0-9.:]*\).*|\1|p' "$log")")
 }
-stop_nodes() { for p in "${NODE_PIDS[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done; NODE_PIDS=(); NODE_URLS=(); }
+stop_nodes() {  # SIGTERM (drain), then wait until each node is gone
+  for p in "${NODE_PIDS[@]}"; do kill "$p" 2>/dev/null || true; while kill -0 "$p" 2>/dev/null; do sleep 0.05; done; done
+  NODE_PIDS=(); NODE_URLS=()
+}
 
 post_all() {  # → push ids, one per line
   for body in "$TMP"/body-*.json; do
@@ -133,9 +136,8 @@ recovery() {
   record "recovery: entries pending on the killed node" "$pending_before"
   record "recovery: kill → taken over (ms)" "$((t1 - t0))"
   record "recovery: final results" "$(rcli GET pushlab:finished)"
-  kill "${NODE_PIDS[0]}" "${NODE_PIDS[2]}" 2>/dev/null || true
-  wait "${NODE_PIDS[0]}" "${NODE_PIDS[2]}" 2>/dev/null || true
-  NODE_PIDS=(); NODE_URLS=()
+  NODE_PIDS=("${NODE_PIDS[0]}" "${NODE_PIDS[2]}")
+  stop_nodes
 }
 
 for round in $(seq "$ROUNDS"); do
