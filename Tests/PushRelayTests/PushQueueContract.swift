@@ -121,7 +121,7 @@ enum PushQueueContract {
         let fast = try await queue.claim(consumer: "fast", limit: 1, lease: .seconds(30))
         XCTAssertEqual(fast.count, 1)
         let firstReport = try await queue.complete([sent(fast[0], at: time.now)])
-        XCTAssertEqual(firstReport, CompletionReport(recorded: 1, duplicates: 0))
+        XCTAssertEqual(firstReport, CompletionReport(recorded: 1, duplicates: 0, finishedPushes: ["p_1"]), "the last result finishes the push")
         let late = TargetCompletion(slow[0], TargetOutcome(status: .failed, httpStatus: 500, reason: "InternalServerError",
                                                            attempts: 1, finishedAt: time.now))
         let secondReport = try await queue.complete([late])
@@ -169,9 +169,11 @@ enum PushQueueContract {
         time.advance(by: 1)
         let dead = TargetCompletion(claims[1], TargetOutcome(status: .failed, httpStatus: 410, reason: "Unregistered",
                                                              tokenInvalid: true, attempts: 1, finishedAt: time.now))
-        try await queue.complete([sent(claims[0], at: time.now), dead])
+        let partial = try await queue.complete([sent(claims[0], at: time.now), dead])
+        XCTAssertEqual(partial.finishedPushes, [], "one target of p_1 is still unfinished")
         time.advance(by: 1)
-        try await queue.complete([sent(claims[2], at: time.now)])
+        let last = try await queue.complete([sent(claims[2], at: time.now)])
+        XCTAssertEqual(last.finishedPushes, ["p_1"])
         let all = try await queue.deliveries(app: "demo", token: nil, since: nil, limit: 10)
         XCTAssertEqual(Set(all.map(\.index)), [0, 1, 2])
         XCTAssertEqual(all.count, 3)

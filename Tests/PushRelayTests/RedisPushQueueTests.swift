@@ -63,6 +63,7 @@ final class RedisPushQueueTests: XCTestCase {
         XCTAssertEqual(status?.sent, 50)
         let depth = try await a.depth()
         XCTAssertEqual(depth, QueueDepth(waiting: 0, claimed: 0, finished: 50))
+        XCTAssertEqual(try server.cli(["XLEN", "pushlab:work"]), "0", "acknowledged entries are deleted: the stream holds only unfinished work")
         await a.close()
         await b.close()
     }

@@ -162,9 +162,14 @@ public struct CompletionReport: Sendable, Hashable {
     public var recorded: Int
     /// Results for targets that already had one (sent twice: after a lease ran out or a crash).
     public var duplicates: Int
-    public init(recorded: Int = 0, duplicates: Int = 0) {
+    /// Pushes whose last result this batch recorded: each push is in exactly one report, even
+    /// when several workers or relay nodes finish its last targets at the same moment (so
+    /// `push_finished` is announced once).
+    public var finishedPushes: Set<PushID>
+    public init(recorded: Int = 0, duplicates: Int = 0, finishedPushes: Set<PushID> = []) {
         self.recorded = recorded
         self.duplicates = duplicates
+        self.finishedPushes = finishedPushes
     }
 }
 

@@ -86,6 +86,7 @@ enum QueueStatements {
         """
     static let countSent = "UPDATE pushes SET sent = sent + 1 WHERE id = ?"
     static let countFailed = "UPDATE pushes SET failed = failed + 1 WHERE id = ?"
+    static let pushIsFinished = "SELECT sent + failed >= target_count FROM pushes WHERE id = ?"
     static let insertInvalidToken = "INSERT INTO invalid_tokens (app, kind, token, reason, push_id, reported_at) VALUES (?, ?, ?, ?, ?, ?)"
     static let rescheduleTarget = """
         UPDATE targets SET state = 0, ready_at = ?, attempts = ?, last_error = ?, lease_until = NULL, consumer = NULL

@@ -175,7 +175,7 @@ public final class RedisPushQueue: PushQueue {
         guard let parts = reply.array, parts.count >= 2, let recorded = parts[0].integer, let duplicates = parts[1].integer else {
             throw .storage("Redis answered the complete script with \(reply.shape)")
         }
-        return CompletionReport(recorded: Int(recorded), duplicates: Int(duplicates))
+        return CompletionReport(recorded: Int(recorded), duplicates: Int(duplicates), finishedPushes: Set(parts.dropFirst(2).compactMap(\.string)))
     }
 
     public func reschedule(_ retries: [TargetRetry]) async throws(PushQueueError) {

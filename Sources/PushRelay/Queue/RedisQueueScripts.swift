@@ -11,6 +11,8 @@ import PushRedis
 /// `P:results:ID` (the done markers: index → outcome JSON), `P:retry:ID`, `P:claimed:ID`;
 /// per app the results stream `P:delivered:APP` and `P:invalid:APP`.
 ///
+/// An entry is deleted (`XDEL`) once acknowledged, so the stream holds only unfinished work.
+///
 /// Keys other than `KEYS` are derived from the prefix inside the scripts: the queue runs on one
 /// Redis (or one shard), not across a Redis Cluster's slots.
 enum RedisQueueScripts {
@@ -32,6 +34,7 @@ enum RedisQueueScripts {
           local stored = redis.call('HSETNX', P .. ':results:' .. p, i, outcome)
           if entry ~= '' then
             redis.call('XACK', stream, group, entry)
+            redis.call('XDEL', stream, entry)
             redis.call('ZREM', P .. ':leases', entry)
           end
           if stored == 0 then return 0 end
@@ -40,6 +43,7 @@ enum RedisQueueScripts {
             local e = split(held)[2]
             if e and e ~= '' then
               redis.call('XACK', stream, group, e)
+              redis.call('XDEL', stream, e)
               redis.call('ZREM', P .. ':leases', e)
             end
             redis.call('HDEL', P .. ':claimed:' .. p, i)
@@ -142,6 +146,7 @@ enum RedisQueueScripts {
           local attempts = retry and split(retry)[1] or '0'
           if redis.call('HEXISTS', P .. ':results:' .. p, i) == 1 then
             redis.call('XACK', stream, group, id)
+            redis.call('XDEL', stream, id)
             redis.call('ZREM', leases, id)
           elseif deliveries > maxDeliveries then
             redis.call('XADD', P .. ':dead', '*', 'p', p, 'i', i, 'a', f['a'] or '', 'k', f['k'] or '', 'v', f['v'] or '',
@@ -187,6 +192,7 @@ enum RedisQueueScripts {
           local entry, p, i = ARGV[b], ARGV[b + 1], ARGV[b + 2]
           if redis.call('HEXISTS', P .. ':results:' .. p, i) == 0 and redis.call('ZSCORE', P .. ':leases', entry) then
             redis.call('XACK', KEYS[1], group, entry)
+            redis.call('XDEL', KEYS[1], entry)
             redis.call('ZREM', P .. ':leases', entry)
             redis.call('HDEL', P .. ':claimed:' .. p, i)
             redis.call('HSET', P .. ':retry:' .. p, i, ARGV[b + 7] .. SEP .. ARGV[b + 8])

@@ -168,6 +168,9 @@ public final class SQLitePushQueue: PushQueue {
                     report.recorded += 1
                     if before == TargetRowState.claimed.rawValue { wasClaimed += 1 }
                     try db.run(o.status == .sent ? QueueStatements.countSent : QueueStatements.countFailed, [.text(result.claim.pushID)])
+                    if try db.query(QueueStatements.pushIsFinished, [.text(result.claim.pushID)]).first?.int(0) == 1 {
+                        report.finishedPushes.insert(result.claim.pushID)
+                    }
                     if o.tokenInvalid {
                         try db.run(QueueStatements.insertInvalidToken, [
                             .text(result.claim.app), .text(result.claim.target.kind.rawValue), .text(result.claim.target.value),

@@ -191,17 +191,20 @@ final class DeliveryWorkers: Sendable {
         case .failed(let reason, _, let prune):
             outcome = TargetOutcome(status: .failed, reason: reason, tokenInvalid: prune, attempts: claim.attempts, finishedAt: now)
         }
+        let finishedPush: Bool
         do {
             let report = try await queue.complete([TargetCompletion(claim, outcome)])
             metrics.duplicateResults(report.duplicates)
             guard report.recorded == 1 else { return }
+            finishedPush = report.finishedPushes.contains(claim.pushID)
         } catch {
             log("relay: could not record the result of \(claim.pushID)#\(claim.index): \(error); it will be sent again after its lease")
             return
         }
         metrics.finished(app: claim.app, platform: platform, outcome: outcome, latency: ContinuousClock.now - start)
         events(.result(app: claim.app, pushID: claim.pushID, index: claim.index, target: claim.target, outcome: outcome, content: claim.content))
-        if let status = try? await queue.status(of: claim.pushID, includeTargets: false), status.isFinished,
+        // The queue says which completion finished the push: one per push, across nodes too.
+        if finishedPush, let status = try? await queue.status(of: claim.pushID, includeTargets: false),
            announced.withLock({ $0.insert(claim.pushID) }) {
             metrics.pushFinished()
             log("relay: push \(claim.pushID) app=\(claim.app) finished: \(status.sent) sent, \(status.failed) failed of \(status.targetCount)")
