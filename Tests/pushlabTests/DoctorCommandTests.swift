@@ -41,6 +41,35 @@ final class DoctorCommandTests: XCTestCase {
         XCTAssertTrue(r.findings.allSatisfy { $0.level == "ok" }, "\(r.findings)")
     }
 
+    // Issue 25: a provider certificate is reported (topics, environments, validity) and checked
+    // against --topic and the environment with the sender's own rules.
+    func testACertificateIsReportedAndCheckedAgainstTopicAndEnvironment() throws {
+        let p12 = try privateCopy(Fixtures.path("certs/apns-client.p12"), name: "push.p12")
+        let password = dir.appendingPathComponent("pw").path
+        try "pushlab-dev\n".write(toFile: password, atomically: true, encoding: .utf8)
+        let good = try doctor(["--cert", p12, "--cert-password-file", password, "--sandbox", "--topic", Fixtures.bundleID])
+        XCTAssertEqual(good.status, 0, good.stderr)
+        let cert = try XCTUnwrap(good.findings.first { $0.check == "apns.cert" })
+        XCTAssertEqual(cert.level, "ok")
+        XCTAssertTrue(cert.message.contains("io.pushlab.demo.voip") && cert.message.contains("sandbox and production"), cert.message)
+        XCTAssertFalse(good.findings.contains { $0.message.contains("pushlab-dev\n") })
+
+        let sandboxKey = try privateCopy(Fixtures.path("certs/apns-client-sandbox.key"), name: "sandbox.key")
+        let wrongEnvironment = try doctor(["--cert", Fixtures.path("certs/apns-client-sandbox.pem"), "--cert-key", sandboxKey, "--production"])
+        XCTAssertEqual(wrongEnvironment.status, 1)
+        XCTAssertEqual(level(wrongEnvironment.findings, "apns.cert-fit"), "error")
+        XCTAssertTrue(wrongEnvironment.findings.first { $0.check == "apns.cert-fit" }?.fix?.contains("--sandbox") == true)
+
+        let expiredKey = try privateCopy(Fixtures.path("certs/apns-client-expired.key"), name: "expired.key")
+        let expired = try doctor(["--cert", Fixtures.path("certs/apns-client-expired.pem"), "--cert-key", expiredKey])
+        XCTAssertEqual(expired.status, 1)
+        XCTAssertTrue(expired.findings.first { $0.check == "apns.cert-fit" }?.message.contains("expired") == true, "\(expired.findings)")
+
+        let noPassword = try doctor(["--cert", p12])
+        XCTAssertEqual(noPassword.status, 1)
+        XCTAssertEqual(level(noPassword.findings, "apns.cert"), "error")
+    }
+
     func testEachBadInputGivesItsFindingWithAFix() throws {
         let key = try privateCopy(Fixtures.apnsKey, name: "AuthKey_PLDEVKEY01.p8")
         let notAKey = dir.appendingPathComponent("AuthKey_ABCDEFGHIJ.p8").path

@@ -54,7 +54,8 @@ enum APNsCertificateFlags {
 
     /// Refuses a certificate that cannot push `topic` to `endpoint` (expired, other environment,
     /// other app) before connecting; with `--no-validate` the server answers instead.
-    static func preflight(_ certificate: APNsClientCertificate, topic: String?, endpoint: APNsEndpoint) throws {
+    static func preflight(_ certificate: APNsClientCertificate, topic: String?, endpoint: APNsEndpoint,
+                          sendAnyway: String? = " (or --no-validate to send anyway)") throws {
         let environment: APNsCertificateEnvironment?
         switch URLComponents(string: endpoint.baseURL)?.host {
         case APNsEndpoint.sandboxHost?: environment = .sandbox
@@ -62,7 +63,7 @@ enum APNsCertificateFlags {
         default: environment = nil  // the emulator or another server: it answers for itself
         }
         if let problem = certificate.problem(topic: topic, environment: environment) {
-            throw UsageError("--cert \(problem.source): \(problem.reason)", fix: problem.fix + " (or --no-validate to send anyway)")
+            throw UsageError("--cert \(problem.source): \(problem.reason)", fix: problem.fix + (sendAnyway ?? ""))
         }
     }
 }

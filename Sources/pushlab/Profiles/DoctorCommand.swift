@@ -30,7 +30,7 @@ enum DoctorCommand: Command {
 
         Exit status: 0 nothing wrong (warnings allowed), 1 a check failed, 2 bad usage.
         """
-    static let options: [OptionSpec] = APNsCredentialFlags.options(environment: true) + [
+    static let options: [OptionSpec] = APNsCredentialFlags.options(environment: true) + APNsCertificateFlags.options + [
         .value("--topic", name: "BUNDLE", help: "The app's bundle id."),
         .flag("--sandbox", help: "Check against APNs sandbox."),
         .flag("--production", help: "Check against APNs production."),
@@ -56,6 +56,10 @@ enum DoctorCommand: Command {
             findings += checkAPNsKey(keyPath, keyID: args.optional("--key-id", env: "APNS_KEY_ID"),
                                      teamID: args.optional("--team-id", env: "APNS_TEAM_ID"))
             findings += permissionFinding(keyPath, check: "apns.key-permissions")
+            apnsBase = try SendAPNsCommand.endpoint(args).baseURL
+        }
+        if args.value("--cert") != nil {
+            findings += try checkCertificate(args)
             apnsBase = try SendAPNsCommand.endpoint(args).baseURL
         }
         if let bundle = args.optional("--topic", env: "APNS_TOPIC") { findings.append(checkBundleID(bundle)) }
@@ -100,6 +104,35 @@ enum DoctorCommand: Command {
         } catch {
             return [.init(check: "apns.key", level: .error, message: "\(error.source ?? path): \(error.reason)", fix: error.fix)]
         }
+    }
+
+    /// A provider certificate: what it covers, until when, and whether it fits --topic and the
+    /// chosen environment (the sender's own preflight rules).
+    static func checkCertificate(_ args: ParsedArguments, now: Date = Date()) throws -> [DoctorFinding] {
+        let certificate: APNsClientCertificate
+        do {
+            guard let loaded = try APNsCertificateFlags.load(args) else { return [] }
+            certificate = loaded
+        } catch let error as UsageError {
+            return [.init(check: "apns.cert", level: .error, message: error.message, fix: error.fix)]
+        }
+        let facts = certificate.facts
+        let until = ISO8601DateFormatter().string(from: facts.notAfter)
+        var findings: [DoctorFinding] = [.init(check: "apns.cert", level: .ok,
+            message: "\(certificate.source): \(facts.subject); topics \(facts.topics.isEmpty ? "(none listed)" : facts.topics.joined(separator: ", ")); \(facts.environmentDescription); valid until \(until)")]
+        do {
+            try APNsCertificateFlags.preflight(certificate, topic: args.optional("--topic", env: "APNS_TOPIC"), endpoint: try SendAPNsCommand.endpoint(args),
+                                              sendAnyway: nil)
+            let days = facts.notAfter.timeIntervalSince(now) / 86_400
+            if days < 30 {
+                findings.append(.init(check: "apns.cert-expiry", level: .warning, message: "the certificate expires in \(Int(days)) day(s), on \(until)",
+                                      fix: "create its successor in the developer account now, or move to a .p8 key (it never expires)"))
+            }
+        } catch let error as UsageError {
+            findings.append(.init(check: "apns.cert-fit", level: .error, message: error.message, fix: error.fix))
+        }
+        findings += permissionFinding(args.value("--cert-key") ?? certificate.source, check: "apns.cert-permissions")
+        return findings
     }
 
     /// A private-key file readable by others (the same rule as the send commands' warning).
