@@ -85,3 +85,14 @@ public enum LiveActivityTapReplay {
                        destination: destination, isTrackingURL: tracking != nil, verdict: verdict, fix: fix, notes: notes)
     }
 }
+
+extension LiveActivityTapReplay.Outcome {
+    /// The events the Live Activities module posts for this tap: one `opened` per call of
+    /// `handleWidgetUrl` on a tracking URL, through the same pipeline as a push's `opened`
+    /// (`Report Delivery Event`, `recipient` = the URL's delivery token or "" without one; not
+    /// de-duplicated) — docs/specs/device-side.md §7.
+    public func openedEvents(identity: PipelineIdentity, at timestamp: Date = Date()) -> [PipelineEvent] {
+        let token = CIOLiveActivityTrackingURL.parse(url)?.deliveryToken ?? ""
+        return openedReports.map { .deliveryMetric(.opened, deliveryID: $0, recipient: token, timestamp: timestamp, identity: identity) }
+    }
+}

@@ -294,13 +294,20 @@ enum ActivityTapCommand: Command {
         the app calls it (scene-will-connect, scene-open-url-contexts, app-open-url, expo-native-intent, \
         linking-listener).
 
+        With --collector URL the opened metrics are posted as the SDK posts them: through the app's \
+        event pipeline, like a push's opened (POST <URL>/v1/b, "Report Delivery Event" with metric \
+        opened, deliveryId and recipient = cio_delivery_token), with the profile's cdpApiKey; \
+        e.g. to 'pushlab collector' or 'pushlab serve'.
+
         Exit status: 0 handled exactly once (or an ordinary URL), 1 a missing handler or double \
-        handling (the fix is printed), 2 bad usage or input.
+        handling (the fix is printed) or an upload that failed, 2 bad usage or input.
         """
     static let options: [OptionSpec] = [
         .value("--app", name: "JSON", help: "App profile with liveActivities.lifecycle and widgetURLHandlers."),
         .flag("--cold", help: "The app was not running (the default)."),
         .flag("--warm", help: "The app was running."),
+        .value("--collector", name: "URL", help: "Post the opened metrics to this metrics host (e.g. http://127.0.0.1:8081 or https://localhost:8443)."),
+        .value("--ca-file", name: "FILE", help: "Trust this CA (PEM) for the collector, e.g. certs/ca.pem."),
         .flag("--json", help: "Print the outcome as JSON."),
     ]
 
@@ -312,6 +319,7 @@ enum ActivityTapCommand: Command {
         guard args.value("--app") != nil else { throw UsageError("missing --app PROFILE", fix: "e.g. --app payloads/apps/live.json") }
         let profile = try ActivitySupport.profile(args)
         let outcome = LiveActivityTapReplay.replay(url: url, profile: profile, launch: args.flag("--warm") ? .warm : .cold)
+        let upload = try await postOpened(outcome, args: args)
         if args.flag("--json") {
             var members = [
                 JSONMember(key: "url", value: .string(outcome.url)),
@@ -325,6 +333,11 @@ enum ActivityTapCommand: Command {
             ]
             if let fix = outcome.fix { members.append(JSONMember(key: "fix", value: .string(fix))) }
             members.append(JSONMember(key: "notes", value: .array(JSONArray(outcome.notes.map { .string($0) }))))
+            if let upload {
+                members.append(JSONMember(key: "uploads", value: .array(JSONArray(upload.lines.map { .string($0) }))))
+                members.append(JSONMember(key: "uploadedEvents", value: .number(JSONNumber(upload.sent))))
+                members.append(JSONMember(key: "leftInQueue", value: .number(JSONNumber(upload.remaining))))
+            }
             emit(JSONValue.object(JSONObject(members)).prettyPrinted())
         } else {
             emit("tap (\(outcome.launch.rawValue)): iOS delivers the URL to \(outcome.deliveredTo)")
@@ -338,7 +351,31 @@ enum ActivityTapCommand: Command {
             case .doubleHandling: emit("✘ double handling: \(outcome.openedReports.count) opened metrics for one tap")
             }
             if let fix = outcome.fix { emit("  fix: \(fix)") }
+            if let upload {
+                for line in upload.lines { emit("upload: \(line)") }
+                if upload.lines.isEmpty { emit("upload: no opened metric to post") }
+                if upload.remaining > 0 { emit("✘ \(upload.remaining) opened metric(s) not accepted by the collector: still in the app's queue") }
+            }
         }
+        if let upload, upload.remaining > 0 { return ExitStatus.failure }
         return outcome.verdict == .ok ? ExitStatus.success : ExitStatus.failure
+    }
+
+    /// Posts the tap's opened metrics to `--collector` through the app's event pipeline.
+    private static func postOpened(_ outcome: LiveActivityTapReplay.Outcome, args: ParsedArguments) async throws -> (lines: [String], sent: Int, remaining: Int)? {
+        guard let collector = args.value("--collector") else { return nil }
+        guard let u = URL(string: collector), ["http", "https"].contains(u.scheme ?? ""), u.host != nil else {
+            throw UsageError("--collector '\(collector)' is not an http(s) URL", fix: "e.g. --collector http://127.0.0.1:8081 (a 'pushlab collector')")
+        }
+        guard let path = args.value("--app") else { return nil }
+        var app: AppProfile
+        do { app = try AppProfile.load(path: path) } catch { throw UsageError("--app \(error.reason)", fix: error.fix) }
+        app.metricsBaseURL = collector
+        let client = try HTTPClient(configuration: HTTPClientConfiguration(caFile: args.value("--ca-file")))
+        let pipeline = LaunchRecovery.pipeline(for: app, transport: client)
+        for event in outcome.openedEvents(identity: PipelineIdentity(anonymousId: "pushlab-activity-tap")) { await pipeline.enqueue(event) }
+        let flush = await pipeline.flush()
+        await client.shutdown()
+        return (flush.attempts.map { "POST \($0.request.url) → \($0.outcome.summary)" }, flush.sentEvents, flush.remaining)
     }
 }

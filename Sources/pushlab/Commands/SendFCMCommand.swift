@@ -21,6 +21,10 @@ enum SendFCMCommand: Command {
         (the emulator, any port) and token_uri is too (the dev account's https://localhost:8443/token), \
         the token comes from <url>/token instead, so the emulator works on any port. --dry-run sets validate_only: FCM checks the message without delivering it.
 
+        --live-activity-token sets message.apns.live_activity_token, so a Live Activity payload \
+        (payloads/live-activities/) goes through FCM to an activity; the result is validated like \
+        a message file that carries it (docs/live-activities.md "Through FCM").
+
         With --tokens FILE the same message goes to every token (see send apns for the bulk options). \
         Exit status: 0 accepted (bulk: all accepted), 1 rejected or failed, 2 bad usage or input.
         """
@@ -31,6 +35,7 @@ enum SendFCMCommand: Command {
         .value("--topic", name: "NAME", help: "Send to a topic instead."),
         .value("--condition", name: "EXPR", help: "Send to a topic condition, e.g. \"'a' in topics && 'b' in topics\"."),
         .flag("--dry-run", help: "validate_only: FCM checks the message but does not deliver it."),
+        .value("--live-activity-token", name: "TOKEN", help: "Set message.apns.live_activity_token: the ActivityKit push-to-start token (start) or the activity's push token (update, end); replaces one in the file."),
         .value("--url", name: "URL", help: "FCM base URL (the emulator, e.g. https://localhost:8443).", default: FCMClient.defaultBaseURL),
     ] + SendSupport.builderOptions + SendSupport.connectionOptions + SendSupport.bulkOptions + SendSupport.reportingOptions + ProfileDefaults.options
 
@@ -110,6 +115,30 @@ enum SendFCMCommand: Command {
         return host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
     }
 
+    /// The message with `apns.live_activity_token` set to `token` (docs/specs/fcm.md "Live
+    /// Activities through FCM"); the validator then checks it as it checks a file that has it.
+    static func settingLiveActivityToken(_ token: String, in members: JSONObject, source: String) throws -> JSONObject {
+        guard !token.isEmpty else {
+            throw UsageError("--live-activity-token is empty", fix: "pass the ActivityKit push-to-start token (start) or the activity's push token (update, end)")
+        }
+        var message = members
+        var apns = JSONObject()
+        if let existing = message["apns"] {
+            guard let o = existing.objectValue else {
+                throw UsageError("\(source): /message/apns is \(existing.describedForMessage); it must be an object to carry --live-activity-token")
+            }
+            apns = o
+        }
+        apns.members.removeAll { $0.key == "live_activity_token" }
+        apns.members.insert(JSONMember(key: "live_activity_token", value: .string(token)), at: 0)
+        if let i = message.members.firstIndex(where: { $0.key == "apns" }) {
+            message.members[i] = JSONMember(key: "apns", value: .object(apns))
+        } else {
+            message.members.append(JSONMember(key: "apns", value: .object(apns)))
+        }
+        return message
+    }
+
     static func prepareMessage(_ args: ParsedArguments) throws -> PreparedFCMMessage {
         let (bytes, source) = try SendSupport.payloadBytes(args, fcm: true)
         let document: JSONDocument
@@ -125,6 +154,13 @@ enum SendFCMCommand: Command {
             }
         } catch {
             throw UsageError("\(source): \(error)")
+        }
+        if let token = args.value("--live-activity-token") {
+            let members = try settingLiveActivityToken(token, in: message.members, source: source)
+            do {
+                message = try PreparedFCMMessage(members: members, validateOnly: message.validateOnly, fileTarget: message.fileTarget,
+                                                 wrapped: message.wrappedAPNsPayload)
+            } catch { throw UsageError("\(source): \(error)") }
         }
         guard !args.flag("--no-validate") else { return message }
         // The validator sees the request as it will be sent (with the target it will carry).
