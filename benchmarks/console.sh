@@ -22,7 +22,7 @@ if [ -n "${PUSHLAB_BIN:-}" ]; then BIN=$PUSHLAB_BIN; else swift build -c release
 OUT=benchmarks/results/console.md
 page_runs=(); stream_runs=()
 for i in $(seq "$RUNS"); do
-  page_runs+=("$($PY Tests/Peers/console_browser.py --root . --pushlab "$BIN" --prefill "$PAGE_PUSHES" | tail -1)")
+  page_runs+=("$($PY Tests/Peers/console_browser.py --root . --pushlab "$BIN" --prefill "$PAGE_PUSHES" --skip-android | tail -1)")
   stream_runs+=("$($PY benchmarks/lib/console_stream.py . "$BIN" "$STREAM_PUSHES" | tail -1)")
 done
 median() { sort -n | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }

@@ -38,6 +38,7 @@ public final class AndroidFleet: @unchecked Sendable {
     private var pushCount = 0
     private var arrival: @Sendable (AcceptedPush) -> AndroidArrival = { _ in AndroidArrival() }
     private var isolated = false
+    private var observer: (@Sendable (AndroidFleetDelivery) async -> Void)?
     private let lock = NSLock()
     private let idle = AsyncGate()
 
@@ -60,6 +61,10 @@ public final class AndroidFleet: @unchecked Sendable {
     public func phone(named name: String) throws -> AndroidPhone? {
         try lock.withLock { try phoneLocked(name) }
     }
+
+    /// Called with each handled message before the fleet counts it as finished
+    /// (`pushlab demo --console` shows them).
+    public func setObserver(_ observer: @escaping @Sendable (AndroidFleetDelivery) async -> Void) { lock.withLock { self.observer = observer } }
 
     /// Decides, per message, the app state and the conditions after arrival.
     public func setArrival(_ policy: @escaping @Sendable (AcceptedPush) -> AndroidArrival) { lock.withLock { arrival = policy } }
@@ -90,8 +95,10 @@ public final class AndroidFleet: @unchecked Sendable {
             } else {
                 report = await phone.receive(AndroidMessage(), state: arrival.state, conditions: arrival.conditions)
             }
+            let delivery = AndroidFleetDelivery(push: push, deviceName: name, report: report)
+            await self.lock.withLock { self.observer }?(delivery)
             let done = self.lock.withLock { () -> Bool in
-                self.deliveries.append(AndroidFleetDelivery(push: push, deviceName: name, report: report))
+                self.deliveries.append(delivery)
                 self.running -= 1
                 return self.running == 0
             }

@@ -67,16 +67,25 @@ extension Console {
                                                 device: device))
     }
 
-    /// The image the virtual iPhone's extension attached to the push with this apns-id / FCM name.
+    /// The image the virtual iPhone's extension attached to the push with this apns-id / FCM name,
+    /// or the picture the Android SDK showed.
     private func image(_ request: ServerRequest) -> ServerResponse {
-        let id = request.pathParameters["messageID"] ?? ""
+        // FCM names carry slashes, which the page percent-encodes into one path segment.
+        let id = request.pathParameters["messageID"].map { $0.removingPercentEncoding ?? $0 } ?? ""
         let run = attachedNotebook?.notification(messageID: id)
-        guard let attachment = run?.report?.notification?.attachments.first,
-              let bytes = FileManager.default.contents(atPath: run?.thumbnailPath ?? attachment.path) else {
-            return Self.refusal(404, field: "/messageID", "no image attached to push \(id) on the virtual iPhone",
-                                fix: "open a push whose CIO.push.image the extension attached")
+        let file: (path: String, type: String)?
+        if let attachment = run?.report?.notification?.attachments.first {
+            file = (run?.thumbnailPath ?? attachment.path, attachment.type.rawValue)
+        } else if let path = run?.thumbnailPath, let format = run?.android?.report.notification?.image?.format {
+            file = (path, format)
+        } else {
+            file = nil
         }
-        return ServerResponse(status: 200, headers: ["content-type": "image/\(attachment.type.rawValue)", "cache-control": "max-age=3600"],
+        guard let file, let bytes = FileManager.default.contents(atPath: file.path) else {
+            return Self.refusal(404, field: "/messageID", "no image attached to push \(id) on a virtual device",
+                                fix: "open a push whose image the iPhone's extension attached or the Android SDK showed")
+        }
+        return ServerResponse(status: 200, headers: ["content-type": "image/\(file.type)", "cache-control": "max-age=3600"],
                               body: Array(bytes))
     }
 

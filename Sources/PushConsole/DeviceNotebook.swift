@@ -20,6 +20,20 @@ public struct DeviceNotification: Sendable, Codable {
     /// The notebook's own copy of the attached image, when it keeps copies (a tap deletes the
     /// extension's file, as the SDK does).
     public var thumbnailPath: String?
+    /// On a virtual Android phone: what the Customer.io Android SDK did (`report` and `tap` above
+    /// are the iPhone's and stay nil).
+    public var android: AndroidRun?
+}
+
+/// What a virtual Android phone did with one FCM message: the SDK's report (the shade
+/// notification with its channel and image, the delivered metric's fate and the pending store
+/// at the end) and where a tap on the notification would go.
+public struct AndroidRun: Sendable, Codable {
+    public var report: AndroidReceiveReport
+    /// The app's label, as the shade shows it.
+    public var appLabel: String
+    /// Nil when nothing is in the shade to tap.
+    public var tap: AndroidTapOutcome?
 }
 
 /// What the console's device view shows: the virtual devices and, per push, what each did with
@@ -94,6 +108,21 @@ public final class DeviceNotebook: @unchecked Sendable {
         if let thumbnailDirectory, let attachment = report.notification?.attachments.first {
             let copy = thumbnailDirectory.appendingPathComponent(UUID().uuidString + "." + attachment.type.rawValue)
             if (try? FileManager.default.copyItem(atPath: attachment.path, toPath: copy.path)) != nil { run.thumbnailPath = copy.path }
+        }
+        keep(run)
+    }
+
+    /// Keeps what the Customer.io Android SDK on a virtual Android phone did with `push`, with
+    /// `image` (the picture the SDK showed, fetched again by the caller) as its thumbnail.
+    public func keep(push: AcceptedPush, device: String, profile: AndroidAppProfile, report: AndroidReceiveReport, image: [UInt8]? = nil) {
+        let tap = report.notification.map {
+            AndroidTapRouter(profile: profile).tap(AndroidTap(drawnBy: $0.drawnBy, link: $0.link, state: report.effectiveState))
+        }
+        var run = DeviceNotification(messageID: push.messageID, device: device, receivedAt: push.receivedAt, app: profile.package,
+                                     android: AndroidRun(report: report, appLabel: profile.label, tap: tap))
+        if let thumbnailDirectory, let image, let format = report.notification?.image?.format {
+            let copy = thumbnailDirectory.appendingPathComponent(UUID().uuidString + "." + format)
+            if FileManager.default.createFile(atPath: copy.path, contents: Data(image)) { run.thumbnailPath = copy.path }
         }
         keep(run)
     }

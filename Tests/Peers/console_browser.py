@@ -7,7 +7,9 @@ optionally fills the log with --prefill pushes through the real gateway, then in
 the first page's load time; a push sent with the CLI appears in the log without a reload; its
 detail shows the extension timeline and the lock-screen preview (with the attached image); an
 invalid payload typed in the send form shows the finding at its JSON pointer; a push sent from
-the form is accepted and recorded by the gateway (/admin/pushes). It saves a screenshot.
+the form is accepted and recorded by the gateway (/admin/pushes). Then, on `pushlab demo
+--console`, the virtual Android phone's notification in the device view: its shade preview with
+the picture, channel, delivered metric and tap destination. It saves screenshots.
 
 Prints one JSON line of measurements; exit 0 when every check passed, 1 (with the failed check
 on stderr) otherwise. Used by Tests/PushConsoleTests/ConsoleBrowserTests.swift and
@@ -115,6 +117,49 @@ def prefill(root, pushlab, apns_url, count):
 def get_json(url):
     with urllib.request.urlopen(url, timeout=10) as r:
         return json.load(r)
+
+
+def android_view(driver, root, pushlab, screenshot):
+    """`pushlab demo --console`: the Android phone's notification in the device view."""
+    demo = subprocess.Popen([pushlab, "demo", "--console"], cwd=root, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        console = None
+        deadline = time.time() + 120
+        while time.time() < deadline and console is None:
+            line = demo.stdout.readline()
+            if not line:
+                break
+            if line.startswith("console: "):
+                console = line.split()[1]
+        check(console, "pushlab demo --console did not print its console URL")
+        driver.get(console)
+        driver.find_element(By.CSS_SELECTOR, "#tabs button[data-tab=devices]").click()
+        item = wait(driver, 30, lambda d: [e for e in d.find_elements(By.CSS_SELECTOR, ".device-item[data-device=pixel]")],
+                    "the Android phone 'pixel' in the device list")[0]
+        check("pushlab demo on Android" in item.text, f"the Android notification's title is not listed: {item.text!r}")
+        item.click()
+        panel = wait(driver, 30, lambda d: d.find_elements(By.CSS_SELECTOR, "#device-detail .shade"), "the Android shade preview")[0]
+        check("pushlab demo on Android" in panel.text and "demo-android-1" in panel.text, f"the shade lacks the title and body: {panel.text!r}")
+        detail = driver.find_element(By.ID, "device-detail")
+        channel = detail.find_element(By.ID, "android-channel").text
+        check(channel, "no notification channel shown")
+        metric = detail.find_element(By.ID, "android-metric").text
+        check(metric == "sent-once", f"the delivered metric should be sent-once, the page says {metric!r}")
+        check(detail.find_element(By.ID, "android-tap").text, "no tap destination shown")
+        width = wait(driver, 30, lambda d: d.execute_script(
+            "const i = document.querySelector('#device-detail .shade img'); return i && i.complete && i.naturalWidth > 0 ? i.naturalWidth : 0"),
+            "the picture in the Android shade")
+        if screenshot:
+            driver.save_screenshot(screenshot)
+        return {"android_channel": channel, "android_metric": metric, "android_picture_width": width}
+    finally:
+        demo.send_signal(signal.SIGTERM)
+        try:
+            code = demo.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            demo.kill()
+            raise Failure("pushlab demo --console did not stop on SIGTERM")
+        check(code == 0, f"pushlab demo --console exited {code} after SIGTERM")
 
 
 def browser(width, height):
@@ -243,6 +288,10 @@ def run(args):
         if args.send_screenshot:
             driver.find_element(By.CSS_SELECTOR, "#tabs button[data-tab=send]").click()
             driver.save_screenshot(args.send_screenshot)
+
+        # 5. The virtual Android phone in the device view (the demo's Android step).
+        if not args.skip_android:
+            result.update(android_view(driver, root, args.pushlab, args.android_screenshot))
         result["passed"] = True
         print(json.dumps(result))
         return 0
@@ -272,6 +321,8 @@ def main():
     parser.add_argument("--screenshot", help="save the log with the open push here (PNG)")
     parser.add_argument("--send-screenshot", help="save the send form here (PNG)")
     parser.add_argument("--docs-png", help="also save the screenshot here (docs/console.png)")
+    parser.add_argument("--android-screenshot", help="save the Android phone's device view here (PNG)")
+    parser.add_argument("--skip-android", action="store_true", help="leave out the demo --console Android check (benchmarks)")
     args = parser.parse_args()
     args.pushlab = os.path.abspath(args.pushlab or os.path.join(args.root, ".build/debug/pushlab"))
     sys.exit(run(args))

@@ -49,6 +49,25 @@ final class ConsoleDemoTests: XCTestCase {
         }
         XCTAssertEqual((killed?["report"] as? [String: Any])?["killed"] as? Bool, true, "\(devices)")
 
+        // The demo's Android phone: the shade notification with its channel and picture, the
+        // delivered metric's fate with the pending store, and where a tap goes.
+        let pixel = try XCTUnwrap(devices.first { $0["name"] as? String == "pixel" }, "\(devices)")
+        XCTAssertEqual(pixel["platform"] as? String, "android")
+        let run = try XCTUnwrap((pixel["notifications"] as? [[String: Any]])?.first?["android"] as? [String: Any], "\(pixel)")
+        let received = try XCTUnwrap(run["report"] as? [String: Any])
+        let shade = try XCTUnwrap(received["notification"] as? [String: Any], "\(received)")
+        XCTAssertEqual(shade["title"] as? String, "pushlab demo on Android")
+        XCTAssertEqual(shade["body"] as? String, "demo-android-1")
+        XCTAssertFalse((shade["channelID"] as? String ?? "").isEmpty)
+        XCTAssertEqual((shade["image"] as? [String: Any])?["shown"] as? Bool, true)
+        XCTAssertEqual((received["metric"] as? [String: Any])?["fate"] as? String, "sent-once")
+        XCTAssertEqual((received["metric"] as? [String: Any])?["storeEntriesAtEnd"] as? Int, 0)
+        XCTAssertEqual((run["tap"] as? [String: Any])?["openedMetrics"] as? Int, 1)
+        let fcmName = try XCTUnwrap((pixel["notifications"] as? [[String: Any]])?.first?["messageID"] as? String)
+        let picture = try ProcessRunner.run("/usr/bin/curl", ["-sS", "-o", "/dev/null", "-w", "%{http_code} %{content_type}",
+                                                              console + "/api/images/" + (fcmName.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")])
+        XCTAssertEqual(picture.stdout, "200 image/png", "the picture the Android SDK showed is served for the shade")
+
         // The metrics tab is the demo's report: four delivered (iPhone 3, one recovered at launch; Android 1), two opened.
         let report = try XCTUnwrap(try curlJSON(console + "/api/metrics")["report"] as? [String: Any])
         let totals = try XCTUnwrap(report["totals"] as? [String: Any])

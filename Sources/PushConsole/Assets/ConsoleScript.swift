@@ -121,7 +121,6 @@ async function openPush(id, tries = 0) {
   try { d = await api("/console/api/pushes/" + id); } catch (e) { panel.innerHTML = `<p class="bad">${esc(e.message)}</p>`; return; }
   if (state.selected !== id) return;
   const p = d.push;
-  const kv = (rows) => `<table class="kv">${rows.filter((r) => r[1] !== undefined && r[1] !== null && r[1] !== "").map(([k, v]) => `<tr><td>${esc(k)}</td><td class="mono">${v}</td></tr>`).join("")}</table>`;
   let html = `<h2>Push ${p.id} · ${p.platform.toUpperCase()} · ${statusText(p)}</h2>` + kv([
     ["received", esc(new Date(p.receivedAt).toISOString())], ["source", esc(p.source)], ["app", esc(p.app)], ["target", esc(p.target)],
     ["device", esc(p.device)], ["push type", esc(p.pushType)], [p.platform === "apns" ? "apns-id" : "message name", esc(p.messageID)],
@@ -203,7 +202,35 @@ function timelineChart(bars, spanMs) {
   for (const m of bars.marks) { if (m.atMs > spanMs) continue; const x = scale(m.atMs); svg += `<line x1="${x}" x2="${x}" y1="4" y2="${H - 22}" stroke="${m.label === "expired" ? "#c0392b" : "#1a7f43"}" stroke-width="2"/><text x="${x + 4}" y="${y + 14}">${esc(m.label)} ${m.atMs} ms</text>`; }
   return svg + `</svg>`;
 }
+// A two-column table of [name, HTML] rows; rows without a value are left out.
+function kv(rows) {
+  return `<table class="kv">${rows.filter((r) => r[1] !== undefined && r[1] !== null && r[1] !== "").map(([k, v]) => `<tr><td>${esc(k)}</td><td class="mono">${v}</td></tr>`).join("")}</table>`;
+}
+// The Android shade: app label, title, body, the big picture; then channel, metric, tap.
+function shade(n, label, imageURL) {
+  return `<div class="shade"><div class="notif android"><div class="app"><span>${esc(label)}</span><span>now</span></div>` +
+    `<div class="title">${esc(n.title)}</div><div class="body">${esc(n.body)}</div>` +
+    (imageURL ? `<img class="big" alt="notification picture" src="${esc(imageURL)}">` : "") + `</div></div>`;
+}
+function renderAndroid(d) {
+  const a = d.android, r = a.report, n = r.notification, m = r.metric;
+  let html = `<h2>Device · ${esc(d.device)} <span class="muted">Android · ${esc(d.app)}</span></h2>`;
+  const img = n && n.image && n.image.shown ? "/console/api/images/" + encodeURIComponent(d.messageID) : null;
+  html += n ? shade(n, a.appLabel, img) : `<p class="muted">nothing in the shade: ${esc(r.notShownReason || "")}</p>`;
+  const rows = [["handled by", esc(r.handledBy) + ` <span class="muted">(${esc(r.messageType)}, app ${esc(r.effectiveState)}${r.highPriority ? ", high priority" : ""})</span>`]];
+  if (n) {
+    rows.push(["channel", `<span id="android-channel">${esc(n.channelID)}</span> <span class="muted">importance ${n.channelImportance} · ${esc(n.style)}</span>`]);
+    if (n.image) rows.push(["image", n.image.shown ? `shown (${esc(n.image.format)}, ${n.image.bytes} bytes, ${n.image.elapsedMs} ms)` : `<span class="warn">not shown [${esc(n.image.code)}] ${esc(n.image.reason)}</span>`]);
+  }
+  rows.push(["delivered metric", m ? `<span id="android-metric">${esc(m.fate)}</span> <span class="muted">· pending store ${m.storeEntriesAtEnd} entr${m.storeEntriesAtEnd === 1 ? "y" : "ies"} at the end${m.jobStillEnqueued ? " · WorkManager job still enqueued" : ""}${m.queuedInApp ? ` · ${m.queuedInApp} queued in the app` : ""}</span>` : `<span class="muted">not tracked${r.duplicate ? " (duplicate)" : ""}</span>`]);
+  html += kv(rows);
+  if (a.tap) html += `<div class="tap"><b>Tap</b> → <span id="android-tap">${esc(a.tap.route)}</span> ${esc(a.tap.target || "")} <span class="muted">(${esc(a.tap.delivery)}${a.tap.coldStart ? ", cold start" : ""}; task ${esc(a.tap.stack.join(" → "))}; ${a.tap.openedMetrics} opened metric${a.tap.openedMetrics === 1 ? "" : "s"})</span></div>`;
+  const lines = r.timeline.map((e) => `t+${e.atMs} ms  ${esc(e.event)}`).concat(m ? m.timeline.map((e) => `metric t+${e.atMs} ms  ${esc(e.event)}`) : []);
+  html += `<details><summary>timeline lines</summary><pre>${lines.join("\n")}</pre></details>`;
+  return html;
+}
 function renderDevice(d) {
+  if (d.android) return renderAndroid(d);
   let html = `<h2>Device · ${esc(d.device)}</h2>`;
   if (!d.report) return html + `<p class="warn">not run: ${esc(d.skipped)}</p>`;
   const r = d.report, n = r.notification;
@@ -223,8 +250,8 @@ async function loadDevices() {
   const data = await api("/console/api/devices");
   const list = $("#device-list");
   if (!data.devices.length) { list.innerHTML = `<p class="muted">No virtual device: start pushlab serve --console.</p>`; return; }
-  list.innerHTML = data.devices.map((dev) => `<h2>${esc(dev.name)} <span class="muted">${esc(dev.app)} · SDK ${esc(dev.sdkMode)}</span></h2>` +
-    (dev.notifications.length ? dev.notifications.map((n, i) => `<div class="device-item" data-device="${esc(dev.name)}" data-i="${i}">${esc(n.report?.notification?.title || n.skipped || "(no alert)")} <span class="muted">${time(n.receivedAt)}</span></div>`).join("") : `<p class="muted">no notifications yet</p>`)).join("");
+  list.innerHTML = data.devices.map((dev) => `<h2>${esc(dev.name)} <span class="muted">${dev.platform === "android" ? "Android" : "iPhone"} · ${esc(dev.app)} · SDK ${esc(dev.sdkMode)}</span></h2>` +
+    (dev.notifications.length ? dev.notifications.map((n, i) => `<div class="device-item" data-device="${esc(dev.name)}" data-i="${i}">${esc(n.report?.notification?.title || n.android?.report?.notification?.title || n.skipped || "(no alert)")} <span class="muted">${time(n.receivedAt)}</span></div>`).join("") : `<p class="muted">no notifications yet</p>`)).join("");
   list.onclick = (e) => { const it = e.target.closest(".device-item"); if (!it) return; const dev = data.devices.find((x) => x.name === it.dataset.device); $("#device-detail").innerHTML = renderDevice(dev.notifications[Number(it.dataset.i)]); };
 }
 

@@ -56,6 +56,9 @@ fieldset { border: 1px solid var(--line); border-radius: 6px; margin: 12px 0 0; 
 .notif img { width: 56px; height: 56px; object-fit: cover; border-radius: 8px; grid-row: 2 / span 3; grid-column: 2; }
 .badge { display: inline-block; background: #e5484d; color: #fff; border-radius: 10px; padding: 0 7px; font-size: 11px; margin-left: 6px; }
 .tap { margin-top: 8px; }
+.shade { background: #202124; border-radius: 18px; padding: 14px 10px; max-width: 380px; margin-bottom: 10px; }
+.notif.android { background: #f1f3f4; border-radius: 16px; grid-template-columns: 1fr; }
+.notif.android img.big { width: 100%; height: auto; max-height: 180px; border-radius: 10px; grid-row: auto; grid-column: 1; margin-top: 6px; }
 .chart text { font-size: 11px; fill: #4a5163; } .chart .budget { fill: #eef1f7; } .chart .grid { stroke: #d9dde6; }
 .cards { display: flex; flex-wrap: wrap; gap: 10px; margin-bottom: 14px; }
 .card { background: var(--panel); border: 1px solid var(--line); border-radius: 8px; padding: 10px 14px; min-width: 120px; }

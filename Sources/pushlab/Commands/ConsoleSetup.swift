@@ -78,6 +78,18 @@ enum ConsoleSetup {
             let profile = lab.fleet.member(named: run.deviceName)?.profile ?? profile
             notebook.keep(push: run.push, device: run.deviceName, profile: profile, report: run.report)
         }
+        lab.androidFleet.setObserver { run in
+            guard let profile = lab.androidFleet.profile(named: run.deviceName) else { return }
+            notebook.register(DeviceNotebook.Device(name: run.deviceName, platform: "android", app: profile.package,
+                                                    sdkMode: profile.sdkMode.rawValue))
+            // The SDK does not keep the picture it drew: fetch it again for the console's thumbnail.
+            var image: [UInt8]?
+            if let shown = run.report.notification?.image, shown.shown {
+                let answer = try? await lab.deviceTransport.send(HTTPRequest(method: "GET", url: shown.url))
+                if answer?.status == 200 { image = answer?.body }
+            }
+            notebook.keep(push: run.push, device: run.deviceName, profile: profile, report: run.report, image: image)
+        }
         console.attach(devices: notebook)
         console.attach(sender: ConsoleSender(apns: try? lab.apnsClient(), fcm: try? lab.fcmClient()))
         console.attach { try lab.report() }
