@@ -25,9 +25,7 @@ enum CollectorCommand: Command {
         .value("--db", name: "PATH", help: "SQLite file for the metrics (created if missing).", default: "pushlab-metrics.sqlite"),
         .value("--cdp-key", name: "KEY", help: "CDP API key accepted on /v1/track and /v1/b.", repeatable: true),
         .value("--legacy-key", name: "SITE:KEY", help: "Site id and API key accepted on /push/events.", repeatable: true),
-        .value("--fault", name: "SPEC", help: "A fault rule, e.g. route=/v1/track,status=503,p=0.1,retry-after=2.", repeatable: true),
-        .value("--fault-plan", name: "FILE", help: "A JSON fault plan (docs/metrics.md); --fault rules are added after it."),
-        .value("--fault-seed", name: "N", help: "Seed of the fault plan; overrides the file's seed (else 0)."),
+    ] + FaultFlags.options(example: "route=/v1/track,status=503,p=0.1,retry-after=2", docs: "docs/metrics.md") + [
         .value("--ack", name: "WHEN", help: "Answer accepted requests once committed (durable: survives kill -9) or once queued (about 3x faster; a crash loses what was answered in the last milliseconds).", default: "committed"),
         .flag("--quiet", help: "No line per metric."),
         .flag("--json", help: "Print JSON lines (listening, metric, rejected, fault, stopped) instead of text."),
@@ -102,31 +100,10 @@ enum CollectorCommand: Command {
             throw UsageError("--ack '\(args.value("--ack")!)': expected queued or committed")
         }
         return CollectorConfiguration(credentials: CollectorCredentials(cdpAPIKeys: cdp, legacyKeys: legacy),
-                                      faultPlan: try faultPlan(args), acknowledgement: ack)
+                                      faultPlan: try FaultFlags.plan(args), acknowledgement: ack)
     }
 
     /// `--fault-plan FILE` then each `--fault`, seeded by `--fault-seed` (else the file's seed).
-    static func faultPlan(_ args: ParsedArguments) throws -> FaultPlan {
-        var seed: UInt64?
-        if let raw = args.value("--fault-seed") {
-            guard let s = UInt64(raw) else { throw UsageError("--fault-seed '\(raw)': expected a whole number ≥ 0") }
-            seed = s
-        }
-        return try faultPlan(file: args.value("--fault-plan"), flags: args.all("--fault"), seed: seed)
-    }
-
-    static func faultPlan(file: String?, flags: [String], seed: UInt64?) throws(UsageError) -> FaultPlan {
-        do {
-            var plan = FaultPlan()
-            if let file { plan = try FaultPlan.load(path: file) }
-            plan = plan.merging(try FaultPlan.parse(flags: flags))
-            if let seed { plan.seed = seed }
-            return plan
-        } catch {
-            throw UsageError("\(error)", fix: error.fix)
-        }
-    }
-
     static func serverConfiguration(_ args: ParsedArguments) throws -> HTTPServerConfiguration {
         func port(_ flag: String, _ fallback: Int) throws -> Int? {
             if args.value(flag) == "off" { return nil }

@@ -51,9 +51,7 @@ enum ServeCommand: Command {
         .value("--token-rate", name: "N", help: "Pushes per second one device token may get before 429 TooManyRequests.", default: "unlimited"),
         .value("--token-updates", name: "connection|team", help: "Count provider-token changes per connection, or also per team across connections (429 TooManyProviderTokenUpdates when a team's token changes within 20 minutes).", default: "connection"),
         .value("--idle-timeout", name: "DURATION", help: "Close idle APNs connections with GOAWAY {\"reason\":\"IdleTimeout\"}.", default: "never"),
-        .value("--fault", name: "SPEC", help: "Fault rule, e.g. route=/3/device/{token},status=503,p=0.1,retry-after=2.", repeatable: true),
-        .value("--fault-plan", name: "FILE", help: "Fault plan JSON (docs/gateway.md)."),
-        .value("--seed", name: "S", help: "Seed of the fault plan given by --fault.", default: "0"),
+    ] + FaultFlags.options(example: "route=/3/device/{token},status=503,p=0.1,retry-after=2", docs: "docs/gateway.md") + [
         .value("--event-loops", name: "N", help: "Event-loop threads per host; connections are spread over them.", default: "one per core"),
         .value("--live-app", name: "JSON", help: "App profile whose liveActivities block the virtual iPhones' activities use (content-state schema, budget)."),
         .flag("--quiet", help: "No line per push."),
@@ -85,7 +83,7 @@ enum ServeCommand: Command {
         }
         config.idleTimeout = try args.duration("--idle-timeout")
         config.recordsPath = args.value("--db")
-        config.faultPlan = try faultPlan(args)
+        config.faultPlan = try FaultFlags.plan(args)
         config.eventLoops = try args.int("--event-loops", range: 1...64) ?? ProcessInfo.processInfo.activeProcessorCount
         if let ca = args.value("--apns-client-ca") {
             guard FileManager.default.isReadableFile(atPath: ca) else {
@@ -178,27 +176,6 @@ enum ServeCommand: Command {
             throw UsageError("--images \(dir): not a directory", fix: "pass the directory that holds the images, e.g. --images payloads/assets")
         }
         return dir.hasSuffix("/") ? String(dir.dropLast()) : dir
-    }
-
-    private static func faultPlan(_ args: ParsedArguments) throws -> FaultPlan {
-        var plan = FaultPlan.none
-        do {
-            if let file = args.value("--fault-plan") {
-                plan = try FaultPlan.parse(json: try readInput(file, what: "fault plan"), source: file)
-            }
-            let flags = args.all("--fault")
-            if !flags.isEmpty {
-                let seed = try args.value("--seed").map { raw -> UInt64 in
-                    guard let s = UInt64(raw) else { throw UsageError("--seed takes a whole number, got '\(raw)'") }
-                    return s
-                } ?? 0
-                let fromFlags = try FaultPlan.parse(flags: flags, seed: seed)
-                plan = plan.isEmpty ? fromFlags : plan.merging(fromFlags)
-            }
-        } catch let e as UsageError { throw e } catch let e as FaultPlanError {
-            throw UsageError("\(e)", fix: e.fix)
-        } catch { throw UsageError("\(error)") }
-        return plan
     }
 }
 
