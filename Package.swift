@@ -70,7 +70,7 @@ let package = Package(
         .testTarget(name: "PushAuthTests", dependencies: ["PushAuth", "TestSupport"]),
         .testTarget(name: "PushHTTPTests", dependencies: ["PushHTTP", "TestSupport"]),
         .testTarget(name: "PushStoreTests", dependencies: ["PushStore", "TestSupport"]),
-        .testTarget(name: "PushRedisTests", dependencies: ["PushRedis", "PushAuth", "PushSend", "TestSupport"]),
+        .testTarget(name: "PushRedisTests", dependencies: ["PushRedis", "PushAuth", "PushSend", "PushGateway", "PushHTTP", "TestSupport"]),
         .testTarget(name: "PushSendTests", dependencies: ["PushSend", "PushGateway", "TestSupport"]),
         .testTarget(name: "PushDeviceTests", dependencies: ["PushDevice", "TestSupport"]),
         .testTarget(name: "PushMetricsTests", dependencies: ["PushMetrics", "PushDevice", "TestSupport"]),

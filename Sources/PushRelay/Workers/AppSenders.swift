@@ -37,7 +37,8 @@ final class AppSenders: Sendable {
     private let http: HTTPClient
 
     /// `shared`: the cluster's Redis when the queue runs there; then every node uses one APNs
-    /// provider token per (team, key) (`SharedProviderToken`) instead of signing its own.
+    /// provider token per (team, key) (`SharedProviderToken`) and one FCM access token per
+    /// service account (`SharedOAuthToken`) instead of its own.
     init(app: RelayApp, emulator: EmulatorEndpoints?, retry: RetryPolicy, shared: RedisClient? = nil) throws(SenderSetupError) {
         self.app = app
         func fail(_ message: String) -> SenderSetupError { SenderSetupError(app: app.name, message: message) }
@@ -76,8 +77,10 @@ final class AppSenders: Sendable {
             let account = ServiceAccount(projectID: file.projectID, clientEmail: file.clientEmail, privateKeyID: file.privateKeyID,
                                          privateKey: file.privateKey, tokenURI: tokenURL, source: file.source)
             let base = fcm.url ?? (fcm.target == .emulator ? emulator?.fcmURL : nil) ?? FCMClient.defaultBaseURL
+            let oauth = OAuthTokenSource(account: account, transport: http)
+            let credential: any FCMAccessTokenProvider = shared.map { SharedOAuthToken(source: oauth, client: $0) } ?? oauth
             fcmClient = FCMClient(baseURL: base, projectID: fcm.projectID ?? account.projectID, transport: http,
-                                  credential: OAuthTokenSource(account: account, transport: http), retry: retry)
+                                  credential: credential, retry: retry)
         } else {
             fcmClient = nil
         }

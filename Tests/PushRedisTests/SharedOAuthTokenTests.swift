@@ -1,0 +1,77 @@
+import Foundation
+import PushAuth
+import PushGateway
+import PushHTTP
+import PushRedis
+import TestSupport
+import XCTest
+
+/// One FCM OAuth access token per service account across nodes: three nodes, each with its own
+/// `OAuthTokenSource` and HTTP client, against the gateway emulator's real `/token` route and a
+/// real redis-server.
+final class SharedOAuthTokenTests: XCTestCase {
+    private var server: RedisServer!
+    private var gateway: Gateway!
+    private var clients: [HTTPClient] = []
+
+    override func setUp() async throws {
+        server = try RedisServer()
+        gateway = try Gateway(configuration: GatewayConfiguration(certificateFile: Fixtures.serverCert, privateKeyFile: Fixtures.serverKey),
+                              keys: try GatewayKeys.developmentDefaults(certsDirectory: Fixtures.path("certs")), devices: DeviceRegistry())
+        try gateway.start()
+    }
+
+    override func tearDown() async throws {
+        for client in clients { await client.shutdown() }
+        await gateway?.stop()
+        server?.stop()
+    }
+
+    private func node() throws -> (SharedOAuthToken, OAuthTokenSource) {
+        let file = try ServiceAccount.load(path: Fixtures.fcmServiceAccount)
+        let account = ServiceAccount(projectID: file.projectID, clientEmail: file.clientEmail, privateKeyID: file.privateKeyID,
+                                     privateKey: file.privateKey, tokenURI: gateway.tokenURL ?? "", source: file.source)
+        let http = try HTTPClient(configuration: HTTPClientConfiguration(caFile: Fixtures.caFile))
+        clients.append(http)
+        let source = OAuthTokenSource(account: account, transport: http)
+        return (SharedOAuthToken(source: source, client: RedisClient(endpoint: try RedisEndpoint(url: server.url))), source)
+    }
+
+    func testThreeNodesMakeOneExchangeAndShareTheRenewedToken() async throws {
+        let nodes = try (0..<3).map { _ in try node() }
+        let tokens = try await withThrowingTaskGroup(of: String.self) { group in
+            for (shared, _) in nodes { group.addTask { try await shared.bearerToken() } }
+            return try await group.reduce(into: Set<String>()) { $0.insert($1) }
+        }
+        XCTAssertEqual(tokens.count, 1, "every node uses the same access token")
+        var exchanges = 0
+        for (_, source) in nodes { exchanges += await source.exchangeCount }
+        XCTAssertEqual(exchanges, 1, "one token exchange for the cluster")
+        let stored = try server.cli(["GET", "pushlab:oauth:\(nodes[0].1.account.clientEmail)"])
+        XCTAssertTrue(stored.hasSuffix(" " + tokens.first!), "the token in Redis is the one in use")
+
+        // FCM answered 401 for it on node 0: node 0 renews, and the others adopt the new token.
+        let renewed = await nodes[0].0.renew(afterRejecting: tokens.first!)
+        XCTAssertTrue(renewed)
+        let fresh = try await nodes[0].0.bearerToken()
+        XCTAssertNotEqual(fresh, tokens.first)
+        // Node 1 still holds the old one locally until it is rejected there too.
+        _ = await nodes[1].0.renew(afterRejecting: tokens.first!)
+        let adopted = try await nodes[1].0.bearerToken()
+        XCTAssertEqual(adopted, fresh, "the second node adopts the token the first one minted")
+        exchanges = 0
+        for (_, source) in nodes { exchanges += await source.exchangeCount }
+        XCTAssertEqual(exchanges, 2)
+    }
+
+    func testRedisDownFallsBackToTheNodesOwnExchange() async throws {
+        let (shared, source) = try node()
+        server.stop()
+        let token = try await shared.bearerToken()
+        XCTAssertFalse(token.isEmpty)
+        let fallbacks = await shared.localFallbacks
+        XCTAssertEqual(fallbacks, 1)
+        let exchanges = await source.exchangeCount
+        XCTAssertEqual(exchanges, 1)
+    }
+}
