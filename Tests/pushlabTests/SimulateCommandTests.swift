@@ -46,9 +46,20 @@ final class SimulateCommandTests: XCTestCase {
         XCTAssertTrue(r.stderr.contains("--platform must be ios, android or both, got 'windows'"), r.stderr)
     }
 
-    func testChartIsForTheIPhoneOnly() throws {
-        let r = try ProcessRunner.pushlab(["simulate", "--platform", "android", "--chart", "/tmp/never-written.svg"])
-        XCTAssertEqual(r.status, 2)
-        XCTAssertTrue(r.stderr.contains("--chart"), r.stderr)
+    func testChartOnBothPlatformsDrawsASeriesPerPlatformAndStore() throws {
+        let dir = Fixtures.temporaryDirectory("simulate-chart")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let svg = dir.appendingPathComponent("chart.svg").path
+        let r = try ProcessRunner.pushlab(["simulate", "--platform", "both", "--app-group", "cio", "--pushes", "8", "--time-scale", "10",
+                                           "--chart", svg, "--json"], timeout: 300)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let chart = try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])?["chart"] as? [String: Any])
+        XCTAssertEqual(Set(chart.keys), ["iOS cio", "Android cio-android"])
+        // The SDK's pending store loses every before-send kill on Android: recovery 0 at each rate.
+        let android = try XCTUnwrap(chart["Android cio-android"] as? [[String: Any]])
+        XCTAssertFalse(android.isEmpty)
+        XCTAssertTrue(android.allSatisfy { ($0["recoveryRatio"] as? Double) == 0 }, "\(android)")
+        let text = try String(contentsOfFile: svg, encoding: .utf8)
+        XCTAssertTrue(text.contains("Android cio-android") && text.contains("iOS cio"))
     }
 }

@@ -34,7 +34,7 @@ enum SimulateCommand: Command {
         .value("--launches", name: "N", help: "App cold starts, spread evenly; the last after the last push.", default: "1"),
         .flag("--misconfigured-app-group", help: "Extension bundle id with a suffix the SDK does not strip: the store is silently off."),
         .value("--concurrency", name: "N", help: "Pushes in flight at once.", default: "64"),
-        .value("--chart", name: "FILE.svg", help: "Also sweep kill rates 5–50% per store and draw recovery ratio against kill rate."),
+        .value("--chart", name: "FILE.svg", help: "Also sweep kill rates 5–50% per store (and platform) and draw recovery ratio against kill rate."),
         .value("--app", name: "FILE", help: "App profile.", default: "payloads/apps/demo.json"),
         .value("--platform", name: "ios|android|both", help: "The phone the pushes go to; both: each store on both, side by side per fault.", default: "ios"),
         .value("--android-app", name: "FILE", help: "Android app profile (its SDK mode is set per store).", default: "payloads/apps/android-demo.json"),
@@ -92,7 +92,6 @@ enum SimulateCommand: Command {
             if let path = args.value("--android-app") {
                 do { simulation.androidProfile = try AndroidAppProfile.load(path: path) } catch { throw UsageError("--android-app \(error.reason)", fix: error.fix) }
             }
-            if args.value("--chart") != nil { throw UsageError("--chart draws the iPhone's stores only", fix: "drop --chart, or use --platform ios") }
         }
 
         var results: [SimulationResult] = []
@@ -116,16 +115,22 @@ enum SimulateCommand: Command {
 
         var sweep: [(String, [RecoveryChart.Point])] = []
         if let chart = args.value("--chart") {
-            for store in stores {
-                var points: [RecoveryChart.Point] = []
-                for rate in [0.05, 0.1, 0.2, 0.3, 0.4, 0.5] {
-                    var run = p
-                    run.store = store
-                    run.killRate = rate
-                    let r = try await simulation.run(run, progress: progressLine(label: "\(store.rawValue) kill \(Int(rate * 100))%"))
-                    if let ratio = r.recoveryRatio { points.append(.init(killRate: rate, recoveryRatio: ratio)) }
+            for platform in platforms {
+                for store in stores {
+                    var points: [RecoveryChart.Point] = []
+                    let name = platforms == [.ios] ? store.rawValue : platform == .ios ? "iOS \(store.rawValue)" : "Android \(store.androidSDKMode.rawValue)"
+                    for rate in [0.05, 0.1, 0.2, 0.3, 0.4, 0.5] {
+                        var run = p
+                        run.store = store
+                        run.killRate = rate
+                        let label = "\(name) kill \(Int(rate * 100))%"
+                        let r = platform == .ios ? try await simulation.run(run, progress: progressLine(label: label))
+                                                 : try await simulation.runAndroid(run, progress: progressLine(label: label))
+                        if let ratio = r.recoveryRatio { points.append(.init(killRate: rate, recoveryRatio: ratio)) }
+                    }
+                    // No point: the store missed nothing at any kill rate (recovery ratio undefined).
+                    sweep.append((points.isEmpty ? name + " (nothing missed)" : name, points))
                 }
-                sweep.append((store.rawValue, points))
             }
             if stderrIsTTY { FileHandle.standardError.write(Data("\n".utf8)) }
             let svg = RecoveryChart.svg(series: sweep, title: "Delivered-metric recovery, \(p.pushes) pushes per point, seed \(p.seed)")
