@@ -102,6 +102,22 @@ final class FCMRouteTests: XCTestCase {
         XCTAssertEqual(payload["aps"]?["alert"]?["title"]?.stringValue, "Hi")
         XCTAssertEqual(delivered.deliveryID, "dlv-1")
     }
+    /// An Android device gets the FCM message itself (its SDK reads `data`), never an APNs payload.
+    func testMessageForAnAndroidDeviceIsHandedToTheAndroidSinkWithItsDataDeliveryID() async throws {
+        await h.stop()
+        h = try makeHarness(devices: [EmulatedDevice(name: "pixel", platform: .android, fcmToken: Self.fcmToken, bundleID: "io.pushlab.shop",
+                                                     firebaseProject: Fixtures.fcmProjectID)])
+        let body = #"{"message":{"token":"\#(Self.fcmToken)","data":{"title":"Hi","CIO-Delivery-ID":"and-1","CIO-Delivery-Token":"tok-1"},"android":{"priority":"high"}}}"#
+        let r = try send(body)
+        XCTAssertEqual(r.status, 200, r.body)
+        XCTAssertTrue(h.sink.delivered.isEmpty, "no APNs payload for an Android phone")
+        let delivered = try XCTUnwrap(h.sink.deliveredToAndroid.first)
+        XCTAssertEqual(delivered.device?.name, "pixel")
+        XCTAssertEqual(delivered.deliveryID, "and-1")
+        XCTAssertEqual(try JSONDocument.parse(delivered.payload).root["message"]?["data"]?["title"]?.stringValue, "Hi")
+        h.gateway.records.flush()
+        XCTAssertEqual(try h.gateway.records.recent(limit: 1).first?.deliveryID, "and-1", "the record names the delivery for the report's sent count")
+    }
     func testValidateOnlyChecksWithoutDelivering() throws {
         let r = try send(#"{"validate_only":true,"message":{"token":"\#(Self.fcmToken)"}}"#)
         XCTAssertEqual(r.status, 200, r.body)

@@ -43,9 +43,13 @@ final class GatewayHarness: @unchecked Sendable {
 /// Collects what the gateway delivered.
 final class RecordingSink: PushDeliverySink, @unchecked Sendable {
     private var pushes: [AcceptedPush] = []
+    private var androidPushes: [AcceptedPush] = []
     private let lock = NSLock()
     func deliver(_ push: AcceptedPush) { lock.withLock { pushes.append(push) } }
+    func deliverToAndroid(_ push: AcceptedPush) { lock.withLock { androidPushes.append(push) } }
     var delivered: [AcceptedPush] { lock.withLock { pushes } }
+    /// FCM messages for devices registered as `android`.
+    var deliveredToAndroid: [AcceptedPush] { lock.withLock { androidPushes } }
 }
 
 /// One request for `curl`, the independent client.
