@@ -49,7 +49,7 @@ let package = Package(
         .target(name: "PushConsole", dependencies: ["PushCore", "PushAuth", "PushHTTP", "PushSend", "PushGateway", "PushDevice", "PushMetrics",
                                                    "PushRelay"]),
         // Wires every part into one offline lab: the demo and the delivery-metric experiment.
-        .target(name: "OfflineLab", dependencies: ["PushCore", "PushAuth", "PushHTTP", "PushSend", "PushGateway", "PushDevice", "PushMetrics"]),
+        .target(name: "OfflineLab", dependencies: ["PushCore", "PushAuth", "PushHTTP", "PushSend", "PushGateway", "PushDevice", "PushMetrics", "PushRelay"]),
         .executableTarget(
             name: "pushlab",
             dependencies: ["PushCore", "PushAuth", "PushHTTP", "PushStore", "PushSend", "PushGateway", "PushDevice", "PushMetrics", "PushRelay", "OfflineLab",

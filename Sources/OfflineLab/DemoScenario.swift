@@ -25,7 +25,7 @@ public struct DemoReport: Sendable, Codable {
 /// `.p8` key over HTTP/2 + TLS, the gateway emulator, the NSE downloading the image from a local
 /// HTTPS server and reporting `delivered`, a tap reporting `opened`, the same through FCM, and
 /// one push whose extension is killed before its metric completes, recovered at the next app
-/// launch.
+/// launch; then a Live Activity broadcast, an Android phone and a gorush-format request through `pushlab relay`.
 public struct DemoScenario: Sendable {
     public static let device = "iphone"
     public static let apnsToken = String(repeating: "a1b2c3d4", count: 8)
@@ -132,12 +132,13 @@ public struct DemoScenario: Sendable {
 
         await liveActivityStep(lab: lab, credential: apns.credential, record: record)
         await androidStep(lab: lab, record: record)
+        await relayStep(lab: lab, record: record)
 
         lab.collector.flush()
         let report = try? lab.collector.report(gatewayDatabasePath: lab.gateway.configuration.recordsPath.map { lab.gateway.records.flush(); return $0 })
         if let report {
             let t = report.totals
-            record("collector report", t.delivered == 4 && t.opened == 2 && t.duplicates == 0 && t.recoveredAtLaunch == 1, [
+            record("collector report", t.delivered == 5 && t.opened == 2 && t.duplicates == 0 && t.recoveredAtLaunch == 1, [
                 "sent \(t.sent ?? 0), delivered \(t.delivered) (live \(t.deliveredLive), recovered at launch \(t.recoveredAtLaunch)), opened \(t.opened), duplicates \(t.duplicates)",
             ])
         }
@@ -196,12 +197,12 @@ public struct DemoScenario: Sendable {
         return (outcome.openedEvent != nil && flush.sentEvents == 1 && flush.remaining == 0, details)
     }
 
-    private func nseOK(_ r: NSERunReport?, rich: Bool) -> Bool {
+    func nseOK(_ r: NSERunReport?, rich: Bool) -> Bool {
         guard let r else { return false }
         return r.handled && !r.killed && r.contentHandlerCalls == 1 && (!rich || r.delivered == .rich) && r.metric.result == .acknowledged
     }
 
-    private func describe(_ r: NSERunReport?) -> [String] {
+    func describe(_ r: NSERunReport?) -> [String] {
         guard let r else { return ["the extension did not run (no delivery reached the device)"] }
         let attachment: String = r.notification?.attachments.first.map { a -> String in " with \(a.type) \(a.size) bytes" } ?? ""
         var out = ["shown: \(r.delivered.rawValue) content" + attachment,

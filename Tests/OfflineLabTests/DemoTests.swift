@@ -23,6 +23,10 @@ final class DemoTests: XCTestCase {
         let android = result.report?.byPlatform.first { $0.group == "android" }
         XCTAssertEqual(android?.delivered, 1, "the virtual Android phone's delivered metric")
         XCTAssertEqual(android?.opened, 1, "the virtual Android phone's opened metric")
+        let relay = result.steps.first { $0.title.hasPrefix("relay:") }
+        XCTAssertEqual(relay?.passed, true, "the gorush-format request through pushlab relay: \(relay?.details ?? [])")
+        let viaRelay = result.report?.deliveries.first { $0.deliveryID == DemoScenario.relayDelivery }
+        XCTAssertEqual(viaRelay?.delivered, 1, "the push sent by the relay was delivered on the iPhone and counted once")
     }
 
     func testDemoCommandExitsZeroAndPrintsTheReport() throws {
