@@ -1,0 +1,22 @@
+# Sourced by benchmarks/relay.sh and benchmarks/relay-soak.sh (after $PUSHLAB, $WORK and the
+# PIDS array exist): start_relay CONFIG DATA starts `pushlab relay` on a free port and sets
+# RELAY_PID and RELAY_URL (the cleartext URL it prints); its output goes to $WORK/relay.log.
+start_relay() {
+  "$PUSHLAB" relay --config "$1" --data "$2" --quiet >"$WORK/relay.log" 2>&1 &
+  RELAY_PID=$!
+  PIDS+=("$RELAY_PID")
+  for _ in $(seq 600); do grep -q '^relay: listening on ' "$WORK/relay.log" && break; sleep 0.05; done
+  RELAY_URL=$(sed -n 's|^relay: listening on \([^ ]*\) .*|\1|p' "$WORK/relay.log")
+  [ -n "$RELAY_URL" ] || { cat "$WORK/relay.log"; echo "$(basename "$0"): the relay did not start" >&2; exit 1; }
+}
+
+# start_emulator [ARGS…] starts `pushlab serve` on free ports (quick start) and sets
+# SERVE_PID and APNS_URL; its output goes to $WORK/serve.log.
+start_emulator() {
+  "$PUSHLAB" serve --apns-port 0 --port 0 --h2c-port 0 --quiet "$@" >"$WORK/serve.log" 2>&1 &
+  SERVE_PID=$!
+  PIDS+=("$SERVE_PID")
+  for _ in $(seq 200); do grep -q '^APNs: https://' "$WORK/serve.log" && break; sleep 0.05; done
+  APNS_URL=$(sed -n 's|^APNs: \(https://[^ ]*\) .*|\1|p' "$WORK/serve.log")
+  [ -n "$APNS_URL" ] || { cat "$WORK/serve.log"; echo "$(basename "$0"): the emulator did not start" >&2; exit 1; }
+}

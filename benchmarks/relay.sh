@@ -1,0 +1,225 @@
+#!/usr/bin/env bash
+# benchmarks/relay.sh → benchmarks/results/relay.md — `pushlab relay` (issue 18), side by side
+# with the gateway emulator (`pushlab serve`, a separate process) on this machine:
+# 1. API intake: targets per second durably queued (SQLite, fsync on), h2load posting
+#    REQUESTS requests of 1,000 targets each, native (POST /v1/apps/bench/pushes) and gorush
+#    format (POST /gorush/bench/api/push, one notification of 1,000 tokens). The app's send rate
+#    is 1/min here, so the workers stay out of the way: this is the queue's intake alone.
+#    Also h2load's request latency (mean, max) under that load. Target ≥ 100,000 targets/s.
+# 2. End to end: E2E_TARGETS targets (pushes of 1,000) through a relay to the emulator, from the
+#    first POST until the queue is empty, vs `pushlab send apns --tokens` sending the same
+#    number straight to the emulator; both with CONCURRENCY sends in flight on one HTTP/2
+#    connection. Ratio relay ÷ direct (target ≥ 0.8). p50/p99 of enqueue → final result per
+#    target (the results' finished_at − accepted_at).
+# 3. Peak RSS (VmHWM) of a relay holding QUEUED unfinished targets (issue: 1,000,000 ≤ 256 MB),
+#    and of a relay restarted on that queue.
+# Every run is a raw row; medians, date, machine and load come from benchmarks/lib/runs.sh.
+#
+#   ROUNDS=3 REQUESTS=200 E2E_TARGETS=20000 QUEUED=1000000 [SKIP_BUILD=1] [CONFIG=release] benchmarks/relay.sh
+#   CONFIG=debug SKIP_BUILD=1 ROUNDS=1 REQUESTS=20 E2E_TARGETS=2000 QUEUED=50000 benchmarks/relay.sh   # check on a busy machine
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROUNDS=${ROUNDS:-3}
+REQUESTS=${REQUESTS:-200}
+E2E_TARGETS=${E2E_TARGETS:-20000}
+QUEUED=${QUEUED:-1000000}
+CONCURRENCY=${CONCURRENCY:-100}
+CLIENTS=${CLIENTS:-4}       # h2load connections
+STREAMS=${STREAMS:-4}       # h2load requests in flight per connection
+CONFIG=${CONFIG:-release}   # CONFIG=debug only to check the script: not a measurement to compare
+OUT=benchmarks/results/relay.md
+WORK=$(mktemp -d)
+PIDS=()
+cleanup() { for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$WORK"; }
+trap cleanup EXIT
+source benchmarks/lib/runs.sh
+
+[ -n "${SKIP_BUILD:-}" ] || swift build -c "$CONFIG" --product pushlab >/dev/null  # SKIP_BUILD=1 reuses the current binary
+PUSHLAB=.build/$CONFIG/pushlab
+REPO=$(pwd)
+# to_ms 123us|5.43ms|1.2s → milliseconds (h2load prints its own units).
+to_ms() { awk -v v="$1" 'BEGIN { if (v ~ /us$/) printf "%.2f", v / 1000; else if (v ~ /ms$/) printf "%.2f", v + 0; else printf "%.2f", v * 1000 }'; }
+vmhwm_kb() { awk '/^VmHWM/ { print $2 }' "/proc/$1/status"; }
+
+# The emulator: APNs quick start (any well-formed token for io.pushlab.demo).
+source benchmarks/lib/relay.sh
+start_emulator
+
+# relay_config FILE RATE_PER_MINUTE WORKERS
+relay_config() {
+  cat >"$1" <<EOF
+{"listen": {"port": 0}, "queue": {"capacity": 1000000000}, "workers": {"concurrency": $3},
+ "apps": {"bench": {"rate_per_minute": $2,
+   "apns": {"key": "$REPO/certs/AuthKey_PLDEVKEY01.p8", "key_id": "PLDEVKEY01", "team_id": "PLDEVTEAM1",
+            "bundle_id": "io.pushlab.demo", "url": "$APNS_URL", "ca_file": "$REPO/certs/ca.pem"}}}}
+EOF
+}
+# h2load_run NAME URL BODY → records NAME targets/s (1,000 targets per 2xx request) and latency.
+h2load_run() {
+  h2load -n "$3" -c "$CLIENTS" -m "$STREAMS" -d "$4" -H "authorization: Bearer $KEY" -H "content-type: application/json" \
+    "$2" >"$WORK/h2load.txt" 2>&1 || true
+  local ms ok mean max
+  ms=$(to_ms "$(awk '/^finished in/ { sub(/,$/, "", $3); print $3 }' "$WORK/h2load.txt")")
+  ok=$(awk '/^status codes:/ { print $3 }' "$WORK/h2load.txt")
+  mean=$(to_ms "$(awk '/^time for request:/ { print $6 }' "$WORK/h2load.txt")")
+  max=$(to_ms "$(awk '/^time for request:/ { print $5 }' "$WORK/h2load.txt")")
+  [ "${ok:-0}" -gt 0 ] || { cat "$WORK/h2load.txt"; echo "relay.sh: h2load got no 2xx from $2" >&2; exit 1; }
+  record "$1 targets/s" "$(awk -v n="$ok" -v ms="$ms" 'BEGIN { printf "%d", n * 1000 * 1000 / ms }')"
+  record "$1 2xx requests" "$ok"
+  record "$1 request latency mean" "$mean"
+  record "$1 request latency max" "$max"
+}
+
+python3 - "$WORK" <<'EOF'
+import json, sys
+work = sys.argv[1]
+tokens = ["%064x" % (0xB0000000 + i) for i in range(1000)]
+json.dump({"apns": {"payload": {"aps": {"alert": {"title": "bench", "body": "relay intake"}}}}, "apns_tokens": tokens}, open(work + "/native.json", "w"))
+json.dump({"notifications": [{"platform": 1, "tokens": tokens, "title": "bench", "message": "relay intake"}]}, open(work + "/gorush.json", "w"))
+EOF
+
+# 1 + 3. Intake, then the queue topped up to QUEUED unfinished targets.
+relay_config "$WORK/intake.json" 1 1
+KEY=$("$PUSHLAB" relay keys create --data "$WORK/intake-data" --app bench 2>/dev/null)
+ADMIN=$("$PUSHLAB" relay keys create --data "$WORK/intake-data" --admin 2>/dev/null)
+start_relay "$WORK/intake.json" "$WORK/intake-data"
+INTAKE_URL=$RELAY_URL
+for ROUND in $(seq "$ROUNDS"); do
+  echo "relay.sh: intake round $ROUND/$ROUNDS"
+  h2load_run "intake native" "$INTAKE_URL/v1/apps/bench/pushes" "$REQUESTS" "$WORK/native.json"
+  h2load_run "intake gorush" "$INTAKE_URL/gorush/bench/api/push" "$REQUESTS" "$WORK/gorush.json"
+done
+ROUND=1
+queued() { curl -s "$INTAKE_URL/v1/admin/queue" -H "authorization: Bearer $ADMIN" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["waiting"] + d["claimed"])'; }
+HAVE=$(queued)
+if [ "$HAVE" -lt "$QUEUED" ]; then
+  h2load -n $(( (QUEUED - HAVE + 999) / 1000 )) -c "$CLIENTS" -m "$STREAMS" -d "$WORK/native.json" \
+    -H "authorization: Bearer $KEY" -H "content-type: application/json" "$INTAKE_URL/v1/apps/bench/pushes" >/dev/null 2>&1
+fi
+HELD=$(queued)
+record "relay holding $HELD unfinished targets: peak RSS KiB" "$(vmhwm_kb "$RELAY_PID")"
+DB_MB=$(du -sm "$WORK/intake-data" | cut -f1)
+kill -9 "$RELAY_PID"; wait "$RELAY_PID" 2>/dev/null || true
+start_relay "$WORK/intake.json" "$WORK/intake-data"
+curl -s "$RELAY_URL/v1/admin/queue" -H "authorization: Bearer $ADMIN" >/dev/null
+record "relay restarted on that queue: peak RSS KiB" "$(vmhwm_kb "$RELAY_PID")"
+kill -9 "$RELAY_PID"; wait "$RELAY_PID" 2>/dev/null || true
+rm -rf "$WORK/intake-data"
+
+# 2. End to end, relay vs direct, interleaved.
+python3 -c "
+for i in range($E2E_TARGETS): print('%064x' % (0xE0000000 + i))" >"$WORK/tokens.txt"
+printf '%s' '{"aps":{"alert":{"title":"bench","body":"relay end to end"}}}' >"$WORK/payload.json"
+cat >"$WORK/e2e.py" <<'EOF'
+# Posts the tokens as pushes of 1,000 over one HTTP/1.1 connection, waits until the queue is
+# empty, then reads every push's results: elapsed, targets/s, p50/p99 enqueue → final (ms).
+import json, sys, time, http.client, urllib.parse
+url, key, admin, tokens_file = sys.argv[1:5]
+u = urllib.parse.urlsplit(url)
+c = http.client.HTTPConnection(u.hostname, u.port)
+def call(method, path, body=None, token=key):
+    c.request(method, path, body=body, headers={"authorization": "Bearer " + token, "content-type": "application/json"})
+    r = c.getresponse()
+    return r.status, json.loads(r.read() or b"null")
+tokens = open(tokens_file).read().split()
+start = time.monotonic()
+ids = []
+for i in range(0, len(tokens), 1000):
+    body = json.dumps({"apns": {"payload": {"aps": {"alert": {"title": "bench", "body": "relay end to end"}}}}, "apns_tokens": tokens[i:i + 1000]})
+    status, answer = call("POST", "/v1/apps/bench/pushes", body)
+    assert status == 202, (status, answer)
+    ids.append(answer["id"])
+while True:
+    status, depth = call("GET", "/v1/admin/queue", token=admin)
+    if depth["waiting"] == 0 and depth["claimed"] == 0:
+        break
+    time.sleep(0.01)
+elapsed = time.monotonic() - start
+def seconds(t):
+    from datetime import datetime
+    return datetime.fromisoformat(t.replace("Z", "+00:00")).timestamp()
+latencies, sent = [], 0
+for pid in ids:
+    status, push = call("GET", "/v1/pushes/" + pid)
+    accepted = seconds(push["accepted_at"])
+    for r in push["results"]:
+        sent += r["status"] == "sent"
+        latencies.append((seconds(r["finished_at"]) - accepted) * 1000)
+latencies.sort()
+pick = lambda q: latencies[min(len(latencies) - 1, int(q * len(latencies)))]
+print(sent, len(tokens), round(elapsed, 3), int(len(tokens) / elapsed), round(pick(0.50), 1), round(pick(0.99), 1))
+EOF
+relay_config "$WORK/e2e.json" 100000000 "$CONCURRENCY"
+RELAY_CMD="pushlab relay --config e2e.json (rate 100,000,000/min, workers.concurrency $CONCURRENCY, apns.url → the emulator) --quiet; e2e.py posts $E2E_TARGETS targets as pushes of 1,000, polls /v1/admin/queue until empty"
+DIRECT_CMD="pushlab send apns --url <emulator> --ca-file certs/ca.pem --key certs/AuthKey_PLDEVKEY01.p8 --team-id PLDEVTEAM1 --topic io.pushlab.demo --tokens tokens.txt ($E2E_TARGETS) --concurrency $CONCURRENCY --connections 1 --no-history --json payload.json"
+for ROUND in $(seq "$ROUNDS"); do
+  echo "relay.sh: end-to-end round $ROUND/$ROUNDS"
+  rm -rf "$WORK/e2e-data"
+  KEY=$("$PUSHLAB" relay keys create --data "$WORK/e2e-data" --app bench 2>/dev/null)
+  ADMIN=$("$PUSHLAB" relay keys create --data "$WORK/e2e-data" --admin 2>/dev/null)
+  start_relay "$WORK/e2e.json" "$WORK/e2e-data"
+  read -r R_SENT R_TOTAL R_SECS R_RATE R_P50 R_P99 < <(python3 "$WORK/e2e.py" "$RELAY_URL" "$KEY" "$ADMIN" "$WORK/tokens.txt")
+  kill "$RELAY_PID"; wait "$RELAY_PID" 2>/dev/null || true
+  record "relay end to end deliveries/s" "$R_RATE"
+  record "relay end to end sent" "$R_SENT"
+  record "relay enqueue→final p50 ms" "$R_P50"
+  record "relay enqueue→final p99 ms" "$R_P99"
+  "$PUSHLAB" send apns --url "$APNS_URL" --ca-file certs/ca.pem --key certs/AuthKey_PLDEVKEY01.p8 --team-id PLDEVTEAM1 \
+    --topic io.pushlab.demo --tokens "$WORK/tokens.txt" --concurrency "$CONCURRENCY" --connections 1 --no-history --json \
+    "$WORK/payload.json" >"$WORK/direct.json"
+  read -r D_OK D_RATE < <(python3 -c "import json; d=json.load(open('$WORK/direct.json')); print(d['accepted'], d['perSecond'])")
+  record "direct send apns deliveries/s" "$D_RATE"
+  record "direct send apns accepted" "$D_OK"
+done
+ROUND=1
+
+NATIVE=$(median "intake native targets/s")
+GORUSH=$(median "intake gorush targets/s")
+RELAY_RATE=$(median "relay end to end deliveries/s")
+DIRECT_RATE=$(median "direct send apns deliveries/s")
+RSS_HELD=$(median "relay holding $HELD unfinished targets: peak RSS KiB")
+RSS_RESTART=$(median "relay restarted on that queue: peak RSS KiB")
+mb() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
+cat >"$OUT" <<EOF
+# pushlab relay: intake, end to end vs direct, memory with a large queue
+
+$(machine_lines)
+- build: \`$CONFIG\`$( [ "$CONFIG" = release ] || echo " — **a debug build: checks that the script works, not a measurement to compare with the targets**" ); $($PUSHLAB --version), $(h2load --version 2>&1 | head -1)
+- $ROUNDS round(s); the table shows medians of the rounds; every run is listed below.
+- sizes: REQUESTS=$REQUESTS per intake run (1,000 targets each, $CLIENTS connections × $STREAMS streams), E2E_TARGETS=$E2E_TARGETS, QUEUED=$QUEUED, CONCURRENCY=$CONCURRENCY
+
+The emulator (\`pushlab serve\`, quick start, its own process) is the APNs host for both the
+relay and \`pushlab send apns\`. The relay's queue is SQLite in WAL mode with \`synchronous=FULL\`
+(\`queue.fsync: true\`, the default); every target counted as queued was answered \`202\`/\`200\`.
+
+| measurement | median | target |
+| --- | ---: | --- |
+| intake, native API (targets/s durably queued) | $NATIVE | ≥ 100,000 |
+| intake, gorush API (targets/s durably queued) | $GORUSH | ≥ 100,000 |
+| intake request latency, native (h2load mean / max, ms) | $(median "intake native request latency mean") / $(median "intake native request latency max") | |
+| end to end relay → emulator (deliveries/s) | $RELAY_RATE | |
+| \`pushlab send apns --tokens\` → emulator (deliveries/s) | $DIRECT_RATE | |
+| **relay ÷ direct** | **$(ratio "$RELAY_RATE" "$DIRECT_RATE")** | ≥ 0.80 |
+| enqueue → final result per target, p50 / p99 (ms) | $(median "relay enqueue→final p50 ms") / $(median "relay enqueue→final p99 ms") | |
+| peak RSS, relay holding $HELD unfinished targets | $(mb "$RSS_HELD") MB | ≤ 256 MB at 1,000,000 |
+| peak RSS, relay restarted on that queue | $(mb "$RSS_RESTART") MB | |
+
+Data directory with $HELD unfinished targets: $DB_MB MB on disk.
+
+## Every run
+
+$(raw_table)
+
+## Commands
+\`\`\`
+pushlab serve --apns-port 0 --port 0 --h2c-port 0 --quiet
+pushlab relay --config intake.json (rate_per_minute 1, workers.concurrency 1: the queue's intake alone) --quiet
+h2load -n $REQUESTS -c $CLIENTS -m $STREAMS -d native.json (1,000 apns_tokens) -H 'authorization: Bearer <key>' -H 'content-type: application/json' http://127.0.0.1:PORT/v1/apps/bench/pushes
+h2load -n $REQUESTS -c $CLIENTS -m $STREAMS -d gorush.json (1 notification, 1,000 tokens) … http://127.0.0.1:PORT/gorush/bench/api/push
+h2load … native.json until $QUEUED targets wait; VmHWM of the relay; kill -9; restart on the same --data; VmHWM
+$RELAY_CMD
+$DIRECT_CMD
+\`\`\`
+Re-run: \`ROUNDS=$ROUNDS REQUESTS=$REQUESTS E2E_TARGETS=$E2E_TARGETS QUEUED=$QUEUED CONFIG=release benchmarks/relay.sh\`
+EOF
+cat "$OUT"
