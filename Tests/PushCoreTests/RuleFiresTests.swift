@@ -63,6 +63,7 @@ final class RuleFiresTests: XCTestCase {
     func testRule_cio_image_url() throws { try RuleSamplesTests.assertRuleFires("cio.image.url") }
     func testRule_cio_image_https() throws { try RuleSamplesTests.assertRuleFires("cio.image.https") }
     func testRule_cio_image_extension() throws { try RuleSamplesTests.assertRuleFires("cio.image.extension") }
+    func testRule_cio_image_no_extension() throws { try RuleSamplesTests.assertRuleFires("cio.image.no-extension") }
     func testRule_cio_mutable_content_required() throws { try RuleSamplesTests.assertRuleFires("cio.mutable-content.required") }
     func testRule_cio_alert_required() throws { try RuleSamplesTests.assertRuleFires("cio.alert.required") }
     func testRule_cio_link_type() throws { try RuleSamplesTests.assertRuleFires("cio.link.type") }

@@ -198,3 +198,48 @@ private final class LockedSet<Element: Hashable & Sendable>: @unchecked Sendable
     func insert(_ element: Element) { _ = lock.withLock { elements.insert(element) } }
     var all: Set<Element> { lock.withLock { elements } }
 }
+
+/// Issue 23 item 2: an image URL without a file extension, as image CDNs serve them. iOS names
+/// the attachment from the download (URLResponse.suggestedFilename): Content-Disposition, else
+/// the URL, else the URL plus the Content-Type's extension; the timeline says which one.
+final class ExtensionlessImageURLTests: XCTestCase {
+    private var container: URL!
+    override func setUp() { container = Fixtures.temporaryDirectory("nse-ext") }
+    override func tearDown() { try? FileManager.default.removeItem(at: container) }
+
+    func testTheSuggestedNameComesFromDispositionThenURLThenContentType() {
+        let png: HTTPHeaders = ["content-type": "image/png"]
+        let named = AttachmentBuilder.suggestedName(url: "https://cdn.test/image?id=4", headers: ["content-disposition": #"inline; filename="banner.jpg""#])
+        XCTAssertEqual(named.name, "banner.jpg")
+        XCTAssertEqual(named.source, "Content-Disposition")
+        XCTAssertEqual(AttachmentBuilder.suggestedName(url: "https://cdn.test/a/photo.gif", headers: png).name, "photo.gif", "the URL's extension wins over the type")
+        let typed = AttachmentBuilder.suggestedName(url: "https://cdn.test/image?id=4", headers: png)
+        XCTAssertEqual(typed.name, "image.png")
+        XCTAssertEqual(typed.source, "the URL's path + the extension of Content-Type image/png")
+        XCTAssertEqual(AttachmentBuilder.suggestedName(url: "https://cdn.test/image?id=4", headers: ["content-type": "application/octet-stream"]).name, "image")
+    }
+
+    private func run(headers: HTTPHeaders) async throws -> NSERunReport {
+        var profile = AppProfile(bundleID: "io.pushlab.demo", extensionBundleID: "io.pushlab.demo.richpush", cdpAPIKey: "key",
+                                 metricsBaseURL: "https://metrics.test", sdkMode: .cio4)
+        profile.autoTrackPushEvents = false
+        let transport = ScriptedTransport { _, _ in .init(response: HTTPResponse(status: 200, headers: headers, body: TestImages.png())) }
+        let nse = NotificationServiceExtension(configuration: NSEConfiguration(profile: profile, temporaryDirectory: container),
+                                               transport: transport, clock: ManualNSEClock())
+        return await nse.run(payload: try JSONParser().parse(TestPayloads.cio(image: "https://cdn.test/image?id=4")).root)
+    }
+
+    func testAnImageContentTypeLetsAnExtensionlessURLAttach() async throws {
+        let r = try await run(headers: ["content-type": "image/png"])
+        XCTAssertEqual(r.delivered, .rich, "\(r.timeline)")
+        XCTAssertTrue(r.timeline.contains { $0.event.contains("image file name image.png (from the URL's path + the extension of Content-Type image/png)") },
+                      "\(r.timeline.map(\.event))")
+    }
+
+    func testWithoutATypeTheExtensionlessImageIsDroppedAndTheTimelineSaysWhy() async throws {
+        let r = try await run(headers: [:])
+        XCTAssertEqual(r.delivered, .original)
+        XCTAssertEqual(r.image.verdict, .dropped)
+        XCTAssertTrue(r.timeline.contains { $0.event.contains("image file name image (from the URL's path)") }, "\(r.timeline.map(\.event))")
+    }
+}

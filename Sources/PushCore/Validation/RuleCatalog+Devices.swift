@@ -53,8 +53,11 @@ extension RuleCatalog {
         "The image must be https: App Transport Security blocks http, and the push shows without its image.",
         fix: "serve the image over https")
     public static let cioImageExtension = ValidationRule("cio.image.extension", .error, .ios,
-        "The image URL path must end in .jpg, .jpeg, .png or .gif: iOS attachments must be JPEG, PNG or GIF with a matching extension.",
+        "An image URL ending in another extension (.webp, .bmp, …) is not shown: iOS attachments must be JPEG, PNG or GIF with a matching extension.",
         fix: "convert the image to JPEG, PNG or GIF and use a URL ending in its extension")
+    public static let cioImageNoExtension = ValidationRule("cio.image.no-extension", .warning, .ios,
+        "An image URL without a file extension shows only if the download names its type: iOS takes the attachment's file name from Content-Disposition, else the URL, else appends the extension of the Content-Type (docs/specs/device-side.md §2).",
+        fix: "serve it with Content-Type image/jpeg, image/png or image/gif (or a Content-Disposition file name); `pushlab nse` shows which name iOS would use")
     public static let cioMutableContent = ValidationRule("cio.mutable-content.required", .error, .ios,
         "A Customer.io push needs aps.mutable-content 1: without it the NSE never runs, so no image and no delivered metric.",
         fix: "add \"mutable-content\": 1 to aps")
@@ -72,7 +75,7 @@ extension RuleCatalog {
         fix: "write the scheme in lowercase (https://)")
 
     static let cio = [cioDeliveryPair, cioDeliveryType, cioDeliveryEmpty, cioMisplaced, cioType, cioPushUnknownKey,
-                      cioImageType, cioImageURL, cioImageHTTPS, cioImageExtension, cioMutableContent, cioAlertRequired,
+                      cioImageType, cioImageURL, cioImageHTTPS, cioImageExtension, cioImageNoExtension, cioMutableContent, cioAlertRequired,
                       cioLinkType, cioLinkURL, cioLinkSchemeCase] + cioLive
 
     // MARK: .apns simulator files

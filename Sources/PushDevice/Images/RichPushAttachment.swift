@@ -99,22 +99,30 @@ public struct AttachmentBuilder: Sendable {
     /// path component, else its host, else "unknown"; a name without an extension gets the
     /// one of its MIME type.
     public static func suggestedFileName(url: String, headers: HTTPHeaders) -> String {
+        suggestedName(url: url, headers: headers).name
+    }
+
+    /// The suggested file name and where it came from, in words (for the timeline): an image
+    /// URL without an extension attaches only when a header supplies one.
+    public static func suggestedName(url: String, headers: HTTPHeaders) -> (name: String, source: String) {
         var name: String?
+        var source = "no name in the download"
         if let disposition = headers["content-disposition"], let range = disposition.range(of: "filename=") {
             let raw = disposition[range.upperBound...].split(separator: ";").first.map(String.init) ?? ""
             let trimmed = raw.trimmingCharacters(in: CharacterSet(charactersIn: "\" "))
-            if !trimmed.isEmpty { name = (trimmed as NSString).lastPathComponent }
+            if !trimmed.isEmpty { name = (trimmed as NSString).lastPathComponent; source = "Content-Disposition" }
         }
         if name == nil, let u = URL(string: url) {
             let last = u.lastPathComponent
-            if !last.isEmpty && last != "/" { name = last } else if let host = u.host, !host.isEmpty { name = host }
+            if !last.isEmpty && last != "/" { name = last; source = "the URL's path" } else if let host = u.host, !host.isEmpty { name = host; source = "the URL's host" }
         }
         var result = name ?? "unknown"
         if (result as NSString).pathExtension.isEmpty,
            let mime = headers["content-type"], let format = ImageFormat.forMIMEType(mime) {
             result += "." + format.preferredExtension
+            source += " + the extension of Content-Type \(format.mimeType)"
         }
-        return result
+        return (result, source)
     }
 }
 

@@ -245,6 +245,8 @@ public struct NotificationServiceExtension: Sendable {
             return (.dropped(url, effective), nil)
         case .success(let download):
             state.log("image downloaded: HTTP \(download.status), \(download.body.count) bytes")
+            let named = AttachmentBuilder.suggestedName(url: download.finalURL, headers: download.headers)
+            state.log("image file name \(named.name) (from \(named.source)): iOS takes the attachment's type from its extension")
             let builder = AttachmentBuilder(temporaryDirectory: configuration.temporaryDirectory, identifiers: identifiers,
                                             requireSuccessStatus: profile.sdkMode == .improved)
             switch builder.build(from: download) {

@@ -122,8 +122,11 @@ enum CIOChecks {
                      fix: url.lowercasedScheme == "http" ? "use https://\(host)\(url.path)" : nil)
         }
         let ext = url.pathExtension
-        if !imageExtensions.contains(ext) {
-            let detail = ext.isEmpty ? "has no file extension" : (ext == "bmp" ? "ends in .bmp, which iOS may not display" : "ends in .\(ext)")
+        if ext.isEmpty {
+            c.report(RuleCatalog.cioImageNoExtension, p,
+                     "the image URL path has no file extension; iOS attaches it only if the server sends an image Content-Type (JPEG, PNG, GIF) or a Content-Disposition file name")
+        } else if !imageExtensions.contains(ext) {
+            let detail = ext == "bmp" ? "ends in .bmp, which iOS may not display" : "ends in .\(ext)"
             c.report(RuleCatalog.cioImageExtension, p, "the image URL path \(detail); iOS attachments must be .jpg, .jpeg, .png or .gif")
         }
     }
