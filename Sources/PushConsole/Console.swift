@@ -29,7 +29,8 @@ public final class Console: PushDeliverySink, @unchecked Sendable {
     // servers are bound (their URLs are only known then).
     private var phone: VirtualPhone?
     private var notebook: DeviceNotebook?
-    private var sender: ConsoleSender?
+    /// In the order attached; at most one per `target.id`.
+    private var senders: [ConsoleSender] = []
     private var metrics: (@Sendable () throws -> MetricsReport)?
     private let lock = NSLock()
 
@@ -53,12 +54,20 @@ public final class Console: PushDeliverySink, @unchecked Sendable {
     }
     /// What the device view shows when the devices run elsewhere (`demo --console`: the lab's fleet).
     public func attach(devices: DeviceNotebook) { lock.withLock { notebook = devices } }
-    public func attach(sender: ConsoleSender) { lock.withLock { self.sender = sender } }
+    /// A sender for the send form; one with the same `target.id` is replaced.
+    public func attach(sender: ConsoleSender) {
+        lock.withLock {
+            if let i = senders.firstIndex(where: { $0.target.id == sender.target.id }) { senders[i] = sender } else { senders.append(sender) }
+        }
+    }
     public func attach(metrics: @escaping @Sendable () throws -> MetricsReport) { lock.withLock { self.metrics = metrics } }
 
     var attachedPhone: VirtualPhone? { lock.withLock { phone } }
     var attachedNotebook: DeviceNotebook? { lock.withLock { notebook } }
-    var attachedSender: ConsoleSender? { lock.withLock { sender } }
+    /// The sender for this lab's gateway.
+    var attachedSender: ConsoleSender? { attachedSender(id: "lab") }
+    func attachedSender(id: String) -> ConsoleSender? { lock.withLock { senders.first { $0.target.id == id } } }
+    var attachedTargets: [ConsoleSender.Target] { lock.withLock { senders.map(\.target) } }
     var attachedMetrics: (@Sendable () throws -> MetricsReport)? { lock.withLock { metrics } }
 
     public func deliver(_ push: AcceptedPush) {

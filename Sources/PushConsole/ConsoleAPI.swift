@@ -100,8 +100,11 @@ enum ConsoleAPI {
         /// apns-id or FCM message name.
         var id: String?
         var target: String
+        /// The server the push went to (`ConsoleSender.Target`'s URL for its platform).
+        var host: String?
 
-        init(_ r: DeliveryReport) {
+        init(_ r: DeliveryReport, host: String?) {
+            self.host = host
             outcome = r.outcome.rawValue
             status = r.status
             reason = r.reason
@@ -136,6 +139,8 @@ enum ConsoleAPI {
         var capacity: Int
         var canSendAPNs: Bool
         var canSendFCM: Bool
+        /// Where the send form can send: this lab's gateway and, with a profile, the real services.
+        var targets: [ConsoleSender.Target]
         var hasPhone: Bool
         var hasMetrics: Bool
         var pageSize: Int

@@ -2,6 +2,7 @@ import Foundation
 import PushCore
 import PushGateway
 import PushHTTP
+import PushSend
 
 /// The console's routes on the gateway's Google host: the page and its script and style,
 /// and the JSON API under `/console/api` (docs/console.md).
@@ -40,7 +41,7 @@ extension Console {
     private func status() -> ServerResponse {
         let sender = attachedSender
         return Self.json(200, ConsoleAPI.Status(pushes: log.count, latestID: log.latest, capacity: log.capacity,
-                                                canSendAPNs: sender?.apns != nil, canSendFCM: sender?.fcm != nil,
+                                                canSendAPNs: sender?.apns != nil, canSendFCM: sender?.fcm != nil, targets: attachedTargets,
                                                 hasPhone: attachedNotebook != nil, hasMetrics: attachedMetrics != nil,
                                                 pageSize: configuration.pageSize))
     }
@@ -161,19 +162,49 @@ extension Console {
     }
 
     private func send(_ request: ServerRequest) -> HandlerReply {
-        guard let sender = attachedSender else {
-            return .now(Self.refusal(503, field: nil, "this console cannot send yet", fix: "wait until pushlab serve printed its URLs"))
-        }
         let form: SendFormRequest
         do { form = try JSONDecoder().decode(SendFormRequest.self, from: Data(request.body)) } catch {
             return .now(Self.refusal(400, field: "/payload", "the body is not a send form: \(error)",
                                      fix: "POST {\"platform\": \"apns\", \"token\": …, \"payload\": \"<JSON text>\"}"))
         }
+        let targetID = form.target.flatMap { $0.isEmpty ? nil : $0 } ?? "lab"
+        guard let sender = attachedSender(id: targetID) else {
+            if targetID == "lab" {
+                return .now(Self.refusal(503, field: nil, "this console cannot send yet", fix: "wait until pushlab serve printed its URLs"))
+            }
+            let known = attachedTargets.map(\.id)
+            return .now(Self.refusal(400, field: "/target", "this console has no send target '\(targetID)'",
+                                     fix: known.isEmpty ? "send to this lab: leave target out" : "use one of " + known.joined(separator: ", ")))
+        }
+        let log = log
         return .later {
-            do { return Self.json(200, ConsoleAPI.SendAnswer(try await sender.send(form))) } catch {
+            do {
+                let report = try await sender.send(form)
+                let host = form.platform == "fcm" ? sender.target.fcmURL : sender.target.apnsURL
+                // The lab's gateway logs its own pushes; a push sent elsewhere is logged here.
+                if sender.target.id != "lab" { log.append(Self.logged(form, report: report, sender: sender.target, host: host)) }
+                return Self.json(200, ConsoleAPI.SendAnswer(report, host: host))
+            } catch {
                 return error.response
             }
         }
+    }
+
+    /// The log's row for a form push that went to a server outside the lab.
+    static func logged(_ form: SendFormRequest, report: DeliveryReport, sender: ConsoleSender.Target, host: String?) -> LoggedPush {
+        let fcm = form.platform == "fcm"
+        var headers = ["host": host ?? "", "console-target": sender.label]
+        if !fcm {
+            headers["apns-topic"] = form.topic.flatMap { $0.isEmpty ? nil : $0 } ?? sender.topic
+            headers["apns-push-type"] = form.pushType.flatMap { $0.isEmpty ? nil : $0 }
+            headers["apns-priority"] = form.priority.map(String.init)
+        }
+        let deliveryID = (try? JSONDocument.parse(Array(form.payload.utf8)).root)?[CIOPush.deliveryIDKey]?.stringValue
+        return LoggedPush(receivedAt: Date(), source: .console, platform: fcm ? .fcm : .apns,
+                          app: fcm ? sender.project : headers["apns-topic"], target: report.target, device: nil,
+                          pushType: fcm ? nil : headers["apns-push-type"], status: report.status ?? 0,
+                          reason: report.outcome == .accepted ? nil : (report.reason ?? report.detail), messageID: report.id,
+                          uniqueID: nil, deliveryID: deliveryID, headers: headers, payload: form.payload)
     }
 
     private func metricsAnswer() -> ServerResponse {

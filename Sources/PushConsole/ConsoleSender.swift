@@ -5,6 +5,8 @@ import PushSend
 /// What the console's send form posts to `POST /console/api/send`.
 public struct SendFormRequest: Sendable, Decodable {
     public var platform: String
+    /// Which of the console's senders (`ConsoleSender.Target.id`); absent: `lab`.
+    public var target: String?
     /// APNs only: the device token (FCM messages name their target inside `message`).
     public var token: String?
     public var topic: String?
@@ -21,15 +23,51 @@ public struct ConsoleInputError: Error, Sendable, Encodable {
     public var fix: String
 }
 
-/// Sends the console form's pushes with pushlab's own clients (the same as `pushlab send`),
-/// to the gateway the console runs beside.
+/// Sends the console form's pushes with pushlab's own clients (the same as `pushlab send`): to
+/// the gateway the console runs beside (`lab`), or with a profile's credentials to Apple's and
+/// Google's servers (`serve --console-profile`). Only `target` — hosts and names, never key
+/// material — reaches the page.
 public struct ConsoleSender: Sendable {
+    /// Where a sender's pushes go, as the send form shows it.
+    public struct Target: Sendable, Encodable, Equatable {
+        /// `lab`, or `profile`.
+        public var id: String
+        /// E.g. `this lab's gateway` or `profile myapp-dev`.
+        public var label: String
+        /// The APNs base URL (e.g. `https://api.sandbox.push.apple.com:443`) and FCM's; nil
+        /// when the sender has no client for that service.
+        public var apnsURL: String?
+        public var fcmURL: String?
+        /// `sandbox` or `production` when `apnsURL` is one of Apple's hosts.
+        public var apnsEnvironment: String?
+        /// The bundle id the form should default to, and the Firebase project.
+        public var topic: String?
+        public var project: String?
+        /// True when the pushes leave this machine for Apple's or Google's servers.
+        public var real: Bool
+
+        public init(id: String, label: String, apnsURL: String?, fcmURL: String?, apnsEnvironment: String? = nil,
+                    topic: String? = nil, project: String? = nil, real: Bool) {
+            self.id = id
+            self.label = label
+            self.apnsURL = apnsURL
+            self.fcmURL = fcmURL
+            self.apnsEnvironment = apnsEnvironment
+            self.topic = topic
+            self.project = project
+            self.real = real
+        }
+    }
+
     public var apns: APNsClient?
     public var fcm: FCMClient?
+    /// Where this sender's pushes go; by default this lab's gateway.
+    public var target: Target
 
     public init(apns: APNsClient?, fcm: FCMClient?) {
         self.apns = apns
         self.fcm = fcm
+        target = Target(id: "lab", label: "this lab's gateway", apnsURL: apns?.endpoint.baseURL, fcmURL: fcm?.baseURL, real: false)
     }
 
     /// Sends the form's push; a pre-flight refusal (the same checks as `pushlab send`) throws.
@@ -51,7 +89,7 @@ public struct ConsoleSender: Sendable {
             let prepared: PreparedAPNsPush
             do {
                 prepared = try PreparedAPNsPush(payload: Array(form.payload.utf8),
-                                                options: APNsPushOptions(topic: form.topic.flatMap { $0.isEmpty ? nil : $0 },
+                                                options: APNsPushOptions(topic: form.topic.flatMap { $0.isEmpty ? nil : $0 } ?? target.topic,
                                                                          pushType: pushType, priority: form.priority))
             } catch {
                 throw ConsoleInputError(field: Self.field(of: error), error: "\(error)", fix: "fix the field named here (the payload's findings are shown under it)")

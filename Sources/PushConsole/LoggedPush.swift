@@ -5,7 +5,8 @@ import Foundation
 /// ever get it shortened.
 public struct LoggedPush: Sendable, Equatable {
     /// Which part of pushlab saw the push.
-    public enum Source: String, Sendable, Codable { case gateway, relay }
+    /// `console`: the send form's push to a server outside this lab (`serve --console-profile`).
+    public enum Source: String, Sendable, Codable { case gateway, relay, console }
     public enum Platform: String, Sendable, Codable { case apns, fcm }
 
     /// Assigned by the log, in arrival order, from 1; 0 until appended.

@@ -46,6 +46,7 @@ enum ConsoleAssets {
     <div class="split">
       <form id="send-form" class="panel" autocomplete="off">
         <div class="grid">
+          <label>Send to <select id="s-target"><option value="lab">this lab's gateway</option></select></label>
           <label>Platform <select id="s-platform"><option value="apns">APNs</option><option value="fcm">FCM</option></select></label>
           <label>Device token <input id="s-token" placeholder="64 hex digits (APNs) or registration token (FCM)"></label>
           <label>Topic <input id="s-topic" value="io.pushlab.demo"></label>
@@ -67,6 +68,7 @@ enum ConsoleAssets {
         <label class="wide">Raw JSON <textarea id="s-payload" spellcheck="false" rows="10"></textarea></label>
         <div id="s-summary" class="muted"></div>
         <ul id="findings" class="findings"></ul>
+        <p id="s-host" class="host"></p>
         <button id="s-send" type="submit">Send</button>
         <div id="send-answer"></div>
       </form>

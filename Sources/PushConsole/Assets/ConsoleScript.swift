@@ -288,15 +288,42 @@ async function validateNow() {
   try { const v = JSON.parse(body.payload); shown = fcm ? (v.message?.apns?.payload?.aps?.alert || v.message?.notification || {}) : (v.aps?.alert || {}); if (typeof shown === "string") shown = { body: shown }; } catch (_) {}
   $("#send-preview").innerHTML = preview({ title: shown.title, subtitle: shown.subtitle, body: shown.body, badge: null }, field("topic") || "app", null);
 }
+// Where the form sends: this lab's gateway, or (serve --console-profile) Apple's and Google's
+// servers with a profile's credentials, which stay on the server. The host is always spelled out.
+let sendTargets = [];
+function currentTarget() { return sendTargets.find((t) => t.id === $("#s-target").value) || sendTargets[0]; }
+function showHost() {
+  const t = currentTarget(), fcm = $("#s-platform").value === "fcm";
+  if (!t) { $("#s-host").textContent = ""; return; }
+  const url = fcm ? t.fcmURL : t.apnsURL;
+  $("#s-send").disabled = !url;
+  if (!url) { $("#s-host").innerHTML = `<span class="bad">${esc(t.label)} has no ${fcm ? "FCM" : "APNs"} credentials</span>`; return; }
+  const where = t.real ? `<b class="real">${fcm ? "Google's FCM" : "Apple's APNs " + esc(t.apnsEnvironment || "")} server — a real device gets it</b>` : `<b>${esc(t.label)}</b>`;
+  $("#s-host").innerHTML = `${fcm ? "FCM" : "APNs"} push goes to <code id="s-host-url">${esc(url)}</code> · ${where}` + (t.id !== "lab" ? ` <span class="muted">(${esc(t.label)})</span>` : "");
+}
+async function loadTargets() {
+  const status = await api("/console/api/status");
+  sendTargets = status.targets || [];
+  $("#s-target").innerHTML = sendTargets.map((t) => `<option value="${esc(t.id)}">${esc(t.label)}${t.real ? " (real service)" : ""}</option>`).join("");
+  showHost();
+}
+$("#s-target").addEventListener("change", () => {
+  const t = currentTarget();
+  if (t && t.topic) $("#s-topic").value = t.topic;
+  showHost();
+  validateSoon();
+});
+$("#s-platform").addEventListener("change", showHost);
 $("#send-form").addEventListener("submit", async (e) => {
   e.preventDefault();
   const out = $("#send-answer");
   out.innerHTML = `<p class="muted">sending…</p>`;
-  const form = { platform: $("#s-platform").value, token: field("token"), topic: field("topic"), pushType: $("#s-type").value, payload: $("#s-payload").value };
+  const form = { target: $("#s-target").value, platform: $("#s-platform").value, token: field("token"), topic: field("topic"), pushType: $("#s-type").value, payload: $("#s-payload").value };
   if ($("#s-priority").value) form.priority = Number($("#s-priority").value);
   try {
     const a = await api("/console/api/send", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(form) });
-    out.innerHTML = `<p class="${a.outcome === "accepted" ? "ok" : "bad"}" id="send-result">${esc(a.outcome)} ${a.status ?? ""} ${esc(a.reason || "")} · ${esc(a.id || "")}${a.detail ? " · " + esc(a.detail) : ""}</p>`;
+    out.innerHTML = `<p class="${a.outcome === "accepted" ? "ok" : "bad"}" id="send-result">${esc(a.outcome)} ${a.status ?? ""} ${esc(a.reason || "")} · ${esc(a.id || "")}${a.detail ? " · " + esc(a.detail) : ""}</p>` +
+      `<p class="muted" id="send-host">sent to ${esc(a.host || "?")}</p>`;
   } catch (err) {
     out.innerHTML = `<p class="bad" id="send-result">${esc(err.body?.field || "")} ${esc(err.message)}<br><span class="muted">fix: ${esc(err.body?.fix || "")}</span></p>`;
   }
@@ -357,6 +384,7 @@ $("#m-refresh").addEventListener("click", loadMetrics);
   // When the first page was on screen, in ms since navigation began (the browser test reads it).
   document.body.dataset.firstPageMs = String(Math.round(performance.now()));
   connect();
+  loadTargets().catch(() => {});
   $("#s-payload").value = JSON.stringify(buildPayload(), null, 2);
   validateNow();
   showTab(location.hash.slice(1) || "log");

@@ -56,6 +56,7 @@ fieldset { border: 1px solid var(--line); border-radius: 6px; margin: 12px 0 0; 
 .notif img { width: 56px; height: 56px; object-fit: cover; border-radius: 8px; grid-row: 2 / span 3; grid-column: 2; }
 .badge { display: inline-block; background: #e5484d; color: #fff; border-radius: 10px; padding: 0 7px; font-size: 11px; margin-left: 6px; }
 .tap { margin-top: 8px; }
+.host { margin: 8px 0; } .host .real { color: #b4261a; }
 .shade { background: #202124; border-radius: 18px; padding: 14px 10px; max-width: 380px; margin-bottom: 10px; }
 .notif.android { background: #f1f3f4; border-radius: 16px; grid-template-columns: 1fr; }
 .notif.android img.big { width: 100%; height: auto; max-height: 180px; border-radius: 10px; grid-row: auto; grid-column: 1; margin-top: 6px; }

@@ -15,6 +15,8 @@ enum ConsoleSetup {
         .value("--console-app", name: "FILE", help: "App profile of the console's virtual iPhone.", default: "payloads/apps/demo.json"),
         .value("--console-chart", name: "SVG", help: "A `simulate --chart` file to show on the console's metrics tab."),
         .value("--console-capacity", name: "N", help: "Pushes the console's log keeps (the newest).", default: "100000"),
+        .value("--console-profile", name: "NAME", help: "Let the send form also send with this profile's credentials (pushlab profile): APNs sandbox or production (or the profile's --url) and FCM. Keys stay on the server."),
+        .value("--config", name: "FILE", help: "pushlab's config file with the profiles (or PUSHLAB_CONFIG).", default: "~/.config/pushlab/config.json"),
     ]
 
     /// `pushlab relay --console`: the relay's pushes and the built-in emulator's answers in the log.
@@ -41,7 +43,7 @@ enum ConsoleSetup {
     static func console(_ args: ParsedArguments, next: (any PushDeliverySink)?) throws -> Console? {
         guard args.flag("--console") else {
             for flag in ["--console-remote"] where args.flag(flag) { throw UsageError("\(flag) needs --console", fix: "add --console") }
-            for flag in ["--console-app", "--console-chart", "--console-capacity"] where args.value(flag) != nil {
+            for flag in ["--console-app", "--console-chart", "--console-capacity", "--console-profile"] where args.value(flag) != nil {
                 throw UsageError("\(flag) needs --console", fix: "add --console")
             }
             return nil
@@ -53,18 +55,25 @@ enum ConsoleSetup {
         return Console(configuration: configuration, log: ConsoleLog(capacity: capacity), next: next)
     }
 
-    /// Attaches the virtual iPhone (`--console-app`), the send form's clients and the collector
-    /// once the gateway is bound. Returns the HTTP client to shut down at the end.
+    /// Attaches the virtual iPhone (`--console-app`), the send form's clients (and the
+    /// `--console-profile` sender) and the collector once the gateway is bound. Returns the HTTP
+    /// clients to shut down at the end.
     static func attach(_ console: Console, _ args: ParsedArguments, gateway: Gateway, collector: MetricsCollector,
-                       certsDirectory: String, cdpKey: String) throws -> HTTPClient {
+                       certsDirectory: String, cdpKey: String) throws -> [HTTPClient] {
+        var clients: [HTTPClient] = []
+        if let name = args.value("--console-profile") {
+            let (sender, own) = try ConsoleProfileSender.make(profile: name, config: args.value("--config"))
+            console.attach(sender: sender)
+            clients += own
+        }
         let root = ProjectFiles.root ?? "."
         let profilePath = args.value("--console-app") ?? root + "/payloads/apps/demo.json"
         let profile: AppProfile
         do { profile = try AppProfile.load(path: profilePath) } catch { throw UsageError("--console-app \(error.reason)", fix: error.fix) }
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("pushlab-console-\(getpid())")
         do {
-            return try console.attachLab(gateway: gateway, collector: collector, certsDirectory: certsDirectory, profile: profile,
-                                         cdpKey: cdpKey, workDirectory: work)
+            return clients + [try console.attachLab(gateway: gateway, collector: collector, certsDirectory: certsDirectory, profile: profile,
+                                                    cdpKey: cdpKey, workDirectory: work)]
         } catch { throw UsageError("the console's HTTP client: \(error)") }
     }
 

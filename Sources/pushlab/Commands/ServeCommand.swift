@@ -157,7 +157,7 @@ enum ServeCommand: Command {
         printError("pushlab serve: signal \(signal), finishing in-flight requests")
         console?.stop()
         await gateway.stop()
-        await consoleClient?.shutdown()
+        for client in consoleClient ?? [] { await client.shutdown() }
         collector.flush()
         if temporaryCollectorDB {
             for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: collectorDB + suffix) }
