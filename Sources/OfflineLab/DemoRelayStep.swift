@@ -24,7 +24,8 @@ extension DemoScenario {
             let config = try RelayConfig.parse(Array(json.utf8), source: "demo relay.json", baseDirectory: certs)
             let emulator = EmulatorEndpoints(apnsURL: apnsURL, fcmURL: lab.gateway.fcmURL ?? "", tokenURL: lab.gateway.tokenURL ?? "",
                                              caFile: certs + "/ca.pem")
-            relay = try Relay(config: config, dataDirectory: lab.configuration.workDirectory.appendingPathComponent("relay").path, emulator: emulator)
+            relay = try Relay(config: config, dataDirectory: lab.configuration.workDirectory.appendingPathComponent("relay").path, emulator: emulator,
+                              observer: lab.configuration.relayObserver)
             try await relay.start()
         } catch {
             return record(title, false, ["the relay did not start: \(error)"])

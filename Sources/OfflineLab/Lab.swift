@@ -5,6 +5,7 @@ import PushDevice
 import PushGateway
 import PushHTTP
 import PushMetrics
+import PushRelay
 import PushSend
 
 /// Where the lab finds its files and keeps its state.
@@ -29,6 +30,8 @@ public struct LabConfiguration: Sendable {
     public var cdpAPIKey = "pushlab-demo-cdp-key"
     /// Sees every push the gateway records (`pushlab demo --console` feeds its log with it).
     public var recordObserver: (any PushRecordObserver)?
+    /// Sees the demo relay's pushes and results (`pushlab demo --console` logs them too).
+    public var relayObserver: (any RelayObserver)?
     /// More routes on the gateway's Google host (the console's), and a cleartext listener
     /// beside its TLS one so a browser needs no certificate.
     public var googleRoutes: (@Sendable (inout Router) -> Void)?

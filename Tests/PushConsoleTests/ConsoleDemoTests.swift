@@ -26,6 +26,9 @@ final class ConsoleDemoTests: XCTestCase {
         let deliveries = Set(rows.compactMap { $0["deliveryID"] as? String })
         XCTAssertTrue(deliveries.isSuperset(of: ["demo-apns-1", "demo-fcm-1", "demo-killed-1"]), "\(deliveries)")
         XCTAssertEqual(Set(rows.compactMap { $0["platform"] as? String }), ["apns", "fcm"])
+        // The demo's relay step: its 202 row and the target's result, beside the gateway's row.
+        let relayed = rows.filter { $0["source"] as? String == "relay" }
+        XCTAssertEqual(Set(relayed.compactMap { $0["status"] as? Int }), [202, 200], "\(rows)")
         XCTAssertFalse(rows.contains { ($0["target"] as? String)?.count ?? 0 > 12 }, "tokens are shortened: \(rows)")
 
         // The rich APNs push opens with what the iPhone did: preview, tap, bars.

@@ -51,6 +51,7 @@ enum DemoCommand: Command {
         let console = args.flag("--console") ? Console() : nil
         if let console {
             configuration.recordObserver = console.gatewayFeed
+            configuration.relayObserver = RelayLogFeed(log: console.log)
             configuration.googleRoutes = { console.register(on: &$0) }
         }
         let lab = try Lab(configuration: configuration)
