@@ -41,7 +41,7 @@ RATIO=$(awk -v s="$STREAM" -v g="$SEND" 'BEGIN { printf "%.2f", s / g }')
   echo "Written by \`benchmarks/console.sh\` (PAGE_PUSHES=$PAGE_PUSHES STREAM_PUSHES=$STREAM_PUSHES RUNS=$RUNS), binary \`$BIN\`."
   echo
   echo "Commands:"
-  echo "- page: \`$PY Tests/Peers/console_browser.py --pushlab $BIN --prefill $PAGE_PUSHES\` — $PAGE_PUSHES pushes through the gateway with \`pushlab send apns --tokens\`, then headless Chromium opens /console; \`first_page_ms\` is performance.now() when the first page of rows is on screen."
+  echo "- page: \`$PY Tests/Peers/console_browser.py --pushlab $BIN --prefill $PAGE_PUSHES --skip-android\` — $PAGE_PUSHES pushes through the gateway with \`pushlab send apns --tokens\`, then headless Chromium opens /console; \`first_page_ms\` is performance.now() when the first page of rows is on screen."
   echo "- stream: \`$PY benchmarks/lib/console_stream.py . $BIN $STREAM_PUSHES\` — the bulk sender sends $STREAM_PUSHES pushes while a client follows /console/api/events as EventSource does."
   echo
   echo "| measure | median |"
@@ -51,7 +51,7 @@ RATIO=$(awk -v s="$STREAM" -v g="$SEND" 'BEGIN { printf "%.2f", s / g }')
   echo "| live stream delivery rate over the run (pushes/s) | $STREAM |"
   echo "| stream rate / send rate (≥ 1.0 would be keeping up exactly; the stream ends after the last send) | $RATIO |"
   echo "| pushes the stream delivered (of $STREAM_PUSHES) | $STREAMED |"
-  echo "| lag of the last push after the last send | $LAG ms |"
+  echo "| lag of the last streamed push after the bulk sender's process exited (negative: it was on the stream before that process had finished) | $LAG ms |"
   echo
   echo "Every run (raw JSON):"
   echo
