@@ -14,7 +14,8 @@ enum RelayCommand: Command {
         Serves POST /v1/apps/{app}/pushes (202 once durably queued), GET /v1/pushes/{id}[?wait=5s], \
         GET /v1/apps/{app}/deliveries and …/invalid-tokens, gorush's /gorush/{app}/api/push, /healthz \
         and /metrics, on loopback by default. Pushes wait in a SQLite queue in --data; after a crash or \
-        kill -9 the relay resumes from it. SIGINT/SIGTERM stop taking requests and drain the sends in \
+        kill -9 the relay resumes from it. Several nodes share one Redis Streams queue with --queue \
+        redis://HOST:PORT and --node NAME (docs/relay.md \"Running several nodes\"). SIGINT/SIGTERM stop taking requests and drain the sends in \
         flight. Apps whose target is "emulator" go to pushlab's gateway emulator, started inside the \
         relay. API keys: 'pushlab relay keys create --data DIR --app NAME'. Config and API: docs/relay.md.         --console serves the web console at /console on the relay's port: each accepted push and each         target's final result (and the built-in emulator's answers) in the live log (docs/console.md).
         """
