@@ -29,6 +29,7 @@ public final class Console: PushDeliverySink, @unchecked Sendable {
     // servers are bound (their URLs are only known then).
     private var phone: VirtualPhone?
     private var notebook: DeviceNotebook?
+    private var androidPhones: VirtualAndroidPhones?
     /// In the order attached; at most one per `target.id`.
     private var senders: [ConsoleSender] = []
     private var metrics: (@Sendable () throws -> MetricsReport)?
@@ -52,6 +53,8 @@ public final class Console: PushDeliverySink, @unchecked Sendable {
             notebook = phone.notebook
         }
     }
+    /// The virtual Android phones that handle FCM messages for the gateway's `android` devices.
+    public func attach(androidPhones: VirtualAndroidPhones) { lock.withLock { self.androidPhones = androidPhones } }
     /// What the device view shows when the devices run elsewhere (`demo --console`: the lab's fleet).
     public func attach(devices: DeviceNotebook) { lock.withLock { notebook = devices } }
     /// A sender for the send form; one with the same `target.id` is replaced.
@@ -64,6 +67,7 @@ public final class Console: PushDeliverySink, @unchecked Sendable {
 
     var attachedPhone: VirtualPhone? { lock.withLock { phone } }
     var attachedNotebook: DeviceNotebook? { lock.withLock { notebook } }
+    var attachedAndroidPhones: VirtualAndroidPhones? { lock.withLock { androidPhones } }
     /// The sender for this lab's gateway.
     var attachedSender: ConsoleSender? { attachedSender(id: "lab") }
     func attachedSender(id: String) -> ConsoleSender? { lock.withLock { senders.first { $0.target.id == id } } }
@@ -73,6 +77,11 @@ public final class Console: PushDeliverySink, @unchecked Sendable {
     public func deliver(_ push: AcceptedPush) {
         next?.deliver(push)
         attachedPhone?.deliver(push)
+    }
+
+    public func deliverToAndroid(_ push: AcceptedPush) {
+        next?.deliverToAndroid(push)
+        attachedAndroidPhones?.deliver(push)
     }
 
     /// Ends the live streams now, so the server's graceful stop does not wait for them.

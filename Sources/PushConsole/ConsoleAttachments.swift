@@ -40,6 +40,20 @@ extension Console {
         return client
     }
 
+    /// Gives the console virtual Android phones for the gateway's devices registered as
+    /// `android` (`--devices`): the Customer.io Android SDK with `profile`, its delivered metrics
+    /// going to the collector on the gateway's Google host, their notifications shown in the
+    /// device view beside the iPhone's. `transport` is the client `attachLab` returned.
+    public func attachAndroid(gateway: Gateway, profile: AndroidAppProfile, cdpKey: String, transport: any HTTPTransport,
+                              workDirectory: URL) {
+        var profile = profile
+        profile.metricsBaseURL = gateway.fcmURL
+        profile.cdpApiKey = cdpKey
+        let notebook = attachedNotebook ?? DeviceNotebook()
+        if attachedNotebook == nil { attach(devices: notebook) }
+        attach(androidPhones: VirtualAndroidPhones(profile: profile, transport: transport, directory: workDirectory, notebook: notebook))
+    }
+
     /// Where to open the console: the cleartext listener when there is one (no certificate to
     /// trust in the browser), else the TLS one.
     public static func url(of gateway: Gateway) -> String? {

@@ -113,15 +113,18 @@ public final class DeviceNotebook: @unchecked Sendable {
     }
 
     /// Keeps what the Customer.io Android SDK on a virtual Android phone did with `push`, with
-    /// `image` (the picture the SDK showed, fetched again by the caller) as its thumbnail.
-    public func keep(push: AcceptedPush, device: String, profile: AndroidAppProfile, report: AndroidReceiveReport, image: [UInt8]? = nil) {
+    /// `image` (the picture the SDK showed, fetched again by the caller) as its thumbnail, written
+    /// to `thumbnailDirectory`, else to `imageDirectory` (removed with the notification).
+    public func keep(push: AcceptedPush, device: String, profile: AndroidAppProfile, report: AndroidReceiveReport, image: [UInt8]? = nil,
+                     imageDirectory: URL? = nil) {
         let tap = report.notification.map {
             AndroidTapRouter(profile: profile).tap(AndroidTap(drawnBy: $0.drawnBy, link: $0.link, state: report.effectiveState))
         }
         var run = DeviceNotification(messageID: push.messageID, device: device, receivedAt: push.receivedAt, app: profile.package,
                                      android: AndroidRun(report: report, appLabel: profile.label, tap: tap))
-        if let thumbnailDirectory, let image, let format = report.notification?.image?.format {
-            let copy = thumbnailDirectory.appendingPathComponent(UUID().uuidString + "." + format)
+        if let directory = thumbnailDirectory ?? imageDirectory, let image, let format = report.notification?.image?.format {
+            try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let copy = directory.appendingPathComponent(UUID().uuidString + "." + format)
             if FileManager.default.createFile(atPath: copy.path, contents: Data(image)) { run.thumbnailPath = copy.path }
         }
         keep(run)

@@ -26,7 +26,7 @@ final class ConsoleHarness: @unchecked Sendable {
     let apns: APNsClient
 
     init(configuration: ConsoleConfiguration = ConsoleConfiguration(), capacity: Int = 1_000, attachLab: Bool = true,
-         host: String = "127.0.0.1") throws {
+         host: String = "127.0.0.1", devices: DeviceRegistry = DeviceRegistry()) throws {
         work = Fixtures.temporaryDirectory("console")
         console = Console(configuration: configuration, log: ConsoleLog(capacity: capacity))
         collector = try MetricsCollector(configuration: CollectorConfiguration(credentials: CollectorCredentials(cdpAPIKeys: ["pushlab-demo-cdp-key"])),
@@ -38,7 +38,7 @@ final class ConsoleHarness: @unchecked Sendable {
         config.recordObserver = console.gatewayFeed
         let console = console, collector = collector
         gateway = try Gateway(configuration: config, keys: try GatewayKeys.developmentDefaults(certsDirectory: Fixtures.path("certs")),
-                              devices: DeviceRegistry(), sink: console) { router in
+                              devices: devices, sink: console) { router in
             console.register(on: &router)
             collector.register(on: &router)
         }
@@ -49,6 +49,8 @@ final class ConsoleHarness: @unchecked Sendable {
             labClient = try console.attachLab(gateway: gateway, collector: collector, certsDirectory: Fixtures.path("certs"),
                                               profile: try AppProfile.load(path: Fixtures.path("payloads/apps/demo.json")),
                                               cdpKey: "pushlab-demo-cdp-key", workDirectory: work.appendingPathComponent("phone"))
+            console.attachAndroid(gateway: gateway, profile: try AndroidAppProfile.load(path: Fixtures.path("payloads/apps/android-demo.json")),
+                                  cdpKey: "pushlab-demo-cdp-key", transport: labClient!, workDirectory: work.appendingPathComponent("android"))
         }
         client = try HTTPClient(configuration: HTTPClientConfiguration(caFile: Fixtures.caFile))
         let key = try APNsAuthKey(privateKey: try PrivateKey(contentsOfFile: Fixtures.apnsKey), keyID: Fixtures.apnsKeyID, teamID: Fixtures.apnsTeamID)

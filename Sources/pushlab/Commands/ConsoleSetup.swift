@@ -13,6 +13,7 @@ enum ConsoleSetup {
         .flag("--console", help: "Serve the web console at /console on the Google host (docs/console.md)."),
         .flag("--console-remote", help: "Let the console answer peers that are not loopback (it refuses them by default)."),
         .value("--console-app", name: "FILE", help: "App profile of the console's virtual iPhone.", default: "payloads/apps/demo.json"),
+        .value("--console-android-app", name: "FILE", help: "Android app profile of the console's virtual Android phones (devices registered as android in --devices).", default: "payloads/apps/android-demo.json"),
         .value("--console-chart", name: "SVG", help: "A `simulate --chart` file to show on the console's metrics tab."),
         .value("--console-capacity", name: "N", help: "Pushes the console's log keeps (the newest).", default: "100000"),
         .value("--console-profile", name: "NAME", help: "Let the send form also send with this profile's credentials (pushlab profile): APNs sandbox or production (or the profile's --url) and FCM. Keys stay on the server."),
@@ -43,7 +44,7 @@ enum ConsoleSetup {
     static func console(_ args: ParsedArguments, next: (any PushDeliverySink)?) throws -> Console? {
         guard args.flag("--console") else {
             for flag in ["--console-remote"] where args.flag(flag) { throw UsageError("\(flag) needs --console", fix: "add --console") }
-            for flag in ["--console-app", "--console-chart", "--console-capacity", "--console-profile"] where args.value(flag) != nil {
+            for flag in ["--console-app", "--console-android-app", "--console-chart", "--console-capacity", "--console-profile"] where args.value(flag) != nil {
                 throw UsageError("\(flag) needs --console", fix: "add --console")
             }
             return nil
@@ -70,10 +71,18 @@ enum ConsoleSetup {
         let profilePath = args.value("--console-app") ?? root + "/payloads/apps/demo.json"
         let profile: AppProfile
         do { profile = try AppProfile.load(path: profilePath) } catch { throw UsageError("--console-app \(error.reason)", fix: error.fix) }
+        let androidPath = args.value("--console-android-app") ?? root + "/payloads/apps/android-demo.json"
+        let androidProfile: AndroidAppProfile
+        do { androidProfile = try AndroidAppProfile.load(path: androidPath) } catch {
+            throw UsageError("--console-android-app \(error.reason)", fix: error.fix)
+        }
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("pushlab-console-\(getpid())")
         do {
-            return clients + [try console.attachLab(gateway: gateway, collector: collector, certsDirectory: certsDirectory, profile: profile,
-                                                    cdpKey: cdpKey, workDirectory: work)]
+            let client = try console.attachLab(gateway: gateway, collector: collector, certsDirectory: certsDirectory, profile: profile,
+                                               cdpKey: cdpKey, workDirectory: work)
+            console.attachAndroid(gateway: gateway, profile: androidProfile, cdpKey: cdpKey, transport: client,
+                                  workDirectory: work.appendingPathComponent("android"))
+            return clients + [client]
         } catch { throw UsageError("the console's HTTP client: \(error)") }
     }
 

@@ -196,4 +196,8 @@ struct SinkPair: PushDeliverySink {
         first?.deliver(push)
         second.deliver(push)
     }
+    func deliverToAndroid(_ push: AcceptedPush) {
+        first?.deliverToAndroid(push)
+        second.deliverToAndroid(push)
+    }
 }
