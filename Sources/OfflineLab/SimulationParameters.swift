@@ -152,3 +152,66 @@ extension LatencyDistribution: Codable {
         try c.encode(text)
     }
 }
+
+/// The parameters as `--json` shows them: the budget as a number with its unit in the key
+/// (`budgetMs`), each outage as `{"fromPush", "toPush"}`. Swift's own encodings of `Duration`
+/// (`[high, low]` attoseconds) and `ClosedRange` (`[lower, upper]`) would leak into scripts.
+/// A new parameter needs a key here too, or it does not appear in the JSON.
+extension SimulationParameters {
+    enum CodingKeys: String, CodingKey {
+        case pushes, seed, store, killRate, killStage, metricFailureRate, outages, imageLatency, budgetMs, timeScale,
+             launches, misconfiguredAppGroup, concurrency, android
+    }
+
+    struct Outage: Codable {
+        var fromPush: Int
+        var toPush: Int
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(pushes, forKey: .pushes)
+        try c.encode(seed, forKey: .seed)
+        try c.encode(store, forKey: .store)
+        try c.encode(killRate, forKey: .killRate)
+        try c.encode(killStage, forKey: .killStage)
+        try c.encode(metricFailureRate, forKey: .metricFailureRate)
+        try c.encode(outages.map { Outage(fromPush: $0.lowerBound, toPush: $0.upperBound) }, forKey: .outages)
+        try c.encode(imageLatency, forKey: .imageLatency)
+        try c.encode(Self.milliseconds(budget), forKey: .budgetMs)
+        try c.encode(timeScale, forKey: .timeScale)
+        try c.encode(launches, forKey: .launches)
+        try c.encode(misconfiguredAppGroup, forKey: .misconfiguredAppGroup)
+        try c.encode(concurrency, forKey: .concurrency)
+        try c.encodeIfPresent(android, forKey: .android)
+    }
+
+    public init(from decoder: Decoder) throws {
+        self.init()
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        pushes = try c.decodeIfPresent(Int.self, forKey: .pushes) ?? pushes
+        seed = try c.decodeIfPresent(UInt64.self, forKey: .seed) ?? seed
+        store = try c.decodeIfPresent(SimulatedStore.self, forKey: .store) ?? store
+        killRate = try c.decodeIfPresent(Double.self, forKey: .killRate) ?? killRate
+        killStage = try c.decodeIfPresent(KillStage.self, forKey: .killStage) ?? killStage
+        metricFailureRate = try c.decodeIfPresent(Double.self, forKey: .metricFailureRate) ?? metricFailureRate
+        if let o = try c.decodeIfPresent([Outage].self, forKey: .outages) {
+            guard o.allSatisfy({ $0.fromPush <= $0.toPush }) else {
+                throw DecodingError.dataCorruptedError(forKey: .outages, in: c, debugDescription: "an outage's fromPush is after its toPush")
+            }
+            outages = o.map { $0.fromPush...$0.toPush }
+        }
+        imageLatency = try c.decodeIfPresent(LatencyDistribution.self, forKey: .imageLatency) ?? imageLatency
+        if let ms = try c.decodeIfPresent(Double.self, forKey: .budgetMs) { budget = .milliseconds(ms) }
+        timeScale = try c.decodeIfPresent(Double.self, forKey: .timeScale) ?? timeScale
+        launches = try c.decodeIfPresent(Int.self, forKey: .launches) ?? launches
+        misconfiguredAppGroup = try c.decodeIfPresent(Bool.self, forKey: .misconfiguredAppGroup) ?? misconfiguredAppGroup
+        concurrency = try c.decodeIfPresent(Int.self, forKey: .concurrency) ?? concurrency
+        android = try c.decodeIfPresent(AndroidSimulationSettings.self, forKey: .android)
+    }
+
+    /// A duration in milliseconds (fractions kept), for JSON.
+    static func milliseconds(_ d: Duration) -> Double {
+        Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15
+    }
+}

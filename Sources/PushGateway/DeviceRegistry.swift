@@ -13,6 +13,9 @@ public struct EmulatedDevice: Codable, Sendable, Hashable {
     public var apnsToken: String?
     /// FCM registration token.
     public var fcmToken: String?
+    /// Firebase Installation ID: the app instance's `fid` target (docs/specs/fcm.md); FCM
+    /// reaches the same device through it or through the registration token.
+    public var fid: String?
     /// The app's bundle id: the APNs topic (without push-type suffix).
     public var bundleID: String
     /// The Firebase project the FCM token belongs to.
@@ -39,16 +42,17 @@ public struct EmulatedDevice: Codable, Sendable, Hashable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case name, platform, apnsToken, fcmToken, bundleID, firebaseProject, environment, appProfile, unregisteredSince
+        case name, platform, apnsToken, fcmToken, fid, bundleID, firebaseProject, environment, appProfile, unregisteredSince
     }
 
     public init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         let apns = try c.decodeIfPresent(String.self, forKey: .apnsToken)
         let fcm = try c.decodeIfPresent(String.self, forKey: .fcmToken)
-        guard apns != nil || fcm != nil else {
+        let fid = try c.decodeIfPresent(String.self, forKey: .fid)
+        guard apns != nil || fcm != nil || fid != nil else {
             throw DecodingError.dataCorruptedError(forKey: .apnsToken, in: c,
-                debugDescription: "a device needs an apnsToken, an fcmToken, or both")
+                debugDescription: "a device needs an apnsToken, an fcmToken or a fid (Firebase Installation ID)")
         }
         self.init(name: try c.decodeIfPresent(String.self, forKey: .name) ?? "device",
                   platform: try c.decodeIfPresent(Platform.self, forKey: .platform) ?? .ios,
@@ -58,6 +62,7 @@ public struct EmulatedDevice: Codable, Sendable, Hashable {
                   environment: try c.decodeIfPresent(Environment.self, forKey: .environment) ?? .sandbox,
                   appProfile: try c.decodeIfPresent(String.self, forKey: .appProfile),
                   unregisteredSince: try c.decodeIfPresent(Date.self, forKey: .unregisteredSince))
+        self.fid = fid
     }
 }
 
@@ -78,6 +83,7 @@ public final class DeviceRegistry: @unchecked Sendable {
     // Both maps are protected by `lock`.
     private var byAPNsToken: [String: EmulatedDevice] = [:]
     private var byFCMToken: [String: EmulatedDevice] = [:]
+    private var byFID: [String: EmulatedDevice] = [:]
     /// Bundle ids of every registered device, plus the quick-start one: the APNs topics the
     /// dev team may push to. Kept up to date on register, read on every push.
     private var bundleIDs: Set<String> = []
@@ -137,6 +143,9 @@ public final class DeviceRegistry: @unchecked Sendable {
             if let token = device.fcmToken, let problem = DeviceToken.problem(token, for: .fcm) {
                 throw GatewayConfigError.invalidDevices(path: source, why: "\(at)/fcmToken: \(problem.message)")
             }
+            if let fid = device.fid, let problem = FirebaseInstallationID.problem(fid) {
+                throw GatewayConfigError.invalidDevices(path: source, why: "\(at)/fid: \(problem.message)")
+            }
         }
         return devices
     }
@@ -146,15 +155,17 @@ public final class DeviceRegistry: @unchecked Sendable {
             bundleIDs.insert(device.bundleID)
             if let t = device.apnsToken { byAPNsToken[t] = device }
             if let t = device.fcmToken { byFCMToken[t] = device }
+            if let f = device.fid { byFID[f] = device }
         }
     }
 
-    public var isQuickStart: Bool { lock.withLock { byAPNsToken.isEmpty && byFCMToken.isEmpty } }
+    public var isQuickStart: Bool { lock.withLock { byAPNsToken.isEmpty && byFCMToken.isEmpty && byFID.isEmpty } }
 
     public var devices: [EmulatedDevice] {
         lock.withLock {
             var seen = Set<String>()
-            return (Array(byAPNsToken.values) + Array(byFCMToken.values)).filter { seen.insert($0.name + ($0.apnsToken ?? "") + ($0.fcmToken ?? "")).inserted }
+            return (Array(byAPNsToken.values) + Array(byFCMToken.values) + Array(byFID.values))
+                .filter { seen.insert($0.name + ($0.apnsToken ?? "") + ($0.fcmToken ?? "") + ($0.fid ?? "")).inserted }
                 .sorted { $0.name < $1.name }
         }
     }
@@ -166,14 +177,22 @@ public final class DeviceRegistry: @unchecked Sendable {
             let known = bundleIDs.contains(bundleID)
             // Quick start has no tokens: no need to hash a 64-byte one.
             if !byAPNsToken.isEmpty, let d = byAPNsToken[asciiLowercased(apnsToken)] { return (known, .known(d)) }
-            return (known, byAPNsToken.isEmpty && byFCMToken.isEmpty ? .quickStart : .unknown)
+            return (known, byAPNsToken.isEmpty && byFCMToken.isEmpty && byFID.isEmpty ? .quickStart : .unknown)
         }
     }
 
     public func lookup(fcmToken: String) -> DeviceLookup {
         lock.withLock {
             if let d = byFCMToken[fcmToken] { return .known(d) }
-            return byAPNsToken.isEmpty && byFCMToken.isEmpty ? .quickStart : .unknown
+            return byAPNsToken.isEmpty && byFCMToken.isEmpty && byFID.isEmpty ? .quickStart : .unknown
+        }
+    }
+
+    /// The device behind a Firebase Installation ID (the `fid` target).
+    public func lookup(fid: String) -> DeviceLookup {
+        lock.withLock {
+            if let d = byFID[fid] { return .known(d) }
+            return byAPNsToken.isEmpty && byFCMToken.isEmpty && byFID.isEmpty ? .quickStart : .unknown
         }
     }
 
@@ -182,6 +201,7 @@ public final class DeviceRegistry: @unchecked Sendable {
         lock.withLock {
             for (k, var d) in byAPNsToken where d.name == name { d.unregisteredSince = date; byAPNsToken[k] = d }
             for (k, var d) in byFCMToken where d.name == name { d.unregisteredSince = date; byFCMToken[k] = d }
+            for (k, var d) in byFID where d.name == name { d.unregisteredSince = date; byFID[k] = d }
         }
     }
 }

@@ -5,8 +5,9 @@ import PushHTTP
 /// `POST /v1/projects/{project}/messages:send` — FCM HTTP v1 (docs/specs/fcm.md). Checks in order:
 /// bearer access token (401 UNAUTHENTICATED), scope and project (403 PERMISSION_DENIED), body
 /// JSON and the FCM rules PushCore's validator marks as enforced by FCM (400 INVALID_ARGUMENT
-/// with field violations), the registration token (an APNs token → INVALID_ARGUMENT; unknown or
-/// unregistered → 404 UNREGISTERED; another project's → 403 SENDER_ID_MISMATCH). Errors use
+/// with field violations, among them the FID shape), the registration token or installation ID
+/// (an APNs token → INVALID_ARGUMENT; unknown or unregistered → 404 UNREGISTERED; another
+/// project's → 403 SENDER_ID_MISMATCH). Errors use
 /// the Google RPC shape with FcmError details (`FCMError.json`).
 struct FCMSendRoute: Sendable {
     let tokens: AccessTokenStore
@@ -68,17 +69,30 @@ struct FCMSendRoute: Sendable {
             }
             guard let send = FCMSendRequest(json: document.root) else {
                 return FCMError(.invalidArgument, message: "Request contains an invalid argument.",
-                                fieldViolations: [FCMFieldViolation(field: "message", description: "Exactly one of token, topic or condition must be set")])
+                                fieldViolations: [FCMFieldViolation(field: "message", description: "Exactly one of fid, token, topic or condition must be set")])
             }
             validateOnly = send.validateOnly ?? false
             liveActivityToken = send.message.liveActivityToken
             deliveryID = send.message.apnsPayload?[CIOPush.deliveryIDKey]?.stringValue
-            if case .token(let token) = send.message.target {
-                target = token
+            let lookup: DeviceLookup
+            switch send.message.target {
+            case .token(let token):
                 if DeviceToken.classify(token) == .apns {
+                    target = token
                     return FCMError(.invalidArgument, message: "The registration token is not a valid FCM registration token")
                 }
-                switch devices.lookup(fcmToken: token) {
+                lookup = devices.lookup(fcmToken: token)
+            case .fid(let fid):
+                lookup = devices.lookup(fid: fid)
+            case .topic, .condition:
+                lookup = .quickStart
+            }
+            target = send.message.target.isDevice ? send.message.target.value
+                : send.message.target.fieldName + ":" + send.message.target.value
+            if send.message.target.isDevice {
+                // An FID no app instance registered is answered like an unknown token
+                // (docs/specs/fcm.md "`fid` beside `token`": 404 UNREGISTERED).
+                switch lookup {
                 case .unknown:
                     return FCMError(.unregistered, message: "Requested entity was not found.")
                 case .quickStart:
@@ -88,8 +102,6 @@ struct FCMSendRoute: Sendable {
                     if let p = d.firebaseProject, p != project { return FCMError(.senderIdMismatch, message: "SenderId mismatch") }
                     if let since = d.unregisteredSince, since <= now { return FCMError(.unregistered, message: "Requested entity was not found.") }
                 }
-            } else {
-                target = send.message.target.fieldName + ":" + send.message.target.value
             }
             let id = validateOnly ? "fake_message_id" : "0:\(Int64(now.timeIntervalSince1970 * 1_000_000))%\(String(UInt64.random(in: 0...UInt64.max), radix: 16))"
             messageName = "projects/\(project)/messages/\(id)"

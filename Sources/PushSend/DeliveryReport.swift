@@ -41,6 +41,9 @@ public struct DeliveryReport: Sendable, Hashable {
     public var sentAt: Date
     /// The token is dead and should be removed from the audience.
     public var prune: Bool
+    /// What `target` is: FCM's target field (`fid`, `token`, `topic`, `condition`); nil for an
+    /// APNs device token.
+    public var targetKind: String?
 
     public init(provider: PushProvider, target: String, id: String? = nil, status: Int? = nil, outcome: Outcome,
                 reason: String? = nil, detail: String? = nil, timestamp: Int64? = nil, attempts: Int = 1,

@@ -26,6 +26,7 @@ public struct FCMSendResult: Sendable {
     public var report: DeliveryReport {
         var r = DeliveryReport(provider: .fcm, target: target.value, outcome: .accepted, attempts: attempts,
                                latency: latency, sentAt: sentAt)
+        r.targetKind = target.fieldName
         switch outcome {
         case .accepted(let name):
             r.id = name

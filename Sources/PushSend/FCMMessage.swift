@@ -5,7 +5,7 @@ import PushCore
 extension FCMTarget {
     /// `token abcdef12…`, `topic news`: safe for logs.
     public var redactedDescription: String {
-        if case .token(let t) = self { return "token \(DeviceToken.redacted(t))" }
+        if isDevice { return "\(fieldName) \(DeviceToken.redacted(value))" }
         return "\(fieldName) \(value)"
     }
 }
@@ -46,13 +46,13 @@ public struct PreparedFCMMessage: Sendable {
             message = root
         }
         var target: FCMTarget?
-        for key in ["token", "topic", "condition"] {
+        for key in FCMTarget.fieldNames {
             guard let v = message[key] else { continue }
             guard let s = v.stringValue else { throw .targetNotAString(key) }
             if target != nil { throw .severalTargets }
-            target = key == "token" ? .token(s) : key == "topic" ? .topic(s) : .condition(s)
+            target = FCMTarget(field: key, value: s)
         }
-        message.members.removeAll { ["token", "topic", "condition"].contains($0.key) }
+        message.members.removeAll { FCMTarget.fieldNames.contains($0.key) }
         try self.init(members: message, validateOnly: onlyValidate, fileTarget: target, wrapped: wrapped)
         if checks { warnings = try self.validate(for: target) }
     }
@@ -81,7 +81,7 @@ public struct PreparedFCMMessage: Sendable {
             JSONMember(key: "message", value: .object(message(for: target ?? fileTarget ?? .token(standIn)))),
         ]))
         var report = Validator().validate(request, as: .fcm)
-        report.findings.removeAll { $0.pointer?.description == "/message/token" }
+        report.findings.removeAll { ["/message/token", "/message/fid"].contains($0.pointer?.description) }
         let errors = report.errors.map { "\(source.map { $0 + " " } ?? "")\($0.place): \($0.message) — fix: \($0.fix)" }
         if !errors.isEmpty { throw .invalid(errors) }
         return report.warnings
@@ -115,8 +115,8 @@ public enum FCMMessageError: Error, Sendable, Hashable, CustomStringConvertible 
         case .notAnObject: return "the message file must be a JSON object: {\"message\": {…}}, a bare message, or an APNs payload {\"aps\": …}"
         case .messageNotAnObject: return "/message must be a JSON object"
         case .targetNotAString(let key): return "/message/\(key) must be a string"
-        case .severalTargets: return "the message names more than one of token, topic, condition; FCM needs exactly one"
-        case .noTarget: return "no target: pass --token, --topic or --condition (or put one in the message)"
+        case .severalTargets: return "the message names more than one of fid, token, topic, condition; FCM needs exactly one"
+        case .noTarget: return "no target: pass --fid, --token, --topic or --condition (or put one in the message)"
         case .badTarget(let why): return why
         case .invalid(let problems):
             return "the message does not validate:\n  " + problems.joined(separator: "\n  ")

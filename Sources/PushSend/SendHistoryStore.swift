@@ -40,12 +40,18 @@ public final class SendHistoryStore: Sendable {
             CREATE INDEX IF NOT EXISTS sends_target ON sends(target);
             CREATE INDEX IF NOT EXISTS sends_sent_at ON sends(sent_at);
             """)
+        // Files written before FCM `fid` targets have no target_kind column: add it (NULL: a token).
+        let hasKind = { try self.db.query("SELECT name FROM pragma_table_info('sends')").contains { $0.string(0) == "target_kind" } }
+        if try !hasKind() {
+            // Another process may add it at the same moment: only its absence afterwards is an error.
+            do { try db.execute("ALTER TABLE sends ADD COLUMN target_kind TEXT") } catch { if try !hasKind() { throw error } }
+        }
     }
 
     private static let insertSQL = """
         INSERT INTO sends (sent_at, provider, target, message_id, status, outcome, reason, detail, timestamp,
-                           attempts, latency_ms, endpoint, batch)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                           attempts, latency_ms, endpoint, batch, target_kind)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
 
     /// Records reports in one transaction (a bulk send records them in batches, not a commit
@@ -58,7 +64,7 @@ public final class SendHistoryStore: Sendable {
                     .real(r.sentAt.timeIntervalSince1970), .text(r.provider.rawValue), .text(r.target), .text(r.id),
                     .int(r.status), .text(r.outcome.rawValue), .text(r.reason), .text(r.detail),
                     r.timestamp.map { .integer($0) } ?? .null, .int(r.attempts), .real(r.latency.inMilliseconds),
-                    .text(endpoint), .text(batch),
+                    .text(endpoint), .text(batch), .text(r.targetKind),
                 ])
             }
         }
@@ -68,7 +74,7 @@ public final class SendHistoryStore: Sendable {
     /// The newest sends; `target` filters to one target, or to every target starting with it
     /// when `targetPrefix` (the shortened tokens the outputs show are prefixes).
     public func recent(limit: Int, target: String? = nil, targetPrefix: Bool = false) throws -> [SendHistoryEntry] {
-        let columns = "id, sent_at, provider, target, message_id, status, outcome, reason, detail, timestamp, attempts, latency_ms, endpoint, batch"
+        let columns = "id, sent_at, provider, target, message_id, status, outcome, reason, detail, timestamp, attempts, latency_ms, endpoint, batch, target_kind"
         let rows: [SQLiteRow]
         if let target, targetPrefix {
             rows = try db.query("SELECT \(columns) FROM sends WHERE substr(target, 1, ?) = ? ORDER BY id DESC LIMIT ?",
@@ -105,13 +111,16 @@ public struct SendHistoryEntry: Sendable, Hashable, Encodable {
     public var latencyMs: Double
     public var endpoint: String?
     public var batch: String?
+    /// `fid`, `token`, `topic` or `condition` (FCM's target field); `token` for APNs.
+    public var targetKind: String
 
     enum CodingKeys: String, CodingKey {
         case id, sentAt = "sent_at", provider, target, messageID = "message_id", status, outcome, reason, detail, timestamp
-        case attempts, latencyMs = "latency_ms", endpoint, batch
+        case attempts, latencyMs = "latency_ms", endpoint, batch, targetKind = "target_kind"
     }
 
-    /// JSON for `pushlab history --json`: snake_case keys, `sent_at` as ISO 8601, nulls kept.
+    /// JSON for `pushlab history --json`: snake_case keys, `sent_at` and APNs's `timestamp` (when
+    /// the token stopped being valid) as ISO 8601, nulls kept.
     public func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         let formatter = ISO8601DateFormatter()
@@ -125,11 +134,12 @@ public struct SendHistoryEntry: Sendable, Hashable, Encodable {
         try c.encode(outcome, forKey: .outcome)
         try c.encode(reason, forKey: .reason)
         try c.encode(detail, forKey: .detail)
-        try c.encode(timestamp, forKey: .timestamp)
+        try c.encode(timestamp.map { formatter.string(from: Date(timeIntervalSince1970: Double($0) / 1000)) }, forKey: .timestamp)
         try c.encode(attempts, forKey: .attempts)
         try c.encode((latencyMs * 1000).rounded() / 1000, forKey: .latencyMs)
         try c.encode(endpoint, forKey: .endpoint)
         try c.encode(batch, forKey: .batch)
+        try c.encode(targetKind, forKey: .targetKind)
     }
 
     init(row: SQLiteRow) {
@@ -147,6 +157,7 @@ public struct SendHistoryEntry: Sendable, Hashable, Encodable {
         latencyMs = row.double(11) ?? 0
         endpoint = row.string(12)
         batch = row.string(13)
+        targetKind = row.string(14) ?? "token"
     }
 }
 

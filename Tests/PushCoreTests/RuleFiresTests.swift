@@ -81,6 +81,7 @@ final class RuleFiresTests: XCTestCase {
     func testRule_fcm_condition_format() throws { try RuleSamplesTests.assertRuleFires("fcm.condition.format") }
     func testRule_fcm_token_apns_token() throws { try RuleSamplesTests.assertRuleFires("fcm.token.apns-token") }
     func testRule_fcm_token_shape() throws { try RuleSamplesTests.assertRuleFires("fcm.token.shape") }
+    func testRule_fcm_fid_shape() throws { try RuleSamplesTests.assertRuleFires("fcm.fid.shape") }
     func testRule_fcm_data_string() throws { try RuleSamplesTests.assertRuleFires("fcm.data.string") }
     func testRule_fcm_data_reserved() throws { try RuleSamplesTests.assertRuleFires("fcm.data.reserved") }
     func testRule_fcm_apns_headers_string() throws { try RuleSamplesTests.assertRuleFires("fcm.apns.headers.string") }

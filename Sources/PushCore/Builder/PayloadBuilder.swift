@@ -64,6 +64,9 @@ public struct PayloadBuilder: Sendable {
         if case .token(let t) = target, let problem = DeviceToken.problem(t, for: .fcm) {
             throw PayloadBuildError(flag: "--token", message: problem.message, fix: problem.fix)
         }
+        if case .fid(let f) = target, let problem = FirebaseInstallationID.problem(f) {
+            throw PayloadBuildError(flag: "--fid", message: problem.message, fix: problem.fix)
+        }
         var message = FCMMessage(target: target)
         if pushType != .background, title != nil || body != nil || image != nil {
             message.notification = FCMMessage.Notification(title: title, body: body, image: image)
@@ -170,6 +173,7 @@ public struct PayloadBuilder: Sendable {
         case "topic": return "--topic"
         case "condition": return "--condition"
         case "token": return "--token"
+        case "fid": return "--fid"
         case CIOPush.deliveryIDKey: return "--delivery-id"
         case CIOPush.deliveryTokenKey: return "--delivery-token"
         default: return tokens.contains("data") || tokens.count == 1 ? "--data" : nil

@@ -75,10 +75,9 @@ public struct FCMMessage: Sendable, Hashable {
 
     public init?(json: JSONValue) {
         guard let m = json.objectValue else { return nil }
-        if let t = m["token"]?.stringValue { target = .token(t) }
-        else if let t = m["topic"]?.stringValue { target = .topic(t) }
-        else if let c = m["condition"]?.stringValue { target = .condition(c) }
+        guard let t = FCMTarget.fieldNames.lazy.compactMap({ key in m[key]?.stringValue.flatMap { FCMTarget(field: key, value: $0) } }).first
         else { return nil }
+        target = t
         if let n = m["notification"]?.objectValue {
             notification = Notification(title: n["title"]?.stringValue, body: n["body"]?.stringValue, image: n["image"]?.stringValue)
         }

@@ -1,16 +1,38 @@
 import Foundation
 
-/// Where an FCM message goes: exactly one of token, topic or condition (docs/specs/fcm.md).
+/// Where an FCM message goes: exactly one of fid, token, topic or condition (docs/specs/fcm.md
+/// "Message essentials", "`fid` beside `token`, `topic`, `condition`").
 public enum FCMTarget: Sendable, Hashable {
+    /// A Firebase Installation ID: the target firebase-admin 7.x prefers over `token`.
+    case fid(String)
+    /// An FCM registration token (deprecated by the Admin SDKs in favour of `fid`).
     case token(String)
     case topic(String)
     case condition(String)
 
+    /// The message fields that name a target, in the order the Admin SDKs list them.
+    public static let fieldNames = ["fid", "token", "topic", "condition"]
+
+    /// The target a message field names; nil for a field that is not a target.
+    public init?(field: String, value: String) {
+        switch field {
+        case "fid": self = .fid(value)
+        case "token": self = .token(value)
+        case "topic": self = .topic(value)
+        case "condition": self = .condition(value)
+        default: return nil
+        }
+    }
+
     public var fieldName: String {
-        switch self { case .token: "token"; case .topic: "topic"; case .condition: "condition" }
+        switch self { case .fid: "fid"; case .token: "token"; case .topic: "topic"; case .condition: "condition" }
     }
     public var value: String {
-        switch self { case .token(let v), .topic(let v), .condition(let v): v }
+        switch self { case .fid(let v), .token(let v), .topic(let v), .condition(let v): v }
+    }
+    /// A target that names one app instance (fid or token), which logs shorten.
+    public var isDevice: Bool {
+        switch self { case .fid, .token: true; case .topic, .condition: false }
     }
 
     /// docs/specs/fcm.md "Send": the message content may be 4096 bytes, 2048 for a topic message.
@@ -29,6 +51,8 @@ public enum FCMTarget: Sendable, Hashable {
     /// The problem with this target, checked before sending; nil when it is fine.
     public var problem: String? {
         switch self {
+        case .fid(let f):
+            return FirebaseInstallationID.problem(f).map { "\($0.message); fix: \($0.fix)" }
         case .token(let t):
             return DeviceToken.problem(t, for: .fcm).map { "\($0)" }
         case .topic(let t):

@@ -120,6 +120,11 @@ public enum DeviceToken {
             return DeviceTokenProblem(code: .badCharacters, message: "the APNs token contains characters other than hex digits",
                                       fix: "an APNs token is hex (0-9, a-f); convert the device token Data to hex, not base64")
         }
+        if FirebaseInstallationID.isValid(token) {
+            return DeviceTokenProblem(code: .unrecognised,
+                                      message: "this is a Firebase Installation ID (22 characters), not an FCM registration token",
+                                      fix: "send it as the fid target (message.fid, --fid); a registration token is ~140-200 characters")
+        }
         if token.utf8.contains(where: { !isURLSafe($0) && $0 != UInt8(ascii: ":") }) {
             return DeviceTokenProblem(code: .badCharacters, message: "the FCM token contains characters outside A-Z a-z 0-9 - _ :",
                                       fix: "copy the registration token exactly; remove quotes, spaces or line breaks")

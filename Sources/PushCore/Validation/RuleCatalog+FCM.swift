@@ -15,8 +15,8 @@ extension RuleCatalog {
         "A message field has the wrong JSON type (e.g. an object where a string is expected).",
         fix: "use the type the HTTP v1 reference gives for this field")
     public static let fcmTargetCount = ValidationRule("fcm.target.count", .error, .fcm,
-        "A message needs exactly one target: token, topic or condition.",
-        fix: "keep exactly one of token, topic, condition")
+        "A message needs exactly one target: fid, token, topic or condition.",
+        fix: "keep exactly one of fid, token, topic, condition")
     public static let fcmTopicFormat = ValidationRule("fcm.topic.format", .error, .fcm,
         "topic must match [a-zA-Z0-9-_.~%]+ (an optional /topics/ prefix is allowed).",
         fix: "use letters, digits and - _ . ~ % only")
@@ -29,6 +29,9 @@ extension RuleCatalog {
     public static let fcmTokenShape = ValidationRule("fcm.token.shape", .error, .fcm,
         "message.token does not look like an FCM registration token (<instance id>:<base64url>, ~140–200 chars).",
         fix: "copy the registration token exactly")
+    public static let fcmFIDShape = ValidationRule("fcm.fid.shape", .error, .fcm,
+        "message.fid is not a Firebase Installation ID: 22 base64url characters starting with c, d, e or f.",
+        fix: "copy the FID the app's Firebase Installations SDK returns; a registration token goes in token")
     public static let fcmDataString = ValidationRule("fcm.data.string", .error, .fcm,
         "data values must all be strings (FCM rejects numbers, booleans and objects).",
         fix: "quote the value; JSON-encode objects into a string")
@@ -58,7 +61,7 @@ extension RuleCatalog {
         fix: "move CIO and the CIO-Delivery-* keys into message.apns.payload")
 
     static let fcm = [fcmMessageMissing, fcmValidateOnlyType, fcmUnknownField, fcmFieldType, fcmTargetCount, fcmTopicFormat,
-                      fcmConditionFormat, fcmTokenAPNs, fcmTokenShape, fcmDataString, fcmDataReserved, fcmAPNsHeadersString,
+                      fcmConditionFormat, fcmTokenAPNs, fcmTokenShape, fcmFIDShape, fcmDataString, fcmDataReserved, fcmAPNsHeadersString,
                       fcmWebpushHeadersString, fcmAndroidTTL, fcmAndroidPriority, fcmSizeMax, fcmNotificationImageHTTPS,
                       fcmAPNsPayloadCIO]
 }

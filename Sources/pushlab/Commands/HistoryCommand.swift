@@ -36,7 +36,7 @@ enum HistoryCommand: Command {
         // Device tokens are shortened in every output unless asked for (issue 11, secrets);
         // FCM topics and conditions are not tokens and stay whole.
         if !args.flag("--full-tokens") {
-            for i in entries.indices where DeviceToken.classify(entries[i].target) != .invalid {
+            for i in entries.indices where DeviceToken.classify(entries[i].target) != .invalid || entries[i].targetKind == "fid" {
                 entries[i].target = shorten(entries[i].target)
             }
         }
@@ -53,7 +53,7 @@ enum HistoryCommand: Command {
             let what = e.outcome == "accepted" ? "accepted" : "\(e.outcome) \(e.reason ?? "")"
             let status = e.status.map { " \($0)" } ?? ""
             let id = e.messageID.map { "  \($0)" } ?? ""
-            emit("\(formatter.string(from: e.sentAt))  \(e.provider.padding(toLength: 4, withPad: " ", startingAt: 0)) \(shorten(e.target).padding(toLength: 10, withPad: " ", startingAt: 0))\(status) \(what)\(id)  (\(e.attempts)×, \(Int(e.latencyMs.rounded())) ms)")
+            emit("\(formatter.string(from: e.sentAt))  \(e.provider.padding(toLength: 4, withPad: " ", startingAt: 0)) \(e.targetKind.padding(toLength: 5, withPad: " ", startingAt: 0)) \(shorten(e.target).padding(toLength: 10, withPad: " ", startingAt: 0))\(status) \(what)\(id)  (\(e.attempts)×, \(Int(e.latencyMs.rounded())) ms)")
         }
         return ExitStatus.success
     }

@@ -10,7 +10,9 @@ enum PayloadCommand: Command {
     With --image or --delivery-id/--delivery-token the payload is a Customer.io rich push: \
     CIO.push.image/link, the delivery keys at the top level and "mutable-content": 1 so the \
     Notification Service Extension runs. With --fcm the same content becomes {"message": …} with \
-    the Customer.io keys under message.apns.payload; give exactly one of --token, --topic, --condition.
+    the Customer.io keys under message.apns.payload; give exactly one of --fid, --token, --topic, \
+    --condition (--fid: a Firebase Installation ID, the target firebase-admin 7.x prefers over the \
+    deprecated registration token).
     """
     static let options: [OptionSpec] = PayloadBuilderFlags.options + [
         .value("--interruption-level", name: "LEVEL", help: "passive, active, time-sensitive or critical."),
@@ -18,6 +20,7 @@ enum PayloadCommand: Command {
         .value("--push-type", name: "TYPE", help: "alert or background (content-available only; the same as --background).", default: "alert"),
         .flag("--mutable-content", help: "Set mutable-content 1 even without an image or delivery keys."),
         .flag("--fcm", help: "Print an FCM v1 send request instead of an APNs payload."),
+        .value("--fid", name: "FID", help: "Firebase Installation ID, 22 characters (with --fcm)."),
         .value("--token", name: "TOKEN", help: "FCM registration token (with --fcm)."),
         .value("--topic", name: "TOPIC", help: "FCM topic (with --fcm)."),
         .value("--condition", name: "EXPR", help: "FCM condition (with --fcm)."),
@@ -46,7 +49,7 @@ enum PayloadCommand: Command {
             if args.flag("--fcm") {
                 value = try b.fcmRequest(target: try target(args), validateOnly: args.flag("--validate-only") ? true : nil)
             } else {
-                for flag in ["--token", "--topic", "--condition", "--validate-only"] where args.value(flag) != nil || args.flag(flag) {
+                for flag in ["--fid", "--token", "--topic", "--condition", "--validate-only"] where args.value(flag) != nil || args.flag(flag) {
                     throw UsageError("\(flag) only applies with --fcm", fix: "add --fcm, or drop \(flag)")
                 }
                 let payload = try b.apnsPayload()
@@ -70,16 +73,11 @@ enum PayloadCommand: Command {
     }
 
     static func target(_ args: ParsedArguments) throws -> FCMTarget {
-        let given = [("--token", args.value("--token")), ("--topic", args.value("--topic")), ("--condition", args.value("--condition"))]
-            .filter { $0.1 != nil }
+        let given = FCMTarget.fieldNames.compactMap { field in args.value("--" + field).map { (flag: "--" + field, target: FCMTarget(field: field, value: $0)!) } }
         guard given.count == 1 else {
-            throw UsageError(given.isEmpty ? "--fcm needs a target" : "give only one of \(given.map(\.0).joined(separator: ", "))",
-                             fix: "pass exactly one of --token, --topic, --condition")
+            throw UsageError(given.isEmpty ? "--fcm needs a target" : "give only one of \(given.map(\.flag).joined(separator: ", "))",
+                             fix: "pass exactly one of --fid, --token, --topic, --condition")
         }
-        switch given[0].0 {
-        case "--token": return .token(given[0].1!)
-        case "--topic": return .topic(given[0].1!)
-        default: return .condition(given[0].1!)
-        }
+        return given[0].target
     }
 }

@@ -7,7 +7,7 @@ import PushSend
 /// `pushlab send fcm`: FCM HTTP v1 `messages:send` with a service account.
 enum SendFCMCommand: Command {
     static let path = ["send", "fcm"]
-    static let summary = "Send an FCM HTTP v1 message (service-account OAuth2) to a token, topic, condition or a file of tokens."
+    static let summary = "Send an FCM HTTP v1 message (service-account OAuth2) to an installation ID, token, topic, condition or a file of them."
     static let positionalUsage = "[message.json | -]"
     static let discussion = """
         The file may be a full request ({"message": {…}}), a bare message, or a bare APNs payload \
@@ -25,13 +25,18 @@ enum SendFCMCommand: Command {
         (payloads/live-activities/) goes through FCM to an activity; the result is validated like \
         a message file that carries it (docs/live-activities.md "Through FCM").
 
-        With --tokens FILE the same message goes to every token (see send apns for the bulk options). \
+        --fid sends to a Firebase Installation ID (message.fid, 22 characters), the target \
+        firebase-admin 7.x prefers over the deprecated registration token (docs/sending.md "FCM \
+        installation IDs"). With --tokens FILE the same message goes to every token, with --fids FILE \
+        to every installation ID (see send apns for the bulk options). \
         Exit status: 0 accepted (bulk: all accepted), 1 rejected or failed, 2 bad usage or input.
         """
     static let options: [OptionSpec] = [
         .value("--service-account", name: "JSON", help: "Service-account key file (or GOOGLE_APPLICATION_CREDENTIALS)."),
         .value("--project", name: "ID", help: "Firebase project id (default: the service account's project_id)."),
-        .value("--token", name: "TOKEN", help: "FCM registration token."),
+        .value("--fid", name: "FID", help: "Firebase Installation ID (message.fid): 22 characters, starting with c, d, e or f."),
+        .value("--token", name: "TOKEN", help: "FCM registration token (deprecated by Firebase in favour of --fid)."),
+        .value("--fids", name: "FILE", help: "Bulk: send to every Firebase Installation ID of FILE (one per line, '-' for stdin, # comments)."),
         .value("--topic", name: "NAME", help: "Send to a topic instead."),
         .value("--condition", name: "EXPR", help: "Send to a topic condition, e.g. \"'a' in topics && 'b' in topics\"."),
         .flag("--dry-run", help: "validate_only: FCM checks the message but does not deliver it."),
@@ -40,8 +45,11 @@ enum SendFCMCommand: Command {
     ] + SendSupport.builderOptions + SendSupport.connectionOptions + SendSupport.bulkOptions + SendSupport.reportingOptions + ProfileDefaults.options
 
     static func run(_ args: ParsedArguments) async throws -> Int32 {
-        let targets = [args.value("--token"), args.value("--topic"), args.value("--condition"), args.value("--tokens")].compactMap { $0 }
-        if targets.count > 1 { throw UsageError("give one of --token, --topic, --condition, --tokens") }
+        let targetFlags = ["--fid", "--token", "--topic", "--condition", "--tokens", "--fids"]
+        let givenTargets = targetFlags.filter { args.value($0) != nil }
+        if givenTargets.count > 1 {
+            throw UsageError("give one of \(targetFlags.joined(separator: ", ")); got \(givenTargets.joined(separator: " and "))")
+        }
         let accountPath = try args.required("--service-account", env: "GOOGLE_APPLICATION_CREDENTIALS",
                                             fix: "download a key in the Firebase console: Project settings → Service accounts → Generate new private key")
         var account: ServiceAccount
@@ -51,11 +59,9 @@ enum SendFCMCommand: Command {
         KeyFilePermissions.warnIfShared(accountPath, flag: "--service-account")
         let message = try prepareMessage(args)
         let validate = !args.flag("--no-validate")
-        let bulk = args.value("--tokens") != nil
-        var target: FCMTarget?
-        if let t = args.value("--token") { target = .token(t) }
-        if let t = args.value("--topic") { target = .topic(t) }
-        if let c = args.value("--condition") { target = .condition(c) }
+        let bulkFIDs = args.value("--fids") != nil
+        let bulk = args.value("--tokens") != nil || bulkFIDs
+        var target = commandLineTarget(args)
         if !bulk {
             target = target ?? message.fileTarget
             guard let t = target else { throw UsageError("\(FCMMessageError.noTarget)") }
@@ -77,8 +83,9 @@ enum SendFCMCommand: Command {
         defer { history?.close() }
         let status: Int32
         if bulk {
-            status = try await SendSupport.runBulk(args, provider: .fcm, endpoint: client.sendURL, history: history) { token, index in
-                await client.send(message, to: .token(token), index: index, checkTarget: validate).report
+            status = try await SendSupport.runBulk(args, provider: .fcm, endpoint: client.sendURL, history: history,
+                                                   listFlag: bulkFIDs ? "--fids" : "--tokens") { line, index in
+                await client.send(message, to: bulkFIDs ? .fid(line) : .token(line), index: index, checkTarget: validate).report
             }
         } else {
             let result = await client.send(message, to: target!, checkTarget: validate)
@@ -97,6 +104,11 @@ enum SendFCMCommand: Command {
         }
         for c in clients { await c.shutdown() }
         return status
+    }
+
+    /// The one target given as --fid, --token, --topic or --condition, if any.
+    static func commandLineTarget(_ args: ParsedArguments) -> FCMTarget? {
+        FCMTarget.fieldNames.lazy.compactMap { field in args.value("--" + field).flatMap { FCMTarget(field: field, value: $0) } }.first
     }
 
     /// A local `--url` (the emulator, on whatever port it runs) also serves the OAuth token
@@ -164,8 +176,7 @@ enum SendFCMCommand: Command {
         }
         guard !args.flag("--no-validate") else { return message }
         // The validator sees the request as it will be sent (with the target it will carry).
-        let target: FCMTarget? = args.value("--token").map { .token($0) } ?? args.value("--topic").map { .topic($0) }
-            ?? args.value("--condition").map { .condition($0) }
+        let target = commandLineTarget(args)
         let warnings: [ValidationFinding]
         do { warnings = try message.validate(for: target, source: source) } catch {
             throw PreflightRefusal(message: "\(error)")

@@ -124,9 +124,11 @@ enum SendSupport {
     // MARK: - Running
 
     /// Runs a bulk send and prints its summary; returns the exit status.
+    /// `listFlag` names the file of targets: `--tokens`, or `--fids` for FCM installation IDs.
     static func runBulk(_ args: ParsedArguments, provider: PushProvider, endpoint: String, history: SendHistoryStore?,
+                        listFlag: String = "--tokens",
                         send: @escaping @Sendable (String, UInt64) async -> DeliveryReport) async throws -> Int32 {
-        let tokensPath = args.value("--tokens")!
+        let tokensPath = args.value(listFlag)!
         let concurrency = try args.int("--concurrency", range: 1...100_000) ?? 200
         var sinks: [any BulkReportSink] = []
         do {
@@ -167,10 +169,10 @@ enum SendSupport {
         return out
     }
 
-    /// A device token shortened (first 8 characters + …) as everywhere pushlab prints one; FCM
-    /// topics and conditions are not secrets and stay whole.
+    /// A device token or Firebase Installation ID shortened (first 8 characters + …) as everywhere
+    /// pushlab prints one; FCM topics and conditions are not secrets and stay whole.
     static func printableTarget(_ target: String) -> String {
-        DeviceToken.classify(target) == .invalid ? target : DeviceToken.redacted(target)
+        DeviceToken.classify(target) == .invalid && !FirebaseInstallationID.isValid(target) ? target : DeviceToken.redacted(target)
     }
 
     /// Prints one push's result; returns the exit status.
@@ -184,7 +186,9 @@ enum SendSupport {
             obj[r.provider == .apns ? "apns_id" : "name"] = r.id.map { .string($0) } ?? .null
             obj["status"] = r.status.map { .number(JSONNumber($0)) } ?? .null
             obj["reason"] = r.reason.map { .string($0) } ?? .null
-            if let t = r.timestamp { obj["timestamp"] = .number(JSONNumber(literal: String(t))) }
+            // APNs 410's timestamp (ms since the epoch on the wire) as a date, like every date in --json.
+            if let t = r.timestamp { obj["timestamp"] = .string(ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: Double(t) / 1000))) }
+            if let kind = r.targetKind { obj["target_kind"] = .string(kind) }
             if let d = r.detail { obj["detail"] = .string(d) }
             if let fix, !r.isAccepted { obj["fix"] = .string(fix) }
             for (k, v) in extra { obj[k] = .string(v) }

@@ -10,7 +10,7 @@ enum FCMChecks {
     }
 
     static let requestKeys = ["message", "validate_only"]
-    static let messageKeys = ["name", "data", "notification", "android", "webpush", "apns", "fcm_options", "token", "topic", "condition"]
+    static let messageKeys = ["name", "data", "notification", "android", "webpush", "apns", "fcm_options"] + FCMTarget.fieldNames
     static let notificationKeys = ["title", "body", "image"]
     static let apnsKeys = ["headers", "payload", "fcm_options", "live_activity_token"]
     static let androidKeys = ["collapse_key", "priority", "ttl", "restricted_package_name", "data", "notification", "fcm_options", "direct_boot_ok", "bandwidth_constrained_ok", "restricted_satellite_ok"]
@@ -23,14 +23,14 @@ enum FCMChecks {
             return Result()
         }
         for m in top.members where !requestKeys.contains(m.key) {
-            if legacyKeys.contains(m.key) || m.key == "token" || m.key == "topic" || m.key == "condition" { continue }
+            if legacyKeys.contains(m.key) || FCMTarget.fieldNames.contains(m.key) { continue }
             unknown(m.key, at: .root / m.key, known: requestKeys, into: &c)
         }
         if let v = top["validate_only"], v.boolValue == nil {
             c.report(RuleCatalog.fcmValidateOnlyType, .root / "validate_only", "validate_only is \(v.describedForMessage)")
         }
         guard let messageValue = top["message"] else {
-            let legacy = top.keys.filter { legacyKeys.contains($0) || ["token", "topic", "condition"].contains($0) }
+            let legacy = top.keys.filter { legacyKeys.contains($0) || FCMTarget.fieldNames.contains($0) }
             c.report(RuleCatalog.fcmMessageMissing, .root, legacy.isEmpty ? "there is no \"message\" object"
                      : "there is no \"message\" object; \(legacy.joined(separator: ", ")) at the top level \(legacy.contains("to") || legacy.contains("registration_ids") ? "is the legacy HTTP API format" : "must be inside message")")
             return Result()
@@ -69,7 +69,7 @@ enum FCMChecks {
         // Size: the message content, i.e. the message without its target (pushlab's reading of
         // docs/specs/fcm.md's "4096 bytes of message content"; 2048 for topic messages).
         var content = m
-        content.members.removeAll { ["token", "topic", "condition"].contains($0.key) }
+        content.members.removeAll { FCMTarget.fieldNames.contains($0.key) }
         let limit = m["topic"] != nil ? FCMTarget.topicContentLimit : FCMTarget.contentLimit
         let size = JSONValue.object(content).minifiedByteCount
         result.byteCount = size
@@ -86,10 +86,10 @@ enum FCMChecks {
     }
 
     static func target(_ m: JSONObject, at p: JSONPointer, into c: inout FindingCollector) {
-        let targets = ["token", "topic", "condition"].filter { m[$0] != nil }
+        let targets = FCMTarget.fieldNames.filter { m[$0] != nil }
         if targets.count != 1 {
             c.report(RuleCatalog.fcmTargetCount, targets.count > 1 ? p / targets[1] : p,
-                     targets.isEmpty ? "the message has no target (token, topic or condition)" : "the message has \(targets.count) targets: \(targets.joined(separator: ", "))")
+                     targets.isEmpty ? "the message has no target (fid, token, topic or condition)" : "the message has \(targets.count) targets: \(targets.joined(separator: ", "))")
         }
         for key in targets {
             let v = m[key]!
@@ -98,6 +98,10 @@ enum FCMChecks {
                 continue
             }
             switch key {
+            case "fid":
+                if let problem = FirebaseInstallationID.problem(s) {
+                    c.report(RuleCatalog.fcmFIDShape, p / key, problem.message, fix: problem.fix)
+                }
             case "token":
                 if let problem = DeviceToken.problem(s, for: .fcm) {
                     c.report(problem.code == .apnsTokenSentToFCM ? RuleCatalog.fcmTokenAPNs : RuleCatalog.fcmTokenShape,
