@@ -34,6 +34,7 @@ public final class HTTPClient: HTTPTransport {
             sigemptyset(&pipeSignal)
             sigaddset(&pipeSignal, SIGPIPE)
             pthread_sigmask(SIG_BLOCK, &pipeSignal, nil)
+            _ = cpl_server_name_thread("pushlab-client")  // one per client: `top -H` and the tests can count them
             let box = Unmanaged<LoopBox>.fromOpaque(context!).takeRetainedValue()
             box.loop.run()
             return nil
