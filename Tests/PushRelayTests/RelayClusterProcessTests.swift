@@ -166,3 +166,31 @@ final class RelayClusterProcessTests: XCTestCase {
         print("relay cluster Redis restart test: 3 nodes, \(targets) targets, Redis restarted at \(atRestart) finished; duplicates sent: \(duplicates)")
     }
 }
+
+/// `--queue` and `--node` input errors: exit 2, the problem and the fix named, the URL's password never printed.
+final class RelayQueueFlagTests: XCTestCase {
+    func testBadQueueURLUnreachableRedisAndNodeWithoutQueueExitTwo() throws {
+        let directory = Fixtures.temporaryDirectory("relay-queue-flags")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let config = directory.appendingPathComponent("relay.json").path
+        try Data("""
+            {"listen": {"port": 0}, "apps": {"demo": {"apns": {"key": "\(Fixtures.apnsKey)", "key_id": "\(Fixtures.apnsKeyID)",
+              "team_id": "\(Fixtures.apnsTeamID)", "bundle_id": "\(Fixtures.bundleID)", "url": "https://127.0.0.1:2197", "ca_file": "\(Fixtures.caFile)"}}}}
+            """.utf8).write(to: URL(fileURLWithPath: config))
+        let data = directory.appendingPathComponent("data").path
+        let scheme = try ProcessRunner.pushlab(["relay", "--config", config, "--data", data, "--queue", "http://127.0.0.1:6379", "--check"])
+        XCTAssertEqual(scheme.status, 2, scheme.stderr)
+        XCTAssertTrue(scheme.stderr.contains("--queue: 'http://127.0.0.1:6379' is not a Redis URL"), scheme.stderr)
+        let closed = try ClosedPort()
+        let port = closed.port
+        let unreachable = try ProcessRunner.pushlab(["relay", "--config", config, "--data", data,
+                                                     "--queue", "redis://:s3cret-pw@127.0.0.1:\(port)/0", "--check"])
+        XCTAssertEqual(unreachable.status, 2, unreachable.stderr)
+        XCTAssertTrue(unreachable.stderr.contains("cannot reach Redis at redis://:<redacted>@127.0.0.1:\(port)/0"), unreachable.stderr)
+        XCTAssertFalse((unreachable.stdout + unreachable.stderr).contains("s3cret-pw"), "the password is never printed")
+        let node = try ProcessRunner.pushlab(["relay", "--config", config, "--data", data, "--node", "a", "--check"])
+        XCTAssertEqual(node.status, 2, node.stderr)
+        XCTAssertTrue(node.stderr.contains("--node needs --queue"), node.stderr)
+        withExtendedLifetime(closed) {}
+    }
+}
