@@ -174,4 +174,24 @@ final class RelayAPITests: XCTestCase {
         XCTAssertTrue(text.contains(#"pushlab_relay_send_latency_seconds_count{platform="apns"} 2"#), text)
         XCTAssertTrue(text.contains(#"pushlab_relay_queue_targets{state="finished"} 2"#), text)
     }
+
+    /// `metrics.require_admin_key`: /metrics wants an admin key as a bearer token (what
+    /// Prometheus sends with bearer_token); an app key is refused, /healthz stays open.
+    func testMetricsBehindTheAdminKeyWhenConfigured() async throws {
+        harness = try await RelayHarness(extra: #""metrics": {"require_admin_key": true},"#)
+        let admin = try harness.relay.keys.create(scope: .admin, label: "prometheus").key
+        let none = try await harness.request("GET", "/metrics", key: "")
+        XCTAssertEqual(none.status, 401, none.bodyText)
+        XCTAssertEqual(try harness.json(none)["field"]?.stringValue, "header Authorization", none.bodyText)
+        let appKey = try await harness.request("GET", "/metrics")
+        XCTAssertEqual(appKey.status, 403, appKey.bodyText)
+        XCTAssertFalse(appKey.bodyText.contains("pushlab_relay_"), "no metrics for an app key")
+        let scraped = try await harness.request("GET", "/metrics", key: admin)
+        XCTAssertEqual(scraped.status, 200, scraped.bodyText)
+        XCTAssertTrue(scraped.bodyText.contains("# TYPE pushlab_relay_queue_targets gauge"), scraped.bodyText)
+        let health = try await harness.request("GET", "/healthz", key: "")
+        XCTAssertEqual(health.status, 200)
+        let config = try await harness.request("GET", "/v1/admin/config", key: admin)
+        XCTAssertEqual(try harness.json(config)["metrics"]?["require_admin_key"]?.boolValue, true, config.bodyText)
+    }
 }

@@ -15,7 +15,14 @@ struct RelayRoutes: Sendable {
     func router() -> Router {
         var router = Router()
         router.add("GET", "/healthz") { _ in .now(.json(200, #"{"status":"ok"}"#)) }
-        router.add("GET", "/metrics") { _ in .later { await metrics() } }
+        router.add("GET", "/metrics") { request in
+            .later {
+                await answer(request) {
+                    if service.config.metrics.requireAdminKey { try requireAdmin(request) }
+                    return await metrics()
+                }
+            }
+        }
         router.add("POST", "/v1/apps/{app}/pushes") { request in .later { await answer(request) { try await createPush(request) } } }
         router.add("GET", "/v1/pushes/{id}") { request in .later { await answer(request) { try await pushStatus(request) } } }
         router.add("GET", "/v1/apps/{app}/deliveries") { request in .later { await answer(request) { try await deliveries(request) } } }
@@ -209,6 +216,7 @@ struct RelayRoutes: Sendable {
             ("limits", RelayJSON.object([("max_body_bytes", RelayJSON.number(config.limits.maxBodyBytes)),
                                          ("max_targets", RelayJSON.number(config.limits.maxTargets)),
                                          ("max_notifications", RelayJSON.number(config.limits.maxNotifications))])),
+            ("metrics", RelayJSON.object([("require_admin_key", .bool(config.metrics.requireAdminKey))])),
             ("workers", RelayJSON.object([("concurrency", RelayJSON.number(config.workers.concurrency)),
                                           ("max_attempts", RelayJSON.number(config.workers.maxAttempts)),
                                           ("lease_seconds", RelayJSON.number(config.workers.leaseSeconds))])),

@@ -9,6 +9,7 @@ public struct RelayConfig: Sendable {
     public var limits: Limits
     public var workers: Workers
     public var gorush: Gorush
+    public var metrics = Metrics()
     /// Apps by name, in file order.
     public var apps: [RelayApp]
     /// The file the configuration came from (errors and the config read-back name it).
@@ -56,6 +57,13 @@ public struct RelayConfig: Sendable {
         public init() {}
     }
 
+    public struct Metrics: Sendable, Hashable {
+        /// `/metrics` answers only an admin key (`Authorization: Bearer <key>`, what Prometheus
+        /// sends with `authorization: {credentials: …}` or `bearer_token`); 401/403 otherwise.
+        public var requireAdminKey = false
+        public init() {}
+    }
+
     public struct Gorush: Sendable, Hashable {
         /// Accept `/gorush/{app}/…` without an API key — only when listening on loopback.
         public var unauthenticated = false
@@ -96,6 +104,9 @@ public struct RelayApp: Sendable, Hashable {
         public var url: String?
         /// CA bundle to trust for `url` or the emulator.
         public var caFile: String?
+        /// A host per environment (`"url": {"sandbox": …, "production": …}`); one not named here
+        /// falls back to `url`, then to the target's own host for that environment.
+        public var environmentURLs: [APNsEnvironment: String] = [:]
     }
 
     public struct FCM: Sendable, Hashable {

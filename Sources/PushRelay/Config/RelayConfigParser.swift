@@ -36,7 +36,7 @@ private struct ConfigParser {
 
     func parse(_ root: JSONValue) throws(FieldError) -> RelayConfig {
         let top = try ObjectReader(root, at: .root)
-        try top.rejectUnknown(["listen", "queue", "limits", "workers", "gorush", "apps"])
+        try top.rejectUnknown(["listen", "queue", "limits", "workers", "gorush", "metrics", "apps"])
         var config = RelayConfig(listen: .init(), queue: .init(), limits: .init(), workers: .init(), gorush: .init(), apps: [], source: source)
         if let listen = try top.object("listen") {
             try listen.rejectUnknown(["host", "port", "tls_port", "certificate", "private_key"])
@@ -70,6 +70,10 @@ private struct ConfigParser {
             config.workers.concurrency = try workers.int("concurrency", range: 1...10_000) ?? config.workers.concurrency
             config.workers.maxAttempts = try workers.int("max_attempts", range: 1...100) ?? config.workers.maxAttempts
             config.workers.leaseSeconds = try workers.int("lease_seconds", range: 5...86_400) ?? config.workers.leaseSeconds
+        }
+        if let metrics = try top.object("metrics") {
+            try metrics.rejectUnknown(["require_admin_key"])
+            config.metrics.requireAdminKey = try metrics.bool("require_admin_key") ?? false
         }
         if let gorush = try top.object("gorush") {
             try gorush.rejectUnknown(["unauthenticated"])
@@ -111,7 +115,8 @@ private struct ConfigParser {
                 teamID: try a.requiredString("team_id", example: "DEF123GHIJ"),
                 bundleID: try a.requiredString("bundle_id", example: "com.example.app"),
                 environment: try a.oneOf("environment", APNsEnvironment.self) ?? .sandbox,
-                target: target, url: try url(a, "url"), caFile: try path(a, "ca_file", example: "certs/ca.pem"))
+                target: target, url: nil, caFile: try path(a, "ca_file", example: "certs/ca.pem"))
+            try apnsHosts(a, into: &app.apns!)
         }
         if let f = try o.object("fcm") {
             try f.rejectUnknown(["service_account", "project_id", "target", "url", "token_url", "ca_file"])
@@ -136,6 +141,22 @@ private struct ConfigParser {
                                            caFile: try path(w, "ca_file", example: "certs/ca.pem"))
         }
         return app
+    }
+
+    /// `"url"`: one host for both environments, or `{"sandbox": …, "production": …}`.
+    private func apnsHosts(_ a: ObjectReader, into apns: inout RelayApp.APNs) throws(FieldError) {
+        guard case .object? = a.value("url") else {
+            apns.url = try url(a, "url")
+            return
+        }
+        let hosts = try ObjectReader(a.value("url") ?? .null, at: a.pointer / "url")
+        try hosts.rejectUnknown(Set(APNsEnvironment.allCases.map(\.rawValue)))
+        for environment in APNsEnvironment.allCases {
+            if let u = try url(hosts, environment.rawValue) { apns.environmentURLs[environment] = u }
+        }
+        if apns.environmentURLs.isEmpty {
+            throw FieldError(hosts.pointer, "names no host", fix: "write {\"sandbox\": \"https://…\", \"production\": \"https://…\"} or one URL for both")
+        }
     }
 
     private func url(_ o: ObjectReader, _ key: String) throws(FieldError) -> String? {

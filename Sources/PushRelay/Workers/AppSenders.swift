@@ -18,6 +18,13 @@ public struct EmulatorEndpoints: Sendable, Hashable {
         self.tokenURL = tokenURL
         self.caFile = caFile
     }
+
+    /// A second APNs host playing production (nil: `apnsURL` serves both environments).
+    public var apnsProductionURL: String?
+
+    func apnsURL(for environment: APNsEnvironment) -> String {
+        environment == .production ? apnsProductionURL ?? apnsURL : apnsURL
+    }
 }
 
 /// Why an app's senders could not be made (a key that does not load, a missing emulator).
@@ -61,7 +68,7 @@ final class AppSenders: Sendable {
             let credential: any APNsCredential = shared.map { SharedProviderToken(key: key, client: $0) } ?? ProviderTokenCache(key: key)
             for environment in APNsEnvironment.allCases {
                 let endpoint: APNsEndpoint
-                if let url = apns.url ?? (apns.target == .emulator ? emulator?.apnsURL : nil) {
+                if let url = apns.environmentURLs[environment] ?? apns.url ?? (apns.target == .emulator ? emulator?.apnsURL(for: environment) : nil) {
                     do { endpoint = try APNsEndpoint.custom(url) } catch { throw fail("\(error)") }
                 } else {
                     endpoint = environment == .production ? .production() : .sandbox()

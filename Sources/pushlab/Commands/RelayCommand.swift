@@ -17,7 +17,9 @@ enum RelayCommand: Command {
         kill -9 the relay resumes from it. Several nodes share one Redis Streams queue with --queue \
         redis://HOST:PORT and --node NAME (docs/relay.md \"Running several nodes\"). SIGINT/SIGTERM stop taking requests and drain the sends in \
         flight. Apps whose target is "emulator" go to pushlab's gateway emulator, started inside the \
-        relay. API keys: 'pushlab relay keys create --data DIR --app NAME'. Config and API: docs/relay.md.         --console serves the web console at /console on the relay's port: each accepted push and each         target's final result (and the built-in emulator's answers) in the live log (docs/console.md).
+        relay. API keys: 'pushlab relay keys create --data DIR --app NAME'. Config and API: docs/relay.md. \
+        --console serves the web console at /console on the relay's port: each accepted push and each \
+        target's final result (and the built-in emulator's answers) in the live log (docs/console.md).
         """
     static let options: [OptionSpec] = [
         .value("--config", name: "FILE", help: "relay.json: listen address, apps and their credentials (docs/relay.md)."),
@@ -41,19 +43,13 @@ enum RelayCommand: Command {
         let quiet = args.flag("--quiet")
         let console = try ConsoleSetup.relayConsole(args)
 
-        var gateway: Gateway?
+        var gateway: RelayEmulator?
         var emulator: EmulatorEndpoints?
         if config.apps.contains(where: { $0.apns?.target == .emulator || $0.fcm?.target == .emulator }) {
-            let certs = args.value("--certs") ?? "certs"
             do {
-                var gatewayConfig = GatewayConfiguration(certificateFile: certs + "/server.pem", privateKeyFile: certs + "/server.key")
-                gatewayConfig.recordObserver = console?.gatewayFeed
-                let g = try Gateway(configuration: gatewayConfig,
-                                    keys: try GatewayKeys.developmentDefaults(certsDirectory: certs), devices: DeviceRegistry(),
-                                    sink: quiet ? nil : PushLogLine())
-                try g.start()
-                gateway = g
-                emulator = EmulatorEndpoints(apnsURL: g.apnsURL ?? "", fcmURL: g.fcmURL ?? "", tokenURL: g.tokenURL ?? "", caFile: certs + "/ca.pem")
+                let e = try await RelayEmulator(certs: args.value("--certs") ?? "certs", observer: console?.gatewayFeed, quiet: quiet)
+                gateway = e
+                emulator = e.endpoints
             } catch {
                 throw UsageError("cannot start the built-in emulator: \(error)", fix: "run from the repository root or pass --certs DIR")
             }
@@ -90,7 +86,7 @@ enum RelayCommand: Command {
         if args.flag("--check") {
             for app in config.apps {
                 var parts: [String] = []
-                if let a = app.apns { parts.append("APNs key \(a.keyID) team \(a.teamID) topic \(a.bundleID) (\(a.environment.rawValue), \(a.url ?? a.target.rawValue))") }
+                if let a = app.apns { parts.append("APNs key \(a.keyID) team \(a.teamID) topic \(a.bundleID) (\(a.environment.rawValue), \(a.url ?? (a.environmentURLs.isEmpty ? a.target.rawValue : a.environmentURLs.sorted { $0.key.rawValue > $1.key.rawValue }.map { "\($0.key.rawValue) \($0.value)" }.joined(separator: ", "))))") }
                 if let f = app.fcm { parts.append("FCM \(f.projectID ?? "project from service account") (\(f.url ?? f.target.rawValue))") }
                 emit("\(app.name): " + parts.joined(separator: "; "))
             }
@@ -106,7 +102,7 @@ enum RelayCommand: Command {
         }
         if let url = relay.addresses?.cleartextURL { emit("relay: listening on \(url) (h2c, http/1.1)") }
         if let url = relay.addresses?.tlsURL { emit("relay: listening on \(url) (h2, http/1.1)") }
-        if let emulator { emit("relay: emulator APNs \(emulator.apnsURL), FCM \(emulator.fcmURL)") }
+        if let gateway { emit("relay: emulator \(gateway.summary)") }
         if let queue { emit("relay: queue \(queue.endpoint) as node \(queue.stream.consumer)") }
         if console != nil, let url = relay.addresses?.cleartextURL ?? relay.addresses?.tlsURL { emit("console: \(url)/console") }
         let signal = await waitForTerminationSignal()
