@@ -1,4 +1,5 @@
 import Foundation
+import PushAuth
 import PushCore
 import PushGateway
 import PushHTTP
@@ -63,7 +64,10 @@ extension Console {
         let validation = Self.validator(for: push).validate(bytes: Array(push.payload.utf8),
                                                             as: push.platform == .apns ? .apns : .fcm)
         let device = push.messageID.flatMap { attachedNotebook?.notification(messageID: $0) }
-        return Self.json(200, ConsoleAPI.Detail(push: ConsoleAPI.Summary(push), headers: push.headers, payload: push.payload,
+        // An FCM request names its registration token in the body: the page gets it shortened,
+        // as everywhere else (the findings point by JSON pointer, which this does not move).
+        let shown = push.target.map { push.payload.replacingOccurrences(of: $0, with: Redact.token($0)) } ?? push.payload
+        return Self.json(200, ConsoleAPI.Detail(push: ConsoleAPI.Summary(push), headers: push.headers, payload: shown,
                                                 validation: ConsoleAPI.Validation(validation), answer: Self.answer(push),
                                                 device: device))
     }

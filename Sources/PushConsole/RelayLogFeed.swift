@@ -19,7 +19,7 @@ public struct RelayLogFeed: RelayObserver {
                              device: "\(push.targets.count) target\(push.targets.count == 1 ? "" : "s")",
                              pushType: push.content.apns?.pushType?.rawValue, status: 202, reason: nil, messageID: push.pushID,
                              uniqueID: nil, deliveryID: Self.deliveryID(push.content), headers: Self.headers(push.content, app: push.app),
-                             payload: Self.payload(push.content, apns: apns))
+                             payload: Self.payload(push.content, target: push.targets.count == 1 ? push.targets[0] : nil))
         row.relayPushID = push.pushID
         log.append(row)
     }
@@ -34,7 +34,7 @@ public struct RelayLogFeed: RelayObserver {
                              messageID: result.outcome.providerID ?? "\(result.pushID)#\(result.index)", uniqueID: nil,
                              deliveryID: result.content.flatMap(Self.deliveryID),
                              headers: result.content.map { Self.headers($0, app: result.app) } ?? [:],
-                             payload: result.content.map { Self.payload($0, apns: apns) } ?? "")
+                             payload: result.content.map { Self.payload($0, target: result.target) } ?? "")
         row.relayPushID = result.pushID
         log.append(row)
     }
@@ -52,11 +52,16 @@ public struct RelayLogFeed: RelayObserver {
         return h
     }
 
-    /// The APNs payload for an APNs target, the FCM v1 request for the others.
-    static func payload(_ content: RelayPushContent, apns: Bool) -> String {
-        if apns, let a = content.apns { return a.payload }
-        if let f = content.fcm { return #"{"message":\#(f.message)}"# }
-        return content.apns?.payload ?? ""
+    /// The APNs payload for an APNs target; for the others the FCM v1 request as it was sent, with
+    /// its target (the console shortens a token before it serves the payload).
+    static func payload(_ content: RelayPushContent, target: PushTarget?) -> String {
+        if target?.kind == .apnsToken || (target == nil && content.apns != nil), let a = content.apns { return a.payload }
+        guard let f = content.fcm else { return content.apns?.payload ?? "" }
+        guard let target, target.kind != .apnsToken,
+              case .object(var message)? = try? JSONDocument.parse(Array(f.message.utf8)).root else { return #"{"message":\#(f.message)}"# }
+        let field = target.kind == .fcmToken ? "token" : target.kind == .fcmTopic ? "topic" : "condition"
+        message[field] = .string(target.value)
+        return #"{"message":\#(String(decoding: JSONValue.object(message).minifiedBytes(), as: UTF8.self))}"#
     }
 
     /// `CIO-Delivery-ID` from the APNs payload or the FCM message's data.

@@ -14,6 +14,7 @@ import XCTest
 final class ConsoleRelayTests: XCTestCase {
     static let good = String(format: "%064x", 0xC0FE)
     static let gone = String(format: "%064x", 0xDEAD)
+    static let fcmToken = "rElAyCoNsOlE:APA91b" + String(repeating: "relayConsoleFCMRegistration_-", count: 5)
 
     private final class Setup: @unchecked Sendable {
         let directory = Fixtures.temporaryDirectory("console-relay")
@@ -27,6 +28,8 @@ final class ConsoleRelayTests: XCTestCase {
         init(host: String = "127.0.0.1") async throws {
             let devices = DeviceRegistry()
             devices.register(EmulatedDevice(name: "phone", apnsToken: ConsoleRelayTests.good, bundleID: Fixtures.bundleID))
+            devices.register(EmulatedDevice(name: "pixel", platform: .android, fcmToken: ConsoleRelayTests.fcmToken, bundleID: Fixtures.bundleID,
+                                            firebaseProject: Fixtures.fcmProjectID))
             devices.register(EmulatedDevice(name: "gone", apnsToken: ConsoleRelayTests.gone, bundleID: Fixtures.bundleID,
                                             unregisteredSince: Date(timeIntervalSince1970: 1_700_000_000)))
             var gatewayConfig = GatewayConfiguration(certificateFile: Fixtures.serverCert, privateKeyFile: Fixtures.serverKey)
@@ -38,7 +41,8 @@ final class ConsoleRelayTests: XCTestCase {
                 {"listen": {"host": "\(host)", "port": 0},
                  "apps": {"demo": {"target": "emulator",
                                    "apns": {"key": "certs/AuthKey_PLDEVKEY01.p8", "key_id": "\(Fixtures.apnsKeyID)", "team_id": "\(Fixtures.apnsTeamID)",
-                                            "bundle_id": "\(Fixtures.bundleID)"}}}}
+                                            "bundle_id": "\(Fixtures.bundleID)"},
+                                   "fcm": {"service_account": "certs/fcm-service-account.json"}}}}
                 """
             let config = try RelayConfig.parse(Array(json.utf8), source: "relay.json", baseDirectory: Fixtures.root.path)
             let emulator = EmulatorEndpoints(apnsURL: gateway.apnsURL ?? "", fcmURL: gateway.fcmURL ?? "", tokenURL: gateway.tokenURL ?? "",
@@ -106,6 +110,36 @@ final class ConsoleRelayTests: XCTestCase {
         let everything = try await s.get("/console/api/pushes?limit=100")
         XCTAssertFalse(everything.text.contains(Self.good), "the full token never reaches the page")
         XCTAssertFalse(everything.text.contains(s.key), "the API key never reaches the page")
+    }
+
+    func testAnFCMResultShowsItsMessageWithTheTargetShortenedAndValid() async throws {
+        let s = try await Setup()
+        addTeardownBlock { await s.stop() }
+        let body = #"{"fcm": {"message": {"notification": {"title": "fcm via the relay"}}}, "fcm_tokens": ["\#(Self.fcmToken)"]}"#
+        let posted = try await s.client.send(HTTPRequest(method: "POST", url: s.base + "/v1/apps/demo/pushes",
+                                                         headers: ["authorization": "Bearer \(s.key)"], body: Array(body.utf8)))
+        XCTAssertEqual(posted.status, 202, posted.text)
+        let pushID = try XCTUnwrap(posted.json["id"] as? String)
+        var result: [String: Any]?
+        _ = await Poll.until(timeout: 20) {
+            let rows = (try? await s.get("/console/api/pushes?q=\(pushID)"))?.json["pushes"] as? [[String: Any]] ?? []
+            result = rows.first { $0["status"] as? Int == 200 }
+            return result != nil
+        }
+        let row = try XCTUnwrap(result, "the FCM target's result never reached the log")
+        XCTAssertEqual(row["platform"] as? String, "fcm")
+        XCTAssertTrue((row["messageID"] as? String)?.hasPrefix("projects/\(Fixtures.fcmProjectID)/messages/") == true, "\(row)")
+        let detail = try await s.get("/console/api/pushes/\(row["id"] as? Int ?? 0)")
+        XCTAssertFalse(detail.text.contains(Self.fcmToken), "the whole registration token never reaches the page")
+        let payload = try XCTUnwrap(detail.json["payload"] as? String)
+        XCTAssertTrue(payload.contains(Redact.token(Self.fcmToken)) && payload.contains("fcm via the relay"), payload)
+        let findings = (detail.json["validation"] as? [String: Any])?["findings"] as? [[String: Any]] ?? []
+        XCTAssertEqual(findings.filter { $0["severity"] as? String == "error" }.count, 0, "the message as sent, with its target, is valid: \(findings)")
+        // The gateway's own row of the same message: its body's token is shortened in the detail too.
+        let fcmRows = try await s.get("/console/api/pushes?platform=fcm").json["pushes"] as? [[String: Any]] ?? []
+        let gatewayRow = try XCTUnwrap(fcmRows.first { $0["source"] as? String == "gateway" }, "\(fcmRows)")
+        let gatewayDetail = try await s.get("/console/api/pushes/\(gatewayRow["id"] as? Int ?? 0)")
+        XCTAssertFalse(gatewayDetail.text.contains(Self.fcmToken), gatewayDetail.text)
     }
 
     func testTheLiveStreamCarriesTheRelaysRows() async throws {
