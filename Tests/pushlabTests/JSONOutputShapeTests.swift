@@ -98,6 +98,8 @@ final class JSONOutputShapeTests: XCTestCase {
         try assertClean(["app", "store", "--container", group.path, "--json"])
         try assertClean(["app", "launch", "--container", group.path, "--json"], statuses: [0, 1])
         try assertClean(["doctor", "--service-account", Fixtures.fcmServiceAccount, "--json"], statuses: [0, 1])
+        let activities = ["start.json", "update.json", "end.json"].map { Fixtures.path("payloads/live-activities/" + $0) }
+        try assertClean(["activity", "run"] + activities + ["--json"])
     }
 
     func testDemoAndSendHistoryPrintCleanJSON() throws {

@@ -189,7 +189,7 @@ enum ActivityRunCommand: Command {
         }
         if json {
             let out: JSONValue = .object(JSONObject([
-                JSONMember(key: "origin", value: .number(JSONNumber(origin))),
+                JSONMember(key: "origin", value: .isoDate(unixSeconds: origin)),
                 JSONMember(key: "steps", value: .array(JSONArray(frames))),
                 JSONMember(key: "activities", value: .array(JSONArray(host.snapshot.map(\.json)))),
             ]))
