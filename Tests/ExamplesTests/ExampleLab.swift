@@ -163,11 +163,16 @@ struct ExampleLab {
           return 1
         }
         lab_start() {
-          pushlab serve > $OUT/lab.log 2>&1 & LAB_PID=$!
+          # Started from a subshell, so it is not a job of this shell: `kill %1` in a block then
+          # means the block's own first job, as in the reader's terminal.
+          LAB_PID=$( (pushlab serve > $OUT/lab.log 2>&1 & echo $!) )
           for _ in $(seq 400); do grep -q -e "^quick start" -e "device(s) from" $OUT/lab.log && return 0; sleep 0.05; done
           cat $OUT/lab.log >&2; exit 97
         }
-        lab_stop() { kill -TERM $LAB_PID 2>/dev/null; wait $LAB_PID 2>/dev/null; }
+        lab_stop() {  # not a child of this shell: wait by polling (deadline 20 s)
+          kill -TERM $LAB_PID 2>/dev/null
+          for _ in $(seq 400); do kill -0 $LAB_PID 2>/dev/null || return 0; sleep 0.05; done
+        }
         stop_block() {  # the block's servers get Ctrl-C; its background jobs are ended
           # SIGTERM takes the same graceful path as Ctrl-C (a background job of a script ignores SIGINT).
           for n in "${!SERVERS[@]}"; do kill -TERM ${SERVERS[$n]} 2>/dev/null; wait ${SERVERS[$n]}; echo $? > $OUT/$n.status; done

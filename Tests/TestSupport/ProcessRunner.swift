@@ -10,6 +10,18 @@ public struct ProcessResult: Sendable {
 public enum ProcessRunner {
     /// Runs `executable` with `arguments`, feeding `stdin`, waiting at most `timeout` seconds.
     @discardableResult
+    /// Starts `process` with no signal blocked. Foundation spawns the child from the calling
+    /// thread and the child inherits that thread's signal mask; a libdispatch worker thread
+    /// (DispatchQueue.concurrentPerform, async tests) blocks nearly every signal, so a child
+    /// started from one — and everything it starts — would never see SIGTERM or SIGINT.
+    public static func start(_ process: Process) throws {
+        var none = sigset_t(), previous = sigset_t()
+        sigemptyset(&none)
+        pthread_sigmask(SIG_SETMASK, &none, &previous)
+        defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
+        try process.run()
+    }
+
     public static func run(_ executable: String, _ arguments: [String], stdin: String? = nil,
                            environment: [String: String]? = nil, currentDirectory: String? = nil,
                            timeout: TimeInterval = 60) throws -> ProcessResult {
@@ -34,7 +46,7 @@ public enum ProcessRunner {
                 group.leave()
             }
         }
-        try process.run()
+        try ProcessRunner.start(process)
         if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
         try? input.fileHandleForWriting.close()
         let deadline = Date().addingTimeInterval(timeout)

@@ -93,7 +93,7 @@ public final class RedisServer: @unchecked Sendable {
         process.standardError = FileHandle.nullDevice
         let log = directory.appendingPathComponent("redis.log")
         try? FileManager.default.removeItem(at: log)  // a restart must not see the last run's "Ready"
-        try process.run()
+        try ProcessRunner.start(process)
         self.process = process
         self.port = port
         let deadline = Date().addingTimeInterval(10)

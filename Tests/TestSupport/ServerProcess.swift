@@ -33,7 +33,7 @@ public final class ServerProcess: @unchecked Sendable {
         process.standardOutput = out
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
-        try process.run()
+        try ProcessRunner.start(process)
         for (pipe, isOut) in [(out, true), (err, false)] {
             readers.enter()
             Thread.detachNewThread { [self] in
