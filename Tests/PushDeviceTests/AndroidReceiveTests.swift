@@ -71,7 +71,7 @@ final class AndroidReceiveTests: XCTestCase {
         var expectedRequests = 0
         for (i, cell) in cells.enumerated() {
             let data: [(key: String, value: String)] = [("CIO-Delivery-ID", "dlv-matrix-\(i)"), ("CIO-Delivery-Token", "tok-\(i)"), ("title", "Data title")]
-            let report = await try phone(profile()).receive(Self.message(cell.type, data: data), state: cell.state,
+            let report = try await phone(profile()).receive(Self.message(cell.type, data: data), state: cell.state,
                                                             conditions: AndroidConditions(horizonMs: 60_000))
             let label = "\(cell.type.rawValue) × \(cell.state.rawValue)"
             XCTAssertEqual(report.messageType, cell.type, label)
@@ -120,20 +120,20 @@ final class AndroidReceiveTests: XCTestCase {
     }
 
     func testMissingChannelFallsBackToTheManifestDefaultThenToFCMsMisc() async throws {
-        let withDefault = await try phone(profile()).receive(Self.message(.both, channel: "flash-sale"), state: .background)
+        let withDefault = try await phone(profile()).receive(Self.message(.both, channel: "flash-sale"), state: .background)
         XCTAssertEqual(withDefault.notification?.channelID, "promotions")
         XCTAssertEqual(withDefault.diagnostics.map(\.code), ["missing-channel"])
-        let noDefault = await try phone(profile { $0.fcmDefaultChannelId = nil }).receive(Self.message(.both, channel: "flash-sale"), state: .background)
+        let noDefault = try await phone(profile { $0.fcmDefaultChannelId = nil }).receive(Self.message(.both, channel: "flash-sale"), state: .background)
         XCTAssertEqual(noDefault.notification?.channelID, "fcm_fallback_notification_channel")
         XCTAssertTrue(noDefault.diagnostics.contains { $0.code == "missing-channel" && $0.message.contains("Misc") })
         // The SDK creates its own channel when missing: never a missing channel on that path.
-        let sdk = await try phone(profile { $0.channels = [] }).receive(Self.message(.data), state: .background)
+        let sdk = try await phone(profile { $0.channels = [] }).receive(Self.message(.data), state: .background)
         XCTAssertEqual(sdk.notification?.channelID, "io.pushlab.shop")
         XCTAssertTrue(sdk.timeline.contains { $0.event.contains("channel 'io.pushlab.shop' created") })
     }
 
     func testPermissionDeniedShowsNothingButDeliveredIsStillReported() async throws {
-        let report = await try phone(profile { $0.postNotificationsGranted = false })
+        let report = try await phone(profile { $0.postNotificationsGranted = false })
             .receive(Self.message(.data), state: .background, conditions: AndroidConditions(horizonMs: 60_000))
         XCTAssertNil(report.notification)
         XCTAssertTrue(report.notShownReason?.contains("POST_NOTIFICATIONS") ?? false)
@@ -141,46 +141,46 @@ final class AndroidReceiveTests: XCTestCase {
         XCTAssertEqual(report.metric?.fate, .sentOnce)
         XCTAssertEqual(server.metricRequests.count, 1)
         // Android 12 has no runtime permission: shown.
-        let old = await try phone(profile { $0.postNotificationsGranted = false; $0.deviceApiLevel = 32 }).receive(Self.message(.data), state: .background)
+        let old = try await phone(profile { $0.postNotificationsGranted = false; $0.deviceApiLevel = 32 }).receive(Self.message(.data), state: .background)
         XCTAssertNotNil(old.notification)
     }
 
     func testImage404IsSwallowedAndTheNotificationShowsWithoutIt() async throws {
-        let report = await try phone(profile()).receive(Self.message(.data, image: server.baseURL + "/missing.png"), state: .foreground)
+        let report = try await phone(profile()).receive(Self.message(.data, image: server.baseURL + "/missing.png"), state: .foreground)
         XCTAssertEqual(report.notification?.style, "BigTextStyle")
         XCTAssertEqual(report.notification?.image?.shown, false)
         XCTAssertEqual(report.notification?.image?.code, "http-404")
-        let ok = await try phone(profile()).receive(Self.message(.data, data: [("CIO-Delivery-ID", "d2"), ("CIO-Delivery-Token", "t")],
+        let ok = try await phone(profile()).receive(Self.message(.data, data: [("CIO-Delivery-ID", "d2"), ("CIO-Delivery-Token", "t")],
                                                                  image: server.baseURL + "/banner.png"), state: .foreground)
         XCTAssertEqual(ok.notification?.style, "BigPictureStyle")
         XCTAssertEqual(ok.notification?.image?.format, "png")
     }
 
     func testImageOver1MiBIsDroppedByTheTrayButNotByTheSDK() async throws {
-        let tray = await try phone(profile()).receive(Self.message(.both, image: server.baseURL + "/big.png"), state: .background)
+        let tray = try await phone(profile()).receive(Self.message(.both, image: server.baseURL + "/big.png"), state: .background)
         XCTAssertEqual(tray.notification?.drawnBy, .fcmSDK)
         XCTAssertEqual(tray.notification?.image?.code, "too-large")
         XCTAssertNotNil(tray.notification, "shown without the picture")
         // The SDK has no cap: it downloads all 11 MB (then BitmapFactory cannot decode the filler bytes).
-        let sdk = await try phone(profile()).receive(Self.message(.data, image: server.baseURL + "/big.png"), state: .background)
+        let sdk = try await phone(profile()).receive(Self.message(.data, image: server.baseURL + "/big.png"), state: .background)
         XCTAssertEqual(sdk.notification?.image?.code, "not-decodable")
         XCTAssertEqual(sdk.notification?.image?.bytes, 11 * 1024 * 1024)
     }
 
     func testSlowImageOutlivesTheHandlerWindowAndNothingIsPosted() async throws {
-        let report = await try phone(profile(), windowMs: 300).receive(Self.message(.data, image: server.baseURL + "/stall.png"),
+        let report = try await phone(profile(), windowMs: 300).receive(Self.message(.data, image: server.baseURL + "/stall.png"),
                                                                        state: .background, conditions: AndroidConditions(horizonMs: 60_000))
         XCTAssertNil(report.notification)
         XCTAssertEqual(report.diagnostics.map(\.code), ["image-outlived-window"])
         XCTAssertEqual(report.metric?.fate, .sentOnce, "the metric ran before the drawing")
-        let tray = await try phone(profile(), windowMs: 300).receive(Self.message(.both, image: server.baseURL + "/stall.png"), state: .background)
+        let tray = try await phone(profile(), windowMs: 300).receive(Self.message(.both, image: server.baseURL + "/stall.png"), state: .background)
         XCTAssertNotNil(tray.notification)
         XCTAssertEqual(tray.notification?.image?.code, "fcm-wait-expired")
     }
 
     func testAnotherMessagingServiceOutranksTheSDKs() async throws {
         let rn = AndroidMessagingService(name: "io.invertase.firebase.messaging.ReactNativeFirebaseMessagingService", priority: 0)
-        let report = await try phone(profile { $0.messagingServices = [rn] }).receive(Self.message(.data), state: .background,
+        let report = try await phone(profile { $0.messagingServices = [rn] }).receive(Self.message(.data), state: .background,
                                                                                         conditions: AndroidConditions(horizonMs: 60_000))
         XCTAssertEqual(report.handledBy, rn.name)
         XCTAssertNil(report.notification)
@@ -188,13 +188,13 @@ final class AndroidReceiveTests: XCTestCase {
         XCTAssertTrue(report.deliveredTracked, "the SDK's broadcast receiver still reports delivered")
         var forwarding = rn
         forwarding.forwardsToCustomerIO = true
-        let fixed = await try phone(profile { $0.messagingServices = [forwarding] })
+        let fixed = try await phone(profile { $0.messagingServices = [forwarding] })
             .receive(Self.message(.data, data: [("CIO-Delivery-ID", "d9"), ("CIO-Delivery-Token", "t")]), state: .background)
         XCTAssertEqual(fixed.notification?.drawnBy, .customerIOSDK)
     }
 
     func testDataWithoutDeliveryKeysIsNotACustomerIOPush() async throws {
-        let report = await try phone(profile()).receive(Self.message(.data, data: [("title", "hi")]), state: .foreground)
+        let report = try await phone(profile()).receive(Self.message(.data, data: [("title", "hi")]), state: .foreground)
         XCTAssertFalse(report.customerIOPush)
         XCTAssertNil(report.notification)
         XCTAssertEqual(report.diagnostics.map(\.code), ["not-customer-io"])
@@ -203,7 +203,7 @@ final class AndroidReceiveTests: XCTestCase {
     func testNormalPriorityWaitsOutDoze() async throws {
         var m = Self.message(.data)
         m.highPriority = false
-        let report = await try phone(profile()).receive(m, state: .background,
+        let report = try await phone(profile()).receive(m, state: .background,
                                                         conditions: AndroidConditions(doze: [AndroidTimeWindow(startMs: 0, endMs: 900_000)], horizonMs: 1_000_000))
         XCTAssertEqual(report.arrivedAtMs, 900_000)
         XCTAssertTrue(report.diagnostics.map(\.code).contains("normal-priority-in-doze"))

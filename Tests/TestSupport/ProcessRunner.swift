@@ -8,8 +8,6 @@ public struct ProcessResult: Sendable {
 }
 
 public enum ProcessRunner {
-    /// Runs `executable` with `arguments`, feeding `stdin`, waiting at most `timeout` seconds.
-    @discardableResult
     /// Starts `process` with no signal blocked. Foundation spawns the child from the calling
     /// thread and the child inherits that thread's signal mask; a libdispatch worker thread
     /// (DispatchQueue.concurrentPerform, async tests) blocks nearly every signal, so a child
@@ -22,6 +20,8 @@ public enum ProcessRunner {
         try process.run()
     }
 
+    /// Runs `executable` with `arguments`, feeding `stdin`, waiting at most `timeout` seconds.
+    @discardableResult
     public static func run(_ executable: String, _ arguments: [String], stdin: String? = nil,
                            environment: [String: String]? = nil, currentDirectory: String? = nil,
                            timeout: TimeInterval = 60) throws -> ProcessResult {

@@ -17,7 +17,7 @@ final class AndroidCommandTests: XCTestCase {
         let dir = Fixtures.temporaryDirectory("android-cli")
         addTeardownBlock { try? FileManager.default.removeItem(at: dir) }
         let path = dir.appendingPathComponent(name).path
-        FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
+        _ = FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
         return path
     }
 

@@ -20,7 +20,7 @@ final class LiveActivityFCMAndTapMetricTests: XCTestCase {
         let dir = Fixtures.temporaryDirectory("la-fcm")
         addTeardownBlock { try? FileManager.default.removeItem(at: dir) }
         let path = dir.appendingPathComponent("message.json").path
-        FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
+        _ = FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
         return path
     }
 

@@ -355,6 +355,7 @@ public final class RedisPushQueue: PushQueue {
         if closed.withLock({ $0 }) { throw .closed }
     }
 
+    @discardableResult
     private func redis<T>(_ body: () async throws(RedisError) -> T) async throws(PushQueueError) -> T {
         do {
             return try await body()
