@@ -8,12 +8,12 @@ public struct GatewayLogFeed: PushRecordObserver {
 
     public init(log: any PushLogFeed) { self.log = log }
 
-    public func recorded(_ record: PushRecord) {
-        log.append(LoggedPush(receivedAt: record.receivedAt, source: .gateway,
+    public func recorded(_ push: RecordedPush) {
+        let record = push.record
+        log.append(LoggedPush(recorded: push, receivedAt: record.receivedAt, source: .gateway,
                               platform: record.service == .apns ? .apns : .fcm,
-                              app: record.topic ?? record.headers["apns-topic"], target: record.token, device: record.device,
-                              pushType: record.pushType, status: record.status, reason: record.reason,
-                              messageID: record.messageID, uniqueID: record.uniqueID, deliveryID: record.deliveryID,
-                              headers: record.headers, payload: record.payload))
+                              app: record.topic ?? push.rawHeaders?["apns-topic"] ?? record.headers["apns-topic"], target: record.token,
+                              device: record.device, pushType: record.pushType, status: record.status, reason: record.reason,
+                              messageID: record.messageID, uniqueID: record.uniqueID, deliveryID: record.deliveryID))
     }
 }

@@ -47,8 +47,39 @@ public struct PushRecord: Sendable, Codable, Equatable {
 /// Sees every push the gateway records, as it is recorded (the web console's live log).
 /// Called on the recording thread, often the server's event loop: return quickly.
 public protocol PushRecordObserver: Sendable {
-    func recorded(_ record: PushRecord)
+    /// `push.completed` builds the header map and payload text: call it only when they are
+    /// needed (the console builds them when a push's detail is opened, not per push).
+    func recorded(_ push: RecordedPush)
 }
+
+/// A push record as the handler left it: `record` without its header map and payload text,
+/// which `completed` builds from the request's raw headers and body (authorization redacted).
+public struct RecordedPush: Sendable, Equatable {
+    public var record: PushRecord
+    public var rawHeaders: HTTPHeaders?
+    public var body: [UInt8]?
+
+    public init(record: PushRecord, rawHeaders: HTTPHeaders?, body: [UInt8]?) {
+        self.record = record
+        self.rawHeaders = rawHeaders
+        self.body = body
+    }
+
+    public var completed: PushRecord {
+        var r = record
+        if let rawHeaders {
+            var headers: [String: String] = [:]
+            for h in rawHeaders {
+                let name = asciiLowercased(h.name)
+                headers[name] = name == "authorization" ? "bearer <redacted>" : h.value
+            }
+            r.headers = headers
+        }
+        if let body { r.payload = String(decoding: body.prefix(8192), as: UTF8.self) }
+        return r
+    }
+}
+
 
 /// The gateway's record of every push, in SQLite (table `pushes`, documented in
 /// docs/gateway.md; `pushlab report --gateway-db` reads it to count what was sent).
@@ -59,7 +90,7 @@ public protocol PushRecordObserver: Sendable {
 public final class PushRecordStore: @unchecked Sendable {
     private let db: SQLiteDatabase?
     // `pending`, `memory`, `stopped` are protected by `lock`; `condition` wakes the writer.
-    private var pending: [PendingRecord] = []
+    private var pending: [RecordedPush] = []
     private var memory = NewestRecords(capacity: 10_000)
     private var stopped = false
     private let condition = NSCondition()
@@ -88,47 +119,27 @@ public final class PushRecordStore: @unchecked Sendable {
     }
 
     public func record(_ r: PushRecord) {
-        add(PendingRecord(record: r, rawHeaders: nil, body: nil))
+        add(RecordedPush(record: r, rawHeaders: nil, body: nil))
     }
 
     /// Records `r` with its request's headers and body, which are turned into the redacted
     /// header map and the payload text only when read (memory) or on the writer thread
     /// (SQLite), off the event loop.
     func record(_ r: PushRecord, rawHeaders: HTTPHeaders, body: [UInt8]) {
-        add(PendingRecord(record: r, rawHeaders: rawHeaders, body: body))
+        add(RecordedPush(record: r, rawHeaders: rawHeaders, body: body))
     }
 
     /// In memory the record goes straight into the ring, and the one it pushes out is freed
     /// here, by the thread that recorded, outside the lock. (A writer thread freeing a batch
     /// every 50 ms made glibc's allocator contend: 9% of the gateway's time in futex waits.)
-    private func add(_ record: PendingRecord) {
-        observer?.recorded(record.completed)
+    private func add(_ record: RecordedPush) {
+        observer?.recorded(record)
         var entry = record
         condition.lock()
         if db == nil { memory.insert(&entry) } else { pending.append(entry) }
         condition.unlock()
     }
 
-    /// A record as the handler left it; `completed` fills in headers and payload.
-    struct PendingRecord {
-        var record: PushRecord
-        var rawHeaders: HTTPHeaders?
-        var body: [UInt8]?
-
-        var completed: PushRecord {
-            var r = record
-            if let rawHeaders {
-                var headers: [String: String] = [:]
-                for h in rawHeaders {
-                    let name = asciiLowercased(h.name)
-                    headers[name] = name == "authorization" ? "bearer <redacted>" : h.value
-                }
-                r.headers = headers
-            }
-            if let body { r.payload = String(decoding: body.prefix(8192), as: UTF8.self) }
-            return r
-        }
-    }
 
     /// The newest `limit` records, newest last. Waits for pending writes first.
     public func recent(limit: Int = 100) throws -> [PushRecord] {
@@ -153,7 +164,7 @@ public final class PushRecordStore: @unchecked Sendable {
 
     /// Commits everything recorded so far.
     public func flush() {
-        let batch: [PendingRecord] = condition.withLock {
+        let batch: [RecordedPush] = condition.withLock {
             let b = pending
             pending.removeAll(keepingCapacity: true)
             return b
@@ -177,7 +188,7 @@ public final class PushRecordStore: @unchecked Sendable {
         }
     }
 
-    private func write(_ pendingBatch: [PendingRecord]) {
+    private func write(_ pendingBatch: [RecordedPush]) {
         guard !pendingBatch.isEmpty else { return }
         guard let db else { return }  // memory: `add` filed every record already
         let batch = pendingBatch.map(\.completed)
@@ -204,7 +215,7 @@ public final class PushRecordStore: @unchecked Sendable {
 /// The newest records of an in-memory store, in a ring: keeping the last 10,000 of 40,000 a
 /// second costs one overwrite per record, not a shift of the whole array per batch.
 struct NewestRecords {
-    private var ring: [PushRecordStore.PendingRecord] = []
+    private var ring: [RecordedPush] = []
     /// Index of the oldest record once the ring is full.
     private var oldest = 0
     let capacity: Int
@@ -213,7 +224,7 @@ struct NewestRecords {
 
     /// Takes `record` in; the record it pushes out of a full ring is left in `record` (swapped,
     /// not copied: a record holds a dozen strings and arrays, each copy a retain and a release).
-    mutating func insert(_ record: inout PushRecordStore.PendingRecord) {
+    mutating func insert(_ record: inout RecordedPush) {
         if ring.count < capacity {
             ring.append(record)
         } else {
@@ -223,7 +234,7 @@ struct NewestRecords {
     }
 
     /// The newest `limit` records, oldest first.
-    func newest(_ limit: Int) -> [PushRecordStore.PendingRecord] {
+    func newest(_ limit: Int) -> [RecordedPush] {
         Array((ring[oldest...] + ring[..<oldest]).suffix(limit))
     }
 }

@@ -4,9 +4,9 @@ import XCTest
 
 /// The in-memory record store keeps the newest records, oldest first, whatever the batches.
 final class NewestRecordsTests: XCTestCase {
-    private func records(_ ids: ClosedRange<Int>) -> [PushRecordStore.PendingRecord] {
+    private func records(_ ids: ClosedRange<Int>) -> [RecordedPush] {
         ids.map { id in
-            PushRecordStore.PendingRecord(
+            RecordedPush(
                 record: PushRecord(receivedAt: Date(timeIntervalSince1970: Double(id)), service: .apns, token: nil, device: nil,
                                    topic: nil, pushType: nil, messageID: "m\(id)", status: 200, reason: nil, deliveryID: nil,
                                    headers: [:], payload: ""),
