@@ -60,10 +60,7 @@ enum ChannelCommandSupport {
                        management given: ChannelManagementEndpoint? = nil) throws -> (BroadcastChannelClient, HTTPClient) {
         let management = try given ?? endpoint(args)
         let key = try SendAPNsCommand.loadKey(args)
-        let caFile = args.value("--ca-file")
-        if let caFile, !FileManager.default.isReadableFile(atPath: caFile) {
-            throw UsageError("--ca-file \(caFile): cannot read the file", fix: "pass a PEM file of CA certificates, e.g. certs/ca.pem")
-        }
+        let caFile = try SendSupport.caFile(args.value("--ca-file"))
         let timeout = try args.duration("--timeout") ?? .seconds(30)
         let http = try HTTPClient(configuration: HTTPClientConfiguration(caFile: caFile, maxConcurrentStreams: 1, maxConnectionsPerHost: 1,
                                                                          requestTimeout: timeout + .seconds(5)))

@@ -4,9 +4,7 @@ import PushHTTP
 /// The HTTP client `pushlab open` sends the opened metric with (TLS h2 for https, HTTP/1.1 for
 /// http, as an iPhone's URLSession does).
 func makeTransport(caFile: String?) throws -> (any HTTPTransport)? {
-    if let caFile, !FileManager.default.isReadableFile(atPath: caFile) {
-        throw UsageError("--ca-file \(caFile): cannot read the file", fix: "pass a PEM CA certificate such as certs/ca.pem")
-    }
+    let caFile = try SendSupport.caFile(caFile)
     do {
         return try HTTPClient(configuration: HTTPClientConfiguration(caFile: caFile, connectTimeout: .seconds(5),
                                                                      requestTimeout: .seconds(30)))

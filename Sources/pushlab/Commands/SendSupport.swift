@@ -41,14 +41,19 @@ enum SendSupport {
         return RetryPolicy(maxAttempts: retries + 1)
     }
 
+    /// `--ca-file`, checked readable before any client is made (nil: the system store).
+    static func caFile(_ path: String?) throws -> String? {
+        if let path, !FileManager.default.isReadableFile(atPath: path) {
+            throw UsageError("--ca-file \(path): cannot read the file", fix: "pass a PEM file of CA certificates, e.g. certs/ca.pem")
+        }
+        return path
+    }
+
     static func httpClients(_ args: ParsedArguments, bulk: Bool,
                             clientCertificate: HTTPClientConfiguration.ClientCertificate? = nil) throws -> [HTTPClient] {
         let connections = bulk ? (try args.int("--connections", range: 1...64) ?? 1) : 1
         let concurrency = try args.int("--concurrency", range: 1...100_000) ?? 200
-        let caFile = args.value("--ca-file")
-        if let caFile, !FileManager.default.isReadableFile(atPath: caFile) {
-            throw UsageError("--ca-file \(caFile): cannot read the file", fix: "pass a PEM file of CA certificates, e.g. certs/ca.pem")
-        }
+        let caFile = try Self.caFile(args.value("--ca-file"))
         let timeout = try args.duration("--timeout") ?? .seconds(30)
         let perConnection = max(1, (concurrency + connections - 1) / connections)
         return try (0..<connections).map { _ in
