@@ -60,7 +60,7 @@ extension Console {
     }
 
     private func detail(_ request: ServerRequest) -> ServerResponse {
-        guard let push = loggedPush(request) else { return Self.notFound(request) }
+        guard let push = loggedPush(request)?.materialized else { return Self.notFound(request) }
         let validation = Self.validator(for: push).validate(bytes: Array(push.payload.utf8),
                                                             as: push.platform == .apns ? .apns : .fcm)
         let device = push.messageID.flatMap { attachedNotebook?.notification(messageID: $0) }

@@ -75,6 +75,15 @@ public struct LoggedPush: Sendable, Equatable {
         content = .recorded(push)
     }
 
+    /// This push with its header map and payload text built once, for code that reads them
+    /// several times (the detail view).
+    public var materialized: LoggedPush {
+        var copy = self
+        let (headers, payload) = content.built
+        copy.content = .built(headers: headers, payload: payload)
+        return copy
+    }
+
     private enum Content: Sendable, Equatable {
         case built(headers: [String: String], payload: String)
         case recorded(RecordedPush)
