@@ -40,7 +40,7 @@ extension DemoScenario {
     private func sendThroughRelay(_ relay: Relay, lab: Lab) async -> (ok: Bool, details: [String]) {
         guard let base = relay.addresses?.cleartextURL else { return (false, ["the relay has no address"]) }
         let key: String
-        do { key = try relay.keys.create(scope: .app("demo"), label: "demo").key } catch { return (false, ["no API key: \(error)"]) }
+        do { key = try await relay.keys.create(scope: .app("demo"), label: "demo").key } catch { return (false, ["no API key: \(error)"]) }
         // gorush's body as a gorush client sends it; no topic: the relay takes the app's bundle id.
         let body = #"""
             {"notifications": [{"platform": 1, "tokens": ["\#(Self.apnsToken)"], "title": "pushlab demo via the relay",

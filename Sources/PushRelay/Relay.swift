@@ -93,7 +93,12 @@ final class RelayService: Sendable {
         try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
         self.queue = try queue ?? SQLitePushQueue(path: dataDirectory + "/queue.sqlite",
                                                   configuration: .init(capacity: config.queue.capacity, fsyncEveryCommit: config.queue.fsync))
-        keys = try APIKeyStore(path: dataDirectory + "/keys.sqlite")
+        // A cluster's keys live in its Redis, so every node knows every key and every revoke.
+        if let redis = queue as? RedisPushQueue {
+            keys = APIKeyStore(redis: redis.sharedClient, prefix: redis.configuration.prefix)
+        } else {
+            keys = try APIKeyStore(path: dataDirectory + "/keys.sqlite")
+        }
         // Inline retries inside one claim (PushSend's policy: backoff, Retry-After, never-retry
         // reasons); what still fails goes back to the queue until workers.max_attempts.
         let retry = RetryPolicy(maxAttempts: min(3, config.workers.maxAttempts), baseDelay: .milliseconds(200), maxDelay: .seconds(5),
@@ -108,14 +113,26 @@ final class RelayService: Sendable {
         let metrics = self.metrics
         let webhooks = try WebhookDispatcher(apps: config.apps, metrics: metrics, log: log)
         self.webhooks = webhooks
-        // On Redis every node spends from one budget per app (a Lua token bucket), not its own.
-        let budgets: [String: any SendBudget] = senders.mapValues { sender in
-            guard let client = redisQueue?.sharedClient else { return RateBudget(perMinute: sender.app.ratePerMinute) }
-            return SharedSendBudget(budget: RedisRateBudget(client: client, key: "\(redisQueue?.configuration.prefix ?? "pushlab"):budget:app:\(sender.app.name)",
-                                                            budget: PushRedis.RateBudget(limit: sender.app.ratePerMinute, per: .seconds(60))),
-                                    fallback: RateBudget(perMinute: sender.app.ratePerMinute), log: log)
+        // One budget per app, and one FCM budget per Firebase project for every app that sends to
+        // it (FCM's quota is per project, docs/specs/fcm.md); on Redis every node spends from the
+        // same ones (Lua token buckets), not its own.
+        let prefix = redisQueue?.configuration.prefix ?? "pushlab"
+        func budget(_ name: String, perMinute: Int) -> any SendBudget {
+            guard let client = redisQueue?.sharedClient else { return RateBudget(perMinute: perMinute) }
+            return SharedSendBudget(budget: RedisRateBudget(client: client, key: "\(prefix):budget:\(name)",
+                                                            budget: PushRedis.RateBudget(limit: perMinute, per: .seconds(60))),
+                                    fallback: RateBudget(perMinute: perMinute), log: log)
         }
-        workers = DeliveryWorkers(queue: self.queue, senders: senders, budgets: budgets, settings: config.workers, metrics: metrics,
+        let budgets = senders.mapValues { budget("app:\($0.app.name)", perMinute: $0.app.ratePerMinute) }
+        var fcmProjectBudgets: [String: any SendBudget] = [:]
+        let appsByProject = Dictionary(grouping: senders.values.filter { $0.fcmClient != nil }, by: { $0.fcmClient?.projectID ?? "" })
+        for (project, apps) in appsByProject {
+            // Apps that name different limits for one project get the smallest.
+            let perMinute = apps.compactMap { $0.app.fcm?.projectRatePerMinute }.min() ?? RelayApp.FCM.defaultProjectRatePerMinute
+            let shared = budget("fcm:\(project)", perMinute: perMinute)
+            for sender in apps { fcmProjectBudgets[sender.app.name] = shared }
+        }
+        workers = DeliveryWorkers(queue: self.queue, senders: senders, budgets: budgets, fcmProjectBudgets: fcmProjectBudgets, settings: config.workers, metrics: metrics,
                                   consumer: node, events: { event in
                                       webhooks.record(event)
                                       if let observer, case .result(let app, let pushID, let index, let target, let outcome, let content) = event {

@@ -51,7 +51,7 @@ final class ConsoleRelayTests: XCTestCase {
             relay = try Relay(config: config, dataDirectory: directory.appendingPathComponent("data").path, emulator: emulator,
                               observer: RelayLogFeed(log: console.log)) { router in console.register(on: &router) }
             try await relay.start()
-            key = try relay.keys.create(scope: .app("demo"), label: "console tests").key
+            key = try await relay.keys.create(scope: .app("demo"), label: "console tests").key
             client = try HTTPClient(configuration: HTTPClientConfiguration(protocolMode: .h2cPriorKnowledge))
         }
 

@@ -20,10 +20,10 @@ final class RedisPushQueueTests: XCTestCase {
     }
 
     private func queue(time: any TimeSource = SystemTimeSource(), capacity: Int = 1_000, maxDeliveries: Int = 5,
-                       idleBlock: Duration = .zero, node: String = "n1") throws -> RedisPushQueue {
-        RedisPushQueue(endpoint: try RedisEndpoint(url: server.url),
-                       configuration: .init(capacity: capacity, maxDeliveries: maxDeliveries, idleBlock: idleBlock),
-                       time: time, clientName: node)
+                       idleBlock: Duration = .zero, retention: Duration? = nil, node: String = "n1") throws -> RedisPushQueue {
+        var configuration = RedisPushQueue.Configuration(capacity: capacity, maxDeliveries: maxDeliveries, idleBlock: idleBlock)
+        if let retention { configuration.retention = retention }
+        return RedisPushQueue(endpoint: try RedisEndpoint(url: server.url), configuration: configuration, time: time, clientName: node)
     }
 
     private var factory: PushQueueContract.Factory {
@@ -151,6 +151,41 @@ final class RedisPushQueueTests: XCTestCase {
         XCTAssertEqual(depth?.waiting, 4)
         let claims = try await q.claim(consumer: "n1", limit: 10, lease: .seconds(30))
         XCTAssertEqual(claims.count, 4)
+        await q.close()
+    }
+
+    /// Retention: a finished push's keys (status, targets, results — the done markers — and its
+    /// idempotency key) expire, so Redis does not grow with every push; an unfinished push's keys
+    /// never do, and a late result for an expired push does not bring its keys back.
+    func testFinishedPushKeysExpireAfterTheRetention() async throws {
+        let q = try queue(retention: .milliseconds(300))
+        try await q.prepare()
+        _ = try await q.enqueue(PushQueueContract.submission("p_1", tokens: 3, key: "k1", fingerprint: "f", at: Date()))
+        let claims = try await q.claim(consumer: "n1", limit: 3, lease: .seconds(30))
+        XCTAssertEqual(claims.count, 3)
+        try await q.complete(claims.prefix(2).map { PushQueueContract.sent($0, at: Date()) })
+        let keys = ["pushlab:push:p_1", "pushlab:targets:p_1", "pushlab:results:p_1", "pushlab:claimed:p_1", "pushlab:idem:demo:k1"]
+        for key in keys.filter({ $0 != "pushlab:claimed:p_1" }) {
+            XCTAssertEqual(try server.cli(["PTTL", key]), "-1", "\(key) of an unfinished push must not expire")
+        }
+        try await q.complete([PushQueueContract.sent(claims[2], at: Date())])
+        let ttl = Int(try server.cli(["PTTL", "pushlab:results:p_1"])) ?? -9
+        XCTAssertTrue((1...300).contains(ttl), "the finished push's done markers expire after the retention (PTTL \(ttl))")
+        let deadline = ContinuousClock.now + .seconds(10)
+        var left = ""
+        repeat {
+            left = try server.cli(["EXISTS"] + keys)
+            if left == "0" { break }
+            try await Task.sleep(for: .milliseconds(50))
+        } while ContinuousClock.now < deadline
+        XCTAssertEqual(left, "0", "every key of the finished push expired")
+        let status = try await q.status(of: "p_1", includeTargets: true)
+        XCTAssertNil(status)
+        let late = try await q.complete([PushQueueContract.sent(claims[0], at: Date())])
+        XCTAssertEqual(late.recorded, 0)
+        XCTAssertEqual(try server.cli(["EXISTS"] + keys), "0", "a late result does not recreate an expired push")
+        let delivered = try await q.deliveries(app: "demo", token: nil, since: nil, limit: 10)
+        XCTAssertEqual(delivered.count, 3, "the delivery log keeps the results after the push's keys expired")
         await q.close()
     }
 }

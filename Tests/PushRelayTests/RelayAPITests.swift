@@ -120,14 +120,15 @@ final class RelayAPITests: XCTestCase {
 
     func testKeysAreScopedToTheirAppAndRevocationIsImmediate() async throws {
         harness = try await RelayHarness()
-        let other = try harness.relay.keys.create(scope: .app("other"), label: nil)
+        let other = try await harness.relay.keys.create(scope: .app("other"), label: nil)
         let body = RelayHarness.apnsBody(tokens: [RelayHarness.goodTokens[0]])
         let foreign = try await harness.request("POST", "/v1/apps/demo/pushes", body: body, key: other.key)
         XCTAssertEqual(foreign.status, 403)
         let id = try await harness.push(body)
         let peek = try await harness.request("GET", "/v1/pushes/\(id)", key: other.key)
         XCTAssertEqual(peek.status, 404, "another app's key must not see the push")
-        XCTAssertTrue(try harness.relay.keys.revoke(id: other.info.id))
+        let didRevoke = try await harness.relay.keys.revoke(id: other.info.id)
+        XCTAssertTrue(didRevoke)
         let revoked = try await harness.request("POST", "/v1/apps/other/pushes", body: body, key: other.key)
         XCTAssertEqual(revoked.status, 401)
         let config = try await harness.request("GET", "/v1/admin/config")
@@ -136,7 +137,7 @@ final class RelayAPITests: XCTestCase {
 
     func testConfigReadBackShowsPathsAndFingerprintsButNoKeyMaterial() async throws {
         harness = try await RelayHarness()
-        let admin = try harness.relay.keys.create(scope: .admin, label: nil).key
+        let admin = try await harness.relay.keys.create(scope: .admin, label: nil).key
         let response = try await harness.request("GET", "/v1/admin/config", key: admin)
         XCTAssertEqual(response.status, 200)
         let text = response.bodyText
@@ -179,7 +180,7 @@ final class RelayAPITests: XCTestCase {
     /// Prometheus sends with bearer_token); an app key is refused, /healthz stays open.
     func testMetricsBehindTheAdminKeyWhenConfigured() async throws {
         harness = try await RelayHarness(extra: #""metrics": {"require_admin_key": true},"#)
-        let admin = try harness.relay.keys.create(scope: .admin, label: "prometheus").key
+        let admin = try await harness.relay.keys.create(scope: .admin, label: "prometheus").key
         let none = try await harness.request("GET", "/metrics", key: "")
         XCTAssertEqual(none.status, 401, none.bodyText)
         XCTAssertEqual(try harness.json(none)["field"]?.stringValue, "header Authorization", none.bodyText)

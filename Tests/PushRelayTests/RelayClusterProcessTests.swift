@@ -38,7 +38,7 @@ final class RelayClusterProcessTests: XCTestCase {
                         "bundle_id": "\(Fixtures.bundleID)", "url": "https://127.0.0.1:\(apnsPort)", "ca_file": "\(Fixtures.caFile)"}}}}
             """
         try Data(json.utf8).write(to: URL(fileURLWithPath: config))
-        let keys = try ProcessRunner.pushlab(["relay", "keys", "create", "--data", data("n1"), "--app", "demo"])
+        let keys = try ProcessRunner.pushlab(["relay", "keys", "create", "--queue", redis.url, "--app", "demo"])
         guard keys.status == 0 else { throw TestEnvironmentError("relay keys create: \(keys.stderr)") }
         key = keys.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
@@ -49,9 +49,9 @@ final class RelayClusterProcessTests: XCTestCase {
         try? FileManager.default.removeItem(at: directory)
     }
 
-    /// One data directory for all nodes: it holds only keys.sqlite (the queue is in Redis), and
-    /// SQLite lets the processes share it, so a key works on every node.
-    private func data(_ node: String) -> String { directory.appendingPathComponent("data").path }
+    /// Each node its own data directory: the queue and the API keys are in Redis, so a key made
+    /// once (`relay keys create --queue …`) works on every node.
+    private func data(_ node: String) -> String { directory.appendingPathComponent("data-\(node)").path }
 
     private func startNode(_ name: String) throws -> (ServerProcess, String) {
         let node = try ServerProcess(["relay", "--config", config, "--data", data(name), "--queue", redis.url, "--node", name, "--quiet"]) {
@@ -120,7 +120,7 @@ final class RelayClusterProcessTests: XCTestCase {
         XCTAssertEqual(try redis.cli(["HLEN", "pushlab:results:\(id)"]), String(targets))
         // Node 2 comes back under its name; the cluster is idle now, and a new push is picked up.
         nodes[1] = try startNode("n2")
-        let admin = try ProcessRunner.pushlab(["relay", "keys", "create", "--data", data("n1"), "--admin"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let admin = try ProcessRunner.pushlab(["relay", "keys", "create", "--queue", redis.url, "--admin"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         let refused = try curl([nodes[1].1 + "/v1/cluster", "-H", "authorization: Bearer \(key)", "-w", "\n%{http_code}"])
         XCTAssertTrue(refused.stdout.hasSuffix("\n403"), "an app key is not an admin key: \(refused.stdout)")
         let cluster = try curl([nodes[1].1 + "/v1/cluster", "-H", "authorization: Bearer \(admin)"]).stdout
@@ -141,6 +141,39 @@ final class RelayClusterProcessTests: XCTestCase {
         XCTAssertLessThanOrEqual(duplicates, concurrency, "one kill repeats at most the killed node's sends in flight")
         XCTAssertEqual(tokenUpdates, 0, "three nodes share one provider token per (team, key)")
         print("relay cluster kill test: 3 nodes, \(targets) targets, node 2 killed at \(killedAt) finished; duplicates sent: \(duplicates)")
+    }
+
+    /// API keys are the cluster's: made with `relay keys create --queue` (no node's --data),
+    /// one works on both nodes (each with its own data directory), `list` shows it, and
+    /// `revoke` takes effect on both at the next request.
+    func testAKeyMadeForTheClusterWorksOnEveryNodeAndItsRevokeOnAll() throws {
+        let nodes = try ["k1", "k2"].map(startNode)
+        let made = try ProcessRunner.pushlab(["relay", "keys", "create", "--queue", redis.url, "--app", "demo", "--label", "cluster", "--json"])
+        XCTAssertEqual(made.status, 0, made.stderr)
+        let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(made.stdout.utf8)) as? [String: Any])
+        let clusterKey = try XCTUnwrap(json["key"] as? String), id = try XCTUnwrap(json["id"] as? String)
+        func status(_ url: String) throws -> String {
+            try curl([url + "/v1/apps/demo/deliveries?limit=1", "-H", "authorization: Bearer \(clusterKey)", "-o", "/dev/null", "-w", "%{http_code}"]).stdout
+        }
+        for node in nodes { XCTAssertEqual(try status(node.1), "200", "the cluster's key works on every node") }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: data("k1") + "/keys.sqlite"), "a node on Redis keeps no keys.sqlite")
+        let list = try ProcessRunner.pushlab(["relay", "keys", "list", "--queue", redis.url])
+        XCTAssertTrue(list.stdout.contains(id) && list.stdout.contains("app:demo") && list.stdout.contains("cluster"), list.stdout)
+        XCTAssertFalse(list.stdout.contains(clusterKey), "list never shows a key")
+        XCTAssertFalse((try redis.cli(["HGETALL", "pushlab:apikeys"])).contains(clusterKey), "Redis holds hashes, not keys")
+        let revoked = try ProcessRunner.pushlab(["relay", "keys", "revoke", "--queue", redis.url, id])
+        XCTAssertEqual(revoked.status, 0, revoked.stderr)
+        for node in nodes { XCTAssertEqual(try status(node.1), "401", "a revoke takes effect on every node") }
+        let again = try ProcessRunner.pushlab(["relay", "keys", "revoke", "--queue", redis.url, id])
+        XCTAssertEqual(again.status, 2, again.stderr)
+        XCTAssertTrue(again.stderr.contains("no active key with id \(id)"), again.stderr)
+        let after = try ProcessRunner.pushlab(["relay", "keys", "list", "--queue", redis.url])
+        XCTAssertTrue(after.stdout.contains("revoked"), after.stdout)
+        let closed = try ClosedPort()
+        let unreachable = try ProcessRunner.pushlab(["relay", "keys", "list", "--queue", "redis://127.0.0.1:\(closed.port)"])
+        XCTAssertEqual(unreachable.status, 2, unreachable.stderr)
+        XCTAssertTrue(unreachable.stderr.contains("API keys at redis://127.0.0.1:\(closed.port)/0"), unreachable.stderr)
+        withExtendedLifetime(closed) {}
     }
 
     func testRedisRestartedMidRunLosesNothingAcknowledged() throws {
@@ -191,6 +224,9 @@ final class RelayQueueFlagTests: XCTestCase {
         let node = try ProcessRunner.pushlab(["relay", "--config", config, "--data", data, "--node", "a", "--check"])
         XCTAssertEqual(node.status, 2, node.stderr)
         XCTAssertTrue(node.stderr.contains("--node needs --queue"), node.stderr)
+        let retention = try ProcessRunner.pushlab(["relay", "--config", config, "--data", data, "--retention", "1h", "--check"])
+        XCTAssertEqual(retention.status, 2, retention.stderr)
+        XCTAssertTrue(retention.stderr.contains("--retention needs --queue"), retention.stderr)
         withExtendedLifetime(closed) {}
     }
 }

@@ -57,7 +57,7 @@ final class RelayEnvironmentHostsTests: XCTestCase {
         let relay = try Relay(config: config, dataDirectory: directory.path, emulator: emulator)
         self.relay = relay
         try await relay.start()
-        let key = try relay.keys.create(scope: .admin, label: "tests").key
+        let key = try await relay.keys.create(scope: .admin, label: "tests").key
         let client = try HTTPClient(configuration: HTTPClientConfiguration(protocolMode: .h2cPriorKnowledge))
         self.client = client
 

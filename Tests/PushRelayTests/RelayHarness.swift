@@ -61,7 +61,7 @@ final class RelayHarness: @unchecked Sendable {
                                          caFile: Fixtures.caFile)
         relay = try Relay(config: config, dataDirectory: directory.appendingPathComponent("data").path, emulator: emulator)
         try await relay.start()
-        key = try relay.keys.create(scope: .app("demo"), label: "tests").key
+        key = try await relay.keys.create(scope: .app("demo"), label: "tests").key
         if tls {
             client = try HTTPClient(configuration: HTTPClientConfiguration(caFile: Fixtures.caFile))
             baseURL = relay.addresses?.tlsURL?.replacingOccurrences(of: "127.0.0.1", with: "localhost") ?? ""

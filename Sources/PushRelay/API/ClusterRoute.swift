@@ -9,7 +9,7 @@ extension RelayRoutes {
     static let heartbeatStale: Double = 10
 
     func cluster(_ request: ServerRequest) async throws -> ServerResponse {
-        try requireAdmin(request)
+        try await requireAdmin(request)
         guard let redis = service.redisQueue else {
             throw APIError(404, "no_cluster", field: "path", "this relay runs the embedded SQLite queue, a single node",
                            fix: "start every node with 'pushlab relay --queue redis://HOST:PORT' to run several (docs/relay.md \"Running several nodes\")")

@@ -15,13 +15,13 @@ struct GorushRoutes: Sendable {
         for base in ["/gorush/{app}", "/gorush/{app}/key/{key}"] {
             router.add("POST", base + "/api/push") { request in .later { await answer(request) { try await push(request) } } }
             router.add("GET", base + "/api/stat/app") { request in .later { await answer(request) { try await statApp(request) } } }
-            router.add("GET", base + "/api/stat/go") { request in .later { await answer(request) { try statRuntime(request) } } }
-            router.add("GET", base + "/healthz") { request in .later { await answer(request) { _ = try app(request); return ServerResponse(status: 200) } } }
+            router.add("GET", base + "/api/stat/go") { request in .later { await answer(request) { try await statRuntime(request) } } }
+            router.add("GET", base + "/healthz") { request in .later { await answer(request) { _ = try await app(request); return ServerResponse(status: 200) } } }
             router.add("GET", base + "/version") { request in
-                .later { await answer(request) { _ = try app(request); return .json(200, #"{"source":"https://github.com/pushlab","version":"pushlab-relay"}"#) } }
+                .later { await answer(request) { _ = try await app(request); return .json(200, #"{"source":"https://github.com/pushlab","version":"pushlab-relay"}"#) } }
             }
             router.add("GET", base) { request in
-                .later { await answer(request) { _ = try app(request); return .json(200, #"{"text":"Welcome to notification server."}"#) } }
+                .later { await answer(request) { _ = try await app(request); return .json(200, #"{"text":"Welcome to notification server."}"#) } }
             }
         }
     }
@@ -42,10 +42,10 @@ struct GorushRoutes: Sendable {
     }
 
     /// The app, if the request may use it: bearer key, path key, or unauthenticated staging.
-    private func app(_ request: ServerRequest) throws -> RelayApp {
+    private func app(_ request: ServerRequest) async throws -> RelayApp {
         let name = request.pathParameters["app"] ?? ""
         if let key = request.pathParameters["key"] {
-            guard let scope = service.keys.scope(ofKey: key) else { throw APIError.unauthorized("unknown or revoked API key in the path") }
+            guard let scope = await service.keys.scope(ofKey: key) else { throw APIError.unauthorized("unknown or revoked API key in the path") }
             guard let app = service.config.app(named: name), scope.allows(app: name) else {
                 throw APIError(403, "forbidden", field: "path app", "this API key is not for app '\(name)'", fix: "use the app's own key")
             }
@@ -57,11 +57,11 @@ struct GorushRoutes: Sendable {
             }
             return app
         }
-        return try routes.authorizedApp(request)
+        return try await routes.authorizedApp(request)
     }
 
     private func push(_ request: ServerRequest) async throws -> ServerResponse {
-        let app = try app(request)
+        let app = try await app(request)
         let key = try routes.idempotencyKey(request)
         let query = Query(request.query)
         let sync = try query.bool("sync") ?? false
@@ -103,7 +103,7 @@ struct GorushRoutes: Sendable {
     }
 
     private func statApp(_ request: ServerRequest) async throws -> ServerResponse {
-        let app = try app(request)
+        let app = try await app(request)
         let totals = service.metrics.totals(app: app.name)
         let counts = service.metrics.counts()
         func platform(_ name: String) -> JSONValue {
@@ -121,8 +121,8 @@ struct GorushRoutes: Sendable {
     }
 
     /// gorush answers Go runtime numbers here; the relay answers its process's.
-    private func statRuntime(_ request: ServerRequest) throws -> ServerResponse {
-        _ = try app(request)
+    private func statRuntime(_ request: ServerRequest) async throws -> ServerResponse {
+        _ = try await app(request)
         let info = ProcessInfo.processInfo
         let body = RelayJSON.object([
             ("time", .number(JSONNumber(Int(Date().timeIntervalSince1970 * 1e9)))), ("runtime", .string("swift")),

@@ -18,7 +18,7 @@ struct RelayRoutes: Sendable {
         router.add("GET", "/metrics") { request in
             .later {
                 await answer(request) {
-                    if service.config.metrics.requireAdminKey { try requireAdmin(request) }
+                    if service.config.metrics.requireAdminKey { try await requireAdmin(request) }
                     return await metrics()
                 }
             }
@@ -27,7 +27,7 @@ struct RelayRoutes: Sendable {
         router.add("GET", "/v1/pushes/{id}") { request in .later { await answer(request) { try await pushStatus(request) } } }
         router.add("GET", "/v1/apps/{app}/deliveries") { request in .later { await answer(request) { try await deliveries(request) } } }
         router.add("GET", "/v1/apps/{app}/invalid-tokens") { request in .later { await answer(request) { try await invalidTokens(request) } } }
-        router.add("GET", "/v1/admin/config") { request in .later { await answer(request) { try configReadBack(request) } } }
+        router.add("GET", "/v1/admin/config") { request in .later { await answer(request) { try await configReadBack(request) } } }
         router.add("GET", "/v1/admin/queue") { request in .later { await answer(request) { try await queueDepth(request) } } }
         router.add("GET", "/v1/cluster") { request in .later { await answer(request) { try await cluster(request) } } }
         GorushRoutes(service: service).add(to: &router)
@@ -53,19 +53,19 @@ struct RelayRoutes: Sendable {
     // MARK: - Auth
 
     /// The bearer key's scope; throws 401 when missing or unknown.
-    func authenticate(_ request: ServerRequest) throws -> APIKeyScope {
+    func authenticate(_ request: ServerRequest) async throws -> APIKeyScope {
         guard let header = request.headers["authorization"] else { throw APIError.unauthorized("no API key") }
         let parts = header.split(separator: " ", maxSplits: 1)
         guard parts.count == 2, parts[0].lowercased() == "bearer" else { throw APIError.unauthorized("the Authorization header is not 'Bearer <key>'") }
-        guard let scope = service.keys.scope(ofKey: String(parts[1]).trimmingCharacters(in: .whitespaces)) else {
+        guard let scope = await service.keys.scope(ofKey: String(parts[1]).trimmingCharacters(in: .whitespaces)) else {
             throw APIError.unauthorized("unknown or revoked API key")
         }
         return scope
     }
 
     /// The app named in the path, if the key may use it.
-    func authorizedApp(_ request: ServerRequest) throws -> RelayApp {
-        let scope = try authenticate(request)
+    func authorizedApp(_ request: ServerRequest) async throws -> RelayApp {
+        let scope = try await authenticate(request)
         let name = request.pathParameters["app"] ?? ""
         guard let app = service.config.app(named: name) else {
             // Same answer for unknown and foreign apps to app-scoped keys: no app-name probing.
@@ -83,7 +83,7 @@ struct RelayRoutes: Sendable {
     // MARK: - Native API
 
     private func createPush(_ request: ServerRequest) async throws -> ServerResponse {
-        let app = try authorizedApp(request)
+        let app = try await authorizedApp(request)
         let key = try idempotencyKey(request)
         let parsed = try NativePushRequest.parse(request.body, app: app, limits: service.config.limits)
         let receipt = try await enqueue(app: app, content: parsed.content, targets: parsed.targets, key: key,
@@ -130,7 +130,7 @@ struct RelayRoutes: Sendable {
     }
 
     private func pushStatus(_ request: ServerRequest) async throws -> ServerResponse {
-        let scope = try authenticate(request)
+        let scope = try await authenticate(request)
         let id = request.pathParameters["id"] ?? ""
         let query = Query(request.query)
         let wait = try query.duration("wait", max: Self.maxWait)
@@ -152,7 +152,7 @@ struct RelayRoutes: Sendable {
     }
 
     private func deliveries(_ request: ServerRequest) async throws -> ServerResponse {
-        let app = try authorizedApp(request)
+        let app = try await authorizedApp(request)
         let query = Query(request.query)
         let since = try query.date("since")
         let limit = try query.int("limit", range: 1...10_000) ?? 1_000
@@ -163,7 +163,7 @@ struct RelayRoutes: Sendable {
     }
 
     private func invalidTokens(_ request: ServerRequest) async throws -> ServerResponse {
-        let app = try authorizedApp(request)
+        let app = try await authorizedApp(request)
         let query = Query(request.query)
         let since = try query.date("since")
         let limit = try query.int("limit", range: 1...100_000) ?? 10_000
@@ -174,8 +174,8 @@ struct RelayRoutes: Sendable {
 
     // MARK: - Admin
 
-    func requireAdmin(_ request: ServerRequest) throws {
-        guard case .admin = try authenticate(request) else {
+    func requireAdmin(_ request: ServerRequest) async throws {
+        guard case .admin = try await authenticate(request) else {
             throw APIError(403, "forbidden", field: "header Authorization", "this route needs an admin key",
                            fix: "make one with 'pushlab relay keys create --admin'")
         }
@@ -183,8 +183,8 @@ struct RelayRoutes: Sendable {
 
     /// The configuration as read: file paths and SHA-256 fingerprints of the credential files,
     /// never their contents.
-    private func configReadBack(_ request: ServerRequest) throws -> ServerResponse {
-        try requireAdmin(request)
+    private func configReadBack(_ request: ServerRequest) async throws -> ServerResponse {
+        try await requireAdmin(request)
         let config = service.config
         func file(_ path: String?) -> JSONValue? {
             guard let path else { return nil }
@@ -226,7 +226,7 @@ struct RelayRoutes: Sendable {
     }
 
     private func queueDepth(_ request: ServerRequest) async throws -> ServerResponse {
-        try requireAdmin(request)
+        try await requireAdmin(request)
         let depth = try await read { try await service.queue.depth() }
         let body = RelayJSON.object([("waiting", RelayJSON.number(depth.waiting)), ("claimed", RelayJSON.number(depth.claimed)),
                                      ("finished", RelayJSON.number(depth.finished)), ("capacity", RelayJSON.number(service.config.queue.capacity)),

@@ -120,6 +120,11 @@ public struct RelayApp: Sendable, Hashable {
         /// OAuth token endpoint for `url` (the service account's `token_uri` otherwise).
         public var tokenURL: String?
         public var caFile: String?
+        /// The Firebase project's send budget, shared by every app (and, on Redis, every node)
+        /// sending to that project; nil: FCM's default quota.
+        public var projectRatePerMinute: Int?
+        /// FCM's default quota: 600,000 messages a minute per project (docs/specs/fcm.md).
+        public static let defaultProjectRatePerMinute = 600_000
     }
 
     public struct Webhook: Sendable, Hashable {

@@ -119,7 +119,7 @@ private struct ConfigParser {
             try apnsHosts(a, into: &app.apns!)
         }
         if let f = try o.object("fcm") {
-            try f.rejectUnknown(["service_account", "project_id", "target", "url", "token_url", "ca_file"])
+            try f.rejectUnknown(["service_account", "project_id", "target", "url", "token_url", "ca_file", "project_rate_per_minute"])
             let target = try f.oneOf("target", RelayTarget.self) ?? (appTarget == .emulator ? .emulator : .google)
             guard target != .apple else {
                 throw FieldError(f.pointer / "target", "FCM cannot go to apple", fix: "write \"google\" or \"emulator\"")
@@ -128,6 +128,7 @@ private struct ConfigParser {
                                    projectID: try f.string("project_id", example: "my-project"), target: target,
                                    url: try url(f, "url"), tokenURL: try url(f, "token_url"),
                                    caFile: try path(f, "ca_file", example: "certs/ca.pem"))
+            app.fcm?.projectRatePerMinute = try f.int("project_rate_per_minute", range: 1...100_000_000)
         }
         if app.apns == nil, app.fcm == nil {
             throw FieldError(o.pointer, "app '\(name)' has neither \"apns\" nor \"fcm\"", fix: "add the credentials of at least one provider")

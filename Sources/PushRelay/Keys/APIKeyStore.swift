@@ -1,5 +1,6 @@
 import Foundation
 import PushAuth
+import PushRedis
 import PushStore
 
 /// What an API key may do: one app's routes, or everything (admin).
@@ -36,15 +37,25 @@ public struct APIKeyInfo: Sendable, Hashable {
     public var revokedAt: Date?
 }
 
-/// The relay's API keys in `DATA/keys.sqlite`, stored as SHA-256 hashes: a stolen file does
-/// not give working keys, and a key is shown exactly once, when created.
+/// The relay's API keys, stored as SHA-256 hashes: a stolen file (or Redis dump) does not give
+/// working keys, and a key is shown exactly once, when created. One relay keeps them in
+/// `DATA/keys.sqlite`; a cluster (`--queue redis://…`) keeps them in its Redis, so a key made on
+/// one node works on every node and a revoke takes effect on all of them at the next request.
 public final class APIKeyStore: Sendable {
     /// Keys look like `plk_` + 40 base-62 characters (238 bits of randomness).
     public static let prefix = "plk_"
-    private let database: SQLiteDatabase
+    private enum Backend {
+        case sqlite(SQLiteDatabase)
+        /// `P:apikeys` (hash: key hash → scope, live keys only) answers each request;
+        /// `P:apikey:ID` (hash: hash, scope, label, created, revoked) and `P:apikey-ids` (set)
+        /// are what `list` shows.
+        case redis(RedisClient, prefix: String)
+    }
+    private let backend: Backend
 
+    /// The keys of one relay, in a SQLite file.
     public init(path: String) throws {
-        database = try SQLiteDatabase(path: path)
+        let database = try SQLiteDatabase(path: path)
         try database.execute("""
             CREATE TABLE IF NOT EXISTS api_keys (
                 id TEXT PRIMARY KEY,
@@ -55,42 +66,115 @@ public final class APIKeyStore: Sendable {
                 revoked_at REAL
             );
             """)
+        backend = .sqlite(database)
+    }
+
+    /// The keys of a cluster, in its Redis (key names start with `prefix`, the queue's).
+    public init(redis: RedisClient, prefix: String = "pushlab") {
+        backend = .redis(redis, prefix: prefix)
+    }
+
+    /// Where the keys live, for messages (`keys.sqlite` path or the Redis address).
+    public var location: String {
+        switch backend {
+        case .sqlite(let database): return database.path
+        case .redis(let client, _): return client.endpoint.description
+        }
     }
 
     /// Makes a key for `scope`; returns it (the only time it is visible) with its info.
-    public func create(scope: APIKeyScope, label: String?, now: Date = Date()) throws -> (key: String, info: APIKeyInfo) {
+    public func create(scope: APIKeyScope, label: String?, now: Date = Date()) async throws -> (key: String, info: APIKeyInfo) {
         let alphabet = Array("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
         var generator = SystemRandomNumberGenerator()
         let key = Self.prefix + String((0..<40).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &generator)] })
         let info = APIKeyInfo(id: String(key.prefix(12)), scope: scope, label: label, createdAt: now, revokedAt: nil)
-        try database.run("INSERT INTO api_keys (id, hash, scope, label, created_at) VALUES (?, ?, ?, ?, ?)",
-                         [.text(info.id), .text(Self.hash(key)), .text(scope.description), .text(label), .real(now.timeIntervalSince1970)])
+        switch backend {
+        case .sqlite(let database):
+            try database.run("INSERT INTO api_keys (id, hash, scope, label, created_at) VALUES (?, ?, ?, ?, ?)",
+                             [.text(info.id), .text(Self.hash(key)), .text(scope.description), .text(label), .real(now.timeIntervalSince1970)])
+        case .redis(let client, let P):
+            let stored = try await client.eval(Self.createScript, keys: ["\(P):apikey:\(info.id)", "\(P):apikeys", "\(P):apikey-ids"],
+                                               arguments: [info.id, Self.hash(key), scope.description, label ?? "", String(now.timeIntervalSince1970)])
+            guard stored.integer == 1 else { throw APIKeyStoreError(message: "a key with id \(info.id) exists already; create another") }
+        }
         return (key, info)
     }
 
-    public func list() throws -> [APIKeyInfo] {
-        try database.query("SELECT id, scope, label, created_at, revoked_at FROM api_keys ORDER BY created_at").compactMap { row in
-            guard let scope = APIKeyScope(stored: row.string(1) ?? "") else { return nil }
-            return APIKeyInfo(id: row.string(0) ?? "", scope: scope, label: row.string(2),
-                              createdAt: Date(timeIntervalSince1970: row.double(3) ?? 0),
-                              revokedAt: row.double(4).map { Date(timeIntervalSince1970: $0) })
+    public func list() async throws -> [APIKeyInfo] {
+        switch backend {
+        case .sqlite(let database):
+            return try database.query("SELECT id, scope, label, created_at, revoked_at FROM api_keys ORDER BY created_at").compactMap { row in
+                guard let scope = APIKeyScope(stored: row.string(1) ?? "") else { return nil }
+                return APIKeyInfo(id: row.string(0) ?? "", scope: scope, label: row.string(2),
+                                  createdAt: Date(timeIntervalSince1970: row.double(3) ?? 0),
+                                  revokedAt: row.double(4).map { Date(timeIntervalSince1970: $0) })
+            }
+        case .redis(let client, let P):
+            let ids = try await client.execute(RedisCommand("SMEMBERS", "\(P):apikey-ids")).array?.compactMap(\.string) ?? []
+            let replies = try await client.pipeline(ids.map { RedisCommand("HMGET", "\(P):apikey:\($0)", "scope", "label", "created", "revoked") })
+            return zip(ids, replies).compactMap { id, reply -> APIKeyInfo? in
+                let f = reply.array?.map(\.string) ?? []
+                guard f.count == 4, let scope = APIKeyScope(stored: f[0] ?? "") else { return nil }
+                return APIKeyInfo(id: id, scope: scope, label: (f[1] ?? "").isEmpty ? nil : f[1],
+                                  createdAt: Date(timeIntervalSince1970: Double(f[2] ?? "") ?? 0),
+                                  revokedAt: f[3].flatMap(Double.init).map { Date(timeIntervalSince1970: $0) })
+            }.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
         }
     }
 
     /// Revokes the key with this id; false when no live key has it.
-    public func revoke(id: String, now: Date = Date()) throws -> Bool {
-        try database.run("UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", [.real(now.timeIntervalSince1970), .text(id)]) == 1
+    public func revoke(id: String, now: Date = Date()) async throws -> Bool {
+        switch backend {
+        case .sqlite(let database):
+            return try database.run("UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL",
+                                    [.real(now.timeIntervalSince1970), .text(id)]) == 1
+        case .redis(let client, let P):
+            let reply = try await client.eval(Self.revokeScript, keys: ["\(P):apikey:\(id)", "\(P):apikeys"],
+                                              arguments: [String(now.timeIntervalSince1970)])
+            return reply.integer == 1
+        }
     }
 
-    /// The scope of a presented key, or nil when it is unknown or revoked. Looked up by hash
-    /// on every request, so `keys revoke` takes effect at once in a running relay.
-    public func scope(ofKey key: String) -> APIKeyScope? {
+    /// The scope of a presented key, or nil when it is unknown or revoked (or the store cannot
+    /// be read: no key works while Redis is down). Looked up by hash on every request, so
+    /// `keys revoke` takes effect at once in every running relay that shares the store.
+    public func scope(ofKey key: String) async -> APIKeyScope? {
         guard key.hasPrefix(Self.prefix), key.utf8.count == Self.prefix.utf8.count + 40 else { return nil }
-        guard let row = try? database.query("SELECT scope FROM api_keys WHERE hash = ? AND revoked_at IS NULL", [.text(Self.hash(key))]).first else {
-            return nil
+        switch backend {
+        case .sqlite(let database):
+            guard let row = try? database.query("SELECT scope FROM api_keys WHERE hash = ? AND revoked_at IS NULL", [.text(Self.hash(key))]).first else {
+                return nil
+            }
+            return APIKeyScope(stored: row.string(0) ?? "")
+        case .redis(let client, let P):
+            guard let stored = try? await client.execute(RedisCommand("HGET", "\(P):apikeys", Self.hash(key))).string else { return nil }
+            return APIKeyScope(stored: stored)
         }
-        return APIKeyScope(stored: row.string(0) ?? "")
     }
 
     static func hash(_ key: String) -> String { Digest.hex(Digest.sha256(key)) }
+
+    // KEYS: the key's record, the live-hash index, the id set. ARGV: id, hash, scope, label, created.
+    private static let createScript = RedisScript("""
+        if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+        redis.call('HSET', KEYS[1], 'hash', ARGV[2], 'scope', ARGV[3], 'label', ARGV[4], 'created', ARGV[5])
+        redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])
+        redis.call('SADD', KEYS[3], ARGV[1])
+        return 1
+        """)
+
+    // KEYS: the key's record, the live-hash index. ARGV: revoked at.
+    private static let revokeScript = RedisScript("""
+        local f = redis.call('HMGET', KEYS[1], 'hash', 'revoked')
+        if not f[1] or f[2] then return 0 end
+        redis.call('HSET', KEYS[1], 'revoked', ARGV[1])
+        redis.call('HDEL', KEYS[2], f[1])
+        return 1
+        """)
+}
+
+/// A key the store could not make.
+public struct APIKeyStoreError: Error, Sendable, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
 }

@@ -31,6 +31,11 @@ public final class RedisPushQueue: PushQueue {
         public var maxDeliveries: Int
         /// How long an empty `claim` waits for new entries; zero returns at once.
         public var idleBlock: Duration
+        /// How long a finished push's keys (its status, targets, results — the done markers —
+        /// and its idempotency key) stay in Redis; then they expire, so Redis does not grow
+        /// with every push ever sent. `GET /v1/pushes/{id}` answers 404 after it; the delivery
+        /// log (`P:delivered:APP`, capped) keeps the results.
+        public var retention: Duration = .seconds(7 * 24 * 3600)
         public init(prefix: String = "pushlab", capacity: Int = 2_000_000, maxDeliveries: Int = 5, idleBlock: Duration = .milliseconds(500)) {
             self.prefix = prefix
             self.capacity = capacity
@@ -50,6 +55,10 @@ public final class RedisPushQueue: PushQueue {
     private let closed = Mutex(false)
     private let contents = Mutex<[PushID: (app: String, content: [UInt8])]>([:])
     private var P: String { configuration.prefix }
+    private var retentionMilliseconds: String {
+        let (seconds, attoseconds) = configuration.retention.components
+        return String(max(1, seconds * 1000 + attoseconds / 1_000_000_000_000_000))
+    }
     private var streamKey: String { stream.configuration.stream }
     private var group: String { stream.configuration.group }
 
@@ -123,7 +132,8 @@ public final class RedisPushQueue: PushQueue {
     private func claimOnce(consumer: String, limit: Int, lease: Duration) async throws(PushQueueError) -> (String, [ClaimedTarget]) {
         let now = time.now.timeIntervalSince1970
         let leaseEnd = now + Double(lease.components.seconds) + Double(lease.components.attoseconds) / 1e18
-        let arguments = [P, group, consumer, String(now), String(leaseEnd), String(limit), String(configuration.maxDeliveries)]
+        let arguments = [P, group, consumer, String(now), String(leaseEnd), String(limit), String(configuration.maxDeliveries),
+                         retentionMilliseconds]
         let reply = try await redis { () async throws(RedisError) in
             try await client.eval(RedisQueueScripts.claim, keys: [streamKey], arguments: arguments)
         }
@@ -162,7 +172,7 @@ public final class RedisPushQueue: PushQueue {
     public func complete(_ results: [TargetCompletion]) async throws(PushQueueError) -> CompletionReport {
         guard !results.isEmpty else { return CompletionReport() }
         try checkOpen()
-        var arguments = [P, group]
+        var arguments = [P, group, retentionMilliseconds]
         for result in results {
             let o = result.outcome, c = result.claim
             arguments += [c.receipt, c.pushID, String(c.index), c.app, o.status.rawValue, o.tokenInvalid ? "1" : "", o.reason ?? "invalid",

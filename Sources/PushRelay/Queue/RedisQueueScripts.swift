@@ -9,7 +9,8 @@ import PushRedis
 /// time), `P:unfinished` / `P:finished` counters, `P:idem:APP:KEY` → push id, and per push
 /// `P:push:ID` (app, content, count, accepted, sent, failed, key, fp), `P:targets:ID`,
 /// `P:results:ID` (the done markers: index → outcome JSON), `P:retry:ID`, `P:claimed:ID`;
-/// per app the results stream `P:delivered:APP` and `P:invalid:APP`.
+/// per app the results stream `P:delivered:APP` and `P:invalid:APP`. A finished push's keys
+/// (and its idempotency key) expire after the queue's `retention`.
 ///
 /// An entry is deleted (`XDEL`) once acknowledged, so the stream holds only unfinished work.
 ///
@@ -29,9 +30,14 @@ enum RedisQueueScripts {
           end
         end
         -- The first final result of (push, idx) is stored; later ones only acknowledge their entry.
-        -- Returns 0 (duplicate), 1 (recorded) or 2 (recorded, and the push is now finished).
-        local function record(P, stream, group, entry, p, i, app, status, invalid, reason, outcome, at, kind, env, value)
-          local stored = redis.call('HSETNX', P .. ':results:' .. p, i, outcome)
+        -- A push whose keys expired (its retention ended) takes no more results.
+        -- Returns 0 (duplicate), 1 (recorded) or 2 (recorded, and the push is now finished; its
+        -- keys then expire after `keep` ms).
+        local function record(P, stream, group, entry, p, i, app, status, invalid, reason, outcome, at, kind, env, value, keep)
+          local stored = 0
+          if redis.call('EXISTS', P .. ':push:' .. p) == 1 then
+            stored = redis.call('HSETNX', P .. ':results:' .. p, i, outcome)
+          end
           if entry ~= '' then
             redis.call('XACK', stream, group, entry)
             redis.call('XDEL', stream, entry)
@@ -57,8 +63,14 @@ enum RedisQueueScripts {
             redis.call('XADD', P .. ':invalid:' .. app, 'MAXLEN', '~', '1000000', '*',
                        'p', p, 'k', kind, 'v', value, 'r', reason, 't', at)
           end
-          local counts = redis.call('HMGET', P .. ':push:' .. p, 'count', 'sent', 'failed')
-          if (tonumber(counts[2]) or 0) + (tonumber(counts[3]) or 0) >= (tonumber(counts[1]) or 0) then return 2 end
+          local counts = redis.call('HMGET', P .. ':push:' .. p, 'count', 'sent', 'failed', 'key')
+          if (tonumber(counts[2]) or 0) + (tonumber(counts[3]) or 0) >= (tonumber(counts[1]) or 0) then
+            for _, kind in ipairs({'push', 'targets', 'results', 'retry', 'claimed'}) do
+              redis.call('PEXPIRE', P .. ':' .. kind .. ':' .. p, keep)
+            end
+            if counts[4] and counts[4] ~= '' then redis.call('PEXPIRE', P .. ':idem:' .. app .. ':' .. counts[4], keep) end
+            return 2
+          end
           return 1
         end
 
@@ -97,14 +109,15 @@ enum RedisQueueScripts {
         return {'ok'}
         """)
 
-    /// KEYS: stream. ARGV: prefix, group, consumer, now, lease end, limit, max deliveries.
+    /// KEYS: stream. ARGV: prefix, group, consumer, now, lease end, limit, max deliveries,
+    /// retention in ms.
     /// Due retries go back on the stream; entries whose lease ended before `now` are taken over
     /// (XCLAIM; past max deliveries they are dead-lettered with a final failure); then new
     /// entries are read (XREADGROUP). Entries whose target has a result are acknowledged and
     /// skipped. Returns {last stream id, id, p, i, a, k, e, v, attempts, deliveries, …}.
     static let claim = RedisScript(prelude + """
         local P, stream, group, consumer = ARGV[1], KEYS[1], ARGV[2], ARGV[3]
-        local now, leaseEnd, limit, maxDeliveries = ARGV[4], ARGV[5], tonumber(ARGV[6]), tonumber(ARGV[7])
+        local now, leaseEnd, limit, maxDeliveries, keep = ARGV[4], ARGV[5], tonumber(ARGV[6]), tonumber(ARGV[7]), ARGV[8]
         local leases, delayed = P .. ':leases', P .. ':delayed'
         for _, m in ipairs(redis.call('ZRANGEBYSCORE', delayed, '-inf', now, 'LIMIT', 0, 1000)) do
           local f = split(m)
@@ -153,7 +166,7 @@ enum RedisQueueScripts {
                        'source-id', id, 'deliveries', tostring(deliveries), 'dead-by', consumer, 't', now)
             local outcome = cjson.encode({status = 'failed', reason = 'DeadLetter', attempts = tonumber(attempts),
                                           tokenInvalid = false, finishedAt = tonumber(now)})
-            record(P, stream, group, id, p, i, f['a'] or '', 'failed', '', '', outcome, now, f['k'] or '', f['e'] or '', f['v'] or '')
+            record(P, stream, group, id, p, i, f['a'] or '', 'failed', '', '', outcome, now, f['k'] or '', f['e'] or '', f['v'] or '', keep)
           else
             redis.call('ZADD', leases, leaseEnd, id)
             redis.call('HSET', P .. ':claimed:' .. p, i, consumer .. SEP .. id)
@@ -165,15 +178,15 @@ enum RedisQueueScripts {
         return out
         """)
 
-    /// KEYS: stream. ARGV: prefix, group, then per result: entry, push, idx, app, status,
-    /// invalid ('1' or ''), reason, outcome JSON, finished at, kind, environment, value.
-    /// Returns {recorded, duplicates, finished push ids…}.
+    /// KEYS: stream. ARGV: prefix, group, retention in ms, then per result: entry, push, idx,
+    /// app, status, invalid ('1' or ''), reason, outcome JSON, finished at, kind, environment,
+    /// value. Returns {recorded, duplicates, finished push ids…}.
     static let complete = RedisScript(prelude + """
-        local P, group = ARGV[1], ARGV[2]
+        local P, group, keep = ARGV[1], ARGV[2], ARGV[3]
         local recorded, duplicates, finished = 0, 0, {}
-        for b = 3, #ARGV, 12 do
+        for b = 4, #ARGV, 12 do
           local r = record(P, KEYS[1], group, ARGV[b], ARGV[b + 1], ARGV[b + 2], ARGV[b + 3], ARGV[b + 4], ARGV[b + 5],
-                           ARGV[b + 6], ARGV[b + 7], ARGV[b + 8], ARGV[b + 9], ARGV[b + 10], ARGV[b + 11])
+                           ARGV[b + 6], ARGV[b + 7], ARGV[b + 8], ARGV[b + 9], ARGV[b + 10], ARGV[b + 11], keep)
           if r == 0 then duplicates = duplicates + 1 else recorded = recorded + 1 end
           if r == 2 then finished[#finished + 1] = ARGV[b + 1] end
         end

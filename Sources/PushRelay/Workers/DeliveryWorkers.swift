@@ -11,6 +11,8 @@ final class DeliveryWorkers: Sendable {
     private let queue: any PushQueue
     private let senders: [String: AppSenders]
     private let budgets: [String: any SendBudget]
+    /// By app: its Firebase project's FCM budget, one object for every app on that project.
+    private let fcmProjectBudgets: [String: any SendBudget]
     private let settings: RelayConfig.Workers
     private let metrics: RelayMetrics
     private let events: @Sendable (RelayEvent) -> Void
@@ -29,11 +31,13 @@ final class DeliveryWorkers: Sendable {
     /// moment and both see the push finished, but it is announced once. The newest 10,000 ids.
     private let announced = Mutex(AnnouncedPushes())
 
-    init(queue: any PushQueue, senders: [String: AppSenders], budgets: [String: any SendBudget], settings: RelayConfig.Workers,
+    init(queue: any PushQueue, senders: [String: AppSenders], budgets: [String: any SendBudget],
+         fcmProjectBudgets: [String: any SendBudget] = [:], settings: RelayConfig.Workers,
          metrics: RelayMetrics, consumer: String, events: @escaping @Sendable (RelayEvent) -> Void, log: @escaping @Sendable (String) -> Void) {
         self.queue = queue
         self.senders = senders
         self.budgets = budgets
+        self.fcmProjectBudgets = fcmProjectBudgets
         self.settings = settings
         self.metrics = metrics
         self.consumer = consumer
@@ -109,6 +113,7 @@ final class DeliveryWorkers: Sendable {
             return await finish(claim, .failed(reason: "UnknownApp", detail: "app '\(claim.app)' is no longer in relay.json"), platform: platform, start: start)
         }
         await budgets[claim.app]?.take()
+        if !claim.target.isAPNs { await fcmProjectBudgets[claim.app]?.take() }
         let attempt = await send(claim, with: senders)
         await finish(claim, attempt, platform: platform, start: start)
     }

@@ -28,6 +28,7 @@ enum RelayCommand: Command {
         .value("--certs", name: "DIR", help: "Certificates of the built-in emulator (apps with target \"emulator\").", default: "certs"),
         .value("--queue", name: "URL", help: "redis://[:PASSWORD@]HOST:PORT[/DB]: share one Redis Streams queue with other nodes (docs/relay.md \"Running several nodes\"); default: the embedded SQLite queue in --data."),
         .value("--node", name: "NAME", help: "With --queue: this node's name (its consumer in the group; restart a node under the same name to resume its work at once).", default: "HOST-PID"),
+        .value("--retention", name: "DURATION", help: "With --queue: how long a finished push's status, results and idempotency key stay in Redis before they expire (GET /v1/pushes/{id} then answers 404; the delivery log keeps the results).", default: "168h"),
         .flag("--check", help: "Check the config and the credentials, print a summary and exit."),
         .flag("--quiet", help: "No line per push."),
     ] + ConsoleSetup.relayOptions
@@ -66,14 +67,22 @@ enum RelayCommand: Command {
                 await gateway?.stop()
                 throw UsageError("--node '\(node)': use letters, digits, '.', '_' and '-' only", fix: "e.g. --node relay-1")
             }
-            queue = RedisPushQueue(endpoint: endpoint, configuration: .init(capacity: config.queue.capacity), clientName: node)
+            var configuration = RedisPushQueue.Configuration(capacity: config.queue.capacity)
+            if let retention = try args.duration("--retention") {
+                guard retention > .zero else {
+                    await gateway?.stop()
+                    throw UsageError("--retention must be more than 0", fix: "e.g. --retention 168h (7 days, the default)")
+                }
+                configuration.retention = retention
+            }
+            queue = RedisPushQueue(endpoint: endpoint, configuration: configuration, clientName: node)
             do { try await queue?.prepare() } catch {
                 await gateway?.stop()
                 throw UsageError("--queue \(endpoint): \(error)", fix: "start redis-server (docs/relay.md \"Running several nodes\") or check the URL")
             }
-        } else if args.value("--node") != nil {
+        } else if let flag = ["--node", "--retention"].first(where: { args.value($0) != nil }) {
             await gateway?.stop()
-            throw UsageError("--node needs --queue redis://…", fix: "a node name only matters when several nodes share a Redis queue")
+            throw UsageError("\(flag) needs --queue redis://…", fix: "\(flag) only matters when nodes share a Redis queue")
         }
         let relay: Relay
         do {
@@ -104,7 +113,9 @@ enum RelayCommand: Command {
         if let url = relay.addresses?.tlsURL { emit("relay: listening on \(url) (h2, http/1.1)") }
         if let gateway { emit("relay: emulator \(gateway.summary)") }
         if let queue { emit("relay: queue \(queue.endpoint) as node \(queue.stream.consumer)") }
-        if console != nil, let url = relay.addresses?.cleartextURL ?? relay.addresses?.tlsURL { emit("console: \(url)/console") }
+        if let console, let url = relay.addresses?.cleartextURL ?? relay.addresses?.tlsURL {
+            emit(ConsoleSetup.announcement(url: url + "/console", console, args))
+        }
         let signal = await waitForTerminationSignal()
         printError("pushlab relay: signal \(signal), draining the sends in flight")
         console?.stop()
@@ -114,7 +125,8 @@ enum RelayCommand: Command {
     }
 }
 
-/// `pushlab relay keys create|list|revoke`: API keys, stored hashed in `DATA/keys.sqlite`.
+/// `pushlab relay keys create|list|revoke`: API keys, stored hashed in `DATA/keys.sqlite`, or
+/// in the cluster's Redis with `--queue redis://…`.
 enum RelayKeysCommand: Command {
     static let path = ["relay", "keys"]
     static let summary = "Manage the relay's API keys: create (printed once), list, revoke ID."
@@ -123,10 +135,13 @@ enum RelayKeysCommand: Command {
         create makes a key for one app (--app) or an admin key (--admin) and prints it once; only its \
         SHA-256 hash is stored, so keep it in your secret store. list shows ids (the key's first 12 \
         characters), scopes and labels, never keys. revoke ID disables a key. A running relay sees new \
-        and revoked keys at once.
+        and revoked keys at once. With --queue redis://… the keys are the cluster's, kept in its Redis: \
+        a key made once works on every node started with that --queue, and a revoke takes effect on all \
+        of them (keys.sqlite in --data is then not used).
         """
     static let options: [OptionSpec] = [
         .value("--data", name: "DIR", help: "The relay's data directory.", default: "relay-data"),
+        .value("--queue", name: "URL", help: "redis://[:PASSWORD@]HOST:PORT[/DB]: the cluster's keys, in the Redis its nodes share (the same URL as their --queue)."),
         .value("--app", name: "NAME", help: "create: the app the key may push for."),
         .flag("--admin", help: "create: an admin key (every app, /v1/admin/…)."),
         .value("--label", name: "TEXT", help: "create: a note shown by list (who or what uses the key)."),
@@ -136,15 +151,15 @@ enum RelayKeysCommand: Command {
 
     static func run(_ args: ParsedArguments) async throws -> Int32 {
         switch args.positionals.first {
-        case "create"?: return try create(args)
-        case "list"?: return try list(args)
-        case "revoke"?: return try revoke(args)
+        case "create"?: return try await create(args)
+        case "list"?: return try await list(args)
+        case "revoke"?: return try await revoke(args)
         default:
             throw UsageError("say create, list or revoke", fix: "e.g. pushlab relay keys create --data relay-data --app myapp")
         }
     }
 
-    static func create(_ args: ParsedArguments) throws -> Int32 {
+    static func create(_ args: ParsedArguments) async throws -> Int32 {
         let scope: APIKeyScope
         switch (args.value("--app"), args.flag("--admin")) {
         case (let app?, false):
@@ -159,7 +174,8 @@ enum RelayKeysCommand: Command {
         case (nil, true): scope = .admin
         default: throw UsageError("pass exactly one of --app NAME and --admin", fix: "e.g. pushlab relay keys create --app myapp")
         }
-        let (key, info) = try openKeys(args).create(scope: scope, label: args.value("--label"))
+        let store = try openKeys(args)
+        let (key, info) = try await keysCall(store) { try await store.create(scope: scope, label: args.value("--label")) }
         if args.flag("--json") {
             emit(try renderJSON(["key": key, "id": info.id, "scope": info.scope.description]))
         } else {
@@ -177,9 +193,10 @@ enum RelayKeysCommand: Command {
         var revoked: String?
     }
 
-    static func list(_ args: ParsedArguments) throws -> Int32 {
+    static func list(_ args: ParsedArguments) async throws -> Int32 {
         let formatter = ISO8601DateFormatter()
-        let rows = try openKeys(args).list().map {
+        let store = try openKeys(args)
+        let rows = try await keysCall(store) { try await store.list() }.map {
             Row(id: $0.id, scope: $0.scope.description, label: $0.label, created: formatter.string(from: $0.createdAt),
                 revoked: $0.revokedAt.map { formatter.string(from: $0) })
         }
@@ -194,12 +211,13 @@ enum RelayKeysCommand: Command {
         return ExitStatus.success
     }
 
-    static func revoke(_ args: ParsedArguments) throws -> Int32 {
+    static func revoke(_ args: ParsedArguments) async throws -> Int32 {
         guard args.positionals.count == 2 else {
             throw UsageError("give one key id", fix: "e.g. pushlab relay keys revoke plk_3fK9aQ2x (see pushlab relay keys list)")
         }
         let id = args.positionals[1]
-        guard try openKeys(args).revoke(id: id) else {
+        let store = try openKeys(args)
+        guard try await keysCall(store, { try await store.revoke(id: id) }) else {
             throw UsageError("no active key with id \(id)", fix: "see pushlab relay keys list")
         }
         emit("revoked \(id)")
@@ -207,9 +225,21 @@ enum RelayKeysCommand: Command {
     }
 
     static func openKeys(_ args: ParsedArguments) throws -> APIKeyStore {
+        if let url = args.value("--queue") {
+            do { return APIKeyStore(redis: RedisClient(endpoint: try RedisEndpoint(url: url))) } catch {
+                throw UsageError("--queue: \(error)", fix: "use the nodes' --queue URL, e.g. redis://127.0.0.1:6379/0")
+            }
+        }
         let data = args.value("--data") ?? "relay-data"
         do { return try APIKeyStore(path: data + "/keys.sqlite") } catch {
             throw UsageError("--data \(data): cannot open keys.sqlite: \(error)", fix: "check the directory and its permissions")
+        }
+    }
+
+    /// Runs one store call; a Redis that cannot be reached is a usage error naming it.
+    static func keysCall<T>(_ store: APIKeyStore, _ body: () async throws -> T) async throws -> T {
+        do { return try await body() } catch let error as UsageError { throw error } catch {
+            throw UsageError("API keys at \(store.location): \(error)", fix: "start redis-server or check --queue (or --data)")
         }
     }
 }
