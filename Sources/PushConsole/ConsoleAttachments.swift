@@ -19,7 +19,9 @@ extension Console {
         var profile = profile
         profile.metricsBaseURL = gateway.fcmURL
         profile.cdpAPIKey = cdpKey
-        attach(phone: VirtualPhone(profile: profile, transport: client, workDirectory: workDirectory))
+        let phone = VirtualPhone(profile: profile, transport: client, workDirectory: workDirectory)
+        phone.runsPerSecond = configuration.phoneRunsPerSecond
+        attach(phone: phone)
 
         var apns: APNsClient?
         if let url = gateway.apnsURL, let key = try? PrivateKey(contentsOfFile: certsDirectory + "/AuthKey_PLDEVKEY01.p8"),

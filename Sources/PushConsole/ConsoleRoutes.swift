@@ -25,13 +25,30 @@ extension Console {
         route(&router, "GET", "/console/api/metrics") { _ in .later { self.metricsAnswer() } }
     }
 
-    /// Adds a route that answers 403 to peers that are not loopback unless `allowRemote`.
+    /// Adds a route that answers 403 to peers that are not loopback unless `allowRemote`, and
+    /// 401 to a request without the access token when there is one (`ConsoleAccess`).
     private func route(_ router: inout Router, _ method: String, _ path: String, _ handler: @escaping RouteHandler) {
-        let allowRemote = configuration.allowRemote
+        let allowRemote = configuration.allowRemote, access = configuration.access
         router.add(method, path) { request in
             if !allowRemote && !AdminAccess.isLoopback(request.connection.remoteAddress) {
                 return .now(Self.refusal(403, field: nil, "the console answers loopback clients only (request from \(request.connection.remoteAddress))",
                                          fix: "open it on the machine running pushlab, or start it with --console-remote"))
+            }
+            if let access {
+                switch access.check(request) {
+                case .none:
+                    return .now(Self.refusal(401, field: "header authorization", "the console needs its access token",
+                                             fix: "open the console link pushlab printed at start (…/console?token=…), or send 'Authorization: Bearer <token>'"))
+                case .invalid(let field):
+                    return .now(Self.refusal(401, field: field, "wrong console access token",
+                                             fix: "use the token pushlab printed at start or the one in --console-token-file"))
+                case .valid(let fromQuery):
+                    // The page's link: keep the token in a cookie and take it out of the address bar.
+                    if fromQuery, method == "GET", path == "/console" || path == "/console/" {
+                        return .now(ServerResponse(status: 303, headers: ["location": "/console", "set-cookie": access.setCookie,
+                                                                          "cache-control": "no-store"]))
+                    }
+                }
             }
             return try handler(request)
         }

@@ -7,8 +7,11 @@ import PushHTTP
 /// A virtual iPhone behind the gateway for `pushlab serve --console`: every accepted push runs
 /// through the app's Notification Service Extension (the same emulator as `pushlab nse`), its
 /// delivered metric going to the collector the profile names. The newest `capacity` runs are
-/// kept for the console's device view; at most `maxRunning` extensions run at once, and a push
-/// arriving beyond that is recorded as skipped rather than queued without bound.
+/// kept for the console's device view. At most `maxRunning` extensions run at once and at most
+/// `runsPerSecond` start a second (a token bucket holding one second's worth): a push beyond
+/// either is recorded as not run, with the reason, rather than queued without bound. So a
+/// gateway taking 10,000 pushes a second spends its CPU on taking them, not on running an
+/// extension (and posting a delivered metric) for each; the device view says which were run.
 public final class VirtualPhone: PushDeliverySink, @unchecked Sendable {
     public let name: String
     public let profile: AppProfile
@@ -22,7 +25,22 @@ public final class VirtualPhone: PushDeliverySink, @unchecked Sendable {
     public let notebook: DeviceNotebook
     // Protected by `lock`.
     private var running = 0
+    private var perSecond = 100
+    private var tokens = 100.0
+    private var refilledAt = ContinuousClock.now
     private let lock = NSLock()
+
+    /// Most extension runs started per second (`--console-phone-rate`); 100 by default.
+    public var runsPerSecond: Int {
+        get { lock.withLock { perSecond } }
+        set {
+            precondition(newValue > 0, "the phone runs at least one extension a second")
+            lock.withLock {
+                perSecond = newValue
+                tokens = Double(newValue)
+            }
+        }
+    }
 
     public init(name: String = "virtual iPhone", profile: AppProfile, transport: any HTTPTransport,
                 clock: any NSEClock = ScaledClock(), budget: Duration = .seconds(30), workDirectory: URL,
@@ -42,14 +60,23 @@ public final class VirtualPhone: PushDeliverySink, @unchecked Sendable {
 
     public func deliver(_ push: AcceptedPush) {
         let device = push.device?.name ?? name
-        let admitted = lock.withLock { () -> Bool in
-            guard running < maxRunning else { return false }
+        let refusal = lock.withLock { () -> String? in
+            let now = ContinuousClock.now
+            let elapsed = now - refilledAt
+            refilledAt = now
+            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            tokens = min(Double(perSecond), tokens + seconds * Double(perSecond))
+            guard running < maxRunning else { return "the virtual iPhone was running \(maxRunning) extensions already" }
+            guard tokens >= 1 else {
+                return "pushes came faster than the virtual iPhone's \(perSecond) extension runs a second (--console-phone-rate): not simulated"
+            }
+            tokens -= 1
             running += 1
-            return true
+            return nil
         }
-        guard admitted else {
+        if let refusal {
             notebook.keep(DeviceNotification(messageID: push.messageID, device: device, receivedAt: push.receivedAt, app: profile.bundleID,
-                                    skipped: "the virtual iPhone was running \(maxRunning) extensions already"))
+                                             skipped: refusal))
             return
         }
         Task {

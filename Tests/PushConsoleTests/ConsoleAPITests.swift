@@ -269,4 +269,55 @@ final class ConsoleLoopbackTests: XCTestCase {
         let sharedPort = try XCTUnwrap(shared.gateway.googleAddresses?.cleartextPort)
         XCTAssertEqual(try get("http://\(ip):\(sharedPort)/console/api/pushes").status, 200)
     }
+
+    /// With an access token (what `--console-remote` sets), every route — the page, the API and
+    /// the live stream — answers 401 without it or with a wrong one, from any peer; the token
+    /// works as a bearer header, and the page's `?token=` link answers with a cookie and a
+    /// redirect to the bare URL, after which the cookie alone opens the API and the stream.
+    func testARemoteConsoleAsksForItsAccessTokenOnEveryRoute() async throws {
+        let ip = try XCTUnwrap(NetworkAddresses.externalIPv4(), "no non-loopback IPv4 address on this machine")
+        let access = ConsoleAccess.generate()
+        var configuration = ConsoleConfiguration()
+        configuration.allowRemote = true
+        configuration.access = access
+        configuration.eventWait = .milliseconds(200)
+        let h = try ConsoleHarness(configuration: configuration, attachLab: false, host: "0.0.0.0")
+        addTeardownBlock { await h.stop() }
+        let port = try XCTUnwrap(h.gateway.googleAddresses?.cleartextPort)
+        let paths = ["/console", "/console/app.js", "/console/api/status", "/console/api/pushes", "/console/api/pushes/1",
+                     "/console/api/devices", "/console/api/events", "/console/api/metrics"]
+        for host in [ip, "127.0.0.1"] {
+            for path in paths {
+                let none = try get("http://\(host):\(port)\(path)")
+                XCTAssertEqual(none.status, 401, "\(host)\(path)")
+                XCTAssertTrue(none.body.contains("access token"), none.body)
+                XCTAssertFalse(none.body.contains(access.token), "the refusal must not reveal the token")
+            }
+        }
+        for path in ["/console/api/validate", "/console/api/send"] {
+            let post = try ProcessRunner.run("/usr/bin/curl", ["-s", "--max-time", "5", "-w", "\n%{http_code}", "-d", "{}", "http://\(ip):\(port)\(path)"])
+            XCTAssertTrue(post.stdout.hasSuffix("\n401"), "POST \(path): \(post.stdout)")
+        }
+        let wrong = try ProcessRunner.run("/usr/bin/curl", ["-s", "--max-time", "5", "-w", "\n%{http_code}", "-H", "authorization: Bearer \(access.token)x",
+                                                            "http://\(ip):\(port)/console/api/status"])
+        XCTAssertTrue(wrong.stdout.hasSuffix("\n401") && wrong.stdout.contains("wrong console access token"), wrong.stdout)
+        let bearer = try ProcessRunner.run("/usr/bin/curl", ["-s", "--max-time", "5", "-w", "\n%{http_code}", "-H", "authorization: Bearer \(access.token)",
+                                                             "http://\(ip):\(port)/console/api/status"])
+        XCTAssertTrue(bearer.stdout.hasSuffix("\n200"), bearer.stdout)
+
+        // The browser's way in: the link with ?token= sets the cookie and redirects.
+        let jar = FileManager.default.temporaryDirectory.appendingPathComponent("console-jar-\(UUID().uuidString)").path
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: jar) }
+        let link = try ProcessRunner.run("/usr/bin/curl", ["-s", "--max-time", "5", "-D", "-", "-o", "/dev/null", "-c", jar,
+                                                           "http://\(ip):\(port)/console?token=\(access.token)"])
+        XCTAssertTrue(link.stdout.hasPrefix("HTTP/1.1 303") && link.stdout.lowercased().contains("location: /console\r\n"), link.stdout)
+        XCTAssertTrue(link.stdout.contains("HttpOnly") && link.stdout.contains("SameSite=Strict"), link.stdout)
+        for path in ["/console", "/console/api/pushes", "/console/api/events"] {
+            let withCookie = try ProcessRunner.run("/usr/bin/curl", ["-s", "--max-time", "5", "-o", "/dev/null", "-w", "%{http_code}", "-b", jar,
+                                                                     "http://\(ip):\(port)\(path)"])
+            XCTAssertEqual(withCookie.stdout, "200", "\(path) with the cookie")
+        }
+        let stream = try ProcessRunner.run("/usr/bin/curl", ["-s", "--max-time", "5", "-b", jar, "http://\(ip):\(port)/console/api/events"])
+        XCTAssertTrue(stream.stdout.hasPrefix("retry: "), "the live stream answers with the cookie: \(stream.stdout)")
+    }
 }

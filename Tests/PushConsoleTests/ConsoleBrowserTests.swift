@@ -63,4 +63,51 @@ final class ConsoleFlagTests: XCTestCase {
         let help = try ProcessRunner.pushlab(["serve", "--help"])
         XCTAssertTrue(help.stdout.contains("--console ") && help.stdout.contains("--console-remote"), help.stdout)
     }
+
+    /// True once a whole `console: …` line was printed.
+    private static func hasConsoleLine(_ stdout: String) -> Bool {
+        stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast().contains { $0.hasPrefix("console: ") }
+    }
+
+    /// `--console-remote`: the console link carries a token pushlab made (printed once, in that
+    /// line); a token from `--console-token-file` is never printed in full. Either is required
+    /// over real HTTP; a short token file is a usage error naming the flag.
+    func testConsoleRemoteRequiresTheAccessTokenPrintedOnceOrFromAFile() throws {
+        let base = ["serve", "--console", "--console-remote", "--port", "0", "--apns-port", "0", "--h2c-port", "0", "--quiet"]
+        let made = try ServerProcess(base, timeout: 60) { Self.hasConsoleLine($0) }
+        defer { made.stop(grace: 5) }
+        let line = try XCTUnwrap(made.stdout.split(separator: "\n").first { $0.hasPrefix("console: ") }.map(String.init))
+        let link = String(line.dropFirst("console: ".count))
+        let parts = link.components(separatedBy: "?token=")
+        XCTAssertEqual(parts.count, 2, line)
+        let token = parts.count == 2 ? parts[1] : ""
+        XCTAssertTrue(token.hasPrefix("plc_") && token.count == 36, line)
+        XCTAssertEqual(made.stdout.components(separatedBy: token).count - 1, 1, "the token is printed once")
+        XCTAssertFalse(made.stderr.contains(token), "and never on stderr")
+        func status(_ url: String, _ extra: [String] = []) throws -> String {
+            try ProcessRunner.run("/usr/bin/curl", ["-s", "--max-time", "5", "-o", "/dev/null", "-w", "%{http_code}"] + extra + [url]).stdout
+        }
+        XCTAssertEqual(try status(parts[0] + "/api/status"), "401")
+        XCTAssertEqual(try status(parts[0] + "/api/status", ["-H", "authorization: Bearer \(token)"]), "200")
+        XCTAssertEqual(try status(link), "303", "the link sets the cookie and redirects")
+
+        let directory = Fixtures.temporaryDirectory("console-token")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("token").path
+        let secret = "s3cret-console-token-\(UUID().uuidString)"
+        try Data((secret + "\n").utf8).write(to: URL(fileURLWithPath: file))
+        let fromFile = try ServerProcess(base + ["--console-token-file", file], timeout: 60) { Self.hasConsoleLine($0) }
+        defer { fromFile.stop(grace: 5) }
+        XCTAssertFalse(fromFile.stdout.contains(secret) || fromFile.stderr.contains(secret), "a token from a file is never printed")
+        let fileLine = try XCTUnwrap(fromFile.stdout.split(separator: "\n").first { $0.hasPrefix("console: ") }.map(String.init))
+        XCTAssertTrue(fileLine.contains("access token s3cret-c… from \(file)"), fileLine)
+        let url = String(fileLine.dropFirst("console: ".count).prefix { $0 != " " })
+        XCTAssertEqual(try status(url + "/api/pushes"), "401")
+        XCTAssertEqual(try status(url + "/api/pushes", ["-H", "authorization: Bearer \(secret)"]), "200")
+
+        try Data("short\n".utf8).write(to: URL(fileURLWithPath: file))
+        let bad = try ProcessRunner.pushlab(base + ["--console-token-file", file], timeout: 30)
+        XCTAssertEqual(bad.status, 2, bad.stderr)
+        XCTAssertTrue(bad.stderr.contains("--console-token-file \(file)") && bad.stderr.contains("at least 16"), bad.stderr)
+    }
 }

@@ -106,4 +106,37 @@ final class ConsoleDeviceTests: XCTestCase {
         XCTAssertNil(none.json["report"] as? [String: Any])
         XCTAssertNotNil(none.json["note"] as? String)
     }
+
+    /// Under load the virtual iPhone runs at most `phoneRunsPerSecond` extensions a second; the
+    /// log still shows every push, and the device view marks the others "not simulated" with
+    /// the reason (so the device view never claims a run that did not happen).
+    func testThePhoneRunsAtMostItsRatePerSecondAndMarksTheRestNotSimulated() async throws {
+        var configuration = ConsoleConfiguration()
+        configuration.phoneRunsPerSecond = 1
+        let h = try ConsoleHarness(configuration: configuration)
+        addTeardownBlock { await h.stop() }
+        let count = 12
+        let start = ContinuousClock.now
+        try await withThrowingTaskGroup(of: Bool.self) { group in
+            for i in 0..<count { group.addTask { try await h.send(#"{"aps": {"alert": {"title": "burst \#(i)"}}}"#).isAccepted } }
+            for try await accepted in group { XCTAssertTrue(accepted) }
+        }
+        let elapsed = ContinuousClock.now - start
+        var notifications: [[String: Any]] = []
+        let allThere = try await h.eventually {
+            let devices = try await h.getJSON("/console/api/devices").json["devices"] as? [[String: Any]] ?? []
+            notifications = devices.first?["notifications"] as? [[String: Any]] ?? []
+            return notifications.count == count && notifications.allSatisfy { $0["report"] != nil || $0["skipped"] != nil }
+        }
+        XCTAssertTrue(allThere, "every push is in the device view, run or not: \(notifications.count)")
+        let run = notifications.filter { $0["report"] != nil }.count
+        let skipped = notifications.compactMap { $0["skipped"] as? String }
+        // One token at the start, one more per second the burst took.
+        XCTAssertGreaterThanOrEqual(run, 1)
+        XCTAssertLessThanOrEqual(run, 2 + Int(elapsed.components.seconds), "at 1 run a second the phone ran \(run) of \(count)")
+        XCTAssertEqual(run + skipped.count, count)
+        XCTAssertTrue(skipped.allSatisfy { $0.contains("not simulated") && $0.contains("--console-phone-rate") }, "\(skipped)")
+        let log = try await h.getJSON("/console/api/pushes")
+        XCTAssertEqual(log.json["total"] as? Int, count, "the log shows every push")
+    }
 }

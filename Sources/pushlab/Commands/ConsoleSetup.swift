@@ -11,11 +11,13 @@ import PushMetrics
 enum ConsoleSetup {
     static let options: [OptionSpec] = [
         .flag("--console", help: "Serve the web console at /console on the Google host (docs/console.md)."),
-        .flag("--console-remote", help: "Let the console answer peers that are not loopback (it refuses them by default)."),
+        .flag("--console-remote", help: "Let the console answer peers that are not loopback (it refuses them by default); every request then needs the console's access token."),
+        tokenFileOption,
         .value("--console-app", name: "FILE", help: "App profile of the console's virtual iPhone.", default: "payloads/apps/demo.json"),
         .value("--console-android-app", name: "FILE", help: "Android app profile of the console's virtual Android phones (devices registered as android in --devices).", default: "payloads/apps/android-demo.json"),
         .value("--console-chart", name: "SVG", help: "A `simulate --chart` file to show on the console's metrics tab."),
         .value("--console-capacity", name: "N", help: "Pushes the console's log keeps (the newest).", default: "100000"),
+        .value("--console-phone-rate", name: "N", help: "Most pushes a second the virtual iPhone runs its extension for; the device view marks the rest 'not simulated' (the log shows every push).", default: "100"),
         .value("--console-profile", name: "NAME", help: "Let the send form also send with this profile's credentials (pushlab profile): APNs sandbox or production (or the profile's --url) and FCM. Keys stay on the server."),
         .value("--config", name: "FILE", help: "pushlab's config file with the profiles (or PUSHLAB_CONFIG).", default: "~/.config/pushlab/config.json"),
     ]
@@ -23,19 +25,58 @@ enum ConsoleSetup {
     /// `pushlab relay --console`: the relay's pushes and the built-in emulator's answers in the log.
     static let relayOptions: [OptionSpec] = [
         .flag("--console", help: "Serve the web console at /console on the relay's port: its pushes and results, live (docs/console.md)."),
-        .flag("--console-remote", help: "Let the console answer peers that are not loopback (it refuses them by default; it asks no API key)."),
+        .flag("--console-remote", help: "Let the console answer peers that are not loopback (it refuses them by default); every request then needs the console's access token (not an API key)."),
+        tokenFileOption,
         .value("--console-capacity", name: "N", help: "Pushes the console's log keeps (the newest).", default: "100000"),
     ]
+
+    static let tokenFileOption = OptionSpec.value(
+        "--console-token-file", name: "FILE",
+        help: "The console's access token (first line, 16+ characters); also PUSHLAB_CONSOLE_TOKEN. With --console-remote and neither, pushlab makes one and prints the console link with it once.")
+
+    /// The console's access token: from --console-token-file, else PUSHLAB_CONSOLE_TOKEN (with
+    /// --console-remote), else a new one when --console-remote; nil on loopback without a file.
+    static func access(_ args: ParsedArguments) throws -> ConsoleAccess? {
+        if let file = args.value("--console-token-file") {
+            let text = String(decoding: try readInput(file, what: "console token file"), as: UTF8.self)
+            do { return try ConsoleAccess(token: String(text.split(separator: "\n").first ?? "")) } catch {
+                throw UsageError("--console-token-file \(file): \(error)", fix: "write a token on its first line, e.g. openssl rand -hex 24 > \(file)")
+            }
+        }
+        guard args.flag("--console-remote") else { return nil }
+        if let value = tokenFromEnvironment {
+            do { return try ConsoleAccess(token: value) } catch {
+                throw UsageError("PUSHLAB_CONSOLE_TOKEN: \(error)", fix: "e.g. export PUSHLAB_CONSOLE_TOKEN=$(openssl rand -hex 24)")
+            }
+        }
+        return ConsoleAccess.generate()
+    }
+
+    private static var tokenFromEnvironment: String? {
+        ProcessInfo.processInfo.environment["PUSHLAB_CONSOLE_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// The `console: URL` line. A token pushlab made is printed here once, in the link (the only
+    /// way to learn it); a token from a file or the environment only shortened.
+    static func announcement(url: String, _ console: Console, _ args: ParsedArguments) -> String {
+        guard let access = console.configuration.access else { return "console: \(url)" }
+        guard let source = args.value("--console-token-file") ?? (tokenFromEnvironment == nil ? nil : "PUSHLAB_CONSOLE_TOKEN") else {
+            return "console: \(url)?token=\(access.token)"
+        }
+        return "console: \(url) (access token \(access.shortened) from \(source))"
+    }
 
     /// The relay's console, or nil without `--console`.
     static func relayConsole(_ args: ParsedArguments) throws -> Console? {
         guard args.flag("--console") else {
             if args.flag("--console-remote") { throw UsageError("--console-remote needs --console", fix: "add --console") }
             if args.value("--console-capacity") != nil { throw UsageError("--console-capacity needs --console", fix: "add --console") }
+            if args.value("--console-token-file") != nil { throw UsageError("--console-token-file needs --console", fix: "add --console") }
             return nil
         }
         var configuration = ConsoleConfiguration()
         configuration.allowRemote = args.flag("--console-remote")
+        configuration.access = try access(args)
         let capacity = try args.int("--console-capacity", range: 1...10_000_000) ?? 100_000
         return Console(configuration: configuration, log: ConsoleLog(capacity: capacity))
     }
@@ -44,14 +85,17 @@ enum ConsoleSetup {
     static func console(_ args: ParsedArguments, next: (any PushDeliverySink)?) throws -> Console? {
         guard args.flag("--console") else {
             for flag in ["--console-remote"] where args.flag(flag) { throw UsageError("\(flag) needs --console", fix: "add --console") }
-            for flag in ["--console-app", "--console-android-app", "--console-chart", "--console-capacity", "--console-profile"] where args.value(flag) != nil {
+            for flag in ["--console-app", "--console-android-app", "--console-chart", "--console-capacity", "--console-profile",
+                         "--console-token-file", "--console-phone-rate"] where args.value(flag) != nil {
                 throw UsageError("\(flag) needs --console", fix: "add --console")
             }
             return nil
         }
         var configuration = ConsoleConfiguration()
         configuration.allowRemote = args.flag("--console-remote")
+        configuration.access = try access(args)
         if let chart = args.value("--console-chart") { configuration.simulateChart = String(decoding: try readInput(chart, what: "simulate chart"), as: UTF8.self) }
+        configuration.phoneRunsPerSecond = try args.int("--console-phone-rate", range: 1...1_000_000) ?? configuration.phoneRunsPerSecond
         let capacity = try args.int("--console-capacity", range: 1...10_000_000) ?? 100_000
         return Console(configuration: configuration, log: ConsoleLog(capacity: capacity), next: next)
     }

@@ -150,7 +150,7 @@ enum ServeCommand: Command {
         let consoleClient = try console.map {
             try ConsoleSetup.attach($0, args, gateway: gateway, collector: collector, certsDirectory: certsDirectory, cdpKey: cdpKeys[0])
         }
-        if console != nil, let url = Console.url(of: gateway) { emit("console: \(url)") }
+        if let console, let url = Console.url(of: gateway) { emit(ConsoleSetup.announcement(url: url, console, args)) }
         emit(devices.isQuickStart ? "quick start: any well-formed token for \(devices.quickStartBundleID) / \(devices.quickStartProject)"
                                   : "\(devices.devices.count) device(s) from --devices")
         let signal = await waitForTerminationSignal()
