@@ -6,11 +6,18 @@
 # from /proc/PID/stat) and of redis-server, and the recovery time after `kill -9` of one of
 # three nodes (kill → its pending entries taken over by the others; target: within 2× the
 # lease). Writes benchmarks/results/relay-cluster.md.
-#   TARGETS=20000 ROUNDS=3 benchmarks/relay-cluster.sh        (defaults; release build)
-#   BIN=.build/debug/pushlab SKIP_BUILD=1 TARGETS=2000 ROUNDS=1 benchmarks/relay-cluster.sh
+# Then the issue's full-size test once (KILL_TARGETS, default 100,000; 0 skips it): 3 nodes
+# against an emulator that records every push (`serve --db --token-updates team`), node 2
+# kill -9'd a quarter through and restarted under its name; every target must have exactly
+# one final result, and the emulator's records give the targets delivered, the duplicate
+# deliveries (the documented window: at most the killed node's sends in flight) and the
+# TooManyProviderTokenUpdates answers. (CI runs the same test with 1,200 targets.)
+#   TARGETS=20000 ROUNDS=3 KILL_TARGETS=100000 benchmarks/relay-cluster.sh   (defaults; release build)
+#   BIN=.build/debug/pushlab SKIP_BUILD=1 TARGETS=2000 ROUNDS=1 KILL_TARGETS=5000 benchmarks/relay-cluster.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TARGETS=${TARGETS:-20000}
+KILL_TARGETS=${KILL_TARGETS:-100000}
 ROUNDS=${ROUNDS:-3}
 CONCURRENCY=${CONCURRENCY:-64}
 LEASE=${LEASE:-5}
@@ -51,7 +58,11 @@ cat >"$TMP/relay.json" <<EOF
    "apns": {"key": "$PWD/certs/AuthKey_PLDEVKEY01.p8", "key_id": "PLDEVKEY01", "team_id": "PLDEVTEAM1",
             "bundle_id": "io.pushlab.demo", "url": "https://127.0.0.1:$APNS_PORT", "ca_file": "$PWD/certs/ca.pem"}}}}
 EOF
-KEY=$("$BIN" relay keys create --data "$TMP/data" --app demo)
+# The SQLite node's key lives in --data; the Redis nodes' keys live in Redis (made again after
+# each FLUSHALL, below).
+SQLITE_KEY=$("$BIN" relay keys create --data "$TMP/data" --app demo 2>/dev/null)
+KEY=$SQLITE_KEY
+redis_key() { KEY=$("$BIN" relay keys create --queue "$REDIS_URL" --app demo 2>/dev/null); }
 
 # The push bodies: TARGETS distinct tokens in requests of at most 10,000 (limits.max_targets).
 python3 - "$TMP" "$TARGETS" <<'PY'
@@ -95,6 +106,7 @@ now_ms() { date +%s%3N; }
 measure() {
   local label=$1 count=$2 queue=$3 i
   rcli FLUSHALL >/dev/null
+  if [ "$queue" = redis ]; then redis_key; else KEY=$SQLITE_KEY; fi
   rm -f "$TMP/data/queue.sqlite"*
   for i in $(seq "$count"); do
     if [ "$queue" = redis ]; then start_node "n$i" --queue "$REDIS_URL" --node "n$i"; else start_node "n$i"; fi
@@ -124,6 +136,7 @@ measure() {
 # all taken over by the others (XPENDING for consumer n2 reaches 0); the push still finishes.
 recovery() {
   rcli FLUSHALL >/dev/null
+  redis_key
   for i in 1 2 3; do start_node "n$i" --queue "$REDIS_URL" --node "n$i"; done
   mapfile -t ids < <(post_all)
   until [ "$(rcli GET pushlab:finished)" -ge $((TARGETS / 4)) ] 2>/dev/null; do sleep 0.02; done
@@ -140,6 +153,67 @@ recovery() {
   stop_nodes
 }
 
+# The issue's test at full size: 3 nodes, KILL_TARGETS targets, kill -9 and restart of node 2,
+# against an emulator that records every push. Once (it is long); the numbers are counts.
+full_kill_test() {
+  local elog; elog=$(mktemp "$TMP/emulator.XXXX")
+  "$BIN" serve --apns-port 0 --port 0 --h2c-port 0 --quiet --token-updates team --db "$TMP/emulator.sqlite" >"$elog" 2>&1 &
+  local epid=$!; PIDS+=($epid)
+  wait_for "$elog" "^APNs: https://"
+  local port; port=$(sed -n 's|^APNs: https://127.0.0.1:\([0-9]*\).*|\1|p' "$elog")
+  sed "s|https://127.0.0.1:$APNS_PORT|https://127.0.0.1:$port|" "$TMP/relay.json" >"$TMP/relay-kill.json"
+  python3 - "$TMP" "$KILL_TARGETS" <<'PY'
+import json, sys
+tmp, n = sys.argv[1], int(sys.argv[2])
+tokens = ["%064x" % (0xE000_0000 + i) for i in range(n)]
+for part, start in enumerate(range(0, n, 10000)):
+    body = {"apns": {"payload": {"aps": {"alert": "cluster kill test"}}}, "apns_tokens": tokens[start:start + 10000]}
+    open(f"{tmp}/kill-body-{part}.json", "w").write(json.dumps(body))
+PY
+  rcli FLUSHALL >/dev/null
+  redis_key
+  local names=(k1 k2 k3) logs=() pids=() urls=() i
+  for i in 0 1 2; do
+    logs+=("$(mktemp "$TMP/kill-node.XXXX")")
+    "$BIN" relay --config "$TMP/relay-kill.json" --data "$TMP/kill-data-$i" --quiet --queue "$REDIS_URL" --node "${names[$i]}" >"${logs[$i]}" 2>&1 &
+    pids+=($!); PIDS+=($!); disown $!
+    wait_for "${logs[$i]}" "relay: listening on http://"
+    urls+=("$(sed -n 's|^relay: listening on \(http://[0-9.:]*\).*|\1|p' "${logs[$i]}")")
+  done
+  local t0; t0=$(now_ms)
+  local ids=() body
+  for body in "$TMP"/kill-body-*.json; do
+    ids+=("$(curl -sS --http2-prior-knowledge -X POST "${urls[0]}/v1/apps/demo/pushes" -H "authorization: Bearer $KEY" \
+      -H 'content-type: application/json' --data-binary "@$body" | sed -n 's/.*"id":"\([^"]*\)".*/\1/p')")
+  done
+  until [ "$(rcli GET pushlab:finished)" -ge $((KILL_TARGETS / 4)) ] 2>/dev/null; do sleep 0.05; done
+  kill -9 "${pids[1]}"
+  local killed_at; killed_at=$(rcli GET pushlab:finished)
+  # Restart node 2 under its name: it takes its own pending entries back at once.
+  logs[1]=$(mktemp "$TMP/kill-node.XXXX")
+  "$BIN" relay --config "$TMP/relay-kill.json" --data "$TMP/kill-data-1" --quiet --queue "$REDIS_URL" --node k2 >"${logs[1]}" 2>&1 &
+  pids[1]=$!; PIDS+=($!); disown $!
+  wait_for "${logs[1]}" "relay: listening on http://"
+  local id
+  for id in "${ids[@]}"; do
+    until curl -sS --http2-prior-knowledge "${urls[0]}/v1/pushes/$id?wait=30s&results=false" -H "authorization: Bearer $KEY" | grep -q '"finished":true'; do :; done
+  done
+  local t1; t1=$(now_ms)
+  local results=0
+  for id in "${ids[@]}"; do results=$((results + $(rcli HLEN "pushlab:results:$id"))); done
+  for i in 0 1 2; do kill "${pids[$i]}" 2>/dev/null || true; while kill -0 "${pids[$i]}" 2>/dev/null; do sleep 0.05; done; done
+  kill "$epid"; while kill -0 "$epid" 2>/dev/null; do sleep 0.05; done
+  local db="$TMP/emulator.sqlite"
+  ROUND=full
+  record "full kill test: targets" "$KILL_TARGETS"
+  record "full kill test: killed after (final results)" "$killed_at"
+  record "full kill test: final results" "$results"
+  record "full kill test: targets delivered (emulator)" "$(sqlite3 "$db" "SELECT COUNT(DISTINCT token) FROM pushes WHERE status = 200")"
+  record "full kill test: duplicate deliveries" "$(sqlite3 "$db" "SELECT COALESCE(SUM(n - 1), 0) FROM (SELECT COUNT(*) AS n FROM pushes WHERE status = 200 GROUP BY token)")"
+  record "full kill test: TooManyProviderTokenUpdates" "$(sqlite3 "$db" "SELECT COUNT(*) FROM pushes WHERE reason = 'TooManyProviderTokenUpdates'")"
+  record "full kill test: seconds" "$(awk -v ms=$((t1 - t0)) 'BEGIN { printf "%.1f", ms / 1000 }')"
+}
+
 for round in $(seq "$ROUNDS"); do
   ROUND=$round
   echo "relay-cluster.sh: round $round" >&2
@@ -150,6 +224,8 @@ for round in $(seq "$ROUNDS"); do
   recovery
 done
 
+[ "$KILL_TARGETS" -gt 0 ] && full_kill_test
+
 m() { median "$1"; }
 {
   echo "# Relay cluster: nodes on Redis Streams vs the embedded SQLite queue"
@@ -158,7 +234,7 @@ m() { median "$1"; }
   echo
   machine_lines
   echo "- binary: \`$BIN\`$( [[ "$BIN" == *debug* ]] && echo ' — a **debug build**: CPU numbers are several times those of a release build; this run only shows the script works')"
-  echo "- command: \`TARGETS=$TARGETS ROUNDS=$ROUNDS CONCURRENCY=$CONCURRENCY LEASE=$LEASE BIN=$BIN benchmarks/relay-cluster.sh\`"
+  echo "- command: \`TARGETS=$TARGETS ROUNDS=$ROUNDS KILL_TARGETS=$KILL_TARGETS CONCURRENCY=$CONCURRENCY LEASE=$LEASE BIN=$BIN benchmarks/relay-cluster.sh\`"
   echo "- setup: redis-server $(redis-server --version | sed -n 's/.*v=\([0-9.]*\).*/\1/p') (AOF, appendfsync everysec), \`pushlab serve\` as APNs (it checks provider tokens per connection: every run starts from a flushed Redis, so each run's cluster signs a token of its own), every process on the same $(nproc) cores; each run posts $TARGETS APNs tokens (requests of ≤ 10,000) to node 1 and waits for the last final result; workers.concurrency $CONCURRENCY per node, lease ${LEASE} s; Redis flushed and nodes restarted between runs."
   echo "- deliveries/s: targets ÷ (last final result − first POST). CPU µs/delivery: the process's user+system time during the run ÷ targets."
   echo
@@ -178,6 +254,21 @@ m() { median "$1"; }
   echo "- Redis vs SQLite CPU per delivery, one node: relay process $(ratio "$redis_cpu" "$sqlite_cpu")× (target ≤ 2×); relay + redis-server $(ratio "$redis_total" "$sqlite_cpu")×."
   echo "- deliveries/s, 2 and 3 nodes vs 1 (Redis): $(ratio "$(m "Redis, 2 nodes: deliveries/s")" "$(m "Redis, 1 node: deliveries/s")")×, $(ratio "$(m "Redis, 3 nodes: deliveries/s")" "$(m "Redis, 1 node: deliveries/s")")× — the $(nproc) cores are shared by every node, redis-server and the emulator: an extra node adds $CONCURRENCY sends in flight, not CPU, so this is not a scale-out measurement (docs/relay.md \"Running several nodes\" says how it scales past one machine)."
   echo "- recovery after kill -9 of one of 3 nodes: its pending entries taken over in $(m "recovery: kill → taken over (ms)") ms (median; target ≤ $((2 * LEASE * 1000)) ms = 2× the ${LEASE} s lease); final results $(m "recovery: final results") of $TARGETS."
+  if [ "$KILL_TARGETS" -gt 0 ]; then
+    echo
+    echo "## The issue's test at full size"
+    echo
+    echo "3 nodes (workers.concurrency $CONCURRENCY each, lease ${LEASE} s), $KILL_TARGETS targets posted to node 1, node 2 killed with \`kill -9\` after $(m "full kill test: killed after (final results)") final results and restarted under its name; the emulator (\`pushlab serve --db --token-updates team\`) recorded every push."
+    echo
+    echo "| measure | count |"
+    echo "| --- | ---: |"
+    echo "| targets | $(m "full kill test: targets") |"
+    echo "| final results in Redis (exactly one per target) | $(m "full kill test: final results") |"
+    echo "| targets the emulator accepted | $(m "full kill test: targets delivered (emulator)") |"
+    echo "| duplicate deliveries (documented window: ≤ $CONCURRENCY, the killed node's sends in flight) | $(m "full kill test: duplicate deliveries") |"
+    echo "| TooManyProviderTokenUpdates answers | $(m "full kill test: TooManyProviderTokenUpdates") |"
+    echo "| first POST → last final result | $(m "full kill test: seconds") s |"
+  fi
   echo
   echo "## Raw runs"
   echo
