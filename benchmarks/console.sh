@@ -3,11 +3,18 @@
 #  1. page load with PAGE_PUSHES pushes recorded (default 100,000, sent through the real
 #     gateway with the bulk sender): time from navigation to the first rows on screen in headless
 #     Chromium (Tests/Peers/console_browser.py, which also runs the browser test's checks);
-#  2. the live stream under load: STREAM_PUSHES pushes (default 100,000) sent as fast as the
-#     bulk sender goes while a client follows the server-sent events as EventSource does
-#     (benchmarks/lib/console_stream.py): did every push arrive, how fast, how late.
-# RUNS runs of each (default 3); medians. No peer is named for the console by the issue; the
-# stream is compared with the gateway's own send rate in the same run (ratio ≥ 1.0: it keeps up).
+#  2. the live stream under load, as an A/B in one run: STREAM_PUSHES pushes (default 100,000)
+#     sent by SENDERS bulk senders at once (default 2; one sender process tops out below the
+#     gateway) into `pushlab serve` in three setups, interleaved run by run:
+#       none         no --console: the gateway alone (the peer)
+#       console      --console, the virtual iPhone at its default --console-phone-rate
+#       console-all  --console --console-phone-rate 1000000: the iPhone runs every push it can
+#                    (what the console did before the rate)
+#     while a client follows the server-sent events as EventSource does
+#     (benchmarks/lib/console_stream.py): the send rate, the gateway's CPU per push, did every
+#     push reach the stream, how fast, how late, and how many pushes the iPhone ran.
+# RUNS runs of each (default 3); medians, and the console setups' ratios to the gateway alone.
+# The issue's bound: the stream keeps up with 10,000 pushes/s through the gateway.
 # NOTE="…" adds a line to the results (e.g. that the run was a check on a busy machine).
 # Usage: benchmarks/console.sh   (small check: PAGE_PUSHES=5000 STREAM_PUSHES=20000 RUNS=1 benchmarks/console.sh)
 set -euo pipefail
@@ -15,6 +22,9 @@ cd "$(dirname "$0")/.."
 PAGE_PUSHES=${PAGE_PUSHES:-100000}
 STREAM_PUSHES=${STREAM_PUSHES:-100000}
 RUNS=${RUNS:-3}
+SENDERS=${SENDERS:-2}
+CONNECTIONS=${CONNECTIONS:-1}
+MODES=(none console console-all)
 PY=.venv/bin/python
 LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
 # PUSHLAB_BIN picks another build (e.g. the debug one for a quick check); the results say which.
@@ -23,35 +33,61 @@ OUT=benchmarks/results/console.md
 page_runs=(); stream_runs=()
 for i in $(seq "$RUNS"); do
   page_runs+=("$($PY Tests/Peers/console_browser.py --root . --pushlab "$BIN" --prefill "$PAGE_PUSHES" --skip-android | tail -1)")
-  stream_runs+=("$($PY benchmarks/lib/console_stream.py . "$BIN" "$STREAM_PUSHES" | tail -1)")
+  for mode in "${MODES[@]}"; do
+    stream_runs+=("$($PY benchmarks/lib/console_stream.py . "$BIN" "$STREAM_PUSHES" --mode "$mode" --senders "$SENDERS" --connections "$CONNECTIONS" | tail -1)")
+  done
 done
-median() { sort -n | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
-field() { for r in "$@"; do echo "$r" | $PY -c "import json,sys; print(json.load(sys.stdin).get('$F'))"; done; }
-F=first_page_ms; PAGE_MS=$(field "${page_runs[@]}" | median)
-F=send_rate; SEND=$(field "${stream_runs[@]}" | median)
-F=stream_rate; STREAM=$(field "${stream_runs[@]}" | median)
-F=lag_after_last_send_ms; LAG=$(field "${stream_runs[@]}" | median)
-F=streamed; STREAMED=$(field "${stream_runs[@]}" | median)
-RATIO=$(awk -v s="$STREAM" -v g="$SEND" 'BEGIN { printf "%.2f", s / g }')
+median() { sort -g | awk '{a[NR]=$1} END {if (NR == 0) print "n/a"; else if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
+# field NAME [MODE] → that field of every page run (no MODE) or every stream run of MODE, one per line.
+field() {
+  if [ -z "${2:-}" ]; then for r in "${page_runs[@]}"; do echo "$r"; done
+  else for r in "${stream_runs[@]}"; do echo "$r"; done; fi |
+    $PY -c "import json,sys
+for line in sys.stdin:
+    d = json.loads(line)
+    if '${2:-}' and d.get('mode') != '${2:-}': continue
+    v = d.get('$1')
+    if isinstance(v, dict): v = v.get('ran')
+    if v is not None: print(v)"
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0 || a == "n/a" || b == "n/a") print "n/a"; else printf "%.2f", a / b }'; }
+PAGE_MS=$(field first_page_ms | median)
+declare -A SEND CPU STREAM STREAMED LAG RAN
+for mode in "${MODES[@]}"; do
+  SEND[$mode]=$(field send_rate "$mode" | median)
+  CPU[$mode]=$(field gateway_cpu_us_per_push "$mode" | median)
+  STREAM[$mode]=$(field stream_rate "$mode" | median)
+  STREAMED[$mode]=$(field streamed "$mode" | median)
+  LAG[$mode]=$(field lag_after_last_send_ms "$mode" | median)
+  RAN[$mode]=$(field phone "$mode" | median)
+done
 {
   echo "# Console: page load with a big log, live stream under load"
   echo
   echo "Run $(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) cores, $(uname -srm); load average at start: $LOAD_START (at the end: $(cut -d' ' -f1-3 /proc/loadavg))."
   [ -n "${NOTE:-}" ] && echo "$NOTE" && echo
-  echo "Written by \`benchmarks/console.sh\` (PAGE_PUSHES=$PAGE_PUSHES STREAM_PUSHES=$STREAM_PUSHES RUNS=$RUNS), binary \`$BIN\`."
+  echo "Written by \`benchmarks/console.sh\` (PAGE_PUSHES=$PAGE_PUSHES STREAM_PUSHES=$STREAM_PUSHES RUNS=$RUNS SENDERS=$SENDERS CONNECTIONS=$CONNECTIONS), binary \`$BIN\`$( [[ "$BIN" == *debug* ]] && echo ' — a **debug build**: rates are several times below a release build; this run only shows the script works')."
   echo
   echo "Commands:"
   echo "- page: \`$PY Tests/Peers/console_browser.py --pushlab $BIN --prefill $PAGE_PUSHES --skip-android\` — $PAGE_PUSHES pushes through the gateway with \`pushlab send apns --tokens\`, then headless Chromium opens /console; \`first_page_ms\` is performance.now() when the first page of rows is on screen."
-  echo "- stream: \`$PY benchmarks/lib/console_stream.py . $BIN $STREAM_PUSHES\` — the bulk sender sends $STREAM_PUSHES pushes while a client follows /console/api/events as EventSource does."
+  echo "- stream: \`$PY benchmarks/lib/console_stream.py . $BIN $STREAM_PUSHES --mode MODE --senders $SENDERS --connections $CONNECTIONS\` for MODE in ${MODES[*]}, interleaved — $SENDERS bulk senders at once send $STREAM_PUSHES pushes (a share each) while a client follows /console/api/events as EventSource does. \`none\`: \`serve\` without \`--console\` (the peer); \`console\`: \`serve --console\` (the virtual iPhone at its default \`--console-phone-rate\`, 100/s); \`console-all\`: \`serve --console --console-phone-rate 1000000\` (the iPhone runs every push it can, as before the rate)."
   echo
   echo "| measure | median |"
   echo "| --- | --- |"
   echo "| page load, first rows on screen, $PAGE_PUSHES pushes recorded (issue bound ≤ 1000 ms) | $PAGE_MS ms |"
-  echo "| gateway receive rate (bulk sender, pushes/s) | $SEND |"
-  echo "| live stream delivery rate over the run (pushes/s) | $STREAM |"
-  echo "| stream rate / send rate (≥ 1.0 would be keeping up exactly; the stream ends after the last send) | $RATIO |"
-  echo "| pushes the stream delivered (of $STREAM_PUSHES) | $STREAMED |"
-  echo "| lag of the last streamed push after the bulk sender's process exited (negative: it was on the stream before that process had finished) | $LAG ms |"
+  echo
+  echo "| measure | none (gateway alone) | console | console-all |"
+  echo "| --- | ---: | ---: | ---: |"
+  echo "| gateway receive rate, $SENDERS senders (pushes/s) | ${SEND[none]} | ${SEND[console]} | ${SEND[console-all]} |"
+  echo "| ÷ the gateway alone | 1.00 | $(ratio "${SEND[console]}" "${SEND[none]}") | $(ratio "${SEND[console-all]}" "${SEND[none]}") |"
+  echo "| gateway CPU per push (µs, user+system while sending) | ${CPU[none]} | ${CPU[console]} | ${CPU[console-all]} |"
+  echo "| live stream delivery rate over the run (pushes/s) | – | ${STREAM[console]} | ${STREAM[console-all]} |"
+  echo "| stream rate ÷ send rate (1.00: it keeps up) | – | $(ratio "${STREAM[console]}" "${SEND[console]}") | $(ratio "${STREAM[console-all]}" "${SEND[console-all]}") |"
+  echo "| pushes the stream delivered (of $STREAM_PUSHES) | – | ${STREAMED[console]} | ${STREAMED[console-all]} |"
+  echo "| lag of the last streamed push after the last sender exited | – | ${LAG[console]} ms | ${LAG[console-all]} ms |"
+  echo "| of the newest pushes the device view lists, the iPhone ran | – | ${RAN[console]} | ${RAN[console-all]} |"
+  echo
+  echo "The issue's bound is a live stream keeping up with 10,000 pushes/s through the gateway: the \`console\` column's receive rate and its stream ÷ send ratio say whether this run showed it."
   echo
   echo "Every run (raw JSON):"
   echo

@@ -1,17 +1,39 @@
 #!/usr/bin/env python3
-"""Does the console's live stream keep up with the gateway? Starts `pushlab serve --console`,
-follows GET /console/api/events as a browser's EventSource does (Last-Event-ID, reconnect after
-`retry`), sends N pushes with the bulk sender (`pushlab send apns --tokens`), and prints one
-JSON line: the send rate, the pushes the stream delivered, when the last one arrived, the
-stream's rate over the run, the lag after the last send and the batches it took."""
-import json, os, re, signal, subprocess, sys, tempfile, threading, time, urllib.request
+"""Does the console's live stream keep up with the gateway, and what does the console cost it?
+Starts `pushlab serve` (with or without --console, by MODE), follows GET /console/api/events as a
+browser's EventSource does (Last-Event-ID, reconnect after `retry`), sends N pushes with SENDERS
+bulk senders at once (`pushlab send apns --tokens`, each a share of the tokens), and prints one
+JSON line: the mode, the send rate, the gateway's CPU per push, the pushes the stream delivered,
+when the last one arrived, the stream's rate over the run, the lag after the last send, the
+batches it took, and how many pushes the virtual iPhone ran (of the newest it lists).
+
+usage: console_stream.py ROOT PUSHLAB N [--mode console|console-all|none] [--senders K]
+                         [--connections C]
+  console      serve --console (the virtual iPhone at its default --console-phone-rate)
+  console-all  serve --console --console-phone-rate 1000000 (the iPhone runs every push it can:
+               what the console did before the rate)
+  none         serve without --console (the peer: the gateway alone; nothing to stream)"""
+import argparse, json, os, signal, subprocess, sys, tempfile, threading, time, urllib.request
+
+def cpu_seconds(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 def main():
-    root, pushlab, count = sys.argv[1], os.path.abspath(sys.argv[2]), int(sys.argv[3])
-    serve = subprocess.Popen([pushlab, "serve", "--console", "--port", "0", "--apns-port", "0", "--h2c-port", "0", "--quiet"],
+    p = argparse.ArgumentParser()
+    p.add_argument("root"); p.add_argument("pushlab"); p.add_argument("count", type=int)
+    p.add_argument("--mode", default="console", choices=["console", "console-all", "none"])
+    p.add_argument("--senders", type=int, default=1)
+    p.add_argument("--connections", type=int, default=1)
+    a = p.parse_args()
+    root, pushlab, count = a.root, os.path.abspath(a.pushlab), a.count
+    flags = {"console": ["--console"], "console-all": ["--console", "--console-phone-rate", "1000000"], "none": []}[a.mode]
+    serve = subprocess.Popen([pushlab, "serve"] + flags + ["--port", "0", "--apns-port", "0", "--h2c-port", "0", "--quiet"],
                              cwd=root, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     urls = {}
-    while "console" not in urls:
+    wanted = "console" if a.mode != "none" else "apns"
+    while wanted not in urls:
         line = serve.stdout.readline()
         if not line: sys.exit("serve exited")
         if line.startswith("APNs: https://"): urls["apns"] = line.split()[1]
@@ -33,22 +55,41 @@ def main():
                     seen["ids"] += len(batch); seen["batches"] += 1; seen["last_at"] = time.time()
             if seen["ids"] >= count: done.set(); break
             time.sleep(retry)
-    follower = threading.Thread(target=follow, daemon=True); follower.start()
-    with tempfile.NamedTemporaryFile("w", delete=False) as f:
-        for i in range(count): f.write("%064x\n" % (i + 1))
-        tokens = f.name
+    if a.mode != "none":
+        threading.Thread(target=follow, daemon=True).start()
+    files = []
+    for s in range(a.senders):
+        with tempfile.NamedTemporaryFile("w", delete=False) as f:
+            for i in range(s, count, a.senders): f.write("%064x\n" % (i + 1))
+            files.append(f.name)
+    cpu_before = cpu_seconds(serve.pid)
     start = time.time()
-    out = subprocess.run([pushlab, "send", "apns", "--url", urls["apns"], "--ca-file", "certs/ca.pem", "--key", "certs/AuthKey_PLDEVKEY01.p8",
-                          "--team-id", "PLDEVTEAM1", "--topic", "io.pushlab.demo", "--tokens", tokens, "--title", "Bench", "--body", "stream",
-                          "--out", os.devnull], cwd=root, capture_output=True, text=True)
+    senders = [subprocess.Popen([pushlab, "send", "apns", "--url", urls["apns"], "--ca-file", "certs/ca.pem", "--key", "certs/AuthKey_PLDEVKEY01.p8",
+                                 "--team-id", "PLDEVTEAM1", "--topic", "io.pushlab.demo", "--tokens", tokens, "--title", "Bench", "--body", "stream",
+                                 "--connections", str(a.connections), "--out", os.devnull],
+                                cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for tokens in files]
+    exits = [s.wait() for s in senders]
     sent_at = time.time()
-    os.unlink(tokens)
-    done.wait(timeout=120)
-    serve.send_signal(signal.SIGINT); serve.wait(timeout=30)
-    last = seen["last_at"] or time.time()
-    print(json.dumps({"pushes": count, "send_exit": out.returncode, "send_seconds": round(sent_at - start, 3),
-                      "send_rate": round(count / (sent_at - start)), "streamed": seen["ids"], "batches": seen["batches"],
-                      "stream_seconds": round(last - start, 3), "stream_rate": round(seen["ids"] / max(last - start, 1e-9)),
-                      "lag_after_last_send_ms": round((last - sent_at) * 1000)}))
+    cpu_sent = cpu_seconds(serve.pid) - cpu_before
+    for f in files: os.unlink(f)
+    simulated = None
+    if a.mode != "none":
+        done.wait(timeout=120)
+        try:
+            with urllib.request.urlopen(urls["console"] + "/api/devices", timeout=30) as r:
+                notes = json.load(r)["devices"][0]["notifications"]
+            simulated = {"listed": len(notes), "ran": sum(1 for n in notes if n.get("report")),
+                         "not_simulated": sum(1 for n in notes if "not simulated" in (n.get("skipped") or ""))}
+        except Exception as e:
+            simulated = {"error": str(e)}
+    serve.send_signal(signal.SIGINT); serve.wait(timeout=60)
+    last = seen["last_at"] or sent_at
+    out = {"mode": a.mode, "pushes": count, "senders": a.senders, "send_exit": max(exits), "send_seconds": round(sent_at - start, 3),
+           "send_rate": round(count / (sent_at - start)), "gateway_cpu_us_per_push": round(cpu_sent * 1e6 / count, 1)}
+    if a.mode != "none":
+        out.update({"streamed": seen["ids"], "batches": seen["batches"], "stream_seconds": round(last - start, 3),
+                    "stream_rate": round(seen["ids"] / max(last - start, 1e-9)), "lag_after_last_send_ms": round((last - sent_at) * 1000),
+                    "phone": simulated})
+    print(json.dumps(out))
 
 main()
