@@ -1,4 +1,5 @@
 import Foundation
+import PushCore
 
 extension MetricsReport {
     /// Markdown-style tables for people: totals, by route, by SDK, requests, then up to

@@ -37,11 +37,12 @@ public enum AndroidSDKContract {
     /// `JSONObject` filled in the order anonymousId, properties (recipient, metric,
     /// deliveryId), event, printed by Android's `JSONStringer`, which escapes `/` as `\/`.
     public static func metricBody(deliveryID: String, deliveryToken: String, metric: String = "delivered") -> [UInt8] {
-        var out = "{\"anonymousId\":" + orgJSONString(deliveryID)
-        out += ",\"properties\":{\"recipient\":" + orgJSONString(deliveryToken)
-        out += ",\"metric\":" + orgJSONString(metric.lowercased())
-        out += ",\"deliveryId\":" + orgJSONString(deliveryID) + "}"
-        out += ",\"event\":\"Report Delivery Event\"}"
+        typealias Key = CIOMetricBody.TrackKey
+        func member(_ key: String, _ value: String) -> String { orgJSONString(key) + ":" + orgJSONString(value) }
+        let properties = [member(Key.recipient, deliveryToken), member(Key.metric, metric.lowercased()),
+                          member(Key.deliveryId, deliveryID)].joined(separator: ",")
+        let out = "{" + member(Key.anonymousId, deliveryID) + "," + orgJSONString(Key.properties) + ":{" + properties + "},"
+            + member(Key.event, CIOMetricBody.deliveryEvent) + "}"
         return Array(out.utf8)
     }
 
@@ -50,7 +51,8 @@ public enum AndroidSDKContract {
     public static func improvedMetricBody(deliveryID: String, deliveryToken: String) -> [UInt8] {
         var body = metricBody(deliveryID: deliveryID, deliveryToken: deliveryToken)
         body.removeLast()  // the closing brace
-        body += Array((",\"messageId\":" + orgJSONString("delivered-\(deliveryID)") + "}").utf8)
+        body += Array(("," + orgJSONString(CIOMetricBody.TrackKey.messageId) + ":"
+            + orgJSONString(CIOMetricBody.dedupKey(deliveryID: deliveryID)) + "}").utf8)
         return body
     }
 

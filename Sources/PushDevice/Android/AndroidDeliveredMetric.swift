@@ -314,7 +314,7 @@ public enum AndroidForegroundHandoff {
         var claimed: [AndroidSDKContract.PendingEntry] = []
         for pending in store.loadAll() where store.claim(pending.deliveryId) {
             // improved: the same messageId as the worker's request, so the server can drop a repeat.
-            let messageId = mode == .improved ? DeliveredMetricBody.dedupKey(deliveryID: pending.deliveryId) : UUID().uuidString
+            let messageId = mode == .improved ? CIOMetricBody.dedupKey(deliveryID: pending.deliveryId) : UUID().uuidString
             await pipeline.enqueue(.deliveryMetric(.delivered, deliveryID: pending.deliveryId, recipient: pending.token,
                                                    timestamp: Date(), identity: identity, messageId: messageId))
             claimed.append(pending)

@@ -78,12 +78,12 @@ public struct LaunchRecovery: Sendable {
         let events = rows.map { row -> PipelineEvent in
             // Improved mode: a stable message id lets the collector drop a second copy of the
             // same delivered metric (the NSE's own request uses the same key).
-            let messageID = policy == .afterAcknowledgement ? DeliveredMetricBody.dedupKey(deliveryID: row.deliveryID) : identifiersFor(row)
+            let messageID = policy == .afterAcknowledgement ? CIOMetricBody.dedupKey(deliveryID: row.deliveryID) : identifiersFor(row)
             rowForMessage[messageID] = row.id
             return PipelineEvent.deliveryMetric(.delivered, deliveryID: row.deliveryID, recipient: row.deviceID,
                                                 timestamp: row.timestamp, identity: identity, messageId: messageID)
         }
-        report.recovered = rows.map { RecoveredRow(id: $0.id, deliveryID: $0.deliveryID, timestamp: PipelineTimestamp.string($0.timestamp)) }
+        report.recovered = rows.map { RecoveredRow(id: $0.id, deliveryID: $0.deliveryID, timestamp: ISO8601Timestamp.format($0.timestamp)) }
 
         var flushes: [FlushReport] = []
         if !events.isEmpty {

@@ -27,43 +27,6 @@ public struct DeliveredMetricOutcome: Sendable, Codable, Equatable {
     public var attempts: [MetricAttempt]
 }
 
-/// The request bodies of the delivered metric (docs/specs/device-side.md §3), built with a fixed key order
-/// so they compare byte for byte.
-public enum DeliveredMetricBody {
-    /// SDK 4.x, `POST /v1/track`.
-    public static func cdp(deliveryID: String, deliveryToken: String) -> [UInt8] {
-        cdpObject(deliveryID: deliveryID, deliveryToken: deliveryToken).minifiedBytes()
-    }
-
-    /// pushlab's improved mode: the 4.x body plus a stable `messageId` (`delivered-<delivery id>`)
-    /// so retries, a second NSE run and launch recovery can be deduplicated server-side.
-    public static func improved(deliveryID: String, deliveryToken: String) -> [UInt8] {
-        guard case .object(var object) = cdpObject(deliveryID: deliveryID, deliveryToken: deliveryToken) else { return [] }
-        object.members.append(JSONMember(key: "messageId", value: .string(dedupKey(deliveryID: deliveryID))))
-        return JSONValue.object(object).minifiedBytes()
-    }
-
-    /// SDK 1.x/2.x, `POST /push/events`; `timestamp` in whole Unix seconds.
-    public static func legacy(deliveryID: String, deviceToken: String, event: String = "delivered", timestamp: Date) -> [UInt8] {
-        JSONValue.object(JSONObject([
-            "delivery_id": .string(deliveryID), "device_id": .string(deviceToken), "event": .string(event),
-            "timestamp": .number(JSONNumber(Int(timestamp.timeIntervalSince1970))),
-        ])).minifiedBytes()
-    }
-
-    public static func dedupKey(deliveryID: String, event: String = "delivered") -> String { "\(event)-\(deliveryID)" }
-
-    private static func cdpObject(deliveryID: String, deliveryToken: String) -> JSONValue {
-        .object(JSONObject([
-            "anonymousId": .string(deliveryID),
-            "event": .string("Report Delivery Event"),
-            "properties": .object(JSONObject([
-                "recipient": .string(deliveryToken), "metric": .string("delivered"), "deliveryId": .string(deliveryID),
-            ])),
-        ]))
-    }
-}
-
 /// Sends `delivered` the way the profile's SDK mode does (docs/specs/device-side.md §3):
 /// `cio-4` one attempt; `cio-legacy` the 2.x retry ladder on 5xx; `improved` retries network
 /// errors, 429 and 5xx with doubling back-off until its deadline.
@@ -90,14 +53,15 @@ public struct DeliveredMetricReporter: Sendable {
         let endpoint = profile.metricsEndpoint
         switch profile.sdkMode {
         case .cio4:
-            return endpoint.request(.track, body: DeliveredMetricBody.cdp(deliveryID: deliveryID, deliveryToken: deliveryToken),
+            return endpoint.request(.track, body: CIOMetricBody.track(deliveryID: deliveryID, recipient: deliveryToken).minifiedBytes(),
                                     userAgent: profile.nseUserAgent, timeout: nil)
         case .improved:
-            return endpoint.request(.track, body: DeliveredMetricBody.improved(deliveryID: deliveryID, deliveryToken: deliveryToken),
+            return endpoint.request(.track, body: CIOMetricBody.track(deliveryID: deliveryID, recipient: deliveryToken,
+                                                                       messageId: CIOMetricBody.dedupKey(deliveryID: deliveryID)).minifiedBytes(),
                                     userAgent: profile.nseUserAgent, timeout: nil)
         case .cioLegacy:
             return endpoint.request(.legacyEvents,
-                                    body: DeliveredMetricBody.legacy(deliveryID: deliveryID, deviceToken: deliveryToken, timestamp: wallClock.now),
+                                    body: CIOMetricBody.legacy(deliveryID: deliveryID, deviceToken: deliveryToken, timestamp: wallClock.now).minifiedBytes(),
                                     userAgent: profile.nseUserAgent, timeout: nil)
         }
     }

@@ -105,7 +105,7 @@ public actor EventPipeline {
                                                                                  sentAt: time.now, configuration: configuration))
             }
         case .legacy(let url, let siteID, let apiKey):
-            return queue.compactMap {
+            return queue.map {
                 EventPipelineRequests.legacyRequest($0, url: url, siteID: siteID, apiKey: apiKey, configuration: configuration)
             }.map(EventPipelineRequests.summary)
         }
@@ -136,11 +136,8 @@ public actor EventPipeline {
     /// Legacy SDKs retried 5xx (and network errors) at 0.1 … 3.2 s, then paused every request
     /// for 5 minutes; 400 deleted the task (§3).
     private func sendLegacy(_ event: PipelineEvent, url: String, siteID: String, apiKey: String) async -> UploadAttempt {
-        guard let request = EventPipelineRequests.legacyRequest(event, url: url, siteID: siteID, apiKey: apiKey,
-                                                                  configuration: configuration) else {
-            let empty = HTTPRequestSummary(method: "POST", url: url, headers: [], body: "")
-            return UploadAttempt(request: empty, messageIds: [event.messageId], retries: 0, outcome: .unsupported(event: event.event))
-        }
+        let request = EventPipelineRequests.legacyRequest(event, url: url, siteID: siteID, apiKey: apiKey,
+                                                          configuration: configuration)
         let summary = EventPipelineRequests.summary(request)
         if let until = pausedUntil, time.now < until {
             return UploadAttempt(request: summary, messageIds: [event.messageId], retries: 0, outcome: .kept(.paused(until: until)))

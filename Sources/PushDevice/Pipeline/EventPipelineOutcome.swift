@@ -1,4 +1,5 @@
 import Foundation
+import PushCore
 
 /// What happened to one upload (a `/v1/b` batch or one legacy event) and therefore to its events
 /// (docs/specs/device-side.md §3: 2xx → delete; 400 → delete without retry; 429, other 4xx, 5xx and
@@ -10,8 +11,6 @@ public enum UploadOutcome: Sendable, Hashable, Codable {
     case rejected(status: Int)
     /// Kept in the queue for the next flush.
     case kept(KeepReason)
-    /// Legacy mode cannot express this event (only push metrics exist there); dropped.
-    case unsupported(event: String)
 
     public enum KeepReason: Sendable, Hashable, Codable {
         case status(Int)
@@ -23,7 +22,7 @@ public enum UploadOutcome: Sendable, Hashable, Codable {
     /// True when the events left the queue (sent or given up on).
     public var removesEvents: Bool {
         switch self {
-        case .accepted, .rejected, .unsupported: return true
+        case .accepted, .rejected: return true
         case .kept: return false
         }
     }
@@ -41,8 +40,7 @@ public enum UploadOutcome: Sendable, Hashable, Codable {
         case .rejected(let s): return "\(s) rejected, deleted without retry"
         case .kept(.status(let s)): return "\(s), kept for the next flush"
         case .kept(.network(let why)): return "network error (\(why)), kept for the next flush"
-        case .kept(.paused(let until)): return "paused until \(PipelineTimestamp.string(until)), kept"
-        case .unsupported(let event): return "event '\(event)' has no legacy form, dropped"
+        case .kept(.paused(let until)): return "paused until \(ISO8601Timestamp.format(until)), kept"
         }
     }
 }

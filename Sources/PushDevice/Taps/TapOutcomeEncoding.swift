@@ -1,4 +1,5 @@
 import Foundation
+import PushCore
 
 // `--json` shapes of tap outcomes. Keys are stable; docs/deep-links.md lists them.
 
@@ -63,7 +64,7 @@ extension TapOutcome: Encodable {
         try c.encode(metric, forKey: .metric)
         try c.encode(openedEvent.map {
             EncodedEvent(messageId: $0.messageId, event: $0.event, properties: $0.properties, anonymousId: $0.anonymousId,
-                         userId: $0.userId, timestamp: PipelineTimestamp.string($0.timestamp))
+                         userId: $0.userId, timestamp: ISO8601Timestamp.format($0.timestamp))
         }, forKey: .openedEvent)
         try c.encode(deletedImageFiles, forKey: .deletedImageFiles)
         try c.encode(completionHandlerCalls, forKey: .completionHandlerCalls)
@@ -73,13 +74,12 @@ extension TapOutcome: Encodable {
 }
 
 extension UploadOutcome {
-    /// `accepted`, `rejected`, `kept` or `unsupported`, for tables and JSON.
+    /// `accepted`, `rejected` or `kept`, for tables and JSON.
     public var kind: String {
         switch self {
         case .accepted: return "accepted"
         case .rejected: return "rejected"
         case .kept: return "kept"
-        case .unsupported: return "unsupported"
         }
     }
 }

@@ -102,8 +102,8 @@ enum OpenCommand: Command {
 
         if args.flag("--json") {
             var shown = outcome
-            if let recipient = shown.openedEvent?.properties["recipient"] {
-                shown.openedEvent?.properties["recipient"] = DeviceToken.redacted(recipient)  // a device token, shortened as everywhere
+            if let recipient = shown.openedEvent?.recipient {
+                shown.openedEvent?.recipient = DeviceToken.redacted(recipient)  // a device token, shortened as everywhere
             }
             emit(try renderJSON(OpenJSON(outcome: shown, metric: metric, scene: deepLinks.scene != nil)))
         } else {

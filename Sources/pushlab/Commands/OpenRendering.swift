@@ -48,7 +48,7 @@ enum OpenRendering {
 
     static func metricText(_ o: TapOutcome, _ metric: OpenMetricReport) -> String {
         guard let event = o.openedEvent else { return "not reported" }
-        let id = event.properties["deliveryId"] ?? ""
+        let id = event.deliveryID
         if metric.sent { return "queued for delivery \(id), flushed:" }
         return "queued for delivery \(id)" + (metric.note.map { " — \($0)" } ?? "")
     }

@@ -1,5 +1,5 @@
 import Foundation
-import PushMetrics
+import PushCore
 import XCTest
 
 /// The CDP timestamps the SDKs send (docs/specs/device-side.md §4: ISO 8601, recovered rows with
