@@ -1,5 +1,6 @@
 import Foundation
 import PushCore
+import PushStore
 
 /// Receives every report of a bulk send, one at a time, from the bulk engine's one loop.
 public protocol BulkReportSink: AnyObject {
@@ -44,17 +45,8 @@ public final class BufferedFileWriter {
     }
 
     public func flush() throws(BulkInputError) {
-        var offset = 0
-        while offset < buffer.count {
-            let n = buffer.withUnsafeBytes { raw in
-                Foundation.write(fd, raw.baseAddress! + offset, buffer.count - offset)
-            }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw .unwritableOutput(path, String(cString: strerror(errno)))
-            }
-            offset += n
-        }
+        let failure = FileDescriptorWrites.writeAll(fd, buffer)
+        if failure != 0 { throw .unwritableOutput(path, String(cString: strerror(failure))) }
         buffer.removeAll(keepingCapacity: true)
     }
 }

@@ -125,15 +125,8 @@ final class CIOPendingFileAccess: @unchecked Sendable {
         let fd = open(sparePath, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw .writeFailed(path: sparePath, errno: errno) }
         defer { close(fd) }
-        var written = 0
-        while written < bytes.count {
-            let n = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress! + written, bytes.count - written, off_t(written)) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw .writeFailed(path: sparePath, errno: errno)
-            }
-            written += n
-        }
+        let failure = FileDescriptorWrites.writeAll(fd, bytes, at: 0)
+        if failure != 0 { throw .writeFailed(path: sparePath, errno: failure) }
         if ftruncate(fd, off_t(bytes.count)) != 0 { throw .writeFailed(path: sparePath, errno: errno) }
     }
 

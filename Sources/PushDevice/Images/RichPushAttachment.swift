@@ -1,5 +1,6 @@
 import Foundation
 import PushHTTP
+import PushStore
 
 /// An image attached to the notification, as iOS would show it.
 public struct RichPushAttachment: Sendable, Codable, Equatable {
@@ -81,16 +82,10 @@ public struct AttachmentBuilder: Sendable {
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { return "cannot create \(path): \(String(cString: strerror(errno)))" }
         defer { close(fd) }
-        var written = 0
-        while written < bytes.count {
-            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, bytes.count - written) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                let why = "cannot write \(path): \(String(cString: strerror(errno)))"
-                unlink(path)
-                return why
-            }
-            written += n
+        let failure = FileDescriptorWrites.writeAll(fd, bytes)
+        guard failure == 0 else {
+            unlink(path)
+            return "cannot write \(path): \(String(cString: strerror(failure)))"
         }
         return nil
     }
