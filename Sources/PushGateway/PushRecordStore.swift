@@ -130,8 +130,9 @@ public final class PushRecordStore: @unchecked Sendable {
     }
 
     /// In memory the record goes straight into the ring, and the one it pushes out is freed
-    /// here, by the thread that recorded, outside the lock. (A writer thread freeing a batch
-    /// every 50 ms made glibc's allocator contend: 9% of the gateway's time in futex waits.)
+    /// here, by the thread that recorded, outside the lock: a writer thread freeing whole batches
+    /// makes glibc's allocator contend with the event loop
+    /// (benchmarks/results/design-measurements.md).
     private func add(_ record: RecordedPush) {
         observer?.recorded(record)
         var entry = record

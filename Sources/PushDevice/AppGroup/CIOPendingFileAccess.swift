@@ -9,11 +9,9 @@ import PushStore
 /// target (`renameat2` `RENAME_EXCHANGE`). The target name therefore always names a complete
 /// file — the old one or the new one — exactly as with write-temporary-then-rename, and a writer
 /// killed mid-write only leaves a torn *spare*, which nobody reads and the next write overwrites.
-/// Unlike a rename over the target, the exchange neither creates nor frees an inode: on the lab
-/// machine's ext4 (no journal, online discard) every new inode made the allocator skip all
-/// inodes freed in the last 1–5 minutes and every freed one cost a discard — 120–145 µs per
-/// rewrite of an 11 KB file against 6–9 µs with the exchange (a C loop of 10,000 rewrites each
-/// way).
+/// Unlike a rename over the target, the exchange neither creates nor frees an inode, which on
+/// ext4 with online discard makes a rewrite many times cheaper
+/// (benchmarks/results/design-measurements.md).
 /// The spare keeps the previous version; the data file stays the reference file byte for byte.
 /// Where the file system cannot exchange, the spare is renamed over the target instead (the
 /// plain atomic replacement).

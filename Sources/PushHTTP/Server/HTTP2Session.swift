@@ -32,8 +32,8 @@ final class HTTP2Callbacks {
 ///
 /// `@exclusivity(unchecked)`: these fields are only touched on the loop thread, never while
 /// another access to them is in progress; the dynamic exclusivity checks Swift would otherwise
-/// run on every header and DATA chunk cost ~5% of the server's CPU (perf, see
-/// benchmarks/results/transport-server.md).
+/// run on every header and DATA chunk are a measurable share of the server's CPU
+/// (benchmarks/results/design-measurements.md).
 final class HTTP2Stream {
     @exclusivity(unchecked) var id: Int32
     @exclusivity(unchecked) var method = ""
