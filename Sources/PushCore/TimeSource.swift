@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Where "now" comes from. Production code takes a `TimeSource`, so tests and the simulator
 /// can drive time (token refresh windows, budgets, recovery timestamps).
@@ -13,15 +14,13 @@ public struct SystemTimeSource: TimeSource {
 }
 
 /// A clock that moves only when told to. Thread-safe.
-public final class ManualTimeSource: TimeSource, @unchecked Sendable {
-    // Protected by `lock`.
-    private var current: Date
-    private let lock = NSLock()
+public final class ManualTimeSource: TimeSource, Sendable {
+    private let current: Mutex<Date>
 
-    public init(_ start: Date = Date(timeIntervalSince1970: 1_767_225_600)) { current = start }  // 2026-01-01T00:00:00Z
+    public init(_ start: Date = Date(timeIntervalSince1970: 1_767_225_600)) { current = Mutex(start) }  // 2026-01-01T00:00:00Z
 
-    public var now: Date { lock.withLock { current } }
+    public var now: Date { current.withLock { $0 } }
 
-    public func advance(by seconds: TimeInterval) { lock.withLock { current += seconds } }
-    public func set(_ date: Date) { lock.withLock { current = date } }
+    public func advance(by seconds: TimeInterval) { current.withLock { $0 += seconds } }
+    public func set(_ date: Date) { current.withLock { $0 = date } }
 }

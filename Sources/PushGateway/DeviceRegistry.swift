@@ -1,5 +1,6 @@
 import Foundation
 import PushCore
+import Synchronization
 
 /// An emulated device the gateway knows: which tokens reach it, for which app, and whether
 /// it has been unregistered (APNs 410 / FCM UNREGISTERED).
@@ -79,15 +80,17 @@ public enum DeviceLookup: Sendable, Equatable {
 /// (`POST /admin/devices`). With none declared the registry is in quick-start mode.
 ///
 /// Thread-safe: handlers on the event loop and admin requests read and write it concurrently.
-public final class DeviceRegistry: @unchecked Sendable {
-    // Both maps are protected by `lock`.
-    private var byAPNsToken: [String: EmulatedDevice] = [:]
-    private var byFCMToken: [String: EmulatedDevice] = [:]
-    private var byFID: [String: EmulatedDevice] = [:]
-    /// Bundle ids of every registered device, plus the quick-start one: the APNs topics the
-    /// dev team may push to. Kept up to date on register, read on every push.
-    private var bundleIDs: Set<String> = []
-    private let lock = NSLock()
+public final class DeviceRegistry: Sendable {
+    private struct Devices {
+        var byAPNsToken: [String: EmulatedDevice] = [:]
+        var byFCMToken: [String: EmulatedDevice] = [:]
+        var byFID: [String: EmulatedDevice] = [:]
+        /// Bundle ids of every registered device, plus the quick-start one: the APNs topics the
+        /// dev team may push to. Kept up to date on register, read on every push.
+        var bundleIDs: Set<String> = []
+        var isEmpty: Bool { byAPNsToken.isEmpty && byFCMToken.isEmpty && byFID.isEmpty }
+    }
+    private let state = Mutex(Devices())
     /// The bundle id and Firebase project quick-start mode accepts.
     public let quickStartBundleID: String
     public let quickStartProject: String
@@ -96,7 +99,7 @@ public final class DeviceRegistry: @unchecked Sendable {
                 quickStartProject: String = "pushlab-dev") {
         self.quickStartBundleID = quickStartBundleID
         self.quickStartProject = quickStartProject
-        bundleIDs = [quickStartBundleID]
+        state.withLock { $0.bundleIDs = [quickStartBundleID] }
         for d in devices { register(d) }
     }
 
@@ -151,20 +154,20 @@ public final class DeviceRegistry: @unchecked Sendable {
     }
 
     public func register(_ device: EmulatedDevice) {
-        lock.withLock {
-            bundleIDs.insert(device.bundleID)
-            if let t = device.apnsToken { byAPNsToken[t] = device }
-            if let t = device.fcmToken { byFCMToken[t] = device }
-            if let f = device.fid { byFID[f] = device }
+        state.withLock { s in
+            s.bundleIDs.insert(device.bundleID)
+            if let t = device.apnsToken { s.byAPNsToken[t] = device }
+            if let t = device.fcmToken { s.byFCMToken[t] = device }
+            if let f = device.fid { s.byFID[f] = device }
         }
     }
 
-    public var isQuickStart: Bool { lock.withLock { byAPNsToken.isEmpty && byFCMToken.isEmpty && byFID.isEmpty } }
+    public var isQuickStart: Bool { state.withLock { $0.isEmpty } }
 
     public var devices: [EmulatedDevice] {
-        lock.withLock {
+        state.withLock { s in
             var seen = Set<String>()
-            return (Array(byAPNsToken.values) + Array(byFCMToken.values) + Array(byFID.values))
+            return (Array(s.byAPNsToken.values) + Array(s.byFCMToken.values) + Array(s.byFID.values))
                 .filter { seen.insert($0.name + ($0.apnsToken ?? "") + ($0.fcmToken ?? "") + ($0.fid ?? "")).inserted }
                 .sorted { $0.name < $1.name }
         }
@@ -173,35 +176,35 @@ public final class DeviceRegistry: @unchecked Sendable {
     /// Whether `bundleID` belongs to a registered app (or is the quick-start bundle), and the
     /// device behind an APNs token: one lock for both, as every APNs request asks both.
     func lookup(apnsToken: String, bundleID: String) -> (bundleKnown: Bool, device: DeviceLookup) {
-        return lock.withLock {
-            let known = bundleIDs.contains(bundleID)
+        return state.withLock { s in
+            let known = s.bundleIDs.contains(bundleID)
             // Quick start has no tokens: no need to hash a 64-byte one.
-            if !byAPNsToken.isEmpty, let d = byAPNsToken[asciiLowercased(apnsToken)] { return (known, .known(d)) }
-            return (known, byAPNsToken.isEmpty && byFCMToken.isEmpty && byFID.isEmpty ? .quickStart : .unknown)
+            if !s.byAPNsToken.isEmpty, let d = s.byAPNsToken[asciiLowercased(apnsToken)] { return (known, .known(d)) }
+            return (known, s.isEmpty ? .quickStart : .unknown)
         }
     }
 
     public func lookup(fcmToken: String) -> DeviceLookup {
-        lock.withLock {
-            if let d = byFCMToken[fcmToken] { return .known(d) }
-            return byAPNsToken.isEmpty && byFCMToken.isEmpty && byFID.isEmpty ? .quickStart : .unknown
+        state.withLock { s in
+            if let d = s.byFCMToken[fcmToken] { return .known(d) }
+            return s.isEmpty ? .quickStart : .unknown
         }
     }
 
     /// The device behind a Firebase Installation ID (the `fid` target).
     public func lookup(fid: String) -> DeviceLookup {
-        lock.withLock {
-            if let d = byFID[fid] { return .known(d) }
-            return byAPNsToken.isEmpty && byFCMToken.isEmpty && byFID.isEmpty ? .quickStart : .unknown
+        state.withLock { s in
+            if let d = s.byFID[fid] { return .known(d) }
+            return s.isEmpty ? .quickStart : .unknown
         }
     }
 
     /// Marks a device's tokens as no longer valid from `date` on.
     public func unregister(name: String, at date: Date) {
-        lock.withLock {
-            for (k, var d) in byAPNsToken where d.name == name { d.unregisteredSince = date; byAPNsToken[k] = d }
-            for (k, var d) in byFCMToken where d.name == name { d.unregisteredSince = date; byFCMToken[k] = d }
-            for (k, var d) in byFID where d.name == name { d.unregisteredSince = date; byFID[k] = d }
+        state.withLock { s in
+            for (k, var d) in s.byAPNsToken where d.name == name { d.unregisteredSince = date; s.byAPNsToken[k] = d }
+            for (k, var d) in s.byFCMToken where d.name == name { d.unregisteredSince = date; s.byFCMToken[k] = d }
+            for (k, var d) in s.byFID where d.name == name { d.unregisteredSince = date; s.byFID[k] = d }
         }
     }
 }

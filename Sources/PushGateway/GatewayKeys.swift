@@ -1,15 +1,15 @@
 import Foundation
 import PushAuth
 import PushCore
+import Synchronization
 
 /// The APNs keys and Google service accounts the gateway trusts, by id. Verifying keys are
 /// loaded once (OpenSSL objects reused for every request: the gateway verifies per token).
-public final class GatewayKeys: APNsKeyRing, @unchecked Sendable {
-    // Written only before the gateway starts (`trust…`), read-only afterwards; the lock makes
-    // late additions from tests safe too.
-    private var apns: [String: (key: TrustedAPNsKey, publicKey: PublicKey)] = [:]
-    private var accounts: [String: TrustedServiceAccount] = [:]
-    private let lock = NSLock()
+public final class GatewayKeys: APNsKeyRing, Sendable {
+    // Written before the gateway starts (`trust…`), read-only afterwards; the locks make late
+    // additions from tests safe too.
+    private let apns = Mutex<[String: (key: TrustedAPNsKey, publicKey: PublicKey)]>([:])
+    private let accounts = Mutex<[String: TrustedServiceAccount]>([:])
 
     public init() {}
 
@@ -35,12 +35,12 @@ public final class GatewayKeys: APNsKeyRing, @unchecked Sendable {
     }
 
     public func trustAPNsKey(_ key: TrustedAPNsKey, publicKey: PublicKey) {
-        lock.withLock { apns[key.keyID] = (key, publicKey) }
+        apns.withLock { $0[key.keyID] = (key, publicKey) }
     }
 
     /// Trusts a service account's public half (from its JSON file or a PEM).
     public func trustServiceAccount(_ account: TrustedServiceAccount) {
-        lock.withLock { accounts[account.clientEmail] = account }
+        accounts.withLock { $0[account.clientEmail] = account }
     }
 
     public func trustServiceAccount(path: String) throws {
@@ -58,17 +58,17 @@ public final class GatewayKeys: APNsKeyRing, @unchecked Sendable {
         return keys
     }
 
-    public var apnsKeys: [TrustedAPNsKey] { lock.withLock { apns.values.map(\.key).sorted { $0.keyID < $1.keyID } } }
+    public var apnsKeys: [TrustedAPNsKey] { apns.withLock { $0.values.map(\.key).sorted { $0.keyID < $1.keyID } } }
 
-    func key(id: String) -> TrustedAPNsKey? { lock.withLock { apns[id]?.key } }
+    func key(id: String) -> TrustedAPNsKey? { apns.withLock { $0[id]?.key } }
 
-    func serviceAccount(email: String) -> TrustedServiceAccount? { lock.withLock { accounts[email] } }
+    func serviceAccount(email: String) -> TrustedServiceAccount? { accounts.withLock { $0[email] } }
 
     func verify(_ token: String) -> Result<VerifiedProviderToken, ProviderTokenProblem> {
         let jwt: JWT
         do { jwt = try JWT.parse(token) } catch { return .failure(.malformed) }
         guard let kid = jwt.header.kid, let iss = jwt.claims.iss, let iat = jwt.claims.iat else { return .failure(.malformed) }
-        guard let entry = lock.withLock({ apns[kid] }) else { return .failure(.unknownKey) }
+        guard let entry = apns.withLock({ $0[kid] }) else { return .failure(.unknownKey) }
         do { try jwt.verify(with: entry.publicKey, algorithm: .es256) } catch { return .failure(.badSignature) }
         return .success(VerifiedProviderToken(keyID: kid, teamID: iss, issuedAt: Date(timeIntervalSince1970: TimeInterval(iat))))
     }

@@ -2,6 +2,7 @@ import Foundation
 import PushAuth
 import PushCore
 import PushHTTP
+import Synchronization
 
 /// An access token the emulator issued, and what it allows.
 struct IssuedAccessToken: Sendable {
@@ -12,16 +13,14 @@ struct IssuedAccessToken: Sendable {
 }
 
 /// Access tokens issued by `POST /token`, looked up by `messages:send`.
-final class AccessTokenStore: @unchecked Sendable {
-    // Protected by `lock`.
-    private var tokens: [String: IssuedAccessToken] = [:]
-    private let lock = NSLock()
+final class AccessTokenStore: Sendable {
+    private let tokens = Mutex<[String: IssuedAccessToken]>([:])
 
     func issue(_ grant: IssuedAccessToken) -> String {
         var bytes = [UInt8](repeating: 0, count: 24)
         for i in bytes.indices { bytes[i] = UInt8.random(in: 0...255) }
         let token = "ya29.pushlab." + bytes.map { String(format: "%02x", $0) }.joined()
-        lock.withLock {
+        tokens.withLock { tokens in
             let now = Date()
             tokens = tokens.filter { $0.value.expiresAt > now }
             tokens[token] = grant
@@ -29,7 +28,7 @@ final class AccessTokenStore: @unchecked Sendable {
         return token
     }
 
-    func lookup(_ token: String) -> IssuedAccessToken? { lock.withLock { tokens[token] } }
+    func lookup(_ token: String) -> IssuedAccessToken? { tokens.withLock { $0[token] } }
 }
 
 /// `POST /token` — Google's OAuth 2.0 jwt-bearer grant (docs/specs/fcm.md "Access token"): the RS256

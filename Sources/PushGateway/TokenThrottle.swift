@@ -1,14 +1,14 @@
 import Foundation
 import PushCore
+import Synchronization
 
 /// Per-device-token rate limit: APNs answers 429 TooManyRequests when one token gets too
 /// many pushes. A sliding one-second window per token; `limitPerSecond == nil` disables it.
-public final class TokenThrottle: @unchecked Sendable {
+public final class TokenThrottle: Sendable {
     public let limitPerSecond: Int?
     private let time: TimeSource
-    // Protected by `lock`: token → recent send times (seconds since reference date).
-    private var recent: [String: [TimeInterval]] = [:]
-    private let lock = NSLock()
+    /// Token → recent send times (seconds since the reference date).
+    private let recent = Mutex<[String: [TimeInterval]]>([:])
 
     public init(limitPerSecond: Int?, time: TimeSource = SystemTimeSource()) {
         self.limitPerSecond = limitPerSecond
@@ -19,7 +19,7 @@ public final class TokenThrottle: @unchecked Sendable {
     public func admit(_ token: String) -> Bool {
         guard let limit = limitPerSecond else { return true }
         let now = time.now.timeIntervalSinceReferenceDate
-        return lock.withLock {
+        return recent.withLock { recent in
             var times = recent[token, default: []]
             times.removeAll { now - $0 >= 1 }
             guard times.count < limit else {
