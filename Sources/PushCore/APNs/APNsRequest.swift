@@ -98,17 +98,13 @@ public struct APNsRequest: Sendable, Hashable {
         }
     }
 
-    /// ASCII case-insensitive equality with a lowercase name of the same length.
-    private static func same(_ name: String, _ lowercase: StaticString) -> Bool {
-        lowercase.withUTF8Buffer { expected in
-            var i = 0
-            for b in name.utf8 {
-                let folded = b >= 65 && b <= 90 ? b | 0x20 : b
-                if folded != expected[i] { return false }
-                i += 1
-            }
-            return i == expected.count
-        }
+    /// ASCII case-insensitive equality with a lowercase name. HTTP/2 sends names in lower case
+    /// (RFC 9113 §8.2.1), and these names fit Swift's inline small-string form, so the exact
+    /// comparison answers almost every call; byte-wise folding is for HTTP/1.1 spellings.
+    private static func same(_ name: String, _ lowercase: String) -> Bool {
+        if name == lowercase { return true }
+        return name.utf8.count == lowercase.utf8.count
+            && zip(name.utf8, lowercase.utf8).allSatisfy { a, b in (a >= 65 && a <= 90 ? a | 0x20 : a) == b }
     }
 
     public var path: String { "/3/device/\(deviceToken)" }
