@@ -3,12 +3,15 @@
 #
 # ROUNDS interleaved rounds (default 3) against one local HTTP/2 + TLS server
 # (pushlab-bench-push-server: answers every POST /3/device/<token> with 200 and the echoed
-# apns-id, nothing else); each round runs the three clients one after the other:
-#   1. pushlab send apns --tokens (100,000 tokens, one connection, 200 in flight: its default)
+# apns-id, nothing else); each round runs the clients one after the other:
+#   1. pushlab send apns --tokens (100,000 tokens, one connection, 200 in flight: its default),
+#      then the same with --connections 2 (two connections, two client loop threads)
 #   2. Python aioapns 4.0 (default settings: up to 10 connections) sending the same count
 #   3. h2load posting the same requests (protocol ceiling for one connection)
 # plus pushlab's peak RSS for a 1,000,000-token bulk send (/usr/bin/time -v), once. Every run is
 # written to the results file; the table shows the medians, and the ratios are of medians.
+# CPU per push is each client process's user + system time (/usr/bin/time: the kernel's
+# rusage, the same counters as /proc/PID/stat) divided by the pushes.
 # Small check: COUNT=2000 BIG=20000 ROUNDS=1 benchmarks/apns-send.sh
 #
 # Pointing aioapns at the local server: aioapns has no host/port option. Its connection class
@@ -78,14 +81,23 @@ JWT=$($PY -c "
 import jwt, time
 print(jwt.encode({'iss':'PLDEVTEAM1','iat':int(time.time())}, open('certs/AuthKey_PLDEVKEY01.p8').read(), algorithm='ES256', headers={'kid':'PLDEVKEY01'}))")
 
+cpu_per_push() { awk -v n="$COUNT" '{ printf "%.1f", ($1 + $2) * 1e6 / n }' "$1"; }
+
 for ROUND in $(seq "$ROUNDS"); do
   echo "apns-send.sh: round $ROUND/$ROUNDS"
   # 1. pushlab
   PUSHLAB_CMD="pushlab send apns --url $URL --ca-file certs/ca.pem --key … --team-id … --topic io.pushlab.demo --tokens tokens.txt --concurrency $CONCURRENCY --connections 1 --no-history --json payload.json"
-  $PUSHLAB send apns --url "$URL" --ca-file certs/ca.pem "${KEYARGS[@]}" --tokens "$WORK/tokens.txt" \
-    --concurrency "$CONCURRENCY" --connections 1 --no-history --json "$WORK/payload.json" >"$WORK/pushlab.json"
+  /usr/bin/time -f "%U %S" -o "$WORK/pushlab.time" $PUSHLAB send apns --url "$URL" --ca-file certs/ca.pem "${KEYARGS[@]}" --tokens "$WORK/tokens.txt" \
+    --concurrency "$CONCURRENCY" --connections 1 --no-history --json "$WORK/payload.json" >"$WORK/pushlab.json" 2>"$WORK/pushlab.err"
   read -r PL_OK PL_TOTAL PL_SECS PL_RATE < <($PY -c "
 import json; d=json.load(open('$WORK/pushlab.json')); print(d['accepted'], d['total'], d['elapsedSeconds'], d['perSecond'])")
+  PL_CPU=$(cpu_per_push "$WORK/pushlab.time")
+  # Two connections: two client loops (threads), pushes spread over them.
+  /usr/bin/time -f "%U %S" -o "$WORK/pushlab2.time" $PUSHLAB send apns --url "$URL" --ca-file certs/ca.pem "${KEYARGS[@]}" --tokens "$WORK/tokens.txt" \
+    --concurrency "$CONCURRENCY" --connections 2 --no-history --json "$WORK/payload.json" >"$WORK/pushlab2.json" 2>"$WORK/pushlab2.err"
+  read -r PL2_OK PL2_RATE < <($PY -c "
+import json; d=json.load(open('$WORK/pushlab2.json')); print(d['accepted'], d['perSecond'])")
+  PL2_CPU=$(cpu_per_push "$WORK/pushlab2.time")
   # The same with the results file and the history on (what a user gets by default), fresh each round.
   rm -f "$WORK/history.sqlite"
   $PUSHLAB send apns --url "$URL" --ca-file certs/ca.pem "${KEYARGS[@]}" --tokens "$WORK/tokens.txt" \
@@ -95,7 +107,8 @@ import json; d=json.load(open('$WORK/pushlab.json')); print(d['accepted'], d['to
 import json; d=json.load(open('$WORK/pushlab-full.json')); print(d['accepted'], d['perSecond'])")
 
   # 2. aioapns
-  read -r AIO_OK AIO_TOTAL AIO_SECS AIO_RATE < <($PY "$WORK/aioapns_bench.py" "$PORT" "$COUNT" certs/ca.pem certs/AuthKey_PLDEVKEY01.p8 "$CONCURRENCY")
+  read -r AIO_OK AIO_TOTAL AIO_SECS AIO_RATE < <(/usr/bin/time -f "%U %S" -o "$WORK/aio.time" $PY "$WORK/aioapns_bench.py" "$PORT" "$COUNT" certs/ca.pem certs/AuthKey_PLDEVKEY01.p8 "$CONCURRENCY")
+  AIO_CPU=$(cpu_per_push "$WORK/aio.time")
 
   # 3. h2load: same method, headers and payload.
   h2load -n "$COUNT" -c 1 -m "$CONCURRENCY" -d "$WORK/payload.json" -i "$WORK/uris.txt" \
@@ -104,6 +117,11 @@ import json; d=json.load(open('$WORK/pushlab-full.json')); print(d['accepted'], 
   H2_RATE=$(awk '/^finished in/ {print int($4)}' "$WORK/h2load.txt")
   H2_OK=$(awk '/^requests:/ {print $8}' "$WORK/h2load.txt")
   record "pushlab (--no-history) pushes/s" "$PL_RATE"
+  record "pushlab --connections 2 (--no-history) pushes/s" "$PL2_RATE"
+  record "pushlab (--no-history) CPU µs/push" "$PL_CPU"
+  record "pushlab --connections 2 (--no-history) CPU µs/push" "$PL2_CPU"
+  record "aioapns CPU µs/push" "$AIO_CPU"
+  record "pushlab --connections 2 accepted" "$PL2_OK"
   record "pushlab (--out + history) pushes/s" "$PLF_RATE"
   record "aioapns pushes/s" "$AIO_RATE"
   record "h2load pushes/s" "$H2_RATE"
@@ -128,8 +146,14 @@ stop_server
 SERVED=$(cat "$WORK/server.err")
 
 PL_MED=$(median "pushlab (--no-history) pushes/s")
+PL2_MED=$(median "pushlab --connections 2 (--no-history) pushes/s")
+PL_CPU_MED=$(median "pushlab (--no-history) CPU µs/push")
+PL2_CPU_MED=$(median "pushlab --connections 2 (--no-history) CPU µs/push")
+AIO_CPU_MED=$(median "aioapns CPU µs/push")
+RATIO_AIO2=$(ratio "$PL2_MED" "$AIO_MED")
 PLF_MED=$(median "pushlab (--out + history) pushes/s")
 AIO_MED=$(median "aioapns pushes/s")
+RATIO_AIO2=$(ratio "$PL2_MED" "$AIO_MED")
 H2_MED=$(median "h2load pushes/s")
 RATIO_AIO=$(ratio "$PL_MED" "$AIO_MED")
 RATIO_H2=$(ratio "$PL_MED" "$H2_MED")
@@ -145,14 +169,16 @@ Server: \`pushlab-bench-push-server\` (PushHTTP's nghttp2 + libevent + OpenSSL s
 MAX_CONCURRENT_STREAMS 500) on 127.0.0.1, answering every \`POST /3/device/<token>\` with 200 and
 the echoed apns-id. Every request carries the same payload ($(printf '%s' "$PAYLOAD" | wc -c) bytes) and APNs headers.
 
-| client | pushes per run | pushes/s (median) | pushlab ÷ client |
-| --- | ---: | ---: | ---: |
-| pushlab (1 connection, $CONCURRENCY in flight, --no-history) | $COUNT | $PL_MED | 1.00 |
-| pushlab (same, plus --out results.jsonl and history) | $COUNT | $PLF_MED | |
-| aioapns (default pool: ≤ 10 connections; $CONCURRENCY tasks in flight) | $COUNT | $AIO_MED | **$RATIO_AIO** |
-| h2load (1 connection, $CONCURRENCY streams) | $COUNT | $H2_MED | $RATIO_H2 |
+| client | pushes per run | pushes/s (median) | CPU µs/push (median) | pushlab (1 connection) ÷ client |
+| --- | ---: | ---: | ---: | ---: |
+| pushlab (1 connection, $CONCURRENCY in flight, --no-history) | $COUNT | $PL_MED | $PL_CPU_MED | 1.00 |
+| pushlab (--connections 2: two client loops, --no-history) | $COUNT | $PL2_MED | $PL2_CPU_MED | |
+| pushlab (1 connection, plus --out results.jsonl and history) | $COUNT | $PLF_MED | | |
+| aioapns (default pool: ≤ 10 connections; $CONCURRENCY tasks in flight) | $COUNT | $AIO_MED | $AIO_CPU_MED | **$RATIO_AIO** |
+| h2load (1 connection, $CONCURRENCY streams) | $COUNT | $H2_MED | | $RATIO_H2 |
 
-Target: ≥ 3× aioapns → measured **${RATIO_AIO}×** (medians). pushlab reaches ${RATIO_H2} of h2load's rate on one connection.
+Target (issue 26): ≥ 10× aioapns → measured **${RATIO_AIO}×** with one connection, **${RATIO_AIO2}×** with
+\`--connections 2\` (medians). pushlab reaches ${RATIO_H2} of h2load's rate on one connection.
 
 Peak RSS of \`pushlab send apns\` for **$BIG tokens** (results file and history on, one run):
 **${RSS_MB} MB** (target ≤ 64 MB); $BIG_OK accepted, $BIG_LINES result lines, $BIG_RATE pushes/s.
@@ -165,7 +191,7 @@ $(raw_table)
 
 ## Commands
 \`\`\`
-$PUSHLAB_CMD
+$PUSHLAB_CMD   # and the same with --connections 2
 $PY aioapns_bench.py <port> $COUNT certs/ca.pem certs/AuthKey_PLDEVKEY01.p8 $CONCURRENCY   # script body in benchmarks/apns-send.sh
 h2load -n $COUNT -c 1 -m $CONCURRENCY -d payload.json -i uris.txt (1000 device URLs) -H 'authorization: bearer <JWT>' -H 'apns-push-type: alert' -H 'apns-topic: io.pushlab.demo' -H 'apns-priority: 10'
 /usr/bin/time -v pushlab send apns … --tokens tokens-big.txt ($BIG) --history … --out results.jsonl

@@ -100,7 +100,7 @@ public struct APNsSendResult: Sendable {
 /// with token authentication and the shared retry policy.
 public struct APNsClient: Sendable {
     public let endpoint: APNsEndpoint
-    public let transport: any HTTPTransport
+    public var transport: any HTTPTransport
     public let credential: any APNsCredential
     public var retry: RetryPolicy
     public var sleeper: any RetrySleeper

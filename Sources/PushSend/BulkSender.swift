@@ -9,15 +9,31 @@ public struct BulkSender: Sendable {
     /// Pushes in flight at once. Default 200: below APNs' 500 streams per connection, and as
     /// fast as 500 against a local server while holding fewer transfers (memory) open.
     public var concurrency: Int
+    /// Where the pushes run: push `i` on `executors[i % executors.count]` (each HTTP client's
+    /// loop, `HTTPClient.executor`, so a push costs its client no thread hand-off). With one
+    /// executor the bookkeeping (reading tokens, the sinks) runs on it too; with several, on
+    /// the global pool. Empty (the default): everything on the global pool.
+    public var executors: [any TaskExecutor]
 
-    public init(concurrency: Int = 200) {
+    public init(concurrency: Int = 200, executors: [any TaskExecutor] = []) {
         self.concurrency = max(1, concurrency)
+        self.executors = executors
     }
 
     /// Sends to every token of `tokens`. `send` gets the token and its 0-based index and must
     /// not throw: every outcome is a report.
     public func run(tokens: TokenLineReader, sinks: [any BulkReportSink], progress: BulkProgress? = nil,
                     send: @escaping @Sendable (_ token: String, _ index: UInt64) async -> DeliveryReport) async throws -> BulkSummary {
+        if executors.count == 1 {
+            return try await withTaskExecutorPreference(executors[0]) {
+                try await sendAll(tokens: tokens, sinks: sinks, progress: progress, send: send)
+            }
+        }
+        return try await sendAll(tokens: tokens, sinks: sinks, progress: progress, send: send)
+    }
+
+    private func sendAll(tokens: TokenLineReader, sinks: [any BulkReportSink], progress: BulkProgress?,
+                         send: @escaping @Sendable (_ token: String, _ index: UInt64) async -> DeliveryReport) async throws -> BulkSummary {
         let clock = ContinuousClock()
         let started = clock.now
         var summary = BulkSummary()
@@ -49,7 +65,8 @@ public struct BulkSender: Sendable {
                     handle(report)
                 }
                 let i = index
-                group.addTask { await send(token, i) }
+                let executor = executors.isEmpty ? nil : executors[Int(i % UInt64(executors.count))]
+                group.addTask(executorPreference: executor) { await send(token, i) }
                 inFlight += 1
                 index += 1
                 read = index

@@ -60,7 +60,7 @@ public struct FCMClient: Sendable {
     /// `https://fcm.googleapis.com`, or the emulator's base URL.
     public let baseURL: String
     public let projectID: String
-    public let transport: any HTTPTransport
+    public var transport: any HTTPTransport
     public let credential: any FCMAccessTokenProvider
     public var retry: RetryPolicy
     public var sleeper: any RetrySleeper

@@ -3,9 +3,14 @@
 //
 //   pushlab-bench-client --url URL [-n 100000] [-m 100] [--mode http2|h2c|http1]
 //                        [--ca-file PEM] [--body-bytes 200] [--method POST] [--clients 1]
+//                        [--executor loop|pool]
 //
 // Keeps `m` requests in flight per client (`m` worker tasks, like h2load -m), `--clients`
 // clients on their own connections and loop threads sharing the total of `n` requests.
+// `--executor loop` (the default) runs each client's workers on its loop thread
+// (`HTTPClient.executor`); `pool` runs them on Swift's global pool, handing every request to
+// the loop thread and every response back.
+// Also prints the process's CPU time (user + system, /proc/self/stat) per request.
 import Foundation
 import PushHTTP
 
@@ -18,6 +23,7 @@ struct Options {
     var bodyBytes = 200
     var method = "POST"
     var clients = 1
+    var onLoop = true
 }
 
 func parse() -> Options {
@@ -43,6 +49,12 @@ func parse() -> Options {
         case "--body-bytes": o.bodyBytes = Int(value(a)) ?? o.bodyBytes
         case "--method": o.method = value(a)
         case "--clients": o.clients = max(1, Int(value(a)) ?? 1)
+        case "--executor":
+            switch value(a) {
+            case "loop": o.onLoop = true
+            case "pool": o.onLoop = false
+            default: fail("--executor is loop or pool")
+            }
         default: fail("unknown option \(a)")
         }
     }
@@ -73,7 +85,7 @@ func runClient(_ o: Options, share: Int) async throws -> Tally {
     let tally = try await withThrowingTaskGroup(of: Tally.self) { group in
         for worker in 0..<workers {
             let count = share / workers + (worker < share % workers ? 1 : 0)
-            group.addTask {
+            group.addTask(executorPreference: o.onLoop ? client.executor : nil) {
                 var mine = Tally()
                 for _ in 0..<count {
                     do {
@@ -102,6 +114,16 @@ func runClient(_ o: Options, share: Int) async throws -> Tally {
     return result
 }
 
+/// User + system CPU time of this process so far, in seconds (/proc/self/stat fields 14, 15).
+func processCPUSeconds() -> Double {
+    guard let stat = try? String(contentsOfFile: "/proc/self/stat", encoding: .utf8),
+          let close = stat.lastIndex(of: ")") else { return 0 }
+    let fields = stat[stat.index(after: close)...].split(separator: " ")
+    // After the ")" the fields start at 3 (state); utime is field 14, stime 15.
+    guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+    return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+}
+
 let options = parse()
 let start = ContinuousClock.now
 let shares = (0..<options.clients).map { i in options.total / options.clients + (i < options.total % options.clients ? 1 : 0) }
@@ -117,8 +139,10 @@ let ok = tallies.reduce(0) { $0 + $1.ok }
 let failed = tallies.reduce(0) { $0 + $1.failed }
 let non2xx = tallies.reduce(0) { $0 + $1.non2xx }
 let connections = tallies.reduce(0) { $0 + $1.connections }
-print(String(format: "requests=%d ok=%d non2xx=%d failed=%d connections=%d seconds=%.3f rps=%.0f",
-             options.total, ok, non2xx, failed, connections, seconds, Double(ok + non2xx) / seconds))
+let cpu = processCPUSeconds()
+print(String(format: "requests=%d ok=%d non2xx=%d failed=%d connections=%d seconds=%.3f rps=%.0f cpu_s=%.2f cpu_us_per_req=%.1f",
+             options.total, ok, non2xx, failed, connections, seconds, Double(ok + non2xx) / seconds,
+             cpu, cpu * 1e6 / Double(max(options.total, 1))))
 print("redundant-reset-filter=\(HTTPClient.dropsRedundantStreamResets ? "on" : "off")")
 if let e = tallies.compactMap(\.firstError).first { print("first error: \(e)") }
 exit(failed == 0 && non2xx == 0 ? 0 : 1)

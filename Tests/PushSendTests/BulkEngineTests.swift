@@ -1,7 +1,9 @@
 import XCTest
 import TestSupport
 import PushCore
+import PushHTTP
 @testable import PushSend
+import Glibc
 
 /// The bulk engine with an in-process `send` (the real-transport bulk tests are elsewhere).
 final class BulkEngineTests: XCTestCase {
@@ -45,6 +47,35 @@ final class BulkEngineTests: XCTestCase {
         let pruned = try String(contentsOfFile: prune, encoding: .utf8).split(separator: "\n")
         XCTAssertEqual(pruned.count, 20)
         XCTAssertEqual(String(pruned[0]), String(format: "%064x", 0))
+    }
+
+    func testWithTwoLoopsPushIRunsOnLoopIModTwoAndEveryTokenIsReportedOnce() async throws {
+        let dir = Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let tokensFile = dir.appendingPathComponent("tokens.txt").path
+        try (0..<400).map { String(format: "%064x", $0) }.joined(separator: "\n").write(toFile: tokensFile, atomically: true, encoding: .utf8)
+        let clients = try (0..<2).map { _ in try HTTPClient() }
+        let seen = LockedList<(UInt64, UInt, String)>()
+        let out = dir.appendingPathComponent("results.jsonl").path
+        let summary = try await BulkSender(concurrency: 32, executors: clients.map(\.executor))
+            .run(tokens: try TokenLineReader(path: tokensFile), sinks: [try ResultsJSONLWriter(path: out)]) { token, index in
+                // The running thread: its id and its name (/proc/thread-self/comm).
+                let name = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? ""
+                seen.append((index, UInt(pthread_self()), name.trimmingCharacters(in: .newlines)))
+                await Task.yield()
+                return DeliveryReport(provider: .apns, target: token, id: "id-\(index)", status: 200, outcome: .accepted, sentAt: Date())
+            }
+        for client in clients { await client.shutdown() }
+        XCTAssertEqual(summary.total, 400)
+        XCTAssertEqual(summary.accepted, 400)
+        let runs = seen.items
+        XCTAssertEqual(Set(runs.map(\.0)).count, 400, "every push ran once")
+        XCTAssertEqual(Set(runs.map(\.2)), ["pushlab-client"], "pushes run on the clients' loop threads")
+        let threadOfParity = Dictionary(grouping: runs, by: { $0.0 % 2 }).mapValues { Set($0.map(\.1)) }
+        XCTAssertEqual(threadOfParity[0]?.count, 1)
+        XCTAssertEqual(threadOfParity[1]?.count, 1)
+        XCTAssertNotEqual(threadOfParity[0], threadOfParity[1], "two loops, one thread each")
+        XCTAssertEqual(try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n").count, 400)
     }
 
     func testMissingTokenFileIsAClearError() {
@@ -110,4 +141,11 @@ final class LockedGauge: @unchecked Sendable {
     func enter() { lock.withLock { current += 1; highest = max(highest, current) } }
     func leave() { lock.withLock { current -= 1 } }
     var peak: Int { lock.withLock { highest } }
+}
+
+final class LockedList<Element>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var list: [Element] = []  // protected by `lock`
+    func append(_ element: Element) { lock.withLock { list.append(element) } }
+    var items: [Element] { lock.withLock { list } }
 }

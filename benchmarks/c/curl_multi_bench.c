@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 struct slot {
     CURL *easy;
@@ -40,6 +41,20 @@ static size_t on_header(char *p, size_t s, size_t n, void *u) {
     (void)p;
     ((struct slot *)u)->header_bytes += s * n;
     return s * n;
+}
+
+/* User + system CPU time of this process so far (/proc/self/stat fields 14 and 15), seconds. */
+static double cpu_seconds(void) {
+    char buf[1024];
+    FILE *f = fopen("/proc/self/stat", "r");
+    if (!f) return 0;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    char *p = strrchr(buf, ')');
+    unsigned long utime = 0, stime = 0;
+    if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &utime, &stime) != 2) return 0;
+    return (double)(utime + stime) / (double)sysconf(_SC_CLK_TCK);
 }
 
 static double now(void) {
@@ -139,8 +154,9 @@ int main(int argc, char **argv) {
         if (done < total && finished_now == 0) curl_multi_poll(multi, NULL, 0, 1000, NULL);
     }
     double secs = now() - t0;
-    printf("requests=%ld ok=%ld non2xx=%ld failed=%ld connections=%ld seconds=%.3f rps=%.0f\n",
-           total, ok, non2xx, failed, connects, secs, (ok + non2xx) / secs);
+    double cpu = cpu_seconds();
+    printf("requests=%ld ok=%ld non2xx=%ld failed=%ld connections=%ld seconds=%.3f rps=%.0f cpu_s=%.2f cpu_us_per_req=%.1f\n",
+           total, ok, non2xx, failed, connects, secs, (ok + non2xx) / secs, cpu, cpu * 1e6 / (double)total);
     for (long i = 0; i < window; i++) {
         curl_multi_remove_handle(multi, slots[i].easy);
         curl_easy_cleanup(slots[i].easy);

@@ -48,9 +48,12 @@ final class ConnectionWarmupGate {
     var switchesVersions: Bool { priorKnowledgeWorkaround }
     private var origins: [String: Origin] = [:]
     private var socketOrigins: [Int32: String] = [:]
-    // One-entry cache: a client usually talks to one origin with the same URL string.
+    // One-entry cache: a client usually talks to one origin, often with the same URL string
+    // (or with one path per request, as APNs' /3/device/<token>).
     private var lastURL = ""
     private var lastKey: String?
+    /// How many leading UTF-8 bytes of `lastURL` are its scheme and authority.
+    private var lastOriginLength = 0
 
     /// Nil when nothing needs gating (HTTP/1.1 mode: no multiplexing).
     init?(mode: HTTPClientConfiguration.ProtocolMode) {
@@ -73,11 +76,36 @@ final class ConnectionWarmupGate {
     /// "scheme://host:port" for URLs this gate manages (HTTPS always; cleartext only in h2c
     /// mode, where it means HTTP/2), else nil.
     func originKey(_ url: String) -> String? {
-        if url == lastURL { return lastKey }
+        if url == lastURL || Self.sameOrigin(url, lastURL, originLength: lastOriginLength) { return lastKey }
         let key = Self.parseOrigin(url, includeCleartext: gatesCleartext)
         lastURL = url
         lastKey = key
+        lastOriginLength = key == nil ? 0 : Self.originLength(url)
         return key
+    }
+
+    /// True when `url` starts with the first `originLength` bytes of `last` and its authority
+    /// ends there (a path, query or fragment follows): the same origin, without parsing.
+    private static func sameOrigin(_ url: String, _ last: String, originLength: Int) -> Bool {
+        guard originLength > 0 else { return false }
+        var url = url, last = last
+        return url.withUTF8 { u in
+            last.withUTF8 { l in
+                guard u.count > originLength, l.count >= originLength,
+                      u[originLength] == UInt8(ascii: "/") || u[originLength] == UInt8(ascii: "?") || u[originLength] == UInt8(ascii: "#")
+                else { return false }
+                return memcmp(u.baseAddress!, l.baseAddress!, originLength) == 0
+            }
+        }
+    }
+
+    /// The UTF-8 length of `url`'s scheme and authority (up to the first "/", "?" or "#" after
+    /// "://").
+    private static func originLength(_ url: String) -> Int {
+        let bytes = Array(url.utf8)
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon + 3 <= bytes.count else { return 0 }
+        let start = colon + 3
+        return bytes[start...].firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? bytes.count
     }
 
     static func parseOrigin(_ url: String, includeCleartext: Bool) -> String? {

@@ -35,6 +35,8 @@ final class CurlInbox: Sendable {
         var submissions: [TransferSubmission] = []
         /// Ids whose tasks were cancelled; the loop removes them from libcurl if still active.
         var cancellations: [UInt64] = []
+        /// Jobs of tasks that prefer the loop as their executor, enqueued from other threads.
+        var jobs: [UnownedJob] = []
         var stopMode: LoopStopMode?
         /// Nil once the loop has cleaned up the multi handle.
         var wakeHandle: MultiWakeHandle?
@@ -77,6 +79,17 @@ final class CurlInbox: Sendable {
         if let rejection { submission.continuation.resume(throwing: rejection) }
     }
 
+    /// Queues a job for the loop thread (`CurlLoopExecutor`); false once the loop has finished
+    /// (the caller then runs it elsewhere).
+    func enqueue(job: UnownedJob) -> Bool {
+        state.withLock { s in
+            if s.finished { return false }
+            s.jobs.append(job)
+            wakeIfAsleep(&s)
+            return true
+        }
+    }
+
     func cancel(id: UInt64) {
         state.withLock { s in
             guard !s.finished else { return }
@@ -117,14 +130,27 @@ final class CurlInbox: Sendable {
 
     // MARK: loop side (the loop thread only)
 
-    /// Moves everything queued into the loop's buffers (swapping arrays keeps both capacities,
-    /// so steady traffic allocates nothing here) and returns the stop mode, if any.
-    func drain(submissions: inout [TransferSubmission], cancellations: inout [UInt64]) -> LoopStopMode? {
+    /// Moves everything queued into the loop's buffers, after anything they still hold
+    /// (swapping arrays keeps both capacities, so steady traffic allocates nothing here), and
+    /// returns the stop mode, if any.
+    func drain(submissions: inout [TransferSubmission], cancellations: inout [UInt64],
+               jobs: inout [UnownedJob]) -> LoopStopMode? {
         state.withLock { s in
-            swap(&s.submissions, &submissions)
-            swap(&s.cancellations, &cancellations)
+            Self.move(&s.submissions, into: &submissions)
+            Self.move(&s.cancellations, into: &cancellations)
+            Self.move(&s.jobs, into: &jobs)
             s.loopAsleep = false
             return s.stopMode
+        }
+    }
+
+    /// Swaps when `target` is empty (the usual case), else appends after what it holds.
+    private static func move<T>(_ source: inout [T], into target: inout [T]) {
+        if target.isEmpty {
+            swap(&source, &target)
+        } else {
+            target.append(contentsOf: source)
+            source.removeAll(keepingCapacity: true)
         }
     }
 
@@ -132,7 +158,7 @@ final class CurlInbox: Sendable {
     /// queued (drain it instead), otherwise marks the loop asleep so the next submission wakes it.
     func mayPoll() -> Bool {
         state.withLock { s in
-            guard s.submissions.isEmpty && s.cancellations.isEmpty else { return false }
+            guard s.submissions.isEmpty && s.cancellations.isEmpty && s.jobs.isEmpty else { return false }
             s.loopAsleep = true
             return true
         }
@@ -147,16 +173,19 @@ final class CurlInbox: Sendable {
     }
 
     /// Called by the loop just before `curl_multi_cleanup`: no wakeup may touch the handle
-    /// after this returns. Returns the submissions that raced in, for the loop to fail.
-    func markFinished() -> (late: [TransferSubmission], waiters: [CheckedContinuation<Void, Never>]) {
+    /// after this returns. Returns the submissions that raced in, for the loop to fail, and the
+    /// jobs it will not run.
+    func markFinished() -> (late: [TransferSubmission], jobs: [UnownedJob], waiters: [CheckedContinuation<Void, Never>]) {
         state.withLock { s in
             s.finished = true
             s.wakeHandle = nil
             let late = s.submissions
             s.submissions.removeAll()
+            let jobs = s.jobs
+            s.jobs.removeAll()
             let waiters = s.finishWaiters
             s.finishWaiters.removeAll()
-            return (late, waiters)
+            return (late, jobs, waiters)
         }
     }
 }

@@ -20,6 +20,7 @@ final class CurlMultiLoop {
     // are resumed together after the stats are recorded.
     private var incoming: [TransferSubmission] = []
     private var cancelled: [UInt64] = []
+    private var remoteJobs: [UnownedJob] = []
     private var finished: [(TransferSubmission, Result<HTTPResponse, HTTPClientError>)] = []
 
     /// Fails only when libcurl cannot allocate a multi handle.
@@ -35,26 +36,36 @@ final class CurlMultiLoop {
         cpl_multi_setopt_long(multi, CURLMOPT_MAX_CONCURRENT_STREAMS, max(configuration.maxConcurrentStreams, 1))
         cpl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, max(configuration.maxConnectionsPerHost, 1))
         inbox = CurlInbox(wakeHandle: MultiWakeHandle(multi: multi))
+        executor = CurlLoopExecutor(inbox: inbox)
     }
 
     var sharedInbox: CurlInbox { inbox }
+    /// Runs tasks that prefer it on this loop's thread (see `CurlLoopExecutor`).
+    let executor: CurlLoopExecutor
 
     /// The thread body. Returns when a stop was requested and nothing is in flight.
     func run() {
+        executor.attach()
         var resumedCallers = false
         while true {
-            let stop = inbox.drain(submissions: &incoming, cancellations: &cancelled)
+            // Tasks running on the loop first: what they send is drained just below.
+            var stop = inbox.drain(submissions: &incoming, cancellations: &cancelled, jobs: &remoteJobs)
+            if executor.runJobs(&remoteJobs) > 0 {
+                stop = inbox.drain(submissions: &incoming, cancellations: &cancelled, jobs: &remoteJobs)
+            }
             for submission in incoming { start(submission) }
             incoming.removeAll(keepingCapacity: true)
             for id in cancelled { abort(id: id, with: .cancelled) }
             cancelled.removeAll(keepingCapacity: true)
             if stop == .abortInFlight { abortEverything() }
-            if stop != nil && active.isEmpty { break }
+            if stop != nil && active.isEmpty && !executor.hasLocalJobs && remoteJobs.isEmpty { break }
 
             var running: Int32 = 0
             curl_multi_perform(multi, &running)
             if collectFinished() > 0 {  // freed streams: take new work first
-                resumedCallers = true
+                // Callers on other threads were resumed: give them the CPU once (below).
+                // Callers on this loop run at the top of the next turn.
+                resumedCallers = !executor.hasLocalJobs
                 continue
             }
             if resumedCallers {
@@ -65,6 +76,7 @@ final class CurlMultiLoop {
                 sched_yield()
                 continue
             }
+            if executor.hasLocalJobs || !remoteJobs.isEmpty { continue }
             // Sleeps until a socket is ready, a libcurl timer fires or another thread calls
             // curl_multi_wakeup; the 1 s cap is only a safety net.
             if inbox.mayPoll() { curl_multi_poll(multi, nil, 0, 1000, nil) }
@@ -213,8 +225,11 @@ final class CurlMultiLoop {
     }
 
     private func tearDown() {
+        // Callers resumed from here on run on the global executor: this thread is leaving.
+        executor.detach()
         abortEverything()
-        let (late, waiters) = inbox.markFinished()
+        let (late, jobs, waiters) = inbox.markFinished()
+        executor.forward(jobs)
         for submission in late { submission.continuation.resume(throwing: HTTPClientError.shutDown) }
         // libcurl: remove every easy handle (done above), clean up the multi handle (closing
         // its connections, which calls the gate's close-socket callback), then the easy handles.

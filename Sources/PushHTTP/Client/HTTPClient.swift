@@ -15,6 +15,7 @@ import Synchronization
 public final class HTTPClient: HTTPTransport {
     public let configuration: HTTPClientConfiguration
     private let inbox: CurlInbox
+    private let loopExecutor: CurlLoopExecutor
     /// The loop thread until someone joins or detaches it.
     private let thread: SanitizerVisibleMutex<pthread_t?>
 
@@ -24,6 +25,7 @@ public final class HTTPClient: HTTPTransport {
             throw HTTPClientError.protocolError("libcurl could not create a multi handle")
         }
         inbox = loop.sharedInbox
+        loopExecutor = loop.executor
         // The loop object moves to the new thread; this thread never touches it again.
         let context = Unmanaged.passRetained(LoopBox(loop)).toOpaque()
         var handle = pthread_t()
@@ -53,6 +55,18 @@ public final class HTTPClient: HTTPTransport {
         }
         if let handle = thread.withLock({ $0.take() }) { pthread_detach(handle) }
     }
+
+    /// The client's loop thread as a task executor. Tasks that send many requests one after
+    /// another (a bulk send's workers) run cheapest on it:
+    ///
+    ///     await withTaskExecutorPreference(client.executor) { … try await client.send(r) … }
+    ///
+    /// Their requests then cost no thread hand-off: the loop resumes them after a response and
+    /// picks up their next request in the same turn, without locks contended or threads woken.
+    /// Other tasks may call `send` as before. Code on this executor must not block its thread
+    /// (it would stall the client's transfers); after `shutdown()` such tasks continue on the
+    /// global executor.
+    public var executor: any TaskExecutor { loopExecutor }
 
     /// Counters over every exchange so far (each redirect hop counts as one).
     public var stats: HTTPClientStats { inbox.stats }

@@ -75,8 +75,15 @@ enum SendAPNsCommand: Command {
         defer { history?.close() }
         let status: Int32
         if bulk != nil {
-            status = try await SendSupport.runBulk(args, provider: .apns, endpoint: endpoint.baseURL, history: history) { token, index in
-                await client.send(push, to: token, index: index).report
+            // One APNsClient per connection: push i goes out on clients[i % N], from its loop.
+            let perConnection = clients.map { http in
+                var c = client
+                c.transport = http
+                return c
+            }
+            status = try await SendSupport.runBulk(args, provider: .apns, endpoint: endpoint.baseURL, history: history,
+                                                   clients: clients) { token, index in
+                await SendSupport.client(perConnection, for: index).send(push, to: token, index: index).report
             }
         } else {
             let result = await client.send(push, to: single!)

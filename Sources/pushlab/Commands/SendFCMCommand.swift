@@ -83,9 +83,16 @@ enum SendFCMCommand: Command {
         defer { history?.close() }
         let status: Int32
         if bulk {
+            // One FCMClient per connection: message i goes out on clients[i % N], from its loop.
+            let perConnection = clients.map { http in
+                var c = client
+                c.transport = http
+                return c
+            }
             status = try await SendSupport.runBulk(args, provider: .fcm, endpoint: client.sendURL, history: history,
-                                                   listFlag: bulkFIDs ? "--fids" : "--tokens") { line, index in
-                await client.send(message, to: bulkFIDs ? .fid(line) : .token(line), index: index, checkTarget: validate).report
+                                                   listFlag: bulkFIDs ? "--fids" : "--tokens", clients: clients) { line, index in
+                await SendSupport.client(perConnection, for: index)
+                    .send(message, to: bulkFIDs ? .fid(line) : .token(line), index: index, checkTarget: validate).report
             }
         } else {
             let result = await client.send(message, to: target!, checkTarget: validate)

@@ -64,6 +64,11 @@ enum SendSupport {
         }
     }
 
+    /// The client a bulk send's push `index` goes out on (the loop it runs on: `runBulk`).
+    static func client<C>(_ perConnection: [C], for index: UInt64) -> C {
+        perConnection[Int(index % UInt64(perConnection.count))]
+    }
+
     static func transport(_ clients: [HTTPClient]) -> any HTTPTransport {
         clients.count == 1 ? clients[0] : RoundRobinTransport(clients)
     }
@@ -130,8 +135,10 @@ enum SendSupport {
 
     /// Runs a bulk send and prints its summary; returns the exit status.
     /// `listFlag` names the file of targets: `--tokens`, or `--fids` for FCM installation IDs.
+    /// Push `index` goes out on `clients[index % clients.count]` (`send` must pick the same
+    /// client) and runs on that client's loop thread.
     static func runBulk(_ args: ParsedArguments, provider: PushProvider, endpoint: String, history: SendHistoryStore?,
-                        listFlag: String = "--tokens",
+                        listFlag: String = "--tokens", clients: [HTTPClient],
                         send: @escaping @Sendable (String, UInt64) async -> DeliveryReport) async throws -> Int32 {
         let tokensPath = args.value(listFlag)!
         let concurrency = try args.int("--concurrency", range: 1...100_000) ?? 200
@@ -149,7 +156,7 @@ enum SendSupport {
                 sinks.append(HistoryRecorder(store: history, endpoint: endpoint, batch: String(batch)))
             }
             let progress = stderrIsTTY ? BulkProgress { FileHandle.standardError.write(Data($0.utf8)) } : nil
-            let summary = try await BulkSender(concurrency: concurrency).run(tokens: reader, sinks: sinks, progress: progress, send: send)
+            let summary = try await BulkSender(concurrency: concurrency, executors: clients.map(\.executor)).run(tokens: reader, sinks: sinks, progress: progress, send: send)
             // With `--out -` the results own stdout; the summary goes to stderr.
             let say: (String) -> Void = args.value("--out") == "-" ? { printError($0) } : { emit($0) }
             if args.flag("--json") {

@@ -1,0 +1,127 @@
+@testable import PushHTTP
+import Foundation
+import TestSupport
+import XCTest
+
+/// Tasks that prefer `HTTPClient.executor` run on the client's loop thread, and requests sent
+/// from there behave exactly as from anywhere else: answers in order per task, cancellation,
+/// shutdown (after which such tasks carry on elsewhere).
+final class ClientLoopExecutorTests: XCTestCase {
+    /// The name of the thread running the caller (the loop thread is `pushlab-client`).
+    private static func threadName() -> String {
+        let comm = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? ""
+        return comm.trimmingCharacters(in: .newlines)
+    }
+
+    func testTasksOnTheExecutorRunOnTheLoopThreadAndGetTheirOwnAnswersInOrder() async throws {
+        let server = try ClientTestServer()
+        let client = try HTTPClient(configuration: .testing())
+        let results = try await withThrowingTaskGroup(of: [String].self) { group in
+            for worker in 0..<8 {
+                group.addTask(executorPreference: client.executor) {
+                    var seen: [String] = []
+                    for i in 0..<10 {
+                        let seq = "\(worker)-\(i)"
+                        let response = try await client.send(HTTPRequest(url: server.tlsURL + "/echo", headers: ["x-seq": seq]))
+                        XCTAssertEqual(response.status, 200)
+                        seen.append(response.headers["x-seq"] ?? "")
+                        seen.append(Self.threadName())
+                    }
+                    return seen
+                }
+            }
+            return try await group.reduce(into: [[String]]()) { $0.append($1) }
+        }
+        XCTAssertEqual(results.count, 8)
+        for seen in results {
+            let worker = seen[0].split(separator: "-")[0]
+            let seqs = stride(from: 0, to: seen.count, by: 2).map { seen[$0] }
+            XCTAssertEqual(seqs, (0..<10).map { "\(worker)-\($0)" }, "each task gets its own answers, in its order")
+            let threads = Set(stride(from: 1, to: seen.count, by: 2).map { seen[$0] })
+            XCTAssertEqual(threads, ["pushlab-client"], "the callers resumed on the loop thread")
+        }
+        XCTAssertEqual(client.stats.requestsCompleted, 80)
+        XCTAssertEqual(client.stats.requestsFailed, 0)
+        await client.shutdown()
+        await server.stop()
+    }
+
+    func testCancellingATaskOnTheExecutorCancelsItsRequestAndTheClientCarriesOn() async throws {
+        let server = try ClientTestServer()
+        let client = try HTTPClient(configuration: .testing())
+        let held = Task(executorPreference: client.executor) {
+            try await client.send(HTTPRequest(url: server.tlsURL + "/held"))
+        }
+        let arrived = await Poll.until { server.held.arrived == 1 }
+        XCTAssertTrue(arrived, "the held request never reached the server")
+        held.cancel()
+        do {
+            _ = try await held.value
+            XCTFail("a cancelled request returned a response")
+        } catch let error as HTTPClientError {
+            XCTAssertEqual(error, .cancelled)
+        }
+        let after = Task(executorPreference: client.executor) {
+            try await client.send(HTTPRequest(url: server.tlsURL + "/echo")).status
+        }
+        let status = try await after.value
+        XCTAssertEqual(status, 200)
+        server.held.open()
+        await client.shutdown()
+        await server.stop()
+    }
+
+    func testShutdownFromATaskOnTheExecutorReturnsAndTheTaskContinuesOffTheLoop() async throws {
+        let server = try ClientTestServer()
+        let client = try HTTPClient(configuration: .testing(.h2cPriorKnowledge))
+        let (status, threadBefore, threadAfter, refused) = await withTaskExecutorPreference(client.executor) {
+            let status = (try? await client.send(HTTPRequest(url: server.cleartextURL + "/echo")).status) ?? 0
+            let before = Self.threadName()
+            await client.shutdown()
+            let after = Self.threadName()
+            var refused: HTTPClientError?
+            do { _ = try await client.send(HTTPRequest(url: server.cleartextURL + "/echo")) } catch let e as HTTPClientError { refused = e } catch {}
+            return (status, before, after, refused)
+        }
+        XCTAssertEqual(status, 200)
+        XCTAssertEqual(threadBefore, "pushlab-client")
+        XCTAssertNotEqual(threadAfter, "pushlab-client", "the loop thread has exited; the task must run elsewhere")
+        XCTAssertEqual(refused, .shutDown)
+        await server.stop()
+    }
+
+    func testAbortingShutdownFailsRequestsOfTasksOnTheExecutor() async throws {
+        let server = try ClientTestServer()
+        let client = try HTTPClient(configuration: .testing())
+        _ = try await client.send(HTTPRequest(url: server.tlsURL + "/echo"))
+        let inFlight = (0..<5).map { _ in
+            Task(executorPreference: client.executor) { try await client.send(HTTPRequest(url: server.tlsURL + "/held")) }
+        }
+        let arrived = await Poll.until { server.held.arrived == 5 }
+        XCTAssertTrue(arrived, "\(server.held.arrived) of 5 requests reached the server")
+        await client.shutdown(abortInFlight: true)
+        for task in inFlight {
+            do {
+                _ = try await task.value
+                XCTFail("aborted request returned a response")
+            } catch let error as HTTPClientError {
+                XCTAssertEqual(error, .shutDown)
+            }
+        }
+        server.held.open()
+        await server.stop()
+    }
+
+    func testTheWarmupGateKnowsAnOriginByItsPrefixWithoutParsingEveryURL() throws {
+        let gate = try XCTUnwrap(ConnectionWarmupGate(mode: .http2))
+        XCTAssertEqual(gate.originKey("https://Push.Example:8443/3/device/aa"), "https://push.example:8443")
+        XCTAssertEqual(gate.originKey("https://Push.Example:8443/3/device/bb"), "https://push.example:8443")
+        XCTAssertEqual(gate.originKey("https://Push.Example:8443?q"), "https://push.example:8443")
+        // Longer host, other port, other scheme: not the same origin.
+        XCTAssertEqual(gate.originKey("https://Push.Example:84430/3/device/bb"), "https://push.example:84430")
+        XCTAssertEqual(gate.originKey("https://push.example.evil/x"), "https://push.example.evil")
+        XCTAssertNil(gate.originKey("http://push.example.evil/x"), "cleartext is not gated in http2 mode")
+        XCTAssertNil(gate.originKey("http://push.example.evil/y"))
+        XCTAssertEqual(gate.originKey("https://push.example.evil"), "https://push.example.evil")
+    }
+}
