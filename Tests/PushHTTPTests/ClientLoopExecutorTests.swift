@@ -100,14 +100,7 @@ final class ClientLoopExecutorTests: XCTestCase {
         let arrived = await Poll.until { server.held.arrived == 5 }
         XCTAssertTrue(arrived, "\(server.held.arrived) of 5 requests reached the server")
         await client.shutdown(abortInFlight: true)
-        for task in inFlight {
-            do {
-                _ = try await task.value
-                XCTFail("aborted request returned a response")
-            } catch let error as HTTPClientError {
-                XCTAssertEqual(error, .shutDown)
-            }
-        }
+        await assertEachFails(inFlight, with: .shutDown)
         server.held.open()
         await server.stop()
     }

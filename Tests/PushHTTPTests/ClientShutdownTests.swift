@@ -45,14 +45,7 @@ final class ClientShutdownTests: XCTestCase {
         XCTAssertTrue(arrived, "\(server.held.arrived) of 10 requests reached the server")
         // The server holds every answer until after the test, so only the abort can end them.
         await client.shutdown(abortInFlight: true)
-        for task in inFlight {
-            do {
-                _ = try await task.value
-                XCTFail("aborted request returned a response")
-            } catch let error as HTTPClientError {
-                XCTAssertEqual(error, .shutDown)
-            }
-        }
+        await assertEachFails(inFlight, with: .shutDown)
         await server.stop()
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import PushHTTP
 import TestSupport
+import XCTest
 
 /// pushlab's own HTTPServer, started in-process on port 0 with the routes the client tests
 /// need. One TLS listener (certs/server.pem unless told otherwise) and one cleartext listener
@@ -115,5 +116,18 @@ extension HTTPClientConfiguration {
     /// Trusts the dev CA, as every test against pushlab's own TLS listener must.
     static func testing(_ mode: ProtocolMode = .http2, requestTimeout: Duration = .seconds(20)) -> HTTPClientConfiguration {
         HTTPClientConfiguration(protocolMode: mode, caFile: Fixtures.caFile, requestTimeout: requestTimeout)
+    }
+}
+
+/// Awaits every task and checks that each failed with `expected` (none returned a response).
+func assertEachFails(_ tasks: [Task<HTTPResponse, any Error>], with expected: HTTPClientError,
+                     file: StaticString = #filePath, line: UInt = #line) async {
+    for task in tasks {
+        do {
+            _ = try await task.value
+            XCTFail("a request returned a response; expected \(expected)", file: file, line: line)
+        } catch {
+            XCTAssertEqual(error as? HTTPClientError, expected, file: file, line: line)
+        }
     }
 }
