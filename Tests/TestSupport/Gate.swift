@@ -10,7 +10,10 @@ public final class Gate: @unchecked Sendable {
     private var isOpen = false
     private var waiters: [CheckedContinuation<Void, Never>] = []
 
-    public init() {}
+    /// Opens by itself when this many callers have arrived (nil: only `open()` opens it).
+    private let opensAfter: Int?
+
+    public init(opensAfter count: Int? = nil) { opensAfter = count }
 
     /// How many callers reached `pass()` so far.
     public var arrived: Int { lock.withLock { arrivedCount } }
@@ -24,7 +27,7 @@ public final class Gate: @unchecked Sendable {
                 waiters.append(continuation)
                 return false
             }
-            if resumeNow { continuation.resume() }
+            if resumeNow { continuation.resume() } else if let opensAfter, arrived >= opensAfter { open() }
         }
     }
 
