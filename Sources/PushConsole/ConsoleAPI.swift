@@ -39,6 +39,58 @@ enum ConsoleAPI {
             deliveryID = p.deliveryID
             relayPushID = p.relayPushID
         }
+
+        /// The JSON `encode` makes of this summary — the same keys in the same (sorted) order,
+        /// nil fields left out, `receivedAt` in whole milliseconds since 1970 — written directly:
+        /// the live stream encodes every push the gateway takes, and JSONEncoder's reflection
+        /// would cost the gateway a share of its intake.
+        func write(to out: inout [UInt8]) {
+            var first = true
+            func key(_ name: StaticString) {
+                out.append(first ? UInt8(ascii: "{") : UInt8(ascii: ","))
+                first = false
+                out.append(UInt8(ascii: "\""))
+                out.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+                out.append(contentsOf: "\":".utf8)
+            }
+            func string(_ name: StaticString, _ value: String?) {
+                guard let value else { return }
+                key(name)
+                out.append(contentsOf: JSONValue.quoted(value).utf8)
+            }
+            func number(_ name: StaticString, _ value: Int64) {
+                key(name)
+                out.append(contentsOf: String(value).utf8)
+            }
+            string("app", app)
+            string("deliveryID", deliveryID)
+            string("device", device)
+            number("id", id)
+            string("messageID", messageID)
+            string("platform", platform)
+            string("pushType", pushType)
+            string("reason", reason)
+            number("receivedAt", Int64((receivedAt.timeIntervalSince1970 * 1000).rounded()))
+            string("relayPushID", relayPushID)
+            string("source", source)
+            number("status", Int64(status))
+            string("target", target)
+            string("uniqueID", uniqueID)
+            out.append(UInt8(ascii: "}"))
+        }
+    }
+
+    /// A live-stream batch: a JSON array of the pushes' summaries (`Summary.write`).
+    static func encodeStream(_ pushes: [LoggedPush]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(pushes.count * 320)
+        out.append(UInt8(ascii: "["))
+        for (i, push) in pushes.enumerated() {
+            if i > 0 { out.append(UInt8(ascii: ",")) }
+            Summary(push).write(to: &out)
+        }
+        out.append(UInt8(ascii: "]"))
+        return out
     }
 
     struct Page: Encodable {

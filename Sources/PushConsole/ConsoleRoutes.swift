@@ -135,7 +135,7 @@ extension Console {
             var body = Array("retry: 200\n".utf8)
             if let last = batch.last {
                 body += Array("id: \(last.id)\nevent: pushes\ndata: ".utf8)
-                body += ConsoleAPI.encode(batch.map(ConsoleAPI.Summary.init))
+                body += ConsoleAPI.encodeStream(batch)
                 body += Array("\n\n".utf8)
             } else {
                 // An id with no data only sets the id the browser sends back when it reconnects.

@@ -137,6 +137,35 @@ final class ConsoleAPITests: XCTestCase {
         XCTAssertFalse(event.text.contains(ConsoleHarness.token))
     }
 
+    /// The stream writes its summaries itself (not with JSONEncoder): the same objects as the
+    /// paged log's, field for field — including nil fields left out, escapes and the time.
+    func testTheStreamsSummariesAreThePagedLogsSummaries() async throws {
+        let h = try ConsoleHarness(attachLab: false)
+        addTeardownBlock { await h.stop() }
+        try await h.send(#"{"aps":{"alert":"plain"}}"#)
+        let tricky = "quote \" backslash \\ newline \n tab \t bell \u{07} slash / é 🚀"
+        h.console.log.append(LoggedPush(receivedAt: Date(timeIntervalSince1970: 1_764_600_000.1234), source: .relay, platform: .fcm,
+                                        app: tricky, target: "fcm-token-\(tricky)", device: nil, pushType: nil, status: 0,
+                                        reason: tricky, messageID: "projects/p/messages/1", uniqueID: nil, deliveryID: "d\"1",
+                                        headers: [:], payload: "{}"))
+        let stream = try await h.get("/console/api/events?after=0", headers: ["last-event-id": "0"])
+        let data = try XCTUnwrap(stream.text.split(separator: "\n").first { $0.hasPrefix("data: ") }).dropFirst(6)
+        let streamed = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(data.utf8)) as? [[String: Any]])
+        let page = try await h.getJSON("/console/api/pushes")
+        let paged = try XCTUnwrap(page.json["pushes"] as? [[String: Any]])
+        XCTAssertEqual(streamed.count, 2)
+        XCTAssertEqual(paged.count, 2)
+        for (s, p) in zip(streamed, paged.reversed()) {
+            XCTAssertEqual(Set(s.keys), Set(p.keys), "the same fields, nil ones left out")
+            for (key, value) in p where key != "receivedAt" {
+                XCTAssertEqual("\(value)", "\(s[key] ?? "missing")", key)
+            }
+            let ms = try XCTUnwrap(p["receivedAt"] as? Double), streamedMS = try XCTUnwrap(s["receivedAt"] as? Double)
+            XCTAssertEqual(streamedMS, ms.rounded(), accuracy: 0.5)
+        }
+        XCTAssertEqual(streamed.last?["reason"] as? String, tricky)
+    }
+
     func testAnIdleEventStreamEndsAfterItsWaitKeepingTheID() async throws {
         var configuration = ConsoleConfiguration()
         configuration.eventWait = .milliseconds(100)

@@ -8,7 +8,7 @@ when the last one arrived, the stream's rate over the run, the lag after the las
 batches it took, and how many pushes the virtual iPhone ran (of the newest it lists).
 
 usage: console_stream.py ROOT PUSHLAB N [--mode console|console-all|none] [--senders K]
-                         [--connections C]
+                         [--connections C] [--phone-rate N] [--no-follow]
   console      serve --console (the virtual iPhone at its default --console-phone-rate)
   console-all  serve --console --console-phone-rate 1000000 (the iPhone runs every push it can:
                what the console did before the rate)
@@ -26,9 +26,12 @@ def main():
     p.add_argument("--mode", default="console", choices=["console", "console-all", "none"])
     p.add_argument("--senders", type=int, default=1)
     p.add_argument("--connections", type=int, default=1)
+    p.add_argument("--phone-rate", type=int, help="console mode: --console-phone-rate N instead of the default")
+    p.add_argument("--no-follow", action="store_true", help="no stream client (to tell the stream's cost from the rest)")
     a = p.parse_args()
     root, pushlab, count = a.root, os.path.abspath(a.pushlab), a.count
     flags = {"console": ["--console"], "console-all": ["--console", "--console-phone-rate", "1000000"], "none": []}[a.mode]
+    if a.phone_rate and a.mode == "console": flags += ["--console-phone-rate", str(a.phone_rate)]
     serve = subprocess.Popen([pushlab, "serve"] + flags + ["--port", "0", "--apns-port", "0", "--h2c-port", "0", "--quiet"],
                              cwd=root, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     urls = {}
@@ -55,7 +58,7 @@ def main():
                     seen["ids"] += len(batch); seen["batches"] += 1; seen["last_at"] = time.time()
             if seen["ids"] >= count: done.set(); break
             time.sleep(retry)
-    if a.mode != "none":
+    if a.mode != "none" and not a.no_follow:
         threading.Thread(target=follow, daemon=True).start()
     files = []
     for s in range(a.senders):
@@ -74,7 +77,7 @@ def main():
     for f in files: os.unlink(f)
     simulated = None
     if a.mode != "none":
-        done.wait(timeout=120)
+        if not a.no_follow: done.wait(timeout=120)
         try:
             with urllib.request.urlopen(urls["console"] + "/api/devices", timeout=30) as r:
                 notes = json.load(r)["devices"][0]["notifications"]
