@@ -15,7 +15,9 @@ extension MetricsReport {
                           [[opt(totals.sent), "\(totals.delivered)", "\(totals.deliveredLive)", "\(totals.recoveredAtLaunch)",
                             "\(totals.opened)", opt(totals.lost), "\(totals.duplicates)", pct(totals.deliveryRate), pct(totals.openRate),
                             pct(totals.recoveredShare), pct(totals.lostShare), pct(totals.duplicateShare)]])
-        let groupHeader = ["metrics", "delivered", "live", "recovered", "opened", "duplicates", "delivery rate", "open rate",
+        // A group's delivered ids over ALL sent pushes: a push that never reported cannot be
+        // assigned to a route, SDK or platform, so a per-group delivery rate has no denominator.
+        let groupHeader = ["metrics", "delivered", "live", "recovered", "opened", "duplicates", "share of all sent", "open rate",
                            "recovered share", "duplicate share"]
         func groupRow(_ s: Summary) -> [String] {
             ["\(s.metricsReceived)", "\(s.delivered)", "\(s.deliveredLive)", "\(s.recoveredAtLaunch)", "\(s.opened)", "\(s.duplicates)",

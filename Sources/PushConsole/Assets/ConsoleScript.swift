@@ -371,8 +371,8 @@ async function loadMetrics() {
       { label: "delivered", color: "#2f5bea", values: used.map((b) => b.dl / b.c) }, { label: "opened", color: "#1a7f43", values: used.map((b) => b.op / b.c) }],
       used.length ? [time(t0), time(t1)] : []);
   }
-  html += barChart("Delivery rate by route", rep.byRoute.map((s) => ({ label: s.group, value: s.deliveryRate ?? 0, text: pct(s.deliveryRate) })));
-  html += barChart("Delivery rate by SDK", rep.bySDK.map((s) => ({ label: s.group, value: s.deliveryRate ?? 0, text: pct(s.deliveryRate) })));
+  html += barChart("Delivered by route, share of all sent", rep.byRoute.map((s) => ({ label: s.group, value: s.deliveryRate ?? 0, text: pct(s.deliveryRate) })));
+  html += barChart("Delivered by SDK, share of all sent", rep.bySDK.map((s) => ({ label: s.group, value: s.deliveryRate ?? 0, text: pct(s.deliveryRate) })));
   if (data.simulateChart) html += `<div class="panel"><h2>simulate --chart</h2>${data.simulateChart}</div>`;
   out.innerHTML = html + `</div>`;
 }
