@@ -67,8 +67,8 @@ def start_image_server(root):
     return server
 
 
-def start_serve(root, pushlab):
-    proc = subprocess.Popen([pushlab, "serve", "--console", "--port", "0", "--apns-port", "0", "--h2c-port", "0", "--quiet"],
+def start_serve(root, pushlab, *flags):
+    proc = subprocess.Popen([pushlab, "serve", "--console", "--port", "0", "--apns-port", "0", "--h2c-port", "0", "--quiet", *flags],
                             cwd=root, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     urls = {}
     deadline = time.time() + 30
@@ -160,6 +160,40 @@ def android_view(driver, root, pushlab, screenshot):
             demo.kill()
             raise Failure("pushlab demo --console did not stop on SIGTERM")
         check(code == 0, f"pushlab demo --console exited {code} after SIGTERM")
+
+
+def remote_token_view(root, pushlab):
+    """`serve --console --console-remote`: the console link pushlab printed (with the token it
+    made) opens the page in Chromium, the token leaves the address bar, the live stream runs on
+    the cookie and shows a push sent with the CLI; a browser without the token gets 401."""
+    serve, urls = start_serve(root, pushlab, "--console-remote")
+    drivers = []
+    try:
+        link = urls["console"]
+        check("?token=plc_" in link, f"the console line should carry the token pushlab made: {link!r}")
+        bare = link.split("?", 1)[0]
+        driver = browser(1200, 800)
+        drivers.append(driver)
+        driver.get(link)
+        wait(driver, 30, lambda d: "live" == d.find_element(By.ID, "live").text, "the live stream to connect with the cookie")
+        check("token=" not in driver.current_url, f"the token should leave the address bar: {driver.current_url}")
+        apns_id = send_cli(root, pushlab, urls["apns"], "c0ffee" + "1" * 58, "--title", "Remote", "--body", "with a token")
+        wait(driver, 30, lambda d: d.find_elements(By.XPATH, f"//div[@id='log-rows']/div[contains(., '{apns_id}')]"),
+             "the CLI's push in the remote console's log")
+        stranger = browser(800, 600)
+        drivers.append(stranger)
+        stranger.get(bare)
+        body = wait(stranger, 15, lambda d: d.find_element(By.TAG_NAME, "body").text, "the refusal")
+        check("access token" in body and "plc_" not in body, f"a browser without the token should be refused: {body[:200]!r}")
+        return {"remote_token": "ok"}
+    finally:
+        for d in drivers:
+            d.quit()
+        serve.send_signal(signal.SIGINT)
+        try:
+            serve.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            serve.kill()
 
 
 def browser(width, height):
@@ -292,6 +326,9 @@ def run(args):
         # 5. The virtual Android phone in the device view (the demo's Android step).
         if not args.skip_android:
             result.update(android_view(driver, root, args.pushlab, args.android_screenshot))
+        # 6. The console opened to other peers, behind its access token.
+        if args.remote_token:
+            result.update(remote_token_view(root, args.pushlab))
         result["passed"] = True
         print(json.dumps(result))
         return 0
@@ -323,6 +360,7 @@ def main():
     parser.add_argument("--docs-png", help="also save the screenshot here (docs/console.png)")
     parser.add_argument("--android-screenshot", help="save the Android phone's device view here (PNG)")
     parser.add_argument("--skip-android", action="store_true", help="leave out the demo --console Android check (benchmarks)")
+    parser.add_argument("--remote-token", action="store_true", help="also check serve --console --console-remote behind its access token")
     args = parser.parse_args()
     args.pushlab = os.path.abspath(args.pushlab or os.path.join(args.root, ".build/debug/pushlab"))
     sys.exit(run(args))

@@ -6,7 +6,8 @@ import XCTest
 /// .venv; Tests/Peers/console_browser.py): `pushlab serve --console`, a push sent with the CLI
 /// appears without a reload, its timeline and preview, a finding at its pointer as you type,
 /// a push sent from the form recorded by the gateway, the virtual Android phone's shade preview,
-/// channel, metric and tap on `pushlab demo --console`, and screenshots.
+/// channel, metric and tap on `pushlab demo --console`, `--console-remote` behind its access
+/// token (the printed link, the cookie, the live stream), and screenshots.
 final class ConsoleBrowserTests: XCTestCase {
     static let chromium = "/usr/bin/chromium"
     static let chromedriver = "/usr/bin/chromedriver"
@@ -31,7 +32,7 @@ final class ConsoleBrowserTests: XCTestCase {
         // log (benchmarks/console.sh measures 100,000).
         let run = try ProcessRunner.run(Fixtures.python, [Fixtures.path("Tests/Peers/console_browser.py"), "--root", Fixtures.root.path,
                                                           "--prefill", "2000", "--screenshot", log, "--send-screenshot", send,
-                                                          "--android-screenshot", android],
+                                                          "--android-screenshot", android, "--remote-token"],
                                         timeout: 240)
         XCTAssertEqual(run.status, 0, "stdout: \(run.stdout)\nstderr: \(run.stderr.suffix(2000))")
         let result = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data((run.stdout.split(separator: "\n").last ?? "").utf8)) as? [String: Any],
@@ -44,6 +45,7 @@ final class ConsoleBrowserTests: XCTestCase {
         let rows = try XCTUnwrap(result["rendered_rows"] as? Int)
         XCTAssertLessThan(rows, 200, "only the visible rows of the 2,000 are in the page")
         XCTAssertEqual(result["android_metric"] as? String, "sent-once", "the Android phone's delivered metric as the page shows it")
+        XCTAssertEqual(result["remote_token"] as? String, "ok", "--console-remote: the printed link opens the console, the stream runs on its cookie")
         XCTAssertGreaterThan(result["android_picture_width"] as? Int ?? 0, 0, "the Android shade's picture loaded")
         for file in [log, send, android] {
             let png = try XCTUnwrap(FileManager.default.contents(atPath: file), "no screenshot at \(file)")
