@@ -15,22 +15,33 @@ public struct AndroidFleetDelivery: Sendable {
 public struct AndroidArrival: Sendable {
     public var state: AndroidAppState
     public var conditions: AndroidConditions
-    public init(state: AndroidAppState = .background, conditions: AndroidConditions = AndroidConditions()) {
+    /// The phone has no network when the message arrives (an offline span): the SDK stores the
+    /// metric's entry, and the metric's timeline runs when the span ends on this phone — before
+    /// its next message that is not offline, or after its last — with the network back this
+    /// long (ms) after each later message of the span. Only on phones given an order.
+    public var offlineSpacingMs: Int64?
+    public init(state: AndroidAppState = .background, conditions: AndroidConditions = AndroidConditions(), offlineSpacingMs: Int64? = nil) {
         self.state = state
         self.conditions = conditions
+        self.offlineSpacingMs = offlineSpacingMs
     }
 }
 
 /// The gateway's Android deliveries: every FCM message accepted for a device registered as
 /// `android` runs through that device's virtual phone (the Customer.io Android SDK,
-/// docs/android.md), concurrently. A phone keeps what a process keeps (the duplicate guard, the
-/// pending store in its `filesDir`) across messages — unless `phonePerPush` is set: then each
-/// message gets a fresh phone and `filesDir`, so that emulated timelines, which each run from
-/// arrival to their horizon, cannot claim one another's pending entries (the simulator's setup).
+/// docs/android.md). A phone keeps what a process keeps (the duplicate guard, the pending store
+/// in its `filesDir`) across messages — unless `phonePerPush` is set: then each message gets a
+/// fresh phone and `filesDir`.
+///
+/// By default a message runs as soon as the gateway hands it over, concurrently with the others.
+/// A device given an order with `expect(device:deliveryIDs:)` (the simulator's fleet) instead
+/// handles its messages one at a time in that order, each message's metric timeline running
+/// from its arrival to the horizon before the next message arrives — so what its pending store
+/// sees follows from the order, not from thread timing.
 public final class AndroidFleet: @unchecked Sendable {
     private let transport: any HTTPTransport
     private let directory: URL
-    // `phones`, `profiles`, `deliveries`, `running`, `arrival` and `pushCount` are protected by `lock`.
+    // Everything below up to `lock` is protected by `lock`.
     private var profiles: [String: AndroidAppProfile] = [:]
     private var phones: [String: AndroidPhone] = [:]
     private var deliveries: [AndroidFleetDelivery] = []
@@ -39,8 +50,22 @@ public final class AndroidFleet: @unchecked Sendable {
     private var arrival: @Sendable (AcceptedPush) -> AndroidArrival = { _ in AndroidArrival() }
     private var isolated = false
     private var observer: (@Sendable (AndroidFleetDelivery) async -> Void)?
+    private var queues: [String: OrderedQueue] = [:]
     private let lock = NSLock()
     private let idle = AsyncGate()
+
+    /// One phone's messages in the order it handles them.
+    private struct OrderedQueue {
+        var expected: [String] = []
+        var waiting: Set<String> = []
+        var next = 0
+        var arrived: [String: AcceptedPush] = [:]
+        var skipped: Set<String> = []
+        var busy = false
+        /// Messages received during an offline span whose metric timeline waits for its end.
+        var held: [(push: AcceptedPush, report: AndroidReceiveReport, arrival: AndroidArrival)] = []
+        var pending: Bool { next < expected.count }
+    }
 
     /// `directory` holds each phone's `filesDir`.
     public init(transport: any HTTPTransport, directory: URL) {
@@ -69,8 +94,40 @@ public final class AndroidFleet: @unchecked Sendable {
     /// Decides, per message, the app state and the conditions after arrival.
     public func setArrival(_ policy: @escaping @Sendable (AcceptedPush) -> AndroidArrival) { lock.withLock { arrival = policy } }
 
+    /// The next messages `device` will get, by delivery id, in the order it handles them.
+    public func expect(device name: String, deliveryIDs: [String]) {
+        guard !deliveryIDs.isEmpty else { return }
+        lock.withLock {
+            idle.close()
+            var q = queues[name] ?? OrderedQueue()
+            q.expected.append(contentsOf: deliveryIDs)
+            q.waiting.formUnion(deliveryIDs)
+            queues[name] = q
+        }
+        pump(name)
+    }
+
+    /// Messages that will never arrive (the gateway refused them): the phones stop waiting for them.
+    public func skip(deliveryIDs: Set<String>) {
+        guard !deliveryIDs.isEmpty else { return }
+        let names = lock.withLock { () -> [String] in
+            for name in queues.keys { queues[name]!.skipped.formUnion(deliveryIDs.intersection(queues[name]!.waiting)) }
+            return Array(queues.keys)
+        }
+        for name in names { pump(name) }
+    }
+
     public func deliver(_ push: AcceptedPush) {
         guard let name = push.device?.name else { return }
+        let ordered = lock.withLock { () -> Bool in
+            guard let id = push.deliveryID, queues[name]?.waiting.contains(id) == true else { return false }
+            queues[name]!.arrived[id] = push
+            return true
+        }
+        if ordered {
+            pump(name)
+            return
+        }
         let setup: (AndroidPhone, AndroidArrival)?
         do {
             setup = try lock.withLock { () -> (AndroidPhone, AndroidArrival)? in
@@ -81,30 +138,115 @@ public final class AndroidFleet: @unchecked Sendable {
                     : try phoneLocked(name)
                 guard let phone else { return nil }
                 running += 1
+                idle.close()
                 return (phone, arrival(push))
             }
         } catch {
             setup = nil
         }
         guard let (phone, arrival) = setup else { return }
-        idle.close()
         Task {
-            let report: AndroidReceiveReport
-            if let root = try? JSONDocument.parse(push.payload).root, let message = try? AndroidMessage.parse(root) {
-                report = await phone.receive(message, state: arrival.state, conditions: arrival.conditions)
-            } else {
-                report = await phone.receive(AndroidMessage(), state: arrival.state, conditions: arrival.conditions)
-            }
-            let delivery = AndroidFleetDelivery(push: push, deviceName: name, report: report)
-            await self.lock.withLock { self.observer }?(delivery)
-            let done = self.lock.withLock { () -> Bool in
-                self.deliveries.append(delivery)
-                self.running -= 1
-                return self.running == 0
-            }
-            if done { self.idle.open() }
+            let delivery = await self.handle(push, on: phone, name: name, arrival: arrival, deferMetric: false)
+            await self.finish([delivery])
         }
     }
+
+    /// Starts the phone's next message when it has arrived and the phone is free; when the
+    /// phone's order is done, runs the metrics an offline span still holds.
+    private func pump(_ name: String) {
+        enum Step { case run(AcceptedPush, AndroidArrival), release, none }
+        let (step, phone): (Step, AndroidPhone?) = lock.withLock {
+            guard var q = queues[name], !q.busy, let phone = try? phoneLocked(name) else { return (.none, nil) }
+            defer { queues[name] = q }
+            while q.pending, q.skipped.remove(q.expected[q.next]) != nil {
+                q.waiting.remove(q.expected[q.next])
+                q.next += 1
+            }
+            if q.pending, let push = q.arrived.removeValue(forKey: q.expected[q.next]) {
+                q.waiting.remove(q.expected[q.next])
+                q.next += 1
+                q.busy = true
+                running += 1
+                return (.run(push, arrival(push)), phone)
+            }
+            if !q.pending {
+                q.expected.removeAll()
+                q.next = 0
+                if !q.held.isEmpty {
+                    q.busy = true
+                    running += 1
+                    return (.release, phone)
+                }
+                if isIdleLocked { idle.open() }
+            }
+            return (.none, nil)
+        }
+        guard let phone else { return }
+        Task {
+            var finished: [AndroidFleetDelivery] = []
+            switch step {
+            case .run(let push, let arrival):
+                // A message that finds the network back ends the offline span first.
+                if arrival.offlineSpacingMs == nil { finished += await self.release(name, on: phone) }
+                let held = arrival.offlineSpacingMs != nil
+                let delivery = await self.handle(push, on: phone, name: name, arrival: arrival, deferMetric: held)
+                if held {
+                    self.lock.withLock { self.queues[name]!.held.append((push, delivery.report, arrival)) }
+                } else {
+                    finished.append(delivery)
+                }
+            case .release:
+                finished += await self.release(name, on: phone)
+            case .none:
+                break
+            }
+            self.lock.withLock { self.queues[name]!.busy = false }
+            await self.finish(finished)
+            self.pump(name)
+        }
+    }
+
+    /// Runs the held metrics of `name`'s offline span, in arrival order: the network comes back
+    /// `offlineSpacingMs` after the span's last message, each later message having arrived that
+    /// long after the one before. The app is not opened before the network is back.
+    private func release(_ name: String, on phone: AndroidPhone) async -> [AndroidFleetDelivery] {
+        let held = lock.withLock { () -> [(push: AcceptedPush, report: AndroidReceiveReport, arrival: AndroidArrival)] in
+            defer { queues[name]?.held.removeAll() }
+            return queues[name]?.held ?? []
+        }
+        var out: [AndroidFleetDelivery] = []
+        for (i, h) in held.enumerated() {
+            var report = h.report
+            if report.deliveredTracked, let id = report.deliveryID,
+               let token = (try? JSONDocument.parse(h.push.payload).root).flatMap({ try? AndroidMessage.parse($0) })?.deliveryToken {
+                var conditions = h.arrival.conditions
+                let back = Int64(held.count - i) * (h.arrival.offlineSpacingMs ?? 0)
+                conditions.offline.append(AndroidTimeWindow(startMs: 0, endMs: max(back, 1)))
+                conditions.launchAtMs = nil
+                report.metric = await phone.runDeferredMetric(deliveryID: id, deliveryToken: token, conditions: conditions)
+            }
+            out.append(AndroidFleetDelivery(push: h.push, deviceName: name, report: report))
+        }
+        return out
+    }
+
+    private func handle(_ push: AcceptedPush, on phone: AndroidPhone, name: String, arrival: AndroidArrival, deferMetric: Bool) async -> AndroidFleetDelivery {
+        let message = (try? JSONDocument.parse(push.payload).root).flatMap { try? AndroidMessage.parse($0) } ?? AndroidMessage()
+        let report = await phone.receive(message, state: arrival.state, conditions: arrival.conditions, deferMetric: deferMetric)
+        return AndroidFleetDelivery(push: push, deviceName: name, report: report)
+    }
+
+    /// Counts `deliveries` (and the work that produced them) as finished.
+    private func finish(_ finished: [AndroidFleetDelivery]) async {
+        if let observer = lock.withLock({ observer }) { for d in finished { await observer(d) } }
+        lock.withLock {
+            deliveries += finished
+            running -= 1
+            if isIdleLocked { idle.open() }
+        }
+    }
+
+    private var isIdleLocked: Bool { running == 0 && !queues.values.contains { $0.pending || !$0.held.isEmpty } }
 
     private func phoneLocked(_ name: String) throws -> AndroidPhone? {
         if let phone = phones[name] { return phone }

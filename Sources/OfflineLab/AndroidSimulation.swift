@@ -6,15 +6,19 @@ import PushMetrics
 import PushSend
 
 extension Simulation {
-    static let androidDevice = "sim-android"
-    static let androidToken = "sImAnDrOiD01:APA91b" + String(repeating: "pushlabSimulatedPhone_-", count: 6)
+    /// Android phone k's name and FCM registration token.
+    static func androidDevice(_ k: Int) -> String { "sim-android-\(k + 1)" }
+    static func androidToken(_ k: Int) -> String { "sImAnDrOiD\(String(format: "%06d", k)):APA91b" + String(repeating: "pushlabSimulatedPhone_-", count: 6) }
 
     /// The experiment on the virtual Android phone (docs/recovery.md "Android"): N data messages
     /// through the real stack — FCM client (OAuth from the dev service account) → the gateway's
     /// FCM route → the Customer.io Android SDK (pending store file, WorkManager job with its
     /// network constraint and back-off, foreground hand-off) → collector — under the same seeded
-    /// kills and failing metrics as the iPhone run, plus Doze. Each push's metric runs in
-    /// emulated time from its arrival to the horizon; counts come from the collector's records.
+    /// kills and failing metrics as the iPhone run, plus Doze and offline spans. The pushes are
+    /// spread over `devices` phones as on the iPhone; each phone keeps its pending store across
+    /// pushes and handles them one at a time in push order, each push's metric running in
+    /// emulated time from its arrival to the horizon (an offline span's metrics once the span
+    /// ends on that phone). Counts come from the collector's records.
     public func runAndroid(_ p: SimulationParameters, progress: @escaping @Sendable (Int, Int) -> Void = { _, _ in }) async throws -> SimulationResult {
         let started = ContinuousClock.now
         let settings = p.android ?? AndroidSimulationSettings()
@@ -33,42 +37,51 @@ extension Simulation {
 
         var app = androidProfile
         app.sdkMode = p.store.androidSDKMode
-        lab.addAndroidDevice(name: Self.androidDevice, profile: app, fcmToken: Self.androidToken)
-        lab.androidFleet.phonePerPush = true
+        let phones = max(p.devices, 1)
+        for k in 0..<phones { lab.addAndroidDevice(name: Self.androidDevice(k), profile: app, fcmToken: Self.androidToken(k)) }
         let launches = p.launches
         lab.androidFleet.setArrival { push in
-            AndroidArrival(state: .background, conditions: Self.conditions(for: push.deliveryID.flatMap { fatesByID[$0] }, settings: settings, launches: launches))
+            let fate = push.deliveryID.flatMap { fatesByID[$0] }
+            return AndroidArrival(state: .background, conditions: Self.conditions(for: fate, settings: settings, launches: launches),
+                                  offlineSpacingMs: fate?.offline == true ? settings.offlinePushSpacingMs : nil)
         }
+        var order = [[String]](repeating: [], count: phones)
+        for n in 1...max(p.pushes, 1) { order[p.phone(of: n)].append(Self.deliveryID(n)) }
+        for k in 0..<phones { lab.androidFleet.expect(device: Self.androidDevice(k), deliveryIDs: order[k]) }
 
         let client = try lab.fcmClient()
         let done = Counter()
         let image = lab.images.url(for: "small-image.png")
-        let accepted = await withTaskGroup(of: Bool.self) { group in
-            var accepted = 0
+        let refused = await withTaskGroup(of: (Int, Bool).self) { group in
+            var refused: [Int] = []
             var next = 1
             func add() {
                 let n = next
                 next += 1
+                let token = Self.androidToken(p.phone(of: n))
                 group.addTask {
-                    let body = #"{"message":{"token":"\#(Self.androidToken)","android":{"priority":"high"},"data":{"title":"sim","body":"push \#(n)","image":"\#(image)?android=\#(n)","CIO-Delivery-ID":"\#(Self.deliveryID(n))","CIO-Delivery-Token":"sim-token"}}}"#
+                    let body = #"{"message":{"token":"\#(token)","android":{"priority":"high"},"data":{"title":"sim","body":"push \#(n)","image":"\#(image)?android=\#(n)","CIO-Delivery-ID":"\#(Self.deliveryID(n))","CIO-Delivery-Token":"sim-token"}}}"#
                     guard let document = try? JSONDocument.parse(Array(body.utf8)),
                           let message = try? PreparedFCMMessage(document: document, validateOnly: false) else {
                         progress(done.increment(), p.pushes)
-                        return false
+                        return (n, false)
                     }
-                    let ok = await client.send(message, to: .token(Self.androidToken), index: UInt64(n)).isAccepted
+                    let ok = await client.send(message, to: .token(token), index: UInt64(n)).isAccepted
                     progress(done.increment(), p.pushes)
-                    return ok
+                    return (n, ok)
                 }
             }
             while next <= p.pushes && next <= max(p.concurrency, 1) { add() }
-            for await ok in group {
-                if ok { accepted += 1 }
+            for await (n, ok) in group {
+                if !ok { refused.append(n) }
                 if next <= p.pushes { add() }
             }
-            return accepted
+            return refused
         }
+        let accepted = p.pushes - refused.count
+        lab.androidFleet.skip(deliveryIDs: Set(refused.map(Self.deliveryID)))
         await lab.androidFleet.waitUntilIdle()
+        let dropped = p.store == .off ? nil : (0..<phones).compactMap { try? lab.androidFleet.phone(named: Self.androidDevice($0))?.store?.droppedAtCap }.reduce(0, +)
         let report = try lab.report()
         let runs = lab.androidFleet.finished
         await lab.stop()
@@ -91,7 +104,8 @@ extension Simulation {
                                 recoveryRatio: missed == 0 ? nil : Double(t.recoveredAtLaunch) / Double(missed),
                                 timeToMetricP50Ms: nil, timeToMetricP95Ms: nil, wallSeconds: (ContinuousClock.now - started).seconds,
                                 platform: .android, android: counts,
-                                byFault: SimulationResult.faultOutcomes(fates: fates, deliveryID: Self.deliveryID, report: report))
+                                byFault: SimulationResult.faultOutcomes(fates: fates, deliveryID: Self.deliveryID, report: report),
+                                droppedByCap: dropped)
     }
 
     /// What happens on the phone after push arrives, from its fate: a kill during the worker's

@@ -22,21 +22,45 @@ public struct FleetDelivery: Sendable {
 }
 
 /// The gateway's delivery sink: every push accepted for a device with an app profile runs
-/// through that app's Notification Service Extension, concurrently, as on a phone.
+/// through that app's Notification Service Extension, as on a phone.
 /// `killAt` lets a caller (the demo, the simulator) end an extension process at a chosen moment.
+///
+/// By default a push runs as soon as the gateway hands it over, concurrently with the others.
+/// A device given an order with `expect(device:deliveryIDs:extensionsAtOnce:)` (the simulator's
+/// fleet) instead runs its pushes in that order, at most `extensionsAtOnce` at a time, each
+/// starting only when every push before it has started: which push a phone handles when does
+/// not depend on how the gateway's threads interleave.
 public final class DeviceFleet: PushDeliverySink, @unchecked Sendable {
     private let transport: any HTTPTransport
     private let clock: any NSEClock
     private let budget: Duration
     private let temporaryDirectory: URL
-    // `members`, `deliveries`, `running` and `killPolicy` are protected by `lock`.
+    // Everything below up to `lock` is protected by `lock`.
     private var members: [String: FleetMember] = [:]
     private var deliveries: [FleetDelivery] = []
     private var running = 0
     private var killPolicy: @Sendable (AcceptedPush) -> Duration? = { _ in nil }
+    private var killTrigger: @Sendable (AcceptedPush) -> (@Sendable () async -> Void)? = { _ in nil }
     private var observer: (@Sendable (FleetDelivery) -> Void)?
+    private var queues: [String: OrderedQueue] = [:]
     private let lock = NSLock()
     private let idle = AsyncGate()
+
+    /// A push ready to run: the push, its phone, its kill instant and kill event.
+    private typealias Start = (push: AcceptedPush, member: FleetMember, killAt: Duration?, killWhen: (@Sendable () async -> Void)?)
+
+    /// One phone's pushes in the order it handles them.
+    private struct OrderedQueue {
+        var expected: [String] = []
+        /// `expected[next...]`, for lookups.
+        var waiting: Set<String> = []
+        var next = 0
+        var arrived: [String: AcceptedPush] = [:]
+        var skipped: Set<String> = []
+        var running = 0
+        var limit = 1
+        var pending: Bool { next < expected.count }
+    }
 
     public init(transport: any HTTPTransport, clock: any NSEClock = ScaledClock(), budget: Duration = .seconds(30),
                 temporaryDirectory: URL) {
@@ -52,40 +76,129 @@ public final class DeviceFleet: PushDeliverySink, @unchecked Sendable {
     /// Decides, per push, the emulated instant its extension process is killed (nil: never).
     public func setKillPolicy(_ policy: @escaping @Sendable (AcceptedPush) -> Duration?) { lock.withLock { killPolicy = policy } }
 
+    /// Decides, per push, an event that kills its extension process (`NSEConfiguration.killWhen`; nil: none).
+    public func setKillTrigger(_ trigger: @escaping @Sendable (AcceptedPush) -> (@Sendable () async -> Void)?) {
+        lock.withLock { killTrigger = trigger }
+    }
+
     /// Called with each extension run as it finishes (`pushlab demo --console` shows them).
     public func setObserver(_ observer: @escaping @Sendable (FleetDelivery) -> Void) { lock.withLock { self.observer = observer } }
 
+    /// The next pushes `device` will get, by delivery id, in the order its extensions must
+    /// start; at most `extensionsAtOnce` run at once. A push not listed runs on arrival.
+    public func expect(device name: String, deliveryIDs: [String], extensionsAtOnce: Int = 1) {
+        guard !deliveryIDs.isEmpty else { return }
+        let start: [Start] = lock.withLock {
+            idle.close()
+            var q = queues[name] ?? OrderedQueue()
+            q.expected.append(contentsOf: deliveryIDs)
+            q.waiting.formUnion(deliveryIDs)
+            q.limit = max(1, extensionsAtOnce)
+            queues[name] = q
+            return pumpLocked(name)
+        }
+        for s in start { launch(s, ordered: name) }
+    }
+
+    /// Pushes that will never arrive (the gateway refused them): the phones stop waiting for them.
+    public func skip(deliveryIDs: Set<String>) {
+        guard !deliveryIDs.isEmpty else { return }
+        let start = lock.withLock { () -> [(Start, String)] in
+            var start: [(Start, String)] = []
+            for name in queues.keys {
+                queues[name]!.skipped.formUnion(deliveryIDs.intersection(queues[name]!.waiting))
+                start += pumpLocked(name).map { ($0, name) }
+            }
+            if isIdleLocked { idle.open() }
+            return start
+        }
+        for (s, name) in start { launch(s, ordered: name) }
+    }
+
     public func deliver(_ push: AcceptedPush) {
         guard let name = push.device?.name else { return }
-        let setup: (FleetMember, Duration?)? = lock.withLock {
+        let ordered: [Start]? = lock.withLock {
+            guard let id = push.deliveryID, var q = queues[name], q.waiting.contains(id) else { return nil }
+            q.arrived[id] = push
+            queues[name] = q
+            return pumpLocked(name)
+        }
+        if let ordered {
+            for s in ordered { launch(s, ordered: name) }
+            return
+        }
+        let setup: Start? = lock.withLock {
             guard let m = members[name] else { return nil }
             running += 1
-            return (m, killPolicy(push))
+            idle.close()
+            return (push, m, killPolicy(push), killTrigger(push))
         }
-        guard let (member, killAt) = setup else { return }
-        idle.close()
+        if let setup { launch(setup, ordered: nil) }
+    }
+
+    /// Takes the pushes that may start now on an ordered phone (counted as running).
+    private func pumpLocked(_ name: String) -> [Start] {
+        guard var q = queues[name], let member = members[name] else { return [] }
+        var start: [Start] = []
+        while q.pending && q.running < q.limit {
+            let id = q.expected[q.next]
+            if q.skipped.remove(id) != nil {
+                q.next += 1
+                q.waiting.remove(id)
+                continue
+            }
+            guard let push = q.arrived.removeValue(forKey: id) else { break }
+            q.next += 1
+            q.waiting.remove(id)
+            q.running += 1
+            running += 1
+            start.append((push, member, killPolicy(push), killTrigger(push)))
+        }
+        if !q.pending {
+            q.expected.removeAll()
+            q.next = 0
+        }
+        queues[name] = q
+        return start
+    }
+
+    private var isIdleLocked: Bool { running == 0 && !queues.values.contains { $0.pending } }
+
+    /// Runs one extension; on an ordered phone, starts what may follow it.
+    private func launch(_ s: Start, ordered: String?) {
+        let push = s.push
+        guard let name = push.device?.name else { return }
         Task {
-            let report = await self.runExtension(push: push, member: member, killAt: killAt)
+            let report = await self.runExtension(push: push, member: s.member, killAt: s.killAt, killWhen: s.killWhen)
             let delivery = FleetDelivery(push: push, deviceName: name, report: report)
-            let (done, observer) = self.lock.withLock { () -> (Bool, (@Sendable (FleetDelivery) -> Void)?) in
+            let (start, done, observer) = self.lock.withLock { () -> ([Start], Bool, (@Sendable (FleetDelivery) -> Void)?) in
                 self.deliveries.append(delivery)
                 self.running -= 1
-                return (self.running == 0, self.observer)
+                var start: [Start] = []
+                if let ordered {
+                    self.queues[ordered]?.running -= 1
+                    start = self.pumpLocked(ordered)
+                }
+                return (start, self.isIdleLocked && start.isEmpty, self.observer)
             }
             observer?(delivery)
-            if done { self.idle.open() }
+            for s in start { self.launch(s, ordered: ordered) }
+            // Re-checked under the lock: another push may have started since.
+            if done { self.lock.withLock { if self.isIdleLocked { self.idle.open() } } }
         }
     }
 
-    private func runExtension(push: AcceptedPush, member: FleetMember, killAt: Duration?) async -> NSERunReport {
+    private func runExtension(push: AcceptedPush, member: FleetMember, killAt: Duration?,
+                              killWhen: (@Sendable () async -> Void)?) async -> NSERunReport {
         let store: any PendingMetricStore
         do {
             store = try PendingMetricStores.open(profile: member.profile, process: .notificationServiceExtension, container: member.container)
         } catch {
             store = DisabledPendingMetricStore(reason: "\(error)")
         }
-        let configuration = NSEConfiguration(profile: member.profile, budget: budget, killAt: killAt, store: store,
+        var configuration = NSEConfiguration(profile: member.profile, budget: budget, killAt: killAt, store: store,
                                              temporaryDirectory: temporaryDirectory)
+        configuration.killWhen = killWhen
         let nse = NotificationServiceExtension(configuration: configuration, transport: transport, clock: clock)
         let payload = (try? JSONDocument.parse(push.payload).root) ?? .object(JSONObject())
         return await nse.run(payload: payload)

@@ -12,15 +12,20 @@ import PushHTTP
 /// - a metric of a push killed `in-flight` is sent, stored by the collector, and its answer held
 ///   until the extension dies;
 /// - a failing metric gets a network error (cio-4 sends once, so it is not retried).
+///
+/// A held request tells `holds`, so that the simulator kills its extension at that event rather
+/// than at an instant a busy machine could reach before the request was made.
 final class FaultyNetwork: HTTPTransport, @unchecked Sendable {
     private let wrapped: any HTTPTransport
     private let fates: [String: PushFate]
+    private let holds: MetricHolds
     /// Longest a held request waits for its extension to die before giving up (real time).
     private let holdLimit: Duration = .seconds(10)
 
-    init(wrapping transport: any HTTPTransport, fates: [String: PushFate]) {
+    init(wrapping transport: any HTTPTransport, fates: [String: PushFate], holds: MetricHolds) {
         wrapped = transport
         self.fates = fates
+        self.holds = holds
     }
 
     func send(_ request: HTTPRequest) async throws -> HTTPResponse {
@@ -30,20 +35,22 @@ final class FaultyNetwork: HTTPTransport, @unchecked Sendable {
         }
         switch fate.killed {
         case .beforeSend?:
-            try await hold()
+            try await hold(id)
             throw HTTPClientError.cancelled
         case .inFlight?:
             let response = try await wrapped.send(request)
-            try await hold()
+            try await hold(id)
             return response
         case .mixed?, nil:
+            if fate.offline { throw HTTPClientError.connectFailed("the phone is offline (pushlab simulate --offline)") }
             if fate.metricFails { throw HTTPClientError.connectFailed("simulated network failure (pushlab simulate)") }
             return try await wrapped.send(request)
         }
     }
 
     /// Waits until the calling task is cancelled (the extension was killed).
-    private func hold() async throws {
+    private func hold(_ id: String) async throws {
+        holds.reach(id)
         do { try await Task.sleep(for: holdLimit) } catch { throw HTTPClientError.cancelled }
     }
 
@@ -51,5 +58,45 @@ final class FaultyNetwork: HTTPTransport, @unchecked Sendable {
     static func deliveryID(_ body: [UInt8]) -> String? {
         guard let root = try? JSONDocument.parse(body).root else { return nil }
         return root["properties"]?["deliveryId"]?.stringValue ?? root["delivery_id"]?.stringValue
+    }
+}
+
+/// Delivery ids whose metric request the faulty network holds: `wait` returns once the request
+/// of that id is held (or when the waiting task is cancelled).
+final class MetricHolds: @unchecked Sendable {
+    // Everything below is protected by `lock`.
+    private var reached: Set<String> = []
+    private var cancelled: Set<String> = []
+    private var waiters: [String: CheckedContinuation<Void, Never>] = [:]
+    private let lock = NSLock()
+
+    func reach(_ id: String) {
+        let waiter = lock.withLock { () -> CheckedContinuation<Void, Never>? in
+            reached.insert(id)
+            return waiters.removeValue(forKey: id)
+        }
+        waiter?.resume()
+    }
+
+    func wait(_ id: String) async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+                let now = lock.withLock { () -> Bool in
+                    if reached.contains(id) || cancelled.remove(id) != nil { return true }
+                    waiters[id] = c
+                    return false
+                }
+                if now { c.resume() }
+            }
+        } onCancel: {
+            let waiter = lock.withLock { () -> CheckedContinuation<Void, Never>? in
+                guard let w = waiters.removeValue(forKey: id) else {
+                    cancelled.insert(id)
+                    return nil
+                }
+                return w
+            }
+            waiter?.resume()
+        }
     }
 }

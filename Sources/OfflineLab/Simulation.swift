@@ -17,8 +17,9 @@ public struct Simulation: Sendable {
     /// The Android app for `runAndroid` (its SDK mode is set per run from the store).
     public var androidProfile = AndroidAppProfile(package: "io.pushlab.shop", label: "Pushlab Shop", cdpApiKey: "pushlab-demo-cdp-key",
                                                   channels: [AndroidChannel(id: "io.pushlab.shop", importance: 3)])
-    static let device = "sim-iphone"
-    static let token = String(repeating: "5e", count: 32)
+    /// Phone k's name and APNs token.
+    static func device(_ k: Int) -> String { "sim-iphone-\(k + 1)" }
+    static func token(_ k: Int) -> String { String(repeating: "5e", count: 28) + String(format: "%08x", k) }
 
     public init(certsDirectory: String, assetsDirectory: String, profile: AppProfile) {
         self.certsDirectory = certsDirectory
@@ -27,6 +28,12 @@ public struct Simulation: Sendable {
     }
 
     /// Runs one experiment. `progress(done, total)` is called as pushes complete.
+    ///
+    /// The pushes are spread over `devices` phones by the seed; each phone runs its extensions in
+    /// push order, `extensionsPerPhone` at a time, and is killed at an event (its metric request
+    /// held on the phone), not at an instant. With one extension at a time per phone, what each
+    /// App Group store sees — writes, removals, evictions, launches — follows from the seed and
+    /// the push order alone, so the counts do not depend on the machine's load.
     public func run(_ p: SimulationParameters, progress: @escaping @Sendable (Int, Int) -> Void = { _, _ in }) async throws -> SimulationResult {
         let started = ContinuousClock.now
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("pushlab-sim-\(UUID().uuidString.prefix(8))")
@@ -44,7 +51,8 @@ public struct Simulation: Sendable {
             return fates[n - 1].imageLatency / scale
         }
         let byID = fatesByID
-        configuration.deviceNetwork = { FaultyNetwork(wrapping: $0, fates: byID) }
+        let holds = MetricHolds()
+        configuration.deviceNetwork = { FaultyNetwork(wrapping: $0, fates: byID, holds: holds) }
         let lab = try Lab(configuration: configuration)
         try lab.start()
 
@@ -53,24 +61,30 @@ public struct Simulation: Sendable {
         app.sdkMode = p.store.sdkMode
         app.appGroupID = nil
         app.extensionBundleID = app.bundleID + (p.misconfiguredAppGroup ? ".PushExtension" : ".richpush")
-        lab.addDevice(name: Self.device, profile: app, apnsToken: Self.token)
-        // A killed extension dies after its pending row is written and while its metric is held:
-        // at a tenth of the budget, never sooner than 30 ms of real time (so the row is on disk),
-        // and far from the expiry, so a timer firing late on a busy machine cannot turn a kill
-        // into an expiry.
-        let killAt = min(p.budget / 2, max(p.budget / 10, .milliseconds(30) * scale))
-        lab.fleet.setKillPolicy { push in push.deliveryID.flatMap { byID[$0]?.killed } != nil ? killAt : nil }
+        let phones = max(p.devices, 1)
+        for k in 0..<phones { lab.addDevice(name: Self.device(k), profile: app, apnsToken: Self.token(k)) }
+        // A killed extension dies once its metric request is held on the phone (after its
+        // pending row was written; for in-flight, after the collector stored it).
+        lab.fleet.setKillTrigger { push in
+            guard let id = push.deliveryID, byID[id]?.killed != nil else { return nil }
+            return { await holds.wait(id) }
+        }
 
         let client = try lab.apnsClient()
         let done = Counter()
         var launchReports: [LaunchRecoveryReport] = []
         var acceptedCount = 0
         for batch in Self.batches(pushes: p.pushes, launches: p.launches) {
-            acceptedCount += await send(batch, client: client, lab: lab, concurrency: p.concurrency) {
-                progress(done.increment(), p.pushes)
-            }
+            var order = [[String]](repeating: [], count: phones)
+            for n in batch.range { order[p.phone(of: n)].append(Self.deliveryID(n)) }
+            for k in 0..<phones { lab.fleet.expect(device: Self.device(k), deliveryIDs: order[k], extensionsAtOnce: p.extensionsPerPhone) }
+            let refused = await send(batch, client: client, lab: lab, parameters: p) { progress(done.increment(), p.pushes) }
+            acceptedCount += batch.range.count - refused.count
+            lab.fleet.skip(deliveryIDs: Set(refused.map(Self.deliveryID)))
             await lab.fleet.waitUntilIdle()
-            if batch.launchAfter { launchReports.append(try await lab.launchApp(device: Self.device)) }
+            if batch.launchAfter {
+                for k in 0..<phones { launchReports.append(try await lab.launchApp(device: Self.device(k))) }
+            }
         }
         await lab.fleet.waitUntilIdle()
         let report = try lab.report()
@@ -84,32 +98,35 @@ public struct Simulation: Sendable {
         return result
     }
 
-    /// Sends one batch with at most `concurrency` pushes in flight; returns how many APNs accepted.
-    private func send(_ batch: Batch, client: APNsClient, lab: Lab, concurrency: Int, onDone: @escaping @Sendable () -> Void) async -> Int {
+    /// Sends one batch with at most `concurrency` pushes in flight, each to its phone's token;
+    /// returns the push numbers the gateway did not accept.
+    private func send(_ batch: Batch, client: APNsClient, lab: Lab, parameters p: SimulationParameters,
+                      onDone: @escaping @Sendable () -> Void) async -> [Int] {
         let image = lab.images.url(for: "small-image.png")
-        return await withTaskGroup(of: Bool.self) { group in
-            var accepted = 0
+        return await withTaskGroup(of: (Int, Bool).self) { group in
+            var refused: [Int] = []
             var next = batch.range.lowerBound
             func add() {
                 let n = next
                 next += 1
+                let token = Self.token(p.phone(of: n))
                 group.addTask {
                     let body = #"{"aps":{"alert":{"title":"sim","body":"push \#(n)"},"mutable-content":1},"CIO-Delivery-ID":"\#(Self.deliveryID(n))","CIO-Delivery-Token":"sim-token","CIO":{"push":{"image":"\#(image)?push=\#(n)"}}}"#
                     guard let push = try? PreparedAPNsPush(payload: Array(body.utf8), options: APNsPushOptions(topic: self.profile.bundleID)) else {
                         onDone()
-                        return false
+                        return (n, false)
                     }
-                    let ok = await client.send(push, to: Self.token, index: UInt64(n)).isAccepted
+                    let ok = await client.send(push, to: token, index: UInt64(n)).isAccepted
                     onDone()
-                    return ok
+                    return (n, ok)
                 }
             }
-            while next <= batch.range.upperBound && next - batch.range.lowerBound < max(concurrency, 1) { add() }
-            for await ok in group {
-                if ok { accepted += 1 }
+            while next <= batch.range.upperBound && next - batch.range.lowerBound < max(p.concurrency, 1) { add() }
+            for await (n, ok) in group {
+                if !ok { refused.append(n) }
                 if next <= batch.range.upperBound { add() }
             }
-            return accepted
+            return refused
         }
     }
 

@@ -9,12 +9,12 @@ extension SimulatedStore {
 extension SimulationResult {
     /// The Android runs as a Markdown table, one row per result.
     public static func androidMarkdown(_ results: [SimulationResult]) -> String {
-        var out = "| store (Android SDK) | sent | accepted | tracked | killed | re-sent by WorkManager | handed off at launch | pending at horizon | delivered live | recovered at launch | lost | duplicates | recovery ratio |\n"
-        out += "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"
+        var out = "| store (Android SDK) | sent | accepted | tracked | killed | re-sent by WorkManager | handed off at launch | pending at horizon | delivered live | recovered at launch | lost | duplicates | dropped by store cap | recovery ratio |\n"
+        out += "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"
         for r in results {
             let a = r.android ?? AndroidRunCounts()
             let ratio = r.recoveryRatio.map { String(format: "%.1f%%", $0 * 100) } ?? "—"
-            out += "| \(r.parameters.store.rawValue) (\(r.parameters.store.androidSDKMode.rawValue)) | \(r.sent) | \(r.accepted) | \(a.tracked) | \(a.killed) | \(a.retried) | \(a.handedOff) | \(a.pendingAtEnd) | \(r.deliveredLive) | \(r.recoveredAtLaunch) | \(r.lost) | \(r.duplicates) | \(ratio) |\n"
+            out += "| \(r.parameters.store.rawValue) (\(r.parameters.store.androidSDKMode.rawValue)) | \(r.sent) | \(r.accepted) | \(a.tracked) | \(a.killed) | \(a.retried) | \(a.handedOff) | \(a.pendingAtEnd) | \(r.deliveredLive) | \(r.recoveredAtLaunch) | \(r.lost) | \(r.duplicates) | \(r.droppedByCap.map(String.init) ?? "—") | \(ratio) |\n"
         }
         return out
     }

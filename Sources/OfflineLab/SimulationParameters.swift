@@ -67,21 +67,43 @@ public struct SimulationParameters: Sendable, Codable, Equatable {
     /// The extension's bundle id ends in a suffix the SDK does not strip, so the App Group id
     /// it infers is wrong and the store is silently off (docs/specs/device-side.md §4).
     public var misconfiguredAppGroup = false
-    /// Pushes in flight at once.
+    /// Push numbers (1-based, inclusive) that reach a phone while it has no network: the metric
+    /// cannot leave (iOS: its request fails, the row waits for a launch; Android: WorkManager waits
+    /// for the network, which comes back after the span's last push on that phone).
+    public var offline: [ClosedRange<Int>] = []
+    /// Pushes in flight at once between the sender and the gateway.
     public var concurrency = 64
+    /// The phones the pushes are spread over (each with its own App Group store or `filesDir`).
+    public var devices = 100
+    /// Notification Service Extensions one iPhone runs at once, started in push order. 1 (the
+    /// default) makes every count a function of the seed; more lets the App Group store see
+    /// writes interleaved by thread timing (the stress mode: `devices 1`, this 64).
+    public var extensionsPerPhone = 1
     /// Android-only settings; nil for an iPhone run.
     public var android: AndroidSimulationSettings?
 
     public init() {}
 
-    /// The fate of push `n` (1-based), drawn from the seed alone.
+    /// The fate of push `n` (1-based), drawn from the seed alone. A push in an offline span
+    /// meets no other fault: its metric cannot leave the phone anyway.
     func fate(of n: Int) -> PushFate {
         var random = SeededRandom.derived(seed: seed, index: UInt64(n))
         let killed = random.chance(killRate)
         let stage: KillStage = killStage == .mixed ? (random.chance(0.5) ? .inFlight : .beforeSend) : killStage
         let fails = random.chance(metricFailureRate) || outages.contains { $0.contains(n) }
         let latency = imageLatency.sample(&random)
+        if offline.contains(where: { $0.contains(n) }) {
+            return PushFate(killed: nil, metricFails: false, imageLatency: latency, offline: true)
+        }
         return PushFate(killed: killed ? stage : nil, metricFails: fails && !killed, imageLatency: latency)
+    }
+
+    /// The phone push `n` goes to (0-based): drawn from the seed and n, from a stream of its own
+    /// (the faults' draws stay as they were).
+    func phone(of n: Int) -> Int {
+        guard devices > 1 else { return 0 }
+        var random = SeededRandom.derived(seed: seed ^ 0xF1EE_7000, index: UInt64(n))
+        return Int(random.next() % UInt64(devices))
     }
 
     /// The fate of push `n` on the Android phone: the same kills and failing metrics as
@@ -90,7 +112,7 @@ public struct SimulationParameters: Sendable, Codable, Equatable {
     func androidFate(of n: Int) -> PushFate {
         var f = fate(of: n)
         var random = SeededRandom.derived(seed: seed ^ 0xA4D2_0DCE, index: UInt64(n))
-        f.dozes = random.chance(android?.dozeRate ?? 0) && f.killed == nil && !f.metricFails
+        f.dozes = random.chance(android?.dozeRate ?? 0) && f.killed == nil && !f.metricFails && !f.offline
         return f
     }
 }
@@ -108,6 +130,9 @@ public struct AndroidSimulationSettings: Sendable, Codable, Equatable {
     /// Nothing is emulated past this instant after a push: a metric still pending then (the app
     /// not opened for that long) counts as lost.
     public var horizonMs: Int64 = 86_400_000
+    /// Emulated time between two pushes on one phone during an offline span: the network comes
+    /// back this long after the span's last push on that phone.
+    public var offlinePushSpacingMs: Int64 = 60_000
 
     public init() {}
 }
@@ -119,13 +144,15 @@ struct PushFate: Sendable, Equatable {
     var imageLatency: Duration
     /// Android: the phone dozes when the push arrives.
     var dozes = false
+    /// The phone has no network when the push arrives (`--offline`).
+    var offline = false
 
     /// The fault a push met, for the per-fault table.
     var fault: SimulatedFault {
         switch killed {
         case .beforeSend?: return .killedBeforeSend
         case .inFlight?, .mixed?: return .killedInFlight
-        case nil: return metricFails ? .metricFailed : dozes ? .doze : .none
+        case nil: return offline ? .offline : metricFails ? .metricFailed : dozes ? .doze : .none
         }
     }
 }
@@ -136,6 +163,7 @@ public enum SimulatedFault: String, Sendable, Codable, CaseIterable {
     case killedInFlight = "killed in flight"
     case metricFailed = "metric request failed"
     case doze = "Doze"
+    case offline = "offline span"
     case none = "no fault"
 }
 
@@ -160,7 +188,7 @@ extension LatencyDistribution: Codable {
 extension SimulationParameters {
     enum CodingKeys: String, CodingKey {
         case pushes, seed, store, killRate, killStage, metricFailureRate, outages, imageLatency, budgetMs, timeScale,
-             launches, misconfiguredAppGroup, concurrency, android
+             launches, misconfiguredAppGroup, concurrency, android, offline, devices, extensionsPerPhone
     }
 
     struct Outage: Codable {
@@ -183,6 +211,9 @@ extension SimulationParameters {
         try c.encode(launches, forKey: .launches)
         try c.encode(misconfiguredAppGroup, forKey: .misconfiguredAppGroup)
         try c.encode(concurrency, forKey: .concurrency)
+        try c.encode(offline.map { Outage(fromPush: $0.lowerBound, toPush: $0.upperBound) }, forKey: .offline)
+        try c.encode(devices, forKey: .devices)
+        try c.encode(extensionsPerPhone, forKey: .extensionsPerPhone)
         try c.encodeIfPresent(android, forKey: .android)
     }
 
@@ -195,11 +226,12 @@ extension SimulationParameters {
         killRate = try c.decodeIfPresent(Double.self, forKey: .killRate) ?? killRate
         killStage = try c.decodeIfPresent(KillStage.self, forKey: .killStage) ?? killStage
         metricFailureRate = try c.decodeIfPresent(Double.self, forKey: .metricFailureRate) ?? metricFailureRate
-        if let o = try c.decodeIfPresent([Outage].self, forKey: .outages) {
+        for key in [CodingKeys.outages, .offline] {
+            guard let o = try c.decodeIfPresent([Outage].self, forKey: key) else { continue }
             guard o.allSatisfy({ $0.fromPush <= $0.toPush }) else {
-                throw DecodingError.dataCorruptedError(forKey: .outages, in: c, debugDescription: "an outage's fromPush is after its toPush")
+                throw DecodingError.dataCorruptedError(forKey: key, in: c, debugDescription: "a span's fromPush is after its toPush")
             }
-            outages = o.map { $0.fromPush...$0.toPush }
+            if key == .outages { outages = o.map { $0.fromPush...$0.toPush } } else { offline = o.map { $0.fromPush...$0.toPush } }
         }
         imageLatency = try c.decodeIfPresent(LatencyDistribution.self, forKey: .imageLatency) ?? imageLatency
         if let ms = try c.decodeIfPresent(Double.self, forKey: .budgetMs) { budget = .milliseconds(ms) }
@@ -207,6 +239,8 @@ extension SimulationParameters {
         launches = try c.decodeIfPresent(Int.self, forKey: .launches) ?? launches
         misconfiguredAppGroup = try c.decodeIfPresent(Bool.self, forKey: .misconfiguredAppGroup) ?? misconfiguredAppGroup
         concurrency = try c.decodeIfPresent(Int.self, forKey: .concurrency) ?? concurrency
+        devices = try c.decodeIfPresent(Int.self, forKey: .devices) ?? devices
+        extensionsPerPhone = try c.decodeIfPresent(Int.self, forKey: .extensionsPerPhone) ?? extensionsPerPhone
         android = try c.decodeIfPresent(AndroidSimulationSettings.self, forKey: .android)
     }
 

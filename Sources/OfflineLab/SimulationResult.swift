@@ -37,6 +37,10 @@ public struct SimulationResult: Sendable, Codable, Equatable {
     public var android: AndroidRunCounts?
     /// Lost, recovered and duplicated metrics per fault (`--platform both`, Android runs).
     public var byFault: [FaultOutcome]?
+    /// Pending rows (entries) the phones' stores dropped at their cap to make room for newer
+    /// ones: the reference iOS file keeps 100 rows, pushlab's SQLite store `sqliteStoreCap`
+    /// (1,000 by default), the Android SDK's file 100 entries. Nil without a store.
+    public var droppedByCap: Int?
 
     static func make(parameters p: SimulationParameters, accepted: Int, runs: [FleetDelivery], report: MetricsReport,
                      launches: [LaunchRecoveryReport], wallSeconds: Double) -> SimulationResult {
@@ -52,12 +56,15 @@ public struct SimulationResult: Sendable, Codable, Equatable {
             return latencies[min(latencies.count - 1, Int((Double(latencies.count) * q).rounded(.up)) - 1)].rounded()
         }
         let missed = t.recoveredAtLaunch + lost
-        return SimulationResult(parameters: p, sent: p.pushes, accepted: accepted,
-                                extensionRan: runs.filter(\.report.extensionRan).count,
-                                killed: runs.filter(\.report.killed).count, expired: runs.filter(\.report.expired).count,
-                                deliveredLive: t.deliveredLive, recoveredAtLaunch: t.recoveredAtLaunch, lost: lost,
-                                duplicates: t.duplicates, recoveryRatio: missed == 0 ? nil : Double(t.recoveredAtLaunch) / Double(missed),
-                                timeToMetricP50Ms: pct(0.5), timeToMetricP95Ms: pct(0.95), wallSeconds: wallSeconds)
+        var result = SimulationResult(parameters: p, sent: p.pushes, accepted: accepted,
+                                      extensionRan: runs.filter(\.report.extensionRan).count,
+                                      killed: runs.filter(\.report.killed).count, expired: runs.filter(\.report.expired).count,
+                                      deliveredLive: t.deliveredLive, recoveredAtLaunch: t.recoveredAtLaunch, lost: lost,
+                                      duplicates: t.duplicates, recoveryRatio: missed == 0 ? nil : Double(t.recoveredAtLaunch) / Double(missed),
+                                      timeToMetricP50Ms: pct(0.5), timeToMetricP95Ms: pct(0.95), wallSeconds: wallSeconds)
+        let storeOn = p.store != .off && !p.misconfiguredAppGroup
+        result.droppedByCap = storeOn ? runs.compactMap(\.report.pendingRow.droppedOldest).reduce(0, +) : nil
+        return result
     }
 
     /// Per fault: of the accepted pushes that met it, how many metrics the collector never got,
@@ -77,17 +84,21 @@ public struct SimulationResult: Sendable, Codable, Equatable {
     }
 
     /// The counts only: what must be identical for the same seed.
-    public var counts: [Int] { [sent, accepted, extensionRan, killed, expired, deliveredLive, recoveredAtLaunch, lost, duplicates] }
+    public var counts: [Int] {
+        [sent, accepted, extensionRan, killed, expired, deliveredLive, recoveredAtLaunch, lost, duplicates, droppedByCap ?? -1]
+            + (android.map { [$0.tracked, $0.killed, $0.retried, $0.handedOff, $0.pendingAtEnd] } ?? [])
+            + (byFault ?? []).flatMap { [$0.pushes, $0.lost, $0.recovered, $0.duplicates] }
+    }
 
     /// A Markdown table, one row per result.
     public static func markdown(_ results: [SimulationResult]) -> String {
-        var out = "| store | sent | accepted | extension ran | killed | expired | delivered live | recovered at launch | lost | duplicates | recovery ratio | p50 / p95 time to metric (wall clock) |\n"
-        out += "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"
+        var out = "| store | sent | accepted | extension ran | killed | expired | delivered live | recovered at launch | lost | duplicates | dropped by store cap | recovery ratio | p50 / p95 time to metric (wall clock) |\n"
+        out += "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"
         for r in results {
             let store = r.parameters.store.rawValue + (r.parameters.misconfiguredAppGroup ? " (wrong group id)" : "")
             let ratio = r.recoveryRatio.map { String(format: "%.1f%%", $0 * 100) } ?? "—"
             let times = [r.timeToMetricP50Ms, r.timeToMetricP95Ms].map { $0.map { Self.duration($0) } ?? "—" }.joined(separator: " / ")
-            out += "| \(store) | \(r.sent) | \(r.accepted) | \(r.extensionRan) | \(r.killed) | \(r.expired) | \(r.deliveredLive) | \(r.recoveredAtLaunch) | \(r.lost) | \(r.duplicates) | \(ratio) | \(times) |\n"
+            out += "| \(store) | \(r.sent) | \(r.accepted) | \(r.extensionRan) | \(r.killed) | \(r.expired) | \(r.deliveredLive) | \(r.recoveredAtLaunch) | \(r.lost) | \(r.duplicates) | \(r.droppedByCap.map(String.init) ?? "—") | \(ratio) | \(times) |\n"
         }
         return out
     }

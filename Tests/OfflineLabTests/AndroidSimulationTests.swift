@@ -15,8 +15,9 @@ final class AndroidSimulationTests: XCTestCase {
     }
 
     private func params(_ store: SimulatedStore, pushes: Int = 40, kill: Double = 0, stage: KillStage = .beforeSend,
-                        launches: Int = 1, doze: Double = 0, seed: UInt64 = 7) -> SimulationParameters {
+                        launches: Int = 1, doze: Double = 0, seed: UInt64 = 7, devices: Int = 1) -> SimulationParameters {
         var p = SimulationParameters()
+        p.devices = devices
         p.pushes = pushes
         p.store = store
         p.killRate = kill
@@ -42,6 +43,36 @@ final class AndroidSimulationTests: XCTestCase {
         XCTAssertEqual(a.android, b.android)
         XCTAssertGreaterThan(a.killed, 0, "the seed should kill some processes")
         XCTAssertGreaterThan(row(a, .doze)?.pushes ?? 0, 0, "the seed should put some pushes in Doze")
+    }
+
+    /// Issue 21: an offline span on one phone piles its entries into the SDK's pending store,
+    /// which keeps 100. When the network is back, each WorkManager job of `cio-android` claims
+    /// its entry first and sends nothing when it is gone: what the cap dropped is lost. The
+    /// improved mode's jobs send whether or not the entry is there; the legacy SDK has no store.
+    func testOfflineSpanOverflowsThePendingStoresCapOf100() async throws {
+        let sim = try simulation()
+        var p = params(.cio, pushes: 140)
+        p.offline = [11...140]
+        let cio = try await sim.runAndroid(p)
+        XCTAssertEqual(row(cio, .offline)?.pushes, 130)
+        XCTAssertEqual(cio.droppedByCap, 30)
+        XCTAssertEqual(cio.lost, 30)
+        XCTAssertEqual(row(cio, .offline)?.lost, 30)
+        XCTAssertEqual(cio.deliveredLive, 110)
+        p.store = .sqlite
+        let improved = try await sim.runAndroid(p)
+        XCTAssertEqual(improved.droppedByCap, 30)
+        XCTAssertEqual(improved.lost, 0)
+        p.store = .off
+        let legacy = try await sim.runAndroid(p)
+        XCTAssertNil(legacy.droppedByCap)
+        XCTAssertEqual(legacy.lost, 0)
+        // Spread over 4 phones, no store holds more than 100 entries.
+        p.store = .cio
+        p.devices = 4
+        let fleet = try await sim.runAndroid(p)
+        XCTAssertEqual(fleet.droppedByCap, 0)
+        XCTAssertEqual(fleet.lost, 0)
     }
 
     func testAndroidMeetsTheSameKillsAsTheIPhone() {

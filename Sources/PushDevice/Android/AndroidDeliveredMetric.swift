@@ -107,11 +107,20 @@ public struct AndroidDeliveredMetric: Sendable {
         return EventPipeline(configuration: configuration, transport: transport)
     }
 
+    /// The SDK's first step on receipt: the entry goes into the pending store (not in
+    /// `cio-android-legacy`, which has none). `run(…, entryAppended: true)` continues from there.
+    public func appendEntry(deliveryID: String, deliveryToken: String) {
+        guard profile.sdkMode != .cioAndroidLegacy, let store else { return }
+        store.append(AndroidSDKContract.PendingEntry(deliveryId: deliveryID, token: deliveryToken))
+    }
+
     private enum Attempt { case ok(Int), ioFailure(String, reached: Bool, status: Int?), killedBeforeServer, killedAfterServer(Int?) }
 
     /// Emulates from the push's arrival (`t = 0`) to the horizon. `tracked` is false when the
-    /// duplicate guard or `autoTrackPushEvents` stopped the metric before the SDK stored it.
-    public func run(deliveryID: String, deliveryToken: String, tracked: Bool = true,
+    /// duplicate guard or `autoTrackPushEvents` stopped the metric before the SDK stored it;
+    /// `entryAppended` is true when `appendEntry` already put it in the pending store (the phone
+    /// received it earlier and its metric's timeline runs now).
+    public func run(deliveryID: String, deliveryToken: String, tracked: Bool = true, entryAppended: Bool = false,
                     identity: PipelineIdentity = PipelineIdentity(anonymousId: "pushlab-android-anon")) async -> AndroidDeliveredReport {
         var timeline: [AndroidTimelineEntry] = []
         var requests: [AndroidMetricRequest] = []
@@ -125,7 +134,7 @@ public struct AndroidDeliveredMetric: Sendable {
         let usesStore = mode != .cioAndroidLegacy && store != nil
         let entry = AndroidSDKContract.PendingEntry(deliveryId: deliveryID, token: deliveryToken)
         if usesStore {
-            store!.append(entry)
+            if !entryAppended { store!.append(entry) }
             note(0, "pending entry appended to \(AndroidSDKContract.pendingStoreFileName)")
         }
         let request = Self.request(profile: profile, deliveryID: deliveryID, deliveryToken: deliveryToken)

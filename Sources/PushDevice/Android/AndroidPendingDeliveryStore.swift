@@ -12,7 +12,10 @@ public final class AndroidPendingDeliveryStore: Sendable {
 
     public let fileURL: URL
     public let capacity: Int
-    private let lock = Mutex(())
+    /// Entries dropped at the cap since this store object was created (the SDK keeps no count;
+    /// the emulator does, so a report can say what the cap cost).
+    public var droppedAtCap: Int { lock.withLock { $0 } }
+    private let lock = Mutex(0)
 
     /// The store inside the app's `filesDir` (created when missing).
     public init(filesDir: URL, capacity: Int = AndroidSDKContract.pendingStoreCapacity) throws {
@@ -22,10 +25,13 @@ public final class AndroidPendingDeliveryStore: Sendable {
     }
 
     public func append(_ entry: Entry) {
-        lock.withLock { _ in
+        lock.withLock { dropped in
             var entries = readAll()
             entries.append(entry)
-            while entries.count > capacity { entries.removeFirst() }
+            while entries.count > capacity {
+                entries.removeFirst()
+                dropped += 1
+            }
             writeAll(entries)
         }
     }

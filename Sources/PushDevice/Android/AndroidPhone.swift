@@ -70,10 +70,12 @@ public final class AndroidPhone: @unchecked Sendable {
 
     private func create(_ channel: AndroidChannel) { lock.withLock { createdChannels.append(channel) } }
 
-    /// Runs `message` through the phone. `conditions` drive the delivered metric afterwards
-    /// (nil: the metric is not emulated past its scheduling).
+    /// Runs `message` through the phone. `conditions` drive the delivered metric afterwards.
+    /// With `deferMetric`, the SDK stores the metric's pending entry but its timeline does not run:
+    /// `runDeferredMetric` runs it later (the simulator's offline span, where later pushes land
+    /// in the same store before the network returns).
     public func receive(_ message: AndroidMessage, state: AndroidAppState, screenLocked: Bool = false,
-                        conditions: AndroidConditions = AndroidConditions()) async -> AndroidReceiveReport {
+                        conditions: AndroidConditions = AndroidConditions(), deferMetric: Bool = false) async -> AndroidReceiveReport {
         let start = ContinuousClock.now
         var timeline: [AndroidTimelineEntry] = []
         var diagnostics: [AndroidDiagnostic] = []
@@ -148,9 +150,20 @@ public final class AndroidPhone: @unchecked Sendable {
         report.timeline = timeline
         if report.deliveredTracked, let id = message.deliveryID, let token = message.deliveryToken {
             let runner = AndroidDeliveredMetric(profile: profile, transport: transport, store: store, conditions: metricConditions)
-            report.metric = await runner.run(deliveryID: id, deliveryToken: token)
+            if deferMetric {
+                runner.appendEntry(deliveryID: id, deliveryToken: token)
+            } else {
+                report.metric = await runner.run(deliveryID: id, deliveryToken: token)
+            }
         }
         return report
+    }
+
+    /// The timeline of a metric `receive(…, deferMetric: true)` stored, under `conditions` (from
+    /// the moment the metric's timeline starts).
+    public func runDeferredMetric(deliveryID: String, deliveryToken: String, conditions: AndroidConditions) async -> AndroidDeliveredReport {
+        let runner = AndroidDeliveredMetric(profile: profile, transport: transport, store: store, conditions: conditions)
+        return await runner.run(deliveryID: deliveryID, deliveryToken: deliveryToken, entryAppended: true)
     }
 
     /// `CustomerIOPushNotificationHandler.handleMessage` and `handleNotification`.

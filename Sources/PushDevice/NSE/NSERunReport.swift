@@ -53,6 +53,8 @@ public struct PendingRowReport: Sendable, Codable, Equatable {
     public var removed: Bool
     /// Why nothing was stored (store off, wrong App Group, duplicate, write failure).
     public var note: String?
+    /// Older rows the store's cap dropped to make room for this one (nil: none).
+    public var droppedOldest: Int? = nil
 }
 
 /// Everything one NSE run did, for `pushlab nse` and the simulator.

@@ -17,6 +17,10 @@ public struct NSEConfiguration: Sendable {
     /// Told when the image or the metric work has settled (before the lifecycle sees it), so a
     /// driver on an emulated clock can move time on only after the work it waits for is done.
     public var onSettled: (@Sendable (NSEWork) -> Void)?
+    /// The extension process dies when this returns (an event rather than an instant: the
+    /// simulator kills an extension once its metric request is held, whatever the machine's
+    /// load). It must return when its task is cancelled.
+    public var killWhen: (@Sendable () async -> Void)?
 
     public init(profile: AppProfile, budget: Duration = .seconds(30), killAt: Duration? = nil,
                 store: any PendingMetricStore = DisabledPendingMetricStore(reason: "no App Group container"),
@@ -148,6 +152,12 @@ public struct NotificationServiceExtension: Sendable {
         if let killAt {
             tasks.append(Task { if (try? await clock.sleep(until: killAt)) != nil { trigger.yield(.kill) } })
         }
+        if let killWhen = configuration.killWhen {
+            tasks.append(Task {
+                await killWhen()
+                if !Task.isCancelled { trigger.yield(.kill) }
+            })
+        }
         if !wantsImage && !wantsMetric { trigger.yield(.metricDone) }
 
         var imageDone = !wantsImage, metricDone = !wantsMetric
@@ -208,12 +218,16 @@ public struct NotificationServiceExtension: Sendable {
                                         timestamp: wallClock.now)
         var stored = false
         var note: String?
+        var droppedOldest: Int?
         state.whileLive {
             do {
                 switch try configuration.store.append(row) {
                 case .stored(let dropped):
                     stored = true
-                    if dropped > 0 { note = "\(dropped) oldest row(s) dropped by the store's cap" }
+                    if dropped > 0 {
+                        note = "\(dropped) oldest row(s) dropped by the store's cap"
+                        droppedOldest = dropped
+                    }
                 case .duplicate: note = "a row for this delivery id is already pending (deduplicated)"
                 case .disabled(let why): note = why
                 }
@@ -224,6 +238,7 @@ public struct NotificationServiceExtension: Sendable {
         report.pendingRow.stored = stored
         report.pendingRow.id = stored ? row.id : nil
         report.pendingRow.note = note
+        report.pendingRow.droppedOldest = droppedOldest
         state.log(stored ? "pending delivered row written to the \(configuration.store.kind.rawValue) App Group store"
                          : "no pending row: \(note ?? "store off")")
         return stored ? row.id : nil

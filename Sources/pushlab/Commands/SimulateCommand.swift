@@ -28,6 +28,9 @@ enum SimulateCommand: Command {
         .value("--kill-stage", name: "STAGE", help: "before-send (metric never leaves), in-flight (metric arrives, its row is not removed) or mixed.", default: "before-send"),
         .value("--metric-failure-rate", name: "P", help: "Probability a delivered-metric request fails on the network.", default: "0"),
         .value("--outage", name: "A-B", help: "Pushes A…B meet a collector outage (their metric requests fail).", repeatable: true),
+        .value("--offline", name: "A-B", help: "Pushes A…B reach phones without network: the metric waits (iOS: for a launch; Android: for WorkManager once the network is back after the span).", repeatable: true),
+        .value("--devices", name: "N", help: "Phones the pushes are spread over (seeded), each with its own store.", default: "100"),
+        .value("--extensions-per-phone", name: "N", help: "iOS: extensions one phone runs at once, in push order. Above 1 the counts depend on thread timing (stress mode: --devices 1 --extensions-per-phone 64).", default: "1"),
         .value("--image-latency", name: "DIST", help: "Image latency: fixed:200ms, uniform:50ms:400ms, normal:300ms:100ms.", default: "uniform:50ms:400ms"),
         .value("--budget", name: "DURATION", help: "The extension's time budget.", default: "30s"),
         .value("--time-scale", name: "X", help: "Emulated seconds per real second (real delays are stretched too: keep it modest on a busy machine).", default: "20"),
@@ -58,13 +61,10 @@ enum SimulateCommand: Command {
             p.killStage = s
         }
         p.metricFailureRate = try args.double("--metric-failure-rate", range: 0...1) ?? p.metricFailureRate
-        p.outages = try args.all("--outage").map { raw in
-            let parts = raw.split(separator: "-").compactMap { Int($0) }
-            guard parts.count == 2, parts[0] >= 1, parts[0] <= parts[1] else {
-                throw UsageError("--outage takes a push range like 200-300, got '\(raw)'")
-            }
-            return parts[0]...parts[1]
-        }
+        p.outages = try pushRanges(args, "--outage")
+        p.offline = try pushRanges(args, "--offline")
+        p.devices = try args.int("--devices", range: 1...100_000) ?? p.devices
+        p.extensionsPerPhone = try args.int("--extensions-per-phone", range: 1...1_000) ?? p.extensionsPerPhone
         if let raw = args.value("--image-latency") {
             guard let d = LatencyDistribution(text: raw) else {
                 throw UsageError("--image-latency takes fixed:200ms, uniform:50ms:400ms or normal:300ms:100ms, got '\(raw)'")
@@ -165,6 +165,17 @@ enum SimulateCommand: Command {
         return ExitStatus.success
     }
 
+    /// `A-B` push ranges (1-based, inclusive) of a repeatable flag.
+    private static func pushRanges(_ args: ParsedArguments, _ flag: String) throws -> [ClosedRange<Int>] {
+        try args.all(flag).map { raw in
+            let parts = raw.split(separator: "-", omittingEmptySubsequences: false).map { Int($0) }
+            guard parts.count == 2, let a = parts[0], let b = parts[1], a >= 1, a <= b else {
+                throw UsageError("\(flag) takes a push range like 200-300 (first push 1), got '\(raw)'")
+            }
+            return a...b
+        }
+    }
+
     private static func platforms(_ args: ParsedArguments) throws -> [SimulatedPlatform] {
         switch args.value("--platform") ?? "ios" {
         case "ios": return [.ios]
@@ -205,6 +216,8 @@ enum SimulateCommand: Command {
         var parts = ["\(p.pushes) pushes", "seed \(p.seed)", "kill rate \(p.killRate) (\(p.killStage.rawValue))"]
         if p.metricFailureRate > 0 { parts.append("metric failure rate \(p.metricFailureRate)") }
         if !p.outages.isEmpty { parts.append("outages " + p.outages.map { "\($0.lowerBound)-\($0.upperBound)" }.joined(separator: ",")) }
+        if !p.offline.isEmpty { parts.append("offline " + p.offline.map { "\($0.lowerBound)-\($0.upperBound)" }.joined(separator: ",")) }
+        parts.append("\(p.devices) phone(s)" + (iPhone && p.extensionsPerPhone > 1 ? ", \(p.extensionsPerPhone) extensions at once per iPhone (counts depend on thread timing)" : ""))
         if iPhone {
             parts.append("image latency \(p.imageLatency.text)")
             parts.append("budget \(p.budget.compactText)")
