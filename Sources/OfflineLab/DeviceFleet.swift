@@ -43,6 +43,10 @@ public final class DeviceFleet: PushDeliverySink, @unchecked Sendable {
     private var killTrigger: @Sendable (AcceptedPush) -> (@Sendable () async -> Void)? = { _ in nil }
     private var observer: (@Sendable (FleetDelivery) -> Void)?
     private var queues: [String: OrderedQueue] = [:]
+    /// Each phone's App Group store as its extension process sees it, opened once: iOS keeps an
+    /// extension process for the pushes that follow, so the store file stays open between them
+    /// (and the SQLite store's WAL is not re-created and checkpointed for every push).
+    private var stores: [String: any PendingMetricStore] = [:]
     private let lock = NSLock()
     private let idle = AsyncGate()
 
@@ -70,7 +74,12 @@ public final class DeviceFleet: PushDeliverySink, @unchecked Sendable {
         self.temporaryDirectory = temporaryDirectory
     }
 
-    public func add(deviceNamed name: String, _ member: FleetMember) { lock.withLock { members[name] = member } }
+    public func add(deviceNamed name: String, _ member: FleetMember) {
+        lock.withLock {
+            members[name] = member
+            stores[name] = nil
+        }
+    }
     public func member(named name: String) -> FleetMember? { lock.withLock { members[name] } }
 
     /// Decides, per push, the emulated instant its extension process is killed (nil: never).
@@ -169,7 +178,7 @@ public final class DeviceFleet: PushDeliverySink, @unchecked Sendable {
         let push = s.push
         guard let name = push.device?.name else { return }
         Task {
-            let report = await self.runExtension(push: push, member: s.member, killAt: s.killAt, killWhen: s.killWhen)
+            let report = await self.runExtension(push: push, member: s.member, store: self.store(name, s.member), killAt: s.killAt, killWhen: s.killWhen)
             let delivery = FleetDelivery(push: push, deviceName: name, report: report)
             let (start, done, observer) = self.lock.withLock { () -> ([Start], Bool, (@Sendable (FleetDelivery) -> Void)?) in
                 self.deliveries.append(delivery)
@@ -188,14 +197,23 @@ public final class DeviceFleet: PushDeliverySink, @unchecked Sendable {
         }
     }
 
-    private func runExtension(push: AcceptedPush, member: FleetMember, killAt: Duration?,
-                              killWhen: (@Sendable () async -> Void)?) async -> NSERunReport {
-        let store: any PendingMetricStore
-        do {
-            store = try PendingMetricStores.open(profile: member.profile, process: .notificationServiceExtension, container: member.container)
-        } catch {
-            store = DisabledPendingMetricStore(reason: "\(error)")
+    /// The extension's store on device `name` (opened on first use).
+    private func store(_ name: String, _ member: FleetMember) -> any PendingMetricStore {
+        lock.withLock {
+            if let open = stores[name] { return open }
+            let store: any PendingMetricStore
+            do {
+                store = try PendingMetricStores.open(profile: member.profile, process: .notificationServiceExtension, container: member.container)
+            } catch {
+                return DisabledPendingMetricStore(reason: "\(error)")  // not kept: the next push tries again
+            }
+            stores[name] = store
+            return store
         }
+    }
+
+    private func runExtension(push: AcceptedPush, member: FleetMember, store: any PendingMetricStore, killAt: Duration?,
+                              killWhen: (@Sendable () async -> Void)?) async -> NSERunReport {
         var configuration = NSEConfiguration(profile: member.profile, budget: budget, killAt: killAt, store: store,
                                              temporaryDirectory: temporaryDirectory)
         configuration.killWhen = killWhen

@@ -1,5 +1,6 @@
 import Foundation
 import PushCore
+import PushStore
 import Synchronization
 
 /// The SDK's pending store (`PendingDeliveryStore`, docs/specs/android-side.md §4): one JSON
@@ -11,6 +12,9 @@ public final class AndroidPendingDeliveryStore: Sendable {
     public typealias Entry = AndroidSDKContract.PendingEntry
 
     public let fileURL: URL
+    /// Written in place and exchanged with the file on every change (`SpareFileReplacement`),
+    /// so a change neither creates nor frees an inode; the file itself stays the SDK's.
+    private let sparePath: String
     public let capacity: Int
     /// Entries dropped at the cap since this store object was created (the SDK keeps no count;
     /// the emulator does, so a report can say what the cap cost).
@@ -21,6 +25,7 @@ public final class AndroidPendingDeliveryStore: Sendable {
     public init(filesDir: URL, capacity: Int = AndroidSDKContract.pendingStoreCapacity) throws {
         try FileManager.default.createDirectory(at: filesDir, withIntermediateDirectories: true)
         fileURL = filesDir.appendingPathComponent(AndroidSDKContract.pendingStoreFileName)
+        sparePath = filesDir.appendingPathComponent("." + AndroidSDKContract.pendingStoreFileName + ".swap").path
         self.capacity = capacity
     }
 
@@ -64,6 +69,6 @@ public final class AndroidPendingDeliveryStore: Sendable {
     }
 
     private func writeAll(_ entries: [Entry]) {
-        try? Data(AndroidSDKContract.pendingStoreBytes(entries)).write(to: fileURL, options: .atomic)
+        try? SpareFileReplacement.replace(fileURL.path, spare: sparePath, with: AndroidSDKContract.pendingStoreBytes(entries))
     }
 }

@@ -96,15 +96,10 @@ final class CIOPendingFileAccess: @unchecked Sendable {
             rows[i].bytes = CIOPendingMetricFile.encodeRow(rows[i].metric)
         }
         let bytes = CIOPendingMetricFile.join(rows.map { $0.bytes! })
-        try writeSpare(bytes)
-        switch RenameExchange.swap(sparePath, filePath) {
-        case 0:
-            break
-        case ENOENT, EINVAL, ENOSYS, ENOTSUP, EXDEV:
-            // No target yet, or a file system without exchange: the plain atomic replacement.
-            if rename(sparePath, filePath) != 0 { throw .writeFailed(path: filePath, errno: errno) }
-        case let e:
-            throw .writeFailed(path: filePath, errno: e)
+        do {
+            try SpareFileReplacement.replace(filePath, spare: sparePath, with: bytes)
+        } catch {
+            throw .writeFailed(path: error.path, errno: error.errno)
         }
         cache = (bytes, rows)
     }
@@ -116,16 +111,6 @@ final class CIOPendingFileAccess: @unchecked Sendable {
         for name in names where name.hasPrefix(prefix) && name.hasSuffix(".tmp") {
             unlink(directory.appendingPathComponent(name).path)
         }
-    }
-
-    /// Overwrites the spare in place: whole content from offset 0, then cut to length.
-    private func writeSpare(_ bytes: [UInt8]) throws(PendingMetricStoreError) {
-        let fd = open(sparePath, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw .writeFailed(path: sparePath, errno: errno) }
-        defer { close(fd) }
-        let failure = FileDescriptorWrites.writeAll(fd, bytes, at: 0)
-        if failure != 0 { throw .writeFailed(path: sparePath, errno: failure) }
-        if ftruncate(fd, off_t(bytes.count)) != 0 { throw .writeFailed(path: sparePath, errno: errno) }
     }
 
     /// The whole file, or nil when it is missing or unreadable.
