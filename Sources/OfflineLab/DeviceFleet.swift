@@ -47,6 +47,7 @@ public final class DeviceFleet: PushDeliverySink, @unchecked Sendable {
     /// extension process for the pushes that follow, so the store file stays open between them
     /// (and the SQLite store's WAL is not re-created and checkpointed for every push).
     private var stores: [String: any PendingMetricStore] = [:]
+    private var runClock: (@Sendable () -> any NSEClock)?
     private let lock = NSLock()
     private let idle = AsyncGate()
 
@@ -89,6 +90,10 @@ public final class DeviceFleet: PushDeliverySink, @unchecked Sendable {
     public func setKillTrigger(_ trigger: @escaping @Sendable (AcceptedPush) -> (@Sendable () async -> Void)?) {
         lock.withLock { killTrigger = trigger }
     }
+
+    /// Gives each extension run a clock of its own (the simulator's `EventClock`) instead of
+    /// the fleet's shared one.
+    public func setClockPerRun(_ make: @escaping @Sendable () -> any NSEClock) { lock.withLock { runClock = make } }
 
     /// Called with each extension run as it finishes (`pushlab demo --console` shows them).
     public func setObserver(_ observer: @escaping @Sendable (FleetDelivery) -> Void) { lock.withLock { self.observer = observer } }
@@ -217,9 +222,10 @@ public final class DeviceFleet: PushDeliverySink, @unchecked Sendable {
         var configuration = NSEConfiguration(profile: member.profile, budget: budget, killAt: killAt, store: store,
                                              temporaryDirectory: temporaryDirectory)
         configuration.killWhen = killWhen
-        let nse = NotificationServiceExtension(configuration: configuration, transport: transport, clock: clock)
+        let runClock = lock.withLock { self.runClock }?() ?? clock
+        let nse = NotificationServiceExtension(configuration: configuration, transport: transport, clock: runClock)
         let payload = (try? JSONDocument.parse(push.payload).root) ?? .object(JSONObject())
-        return await nse.run(payload: payload)
+        return await NSERunClock.$current.withValue(runClock) { await nse.run(payload: payload) }
     }
 
     /// Waits until every extension started so far has finished.

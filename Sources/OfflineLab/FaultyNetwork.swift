@@ -1,5 +1,6 @@
 import Foundation
 import PushCore
+import PushDevice
 import PushHTTP
 
 /// The network between the emulated phones and the collector, with the simulator's seeded
@@ -29,6 +30,11 @@ final class FaultyNetwork: HTTPTransport, @unchecked Sendable {
     }
 
     func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        // An image of push n: its latency passes on the extension run's own clock.
+        if let n = Self.imagePush(request.url), let fate = fates[Simulation.deliveryID(n)], let clock = NSERunClock.current {
+            do { try await clock.sleep(until: clock.now() + fate.imageLatency) } catch { throw HTTPClientError.cancelled }
+            return try await wrapped.send(request)
+        }
         guard request.url.hasSuffix("/v1/track") || request.url.hasSuffix("/push/events"),
               let id = Self.deliveryID(request.body), let fate = fates[id] else {
             return try await wrapped.send(request)
@@ -52,6 +58,12 @@ final class FaultyNetwork: HTTPTransport, @unchecked Sendable {
     private func hold(_ id: String) async throws {
         holds.reach(id)
         do { try await Task.sleep(for: holdLimit) } catch { throw HTTPClientError.cancelled }
+    }
+
+    /// The push number of a simulated image URL (`…/images/…?push=N`).
+    static func imagePush(_ url: String) -> Int? {
+        guard url.contains("/images/"), let q = url.firstIndex(of: "?") else { return nil }
+        return Simulation.pushNumber(String(url[url.index(after: q)...]))
     }
 
     /// `deliveryId` (CDP `/v1/track`) or `delivery_id` (legacy `/push/events`).

@@ -41,15 +41,10 @@ public struct Simulation: Sendable {
         let fates = (1...max(p.pushes, 1)).map { p.fate(of: $0) }
         var fatesByID: [String: PushFate] = [:]
         for (i, f) in fates.enumerated() { fatesByID[Self.deliveryID(i + 1)] = f }
-        let scale = p.timeScale
 
         var configuration = LabConfiguration(certsDirectory: certsDirectory, assetsDirectory: assetsDirectory, workDirectory: work)
         configuration.budget = p.budget
-        configuration.timeScale = scale
-        configuration.imageLatency = { query in
-            guard let n = query.flatMap(Self.pushNumber), n >= 1, n <= fates.count else { return nil }
-            return fates[n - 1].imageLatency / scale
-        }
+        configuration.timeScale = p.timeScale
         let byID = fatesByID
         let holds = MetricHolds()
         configuration.deviceNetwork = { FaultyNetwork(wrapping: $0, fates: byID, holds: holds) }
@@ -65,6 +60,9 @@ public struct Simulation: Sendable {
         for k in 0..<phones { lab.addDevice(name: Self.device(k), profile: app, apnsToken: Self.token(k)) }
         // A killed extension dies once its metric request is held on the phone (after its
         // pending row was written; for in-flight, after the collector stored it).
+        // Each extension run keeps its own emulated time, which moves only when the run waits
+        // (its image's latency, a back-off, its budget): real work takes no emulated time.
+        lab.fleet.setClockPerRun { EventClock() }
         lab.fleet.setKillTrigger { push in
             guard let id = push.deliveryID, byID[id]?.killed != nil else { return nil }
             return { await holds.wait(id) }

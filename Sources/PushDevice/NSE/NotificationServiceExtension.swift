@@ -118,7 +118,9 @@ public struct NotificationServiceExtension: Sendable {
         if wantsMetric {
             let reporter = DeliveredMetricReporter(profile: profile, transport: transport, clock: clock, wallClock: wallClock)
             let store = configuration.store
+            clock.join()
             tasks.append(Task {
+                defer { clock.leave() }
                 state.log("delivered metric: POST \(reporter.request(deliveryID: push.deliveryID, deliveryToken: push.deliveryToken).url)")
                 let outcome = await reporter.send(deliveryID: push.deliveryID, deliveryToken: push.deliveryToken, deadline: workDeadline) { attempt in
                     state.log("delivered metric attempt: " + (attempt.status.map { "HTTP \($0)" } ?? attempt.error ?? "no answer"))
@@ -136,21 +138,33 @@ public struct NotificationServiceExtension: Sendable {
         }
         let wantsImage = push.image.map { !$0.isEmpty } ?? false
         if wantsImage, let url = push.image {
+            clock.join()
             tasks.append(Task {
+                defer { clock.leave() }
                 let (report, attachment) = await fetchImage(url, deadline: workDeadline, state: state)
                 state.setImage(report, attachment: attachment)
                 onSettled?(.image)
                 trigger.yield(.imageDone)
             })
         }
+        clock.join()
         tasks.append(Task {
+            defer { clock.leave() }
             if (try? await clock.sleep(until: budgetEnd)) != nil { trigger.yield(.expiry) }
         })
         if improved {
-            tasks.append(Task { if (try? await clock.sleep(until: workDeadline)) != nil { trigger.yield(.softDeadline) } })
+            clock.join()
+            tasks.append(Task {
+                defer { clock.leave() }
+                if (try? await clock.sleep(until: workDeadline)) != nil { trigger.yield(.softDeadline) }
+            })
         }
         if let killAt {
-            tasks.append(Task { if (try? await clock.sleep(until: killAt)) != nil { trigger.yield(.kill) } })
+            clock.join()
+            tasks.append(Task {
+                defer { clock.leave() }
+                if (try? await clock.sleep(until: killAt)) != nil { trigger.yield(.kill) }
+            })
         }
         if let killWhen = configuration.killWhen {
             tasks.append(Task {
