@@ -58,9 +58,9 @@ public struct SimulationParameters: Sendable, Codable, Equatable {
     /// Image download latency, in emulated time.
     public var imageLatency: LatencyDistribution = .uniform(.milliseconds(50), .milliseconds(400))
     public var budget: Duration = .seconds(30)
-    /// Emulated seconds per real second. Real delays (CPU, network) are stretched by the same
-    /// factor, so on a busy machine a high scale turns slowness into expiries: 20 keeps the
-    /// 30-s budget at 1.5 s of real time.
+    /// Emulated seconds per real second of the lab's shared clock. The simulator's extension
+    /// runs each keep their own `EventClock` instead, so it changes nothing in a run (kept so
+    /// scripts and JSON that name it still work).
     public var timeScale = 20.0
     /// App cold starts, spread evenly; the last one comes after the last push. 0: never.
     public var launches = 1

@@ -11,8 +11,10 @@ enum SimulateCommand: Command {
     Sends N pushes through the real stack (APNs client → gateway emulator → the device's
     Notification Service Extension → metrics collector) with seeded faults: extensions killed
     before their metric completes, failing metric requests, collector outages, image latency.
-    App launches recover what the App Group store kept. Prints one table row per store, counted
-    from the collector's records. The same seed gives the same counts. See docs/recovery.md.
+    App launches recover what the App Group store kept. The pushes are spread over --devices
+    phones by the seed; each phone runs its extensions one at a time in push order, on its own
+    emulated clock, so the same seed gives the same counts whatever the machine's load. Prints
+    one table row per store, counted from the collector's records. See docs/recovery.md.
     --platform android runs the same seeded faults on a virtual Android phone with the
     Customer.io Android SDK (FCM client → gateway → the SDK's pending store, WorkManager retries
     and foreground hand-off → collector); --platform both runs each store on both and prints
@@ -33,7 +35,7 @@ enum SimulateCommand: Command {
         .value("--extensions-per-phone", name: "N", help: "iOS: extensions one phone runs at once, in push order. Above 1 the counts depend on thread timing (stress mode: --devices 1 --extensions-per-phone 64).", default: "1"),
         .value("--image-latency", name: "DIST", help: "Image latency: fixed:200ms, uniform:50ms:400ms, normal:300ms:100ms.", default: "uniform:50ms:400ms"),
         .value("--budget", name: "DURATION", help: "The extension's time budget.", default: "30s"),
-        .value("--time-scale", name: "X", help: "Emulated seconds per real second (real delays are stretched too: keep it modest on a busy machine).", default: "20"),
+        .value("--time-scale", name: "X", help: "Kept for scripts; no effect: each extension run keeps its own emulated clock (docs/recovery.md).", default: "20"),
         .value("--launches", name: "N", help: "App cold starts, spread evenly; the last after the last push.", default: "1"),
         .flag("--misconfigured-app-group", help: "Extension bundle id with a suffix the SDK does not strip: the store is silently off."),
         .value("--concurrency", name: "N", help: "Pushes in flight at once.", default: "64"),
