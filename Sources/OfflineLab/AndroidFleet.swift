@@ -56,15 +56,11 @@ public final class AndroidFleet: @unchecked Sendable {
 
     /// One phone's messages in the order it handles them.
     private struct OrderedQueue {
-        var expected: [String] = []
-        var waiting: Set<String> = []
-        var next = 0
-        var arrived: [String: AcceptedPush] = [:]
-        var skipped: Set<String> = []
+        var order = PushOrder()
         var busy = false
         /// Messages received during an offline span whose metric timeline waits for its end.
         var held: [(push: AcceptedPush, report: AndroidReceiveReport, arrival: AndroidArrival)] = []
-        var pending: Bool { next < expected.count }
+        var pending: Bool { order.pending }
     }
 
     /// `directory` holds each phone's `filesDir`.
@@ -100,8 +96,7 @@ public final class AndroidFleet: @unchecked Sendable {
         lock.withLock {
             idle.close()
             var q = queues[name] ?? OrderedQueue()
-            q.expected.append(contentsOf: deliveryIDs)
-            q.waiting.formUnion(deliveryIDs)
+            q.order.expect(deliveryIDs)
             queues[name] = q
         }
         pump(name)
@@ -111,7 +106,7 @@ public final class AndroidFleet: @unchecked Sendable {
     public func skip(deliveryIDs: Set<String>) {
         guard !deliveryIDs.isEmpty else { return }
         let names = lock.withLock { () -> [String] in
-            for name in queues.keys { queues[name]!.skipped.formUnion(deliveryIDs.intersection(queues[name]!.waiting)) }
+            for name in queues.keys { queues[name]!.order.skip(deliveryIDs) }
             return Array(queues.keys)
         }
         for name in names { pump(name) }
@@ -120,9 +115,7 @@ public final class AndroidFleet: @unchecked Sendable {
     public func deliver(_ push: AcceptedPush) {
         guard let name = push.device?.name else { return }
         let ordered = lock.withLock { () -> Bool in
-            guard let id = push.deliveryID, queues[name]?.waiting.contains(id) == true else { return false }
-            queues[name]!.arrived[id] = push
-            return true
+            queues[name]?.order.arrive(push) == true
         }
         if ordered {
             pump(name)
@@ -158,20 +151,12 @@ public final class AndroidFleet: @unchecked Sendable {
         let (step, phone): (Step, AndroidPhone?) = lock.withLock {
             guard var q = queues[name], !q.busy, let phone = try? phoneLocked(name) else { return (.none, nil) }
             defer { queues[name] = q }
-            while q.pending, q.skipped.remove(q.expected[q.next]) != nil {
-                q.waiting.remove(q.expected[q.next])
-                q.next += 1
-            }
-            if q.pending, let push = q.arrived.removeValue(forKey: q.expected[q.next]) {
-                q.waiting.remove(q.expected[q.next])
-                q.next += 1
+            if let push = q.order.takeNext() {
                 q.busy = true
                 running += 1
                 return (.run(push, arrival(push)), phone)
             }
             if !q.pending {
-                q.expected.removeAll()
-                q.next = 0
                 if !q.held.isEmpty {
                     q.busy = true
                     running += 1

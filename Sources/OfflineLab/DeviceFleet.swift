@@ -56,15 +56,10 @@ public final class DeviceFleet: PushDeliverySink, @unchecked Sendable {
 
     /// One phone's pushes in the order it handles them.
     private struct OrderedQueue {
-        var expected: [String] = []
-        /// `expected[next...]`, for lookups.
-        var waiting: Set<String> = []
-        var next = 0
-        var arrived: [String: AcceptedPush] = [:]
-        var skipped: Set<String> = []
+        var order = PushOrder()
         var running = 0
         var limit = 1
-        var pending: Bool { next < expected.count }
+        var pending: Bool { order.pending }
     }
 
     public init(transport: any HTTPTransport, clock: any NSEClock = ScaledClock(), budget: Duration = .seconds(30),
@@ -105,8 +100,7 @@ public final class DeviceFleet: PushDeliverySink, @unchecked Sendable {
         let start: [Start] = lock.withLock {
             idle.close()
             var q = queues[name] ?? OrderedQueue()
-            q.expected.append(contentsOf: deliveryIDs)
-            q.waiting.formUnion(deliveryIDs)
+            q.order.expect(deliveryIDs)
             q.limit = max(1, extensionsAtOnce)
             queues[name] = q
             return pumpLocked(name)
@@ -120,7 +114,7 @@ public final class DeviceFleet: PushDeliverySink, @unchecked Sendable {
         let start = lock.withLock { () -> [(Start, String)] in
             var start: [(Start, String)] = []
             for name in queues.keys {
-                queues[name]!.skipped.formUnion(deliveryIDs.intersection(queues[name]!.waiting))
+                queues[name]!.order.skip(deliveryIDs)
                 start += pumpLocked(name).map { ($0, name) }
             }
             if isIdleLocked { idle.open() }
@@ -132,9 +126,7 @@ public final class DeviceFleet: PushDeliverySink, @unchecked Sendable {
     public func deliver(_ push: AcceptedPush) {
         guard let name = push.device?.name else { return }
         let ordered: [Start]? = lock.withLock {
-            guard let id = push.deliveryID, var q = queues[name], q.waiting.contains(id) else { return nil }
-            q.arrived[id] = push
-            queues[name] = q
+            guard queues[name]?.order.arrive(push) == true else { return nil }
             return pumpLocked(name)
         }
         if let ordered {
@@ -154,23 +146,10 @@ public final class DeviceFleet: PushDeliverySink, @unchecked Sendable {
     private func pumpLocked(_ name: String) -> [Start] {
         guard var q = queues[name], let member = members[name] else { return [] }
         var start: [Start] = []
-        while q.pending && q.running < q.limit {
-            let id = q.expected[q.next]
-            if q.skipped.remove(id) != nil {
-                q.next += 1
-                q.waiting.remove(id)
-                continue
-            }
-            guard let push = q.arrived.removeValue(forKey: id) else { break }
-            q.next += 1
-            q.waiting.remove(id)
+        while q.running < q.limit, let push = q.order.takeNext() {
             q.running += 1
             running += 1
             start.append((push, member, killPolicy(push), killTrigger(push)))
-        }
-        if !q.pending {
-            q.expected.removeAll()
-            q.next = 0
         }
         queues[name] = q
         return start
