@@ -28,7 +28,7 @@ demo: release
 	.build/release/pushlab demo
 
 bench: release
-	benchmarks/run
+	PUSHLAB_BENCH=1 benchmarks/run
 
 # libFuzzer targets (Fuzz/README.md), FUZZ_SECONDS each (default 60); fails on a crash.
 fuzz: bootstrap

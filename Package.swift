@@ -7,11 +7,6 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "pushlab", targets: ["pushlab"]),
-        .executable(name: "pushlab-bench-auth", targets: ["pushlab-bench-auth"]),
-        .executable(name: "pushlab-bench-client", targets: ["pushlab-bench-client"]),
-        .executable(name: "pushlab-bench-push-server", targets: ["pushlab-bench-push-server"]),
-        .executable(name: "pushlab-bench-nse", targets: ["pushlab-bench-nse"]),
-        .executable(name: "pushlab-bench-live", targets: ["pushlab-bench-live"]),
     ],
     targets: [
         .target(
@@ -55,16 +50,6 @@ let package = Package(
             dependencies: ["PushCore", "PushAuth", "PushHTTP", "PushStore", "PushSend", "PushGateway", "PushDevice", "PushMetrics", "PushRelay", "OfflineLab",
                            "PushConsole"]
         ),
-        // Measures JWT sign/verify for benchmarks/auth.sh; not part of the CLI.
-        .executableTarget(name: "pushlab-bench-auth", dependencies: ["PushAuth"]),
-        // Drives HTTPClient for benchmarks/transport-client.sh; not part of the CLI.
-        .executableTarget(name: "pushlab-bench-client", dependencies: ["PushHTTP"]),
-        // Benchmarks only: the APNs/FCM-shaped server every sender benchmark peer talks to.
-        .executableTarget(name: "pushlab-bench-push-server", dependencies: ["PushHTTP"]),
-        // Measures the NSE emulator for benchmarks/nse.sh; not part of the CLI.
-        .executableTarget(name: "pushlab-bench-nse", dependencies: ["PushCore", "PushDevice", "PushHTTP"]),
-        // One broadcast to many subscribed activities for benchmarks/live-activities.sh; not part of the CLI.
-        .executableTarget(name: "pushlab-bench-live", dependencies: ["OfflineLab", "PushGateway", "PushSend", "PushAuth", "PushCore", "PushHTTP"]),
         .target(name: "TestSupport", dependencies: ["PushHTTP"], path: "Tests/TestSupport"),
         .testTarget(name: "PushCoreTests", dependencies: ["PushCore", "TestSupport"]),
         .testTarget(name: "PushAuthTests", dependencies: ["PushAuth", "TestSupport"]),
@@ -103,4 +88,23 @@ if Context.environment["PUSHLAB_FUZZ"] != nil {
         .executableTarget(name: "FuzzHTTP1", dependencies: ["PushHTTP", "TestSupport"], path: "Fuzz/FuzzHTTP1"),
     ]
     package.products += ["FuzzJSON", "FuzzJWT", "FuzzServerRequests", "FuzzHTTP1"].map { .executable(name: $0, targets: [$0]) }
+}
+
+// Benchmark drivers (benchmarks/*.sh, `make bench`): not part of the CLI, so they exist only when
+// PUSHLAB_BENCH=1 (the benchmark scripts set it); `make test` and `make install` never build them.
+if Context.environment["PUSHLAB_BENCH"] != nil {
+    package.targets += [
+        // Measures JWT sign/verify for benchmarks/auth.sh; not part of the CLI.
+        .executableTarget(name: "pushlab-bench-auth", dependencies: ["PushAuth"]),
+        // Drives HTTPClient for benchmarks/transport-client.sh; not part of the CLI.
+        .executableTarget(name: "pushlab-bench-client", dependencies: ["PushHTTP"]),
+        // Benchmarks only: the APNs/FCM-shaped server every sender benchmark peer talks to.
+        .executableTarget(name: "pushlab-bench-push-server", dependencies: ["PushHTTP"]),
+        // Measures the NSE emulator for benchmarks/nse.sh; not part of the CLI.
+        .executableTarget(name: "pushlab-bench-nse", dependencies: ["PushCore", "PushDevice", "PushHTTP"]),
+        // One broadcast to many subscribed activities for benchmarks/live-activities.sh; not part of the CLI.
+        .executableTarget(name: "pushlab-bench-live", dependencies: ["OfflineLab", "PushGateway", "PushSend", "PushAuth", "PushCore", "PushHTTP"]),
+    ]
+    package.products += ["pushlab-bench-auth", "pushlab-bench-client", "pushlab-bench-push-server", "pushlab-bench-nse",
+                         "pushlab-bench-live"].map { .executable(name: $0, targets: [$0]) }
 }

@@ -19,6 +19,7 @@
 # APNsProductionClientProtocol.APNS_SERVER = "localhost" and .APNS_PORT = <port>, and passes an
 # ssl_context that trusts certs/ca.pem and offers ALPN h2 (aioapns' own context offers no ALPN).
 set -euo pipefail
+export PUSHLAB_BENCH=1  # the pushlab-bench-* drivers exist only then (Package.swift)
 cd "$(dirname "$0")/.."
 COUNT=${COUNT:-100000}
 BIG=${BIG:-1000000}

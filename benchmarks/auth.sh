@@ -3,6 +3,7 @@
 # ceiling (`openssl speed`) and PyJWT + cryptography, all on this machine in one run.
 # Writes benchmarks/results/auth.md.
 set -euo pipefail
+export PUSHLAB_BENCH=1  # the pushlab-bench-* drivers exist only then (Package.swift)
 cd "$(dirname "$0")/.."
 SECONDS_PER_CASE=${SECONDS_PER_CASE:-1}
 ROUNDS=${ROUNDS:-3}

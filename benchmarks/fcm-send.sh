@@ -13,6 +13,7 @@
 # before the app is initialised, and REQUESTS_CA_BUNDLE makes requests trust certs/ca.pem.
 # Small check: COUNT=2000 ROUNDS=1 benchmarks/fcm-send.sh
 set -euo pipefail
+export PUSHLAB_BENCH=1  # the pushlab-bench-* drivers exist only then (Package.swift)
 cd "$(dirname "$0")/.."
 COUNT=${COUNT:-50000}
 CONCURRENCY=${CONCURRENCY:-200}

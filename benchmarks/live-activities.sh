@@ -8,6 +8,7 @@
 #
 #   ACTIVITIES=100000 RUNS=5 [SKIP_BUILD=1] [CONFIG=debug] benchmarks/live-activities.sh
 set -euo pipefail
+export PUSHLAB_BENCH=1  # the pushlab-bench-* drivers exist only then (Package.swift)
 cd "$(dirname "$0")/.."
 ACTIVITIES=${ACTIVITIES:-100000}
 RUNS=${RUNS:-5}

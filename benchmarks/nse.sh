@@ -8,6 +8,7 @@
 #
 #   SINGLES=30 PUSHES=5000 CONCURRENCY=64 [SKIP_BUILD=1] benchmarks/nse.sh
 set -euo pipefail
+export PUSHLAB_BENCH=1  # the pushlab-bench-* drivers exist only then (Package.swift)
 cd "$(dirname "$0")/.."
 SINGLES=${SINGLES:-30}
 PUSHES=${PUSHES:-5000}

@@ -18,6 +18,7 @@
 #   N=100000 M=100 RUNS=5 BODY=200 benchmarks/transport-client.sh      # what the results file shows
 #   N=20000 RUNS=1 benchmarks/transport-client.sh                       # a quick check
 set -euo pipefail
+export PUSHLAB_BENCH=1  # the pushlab-bench-* drivers exist only then (Package.swift)
 cd "$(dirname "$0")/.."
 N=${N:-100000}          # requests per measurement
 M=${M:-100}             # requests in flight per connection (the server allows 100 streams)
