@@ -137,7 +137,10 @@ final class NewcomerWalkthroughTests: XCTestCase {
             held = []
             while True:
                 c, _ = s.accept(); held.append(c)
-            """], executable: "/usr/bin/python3") { $0.contains("port") }
+            """], executable: "/usr/bin/python3") { out in
+            // The whole line: an unbuffered Python writes "port", " " and the number separately.
+            out.range(of: #"port [0-9]+\n"#, options: .regularExpression) != nil
+        }
         defer { silent.stop() }
         let port = try XCTUnwrap(silent.port(after: "port "))
         let dir = Fixtures.temporaryDirectory()
