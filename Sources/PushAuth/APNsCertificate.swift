@@ -24,12 +24,16 @@ public struct APNsCertificateFacts: Sendable, Hashable {
     public var environments: Set<APNsCertificateEnvironment>
     public var notBefore: Date
     public var notAfter: Date
+    /// SHA-256 of the DER certificate, lowercase hex: what `openssl x509 -noout -fingerprint
+    /// -sha256` prints (without its colons). Identifies the certificate; reveals nothing secret.
+    public var fingerprint: String
 
     public init(der: [UInt8]) throws(APNsCertificateError) {
         var facts = cpl_x509_facts()
         guard der.withUnsafeBufferPointer({ cpl_x509_read($0.baseAddress, $0.count, &facts) }) == 1 else {
             throw .notACertificate(source: "certificate")
         }
+        fingerprint = Digest.hex(Digest.sha256(der))
         subject = withUnsafeBytes(of: &facts.subject) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
         issuer = withUnsafeBytes(of: &facts.issuer) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
         let uid = withUnsafeBytes(of: &facts.subject_uid) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
@@ -119,6 +123,27 @@ public struct APNsClientCertificate: Sendable {
     public let tls: TLSIdentity
     /// Where it came from, for messages (a path; never the password).
     public let source: String
+
+    /// True for a PKCS#12 bundle (`.p12`/`.pfx`, certificate and key in one file opened with a
+    /// password); any other name is read as PEM.
+    public static func isPKCS12(_ path: String) -> Bool {
+        let lower = path.lowercased()
+        return lower.hasSuffix(".p12") || lower.hasSuffix(".pfx")
+    }
+
+    /// A certificate from `file` as its name says: a `.p12`/`.pfx` opened with `password()`
+    /// (asked for only then), or a PEM certificate whose key is in `keyFile` or the file itself.
+    /// `send apns --cert`, `doctor --cert` and the relay's apps load certificates here.
+    public static func load(file: String, keyFile: String?, password: () throws -> String) throws -> APNsClientCertificate {
+        if isPKCS12(file) { return try load(pkcs12: file, password: try password()) }
+        return try load(pem: file, key: keyFile)
+    }
+
+    /// The password in a password file: its first line, without the line end.
+    public static func password(fromFile contents: [UInt8]) -> String {
+        String(decoding: contents, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).first
+            .map { $0.hasSuffix("\r") ? String($0.dropLast()) : String($0) } ?? ""
+    }
 
     /// A `.p12`/`.pfx` exported from Keychain: the certificate and key, opened with `password`.
     public static func load(pkcs12 path: String, password: String) throws(APNsCertificateError) -> APNsClientCertificate {

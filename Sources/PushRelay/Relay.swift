@@ -52,6 +52,19 @@ public final class Relay: Sendable {
 
     public var addresses: BoundAddresses? { server.boundAddresses }
 
+    /// Loads and checks every app's credentials (keys, certificates, service accounts) and
+    /// webhook secret without creating or opening anything: what the relay does first at
+    /// start-up, and all `pushlab relay --check` needs.
+    public static func loadCredentials(_ config: RelayConfig, environment: [String: String] = ProcessInfo.processInfo.environment,
+                                       now: Date = Date()) throws(RelayConfigError) -> [String: AppCredentials] {
+        var out: [String: AppCredentials] = [:]
+        for app in config.apps {
+            out[app.name] = try AppCredentials.load(app, source: config.source, environment: environment, now: now)
+            if let webhook = app.webhook { _ = try WebhookDispatcher.secret(of: webhook, app: app.name) }
+        }
+        return out
+    }
+
     /// Stops taking requests, lets every send in flight finish and record its result,
     /// flushes webhooks (briefly) and closes the queue.
     public func stop() async {
@@ -72,6 +85,8 @@ final class RelayService: Sendable {
     let keys: APIKeyStore
     let metrics = RelayMetrics()
     let senders: [String: AppSenders]
+    /// Each app's loaded credentials (the read-back shows their fingerprints).
+    let credentials: [String: AppCredentials]
     let workers: DeliveryWorkers
     let webhooks: WebhookDispatcher
     let log: @Sendable (String) -> Void
@@ -90,6 +105,9 @@ final class RelayService: Sendable {
         self.dataDirectory = dataDirectory
         self.log = log
         self.observer = observer
+        // Credentials first: a relay that cannot authenticate refuses to start before it
+        // creates or opens anything.
+        credentials = try Relay.loadCredentials(config)
         try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
         self.queue = try queue ?? SQLitePushQueue(path: dataDirectory + "/queue.sqlite",
                                                   configuration: .init(capacity: config.queue.capacity, fsyncEveryCommit: config.queue.fsync))
@@ -107,7 +125,8 @@ final class RelayService: Sendable {
         let redisQueue = queue as? RedisPushQueue
         node = redisQueue?.stream.consumer ?? "relay-\(ProcessInfo.processInfo.processIdentifier)"
         for app in config.apps {
-            senders[app.name] = try AppSenders(app: app, emulator: emulator, retry: retry, shared: redisQueue?.sharedClient)
+            senders[app.name] = try AppSenders(app: app, credentials: credentials[app.name]!, emulator: emulator, retry: retry,
+                                               shared: redisQueue?.sharedClient)
         }
         self.senders = senders
         let metrics = self.metrics

@@ -168,7 +168,8 @@ final class RelayAPITests: XCTestCase {
     func testMetricsCountAcceptedSentAndFailedByReason() async throws {
         harness = try await RelayHarness()
         _ = try await harness.finished(try await harness.push(RelayHarness.apnsBody(tokens: [RelayHarness.goodTokens[0], RelayHarness.deadToken])))
-        let text = try await harness.request("GET", "/metrics", key: "").bodyText
+        let admin = try await harness.relay.keys.create(scope: .admin, label: "prometheus").key
+        let text = try await harness.request("GET", "/metrics", key: admin).bodyText
         XCTAssertTrue(text.contains(#"pushlab_relay_accepted_targets_total{app="demo",platform="apns"} 2"#), text)
         XCTAssertTrue(text.contains(#"pushlab_relay_sent_total{app="demo",platform="apns"} 1"#), text)
         XCTAssertTrue(text.contains(#"pushlab_relay_failed_total{app="demo",platform="apns",reason="Unregistered"} 1"#), text)
@@ -176,10 +177,10 @@ final class RelayAPITests: XCTestCase {
         XCTAssertTrue(text.contains(#"pushlab_relay_queue_targets{state="finished"} 2"#), text)
     }
 
-    /// `metrics.require_admin_key`: /metrics wants an admin key as a bearer token (what
-    /// Prometheus sends with bearer_token); an app key is refused, /healthz stays open.
-    func testMetricsBehindTheAdminKeyWhenConfigured() async throws {
-        harness = try await RelayHarness(extra: #""metrics": {"require_admin_key": true},"#)
+    /// By default /metrics wants an admin key as a bearer token (what Prometheus sends with
+    /// bearer_token); an app key is refused, /healthz stays open.
+    func testMetricsNeedTheAdminKeyByDefault() async throws {
+        harness = try await RelayHarness()
         let admin = try await harness.relay.keys.create(scope: .admin, label: "prometheus").key
         let none = try await harness.request("GET", "/metrics", key: "")
         XCTAssertEqual(none.status, 401, none.bodyText)
@@ -194,5 +195,13 @@ final class RelayAPITests: XCTestCase {
         XCTAssertEqual(health.status, 200)
         let config = try await harness.request("GET", "/v1/admin/config", key: admin)
         XCTAssertEqual(try harness.json(config)["metrics"]?["require_admin_key"]?.boolValue, true, config.bodyText)
+    }
+
+    /// `"metrics": {"require_admin_key": false}` opens /metrics to anyone who reaches the port.
+    func testMetricsOpenOnlyWhenConfigured() async throws {
+        harness = try await RelayHarness(extra: #""metrics": {"require_admin_key": false},"#)
+        let open = try await harness.request("GET", "/metrics", key: "")
+        XCTAssertEqual(open.status, 200, open.bodyText)
+        XCTAssertTrue(open.bodyText.contains("# TYPE pushlab_relay_queue_targets gauge"), open.bodyText)
     }
 }

@@ -44,7 +44,8 @@ final class RelayConfigTests: XCTestCase {
         let shop = try XCTUnwrap(config.app(named: "shop"))
         XCTAssertEqual(shop.apns?.environment, .production)
         XCTAssertEqual(shop.apns?.target, .apple)
-        XCTAssertEqual(shop.apns?.keyPath, Fixtures.apnsKey, "paths resolve against the config's directory")
+        XCTAssertEqual(shop.apns?.authentication, .token(keyPath: Fixtures.apnsKey, keyID: Fixtures.apnsKeyID, teamID: Fixtures.apnsTeamID),
+                       "paths resolve against the config's directory")
         XCTAssertEqual(shop.ratePerMinute, 6000)
         XCTAssertEqual(config.app(named: "news")?.fcm?.target, .emulator)
     }

@@ -107,8 +107,8 @@ final class RelayProcessTests: XCTestCase {
         }
         XCTAssertEqual(Set(accepted.keys), Set(tokens), "every acknowledged target reached the emulator")
         let duplicates = accepted.values.reduce(0) { $0 + max(0, $1 - 1) }
-        // At most the sends in flight at each kill (16 workers) can be repeated.
-        XCTAssertLessThanOrEqual(duplicates, rounds * 16)
+        // At most the sends in flight and the answers not yet recorded at each kill (2 × 16 workers) are repeated.
+        XCTAssertLessThanOrEqual(duplicates, rounds * 2 * 16)
         print("relay kill test: \(targets) targets, \(rounds) kill -9 rounds at \(killedAt) finished; duplicates sent: \(duplicates)")
     }
 
@@ -140,6 +140,6 @@ final class RelayProcessTests: XCTestCase {
         let r = try ProcessRunner.pushlab(["relay", "--config", path])
         XCTAssertEqual(r.status, 2)
         XCTAssertTrue(r.stderr.contains("/apps/demo/apns/key"), r.stderr)
-        XCTAssertTrue(r.stderr.contains("Fix:"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("fix: check the path"), r.stderr)
     }
 }

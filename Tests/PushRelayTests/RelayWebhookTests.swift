@@ -61,7 +61,8 @@ final class RelayWebhookTests: XCTestCase {
         let invalid = events.first { $0["type"]?.stringValue == "invalid_token" }
         XCTAssertEqual(invalid?["apns"]?.stringValue, RelayHarness.deadToken)
         XCTAssertEqual(invalid?["reason"]?.stringValue, "Unregistered")
-        let metrics = try await harness.request("GET", "/metrics", key: "").bodyText
+        let admin = try await harness.relay.keys.create(scope: .admin, label: "prometheus").key
+        let metrics = try await harness.request("GET", "/metrics", key: admin).bodyText
         XCTAssertTrue(metrics.contains(#"pushlab_relay_webhook_events_total{app="demo",outcome="delivered"}"#), metrics)
     }
 }

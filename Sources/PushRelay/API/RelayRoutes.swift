@@ -195,8 +195,7 @@ struct RelayRoutes: Sendable {
             let endpoints = service.senders[app.name]?.endpoints ?? [:]
             return RelayJSON.object([
                 ("name", .string(app.name)),
-                ("apns", app.apns.map { a in RelayJSON.object([
-                    ("key", file(a.keyPath)), ("key_id", .string(a.keyID)), ("team_id", .string(a.teamID)),
+                ("apns", app.apns.map { a in RelayJSON.object(authentication(a.authentication, app: app.name, file: file) + [
                     ("bundle_id", .string(a.bundleID)), ("environment", .string(a.environment.rawValue)), ("target", .string(a.target.rawValue)),
                     ("hosts", RelayJSON.object(endpoints.filter { $0.key.hasPrefix("apns") }.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })),
                 ]) }),
@@ -223,6 +222,29 @@ struct RelayRoutes: Sendable {
             ("apps", .array(JSONArray(apps))),
         ])
         return .json(200, body.prettyPrinted() + "\n")
+    }
+
+    /// The `.p8` key's path and file hash with its ids, or the certificate's path, SHA-256
+    /// fingerprint, topics and validity; a password only by where it comes from.
+    private func authentication(_ authentication: RelayApp.Authentication, app: String,
+                                file: (String?) -> JSONValue?) -> [(String, JSONValue?)] {
+        switch authentication {
+        case .token(let keyPath, let keyID, let teamID):
+            return [("key", file(keyPath)), ("key_id", .string(keyID)), ("team_id", .string(teamID))]
+        case .certificate(let c):
+            var certificate: [(String, JSONValue?)] = [("path", .string(c.path))]
+            if case .certificate(let loaded)? = service.credentials[app]?.apns {
+                let facts = loaded.facts
+                let formatter = ISO8601DateFormatter()
+                certificate += [("sha256", .string(facts.fingerprint)), ("subject", .string(facts.subject)),
+                                ("topics", .array(JSONArray(facts.topics.map { JSONValue.string($0) }))),
+                                ("environments", .array(JSONArray(APNsCertificateEnvironment.allCases.filter(facts.environments.contains).map { JSONValue.string($0.rawValue) }))),
+                                ("not_after", .string(formatter.string(from: facts.notAfter)))]
+            }
+            return [("certificate", RelayJSON.object(certificate)), ("certificate_key", file(c.keyPath)),
+                    ("certificate_password_file", RelayJSON.string(c.passwordFile)),
+                    ("certificate_password_env", RelayJSON.string(c.passwordVariable))]
+        }
     }
 
     private func queueDepth(_ request: ServerRequest) async throws -> ServerResponse {

@@ -60,7 +60,9 @@ public struct RelayConfig: Sendable {
     public struct Metrics: Sendable, Hashable {
         /// `/metrics` answers only an admin key (`Authorization: Bearer <key>`, what Prometheus
         /// sends with `authorization: {credentials: …}` or `bearer_token`); 401/403 otherwise.
-        public var requireAdminKey = false
+        /// The counters name apps and reasons, so they are not public by default; `false` opens
+        /// them (a scraper on a private network that cannot send a key).
+        public var requireAdminKey = true
         public init() {}
     }
 
@@ -83,6 +85,14 @@ public enum RelayTarget: String, Sendable, Hashable, CaseIterable {
 
 /// One app the relay sends for.
 public struct RelayApp: Sendable, Hashable {
+    /// Its APNs pushes go to the built-in emulator with a provider certificate, so the emulator
+    /// must ask for TLS client certificates (it trusts the dev CA, `certs/ca.pem`).
+    public var authenticatesWithCertificateAtEmulator: Bool {
+        guard let apns, apns.target == .emulator, apns.url == nil, apns.environmentURLs.isEmpty,
+              case .certificate = apns.authentication else { return false }
+        return true
+    }
+
     public var name: String
     public var apns: APNs?
     public var fcm: FCM?
@@ -91,10 +101,8 @@ public struct RelayApp: Sendable, Hashable {
     public var webhook: Webhook?
 
     public struct APNs: Sendable, Hashable {
-        /// The `.p8` key file.
-        public var keyPath: String
-        public var keyID: String
-        public var teamID: String
+        /// How the app authenticates to APNs: a `.p8` key or a provider certificate.
+        public var authentication: Authentication
         /// Default `apns-topic` when a push names none (a `.p8` key needs one).
         public var bundleID: String
         public var environment: APNsEnvironment
@@ -107,6 +115,30 @@ public struct RelayApp: Sendable, Hashable {
         /// A host per environment (`"url": {"sandbox": …, "production": …}`); one not named here
         /// falls back to `url`, then to the target's own host for that environment.
         public var environmentURLs: [APNsEnvironment: String] = [:]
+    }
+
+    /// APNs's two ways to authenticate (docs/specs/apns.md "Certificate authentication").
+    public enum Authentication: Sendable, Hashable {
+        /// Provider tokens (JWTs) signed with a `.p8` key (`key`, `key_id`, `team_id`).
+        case token(keyPath: String, keyID: String, teamID: String)
+        /// A provider certificate presented in the TLS handshake (`certificate` …); requests
+        /// then carry no `authorization` header.
+        case certificate(Certificate)
+    }
+
+    /// `apns.certificate`: a `.p12` (with its password from a file or an environment variable)
+    /// or a PEM certificate with its PEM key.
+    public struct Certificate: Sendable, Hashable {
+        /// The `.p12`/`.pfx` or PEM certificate file.
+        public var path: String
+        /// `certificate_key`: the PEM key of a PEM certificate (nil: in the certificate file).
+        public var keyPath: String?
+        /// `certificate_password_file`: the file whose first line is the `.p12` password.
+        public var passwordFile: String?
+        /// `certificate_password_env`: the variable holding the `.p12` password.
+        public var passwordVariable: String?
+        /// Read when neither `passwordFile` nor `passwordVariable` is given (as `send apns --cert`).
+        public static let defaultPasswordVariable = "PUSHLAB_CERT_PASSWORD"
     }
 
     public struct FCM: Sendable, Hashable {

@@ -1,4 +1,5 @@
 import Foundation
+import PushAuth
 import PushCore
 
 extension RelayConfig {
@@ -73,7 +74,7 @@ private struct ConfigParser {
         }
         if let metrics = try top.object("metrics") {
             try metrics.rejectUnknown(["require_admin_key"])
-            config.metrics.requireAdminKey = try metrics.bool("require_admin_key") ?? false
+            config.metrics.requireAdminKey = try metrics.bool("require_admin_key") ?? config.metrics.requireAdminKey
         }
         if let gorush = try top.object("gorush") {
             try gorush.rejectUnknown(["unauthenticated"])
@@ -104,15 +105,14 @@ private struct ConfigParser {
         let appTarget = try o.oneOf("target", RelayTarget.self)
         var app = RelayApp(name: name, apns: nil, fcm: nil, ratePerMinute: try o.int("rate_per_minute", range: 1...100_000_000) ?? 600_000, webhook: nil)
         if let a = try o.object("apns") {
-            try a.rejectUnknown(["key", "key_id", "team_id", "bundle_id", "environment", "target", "url", "ca_file"])
+            try a.rejectUnknown(["key", "key_id", "team_id", "certificate", "certificate_key", "certificate_password_file",
+                                 "certificate_password_env", "bundle_id", "environment", "target", "url", "ca_file"])
             let target = try a.oneOf("target", RelayTarget.self) ?? (appTarget == .emulator ? .emulator : .apple)
             guard target != .google else {
                 throw FieldError(a.pointer / "target", "APNs cannot go to google", fix: "write \"apple\" or \"emulator\"")
             }
             app.apns = RelayApp.APNs(
-                keyPath: try requiredPath(a, "key", example: "certs/AuthKey_ABC123DEFG.p8"),
-                keyID: try a.requiredString("key_id", example: "ABC123DEFG"),
-                teamID: try a.requiredString("team_id", example: "DEF123GHIJ"),
+                authentication: try apnsAuthentication(a),
                 bundleID: try a.requiredString("bundle_id", example: "com.example.app"),
                 environment: try a.oneOf("environment", APNsEnvironment.self) ?? .sandbox,
                 target: target, url: nil, caFile: try path(a, "ca_file", example: "certs/ca.pem"))
@@ -142,6 +142,49 @@ private struct ConfigParser {
                                            caFile: try path(w, "ca_file", example: "certs/ca.pem"))
         }
         return app
+    }
+
+    /// A `.p8` key (`key`, `key_id`, `team_id`) or a provider certificate (`certificate` and,
+    /// for a `.p12`, its password's file or variable; for PEM, `certificate_key`): exactly one.
+    private func apnsAuthentication(_ a: ObjectReader) throws(FieldError) -> RelayApp.Authentication {
+        let certificateFields = ["certificate_key", "certificate_password_file", "certificate_password_env"]
+        guard a.has("certificate") else {
+            for field in certificateFields where a.has(field) {
+                throw FieldError(a.pointer / field, "belongs to a provider certificate, but no \"certificate\" is given",
+                                 fix: "add \"certificate\": \"secrets/aps.p12\", or remove \(field)")
+            }
+            guard a.has("key") else {
+                throw FieldError(a.pointer / "key", "is required (or \"certificate\")",
+                                 fix: "add \"key\": \"certs/AuthKey_ABC123DEFG.p8\" with key_id and team_id, or a provider certificate: \"certificate\": \"secrets/aps.p12\"")
+            }
+            return .token(keyPath: try requiredPath(a, "key", example: "certs/AuthKey_ABC123DEFG.p8"),
+                          keyID: try a.requiredString("key_id", example: "ABC123DEFG"),
+                          teamID: try a.requiredString("team_id", example: "DEF123GHIJ"))
+        }
+        for field in ["key", "key_id", "team_id"] where a.has(field) {
+            throw FieldError(a.pointer / field, "belongs to a .p8 key, but the app authenticates with \"certificate\"",
+                             fix: "give one way to authenticate: remove \(field), or remove \"certificate\"")
+        }
+        let file = try requiredPath(a, "certificate", example: "secrets/aps.p12")
+        var certificate = RelayApp.Certificate(path: file)
+        if APNsClientCertificate.isPKCS12(file) {
+            if a.has("certificate_key") {
+                throw FieldError(a.pointer / "certificate_key", "a .p12 holds its own key", fix: "remove certificate_key")
+            }
+            certificate.passwordFile = try path(a, "certificate_password_file", example: "secrets/aps.p12.password")
+            certificate.passwordVariable = try a.string("certificate_password_env", example: "SHOP_APNS_P12_PASSWORD")
+            if certificate.passwordFile != nil, certificate.passwordVariable != nil {
+                throw FieldError(a.pointer / "certificate_password_env", "the password comes from certificate_password_file already",
+                                 fix: "give one of certificate_password_file and certificate_password_env")
+            }
+        } else {
+            for field in ["certificate_password_file", "certificate_password_env"] where a.has(field) {
+                throw FieldError(a.pointer / field, "only a .p12 has a password; \(file) is read as PEM",
+                                 fix: "remove \(field), or name the .p12 file (ending in .p12 or .pfx)")
+            }
+            certificate.keyPath = try path(a, "certificate_key", example: "secrets/aps-key.pem")
+        }
+        return .certificate(certificate)
     }
 
     /// `"url"`: one host for both environments, or `{"sandbox": …, "production": …}`.

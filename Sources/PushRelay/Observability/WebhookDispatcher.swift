@@ -42,18 +42,24 @@ final class WebhookDispatcher: Sendable {
         var hooks: [String: Hook] = [:]
         for app in apps {
             guard let webhook = app.webhook else { continue }
-            let text = (try? String(contentsOfFile: webhook.secretFile, encoding: .utf8)) ?? ""
-            let secret = text.split(separator: "\n").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
-            guard !secret.isEmpty else {
-                throw RelayConfigError(file: webhook.secretFile, pointer: "", message: "the webhook secret file of app '\(app.name)' is empty",
-                                       fix: "write a random secret on its first line, e.g. openssl rand -hex 32 > \(webhook.secretFile)")
-            }
+            let secret = try Self.secret(of: webhook, app: app.name)
             let client = try HTTPClient(configuration: HTTPClientConfiguration(caFile: webhook.caFile, requestTimeout: .seconds(10)))
             hooks[app.name] = Hook(app: app.name, url: webhook.url, secret: Array(secret.utf8), client: client)
         }
         self.hooks = hooks
         self.metrics = metrics
         self.log = log
+    }
+
+    /// The HMAC secret: the first line of `secret_file`, which must not be empty.
+    static func secret(of webhook: RelayApp.Webhook, app: String) throws(RelayConfigError) -> String {
+        let text = (try? String(contentsOfFile: webhook.secretFile, encoding: .utf8)) ?? ""
+        let secret = text.split(separator: "\n").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+        guard !secret.isEmpty else {
+            throw RelayConfigError(file: webhook.secretFile, pointer: "", message: "the webhook secret file of app '\(app)' is empty",
+                                   fix: "write a random secret on its first line, e.g. openssl rand -hex 32 > \(webhook.secretFile)")
+        }
+        return secret
     }
 
     /// The signature header value for `body` sent at `timestamp`.

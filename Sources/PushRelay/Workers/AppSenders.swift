@@ -42,30 +42,41 @@ final class AppSenders: Sendable {
     private let apnsClients: [APNsEnvironment: APNsClient]
     let fcmClient: FCMClient?
     private let http: HTTPClient
+    /// The APNs connections' own client when the app authenticates with a certificate.
+    private let certificateHTTP: HTTPClient?
 
-    /// `shared`: the cluster's Redis when the queue runs there; then every node uses one APNs
-    /// provider token per (team, key) (`SharedProviderToken`) and one FCM access token per
-    /// service account (`SharedOAuthToken`) instead of its own.
-    init(app: RelayApp, emulator: EmulatorEndpoints?, retry: RetryPolicy, shared: RedisClient? = nil) throws(SenderSetupError) {
+    /// `credentials`: the app's, loaded and checked (`AppCredentials.load`). `shared`: the
+    /// cluster's Redis when the queue runs there; then every node uses one APNs provider token
+    /// per (team, key) (`SharedProviderToken`) and one FCM access token per service account
+    /// (`SharedOAuthToken`) instead of its own.
+    init(app: RelayApp, credentials: AppCredentials, emulator: EmulatorEndpoints?, retry: RetryPolicy,
+         shared: RedisClient? = nil) throws(SenderSetupError) {
         self.app = app
         func fail(_ message: String) -> SenderSetupError { SenderSetupError(app: app.name, message: message) }
         let usesEmulator = app.apns?.target == .emulator || app.fcm?.target == .emulator
         if usesEmulator, emulator == nil { throw fail("target \"emulator\" but no emulator is running") }
         let caFile = app.apns?.caFile ?? app.fcm?.caFile ?? (usesEmulator ? emulator?.caFile : nil)
+        var apnsHTTP: HTTPClient?
         do {
             http = try HTTPClient(configuration: HTTPClientConfiguration(caFile: caFile, maxConnectionsPerHost: 1))
+            // A provider certificate authenticates the APNs connections only (FCM's get none).
+            if case .certificate(let certificate)? = credentials.apns {
+                var configuration = HTTPClientConfiguration(caFile: caFile, maxConnectionsPerHost: 1)
+                configuration.clientCertificate = certificate.clientCertificate
+                apnsHTTP = try HTTPClient(configuration: configuration)
+            }
         } catch {
             throw fail("cannot make the HTTP client: \(error)")
         }
+        certificateHTTP = apnsHTTP
         var clients: [APNsEnvironment: APNsClient] = [:]
         if let apns = app.apns {
-            let key: APNsAuthKey
-            do {
-                key = try APNsAuthKey.load(path: apns.keyPath, keyID: apns.keyID, teamID: apns.teamID)
-            } catch {
-                throw fail("APNs key \(apns.keyPath): \(error)")
+            let credential: any APNsCredential
+            switch credentials.apns {
+            case .token(let key)?: credential = shared.map { SharedProviderToken(key: key, client: $0) } ?? ProviderTokenCache(key: key)
+            case .certificate?: credential = CertificateCredential()
+            case nil: throw fail("APNs credentials were not loaded")
             }
-            let credential: any APNsCredential = shared.map { SharedProviderToken(key: key, client: $0) } ?? ProviderTokenCache(key: key)
             for environment in APNsEnvironment.allCases {
                 let endpoint: APNsEndpoint
                 if let url = apns.environmentURLs[environment] ?? apns.url ?? (apns.target == .emulator ? emulator?.apnsURL(for: environment) : nil) {
@@ -73,13 +84,12 @@ final class AppSenders: Sendable {
                 } else {
                     endpoint = environment == .production ? .production() : .sandbox()
                 }
-                clients[environment] = APNsClient(endpoint: endpoint, transport: http, credential: credential, retry: retry)
+                clients[environment] = APNsClient(endpoint: endpoint, transport: apnsHTTP ?? http, credential: credential, retry: retry)
             }
         }
         apnsClients = clients
         if let fcm = app.fcm {
-            let file: ServiceAccount
-            do { file = try ServiceAccount.load(path: fcm.serviceAccountPath) } catch { throw fail("\(error)") }
+            guard let file = credentials.serviceAccount else { throw fail("the FCM service account was not loaded") }
             let tokenURL = fcm.tokenURL ?? (fcm.target == .emulator && fcm.url == nil ? emulator?.tokenURL : nil) ?? file.tokenURI
             let account = ServiceAccount(projectID: file.projectID, clientEmail: file.clientEmail, privateKeyID: file.privateKeyID,
                                          privateKey: file.privateKey, tokenURI: tokenURL, source: file.source)
@@ -105,5 +115,8 @@ final class AppSenders: Sendable {
         return out
     }
 
-    func shutdown() async { await http.shutdown() }
+    func shutdown() async {
+        await certificateHTTP?.shutdown()
+        await http.shutdown()
+    }
 }

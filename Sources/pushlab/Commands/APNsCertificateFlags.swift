@@ -26,16 +26,13 @@ enum APNsCertificateFlags {
             throw UsageError("--key and --cert both authenticate to APNs; give one of them",
                              fix: "--key AuthKey_<KEYID>.p8 for token authentication, --cert for a provider certificate")
         }
-        let lower = path.lowercased()
+        if APNsClientCertificate.isPKCS12(path), args.value("--cert-key") != nil {
+            throw UsageError("--cert-key: a .p12 holds its own key", fix: "drop --cert-key")
+        }
         do {
-            if lower.hasSuffix(".p12") || lower.hasSuffix(".pfx") {
-                if args.value("--cert-key") != nil { throw UsageError("--cert-key: a .p12 holds its own key", fix: "drop --cert-key") }
-                let certificate = try APNsClientCertificate.load(pkcs12: path, password: try password(args, for: path))
-                KeyFilePermissions.warnIfShared(path, flag: "--cert")
-                return certificate
-            }
-            let certificate = try APNsClientCertificate.load(pem: path, key: args.value("--cert-key"))
-            KeyFilePermissions.warnIfShared(args.value("--cert-key") ?? path, flag: args.value("--cert-key") != nil ? "--cert-key" : "--cert")
+            let keyFile = args.value("--cert-key")
+            let certificate = try APNsClientCertificate.load(file: path, keyFile: keyFile) { try password(args, for: path) }
+            KeyFilePermissions.warnIfShared(keyFile ?? path, flag: keyFile != nil ? "--cert-key" : "--cert")
             return certificate
         } catch let error as APNsCertificateError {
             throw UsageError("--cert \(error.source): \(error.reason)", fix: error.fix)
@@ -44,8 +41,7 @@ enum APNsCertificateFlags {
 
     private static func password(_ args: ParsedArguments, for path: String) throws -> String {
         if let file = args.value("--cert-password-file") {
-            let bytes = try readInput(file, what: "password file")
-            return String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init) ?? ""
+            return APNsClientCertificate.password(fromFile: try readInput(file, what: "password file"))
         }
         if let value = ProcessInfo.processInfo.environment[passwordVariable] { return value }
         throw UsageError("--cert \(path): a .p12 needs its password",

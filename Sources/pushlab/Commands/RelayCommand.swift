@@ -38,71 +38,42 @@ enum RelayCommand: Command {
             throw UsageError("--config is required", fix: "pass --config relay.json (docs/relay.md shows one)")
         }
         var config: RelayConfig
-        do { config = try RelayConfig.load(path: path) } catch { throw UsageError("\(error.description)") }
+        do { config = try RelayConfig.load(path: path) } catch { throw usage(error) }
         if let port = try args.int("--port", range: 0...65535) { config.listen.port = port }
         let data = args.value("--data") ?? "relay-data"
         let quiet = args.flag("--quiet")
         let console = try ConsoleSetup.relayConsole(args)
+        // Keys and certificates are checked before anything starts (the relay loads them again).
+        let credentials: [String: AppCredentials]
+        do { credentials = try Relay.loadCredentials(config) } catch { throw usage(error) }
+        let queue = try await redisQueue(args, capacity: config.queue.capacity)
+        if args.flag("--check") {
+            await queue?.close()
+            return try check(config, path: path, credentials: credentials, data: data, certs: args.value("--certs") ?? "certs")
+        }
 
         var gateway: RelayEmulator?
         var emulator: EmulatorEndpoints?
         if config.apps.contains(where: { $0.apns?.target == .emulator || $0.fcm?.target == .emulator }) {
             do {
-                let e = try await RelayEmulator(certs: args.value("--certs") ?? "certs", observer: console?.gatewayFeed, quiet: quiet)
+                let e = try await RelayEmulator(certs: args.value("--certs") ?? "certs", observer: console?.gatewayFeed, quiet: quiet,
+                                                acceptsCertificates: config.apps.contains(where: \.authenticatesWithCertificateAtEmulator))
                 gateway = e
                 emulator = e.endpoints
             } catch {
+                await queue?.close()
                 throw UsageError("cannot start the built-in emulator: \(error)", fix: "run from the repository root or pass --certs DIR")
             }
-        }
-        var queue: RedisPushQueue?
-        if let url = args.value("--queue") {
-            let endpoint: RedisEndpoint
-            do { endpoint = try RedisEndpoint(url: url) } catch {
-                await gateway?.stop()
-                throw UsageError("--queue: \(error.description)", fix: "e.g. --queue redis://127.0.0.1:6379/0; leave it out for the embedded SQLite queue")
-            }
-            let node = args.value("--node") ?? "\(ProcessInfo.processInfo.hostName)-\(ProcessInfo.processInfo.processIdentifier)"
-            guard !node.isEmpty, node.allSatisfy({ $0.isLetter || $0.isNumber || "._-".contains($0) }) else {
-                await gateway?.stop()
-                throw UsageError("--node '\(node)': use letters, digits, '.', '_' and '-' only", fix: "e.g. --node relay-1")
-            }
-            var configuration = RedisPushQueue.Configuration(capacity: config.queue.capacity)
-            if let retention = try args.duration("--retention") {
-                guard retention > .zero else {
-                    await gateway?.stop()
-                    throw UsageError("--retention must be more than 0", fix: "e.g. --retention 168h (7 days, the default)")
-                }
-                configuration.retention = retention
-            }
-            queue = RedisPushQueue(endpoint: endpoint, configuration: configuration, clientName: node)
-            do { try await queue?.prepare() } catch {
-                await gateway?.stop()
-                throw UsageError("--queue \(endpoint): \(error)", fix: "start redis-server (docs/relay.md \"Running several nodes\") or check the URL")
-            }
-        } else if let flag = ["--node", "--retention"].first(where: { args.value($0) != nil }) {
-            await gateway?.stop()
-            throw UsageError("\(flag) needs --queue redis://…", fix: "\(flag) only matters when nodes share a Redis queue")
         }
         let relay: Relay
         do {
             relay = try Relay(config: config, dataDirectory: data, queue: queue, emulator: emulator, log: { line in if !quiet { printError(line) } },
                               observer: console.map { RelayLogFeed(log: $0.log) }) { router in console?.register(on: &router) }
         } catch {
+            await queue?.close()
             await gateway?.stop()
+            if let error = error as? RelayConfigError { throw usage(error) }
             throw UsageError("\(error)", fix: "check relay.json and --data \(data)")
-        }
-        if args.flag("--check") {
-            for app in config.apps {
-                var parts: [String] = []
-                if let a = app.apns { parts.append("APNs key \(a.keyID) team \(a.teamID) topic \(a.bundleID) (\(a.environment.rawValue), \(a.url ?? (a.environmentURLs.isEmpty ? a.target.rawValue : a.environmentURLs.sorted { $0.key.rawValue > $1.key.rawValue }.map { "\($0.key.rawValue) \($0.value)" }.joined(separator: ", "))))") }
-                if let f = app.fcm { parts.append("FCM \(f.projectID ?? "project from service account") (\(f.url ?? f.target.rawValue))") }
-                emit("\(app.name): " + parts.joined(separator: "; "))
-            }
-            emit("\(path): ok, \(config.apps.count) app\(config.apps.count == 1 ? "" : "s")")
-            await relay.stop()
-            await gateway?.stop()
-            return ExitStatus.success
         }
         do { try await relay.start() } catch {
             await relay.stop()
@@ -121,6 +92,78 @@ enum RelayCommand: Command {
         console?.stop()
         await relay.stop()
         await gateway?.stop()
+        return ExitStatus.success
+    }
+}
+
+extension RelayCommand {
+    /// A relay.json problem as the CLI prints it: the file and pointer with the problem, then its fix.
+    static func usage(_ error: RelayConfigError) -> UsageError {
+        UsageError("\(error.file)\(error.pointer.isEmpty ? "" : " \(error.pointer)"): \(error.message)", fix: error.fix)
+    }
+
+    /// The cluster's Redis queue with `--queue`, prepared; nil for the embedded SQLite queue.
+    static func redisQueue(_ args: ParsedArguments, capacity: Int) async throws -> RedisPushQueue? {
+        guard let url = args.value("--queue") else {
+            if let flag = ["--node", "--retention"].first(where: { args.value($0) != nil }) {
+                throw UsageError("\(flag) needs --queue redis://…", fix: "\(flag) only matters when nodes share a Redis queue")
+            }
+            return nil
+        }
+        let endpoint: RedisEndpoint
+        do { endpoint = try RedisEndpoint(url: url) } catch {
+            throw UsageError("--queue: \(error.description)", fix: "e.g. --queue redis://127.0.0.1:6379/0; leave it out for the embedded SQLite queue")
+        }
+        let node = args.value("--node") ?? "\(ProcessInfo.processInfo.hostName)-\(ProcessInfo.processInfo.processIdentifier)"
+        guard !node.isEmpty, node.allSatisfy({ $0.isLetter || $0.isNumber || "._-".contains($0) }) else {
+            throw UsageError("--node '\(node)': use letters, digits, '.', '_' and '-' only", fix: "e.g. --node relay-1")
+        }
+        var configuration = RedisPushQueue.Configuration(capacity: capacity)
+        if let retention = try args.duration("--retention") {
+            guard retention > .zero else { throw UsageError("--retention must be more than 0", fix: "e.g. --retention 168h (7 days, the default)") }
+            configuration.retention = retention
+        }
+        let queue = RedisPushQueue(endpoint: endpoint, configuration: configuration, clientName: node)
+        do { try await queue.prepare() } catch {
+            await queue.close()
+            throw UsageError("--queue \(endpoint): \(error)", fix: "start redis-server (docs/relay.md \"Running several nodes\") or check the URL")
+        }
+        return queue
+    }
+
+    /// `--check`: the config, every credential and webhook secret, the built-in emulator's
+    /// certificates and the data directory, reported without creating or starting anything.
+    static func check(_ config: RelayConfig, path: String, credentials: [String: AppCredentials], data: String, certs: String) throws -> Int32 {
+        if config.apps.contains(where: { $0.apns?.target == .emulator || $0.fcm?.target == .emulator }) {
+            for file in ["server.pem", "server.key", "ca.pem"] where !FileManager.default.isReadableFile(atPath: certs + "/" + file) {
+                throw UsageError("--certs \(certs): cannot read \(file) for the built-in emulator", fix: "run from the repository root or pass --certs DIR")
+            }
+        }
+        var isDirectory: ObjCBool = false
+        let dataNote: String
+        if FileManager.default.fileExists(atPath: data, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue, FileManager.default.isWritableFile(atPath: data) else {
+                throw UsageError("--data \(data): not a writable directory", fix: "pass a directory the relay may write, e.g. --data relay-data")
+            }
+            dataNote = "data \(data)"
+        } else {
+            let parent = (data as NSString).deletingLastPathComponent
+            guard FileManager.default.isWritableFile(atPath: parent.isEmpty ? "." : parent) else {
+                throw UsageError("--data \(data): cannot be created in \(parent.isEmpty ? "." : parent)", fix: "create it first, or pass a directory the relay may write")
+            }
+            dataNote = "data \(data) (created at start)"
+        }
+        for app in config.apps {
+            var parts: [String] = []
+            if let a = app.apns, let summary = credentials[app.name]?.apnsSummary {
+                let hosts = a.url ?? (a.environmentURLs.isEmpty ? a.target.rawValue
+                    : a.environmentURLs.sorted { $0.key.rawValue > $1.key.rawValue }.map { "\($0.key.rawValue) \($0.value)" }.joined(separator: ", "))
+                parts.append("\(summary) topic \(a.bundleID) (\(a.environment.rawValue), \(hosts))")
+            }
+            if let f = app.fcm { parts.append("FCM \(f.projectID ?? "project from service account") (\(f.url ?? f.target.rawValue))") }
+            emit("\(app.name): " + parts.joined(separator: "; "))
+        }
+        emit("\(path): ok, \(config.apps.count) app\(config.apps.count == 1 ? "" : "s"), \(dataNote)")
         return ExitStatus.success
     }
 }
@@ -165,7 +208,7 @@ enum RelayKeysCommand: Command {
         case (let app?, false):
             if let config = args.value("--config") {
                 let parsed: RelayConfig
-                do { parsed = try RelayConfig.load(path: config) } catch { throw UsageError(error.description) }
+                do { parsed = try RelayConfig.load(path: config) } catch { throw RelayCommand.usage(error) }
                 guard parsed.app(named: app) != nil else {
                     throw UsageError("--app \(app): no such app in \(config)", fix: "use one of: \(parsed.apps.map(\.name).joined(separator: ", "))")
                 }

@@ -10,9 +10,12 @@ final class RelayEmulator: Sendable {
     let production: Gateway
     let endpoints: EmulatorEndpoints
 
-    init(certs: String, observer: (any PushRecordObserver)?, quiet: Bool) async throws {
+    /// `acceptsCertificates`: an app authenticates with a provider certificate; the emulator then
+    /// asks for TLS client certificates and verifies them against the dev CA (`certs/ca.pem`).
+    init(certs: String, observer: (any PushRecordObserver)?, quiet: Bool, acceptsCertificates: Bool = false) async throws {
         var configuration = GatewayConfiguration(certificateFile: certs + "/server.pem", privateKeyFile: certs + "/server.key")
         configuration.recordObserver = observer
+        if acceptsCertificates { configuration.apnsClientCertificateCAFile = certs + "/ca.pem" }
         let keys = try GatewayKeys.developmentDefaults(certsDirectory: certs)
         sandbox = try Gateway(configuration: configuration, keys: keys, devices: DeviceRegistry(), sink: quiet ? nil : PushLogLine())
         configuration.environment = .productionOnly
