@@ -45,15 +45,6 @@ vmhwm_kb() { awk '/^VmHWM/ { print $2 }' "/proc/$1/status"; }
 source benchmarks/lib/relay.sh
 start_emulator
 
-# relay_config FILE RATE_PER_MINUTE WORKERS
-relay_config() {
-  cat >"$1" <<EOF
-{"listen": {"port": 0}, "queue": {"capacity": 1000000000}, "workers": {"concurrency": $3},
- "apps": {"bench": {"rate_per_minute": $2,
-   "apns": {"key": "$REPO/certs/AuthKey_PLDEVKEY01.p8", "key_id": "PLDEVKEY01", "team_id": "PLDEVTEAM1",
-            "bundle_id": "io.pushlab.demo", "url": "$APNS_URL", "ca_file": "$REPO/certs/ca.pem"}}}}
-EOF
-}
 # h2load_run NAME URL BODY → records NAME targets/s (1,000 targets per 2xx request) and latency.
 h2load_run() {
   h2load -n "$3" -c "$CLIENTS" -m "$STREAMS" -d "$4" -H "authorization: Bearer $KEY" -H "content-type: application/json" \
@@ -110,45 +101,6 @@ rm -rf "$WORK/intake-data"
 python3 -c "
 for i in range($E2E_TARGETS): print('%064x' % (0xE0000000 + i))" >"$WORK/tokens.txt"
 printf '%s' '{"aps":{"alert":{"title":"bench","body":"relay end to end"}}}' >"$WORK/payload.json"
-cat >"$WORK/e2e.py" <<'EOF'
-# Posts the tokens as pushes of 1,000 over one HTTP/1.1 connection, waits until the queue is
-# empty, then reads every push's results: elapsed, targets/s, p50/p99 enqueue → final (ms).
-import json, sys, time, http.client, urllib.parse
-url, key, admin, tokens_file = sys.argv[1:5]
-u = urllib.parse.urlsplit(url)
-c = http.client.HTTPConnection(u.hostname, u.port)
-def call(method, path, body=None, token=key):
-    c.request(method, path, body=body, headers={"authorization": "Bearer " + token, "content-type": "application/json"})
-    r = c.getresponse()
-    return r.status, json.loads(r.read() or b"null")
-tokens = open(tokens_file).read().split()
-start = time.monotonic()
-ids = []
-for i in range(0, len(tokens), 1000):
-    body = json.dumps({"apns": {"payload": {"aps": {"alert": {"title": "bench", "body": "relay end to end"}}}}, "apns_tokens": tokens[i:i + 1000]})
-    status, answer = call("POST", "/v1/apps/bench/pushes", body)
-    assert status == 202, (status, answer)
-    ids.append(answer["id"])
-while True:
-    status, depth = call("GET", "/v1/admin/queue", token=admin)
-    if depth["waiting"] == 0 and depth["claimed"] == 0:
-        break
-    time.sleep(0.01)
-elapsed = time.monotonic() - start
-def seconds(t):
-    from datetime import datetime
-    return datetime.fromisoformat(t.replace("Z", "+00:00")).timestamp()
-latencies, sent = [], 0
-for pid in ids:
-    status, push = call("GET", "/v1/pushes/" + pid)
-    accepted = seconds(push["accepted_at"])
-    for r in push["results"]:
-        sent += r["status"] == "sent"
-        latencies.append((seconds(r["finished_at"]) - accepted) * 1000)
-latencies.sort()
-pick = lambda q: latencies[min(len(latencies) - 1, int(q * len(latencies)))]
-print(sent, len(tokens), round(elapsed, 3), int(len(tokens) / elapsed), round(pick(0.50), 1), round(pick(0.99), 1))
-EOF
 relay_config "$WORK/e2e.json" 100000000 "$CONCURRENCY"
 RELAY_CMD="pushlab relay --config e2e.json (rate 100,000,000/min, workers.concurrency $CONCURRENCY, apns.url → the emulator) --quiet; e2e.py posts $E2E_TARGETS targets as pushes of 1,000, polls /v1/admin/queue until empty"
 DIRECT_CMD="pushlab send apns --url <emulator> --ca-file certs/ca.pem --key certs/AuthKey_PLDEVKEY01.p8 --team-id PLDEVTEAM1 --topic io.pushlab.demo --tokens tokens.txt ($E2E_TARGETS) --concurrency $CONCURRENCY --connections 1 --no-history --json payload.json"
@@ -158,7 +110,7 @@ for ROUND in $(seq "$ROUNDS"); do
   KEY=$("$PUSHLAB" relay keys create --data "$WORK/e2e-data" --app bench 2>/dev/null)
   ADMIN=$("$PUSHLAB" relay keys create --data "$WORK/e2e-data" --admin 2>/dev/null)
   start_relay "$WORK/e2e.json" "$WORK/e2e-data"
-  read -r R_SENT R_TOTAL R_SECS R_RATE R_P50 R_P99 < <(python3 "$WORK/e2e.py" "$RELAY_URL" "$KEY" "$ADMIN" "$WORK/tokens.txt")
+  read -r R_SENT R_TOTAL R_SECS R_RATE R_P50 R_P99 R_CPU < <(python3 benchmarks/lib/relay-e2e.py "$RELAY_URL" "$KEY" "$ADMIN" "$WORK/tokens.txt" "$RELAY_PID")
   kill "$RELAY_PID"; wait "$RELAY_PID" 2>/dev/null || true
   record "relay end to end deliveries/s" "$R_RATE"
   record "relay end to end sent" "$R_SENT"

@@ -20,3 +20,14 @@ start_emulator() {
   APNS_URL=$(sed -n 's|^APNs: \(https://[^ ]*\) .*|\1|p' "$WORK/serve.log")
   [ -n "$APNS_URL" ] || { cat "$WORK/serve.log"; echo "$(basename "$0"): the emulator did not start" >&2; exit 1; }
 }
+
+# relay_config FILE RATE_PER_MINUTE WORKERS writes a relay.json with one app, bench, whose APNs host is
+# the emulator at $APNS_URL (the dev .p8 key under $REPO/certs).
+relay_config() {
+  cat >"$1" <<EOF
+{"listen": {"port": 0}, "queue": {"capacity": 1000000000}, "workers": {"concurrency": $3},
+ "apps": {"bench": {"rate_per_minute": $2,
+   "apns": {"key": "$REPO/certs/AuthKey_PLDEVKEY01.p8", "key_id": "PLDEVKEY01", "team_id": "PLDEVTEAM1",
+            "bundle_id": "io.pushlab.demo", "url": "$APNS_URL", "ca_file": "$REPO/certs/ca.pem"}}}}
+EOF
+}

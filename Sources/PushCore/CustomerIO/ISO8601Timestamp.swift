@@ -1,8 +1,9 @@
 import Foundation
 
 /// ISO 8601 date-times as the SDKs write them: `2026-04-02T10:46:08Z`,
-/// `2026-04-02T10:46:08.123Z`, or with a `±HH:MM` offset. Parsed by hand (no formatter
-/// object to share between threads).
+/// `2026-04-02T10:46:08.123Z`, or with a `±HH:MM` offset. Parsed and written by hand: no
+/// formatter object to share between threads, and none to build per call (a Foundation
+/// formatter builds an ICU calendar each time). The relay's results write their times here too.
 public enum ISO8601Timestamp {
     public static func parse(_ text: String) -> Date? {
         let b = Array(text.utf8)
@@ -62,7 +63,9 @@ public enum ISO8601Timestamp {
 
     /// `2026-04-02T10:46:08.123Z` (UTC, milliseconds).
     public static func format(_ date: Date) -> String {
-        let ms = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+        // To the nearest millisecond: a time stored as seconds (a Double) is often a hair under
+        // the millisecond it was, and rounding down would print the one before.
+        let ms = Int64((date.timeIntervalSince1970 * 1000).rounded())
         let totalSeconds = Int(ms.quotientAndRemainder(dividingBy: 1000).quotient) - (ms < 0 && ms % 1000 != 0 ? 1 : 0)
         let millis = Int(ms - Int64(totalSeconds) * 1000)
         var days = totalSeconds / 86_400

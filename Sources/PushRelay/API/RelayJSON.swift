@@ -11,11 +11,7 @@ enum RelayJSON {
     static func number(_ n: Int?) -> JSONValue? { n.map { .number(JSONNumber($0)) } }
     static func string(_ s: String?) -> JSONValue? { s.map { .string($0) } }
 
-    static func time(_ date: Date) -> JSONValue {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return .string(formatter.string(from: date))
-    }
+    static func time(_ date: Date) -> JSONValue { .string(ISO8601Timestamp.format(date)) }
 
     /// `{"apns": "<token>", "environment": "production"}`, `{"fcm": …}`, `{"topic": …}`, `{"condition": …}`.
     static func target(_ target: PushTarget) -> [(String, JSONValue?)] {

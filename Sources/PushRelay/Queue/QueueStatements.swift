@@ -77,16 +77,17 @@ enum QueueStatements {
         RETURNING id, push_row, idx, kind, value, environment, attempts
         """
     static let pushContent = "SELECT id, app, content FROM pushes WHERE row = ?"
-    static let stateOfTarget = "SELECT state FROM targets WHERE id = ?"
-    /// Only a target without a final result takes one (contract rule 5).
+    /// Only a target without a final result takes one (contract rule 5). Returns whether it was
+    /// claimed: only a claim sets `consumer`, and this statement leaves it as it was.
     static let completeTarget = """
         UPDATE targets SET state = 2, status = ?, http_status = ?, reason = ?, provider_id = ?, token_invalid = ?, attempts = ?,
             finished_at = ?, lease_until = NULL, last_error = NULL
         WHERE id = ? AND state < 2
+        RETURNING consumer IS NOT NULL
         """
-    static let countSent = "UPDATE pushes SET sent = sent + 1 WHERE id = ?"
-    static let countFailed = "UPDATE pushes SET failed = failed + 1 WHERE id = ?"
-    static let pushIsFinished = "SELECT sent + failed >= target_count FROM pushes WHERE id = ?"
+    /// Count the result; returns whether it was the push's last.
+    static let countSent = "UPDATE pushes SET sent = sent + 1 WHERE id = ? RETURNING sent + failed >= target_count"
+    static let countFailed = "UPDATE pushes SET failed = failed + 1 WHERE id = ? RETURNING sent + failed >= target_count"
     static let insertInvalidToken = "INSERT INTO invalid_tokens (app, kind, token, reason, push_id, reported_at) VALUES (?, ?, ?, ?, ?, ?)"
     static let rescheduleTarget = """
         UPDATE targets SET state = 0, ready_at = ?, attempts = ?, last_error = ?, lease_until = NULL, consumer = NULL

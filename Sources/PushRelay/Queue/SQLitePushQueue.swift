@@ -156,19 +156,18 @@ public final class SQLitePushQueue: PushQueue {
                 for result in results {
                     guard let row = Int64(result.claim.receipt) else { continue }
                     let o = result.outcome
-                    let before = try db.query(QueueStatements.stateOfTarget, [.integer(row)]).first?.int(0)
-                    let changed = try db.run(QueueStatements.completeTarget, [
+                    let completed = try db.query(QueueStatements.completeTarget, [
                         .text(o.status.rawValue), .int(o.httpStatus), .text(o.reason), .text(o.providerID),
                         .integer(o.tokenInvalid ? 1 : 0), .int(o.attempts), .real(o.finishedAt.timeIntervalSince1970), .integer(row),
                     ])
-                    guard changed == 1 else {
+                    guard let wasClaimedRow = completed.first else {
                         report.duplicates += 1
                         continue
                     }
                     report.recorded += 1
-                    if before == TargetRowState.claimed.rawValue { wasClaimed += 1 }
-                    try db.run(o.status == .sent ? QueueStatements.countSent : QueueStatements.countFailed, [.text(result.claim.pushID)])
-                    if try db.query(QueueStatements.pushIsFinished, [.text(result.claim.pushID)]).first?.int(0) == 1 {
+                    if wasClaimedRow.int(0) == 1 { wasClaimed += 1 }
+                    let counted = try db.query(o.status == .sent ? QueueStatements.countSent : QueueStatements.countFailed, [.text(result.claim.pushID)])
+                    if counted.first?.int(0) == 1 {
                         report.finishedPushes.insert(result.claim.pushID)
                     }
                     if o.tokenInvalid {

@@ -7,6 +7,13 @@ import Synchronization
 /// `concurrency` at once. A target is completed only after a final answer (accepted, a
 /// never-retry rejection, or attempts used up); a retryable failure goes back to the queue
 /// with a backoff, so a crash at any point leaves it to be claimed again (at least once).
+///
+/// Two waits stay off the send path, so the sends in flight stay at `concurrency` while the
+/// queue commits: targets are claimed ahead (up to `concurrency` more than are being sent), and
+/// a send's slot passes to the next claimed target as soon as the answer is in, while its
+/// result is recorded durably beside it. Sends in flight plus answers not yet recorded stay at
+/// most `2 × concurrency`: what a crash can make the relay send twice (docs/relay.md
+/// "Guarantees").
 final class DeliveryWorkers: Sendable {
     private let queue: any PushQueue
     private let senders: [String: AppSenders]
@@ -22,7 +29,12 @@ final class DeliveryWorkers: Sendable {
     private let slotFreed = Wakeup()
     private let prepared = PreparedContentCache()
     private struct State {
+        /// Sends running (each holds a slot).
         var inFlight = 0
+        /// Results being recorded (their sends are over).
+        var recording = 0
+        /// Claimed, not yet sent; the next one is last.
+        var ready: [ClaimedTarget] = []
         var stopping = false
         var loop: Task<Void, Never>?
     }
@@ -53,7 +65,8 @@ final class DeliveryWorkers: Sendable {
     /// New work was queued: claim now instead of at the next poll.
     func poke() { wakeup.signal() }
 
-    /// Stops claiming and waits until every send in flight has its result recorded.
+    /// Stops claiming, waits until every send in flight has its result recorded, and gives the
+    /// targets claimed ahead back to the queue.
     func stop() async {
         let loop = state.withLock { s in
             s.stopping = true
@@ -62,40 +75,59 @@ final class DeliveryWorkers: Sendable {
         wakeup.signal()
         slotFreed.signal()
         await loop?.value
-        while state.withLock({ $0.inFlight }) > 0 { await slotFreed.wait(timeout: .milliseconds(50)) }
+        while state.withLock({ $0.inFlight + $0.recording }) > 0 { await slotFreed.wait(timeout: .milliseconds(50)) }
+        let unsent = state.withLock { s in defer { s.ready = [] }; return s.ready }
+        if !unsent.isEmpty {
+            do {
+                try await queue.reschedule(unsent.map { TargetRetry($0, attempts: $0.attempts, lastError: nil, notBefore: Date()) })
+            } catch {
+                log("relay: could not give back \(unsent.count) claimed targets: \(error); they are sent after their lease")
+            }
+        }
     }
 
     var inFlight: Int { state.withLock { $0.inFlight } }
 
     private func run() async {
         let lease = Duration.seconds(settings.leaseSeconds)
+        let concurrency = settings.concurrency
         while !state.withLock({ $0.stopping }) {
-            let free = settings.concurrency - state.withLock { $0.inFlight }
-            if free <= 0 {
+            startReady()
+            // Room to claim: up to `concurrency` targets waiting beyond the sends in flight.
+            let room = state.withLock { s in 2 * concurrency - s.inFlight - s.ready.count }
+            if room <= 0 {
                 await slotFreed.wait(timeout: .milliseconds(100))
                 continue
             }
             let claims: [ClaimedTarget]
             do {
-                claims = try await queue.claim(consumer: consumer, limit: min(free, 512), lease: lease)
+                claims = try await queue.claim(consumer: consumer, limit: min(room, 512), lease: lease)
             } catch {
                 log("relay: claim failed: \(error); retrying in 1 s")
                 await wakeup.wait(timeout: .seconds(1))
                 continue
             }
             if claims.isEmpty {
-                await wakeup.wait(timeout: await idleWait())
+                if state.withLock({ $0.ready.isEmpty }) { await wakeup.wait(timeout: await idleWait()) }
+                else { await slotFreed.wait(timeout: .milliseconds(100)) }
                 continue
             }
-            state.withLock { $0.inFlight += claims.count }
-            for claim in claims {
-                Task {
-                    await self.process(claim)
-                    self.state.withLock { $0.inFlight -= 1 }
-                    self.slotFreed.signal()
-                }
-            }
+            state.withLock { $0.ready.insert(contentsOf: claims.reversed(), at: 0) }
         }
+    }
+
+    /// Starts sends for claimed targets while slots are free and the answers waiting to be
+    /// recorded leave room.
+    private func startReady() {
+        let concurrency = settings.concurrency
+        let starting: [ClaimedTarget] = state.withLock { s in
+            let n = min(s.ready.count, concurrency - s.inFlight, 2 * concurrency - s.inFlight - s.recording)
+            guard n > 0, !s.stopping else { return [] }
+            s.inFlight += n
+            defer { s.ready.removeLast(n) }
+            return s.ready.suffix(n).reversed()
+        }
+        for claim in starting { Task { await self.process(claim) } }
     }
 
     /// Until the next retry is due, at most 250 ms (another node may queue work too).
@@ -106,16 +138,31 @@ final class DeliveryWorkers: Sendable {
         return .milliseconds(min(250, Int(seconds * 1000) + 1))
     }
 
+    /// Sends `claim` in a slot; once answered, hands the slot to the next claimed target and
+    /// records the result.
     private func process(_ claim: ClaimedTarget) async {
         let start = ContinuousClock.now
         let platform = claim.target.isAPNs ? "apns" : "fcm"
-        guard let senders = senders[claim.app] else {
-            return await finish(claim, .failed(reason: "UnknownApp", detail: "app '\(claim.app)' is no longer in relay.json"), platform: platform, start: start)
+        let attempt: SendAttempt
+        if let senders = senders[claim.app] {
+            await budgets[claim.app]?.take()
+            if !claim.target.isAPNs { await fcmProjectBudgets[claim.app]?.take() }
+            attempt = await send(claim, with: senders)
+        } else {
+            attempt = .failed(reason: "UnknownApp", detail: "app '\(claim.app)' is no longer in relay.json")
         }
-        await budgets[claim.app]?.take()
-        if !claim.target.isAPNs { await fcmProjectBudgets[claim.app]?.take() }
-        let attempt = await send(claim, with: senders)
+        let concurrency = settings.concurrency
+        let next: ClaimedTarget? = state.withLock { s in
+            s.recording += 1
+            if !s.stopping, s.inFlight + s.recording <= 2 * concurrency, let next = s.ready.popLast() { return next }
+            s.inFlight -= 1
+            return nil
+        }
+        if let next { Task { await self.process(next) } }
+        slotFreed.signal()
         await finish(claim, attempt, platform: platform, start: start)
+        state.withLock { $0.recording -= 1 }
+        slotFreed.signal()
     }
 
     private func send(_ claim: ClaimedTarget, with senders: AppSenders) async -> SendAttempt {

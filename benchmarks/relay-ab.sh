@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# benchmarks/relay-ab.sh → benchmarks/results/relay-ab.md — the relay's end to end (issue 18:
+# relay ÷ direct ≥ 0.8) for two pushlab builds in one run, interleaved, so a busy machine moves
+# both alike. Each round, for old then new: E2E_TARGETS targets (pushes of 1,000) through
+# `pushlab relay` to the emulator until the queue is empty (benchmarks/lib/relay-e2e.py), then
+# the same tokens with that build's `pushlab send apns --tokens` straight to the emulator; both
+# with CONCURRENCY sends in flight on one HTTP/2 connection. Also the relay process's CPU time
+# (user + system, /proc/PID/stat) per 1,000 deliveries, which load moves less than rates.
+#   OLD_BIN=path/to/old/pushlab [NEW_BIN=.build/release/pushlab] ROUNDS=3 E2E_TARGETS=5000 benchmarks/relay-ab.sh
+#   BASE=<commit> benchmarks/relay-ab.sh      builds BASE's release binary in a worktree
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROUNDS=${ROUNDS:-3}
+E2E_TARGETS=${E2E_TARGETS:-5000}
+CONCURRENCY=${CONCURRENCY:-100}
+NEW_BIN=${NEW_BIN:-.build/release/pushlab}
+[ -n "${SKIP_BUILD:-}" ] || swift build -c release --product pushlab >/dev/null
+if [ -z "${OLD_BIN:-}" ]; then
+  if [ -z "${BASE:-}" ]; then echo "relay-ab.sh: nothing to compare with; set BASE=<commit> or OLD_BIN=<binary>"; exit 0; fi
+  BASE_WT=$(mktemp -d)/base
+  git worktree add -q --detach "$BASE_WT" "$BASE"
+  (cd "$BASE_WT" && swift build -c release --product pushlab >/dev/null)
+  OLD_BIN=$BASE_WT/.build/release/pushlab
+fi
+WORK=$(mktemp -d)
+PIDS=()
+cleanup() { for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$WORK"; }
+trap cleanup EXIT
+source benchmarks/lib/runs.sh
+REPO=$(pwd)
+PUSHLAB=$NEW_BIN
+source benchmarks/lib/relay.sh
+start_emulator
+TICK_MS=$((1000 / $(getconf CLK_TCK)))
+ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+
+python3 -c "
+for i in range($E2E_TARGETS): print('%064x' % (0xE0000000 + i))" >"$WORK/tokens.txt"
+printf '%s' '{"aps":{"alert":{"title":"bench","body":"relay end to end"}}}' >"$WORK/payload.json"
+relay_config "$WORK/e2e.json" 100000000 "$CONCURRENCY"
+
+# one BINARY LABEL: the relay's end to end, then the direct send, with that build.
+one() {
+  PUSHLAB=$1
+  local label=$2
+  rm -rf "$WORK/e2e-data"
+  local key admin sent total secs rate p50 p99 before after
+  key=$("$PUSHLAB" relay keys create --data "$WORK/e2e-data" --app bench 2>/dev/null)
+  admin=$("$PUSHLAB" relay keys create --data "$WORK/e2e-data" --admin 2>/dev/null)
+  start_relay "$WORK/e2e.json" "$WORK/e2e-data"
+  before=$(ticks "$RELAY_PID")
+  read -r sent total secs rate p50 p99 < <(python3 benchmarks/lib/relay-e2e.py "$RELAY_URL" "$key" "$admin" "$WORK/tokens.txt")
+  after=$(ticks "$RELAY_PID")
+  kill "$RELAY_PID"; wait "$RELAY_PID" 2>/dev/null || true
+  [ "$sent" = "$total" ] || echo "relay-ab.sh: $label relay sent $sent of $total" >&2
+  record "$label relay deliveries/s" "$rate"
+  record "$label relay CPU ms per 1,000" "$(awk -v t=$((after - before)) -v ms="$TICK_MS" -v n="$sent" 'BEGIN { printf "%.1f", t * ms * 1000 / n }')"
+  record "$label relay enqueue→final p50 ms" "$p50"
+  "$PUSHLAB" send apns --url "$APNS_URL" --ca-file certs/ca.pem --key certs/AuthKey_PLDEVKEY01.p8 --team-id PLDEVTEAM1 \
+    --topic io.pushlab.demo --tokens "$WORK/tokens.txt" --concurrency "$CONCURRENCY" --connections 1 --no-history --json \
+    "$WORK/payload.json" >"$WORK/direct.json"
+  record "$label direct deliveries/s" "$(python3 -c "import json; print(json.load(open('$WORK/direct.json'))['perSecond'])")"
+}
+for ROUND in $(seq "$ROUNDS"); do
+  echo "relay-ab.sh: round $ROUND/$ROUNDS" >&2
+  one "$OLD_BIN" old
+  one "$NEW_BIN" new
+done
+ROUND=1
+
+{
+  echo "# Relay A/B: end to end through the relay, two builds, one run"
+  echo
+  machine_lines
+  echo "- old: \`$OLD_BIN\`${BASE:+ (commit $BASE)}; new: \`$NEW_BIN\` (commit $(git rev-parse --short HEAD))"
+  echo "- each round, old then new: \`pushlab relay\` (workers.concurrency $CONCURRENCY, apns.url → \`pushlab serve\`, SQLite queue with fsync) takes $E2E_TARGETS targets as pushes of 1,000 and sends them until the queue is empty; then that build's \`pushlab send apns --tokens\` sends the same tokens straight to the emulator (\`--concurrency $CONCURRENCY --connections 1\`); $ROUNDS rounds"
+  echo "- relay CPU: the relay process's user+system time over the end-to-end run, per 1,000 deliveries"
+  echo
+  echo "| measure | old (median) | new (median) | new ÷ old |"
+  echo "| --- | ---: | ---: | ---: |"
+  for m in "relay deliveries/s" "direct deliveries/s" "relay CPU ms per 1,000" "relay enqueue→final p50 ms"; do
+    o=$(median "old $m"); n=$(median "new $m")
+    echo "| $m | $o | $n | $(ratio "$n" "$o") |"
+  done
+  echo "| **relay ÷ direct** (target ≥ 0.8) | $(ratio "$(median "old relay deliveries/s")" "$(median "old direct deliveries/s")") | **$(ratio "$(median "new relay deliveries/s")" "$(median "new direct deliveries/s")")** | |"
+  echo
+  echo "Every run:"
+  echo
+  raw_table
+  echo
+  echo "Re-run: \`OLD_BIN=<old pushlab> ROUNDS=$ROUNDS E2E_TARGETS=$E2E_TARGETS CONCURRENCY=$CONCURRENCY benchmarks/relay-ab.sh\` (or \`BASE=<commit>\`)"
+} >benchmarks/results/relay-ab.md
+cat benchmarks/results/relay-ab.md
