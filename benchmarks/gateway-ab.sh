@@ -11,14 +11,7 @@ cd "$(dirname "$0")/.."
 N=${N:-200000}
 ROUNDS=${ROUNDS:-3}
 NEW_BIN=${NEW_BIN:-.build/release/pushlab}
-[ -n "${SKIP_BUILD:-}" ] || swift build -c release --product pushlab >/dev/null
-if [ -z "${OLD_BIN:-}" ]; then
-  if [ -z "${BASE:-}" ]; then echo "gateway-ab.sh: nothing to compare with; set BASE=<commit> or OLD_BIN=<binary>"; exit 0; fi
-  WT=$(mktemp -d)/base
-  git worktree add -q --detach "$WT" "$BASE"
-  (cd "$WT" && swift build -c release --product pushlab >/dev/null)
-  OLD_BIN=$WT/.build/release/pushlab
-fi
+source benchmarks/lib/ab.sh
 TMP=$(mktemp -d); T=$TMP
 trap 'rm -rf "$T"' EXIT
 source benchmarks/lib/runs.sh

@@ -14,14 +14,7 @@ ROUNDS=${ROUNDS:-3}
 E2E_TARGETS=${E2E_TARGETS:-5000}
 CONCURRENCY=${CONCURRENCY:-100}
 NEW_BIN=${NEW_BIN:-.build/release/pushlab}
-[ -n "${SKIP_BUILD:-}" ] || swift build -c release --product pushlab >/dev/null
-if [ -z "${OLD_BIN:-}" ]; then
-  if [ -z "${BASE:-}" ]; then echo "relay-ab.sh: nothing to compare with; set BASE=<commit> or OLD_BIN=<binary>"; exit 0; fi
-  BASE_WT=$(mktemp -d)/base
-  git worktree add -q --detach "$BASE_WT" "$BASE"
-  (cd "$BASE_WT" && swift build -c release --product pushlab >/dev/null)
-  OLD_BIN=$BASE_WT/.build/release/pushlab
-fi
+source benchmarks/lib/ab.sh
 WORK=$(mktemp -d)
 PIDS=()
 cleanup() { for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$WORK"; }
@@ -32,7 +25,6 @@ PUSHLAB=$NEW_BIN
 source benchmarks/lib/relay.sh
 start_emulator
 TICK_MS=$((1000 / $(getconf CLK_TCK)))
-ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 
 python3 -c "
 for i in range($E2E_TARGETS): print('%064x' % (0xE0000000 + i))" >"$WORK/tokens.txt"
@@ -44,17 +36,15 @@ one() {
   PUSHLAB=$1
   local label=$2
   rm -rf "$WORK/e2e-data"
-  local key admin sent total secs rate p50 p99 before after
+  local key admin sent total secs rate p50 p99 cpu
   key=$("$PUSHLAB" relay keys create --data "$WORK/e2e-data" --app bench 2>/dev/null)
   admin=$("$PUSHLAB" relay keys create --data "$WORK/e2e-data" --admin 2>/dev/null)
   start_relay "$WORK/e2e.json" "$WORK/e2e-data"
-  before=$(ticks "$RELAY_PID")
-  read -r sent total secs rate p50 p99 < <(python3 benchmarks/lib/relay-e2e.py "$RELAY_URL" "$key" "$admin" "$WORK/tokens.txt")
-  after=$(ticks "$RELAY_PID")
+  read -r sent total secs rate p50 p99 cpu < <(python3 benchmarks/lib/relay-e2e.py "$RELAY_URL" "$key" "$admin" "$WORK/tokens.txt" "$RELAY_PID")
   kill "$RELAY_PID"; wait "$RELAY_PID" 2>/dev/null || true
   [ "$sent" = "$total" ] || echo "relay-ab.sh: $label relay sent $sent of $total" >&2
   record "$label relay deliveries/s" "$rate"
-  record "$label relay CPU ms per 1,000" "$(awk -v t=$((after - before)) -v ms="$TICK_MS" -v n="$sent" 'BEGIN { printf "%.1f", t * ms * 1000 / n }')"
+  record "$label relay CPU ms per 1,000" "$(awk -v t="$cpu" -v ms="$TICK_MS" -v n="$total" 'BEGIN { printf "%.1f", t * ms * 1000 / n }')"
   record "$label relay enqueue→final p50 ms" "$p50"
   "$PUSHLAB" send apns --url "$APNS_URL" --ca-file certs/ca.pem --key certs/AuthKey_PLDEVKEY01.p8 --team-id PLDEVTEAM1 \
     --topic io.pushlab.demo --tokens "$WORK/tokens.txt" --concurrency "$CONCURRENCY" --connections 1 --no-history --json \
@@ -74,7 +64,7 @@ ROUND=1
   machine_lines
   echo "- old: \`$OLD_BIN\`${BASE:+ (commit $BASE)}; new: \`$NEW_BIN\` (commit $(git rev-parse --short HEAD))"
   echo "- each round, old then new: \`pushlab relay\` (workers.concurrency $CONCURRENCY, apns.url → \`pushlab serve\`, SQLite queue with fsync) takes $E2E_TARGETS targets as pushes of 1,000 and sends them until the queue is empty; then that build's \`pushlab send apns --tokens\` sends the same tokens straight to the emulator (\`--concurrency $CONCURRENCY --connections 1\`); $ROUNDS rounds"
-  echo "- relay CPU: the relay process's user+system time over the end-to-end run, per 1,000 deliveries"
+  echo "- relay CPU: the relay process's user+system time from the first POST until its queue was empty, per 1,000 targets"
   echo
   echo "| measure | old (median) | new (median) | new ÷ old |"
   echo "| --- | ---: | ---: | ---: |"

@@ -116,6 +116,7 @@ for ROUND in $(seq "$ROUNDS"); do
   record "relay end to end sent" "$R_SENT"
   record "relay enqueue→final p50 ms" "$R_P50"
   record "relay enqueue→final p99 ms" "$R_P99"
+  record "relay end to end CPU ms per 1,000 targets" "$(awk -v t="$R_CPU" -v ms=$((1000 / $(getconf CLK_TCK))) -v n="$R_TOTAL" 'BEGIN { printf "%.1f", t * ms * 1000 / n }')"
   "$PUSHLAB" send apns --url "$APNS_URL" --ca-file certs/ca.pem --key certs/AuthKey_PLDEVKEY01.p8 --team-id PLDEVTEAM1 \
     --topic io.pushlab.demo --tokens "$WORK/tokens.txt" --concurrency "$CONCURRENCY" --connections 1 --no-history --json \
     "$WORK/payload.json" >"$WORK/direct.json"
@@ -152,6 +153,7 @@ relay and \`pushlab send apns\`. The relay's queue is SQLite in WAL mode with \`
 | end to end relay → emulator (deliveries/s) | $RELAY_RATE | |
 | \`pushlab send apns --tokens\` → emulator (deliveries/s) | $DIRECT_RATE | |
 | **relay ÷ direct** | **$(ratio "$RELAY_RATE" "$DIRECT_RATE")** | ≥ 0.80 |
+| relay CPU from the first POST until the queue was empty (ms per 1,000 targets) | $(median "relay end to end CPU ms per 1,000 targets") | |
 | enqueue → final result per target, p50 / p99 (ms) | $(median "relay enqueue→final p50 ms") / $(median "relay enqueue→final p99 ms") | |
 | peak RSS, relay holding $HELD unfinished targets | $(mb "$RSS_HELD") MB | ≤ 256 MB at 1,000,000 |
 | peak RSS, relay restarted on that queue | $(mb "$RSS_RESTART") MB | |
