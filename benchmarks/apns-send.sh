@@ -108,7 +108,9 @@ import json; d=json.load(open('$WORK/pushlab2.json')); print(d['accepted'], d['p
 import json; d=json.load(open('$WORK/pushlab-full.json')); print(d['accepted'], d['perSecond'])")
 
   # 2. aioapns
-  read -r AIO_OK AIO_TOTAL AIO_SECS AIO_RATE < <(/usr/bin/time -f "%U %S" -o "$WORK/aio.time" $PY "$WORK/aioapns_bench.py" "$PORT" "$COUNT" certs/ca.pem certs/AuthKey_PLDEVKEY01.p8 "$CONCURRENCY")
+  # To a file first: /usr/bin/time writes aio.time only after the process exits.
+  /usr/bin/time -f "%U %S" -o "$WORK/aio.time" $PY "$WORK/aioapns_bench.py" "$PORT" "$COUNT" certs/ca.pem certs/AuthKey_PLDEVKEY01.p8 "$CONCURRENCY" >"$WORK/aio.out"
+  read -r AIO_OK AIO_TOTAL AIO_SECS AIO_RATE <"$WORK/aio.out"
   AIO_CPU=$(cpu_per_push "$WORK/aio.time")
 
   # 3. h2load: same method, headers and payload.
@@ -151,7 +153,6 @@ PL2_MED=$(median "pushlab --connections 2 (--no-history) pushes/s")
 PL_CPU_MED=$(median "pushlab (--no-history) CPU µs/push")
 PL2_CPU_MED=$(median "pushlab --connections 2 (--no-history) CPU µs/push")
 AIO_CPU_MED=$(median "aioapns CPU µs/push")
-RATIO_AIO2=$(ratio "$PL2_MED" "$AIO_MED")
 PLF_MED=$(median "pushlab (--out + history) pushes/s")
 AIO_MED=$(median "aioapns pushes/s")
 RATIO_AIO2=$(ratio "$PL2_MED" "$AIO_MED")

@@ -75,13 +75,16 @@ measure() { # key command...
   ok=$(kv ok <<<"$line")
   failed=$(( N - ${ok:-0} ))  # transport errors, non-2xx answers and anything not run
   record "$key req/s" "$(kv rps <<<"$line")"
-  record "$key cpu µs/req" "$(kv cpu_us_per_req <<<"$line")"
+  local cpu
+  cpu=$(kv cpu_us_per_req <<<"$line")
+  [ "$cpu" = n/a ] || record "$key cpu µs/req" "$cpu"   # h2load reports none
   record "$key failed" "$failed"
   record "$key connections" "$(kv connections <<<"$line")"
   echo "  run $ROUND $key: $(kv rps <<<"$line") req/s, $(kv cpu_us_per_req <<<"$line") µs CPU/req, failed $failed"
 }
-c_loop() { "$1" "$2" "$N" "$M" "$3" certs/ca.pem "$BODY"; }            # binary url h2|h2c
-pushlab() { "$CLIENT" --url "$1" --mode "$2" --executor "$3" --clients "$4" --ca-file certs/ca.pem -n "$N" -m "$M" --body-bytes "$BODY"; }
+PIN=()   # a command prefix for the clients (the pinned rows: taskset -c 0)
+c_loop() { "${PIN[@]}" "$1" "$2" "$N" "$M" "$3" certs/ca.pem "$BODY"; }            # binary url h2|h2c
+pushlab() { "${PIN[@]}" "$CLIENT" --url "$1" --mode "$2" --executor "$3" --clients "$4" --ca-file certs/ca.pem -n "$N" -m "$M" --body-bytes "$BODY"; }
 h2load_run() { # url → prints a line like the clients' (no CPU figure)
   local out rps ok
   out=$(h2load -n "$N" -c 1 -m "$M" -d "$TMP/body" "$1" 2>&1 | grep -v '^progress') || true
@@ -117,7 +120,9 @@ pinned() { # key command...
   local key=$1; shift
   local before after
   before=$(cpu_ticks "$PINNED_PID")
-  measure "$key" taskset -c 0 "$@"
+  PIN=(taskset -c 0)
+  measure "$key" "$@"
+  PIN=()
   after=$(cpu_ticks "$PINNED_PID")
   record "$key server cpu µs/req" "$(awk -v t=$(( after - before )) -v hz="$TICK" -v n="$N" 'BEGIN { printf "%.1f", t * 1e6 / hz / n }')"
 }
