@@ -1,13 +1,9 @@
 import Foundation
 
-/// Suspends until SIGINT or SIGTERM arrives and returns its number. The default actions are
-/// ignored meanwhile so the command can shut down gracefully instead of dying.
-func waitForTerminationSignal() async -> Int32 {
-    await TerminationSignals().wait()
-}
-
 /// SIGINT and SIGTERM caught from the moment this is made: a signal that arrives before `wait()`
-/// (e.g. right after the command printed its URL) is kept, not lost to the default action.
+/// (e.g. right after the command printed its URL) is kept, not lost to the default action. Make
+/// it before printing anything a caller may react to; `wait()` returns the first signal's number
+/// and the command then shuts down gracefully instead of dying.
 /// All state is touched under `lock`.
 final class TerminationSignals: @unchecked Sendable {
     private var sources: [DispatchSourceSignal] = []

@@ -32,6 +32,9 @@ enum CollectorCommand: Command {
     ]
 
     static func run(_ args: ParsedArguments) async throws -> Int32 {
+        // Caught from the start: a SIGINT or SIGTERM sent as soon as the banner shows is kept, not
+        // lost to the default action (or dropped while the handler is being set up).
+        let signals = TerminationSignals()
         let configuration = try collectorConfiguration(args)
         // Every flag is checked before the database file is created: a bad flag leaves no file.
         let serverConfiguration = try serverConfiguration(args)
@@ -65,7 +68,7 @@ enum CollectorCommand: Command {
             if let url = bound.cleartextURL { emit("\(url) (h2c, http/1.1)") }
         }
         if !json { printStartNotes(configuration, dbPath: dbPath) }
-        let signal = await waitForTerminationSignal()
+        let signal = await signals.wait()
         printError("pushlab collector: signal \(signal), finishing in-flight requests")
         await server.stop()
         console.sync {}

@@ -34,6 +34,9 @@ enum RelayCommand: Command {
     ] + ConsoleSetup.relayOptions
 
     static func run(_ args: ParsedArguments) async throws -> Int32 {
+        // Caught from the start: a SIGINT or SIGTERM sent as soon as the banner shows is kept, not
+        // lost to the default action (or dropped while the handler is being set up).
+        let signals = TerminationSignals()
         guard let path = args.value("--config") else {
             throw UsageError("--config is required", fix: "pass --config relay.json (docs/relay.md shows one)")
         }
@@ -87,7 +90,7 @@ enum RelayCommand: Command {
         if let console, let url = relay.addresses?.cleartextURL ?? relay.addresses?.tlsURL {
             emit(ConsoleSetup.announcement(url: url + "/console", console, args))
         }
-        let signal = await waitForTerminationSignal()
+        let signal = await signals.wait()
         printError("pushlab relay: signal \(signal), draining the sends in flight")
         console?.stop()
         await relay.stop()

@@ -59,6 +59,9 @@ enum ServeCommand: Command {
     ] + ConsoleSetup.options
 
     static func run(_ args: ParsedArguments) async throws -> Int32 {
+        // Caught from the start: a SIGINT or SIGTERM sent as soon as the banner shows is kept, not
+        // lost to the default action (or dropped while the handler is being set up).
+        let signals = TerminationSignals()
         let cert = args.value("--cert") ?? ProjectFiles.defaultFile("certs/server.pem")
         let key = args.value("--key") ?? ProjectFiles.defaultFile("certs/server.key")
         for (flag, file) in [("--cert", cert), ("--key", key)] where !FileManager.default.isReadableFile(atPath: file) {
@@ -153,7 +156,7 @@ enum ServeCommand: Command {
         if let console, let url = Console.url(of: gateway) { emit(ConsoleSetup.announcement(url: url, console, args)) }
         emit(devices.isQuickStart ? "quick start: any well-formed token for \(devices.quickStartBundleID) / \(devices.quickStartProject)"
                                   : "\(devices.devices.count) device(s) from --devices")
-        let signal = await waitForTerminationSignal()
+        let signal = await signals.wait()
         printError("pushlab serve: signal \(signal), finishing in-flight requests")
         console?.stop()
         await gateway.stop()
