@@ -8,15 +8,16 @@
 # Then one run on a single phone (--devices 1) with the sqlite store: its 1,000-row cap, and
 # what it dropped (the "sqlite lost 85 at 10,000 pushes" of issue 23).
 # Writes benchmarks/results/simulate.md.
-# Small check: N=500 ROUNDS=2 benchmarks/simulate.sh
+# Small check on a busy machine: CONFIG=debug SKIP_BUILD=1 N=300 ROUNDS=2 benchmarks/simulate.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N=${N:-10000}
 ROUNDS=${ROUNDS:-3}
 ARGS=(--pushes "$N" --compare --seed 42 --kill-rate 0.2 --kill-stage mixed --metric-failure-rate 0.05 --launches 4)
 OUT=benchmarks/results/simulate.md
-BIN=.build/release/pushlab
-[ -n "${SKIP_BUILD:-}" ] || swift build -c release --product pushlab >/dev/null  # SKIP_BUILD=1 reuses the current release binary
+CONFIG=${CONFIG:-release}  # CONFIG=debug only to check the script: not a measurement to compare
+BIN=.build/$CONFIG/pushlab
+[ -n "${SKIP_BUILD:-}" ] || swift build -c "$CONFIG" --product pushlab >/dev/null  # SKIP_BUILD=1 reuses the current binary
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 # record, median, machine_lines, raw_table (every run kept).
@@ -60,7 +61,7 @@ ONE=(--pushes "$N" --app-group sqlite --devices 1 --seed 42 --kill-rate 0.1 --la
   echo "# pushlab simulate at scale"
   echo
   machine_lines
-  echo "- command: \`$BIN simulate ${ARGS[*]}\` (release build, default time scale 20×, 30-s budget, 64 pushes in flight), $ROUNDS runs"
+  echo "- command: \`$BIN simulate ${ARGS[*]}\` ($CONFIG build, 100 phones, one extension at a time per phone, 30-s budget, 64 pushes in flight), $ROUNDS runs"
   echo "- wall time for all three stores ($((N * 3)) pushes), median of $ROUNDS runs: **$(median "wall seconds") s** (GNU time), CPU $(median "CPU percent")%; peak RSS **$(median "peak RSS MiB") MiB**"
   echo "- the same seed gave the same counts in every run (the wall-clock columns aside): **$SAME**"
   echo "- two runs started at once beside a busy loop (1-min load average $LOAD_BEFORE before, $LOAD_AFTER after) gave round 1's counts: **$LOADED**"
