@@ -30,6 +30,7 @@ RUNS=${RUNS:-3}
 SENDERS=${SENDERS:-2}
 CONNECTIONS=${CONNECTIONS:-1}
 SENDER=${SENDER:-pushlab}
+RPS=${RPS:-}  # SENDER=h2load: a fixed send rate in requests/s (h2load --rps), e.g. RPS=10000
 OUT=${OUT:-benchmarks/results/console.md}
 MODES=(none console console-all)
 PY=.venv/bin/python
@@ -40,7 +41,7 @@ page_runs=(); stream_runs=()
 for i in $(seq "$RUNS"); do
   [ "$PAGE_PUSHES" -gt 0 ] && page_runs+=("$($PY Tests/Peers/console_browser.py --root . --pushlab "$BIN" --prefill "$PAGE_PUSHES" --skip-android | tail -1)")
   for mode in "${MODES[@]}"; do
-    stream_runs+=("$($PY benchmarks/lib/console_stream.py . "$BIN" "$STREAM_PUSHES" --mode "$mode" --senders "$SENDERS" --connections "$CONNECTIONS" --sender "$SENDER" | tail -1)")
+    stream_runs+=("$($PY benchmarks/lib/console_stream.py . "$BIN" "$STREAM_PUSHES" --mode "$mode" --senders "$SENDERS" --connections "$CONNECTIONS" --sender "$SENDER" ${RPS:+--rps "$RPS"} | tail -1)")
   done
 done
 median() { sort -g | awk '{a[NR]=$1} END {if (NR == 0) print "n/a"; else if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
@@ -73,7 +74,7 @@ done
   echo
   echo "Run $(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) cores, $(uname -srm); load average at start: $LOAD_START (at the end: $(cut -d' ' -f1-3 /proc/loadavg))."
   [ -n "${NOTE:-}" ] && echo "$NOTE" && echo
-  echo "Written by \`benchmarks/console.sh\` (PAGE_PUSHES=$PAGE_PUSHES STREAM_PUSHES=$STREAM_PUSHES RUNS=$RUNS SENDER=$SENDER SENDERS=$SENDERS CONNECTIONS=$CONNECTIONS), binary \`$BIN\`$( [[ "$BIN" == *debug* ]] && echo ' — a **debug build**: rates are several times below a release build; this run only shows the script works')."
+  echo "Written by \`benchmarks/console.sh\` (PAGE_PUSHES=$PAGE_PUSHES STREAM_PUSHES=$STREAM_PUSHES RUNS=$RUNS SENDER=$SENDER${RPS:+ RPS=$RPS} SENDERS=$SENDERS CONNECTIONS=$CONNECTIONS), binary \`$BIN\`$( [[ "$BIN" == *debug* ]] && echo ' — a **debug build**: rates are several times below a release build; this run only shows the script works')."
   echo
   echo "Commands:"
   [ "$PAGE_PUSHES" -gt 0 ] && echo "- page: \`$PY Tests/Peers/console_browser.py --pushlab $BIN --prefill $PAGE_PUSHES --skip-android\` — $PAGE_PUSHES pushes through the gateway with \`pushlab send apns --tokens\`, then headless Chromium opens /console; \`first_page_ms\` is performance.now() when the first page of rows is on screen."

@@ -34,6 +34,7 @@ def main():
     p.add_argument("--phone-rate", type=int, help="console mode: --console-phone-rate N instead of the default")
     p.add_argument("--no-follow", action="store_true", help="no stream client (to tell the stream's cost from the rest)")
     p.add_argument("--sender", default="pushlab", choices=["pushlab", "h2load"])
+    p.add_argument("--rps", type=int, help="h2load: send at this many requests/s in all (h2load --rps, split over the connections)")
     a = p.parse_args()
     root, pushlab, count = a.root, os.path.abspath(a.pushlab), a.count
     flags = {"console": ["--console"], "console-all": ["--console", "--console-phone-rate", "1000000"], "none": []}[a.mode]
@@ -82,7 +83,8 @@ def main():
     cpu_before = cpu_seconds(serve.pid)
     start = time.time()
     if a.sender == "h2load":
-        h2 = subprocess.run(["h2load", "-n", str(count), "-c", str(a.senders), "-m", "100", "-d", body,
+        pace = ["--rps", str(max(1, a.rps // a.senders))] if a.rps else []
+        h2 = subprocess.run(["h2load", "-n", str(count), "-c", str(a.senders), "-m", "100", "-d", body] + pace + [
                              "-H", f"authorization: bearer {token}", "-H", "apns-topic: io.pushlab.demo", "-H", "apns-push-type: alert",
                              urls["apns"] + "/3/device/" + "%064x" % 7], capture_output=True, text=True)
         os.unlink(body)
@@ -112,7 +114,7 @@ def main():
             simulated = {"error": str(e)}
     serve.send_signal(signal.SIGINT); serve.wait(timeout=60)
     last = seen["last_at"] or sent_at
-    out = {"mode": a.mode, "sender": a.sender, "pushes": count, "answered": answered, "senders": a.senders, "send_exit": max(exits),
+    out = {"mode": a.mode, "sender": a.sender, "rps": a.rps, "pushes": count, "answered": answered, "senders": a.senders, "send_exit": max(exits),
            "send_seconds": round(sent_at - start, 3), "send_rate": round(answered / (sent_at - start)),
            "gateway_cpu_us_per_push": round(cpu_sent * 1e6 / max(answered, 1), 1)}
     if a.mode != "none":
