@@ -65,15 +65,20 @@ SQLITE_KEY=$("$BIN" relay keys create --data "$TMP/data" --app demo 2>/dev/null)
 KEY=$SQLITE_KEY
 redis_key() { KEY=$("$BIN" relay keys create --queue "$REDIS_URL" --app demo 2>/dev/null); }
 
-# The push bodies: TARGETS distinct tokens in requests of at most 10,000 (limits.max_targets).
-python3 - "$TMP" "$TARGETS" <<'PY'
+# write_bodies PREFIX COUNT FIRST ALERT: COUNT distinct tokens from FIRST on, in push requests of
+# at most 10,000 targets (limits.max_targets), as $TMP/PREFIX-0.json, PREFIX-1.json, …
+write_bodies() {
+  python3 - "$TMP" "$1" "$2" "$3" "$4" <<'PY'
 import json, sys
-tmp, n = sys.argv[1], int(sys.argv[2])
-tokens = ["%064x" % (0xB000_0000 + i) for i in range(n)]
+tmp, prefix, n, first, alert = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4], 0), sys.argv[5]
+tokens = ["%064x" % (first + i) for i in range(n)]
 for part, start in enumerate(range(0, n, 10000)):
-    body = {"apns": {"payload": {"aps": {"alert": "cluster benchmark"}}}, "apns_tokens": tokens[start:start + 10000]}
-    open(f"{tmp}/body-{part}.json", "w").write(json.dumps(body))
+    body = {"apns": {"payload": {"aps": {"alert": alert}}}, "apns_tokens": tokens[start:start + 10000]}
+    open(f"{tmp}/{prefix}-{part}.json", "w").write(json.dumps(body))
 PY
+}
+# The push bodies: TARGETS distinct tokens.
+write_bodies body "$TARGETS" 0xB0000000 "cluster benchmark"
 
 NODE_PIDS=(); NODE_URLS=()
 start_node() {  # name [--queue URL] → appends to NODE_PIDS / NODE_URLS
@@ -163,14 +168,7 @@ full_kill_test() {
   wait_for "$elog" "^APNs: https://"
   local port; port=$(sed -n 's|^APNs: https://127.0.0.1:\([0-9]*\).*|\1|p' "$elog")
   sed "s|https://127.0.0.1:$APNS_PORT|https://127.0.0.1:$port|" "$TMP/relay.json" >"$TMP/relay-kill.json"
-  python3 - "$TMP" "$KILL_TARGETS" <<'PY'
-import json, sys
-tmp, n = sys.argv[1], int(sys.argv[2])
-tokens = ["%064x" % (0xE000_0000 + i) for i in range(n)]
-for part, start in enumerate(range(0, n, 10000)):
-    body = {"apns": {"payload": {"aps": {"alert": "cluster kill test"}}}, "apns_tokens": tokens[start:start + 10000]}
-    open(f"{tmp}/kill-body-{part}.json", "w").write(json.dumps(body))
-PY
+  write_bodies kill-body "$KILL_TARGETS" 0xE0000000 "cluster kill test"
   rcli FLUSHALL >/dev/null
   redis_key
   local names=(k1 k2 k3) logs=() pids=() urls=() i
