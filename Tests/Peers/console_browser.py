@@ -43,6 +43,15 @@ class Failure(Exception):
     pass
 
 
+def stop(serve):
+    """Stops `pushlab serve` the graceful way (SIGINT), killing it if it has not exited in 20 s."""
+    serve.send_signal(signal.SIGINT)
+    try:
+        serve.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        serve.kill()
+
+
 def check(condition, what):
     if not condition:
         raise Failure(what)
@@ -189,11 +198,7 @@ def remote_token_view(root, pushlab):
     finally:
         for d in drivers:
             d.quit()
-        serve.send_signal(signal.SIGINT)
-        try:
-            serve.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            serve.kill()
+        stop(serve)
 
 
 def browser(width, height):
@@ -342,11 +347,7 @@ def run(args):
     finally:
         if driver:
             driver.quit()
-        serve.send_signal(signal.SIGINT)
-        try:
-            serve.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            serve.kill()
+        stop(serve)
         images.shutdown()
 
 
