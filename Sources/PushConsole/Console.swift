@@ -1,6 +1,7 @@
 import Foundation
 import PushGateway
 import PushMetrics
+import PushRelay
 
 /// How the console runs. Every default is what `pushlab serve --console` uses.
 public struct ConsoleConfiguration: Sendable {
@@ -38,6 +39,7 @@ public final class Console: PushDeliverySink, @unchecked Sendable {
     /// In the order attached; at most one per `target.id`.
     private var senders: [ConsoleSender] = []
     private var metrics: (@Sendable () throws -> MetricsReport)?
+    private var relay: Relay?
     private let lock = NSLock()
 
     /// `next` also gets every accepted push (e.g. `pushlab serve`'s one line per push).
@@ -69,6 +71,8 @@ public final class Console: PushDeliverySink, @unchecked Sendable {
         }
     }
     public func attach(metrics: @escaping @Sendable () throws -> MetricsReport) { lock.withLock { self.metrics = metrics } }
+    /// The relay this console runs on (`relay --console`): its send form, devices and metrics.
+    public func attach(relay: Relay) { lock.withLock { self.relay = relay } }
 
     var attachedPhone: VirtualPhone? { lock.withLock { phone } }
     var attachedNotebook: DeviceNotebook? { lock.withLock { notebook } }
@@ -78,6 +82,7 @@ public final class Console: PushDeliverySink, @unchecked Sendable {
     func attachedSender(id: String) -> ConsoleSender? { lock.withLock { senders.first { $0.target.id == id } } }
     var attachedTargets: [ConsoleSender.Target] { lock.withLock { senders.map(\.target) } }
     var attachedMetrics: (@Sendable () throws -> MetricsReport)? { lock.withLock { metrics } }
+    var attachedRelay: Relay? { lock.withLock { relay } }
 
     public func deliver(_ push: AcceptedPush) {
         next?.deliver(push)

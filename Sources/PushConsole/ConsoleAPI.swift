@@ -196,6 +196,8 @@ enum ConsoleAPI {
         var hasPhone: Bool
         var hasMetrics: Bool
         var pageSize: Int
+        /// True on `pushlab relay --console`: the send form, devices and metrics are the relay's.
+        var relay: Bool
     }
 
     static func encode<T: Encodable>(_ value: T) -> [UInt8] {

@@ -23,6 +23,11 @@ extension Console {
         route(&router, "POST", "/console/api/validate") { request in .now(Self.validate(request)) }
         route(&router, "POST", "/console/api/send") { request in self.send(request) }
         route(&router, "GET", "/console/api/metrics") { _ in .later { self.metricsAnswer() } }
+        // The relay's console (`relay --console`): the send form posts through the native API's own path.
+        route(&router, "GET", "/console/api/relay") { _ in .now(self.relayOverview()) }
+        route(&router, "POST", "/console/api/relay/apps/{app}/pushes") { request in .later { await self.relayPush(request) } }
+        route(&router, "GET", "/console/api/relay/devices") { request in .later { await self.relayDevices(request) } }
+        route(&router, "GET", "/console/api/relay/metrics") { _ in .later { await self.relayMetrics() } }
     }
 
     /// Adds a route that answers 403 to peers that are not loopback unless `allowRemote`, and
@@ -61,7 +66,7 @@ extension Console {
         return Self.json(200, ConsoleAPI.Status(pushes: log.count, latestID: log.latest, capacity: log.capacity,
                                                 canSendAPNs: sender?.apns != nil, canSendFCM: sender?.fcm != nil, targets: attachedTargets,
                                                 hasPhone: attachedNotebook != nil, hasMetrics: attachedMetrics != nil,
-                                                pageSize: configuration.pageSize))
+                                                pageSize: configuration.pageSize, relay: attachedRelay != nil))
     }
 
     private func pushes(_ request: ServerRequest) -> ServerResponse {

@@ -113,3 +113,34 @@ final class ConsoleFlagTests: XCTestCase {
         XCTAssertTrue(bad.stderr.contains("--console-token-file \(file)") && bad.stderr.contains("at least 16"), bad.stderr)
     }
 }
+
+/// The relay's console in real headless Chromium (Tests/Peers/relay_console_browser.py):
+/// `pushlab relay --console --console-remote` behind its token; the send form refuses an invalid
+/// payload at its JSON pointer and queues a valid push through the native API; the devices view
+/// and the invalid-token feed; the metrics tab equal to `/metrics`; no secret in any page.
+final class RelayConsoleBrowserTests: XCTestCase {
+    func testTheRelaysConsoleInHeadlessChromium() throws {
+        let missing = [ConsoleBrowserTests.chromium, ConsoleBrowserTests.chromedriver, Fixtures.python].filter { !FileManager.default.isExecutableFile(atPath: $0) }
+        guard missing.isEmpty else {
+            return XCTFail("missing \(missing.joined(separator: ", ")): scripts/bootstrap installs chromium, chromium-driver and the .venv with Selenium")
+        }
+        XCTAssertTrue(FileManager.default.isExecutableFile(atPath: Fixtures.pushlabBinary), "build pushlab first (swift build)")
+        try FileManager.default.createDirectory(atPath: ConsoleBrowserTests.artefacts, withIntermediateDirectories: true)
+        let shots = ["send", "error", "devices", "metrics"].map { ConsoleBrowserTests.artefacts + "/relay-\($0).png" }
+        for file in shots { try? FileManager.default.removeItem(atPath: file) }
+        let run = try ProcessRunner.run(Fixtures.python, [Fixtures.path("Tests/Peers/relay_console_browser.py"), "--root", Fixtures.root.path,
+                                                          "--send-screenshot", shots[0], "--error-screenshot", shots[1],
+                                                          "--devices-screenshot", shots[2], "--metrics-screenshot", shots[3]],
+                                        timeout: 240)
+        XCTAssertEqual(run.status, 0, "stdout: \(run.stdout)\nstderr: \(run.stderr.suffix(2000))")
+        let result = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data((run.stdout.split(separator: "\n").last ?? "").utf8)) as? [String: Any],
+                                   run.stdout)
+        XCTAssertEqual(result["passed"] as? Bool, true)
+        XCTAssertTrue((result["push_id"] as? String)?.hasPrefix("p_") == true, "\(result)")
+        XCTAssertEqual(result["metrics"] as? [String: String], ["accepted": "2", "sent": "1", "failed": "1"])
+        for file in shots {
+            let png = try XCTUnwrap(FileManager.default.contents(atPath: file), "no screenshot at \(file)")
+            XCTAssertEqual(Array(png.prefix(8)), [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A], "\(file) is a PNG")
+        }
+    }
+}

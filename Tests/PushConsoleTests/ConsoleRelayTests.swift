@@ -12,20 +12,29 @@ import XCTest
 /// (accepted, each target's final result) reach the log through `RelayLogFeed`, beside the
 /// built-in emulator's answers, over real HTTP/2 (h2c) with no API key on loopback.
 final class ConsoleRelayTests: XCTestCase {
-    static let good = String(format: "%064x", 0xC0FE)
-    static let gone = String(format: "%064x", 0xDEAD)
+    // Different first 8 characters: the page shows tokens shortened to those.
+    static let good = "c0fec0fe" + String(format: "%056x", 0xC0FE)
+    static let gone = "deaddead" + String(format: "%056x", 0xDEAD)
     static let fcmToken = "rElAyCoNsOlE:APA91b" + String(repeating: "relayConsoleFCMRegistration_-", count: 5)
 
-    private final class Setup: @unchecked Sendable {
+    /// The relay with its console, for the tests of the relay console's own views.
+    typealias SetupHandle = Setup
+
+    final class Setup: @unchecked Sendable {
+        static func make(access: ConsoleAccess? = nil) async throws -> Setup { try await Setup(access: access) }
+
         let directory = Fixtures.temporaryDirectory("console-relay")
-        let console = Console(log: ConsoleLog(capacity: 1_000))
+        let console: Console
         let gateway: Gateway
         let relay: Relay
         let client: HTTPClient
         let key: String
         var base: String { (relay.addresses?.cleartextURL ?? "") }
 
-        init(host: String = "127.0.0.1") async throws {
+        init(host: String = "127.0.0.1", access: ConsoleAccess? = nil) async throws {
+            var consoleConfiguration = ConsoleConfiguration()
+            consoleConfiguration.access = access
+            console = Console(configuration: consoleConfiguration, log: ConsoleLog(capacity: 1_000))
             let devices = DeviceRegistry()
             devices.register(EmulatedDevice(name: "phone", apnsToken: ConsoleRelayTests.good, bundleID: Fixtures.bundleID))
             devices.register(EmulatedDevice(name: "pixel", platform: .android, fcmToken: ConsoleRelayTests.fcmToken, bundleID: Fixtures.bundleID,
@@ -50,6 +59,7 @@ final class ConsoleRelayTests: XCTestCase {
             let console = console
             relay = try Relay(config: config, dataDirectory: directory.appendingPathComponent("data").path, emulator: emulator,
                               observer: RelayLogFeed(log: console.log)) { router in console.register(on: &router) }
+            console.attach(relay: relay)
             try await relay.start()
             key = try await relay.keys.create(scope: .app("demo"), label: "console tests").key
             client = try HTTPClient(configuration: HTTPClientConfiguration(protocolMode: .h2cPriorKnowledge))
@@ -168,5 +178,162 @@ final class ConsoleRelayTests: XCTestCase {
         // The relay's own API still asks for its key from everywhere.
         let api = try ProcessRunner.run("/usr/bin/curl", ["-s", "--max-time", "5", "-o", "/dev/null", "-w", "%{http_code}", "http://\(ip):\(port)/v1/pushes/p_x"])
         XCTAssertEqual(api.stdout, "401")
+    }
+}
+
+/// The relay's console beyond the log (`relay --console`): the send form posts through the
+/// native API's own code (validated, queued, counted and observed like an API push; refusals
+/// name their JSON pointer), the devices view (tokens delivered to, last result, the
+/// invalid-token feed, shortened), and the counters `/metrics` exports; secrets never served.
+final class ConsoleRelaySendTests: XCTestCase {
+    private func post(_ s: ConsoleRelayTests.SetupHandle, _ path: String, _ body: String, headers: HTTPHeaders = [:]) async throws -> HTTPResponse {
+        try await s.client.send(HTTPRequest(method: "POST", url: s.base + path, headers: headers, body: Array(body.utf8)))
+    }
+
+    func testTheSendFormQueuesThroughTheNativeAPIAndItsRefusalsNameThePointer() async throws {
+        let s = try await ConsoleRelayTests.SetupHandle.make()
+        addTeardownBlock { await s.stop() }
+        let before = try await s.relay.queue.depth()
+
+        // Refusals: the same answers as POST /v1/apps/{app}/pushes, and nothing queued.
+        let badPayload = try await post(s, "/console/api/relay/apps/demo/pushes",
+                                        #"{"apns": {"payload": {"aps": {"alert": {"title": 5}}}}, "targets": [{"apns": "\#(ConsoleRelayTests.good)"}]}"#)
+        XCTAssertEqual(badPayload.status, 400, badPayload.text)
+        XCTAssertEqual(badPayload.json["error"] as? String, "invalid_payload")
+        XCTAssertEqual(badPayload.json["field"] as? String, "/apns/payload")
+        let findings = badPayload.json["findings"] as? [[String: Any]] ?? []
+        XCTAssertTrue(findings.contains { $0["pointer"] as? String == "/aps/alert/title" }, "\(findings)")
+        let badToken = try await post(s, "/console/api/relay/apps/demo/pushes",
+                                      #"{"apns": {"payload": {"aps": {"alert": "hi"}}}, "targets": [{"apns": "\#(ConsoleRelayTests.good)"}, {"apns": "xyz"}]}"#)
+        XCTAssertEqual(badToken.status, 400, badToken.text)
+        XCTAssertEqual(badToken.json["field"] as? String, "/targets/1/apns")
+        let noTargets = try await post(s, "/console/api/relay/apps/demo/pushes", #"{"apns": {"payload": {"aps": {"alert": "hi"}}}, "targets": []}"#)
+        XCTAssertEqual(noTargets.json["field"] as? String, "/targets", noTargets.text)
+        let unknown = try await post(s, "/console/api/relay/apps/nope/pushes", #"{"apns": {"payload": {"aps": {"alert": "hi"}}}, "targets": [{"apns": "\#(ConsoleRelayTests.good)"}]}"#)
+        XCTAssertEqual(unknown.status, 404, unknown.text)
+        XCTAssertEqual(unknown.json["field"] as? String, "path app")
+        let afterRefusals = try await s.relay.queue.depth()
+        XCTAssertEqual(afterRefusals.waiting + afterRefusals.claimed + afterRefusals.finished,
+                       before.waiting + before.claimed + before.finished, "a refused request queues nothing")
+
+        // Accepted: a 202 with the relay's push id, queued, sent, counted and in the log like an API push.
+        let body = #"{"apns": {"payload": {"aps": {"alert": {"title": "from the console"}}}}, "targets": [{"apns": "\#(ConsoleRelayTests.good)"}, {"apns": "\#(ConsoleRelayTests.gone)"}]}"#
+        let posted = try await post(s, "/console/api/relay/apps/demo/pushes", body)
+        XCTAssertEqual(posted.status, 202, posted.text)
+        let pushID = try XCTUnwrap(posted.json["id"] as? String)
+        XCTAssertTrue(pushID.hasPrefix("p_"), pushID)
+        XCTAssertEqual(posted.json["targets"] as? Int, 2)
+        let finished = await Poll.until(timeout: 20) { (try? await s.relay.queue.status(of: pushID, includeTargets: false))?.isFinished == true }
+        XCTAssertTrue(finished, "the console's push was queued and finished by the relay's workers")
+        let status = try await s.client.send(HTTPRequest(method: "GET", url: s.base + "/v1/pushes/\(pushID)", headers: ["authorization": "Bearer \(s.key)"]))
+        XCTAssertEqual(status.status, 200, "the API reads the console's push like its own: \(status.text)")
+        let rows = try await s.get("/console/api/pushes?q=\(pushID)").json["pushes"] as? [[String: Any]] ?? []
+        XCTAssertEqual(rows.compactMap { $0["status"] as? Int }.sorted(), [200, 202, 410], "accepted row and each target's result: \(rows)")
+
+        // The relay's metrics counted it as accepted (two targets) like any API push.
+        let metrics = try await s.get("/console/api/relay/metrics")
+        let demo = try XCTUnwrap((metrics.json["apps"] as? [[String: Any]])?.first { $0["app"] as? String == "demo" }, metrics.text)
+        XCTAssertEqual(demo["accepted"] as? Int, 2, metrics.text)
+    }
+
+    func testTheSendFormNeedsTheConsolesAccessToken() async throws {
+        let access = try ConsoleAccess(token: "relay-console-token-\(UUID().uuidString)")
+        let s = try await ConsoleRelayTests.SetupHandle.make(access: access)
+        addTeardownBlock { await s.stop() }
+        let body = #"{"apns": {"payload": {"aps": {"alert": "hi"}}}, "targets": [{"apns": "\#(ConsoleRelayTests.good)"}]}"#
+        let without = try await post(s, "/console/api/relay/apps/demo/pushes", body)
+        XCTAssertEqual(without.status, 401, without.text)
+        let apiKey = try await post(s, "/console/api/relay/apps/demo/pushes", body, headers: ["authorization": "Bearer \(s.key)"])
+        XCTAssertEqual(apiKey.status, 401, "an app's API key is not the console's token: \(apiKey.text)")
+        for path in ["/console/api/relay", "/console/api/relay/devices?app=demo", "/console/api/relay/metrics"] {
+            let r = try await s.get(path)
+            XCTAssertEqual(r.status, 401, "\(path): \(r.text)")
+        }
+        let depth = try await s.relay.queue.depth()
+        XCTAssertEqual(depth.waiting + depth.claimed + depth.finished, 0, "refused requests queue nothing")
+        let with = try await post(s, "/console/api/relay/apps/demo/pushes", body, headers: ["authorization": "Bearer \(access.token)"])
+        XCTAssertEqual(with.status, 202, with.text)
+    }
+
+    func testDevicesShowTokensDeliveredToTheirLastResultAndTheInvalidOnesShortened() async throws {
+        let s = try await ConsoleRelayTests.SetupHandle.make()
+        addTeardownBlock { await s.stop() }
+        let body = #"{"apns": {"payload": {"aps": {"alert": "devices"}}}, "apns_tokens": ["\#(ConsoleRelayTests.good)", "\#(ConsoleRelayTests.gone)"], "fcm": {"message": {"notification": {"title": "devices"}}}, "fcm_tokens": ["\#(ConsoleRelayTests.fcmToken)"]}"#
+        for _ in 0..<2 {
+            let posted = try await s.client.send(HTTPRequest(method: "POST", url: s.base + "/v1/apps/demo/pushes",
+                                                             headers: ["authorization": "Bearer \(s.key)"], body: Array(body.utf8)))
+            XCTAssertEqual(posted.status, 202, posted.text)
+            let id = try XCTUnwrap(posted.json["id"] as? String)
+            let done = await Poll.until(timeout: 20) { (try? await s.relay.queue.status(of: id, includeTargets: false))?.isFinished == true }
+            XCTAssertTrue(done)
+        }
+        let devices = try await s.get("/console/api/relay/devices?app=demo")
+        XCTAssertEqual(devices.status, 200, devices.text)
+        let tokens = devices.json["tokens"] as? [[String: Any]] ?? []
+        XCTAssertEqual(tokens.count, 3, "each target once: \(tokens)")
+        let good = try XCTUnwrap(tokens.first { $0["token"] as? String == Redact.token(ConsoleRelayTests.good) }, "\(tokens)")
+        XCTAssertEqual(good["status"] as? String, "sent")
+        XCTAssertEqual(good["results"] as? Int, 2)
+        XCTAssertEqual(good["sent"] as? Int, 2)
+        XCTAssertTrue(APNsID.isCanonical(good["providerID"] as? String ?? ""), "\(good)")
+        let gone = try XCTUnwrap(tokens.first { $0["token"] as? String == Redact.token(ConsoleRelayTests.gone) }, "\(tokens)")
+        XCTAssertEqual(gone["status"] as? String, "failed")
+        XCTAssertEqual(gone["reason"] as? String, "Unregistered")
+        XCTAssertEqual(gone["httpStatus"] as? Int, 410)
+        let fcm = try XCTUnwrap(tokens.first { $0["kind"] as? String == "fcm" }, "\(tokens)")
+        XCTAssertEqual(fcm["token"] as? String, Redact.token(ConsoleRelayTests.fcmToken))
+        let invalid = devices.json["invalidTokens"] as? [[String: Any]] ?? []
+        XCTAssertTrue(invalid.contains { $0["token"] as? String == Redact.token(ConsoleRelayTests.gone) && $0["reason"] as? String == "Unregistered" }, "\(invalid)")
+        XCTAssertFalse(invalid.contains { $0["token"] as? String == Redact.token(ConsoleRelayTests.good) })
+        for full in [ConsoleRelayTests.good, ConsoleRelayTests.gone, ConsoleRelayTests.fcmToken] {
+            XCTAssertFalse(devices.text.contains(full), "a whole token never reaches the page")
+        }
+        let unknown = try await s.get("/console/api/relay/devices?app=nope")
+        XCTAssertEqual(unknown.status, 400, unknown.text)
+        XCTAssertEqual(unknown.json["field"] as? String, "app")
+    }
+
+    func testMetricsAreTheCountersMetricsExportsAndNoSecretIsServed() async throws {
+        let s = try await ConsoleRelayTests.SetupHandle.make()
+        addTeardownBlock { await s.stop() }
+        let body = #"{"apns": {"payload": {"aps": {"alert": "metrics"}}}, "apns_tokens": ["\#(ConsoleRelayTests.good)", "\#(ConsoleRelayTests.good)", "\#(ConsoleRelayTests.gone)"]}"#
+        let posted = try await s.client.send(HTTPRequest(method: "POST", url: s.base + "/v1/apps/demo/pushes",
+                                                         headers: ["authorization": "Bearer \(s.key)"], body: Array(body.utf8)))
+        let id = try XCTUnwrap(posted.json["id"] as? String, posted.text)
+        let done = await Poll.until(timeout: 20) { (try? await s.relay.queue.status(of: id, includeTargets: false))?.isFinished == true }
+        XCTAssertTrue(done)
+        let admin = try await s.relay.keys.create(scope: .admin, label: "metrics").key
+        let prometheus = try await s.client.send(HTTPRequest(method: "GET", url: s.base + "/metrics", headers: ["authorization": "Bearer \(admin)"])).text
+        func exported(_ line: String) -> Int? {
+            prometheus.split(separator: "\n").first { $0.hasPrefix(line + " ") }.flatMap { Int($0.split(separator: " ").last ?? "") }
+        }
+        let m = try await s.get("/console/api/relay/metrics")
+        XCTAssertEqual(m.status, 200, m.text)
+        let demo = try XCTUnwrap((m.json["apps"] as? [[String: Any]])?.first { $0["app"] as? String == "demo" }, m.text)
+        XCTAssertEqual(demo["sent"] as? Int, 2)
+        XCTAssertEqual(demo["sent"] as? Int, exported(#"pushlab_relay_sent_total{app="demo",platform="apns"}"#), prometheus)
+        XCTAssertEqual(demo["accepted"] as? Int, exported(#"pushlab_relay_accepted_targets_total{app="demo",platform="apns"}"#))
+        XCTAssertEqual(demo["failed"] as? Int, 1)
+        XCTAssertEqual(demo["failed"] as? Int, exported(#"pushlab_relay_failed_total{app="demo",platform="apns",reason="Unregistered"}"#))
+        XCTAssertEqual((demo["failedByReason"] as? [String: Int])?["Unregistered"], 1)
+        let queue = try XCTUnwrap(m.json["queue"] as? [String: Any], m.text)
+        XCTAssertEqual(queue["finished"] as? Int, exported(#"pushlab_relay_queue_targets{state="finished"}"#))
+        XCTAssertEqual(queue["waiting"] as? Int, 0)
+
+        // Nothing the relay's console serves carries a key, a private key or a whole token.
+        let overview = try await s.get("/console/api/relay")
+        XCTAssertEqual(overview.status, 200)
+        let apps = overview.json["apps"] as? [[String: Any]] ?? []
+        XCTAssertEqual(apps.first?["apnsTopic"] as? String, Fixtures.bundleID, overview.text)
+        XCTAssertEqual(apps.first?["apnsTarget"] as? String, "emulator")
+        let keyFile = try String(contentsOfFile: Fixtures.path("certs/AuthKey_PLDEVKEY01.p8"), encoding: .utf8)
+        let keyBody = keyFile.split(separator: "\n").filter { !$0.hasPrefix("-----") }.joined()
+        for path in ["/console/api/relay", "/console/api/relay/devices?app=demo", "/console/api/relay/metrics", "/console/api/status",
+                     "/console/api/pushes?limit=100", "/console", "/console/app.js"] {
+            let text = try await s.get(path).text
+            for secret in [s.key, admin, ConsoleRelayTests.good, ConsoleRelayTests.gone, String(keyBody.prefix(40)), "PRIVATE KEY", "eyJ"] {
+                XCTAssertFalse(text.contains(secret), "\(path) serves \(secret.prefix(12))…")
+            }
+        }
     }
 }

@@ -37,13 +37,35 @@ enum ConsoleAssets {
     </div>
   </section>
   <section id="tab-devices" class="tab">
-    <div class="split">
+    <div id="relay-devices" hidden>
+      <div class="toolbar"><label class="inline">App <select id="rd-app"></select></label><button id="rd-refresh" type="button">Refresh</button><span id="rd-note" class="muted"></span></div>
+      <div class="split">
+        <div class="panel"><h2>Tokens delivered to <span class="muted">newest result first</span></h2><table id="rd-tokens" class="list"></table></div>
+        <div class="panel"><h2>Invalid tokens <span class="muted">the invalid-token feed</span></h2><table id="rd-invalid" class="list"></table></div>
+      </div>
+    </div>
+    <div id="lab-devices" class="split">
       <div id="device-list" class="panel"></div>
       <aside id="device-detail" class="panel"><p class="muted">Select a notification.</p></aside>
     </div>
   </section>
   <section id="tab-send" class="tab">
-    <div class="split">
+    <div id="relay-send" class="split" hidden>
+      <form id="relay-form" class="panel" autocomplete="off">
+        <div class="grid">
+          <label>App <select id="r-app"></select></label>
+          <label>Targets are <select id="r-kind"><option value="apns">APNs device tokens</option><option value="fcm">FCM registration tokens</option><option value="topic">FCM topics</option></select></label>
+        </div>
+        <label class="wide">Targets, one a line <textarea id="r-targets" spellcheck="false" rows="4" placeholder="64 hex digits (APNs), a registration token (FCM) or a topic name"></textarea></label>
+        <label class="wide">Payload JSON (the native request without its targets: "apns" and/or "fcm") <textarea id="r-body" spellcheck="false" rows="12"></textarea></label>
+        <p id="r-host" class="host"></p>
+        <button id="r-send" type="submit">Queue push</button>
+        <div id="r-answer"></div>
+      </form>
+      <aside class="panel"><h2>Request <span class="muted">as POST /v1/apps/{app}/pushes gets it</span></h2><div id="r-request"></div>
+        <p class="muted">The console posts through the relay's native API: validated with the catalog, durably queued, retried and recorded like any API push. Errors name their field by JSON pointer.</p></aside>
+    </div>
+    <div id="lab-send" class="split">
       <form id="send-form" class="panel" autocomplete="off">
         <div class="grid">
           <label>Send to <select id="s-target"><option value="lab">this lab's gateway</option></select></label>
@@ -78,6 +100,7 @@ enum ConsoleAssets {
   <section id="tab-metrics" class="tab">
     <div class="toolbar"><button id="m-refresh" type="button">Refresh</button><span id="m-note" class="muted"></span></div>
     <div id="metrics"></div>
+    <div id="relay-metrics" hidden></div>
   </section>
 </main>
 <script src="/console/app.js"></script>

@@ -18,8 +18,8 @@ async function api(path, options) {
 function showTab(name) {
   document.querySelectorAll("#tabs button").forEach((b) => b.classList.toggle("active", b.dataset.tab === name));
   document.querySelectorAll(".tab").forEach((t) => t.classList.toggle("active", t.id === "tab-" + name));
-  if (name === "devices") loadDevices();
-  if (name === "metrics") loadMetrics();
+  if (name === "devices") (state.relay ? loadRelayDevices() : loadDevices()).catch(() => {});
+  if (name === "metrics") (state.relay ? loadRelayMetrics() : loadMetrics()).catch(() => {});
   if (name === "log") renderRows();
 }
 $("#tabs").addEventListener("click", (e) => { if (e.target.dataset.tab) location.hash = e.target.dataset.tab; });
@@ -376,7 +376,114 @@ async function loadMetrics() {
   if (data.simulateChart) html += `<div class="panel"><h2>simulate --chart</h2>${data.simulateChart}</div>`;
   out.innerHTML = html + `</div>`;
 }
-$("#m-refresh").addEventListener("click", loadMetrics);
+$("#m-refresh").addEventListener("click", () => (state.relay ? loadRelayMetrics() : loadMetrics()).catch(() => {}));
+
+// ---- the relay's console (pushlab relay --console): send through the native API, tokens, counters ----
+const relay = { apps: [], metrics: null, timer: null };
+async function relayMode() {
+  const o = await api("/console/api/relay");
+  state.relay = true; relay.apps = o.apps;
+  ["#lab-send", "#lab-devices", "#metrics"].forEach((s) => { $(s).hidden = true; });
+  ["#relay-send", "#relay-devices", "#relay-metrics"].forEach((s) => { $(s).hidden = false; });
+  const options = o.apps.map((a) => `<option value="${esc(a.name)}">${esc(a.name)}</option>`).join("");
+  $("#r-app").innerHTML = options; $("#rd-app").innerHTML = options;
+  $("#r-body").value = JSON.stringify({ apns: { payload: { aps: { alert: { title: "Hello", body: "from the relay's console" } } } } }, null, 2);
+  relayAppChanged();
+}
+function relayApp() { return relay.apps.find((a) => a.name === $("#r-app").value) || relay.apps[0]; }
+function relayAppChanged() {
+  const a = relayApp();
+  if (!a) { $("#r-host").textContent = "relay.json has no apps"; $("#r-send").disabled = true; return; }
+  const where = (t) => t === "emulator" ? "pushlab's built-in emulator" : `<b class="real">${t === "apple" ? "Apple's APNs" : "Google's FCM"} — real devices get it</b>`;
+  const parts = [];
+  if (a.apnsTarget) parts.push(`APNs topic <code>${esc(a.apnsTopic)}</code> (${esc(a.apnsEnvironment)}) → ${where(a.apnsTarget)}`);
+  if (a.fcmTarget) parts.push(`FCM project <code>${esc(a.fcmProject || "from the service account")}</code> → ${where(a.fcmTarget)}`);
+  $("#r-host").innerHTML = parts.join("<br>");
+  showRelayRequest([]);
+}
+function relayTargets() {
+  const kind = $("#r-kind").value;
+  return $("#r-targets").value.split("\n").map((l) => l.trim()).filter((l) => l).map((v) => ({ [kind]: v }));
+}
+// The request body without its targets, with the lines an error or finding points at flagged.
+function showRelayRequest(findings) {
+  $("#r-request").innerHTML = renderJSON($("#r-body").value, findings);
+}
+$("#r-app").addEventListener("change", relayAppChanged);
+$("#r-body").addEventListener("input", () => showRelayRequest([]));
+$("#relay-form").addEventListener("submit", async (e) => {
+  e.preventDefault();
+  const out = $("#r-answer"), app = $("#r-app").value;
+  let body;
+  try { body = JSON.parse($("#r-body").value); } catch (err) {
+    out.innerHTML = `<p class="bad" id="r-result">the payload JSON does not parse: ${esc(err.message)}</p>`; return;
+  }
+  if (!body || typeof body !== "object" || Array.isArray(body)) { out.innerHTML = `<p class="bad" id="r-result">the payload JSON must be an object with "apns" and/or "fcm"</p>`; return; }
+  body.targets = relayTargets();
+  out.innerHTML = `<p class="muted">queueing…</p>`;
+  const res = await fetch("/console/api/relay/apps/" + encodeURIComponent(app) + "/pushes", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  const a = await res.json().catch(() => ({}));
+  if (res.status === 202) {
+    const warnings = a.warnings || [];
+    out.innerHTML = `<p class="ok" id="r-result">queued ${a.targets} target${a.targets === 1 ? "" : "s"} · push <code id="r-push-id">${esc(a.id)}</code></p>` +
+      `<p><a href="#log" id="r-show">show its results in the log</a></p>` + (warnings.length ? findingList(warnings) : "");
+    $("#r-show").onclick = () => { $("#search").value = a.id; filterChanged(); };
+    showRelayRequest([]);
+    return;
+  }
+  const findings = (a.findings || []).map((f) => ({ ...f, pointer: bodyPointer(a.field, f.pointer) }));
+  const flagged = a.field && a.field.startsWith("/") ? [{ pointer: a.field, severity: "error", rule: a.error, message: a.message, fix: a.fix }, ...findings] : findings;
+  out.innerHTML = `<div class="bad" id="r-result">${res.status} ${esc(a.error || res.statusText)} <code id="r-field">${esc(a.field || "")}</code>: ${esc(a.message || "")}<br><span class="muted">fix: ${esc(a.fix || "")}</span></div>` +
+    (findings.length ? findingList(findings) : "");
+  showRelayRequest(flagged);
+});
+// A finding's pointer is inside the APNs payload (field /apns/payload) or from {"message": …}
+// (field /fcm/message): as a pointer into the request body.
+function bodyPointer(field, p) {
+  if (p == null || !field || !field.startsWith("/")) return p;
+  if (field.endsWith("/message") && (p === "/message" || p.startsWith("/message/"))) return field.slice(0, -"/message".length) + p;
+  return field + p;
+}
+function ago(ms) { const s = Math.max(0, Math.round((Date.now() - ms) / 1000)); return s < 60 ? s + " s ago" : s < 3600 ? Math.round(s / 60) + " min ago" : new Date(ms).toLocaleString(); }
+async function loadRelayDevices() {
+  const app = $("#rd-app").value || (relay.apps[0] && relay.apps[0].name);
+  if (!app) return;
+  const d = await api("/console/api/relay/devices?app=" + encodeURIComponent(app));
+  $("#rd-note").textContent = `${d.tokens.length} target${d.tokens.length === 1 ? "" : "s"} in the newest ${d.deliveriesRead.toLocaleString()} results · ${d.invalidTokens.length} invalid`;
+  $("#rd-tokens").innerHTML = `<tr><th>token</th><th>kind</th><th>last result</th><th>id</th><th>attempts</th><th>when</th><th>sent / results</th></tr>` +
+    (d.tokens.length ? d.tokens.map((t) => `<tr class="rd-token"><td class="mono">${esc(t.token)}</td><td>${esc(t.kind)}</td>` +
+      `<td>${t.status === "sent" ? `<span class="ok">sent ${t.httpStatus ?? ""}</span>` : `<span class="bad">failed ${t.httpStatus ?? ""} ${esc(t.reason)}</span>`}</td>` +
+      `<td class="mono">${esc(t.providerID || t.pushID)}</td><td>${t.attempts}</td><td>${ago(t.finishedAt)}</td><td>${t.sent} / ${t.results}</td></tr>`).join("")
+      : `<tr><td colspan="7" class="muted">no final results yet for ${esc(app)}</td></tr>`);
+  $("#rd-invalid").innerHTML = `<tr><th>token</th><th>kind</th><th>reason</th><th>push</th><th>reported</th></tr>` +
+    (d.invalidTokens.length ? d.invalidTokens.map((t) => `<tr class="rd-invalid"><td class="mono">${esc(t.token)}</td><td>${esc(t.kind)}</td><td class="bad">${esc(t.reason)}</td>` +
+      `<td class="mono">${esc(t.pushID)}</td><td>${ago(t.reportedAt)}</td></tr>`).join("") : `<tr><td colspan="5" class="muted">no invalid tokens</td></tr>`);
+}
+$("#rd-app").addEventListener("change", () => loadRelayDevices().catch(() => {}));
+$("#rd-refresh").addEventListener("click", () => loadRelayDevices().catch(() => {}));
+// Rates are the counters' change between two reads (every 2 s while the tab is open).
+async function loadRelayMetrics() {
+  const m = await api("/console/api/relay/metrics"), prev = relay.metrics;
+  relay.metrics = m;
+  const seconds = prev ? Math.max(0.001, (m.at - prev.at) / 1000) : 0;
+  const rate = (app, k) => { const p = prev && prev.apps.find((x) => x.app === app.app); return p && seconds ? ((app[k] - p[k]) / seconds).toFixed(1) + "/s" : "–"; };
+  const q = m.queue;
+  let html = `<div class="cards">` + [["waiting", q ? q.waiting : "?"], ["claimed", q ? q.claimed : "?"], ["finished", q ? q.finished : "?"],
+    ["capacity", m.capacity], ["in flight", `${m.inFlight} / ${m.concurrency}`], ["pushes accepted", m.pushesAccepted], ["pushes finished", m.pushesFinished], ["duplicate results", m.duplicates]]
+    .map(([k, v]) => `<div class="card" data-metric="${esc(k)}"><span class="muted">${esc(k)}</span><b>${esc(typeof v === "number" ? v.toLocaleString("en-US") : v)}</b></div>`).join("") + `</div>`;
+  if (m.queueError) html += `<p class="bad">queue: ${esc(m.queueError)}</p>`;
+  html += `<div class="panel"><h2>Per app <span class="muted">the counters /metrics exports; rates over the last ${seconds ? seconds.toFixed(1) + " s" : "read (refresh to see them)"}</span></h2><table class="list" id="rm-apps">` +
+    `<tr><th>app</th><th>accepted</th><th>sent</th><th>failed</th><th>retried</th><th>sent rate</th><th>failed rate</th><th>accepted rate</th><th>failures by reason</th></tr>` +
+    m.apps.map((a) => `<tr data-app="${esc(a.app)}"><td>${esc(a.app)}</td><td class="rm-accepted">${a.accepted}</td><td class="rm-sent">${a.sent}</td><td class="rm-failed">${a.failed}</td><td class="rm-retried">${a.retried}</td>` +
+      `<td>${rate(a, "sent")}</td><td>${rate(a, "failed")}</td><td>${rate(a, "accepted")}</td>` +
+      `<td>${Object.entries(a.failedByReason).map(([r, n]) => `${esc(r)} ${n}`).join(", ") || "–"}</td></tr>`).join("") + `</table></div>`;
+  html += `<div class="charts">` + barChart("Sent and failed targets by app", m.apps.flatMap((a) => [
+    { label: a.app + " sent", value: a.sent, color: "#1a7f43" }, { label: a.app + " failed", value: a.failed, color: "#c0392b" }])) + `</div>`;
+  $("#relay-metrics").innerHTML = html;
+  $("#m-note").textContent = "the relay's counters, read " + new Date(m.at).toLocaleTimeString([], { hour12: false });
+  clearTimeout(relay.timer);
+  if ($("#tab-metrics").classList.contains("active")) relay.timer = setTimeout(() => loadRelayMetrics().catch(() => {}), 2000);
+}
 
 // ---- start ----
 (async function start() {
@@ -384,7 +491,9 @@ $("#m-refresh").addEventListener("click", loadMetrics);
   // When the first page was on screen, in ms since navigation began (the browser test reads it).
   document.body.dataset.firstPageMs = String(Math.round(performance.now()));
   connect();
-  loadTargets().catch(() => {});
+  const status = await api("/console/api/status").catch(() => ({}));
+  if (status.relay) await relayMode().catch(() => {});
+  else loadTargets().catch(() => {});
   $("#s-payload").value = JSON.stringify(buildPayload(), null, 2);
   validateNow();
   showTab(location.hash.slice(1) || "log");

@@ -40,7 +40,7 @@ table.kv td:first-child { color: var(--muted); white-space: nowrap; width: 1%; }
 .json .line { white-space: pre; padding: 0 10px; } .json .line.flag { background: #fdecea; }
 .json .line.flag.warning { background: #fff5dc; }
 .finding-note { white-space: normal; margin: 2px 10px 4px 24px; padding: 4px 8px; border-left: 3px solid var(--bad); background: #fff; font-size: 12.5px; }
-.finding-note.warning { border-color: var(--warn); }
+.finding-note.warning { border-color: var(--warn); } .finding-note .fix { display: block; color: var(--muted); }
 .findings { list-style: none; padding: 0; margin: 8px 0; }
 .findings li { padding: 6px 8px; border-left: 3px solid var(--bad); background: #fdf3f2; margin-bottom: 6px; border-radius: 0 6px 6px 0; }
 .findings li.warning { border-color: var(--warn); background: #fffaf0; } .findings li.clean { border-color: var(--ok); background: #f0faf4; }
@@ -65,6 +65,11 @@ fieldset { border: 1px solid var(--line); border-radius: 6px; margin: 12px 0 0; 
 .card { background: var(--panel); border: 1px solid var(--line); border-radius: 8px; padding: 10px 14px; min-width: 120px; }
 .card b { display: block; font-size: 20px; }
 .charts { display: grid; grid-template-columns: repeat(auto-fill, minmax(420px, 1fr)); gap: 14px; }
+[hidden] { display: none !important; }
+label.inline { flex-direction: row; align-items: center; gap: 6px; }
+table.list { border-collapse: collapse; width: 100%; font-size: 13px; }
+table.list th { text-align: left; color: var(--muted); font-weight: 600; font-size: 12px; border-bottom: 1px solid var(--line); padding: 4px 8px 4px 0; }
+table.list td { border-bottom: 1px solid #f0f1f4; padding: 3px 8px 3px 0; white-space: nowrap; }
 .device-item { padding: 6px 8px; border-bottom: 1px solid var(--line); cursor: pointer; } .device-item:hover { background: #f2f5ff; }
 """#
 }

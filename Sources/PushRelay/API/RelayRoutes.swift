@@ -40,10 +40,15 @@ struct RelayRoutes: Sendable {
 
     /// Runs a handler, turning thrown `APIError`s into their answer.
     func answer(_ request: ServerRequest, _ body: () async throws -> ServerResponse) async -> ServerResponse {
+        await answer(app: request.pathParameters["app"] ?? "", body)
+    }
+
+    /// Runs a handler for `app`'s request, counting a refusal in `/metrics` under that app.
+    func answer(app: String, _ body: () async throws -> ServerResponse) async -> ServerResponse {
         do {
             return try await body()
         } catch let error as APIError {
-            service.metrics.refused(app: request.pathParameters["app"] ?? "", status: error.status)
+            service.metrics.refused(app: app, status: error.status)
             return error.response
         } catch {
             return APIError(500, "internal", "\(error)", fix: "see the relay's log").response
@@ -84,10 +89,16 @@ struct RelayRoutes: Sendable {
 
     private func createPush(_ request: ServerRequest) async throws -> ServerResponse {
         let app = try await authorizedApp(request)
-        let key = try idempotencyKey(request)
-        let parsed = try NativePushRequest.parse(request.body, app: app, limits: service.config.limits)
+        return try await createPush(app: app, body: request.body, idempotencyKey: try idempotencyKey(request))
+    }
+
+    /// The native push once its caller may push for `app` (an API key, or the console's own
+    /// access check): parsed and validated, durably queued, counted and logged — the one path
+    /// every native push takes.
+    func createPush(app: RelayApp, body: [UInt8], idempotencyKey key: String?) async throws -> ServerResponse {
+        let parsed = try NativePushRequest.parse(body, app: app, limits: service.config.limits)
         let receipt = try await enqueue(app: app, content: parsed.content, targets: parsed.targets, key: key,
-                                        fingerprint: Self.fingerprint(kind: "native", app: app.name, body: request.body))
+                                        fingerprint: Self.fingerprint(kind: "native", app: app.name, body: body))
         var members: [(String, JSONValue?)] = [
             ("id", .string(receipt.pushID)), ("targets", RelayJSON.number(receipt.targetCount)),
             ("accepted_at", RelayJSON.time(receipt.acceptedAt)), ("status_url", .string("/v1/pushes/\(receipt.pushID)")),

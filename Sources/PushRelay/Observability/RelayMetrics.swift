@@ -81,6 +81,34 @@ public final class RelayMetrics: Sendable {
         state.withLock { ($0.pushesAccepted, $0.pushesFinished, $0.duplicates) }
     }
 
+    /// One app's counters, as `/metrics` exports them (summed over platforms and reasons).
+    public struct AppCounts: Sendable, Hashable, Encodable {
+        public var app: String
+        /// `pushlab_relay_accepted_targets_total`, `…_sent_total`, `…_failed_total`, `…_rescheduled_total`.
+        public var accepted = 0
+        public var sent = 0
+        public var failed = 0
+        public var retried = 0
+        /// `…_failed_total` by reason.
+        public var failedByReason: [String: Int] = [:]
+    }
+
+    /// The counters `/metrics` exports, per app (every app of `apps`, in that order, also those
+    /// with nothing counted yet), for the relay's console.
+    public func counts(apps: [String]) -> (apps: [AppCounts], pushesAccepted: Int, pushesFinished: Int, duplicates: Int) {
+        let s = state.withLock { $0 }
+        var byApp = Dictionary(uniqueKeysWithValues: apps.map { ($0, AppCounts(app: $0)) })
+        for (k, v) in s.accepted { byApp[k.app, default: AppCounts(app: k.app)].accepted += v }
+        for (k, v) in s.sent { byApp[k.app, default: AppCounts(app: k.app)].sent += v }
+        for (k, v) in s.retried { byApp[k.app, default: AppCounts(app: k.app)].retried += v }
+        for (k, v) in s.failed {
+            byApp[k.app, default: AppCounts(app: k.app)].failed += v
+            byApp[k.app, default: AppCounts(app: k.app)].failedByReason[k.reason, default: 0] += v
+        }
+        let order = apps + byApp.keys.filter { !apps.contains($0) }.sorted()
+        return (order.compactMap { byApp[$0] }, s.pushesAccepted, s.pushesFinished, s.duplicates)
+    }
+
     /// Prometheus text exposition format 0.0.4.
     func prometheusText(depth: QueueDepth?) -> String {
         let s = state.withLock { $0 }

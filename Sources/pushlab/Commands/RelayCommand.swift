@@ -78,6 +78,7 @@ enum RelayCommand: Command {
             if let error = error as? RelayConfigError { throw usage(error) }
             throw UsageError("\(error)", fix: "check relay.json and --data \(data)")
         }
+        console?.attach(relay: relay)
         do { try await relay.start() } catch {
             await relay.stop()
             await gateway?.stop()
