@@ -52,6 +52,16 @@ def stop(serve):
         serve.kill()
 
 
+def report(result, failure=None, name="console browser test"):
+    """Prints the one JSON line of measurements (and the failed check on stderr); the exit status."""
+    result["passed"] = failure is None
+    print(json.dumps(result))
+    if failure is not None:
+        print(f"{name} FAILED: {failure}", file=sys.stderr)
+        return 1
+    return 0
+
+
 def check(condition, what):
     if not condition:
         raise Failure(what)
@@ -334,16 +344,11 @@ def run(args):
         # 6. The console opened to other peers, behind its access token.
         if args.remote_token:
             result.update(remote_token_view(root, args.pushlab))
-        result["passed"] = True
-        print(json.dumps(result))
-        return 0
+        return report(result)
     except Failure as f:
-        result["passed"] = False
-        print(json.dumps(result))
-        print(f"console browser test FAILED: {f}", file=sys.stderr)
         if driver and args.screenshot:
             driver.save_screenshot(args.screenshot)
-        return 1
+        return report(result, f)
     finally:
         if driver:
             driver.quit()

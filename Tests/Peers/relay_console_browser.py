@@ -28,7 +28,7 @@ import urllib.error
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from console_browser import Failure, browser, check, stop, wait  # noqa: E402
+from console_browser import Failure, browser, check, report, stop, wait  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import Select  # noqa: E402
 
@@ -208,16 +208,11 @@ def run(args):
         for secret, what in ((GOOD, "a whole device token"), (DEAD, "a whole device token"), (api_key, "the API key"), (admin, "the admin key"),
                              (token, "the console token"), (key_lines[0], "the .p8 key"), ("PRIVATE KEY", "key material")):
             check(secret not in served, f"the console served {what}")
-        result["passed"] = True
-        print(json.dumps(result))
-        return 0
+        return report(result)
     except Failure as f:
-        result["passed"] = False
-        print(json.dumps(result))
-        print(f"relay console browser test FAILED: {f}", file=sys.stderr)
         if drivers and args.send_screenshot:
             drivers[0].save_screenshot(args.send_screenshot)
-        return 1
+        return report(result, f, name="relay console browser test")
     finally:
         for d in drivers:
             d.quit()
