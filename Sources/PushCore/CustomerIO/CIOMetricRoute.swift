@@ -22,11 +22,3 @@ public enum CIOMetricRoute: String, Sendable, Codable, CaseIterable {
     /// The SDK family, for reports that group the two 4.x routes.
     public var sdkFamily: String { self == .legacyEvents ? "legacy" : "cio-4" }
 }
-
-/// The push metrics the Customer.io SDKs send (the SDK's `Metric` enum).
-public enum CIOMetric: String, Sendable, Codable, CaseIterable {
-    case delivered
-    case opened
-    case converted
-    case clicked
-}
