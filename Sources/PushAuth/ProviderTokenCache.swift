@@ -2,18 +2,6 @@ import Foundation
 import PushCore
 import Synchronization
 
-/// One APNs provider token as handed to a request. `description` never shows the JWT.
-public struct ProviderToken: Sendable, Hashable, CustomStringConvertible, CustomReflectable {
-    public let jwt: String
-    public let issuedAt: Date
-
-    /// The `authorization` header value.
-    public var authorization: String { "bearer \(jwt)" }
-    public var description: String { "ProviderToken(issuedAt: \(issuedAt), bearer <redacted>)" }
-    /// `dump()` and debuggers show the same redacted view.
-    public var customMirror: Mirror { Mirror(self, children: ["issuedAt": issuedAt, "jwt": "<redacted>"]) }
-}
-
 /// When to replace a provider token. APNs: refresh no more often than every 20 minutes
 /// (else 429 TooManyProviderTokenUpdates) and before 60 minutes (else 403
 /// ExpiredProviderToken); ~50 minutes is the common choice (docs/specs/apns.md, "Provider token").
