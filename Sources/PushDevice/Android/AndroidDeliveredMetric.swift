@@ -2,72 +2,6 @@ import Foundation
 import PushCore
 import PushHTTP
 
-/// One metric request the virtual phone made (or tried to make).
-public struct AndroidMetricRequest: Sendable, Codable, Equatable {
-    public enum Channel: String, Sendable, Codable {
-        /// The WorkManager job (`PushDeliveryMetricsWorker`): `POST /v1/track`.
-        case workManager = "workmanager"
-        /// The direct-HTTP fallback when WorkManager is unavailable: `POST /v1/track`.
-        case direct
-        /// The analytics pipeline after the foreground hand-off: `POST /v1/b`.
-        case pipeline
-    }
-    public var atMs: Int64
-    public var channel: Channel
-    public var url: String
-    /// True when the request reached the server (it was sent for real).
-    public var reachedServer: Bool
-    public var status: Int?
-    public var error: String?
-}
-
-/// Where the delivered metric ended up.
-public enum AndroidMetricFate: String, Sendable, Codable {
-    /// Reached the server exactly once.
-    case sentOnce = "sent-once"
-    /// Reached the server more than once (the collector counts the repeats as duplicates).
-    case sentMoreThanOnce = "sent-more-than-once"
-    /// Still on the phone: in the pending store or the app's event queue, waiting for a launch.
-    case pending
-    /// Gone from the phone without reaching the server.
-    case lost
-    /// `autoTrackPushEvents` off or the duplicate guard dropped it: nothing to send.
-    case notTracked = "not-tracked"
-}
-
-/// The delivered metric's life on the phone, in emulated milliseconds since the push arrived.
-public struct AndroidDeliveredReport: Sendable, Codable, Equatable {
-    public var deliveryID: String
-    public var sdkMode: AndroidSDKMode
-    public var timeline: [AndroidTimelineEntry]
-    public var requests: [AndroidMetricRequest]
-    public var fate: AndroidMetricFate
-    /// Entries left in the pending store file when the emulation ended.
-    public var storeEntriesAtEnd: Int
-    /// The WorkManager job is still enqueued (waiting for network or back-off) at the end.
-    public var jobStillEnqueued: Bool
-    /// Events the app's analytics pipeline still holds at the end.
-    public var queuedInApp: Int
-
-    /// Requests that reached the server with a 2xx.
-    public var acknowledged: Int { requests.filter { $0.reachedServer && ($0.status.map { (200..<300).contains($0) } ?? false) }.count }
-    public var reachedServer: Int { requests.filter(\.reachedServer).count }
-    /// The process died while the metric was on the phone (between requests or during one).
-    public var processKilled: Bool {
-        timeline.contains { $0.event.hasPrefix("process killed") } || requests.contains { $0.error?.hasPrefix("process killed") == true }
-    }
-}
-
-/// One line of a timeline.
-public struct AndroidTimelineEntry: Sendable, Codable, Equatable {
-    public var atMs: Int64
-    public var event: String
-    public init(atMs: Int64, event: String) {
-        self.atMs = atMs
-        self.event = event
-    }
-}
-
 /// Runs the delivered metric the way the profile's SDK mode does (docs/specs/android-side.md
 /// §4) through emulated time: the pending store (a real file), the WorkManager job with its
 /// network constraint and back-off, the direct fallback, a process death, and the foreground
@@ -309,25 +243,5 @@ public struct AndroidDeliveredMetric: Sendable {
         else { fate = .lost }
         return AndroidDeliveredReport(deliveryID: deliveryID, sdkMode: mode, timeline: timeline, requests: requests, fate: fate,
                                       storeEntriesAtEnd: store?.loadAll().count ?? 0, jobStillEnqueued: job != nil, queuedInApp: pipelineQueued)
-    }
-}
-
-/// The SDK's foreground hand-off (`ModuleMessagingPushFCM`, on every process `ON_START`): for
-/// each pending entry, cancel its WorkManager job, claim it, and publish a `Delivered` push
-/// metric on the analytics pipeline (docs/specs/android-side.md §4).
-public enum AndroidForegroundHandoff {
-    /// Claims every pending entry and queues it on `pipeline`; returns the entries it claimed.
-    public static func run(store: AndroidPendingDeliveryStore, pipeline: EventPipeline, mode: AndroidSDKMode,
-                           identity: PipelineIdentity) async -> [AndroidSDKContract.PendingEntry] {
-        guard mode != .cioAndroidLegacy else { return [] }
-        var claimed: [AndroidSDKContract.PendingEntry] = []
-        for pending in store.loadAll() where store.claim(pending.deliveryId) {
-            // improved: the same messageId as the worker's request, so the server can drop a repeat.
-            let messageId = mode == .improved ? CIOMetricBody.dedupKey(deliveryID: pending.deliveryId) : UUID().uuidString
-            await pipeline.enqueue(.deliveryMetric(.delivered, deliveryID: pending.deliveryId, recipient: pending.token,
-                                                   timestamp: Date(), identity: identity, messageId: messageId))
-            claimed.append(pending)
-        }
-        return claimed
     }
 }
