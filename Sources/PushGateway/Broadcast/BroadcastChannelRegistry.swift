@@ -1,33 +1,6 @@
 import Foundation
 import PushCore
 
-/// One Live Activity subscribed to a broadcast channel: the virtual device and the activity.
-public struct ChannelSubscriber: Sendable, Hashable {
-    public var deviceName: String
-    public var activityID: String
-    public init(deviceName: String, activityID: String) {
-        self.deviceName = deviceName
-        self.activityID = activityID
-    }
-}
-
-/// A broadcast the emulator accepted, on its way to the channel's subscribers.
-public struct AcceptedBroadcast: Sendable {
-    public var bundleID: String
-    public var channelID: String
-    public var payload: [UInt8]
-    public var priority: Int
-    public var requestID: String
-    public var receivedAt: Date
-    /// True when this is the channel's stored message replayed to a late subscriber.
-    public var isStoredReplay: Bool
-}
-
-/// Where accepted broadcasts go: the virtual devices' Live Activities, a test, or nowhere.
-public protocol BroadcastDeliverySink: Sendable {
-    func deliver(_ broadcast: AcceptedBroadcast, to subscribers: [ChannelSubscriber])
-}
-
 /// The broadcast channels the emulator knows, per bundle id, with their storage policy, their
 /// subscribers and (policy "most recent") the last message (docs/specs/apns.md "Channel management").
 ///

@@ -2,35 +2,6 @@ import Foundation
 import PushCore
 import PushHTTP
 
-/// A push the gateway accepted, on its way to an emulated device.
-public struct AcceptedPush: Sendable {
-    public var service: PushRecord.Service
-    public var device: EmulatedDevice?
-    /// The APNs payload the device receives (for FCM: built from `message.apns.payload`); for an
-    /// Android device, the FCM send request as posted (`{"message":{…}}`).
-    public var payload: [UInt8]
-    public var messageID: String
-    public var deliveryID: String?
-    public var receivedAt: Date
-    /// The device token the push was addressed to (APNs path; FCM `apns.live_activity_token`),
-    /// so a Live Activity token or push-to-start token can be told apart from the device's own.
-    public var token: String? = nil
-    /// `apns-priority` as sent (nil: none, APNs uses 10).
-    public var priority: Int? = nil
-}
-
-/// Where accepted pushes go: the device emulator, a test, or nowhere.
-public protocol PushDeliverySink: Sendable {
-    func deliver(_ push: AcceptedPush)
-    /// An FCM message the gateway accepted for a device registered as `android`; its payload
-    /// is the FCM send request. Sinks that emulate only iPhones ignore it (the default).
-    func deliverToAndroid(_ push: AcceptedPush)
-}
-
-extension PushDeliverySink {
-    public func deliverToAndroid(_ push: AcceptedPush) {}
-}
-
 /// `POST /3/device/{token}` — answers exactly like APNs (docs/specs/apns.md). The checks run in this
 /// order: request shape and headers (PushCore `APNsRequestRules.headerChecks`), authorization
 /// (`APNsAuthorizer`), topic allowed for the team and fitting the push type, device registered

@@ -4,33 +4,6 @@ import PushCore
 import PushHTTP
 import Synchronization
 
-/// An access token the emulator issued, and what it allows.
-struct IssuedAccessToken: Sendable {
-    var clientEmail: String
-    var projectID: String
-    var scopes: Set<String>
-    var expiresAt: Date
-}
-
-/// Access tokens issued by `POST /token`, looked up by `messages:send`.
-final class AccessTokenStore: Sendable {
-    private let tokens = Mutex<[String: IssuedAccessToken]>([:])
-
-    func issue(_ grant: IssuedAccessToken) -> String {
-        var bytes = [UInt8](repeating: 0, count: 24)
-        for i in bytes.indices { bytes[i] = UInt8.random(in: 0...255) }
-        let token = "ya29.pushlab." + bytes.map { String(format: "%02x", $0) }.joined()
-        tokens.withLock { tokens in
-            let now = Date()
-            tokens = tokens.filter { $0.value.expiresAt > now }
-            tokens[token] = grant
-        }
-        return token
-    }
-
-    func lookup(_ token: String) -> IssuedAccessToken? { tokens.withLock { $0[token] } }
-}
-
 /// `POST /token` — Google's OAuth 2.0 jwt-bearer grant (docs/specs/fcm.md "Access token"): the RS256
 /// assertion is verified against the trusted service accounts; `iss`, `aud`, `scope`, `iat`
 /// and `exp` are checked in that order; errors use OAuth's `{"error", "error_description"}`.

@@ -3,84 +3,6 @@ import PushCore
 import PushHTTP
 import PushStore
 
-/// One push as the gateway judged it.
-public struct PushRecord: Sendable, Codable, Equatable {
-    public enum Service: String, Sendable, Codable { case apns, fcm }
-    public var receivedAt: Date
-    public var service: Service
-    public var token: String?
-    public var device: String?
-    public var topic: String?
-    public var pushType: String?
-    /// APNs `apns-id`, or the FCM message name.
-    public var messageID: String?
-    public var status: Int
-    /// APNs reason or FCM errorCode; nil when accepted.
-    public var reason: String?
-    /// `CIO-Delivery-ID` when the payload carried one (joins with the collector's metrics).
-    public var deliveryID: String?
-    /// The `apns-unique-id` a sandbox answer carried (kept in memory only, not in the SQLite table).
-    public var uniqueID: String?
-    /// Request headers, authorization redacted.
-    public var headers: [String: String]
-    public var payload: String
-
-    public init(receivedAt: Date, service: Service, token: String?, device: String?, topic: String?, pushType: String?,
-                messageID: String?, status: Int, reason: String?, deliveryID: String?, headers: [String: String], payload: String,
-                uniqueID: String? = nil) {
-        self.receivedAt = receivedAt
-        self.service = service
-        self.token = token
-        self.device = device
-        self.topic = topic
-        self.pushType = pushType
-        self.messageID = messageID
-        self.status = status
-        self.reason = reason
-        self.deliveryID = deliveryID
-        self.headers = headers
-        self.payload = payload
-        self.uniqueID = uniqueID
-    }
-}
-
-/// Sees every push the gateway records, as it is recorded (the web console's live log).
-/// Called on the recording thread, often the server's event loop: return quickly.
-public protocol PushRecordObserver: Sendable {
-    /// `push.completed` builds the header map and payload text: call it only when they are
-    /// needed (the console builds them when a push's detail is opened, not per push).
-    func recorded(_ push: RecordedPush)
-}
-
-/// A push record as the handler left it: `record` without its header map and payload text,
-/// which `completed` builds from the request's raw headers and body (authorization redacted).
-public struct RecordedPush: Sendable, Equatable {
-    public var record: PushRecord
-    public var rawHeaders: HTTPHeaders?
-    public var body: [UInt8]?
-
-    public init(record: PushRecord, rawHeaders: HTTPHeaders?, body: [UInt8]?) {
-        self.record = record
-        self.rawHeaders = rawHeaders
-        self.body = body
-    }
-
-    public var completed: PushRecord {
-        var r = record
-        if let rawHeaders {
-            var headers: [String: String] = [:]
-            for h in rawHeaders {
-                let name = asciiLowercased(h.name)
-                headers[name] = name == "authorization" ? "bearer <redacted>" : h.value
-            }
-            r.headers = headers
-        }
-        if let body { r.payload = String(decoding: body.prefix(8192), as: UTF8.self) }
-        return r
-    }
-}
-
-
 /// The gateway's record of every push, in SQLite (table `pushes`, documented in
 /// docs/gateway.md; `pushlab report --gateway-db` reads it to count what was sent).
 ///
@@ -140,7 +62,6 @@ public final class PushRecordStore: @unchecked Sendable {
         if db == nil { memory.insert(&entry) } else { pending.append(entry) }
         condition.unlock()
     }
-
 
     /// The newest `limit` records, newest last. Waits for pending writes first.
     public func recent(limit: Int = 100) throws -> [PushRecord] {

@@ -1,0 +1,17 @@
+import Foundation
+import PushAuth
+import PushCore
+import PushHTTP
+import Synchronization
+
+/// Per-connection token state (docs/specs/apns.md: team pinned per connection, refresh floor, one key).
+struct APNsConnectionAuth: Sendable {
+    var keyID: String?
+    var teamID: String?
+    /// The token last accepted on this connection and when it took over.
+    var token: String?
+    var tokenIssuedAt: Date?
+    var tokenChangedAt: Date?
+    /// A request with a valid token has succeeded: the stream limit was raised.
+    var authenticated = false
+}

@@ -1,0 +1,32 @@
+import Foundation
+import PushAuth
+import PushCore
+import PushHTTP
+import Synchronization
+
+/// An access token the emulator issued, and what it allows.
+struct IssuedAccessToken: Sendable {
+    var clientEmail: String
+    var projectID: String
+    var scopes: Set<String>
+    var expiresAt: Date
+}
+
+/// Access tokens issued by `POST /token`, looked up by `messages:send`.
+final class AccessTokenStore: Sendable {
+    private let tokens = Mutex<[String: IssuedAccessToken]>([:])
+
+    func issue(_ grant: IssuedAccessToken) -> String {
+        var bytes = [UInt8](repeating: 0, count: 24)
+        for i in bytes.indices { bytes[i] = UInt8.random(in: 0...255) }
+        let token = "ya29.pushlab." + bytes.map { String(format: "%02x", $0) }.joined()
+        tokens.withLock { tokens in
+            let now = Date()
+            tokens = tokens.filter { $0.value.expiresAt > now }
+            tokens[token] = grant
+        }
+        return token
+    }
+
+    func lookup(_ token: String) -> IssuedAccessToken? { tokens.withLock { $0[token] } }
+}
