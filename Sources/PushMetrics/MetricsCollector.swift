@@ -14,35 +14,12 @@ public enum CollectorAcknowledgement: String, Sendable, CaseIterable {
     case committed
 }
 
-public struct CollectorConfiguration: Sendable {
-    public var credentials: CollectorCredentials
-    public var faultPlan: FaultPlan
-    public var acknowledgement: CollectorAcknowledgement
-
-    public init(credentials: CollectorCredentials = CollectorCredentials(), faultPlan: FaultPlan = .none,
-                acknowledgement: CollectorAcknowledgement = .committed) {
-        self.credentials = credentials
-        self.faultPlan = faultPlan
-        self.acknowledgement = acknowledgement
-    }
-}
-
 /// Something the collector did, for live console lines and tests.
 public enum CollectorEvent: Sendable {
     case accepted(route: CIOMetricRoute, metrics: [ReportedMetric], duplicates: [Bool], userAgent: String?)
     case rejected(route: CIOMetricRoute, MetricRejection)
     case faulted(route: CIOMetricRoute, FaultDecision)
     case storeFailed(String)
-}
-
-/// Running counts since start.
-public struct CollectorCounters: Sendable, Equatable {
-    public var requests = 0
-    public var accepted = 0
-    public var rejected = 0
-    public var faulted = 0
-    public var metrics = 0
-    public var duplicates = 0
 }
 
 /// The Customer.io-compatible metrics collector: the three routes of docs/specs/device-side.md §3 on any

@@ -2,18 +2,6 @@ import Foundation
 import PushCore
 import PushStore
 
-/// One push the gateway accepted, as the report needs it.
-public struct SentPush: Sendable, Equatable {
-    public var deliveryID: String
-    public var sentAt: Date
-    public var token: String?
-    public init(deliveryID: String, sentAt: Date, token: String?) {
-        self.deliveryID = deliveryID
-        self.sentAt = sentAt
-        self.token = token
-    }
-}
-
 /// Reads what was sent from the gateway emulator's SQLite file, through PushCore's
 /// `SentPushRecords` (the schema the gateway writes). It relies on four columns of
 /// the gateway's `pushes` table (docs/metrics.md, "What the report reads from the gateway"):
