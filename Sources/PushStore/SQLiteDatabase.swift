@@ -1,14 +1,6 @@
 import CPushLab
 import Foundation
 
-/// What went wrong talking to SQLite, with the file and the statement's purpose.
-public struct SQLiteError: Error, CustomStringConvertible, Sendable {
-    public var path: String
-    public var code: Int32
-    public var message: String
-    public var description: String { "\(path): SQLite error \(code): \(message)" }
-}
-
 /// One SQLite connection. Every pushlab store (send history, collector, App Group store,
 /// gateway records) sits on this one wrapper: WAL mode, prepared statements, explicit
 /// transactions, no C types outside this module.
@@ -166,60 +158,4 @@ public final class SQLiteDatabase: @unchecked Sendable {
         }
         return stmt
     }
-}
-
-/// A value bound to or read from a statement.
-public enum SQLiteValue: Sendable, Hashable {
-    case null
-    case integer(Int64)
-    case real(Double)
-    case text(String)
-    case blob([UInt8])
-}
-
-extension SQLiteValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByNilLiteral {
-    public init(stringLiteral value: String) { self = .text(value) }
-    public init(integerLiteral value: Int64) { self = .integer(value) }
-    public init(nilLiteral: ()) { self = .null }
-    public static func text(_ v: String?) -> SQLiteValue { v.map { .text($0) } ?? .null }
-    public static func int(_ v: Int?) -> SQLiteValue { v.map { .integer(Int64($0)) } ?? .null }
-    public static func double(_ v: Double?) -> SQLiteValue { v.map { .real($0) } ?? .null }
-}
-
-/// One result row, copied out of the statement.
-public struct SQLiteRow: Sendable {
-    public let values: [SQLiteValue]
-
-    init(statement: OpaquePointer) {
-        let n = sqlite3_column_count(statement)
-        values = (0..<n).map { i in
-            switch sqlite3_column_type(statement, i) {
-            case SQLITE_INTEGER: return .integer(sqlite3_column_int64(statement, i))
-            case SQLITE_FLOAT: return .real(sqlite3_column_double(statement, i))
-            case SQLITE_TEXT: return .text(String(cString: sqlite3_column_text(statement, i)))
-            case SQLITE_BLOB:
-                let count = Int(sqlite3_column_bytes(statement, i))
-                guard count > 0, let p = sqlite3_column_blob(statement, i) else { return .blob([]) }
-                return .blob(Array(UnsafeRawBufferPointer(start: p, count: count)))
-            default: return .null
-            }
-        }
-    }
-
-    public func string(_ i: Int) -> String? { if case .text(let s) = values[i] { return s }; return nil }
-    public func int(_ i: Int) -> Int? {
-        switch values[i] {
-        case .integer(let v): return Int(v)
-        case .real(let v): return Int(v)
-        default: return nil
-        }
-    }
-    public func double(_ i: Int) -> Double? {
-        switch values[i] {
-        case .integer(let v): return Double(v)
-        case .real(let v): return v
-        default: return nil
-        }
-    }
-    public func blob(_ i: Int) -> [UInt8]? { if case .blob(let b) = values[i] { return b }; return nil }
 }
