@@ -1,29 +1,6 @@
 import Dispatch
 import Foundation
 
-/// How a `RedisClient` connects and backs off. Defaults suit a relay node next to its Redis.
-public struct RedisClientOptions: Sendable, Hashable {
-    /// Bound on establishing the TCP connection.
-    public var connectTimeout: Duration = .seconds(2)
-    /// Bound on every read and write of a command (a `BLOCK` read gets its block time on top).
-    public var ioTimeout: Duration = .seconds(5)
-    /// The first wait after a failed connection attempt; it doubles per failure up to
-    /// `maximumBackoff`, with jitter, and resets once a connection succeeds.
-    public var initialBackoff: Duration = .milliseconds(50)
-    public var maximumBackoff: Duration = .seconds(2)
-    /// `CLIENT SETNAME` after connecting (shows in `CLIENT LIST`), e.g. the relay node's name.
-    public var clientName: String?
-
-    public init(connectTimeout: Duration = .seconds(2), ioTimeout: Duration = .seconds(5),
-                initialBackoff: Duration = .milliseconds(50), maximumBackoff: Duration = .seconds(2), clientName: String? = nil) {
-        self.connectTimeout = connectTimeout
-        self.ioTimeout = ioTimeout
-        self.initialBackoff = initialBackoff
-        self.maximumBackoff = maximumBackoff
-        self.clientName = clientName
-    }
-}
-
 /// A Redis client over one connection: commands and pipelines with typed replies, connected
 /// on first use and reconnected after a failure with exponential backoff.
 ///
@@ -165,14 +142,6 @@ public final class RedisClient: @unchecked Sendable {
             }
         }
     }
-}
-
-/// Counters a client keeps about its connection.
-public struct RedisClientStatistics: Sendable, Hashable {
-    public var connections = 0
-    public var reconnections = 0
-    public var connectionsLost = 0
-    public var failedAttempts = 0
 }
 
 private struct RedisHandshakeFailure: Error {

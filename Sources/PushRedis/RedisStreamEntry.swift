@@ -35,38 +35,3 @@ public struct RedisStreamEntry: Sendable, Hashable {
         self.fields = fields
     }
 }
-
-/// What `XAUTOCLAIM` took over: the entries (now owned by the caller, delivery count raised),
-/// the ids that were pending but no longer exist in the stream (removed from the PEL by Redis),
-/// and where the next scan starts (`0-0` once the whole PEL was scanned).
-public struct RedisAutoClaim: Sendable, Hashable {
-    public var nextStart: String
-    public var entries: [RedisStreamEntry]
-    public var deletedIDs: [String]
-}
-
-/// One pending entry (`XPENDING … - + COUNT`): who holds it, for how long, how often delivered.
-public struct RedisPendingEntry: Sendable, Hashable {
-    public var id: String
-    public var consumer: String
-    public var idle: Duration
-    public var deliveries: Int
-}
-
-/// `XPENDING key group`: the group's pending total and count per consumer.
-public struct RedisPendingSummary: Sendable, Hashable {
-    public var count: Int
-    public var smallestID: String?
-    public var largestID: String?
-    public var perConsumer: [String: Int]
-}
-
-/// One line of `XINFO GROUPS`: the group's consumers, pending entries and lag (entries not yet
-/// delivered to the group; nil when Redis cannot tell, e.g. after deletions).
-public struct RedisGroupInfo: Sendable, Hashable {
-    public var name: String
-    public var consumers: Int
-    public var pending: Int
-    public var lastDeliveredID: String
-    public var lag: Int?
-}
