@@ -4,23 +4,6 @@ import PushDevice
 import PushGateway
 import PushHTTP
 
-/// One emulated iPhone app: its profile and its App Group container directory.
-public struct FleetMember: Sendable {
-    public var profile: AppProfile
-    public var container: URL
-    public init(profile: AppProfile, container: URL) {
-        self.profile = profile
-        self.container = container
-    }
-}
-
-/// What happened on a device to one accepted push.
-public struct FleetDelivery: Sendable {
-    public var push: AcceptedPush
-    public var deviceName: String
-    public var report: NSERunReport
-}
-
 /// The gateway's delivery sink: every push accepted for a device with an app profile runs
 /// through that app's Notification Service Extension, as on a phone.
 /// `killAt` lets a caller (the demo, the simulator) end an extension process at a chosen moment.
@@ -212,34 +195,4 @@ public final class DeviceFleet: PushDeliverySink, @unchecked Sendable {
 
     /// Every finished extension run, in completion order.
     public var finished: [FleetDelivery] { lock.withLock { deliveries } }
-}
-
-/// A gate tasks can wait on until it is open.
-final class AsyncGate: @unchecked Sendable {
-    // Protected by `lock`.
-    private var isOpen = true
-    private var waiters: [CheckedContinuation<Void, Never>] = []
-    private let lock = NSLock()
-
-    func close() { lock.withLock { isOpen = false } }
-
-    func open() {
-        let resumed: [CheckedContinuation<Void, Never>] = lock.withLock {
-            isOpen = true
-            defer { waiters.removeAll() }
-            return waiters
-        }
-        for w in resumed { w.resume() }
-    }
-
-    func wait() async {
-        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
-            let resumeNow = lock.withLock { () -> Bool in
-                if isOpen { return true }
-                waiters.append(c)
-                return false
-            }
-            if resumeNow { c.resume() }
-        }
-    }
 }

@@ -2,46 +2,6 @@ import Foundation
 import PushCore
 import PushDevice
 
-/// Where an extension dies relative to its `delivered` metric (docs/specs/device-side.md §2, §4).
-public enum KillStage: String, Sendable, Codable, CaseIterable {
-    /// After the pending row was written, before the metric left the phone: the collector
-    /// never hears of it; only recovery can bring it back.
-    case beforeSend = "before-send"
-    /// The metric reached the collector but the extension died before the answer, so its row
-    /// was never removed: recovery sends it again (the duplicate case of §4).
-    case inFlight = "in-flight"
-    /// Half and half, by the seed.
-    case mixed
-}
-
-/// The App Group setups the experiment compares; each pins the SDK behaviour it belongs to.
-public enum SimulatedStore: String, Sendable, Codable, CaseIterable {
-    /// No App Group store: what dies with the extension is lost (SDK before 4.4, or not set up).
-    case off
-    /// The reference SDK 4.x: the JSON file, 100-row cap, rows deleted right after queueing.
-    case cio
-    /// pushlab's improved mode: SQLite, dedup, rows deleted after the collector acknowledged.
-    case sqlite
-
-    var sdkMode: SDKMode { self == .sqlite ? .improved : .cio4 }
-    /// The Android SDK behaviour that plays the same part (docs/specs/android-side.md §4): no
-    /// pending store before 4.18, the SDK's pending store, pushlab's improved mode.
-    public var androidSDKMode: AndroidSDKMode {
-        switch self {
-        case .off: return .cioAndroidLegacy
-        case .cio: return .cioAndroid
-        case .sqlite: return .improved
-        }
-    }
-    var storeKind: AppGroupStoreKind {
-        switch self {
-        case .off: return .off
-        case .cio: return .cio
-        case .sqlite: return .sqlite
-        }
-    }
-}
-
 /// One run of the delivery-metric experiment. Every per-push fault is drawn from `seed` and the
 /// push's number, so a seed gives the same faults whatever the threads do.
 public struct SimulationParameters: Sendable, Codable, Equatable {
@@ -115,56 +75,6 @@ public struct SimulationParameters: Sendable, Codable, Equatable {
         f.dozes = random.chance(android?.dozeRate ?? 0) && f.killed == nil && !f.metricFails && !f.offline
         return f
     }
-}
-
-/// The Android phone's side of the experiment (docs/recovery.md "Android").
-public struct AndroidSimulationSettings: Sendable, Codable, Equatable {
-    /// Probability that a push (neither killed nor with a failing metric) arrives while the phone
-    /// dozes: high-priority messages still arrive, but the app has no network and no jobs run.
-    public var dozeRate = 0.0
-    /// How long that Doze window lasts from the push's arrival (emulated ms).
-    public var dozeMs: Int64 = 2 * 3_600_000
-    /// With `launches` ≥ 1, the user brings the app to the foreground this long after each push
-    /// (emulated ms): the SDK hands what is still pending to its analytics pipeline.
-    public var launchAfterMs: Int64 = 3_600_000
-    /// Nothing is emulated past this instant after a push: a metric still pending then (the app
-    /// not opened for that long) counts as lost.
-    public var horizonMs: Int64 = 86_400_000
-    /// Emulated time between two pushes on one phone during an offline span: the network comes
-    /// back this long after the span's last push on that phone.
-    public var offlinePushSpacingMs: Int64 = 60_000
-
-    public init() {}
-}
-
-/// What the seed decided for one push.
-struct PushFate: Sendable, Equatable {
-    var killed: KillStage?
-    var metricFails: Bool
-    var imageLatency: Duration
-    /// Android: the phone dozes when the push arrives.
-    var dozes = false
-    /// The phone has no network when the push arrives (`--offline`).
-    var offline = false
-
-    /// The fault a push met, for the per-fault table.
-    var fault: SimulatedFault {
-        switch killed {
-        case .beforeSend?: return .killedBeforeSend
-        case .inFlight?, .mixed?: return .killedInFlight
-        case nil: return offline ? .offline : metricFails ? .metricFailed : dozes ? .doze : .none
-        }
-    }
-}
-
-/// The faults the per-fault table tells apart, in its order.
-public enum SimulatedFault: String, Sendable, Codable, CaseIterable {
-    case killedBeforeSend = "killed before send"
-    case killedInFlight = "killed in flight"
-    case metricFailed = "metric request failed"
-    case doze = "Doze"
-    case offline = "offline span"
-    case none = "no fault"
 }
 
 extension LatencyDistribution: Codable {

@@ -6,21 +6,6 @@ import PushHTTP
 import PushMetrics
 import PushSend
 
-/// One step of the demo: what it did, whether it did what it should, and why not.
-public struct DemoStep: Sendable, Codable {
-    public var title: String
-    public var passed: Bool
-    public var details: [String]
-    public var elapsedMs: Int
-}
-
-/// The demo's result: every step and the collector's report.
-public struct DemoReport: Sendable, Codable {
-    public var steps: [DemoStep]
-    public var report: MetricsReport?
-    public var passed: Bool { !steps.isEmpty && steps.allSatisfy(\.passed) }
-}
-
 /// `pushlab demo`: the whole loop offline, with real parts only — the APNs client with the dev
 /// `.p8` key over HTTP/2 + TLS, the gateway emulator, the NSE downloading the image from a local
 /// HTTPS server and reporting `delivered`, a tap reporting `opened`, the same through FCM, and
