@@ -106,6 +106,9 @@ struct ExampleLab {
         if result.status == 97 {
             throw LabError("\(name): the lab did not start (private network namespace via `unshare -rn`, loopback up, `pushlab serve` on its default ports): \(scriptLog)\n\(labLog)")
         }
+        if result.status == 98 {
+            outcome.failures.append(Failure(location: name, command: "(the lab's own pushlab serve)", problem: "did not stop on SIGTERM within 20 s", output: scriptLog + "\n" + labLog))
+        }
         if result.status == 124 || result.status == 137 {
             outcome.failures.append(Failure(location: name, command: "(the whole file)", problem: "did not finish within \(Int(timeout)) s", output: scriptLog))
         }
@@ -172,6 +175,9 @@ struct ExampleLab {
         lab_stop() {  # not a child of this shell: wait by polling (deadline 20 s)
           kill -TERM $LAB_PID 2>/dev/null
           for _ in $(seq 400); do kill -0 $LAB_PID 2>/dev/null || return 0; sleep 0.05; done
+          # Going on would start the next block's server beside it ("port 2197 in use").
+          echo "the lab's pushlab serve (pid $LAB_PID) was still running 20 s after SIGTERM" >&2
+          kill -KILL $LAB_PID 2>/dev/null; exit 98
         }
         stop_block() {  # the block's servers get Ctrl-C; its background jobs are ended
           # SIGTERM takes the same graceful path as Ctrl-C (a background job of a script ignores SIGINT).
