@@ -47,25 +47,26 @@ let package = Package(
         .target(name: "OfflineLab", dependencies: ["PushCore", "PushAuth", "PushHTTP", "PushSend", "PushGateway", "PushDevice", "PushMetrics", "PushRelay"]),
         .executableTarget(
             name: "pushlab",
-            dependencies: ["PushCore", "PushAuth", "PushHTTP", "PushStore", "PushSend", "PushGateway", "PushDevice", "PushMetrics", "PushRelay", "OfflineLab",
+            dependencies: ["PushCore", "PushAuth", "PushHTTP", "PushSend", "PushGateway", "PushDevice", "PushMetrics", "PushRelay", "PushRedis", "OfflineLab",
                            "PushConsole"]
         ),
         .target(name: "TestSupport", dependencies: ["PushHTTP"], path: "Tests/TestSupport"),
         .testTarget(name: "PushCoreTests", dependencies: ["PushCore", "TestSupport"]),
-        .testTarget(name: "PushAuthTests", dependencies: ["PushAuth", "TestSupport"]),
+        .testTarget(name: "PushAuthTests", dependencies: ["PushAuth", "PushCore", "PushHTTP", "TestSupport"]),
         .testTarget(name: "PushHTTPTests", dependencies: ["PushHTTP", "TestSupport"]),
         .testTarget(name: "PushStoreTests", dependencies: ["PushStore", "TestSupport"]),
-        .testTarget(name: "PushRedisTests", dependencies: ["PushRedis", "PushAuth", "PushSend", "PushGateway", "PushHTTP", "TestSupport"]),
-        .testTarget(name: "PushSendTests", dependencies: ["PushSend", "PushGateway", "TestSupport"]),
-        .testTarget(name: "PushDeviceTests", dependencies: ["PushDevice", "TestSupport"]),
-        .testTarget(name: "PushMetricsTests", dependencies: ["PushMetrics", "PushDevice", "TestSupport"]),
-        .testTarget(name: "PushGatewayTests", dependencies: ["PushGateway", "PushSend", "PushAuth", "PushCore", "TestSupport"],
+        .testTarget(name: "PushRedisTests", dependencies: ["PushRedis", "PushAuth", "PushCore", "PushGateway", "PushHTTP", "TestSupport"]),
+        .testTarget(name: "PushSendTests", dependencies: ["PushSend", "PushAuth", "PushCore", "PushHTTP", "PushGateway", "TestSupport"]),
+        .testTarget(name: "PushDeviceTests", dependencies: ["PushDevice", "PushCore", "PushHTTP", "TestSupport"]),
+        .testTarget(name: "PushMetricsTests", dependencies: ["PushMetrics", "PushDevice", "PushCore", "PushHTTP", "PushStore", "TestSupport"]),
+        .testTarget(name: "PushGatewayTests", dependencies: ["PushGateway", "PushSend", "PushAuth", "PushCore", "PushHTTP", "TestSupport"],
                     exclude: ["Peers"]),
         .testTarget(name: "PushRelayTests", dependencies: ["PushRelay", "PushRedis", "PushCore", "PushAuth", "PushHTTP", "PushStore", "PushGateway", "TestSupport"]),
         .testTarget(name: "PushConsoleTests", dependencies: ["PushConsole", "PushGateway", "PushSend", "PushDevice", "PushMetrics", "PushHTTP",
                                                             "PushCore", "PushAuth", "OfflineLab", "PushRelay", "TestSupport"]),
         .testTarget(name: "OfflineLabTests", dependencies: ["OfflineLab", "PushDevice", "PushGateway", "PushSend", "PushAuth", "PushCore", "PushHTTP", "TestSupport"]),
-        .testTarget(name: "pushlabTests", dependencies: ["TestSupport"]),
+        // The CLI tests run the built binary; OptionDeclarationTests also reads the commands' declarations.
+        .testTarget(name: "pushlabTests", dependencies: ["pushlab", "TestSupport"]),
         // Issue 11: the bad-input corpus (Tests/Corpus) run through the real binary and servers,
         // and the secrets checks over every command's output.
         .testTarget(name: "HardeningTests", dependencies: ["PushGateway", "PushHTTP", "TestSupport"]),
@@ -85,7 +86,7 @@ if Context.environment["PUSHLAB_FUZZ"] != nil {
         .executableTarget(name: "FuzzJWT", dependencies: ["PushAuth"], path: "Fuzz/FuzzJWT"),
         .executableTarget(name: "FuzzServerRequests", dependencies: ["PushCore", "PushAuth", "PushHTTP", "PushGateway", "PushMetrics"],
                           path: "Fuzz/FuzzServerRequests"),
-        .executableTarget(name: "FuzzHTTP1", dependencies: ["PushHTTP", "TestSupport"], path: "Fuzz/FuzzHTTP1"),
+        .executableTarget(name: "FuzzHTTP1", dependencies: ["TestSupport"], path: "Fuzz/FuzzHTTP1"),
     ]
     package.products += ["FuzzJSON", "FuzzJWT", "FuzzServerRequests", "FuzzHTTP1"].map { .executable(name: $0, targets: [$0]) }
 }

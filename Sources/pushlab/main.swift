@@ -27,8 +27,8 @@ func runCLI(_ argv: [String]) async -> Int32 {
     let rest = Array(args.dropFirst(command.path.count))
     let name = command.path.joined(separator: " ")
     do {
-        var parsed = try ArgumentParser.parse(rest, options: command.options, command: name)
-        if parsed.flag("--help") {
+        var parsed = try ArgumentParser.parse(rest, options: command.optionSpecs, command: name)
+        if parsed[helpFlag] {
             print(Help.render(command), terminator: "")
             return ExitStatus.success
         }

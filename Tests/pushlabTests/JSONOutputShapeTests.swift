@@ -70,7 +70,7 @@ final class JSONOutputShapeTests: XCTestCase {
     }
 
     func testSimulateJSONHasTheBudgetInMillisecondsAndOutagesAsObjects() throws {
-        let args = ["simulate", "--pushes", "8", "--seed", "3", "--kill-rate", "0.3", "--time-scale", "10", "--outage", "2-3", "--json"]
+        let args = ["simulate", "--pushes", "8", "--seed", "3", "--kill-rate", "0.3", "--outage", "2-3", "--json"]
         try assertClean(args)
         let r = try ProcessRunner.pushlab(args)
         let root = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
@@ -79,7 +79,7 @@ final class JSONOutputShapeTests: XCTestCase {
         XCTAssertNil(parameters["budget"])
         let outages = try XCTUnwrap(parameters["outages"] as? [[String: Int]])
         XCTAssertEqual(outages, [["fromPush": 2, "toPush": 3]])
-        try assertClean(["simulate", "--pushes", "6", "--seed", "2", "--time-scale", "10", "--platform", "both", "--compare", "--json"])
+        try assertClean(["simulate", "--pushes", "6", "--seed", "2", "--platform", "both", "--compare", "--json"])
     }
 
     func testDeviceAndValidationCommandsPrintCleanJSON() throws {

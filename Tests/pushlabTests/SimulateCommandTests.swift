@@ -4,7 +4,7 @@ import XCTest
 
 /// `pushlab simulate --platform` as a real process (issue 21 "Recovery experiment").
 final class SimulateCommandTests: XCTestCase {
-    private let small = ["simulate", "--pushes", "12", "--seed", "3", "--kill-rate", "0.4", "--kill-stage", "mixed", "--time-scale", "10"]
+    private let small = ["simulate", "--pushes", "12", "--seed", "3", "--kill-rate", "0.4", "--kill-stage", "mixed"]
 
     func testCompareOnBothPlatformsPrintsIOSAndAndroidSideBySidePerFault() throws {
         let r = try ProcessRunner.pushlab(small + ["--platform", "both", "--compare"])
@@ -50,7 +50,7 @@ final class SimulateCommandTests: XCTestCase {
         let dir = Fixtures.temporaryDirectory("simulate-chart")
         defer { try? FileManager.default.removeItem(at: dir) }
         let svg = dir.appendingPathComponent("chart.svg").path
-        let r = try ProcessRunner.pushlab(["simulate", "--platform", "both", "--app-group", "cio", "--pushes", "8", "--time-scale", "10",
+        let r = try ProcessRunner.pushlab(["simulate", "--platform", "both", "--app-group", "cio", "--pushes", "8",
                                            "--chart", svg, "--json"], timeout: 300)
         XCTAssertEqual(r.status, 0, r.stderr)
         let chart = try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])?["chart"] as? [String: Any])

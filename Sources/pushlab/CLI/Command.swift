@@ -9,7 +9,8 @@ protocol Command: SendableMetatype {
     static var summary: String { get }
     /// Paragraphs shown under the usage line of `pushlab <command> --help`.
     static var discussion: String { get }
-    static var options: [OptionSpec] { get }
+    /// Every option, declared once with its type and default (CLI/Options.swift).
+    static var options: [any OptionDeclaration] { get }
     /// Positional arguments, for the usage line (e.g. `[payload.json …]`).
     static var positionalUsage: String { get }
     /// Runs the command and returns the exit status. Throw `UsageError` for bad input (exit 2).
@@ -18,25 +19,9 @@ protocol Command: SendableMetatype {
 
 extension Command {
     static var discussion: String { "" }
+    /// The declarations' names and help, for the parser, `--help`, man pages and completions.
+    static var optionSpecs: [OptionSpec] { options.map(\.spec) }
+    /// The options `--help`, the man page and the completions show (removed ones are not).
+    static var shownOptionSpecs: [OptionSpec] { optionSpecs.filter { $0.removal == nil } }
     static var positionalUsage: String { "" }
-}
-
-/// Exit statuses shared by every command (architecture.md: conventions).
-enum ExitStatus {
-    static let success: Int32 = 0
-    /// The push was rejected or the payload failed validation.
-    static let failure: Int32 = 1
-    /// Bad usage or unreadable input.
-    static let usage: Int32 = 2
-}
-
-/// A usage or input error: names the flag, file or pointer and says how to fix it. Exit 2.
-struct UsageError: Error, CustomStringConvertible {
-    var message: String
-    var fix: String?
-    init(_ message: String, fix: String? = nil) {
-        self.message = message
-        self.fix = fix
-    }
-    var description: String { fix.map { "\(message)\n  fix: \($0)" } ?? message }
 }

@@ -3,11 +3,11 @@ import Foundation
 enum Help {
     static func render(_ command: Command.Type) -> String {
         var out = "usage: pushlab \(command.path.joined(separator: " "))"
-        if !command.options.isEmpty { out += " [options]" }
+        if !command.shownOptionSpecs.isEmpty { out += " [options]" }
         if !command.positionalUsage.isEmpty { out += " \(command.positionalUsage)" }
         out += "\n\n\(command.summary)\n"
         if !command.discussion.isEmpty { out += "\n\(command.discussion)\n" }
-        let all = command.options + commonOptions
+        let all = command.shownOptionSpecs + commonOptions
         out += "\noptions:\n"
         let lefts = all.map { spec -> String in
             var s = spec.names.joined(separator: ", ")

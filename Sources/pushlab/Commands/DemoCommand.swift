@@ -23,32 +23,35 @@ enum DemoCommand: Command {
     collector's report; it prints the console's URL and runs until Ctrl-C or SIGTERM (the exit
     status is still the run's).
     """
-    static let options: [OptionSpec] = [
-        .value("--app", name: "FILE", help: "App profile of the virtual iPhone.", default: "payloads/apps/demo.json"),
-        .value("--android-app", name: "FILE", help: "App profile of the virtual Android phone.", default: "payloads/apps/android-demo.json"),
-        .value("--work-dir", name: "DIR", help: "Where the run keeps its databases and App Group container.", default: "a new temporary directory"),
-        .flag("--keep", help: "Keep the work directory (its SQLite files can be read with `pushlab report`)."),
-        .flag("--json", help: "Print the steps and the report as JSON."),
-        .flag("--console", help: "Keep the lab up after the run, serving the web console at /console with what the demo sent, until Ctrl-C."),
-    ]
+    static let app = Option.value(["--app"], name: "FILE", help: "App profile of the virtual iPhone.", kind: .string,
+                                  computed: "payloads/apps/demo.json") { ProjectFiles.defaultFile("payloads/apps/demo.json") }
+    static let androidApp = Option.value(["--android-app"], name: "FILE", help: "App profile of the virtual Android phone.", kind: .string,
+                                         computed: "payloads/apps/android-demo.json") { ProjectFiles.defaultFile("payloads/apps/android-demo.json") }
+    static let workDir = Option.string("--work-dir", name: "DIR", help: "Where the run keeps its databases and App Group container.", described: "a new temporary directory")
+    static let keep = Option.flag("--keep", help: "Keep the work directory (its SQLite files can be read with `pushlab report`).")
+    static let json = Option.flag("--json", help: "Print the steps and the report as JSON.")
+    static let console = Option.flag("--console", help: "Keep the lab up after the run, serving the web console at /console with what the demo sent, until Ctrl-C.")
+
+    static let options: [any OptionDeclaration] = [app, androidApp, workDir, keep, json, console]
 
     static func run(_ args: ParsedArguments) async throws -> Int32 {
         let root = try ProjectFiles.require("demo files")
-        let profilePath = args.value("--app") ?? root + "/payloads/apps/demo.json"
+        let profilePath = try args[app]
         let profile: AppProfile
         do { profile = try AppProfile.load(path: profilePath) } catch { throw UsageError("--app \(error.reason)", fix: error.fix) }
         let androidProfile: AndroidAppProfile
-        do { androidProfile = try AndroidAppProfile.load(path: args.value("--android-app") ?? root + "/payloads/apps/android-demo.json") } catch {
+        let androidPath = try args[androidApp]
+        do { androidProfile = try AndroidAppProfile.load(path: androidPath) } catch {
             throw UsageError("--android-app \(error.reason)", fix: error.fix)
         }
-        let work = args.value("--work-dir").map { URL(fileURLWithPath: $0) }
+        let work = try args[workDir].map { URL(fileURLWithPath: $0) }
             ?? FileManager.default.temporaryDirectory.appendingPathComponent("pushlab-demo-\(UUID().uuidString.prefix(8))")
-        let keep = args.flag("--keep") || args.value("--work-dir") != nil
+        let keep = args[Self.keep] || args.isGiven(workDir)
         defer { if !keep { try? FileManager.default.removeItem(at: work) } }
 
         var configuration = LabConfiguration(certsDirectory: root + "/certs", assetsDirectory: root + "/payloads/assets", workDirectory: work)
         configuration.collectorFaults = DemoScenario.collectorFaults
-        let console = args.flag("--console") ? Console() : nil
+        let console = args[Self.console] ? Console() : nil
         if let console {
             configuration.recordObserver = console.gatewayFeed
             configuration.relayObserver = RelayLogFeed(log: console.log)
@@ -57,7 +60,7 @@ enum DemoCommand: Command {
         let lab = try Lab(configuration: configuration)
         try lab.start()
         if let console { ConsoleSetup.attach(console, lab: lab, device: DemoScenario.device, profile: profile) }
-        let json = args.flag("--json")
+        let json = args[Self.json]
         var scenario = DemoScenario(profile: profile) { step in
             guard !json else { return }
             emit(String(format: "[%5d ms] %@ %@", step.elapsedMs, step.passed ? "✔" : "✘", step.title))

@@ -14,31 +14,34 @@ enum PayloadCommand: Command {
     --condition (--fid: a Firebase Installation ID, the target firebase-admin 7.x prefers over the \
     deprecated registration token).
     """
-    static let options: [OptionSpec] = PayloadBuilderFlags.options + [
-        .value("--interruption-level", name: "LEVEL", help: "passive, active, time-sensitive or critical."),
-        .value("--relevance-score", name: "X", help: "Relevance score from 0 to 1."),
-        .value("--push-type", name: "TYPE", help: "alert or background (content-available only; the same as --background).", default: "alert"),
-        .flag("--mutable-content", help: "Set mutable-content 1 even without an image or delivery keys."),
-        .flag("--fcm", help: "Print an FCM v1 send request instead of an APNs payload."),
-        .value("--fid", name: "FID", help: "Firebase Installation ID, 22 characters (with --fcm)."),
-        .value("--token", name: "TOKEN", help: "FCM registration token (with --fcm)."),
-        .value("--topic", name: "TOPIC", help: "FCM topic (with --fcm)."),
-        .value("--condition", name: "EXPR", help: "FCM condition (with --fcm)."),
-        .flag("--validate-only", help: "Set validate_only: true in the FCM request."),
-        .value("--simulator-bundle", name: "BUNDLE", help: "Print a .apns simulator file for this bundle id."),
-        .flag("--minify", help: "Print the minified bytes that are sent instead of indented JSON."),
+    static let interruptionLevel = Option.string("--interruption-level", name: "LEVEL", help: "passive, active, time-sensitive or critical.")
+    static let relevanceScore = Option.double("--relevance-score", help: "Relevance score from 0 to 1.", in: 0...1)
+    static let pushType = Option.choice("--push-type", among: ["alert", "background"], help: "alert or background (content-available only; the same as --background).", default: "alert")
+    static let mutableContent = Option.flag("--mutable-content", help: "Set mutable-content 1 even without an image or delivery keys.")
+    static let fcm = Option.flag("--fcm", help: "Print an FCM v1 send request instead of an APNs payload.")
+    static let fid = Option.string("--fid", name: "FID", help: "Firebase Installation ID, 22 characters (with --fcm).")
+    static let token = Option.string("--token", name: "TOKEN", help: "FCM registration token (with --fcm).")
+    static let topic = Option.string("--topic", name: "TOPIC", help: "FCM topic (with --fcm).")
+    static let condition = Option.string("--condition", name: "EXPR", help: "FCM condition (with --fcm).")
+    static let validateOnly = Option.flag("--validate-only", help: "Set validate_only: true in the FCM request.")
+    static let simulatorBundle = Option.string("--simulator-bundle", name: "BUNDLE", help: "Print a .apns simulator file for this bundle id.")
+    static let minify = Option.flag("--minify", help: "Print the minified bytes that are sent instead of indented JSON.")
+
+    static let options: [any OptionDeclaration] = PayloadBuilderFlags.options + [
+        interruptionLevel, relevanceScore, pushType, mutableContent, fcm, fid, token, topic, condition, validateOnly, simulatorBundle, minify,
     ]
 
     static func run(_ args: ParsedArguments) async throws -> Int32 {
         var b = try PayloadBuilderFlags.builder(args)
-        b.interruptionLevel = args.value("--interruption-level")
-        b.relevanceScore = try args.double("--relevance-score", range: 0...1)
-        b.mutableContent = args.flag("--mutable-content")
-        if let rawType = args.value("--push-type") {
+        b.interruptionLevel = try args[interruptionLevel]
+        b.relevanceScore = try args[relevanceScore]
+        b.mutableContent = args[mutableContent]
+        if args.isGiven(pushType) {
+            let rawType = try args[pushType]
             guard let type = APNsPushType(rawValue: rawType), [.alert, .background].contains(type) else {
                 throw UsageError("--push-type must be alert or background, got '\(rawType)'")
             }
-            if args.flag("--background"), type != .background {
+            if args[PayloadBuilderFlags.background], type != .background {
                 throw UsageError("--background and --push-type \(rawType) disagree", fix: "give one of them")
             }
             b.pushType = type
@@ -46,14 +49,15 @@ enum PayloadCommand: Command {
 
         let value: JSONValue
         do {
-            if args.flag("--fcm") {
-                value = try b.fcmRequest(target: try target(args), validateOnly: args.flag("--validate-only") ? true : nil)
+            if args[fcm] {
+                value = try b.fcmRequest(target: try target(args), validateOnly: args[validateOnly] ? true : nil)
             } else {
-                for flag in ["--fid", "--token", "--topic", "--condition", "--validate-only"] where args.value(flag) != nil || args.flag(flag) {
+                for option in [fid, token, topic, condition, validateOnly] as [any OptionDeclaration] where args.isGiven(option) {
+                    let flag = option.spec.primary
                     throw UsageError("\(flag) only applies with --fcm", fix: "add --fcm, or drop \(flag)")
                 }
                 let payload = try b.apnsPayload()
-                if let bundle = args.value("--simulator-bundle") {
+                if let bundle = try args[simulatorBundle] {
                     value = SimulatorFile(targetBundle: bundle, payload: payload).json
                 } else {
                     value = payload
@@ -63,7 +67,7 @@ enum PayloadCommand: Command {
             let rule = error.ruleID.map { " [\($0)]" } ?? ""
             throw UsageError("\(error)\(rule)", fix: error.fix)
         }
-        if args.flag("--minify") {
+        if args[minify] {
             FileHandle.standardOutput.write(Data(value.minifiedBytes()))
             FileHandle.standardOutput.write(Data("\n".utf8))
         } else {
@@ -73,7 +77,9 @@ enum PayloadCommand: Command {
     }
 
     static func target(_ args: ParsedArguments) throws -> FCMTarget {
-        let given = FCMTarget.fieldNames.compactMap { field in args.value("--" + field).map { (flag: "--" + field, target: FCMTarget(field: field, value: $0)!) } }
+        let given = try [fid, token, topic, condition].compactMap { option in
+            try args[option].map { (flag: option.spec.primary, target: FCMTarget(field: String(option.spec.primary.dropFirst(2)), value: $0)!) }
+        }
         guard given.count == 1 else {
             throw UsageError(given.isEmpty ? "--fcm needs a target" : "give only one of \(given.map(\.flag).joined(separator: ", "))",
                              fix: "pass exactly one of --fid, --token, --topic, --condition")

@@ -21,45 +21,47 @@ enum RelayCommand: Command {
         --console serves the web console at /console on the relay's port: each accepted push and each \
         target's final result (and the built-in emulator's answers) in the live log (docs/console.md).
         """
-    static let options: [OptionSpec] = [
-        .value("--config", name: "FILE", help: "relay.json: listen address, apps and their credentials (docs/relay.md)."),
-        .value("--data", name: "DIR", help: "Queue and API keys live here.", default: "relay-data"),
-        .value("--port", name: "PORT", help: "Override listen.port (cleartext; 0 picks a free one)."),
-        .value("--certs", name: "DIR", help: "Certificates of the built-in emulator (apps with target \"emulator\").", default: "certs"),
-        .value("--queue", name: "URL", help: "redis://[:PASSWORD@]HOST:PORT[/DB]: share one Redis Streams queue with other nodes (docs/relay.md \"Running several nodes\"); default: the embedded SQLite queue in --data."),
-        .value("--node", name: "NAME", help: "With --queue: this node's name (its consumer in the group; restart a node under the same name to resume its work at once).", default: "HOST-PID"),
-        .value("--retention", name: "DURATION", help: "With --queue: how long a finished push's status, results and idempotency key stay in Redis before they expire (GET /v1/pushes/{id} then answers 404; the delivery log keeps the results).", default: "168h"),
-        .flag("--check", help: "Check the config and the credentials, print a summary and exit."),
-        .flag("--quiet", help: "No line per push."),
-    ] + ConsoleSetup.relayOptions
+    static let config = Option.string("--config", name: "FILE", help: "relay.json: listen address, apps and their credentials (docs/relay.md).")
+    static let data = Option.string("--data", name: "DIR", help: "Queue and API keys live here.", default: "relay-data")
+    static let port = Option.int("--port", name: "PORT", help: "Override listen.port (cleartext; 0 picks a free one).", in: 0...65535)
+    static let certs = Option.string("--certs", name: "DIR", help: "Certificates of the built-in emulator (apps with target \"emulator\").", default: "certs")
+    static let queue = Option.string("--queue", name: "URL", help: "redis://[:PASSWORD@]HOST:PORT[/DB]: share one Redis Streams queue with other nodes (docs/relay.md \"Running several nodes\"); default: the embedded SQLite queue in --data.")
+    static let node = Option.value(["--node"], name: "NAME", help: "With --queue: this node's name (its consumer in the group; restart a node under the same name to resume its work at once).",
+                                   kind: .string, computed: "HOST-PID") { "\(ProcessInfo.processInfo.hostName)-\(ProcessInfo.processInfo.processIdentifier)" }
+    static let retention = Option.duration("--retention", help: "With --queue: how long a finished push's status, results and idempotency key stay in Redis before they expire (GET /v1/pushes/{id} then answers 404; the delivery log keeps the results).",
+                                           default: RedisPushQueue.Configuration(capacity: 1).retention)
+    static let checkOnly = Option.flag("--check", help: "Check the config and the credentials, print a summary and exit.")
+    static let quiet = Option.flag("--quiet", help: "No line per push.")
+
+    static let options: [any OptionDeclaration] = [config, data, port, certs, queue, node, retention, checkOnly, quiet] + ConsoleSetup.relayOptions
 
     static func run(_ args: ParsedArguments) async throws -> Int32 {
         // Caught from the start: a SIGINT or SIGTERM sent as soon as the banner shows is kept, not
         // lost to the default action (or dropped while the handler is being set up).
         let signals = TerminationSignals()
-        guard let path = args.value("--config") else {
+        guard let path = try args[Self.config] else {
             throw UsageError("--config is required", fix: "pass --config relay.json (docs/relay.md shows one)")
         }
         var config: RelayConfig
         do { config = try RelayConfig.load(path: path) } catch { throw usage(error) }
-        if let port = try args.int("--port", range: 0...65535) { config.listen.port = port }
-        let data = args.value("--data") ?? "relay-data"
-        let quiet = args.flag("--quiet")
+        if let port = try args[Self.port] { config.listen.port = port }
+        let data = try args[Self.data]
+        let quiet = args[Self.quiet]
         let console = try ConsoleSetup.relayConsole(args)
         // Keys and certificates are checked before anything starts (the relay loads them again).
         let credentials: [String: AppCredentials]
         do { credentials = try Relay.loadCredentials(config) } catch { throw usage(error) }
         let queue = try await redisQueue(args, capacity: config.queue.capacity)
-        if args.flag("--check") {
+        if args[checkOnly] {
             await queue?.close()
-            return try check(config, path: path, credentials: credentials, data: data, certs: args.value("--certs") ?? "certs")
+            return try check(config, path: path, credentials: credentials, data: data, certs: try args[certs])
         }
 
         var gateway: RelayEmulator?
         var emulator: EmulatorEndpoints?
         if config.apps.contains(where: { $0.apns?.target == .emulator || $0.fcm?.target == .emulator }) {
             do {
-                let e = try await RelayEmulator(certs: args.value("--certs") ?? "certs", observer: console?.gatewayFeed, quiet: quiet,
+                let e = try await RelayEmulator(certs: try args[certs], observer: console?.gatewayFeed, quiet: quiet,
                                                 acceptsCertificates: config.apps.contains(where: \.authenticatesWithCertificateAtEmulator))
                 gateway = e
                 emulator = e.endpoints
@@ -89,7 +91,7 @@ enum RelayCommand: Command {
         if let gateway { emit("relay: emulator \(gateway.summary)") }
         if let queue { emit("relay: queue \(queue.endpoint) as node \(queue.stream.consumer)") }
         if let console, let url = relay.addresses?.cleartextURL ?? relay.addresses?.tlsURL {
-            emit(ConsoleSetup.announcement(url: url + "/console", console, args))
+            emit(try ConsoleSetup.announcement(url: url + "/console", console, args))
         }
         let signal = await signals.wait()
         printError("pushlab relay: signal \(signal), draining the sends in flight")
@@ -108,8 +110,8 @@ extension RelayCommand {
 
     /// The cluster's Redis queue with `--queue`, prepared; nil for the embedded SQLite queue.
     static func redisQueue(_ args: ParsedArguments, capacity: Int) async throws -> RedisPushQueue? {
-        guard let url = args.value("--queue") else {
-            if let flag = ["--node", "--retention"].first(where: { args.value($0) != nil }) {
+        guard let url = try args[queue] else {
+            if let flag = ([node, retention] as [any OptionDeclaration]).first(where: { args.isGiven($0) })?.spec.primary {
                 throw UsageError("\(flag) needs --queue redis://…", fix: "\(flag) only matters when nodes share a Redis queue")
             }
             return nil
@@ -118,15 +120,14 @@ extension RelayCommand {
         do { endpoint = try RedisEndpoint(url: url) } catch {
             throw UsageError("--queue: \(error.description)", fix: "e.g. --queue redis://127.0.0.1:6379/0; leave it out for the embedded SQLite queue")
         }
-        let node = args.value("--node") ?? "\(ProcessInfo.processInfo.hostName)-\(ProcessInfo.processInfo.processIdentifier)"
+        let node = try args[Self.node]
         guard !node.isEmpty, node.allSatisfy({ $0.isLetter || $0.isNumber || "._-".contains($0) }) else {
             throw UsageError("--node '\(node)': use letters, digits, '.', '_' and '-' only", fix: "e.g. --node relay-1")
         }
         var configuration = RedisPushQueue.Configuration(capacity: capacity)
-        if let retention = try args.duration("--retention") {
-            guard retention > .zero else { throw UsageError("--retention must be more than 0", fix: "e.g. --retention 168h (7 days, the default)") }
-            configuration.retention = retention
-        }
+        let retention = try args[Self.retention]
+        guard retention > .zero else { throw UsageError("--retention must be more than 0", fix: "e.g. --retention 168h (7 days, the default)") }
+        configuration.retention = retention
         let queue = RedisPushQueue(endpoint: endpoint, configuration: configuration, clientName: node)
         do { try await queue.prepare() } catch {
             await queue.close()
@@ -186,15 +187,14 @@ enum RelayKeysCommand: Command {
         a key made once works on every node started with that --queue, and a revoke takes effect on all \
         of them (keys.sqlite in --data is then not used).
         """
-    static let options: [OptionSpec] = [
-        .value("--data", name: "DIR", help: "The relay's data directory.", default: "relay-data"),
-        .value("--queue", name: "URL", help: "redis://[:PASSWORD@]HOST:PORT[/DB]: the cluster's keys, in the Redis its nodes share (the same URL as their --queue)."),
-        .value("--app", name: "NAME", help: "create: the app the key may push for."),
-        .flag("--admin", help: "create: an admin key (every app, /v1/admin/…)."),
-        .value("--label", name: "TEXT", help: "create: a note shown by list (who or what uses the key)."),
-        .value("--config", name: "FILE", help: "create: check that --app is an app of this relay.json."),
-        .flag("--json", help: "Print the new key or the list as JSON."),
-    ]
+    static let data = Option.string("--data", name: "DIR", help: "The relay's data directory.", default: "relay-data")
+    static let queue = Option.string("--queue", name: "URL", help: "redis://[:PASSWORD@]HOST:PORT[/DB]: the cluster's keys, in the Redis its nodes share (the same URL as their --queue).")
+    static let app = Option.string("--app", name: "NAME", help: "create: the app the key may push for.")
+    static let admin = Option.flag("--admin", help: "create: an admin key (every app, /v1/admin/…).")
+    static let label = Option.string("--label", name: "TEXT", help: "create: a note shown by list (who or what uses the key).")
+    static let config = Option.string("--config", name: "FILE", help: "create: check that --app is an app of this relay.json.")
+    static let json = Option.flag("--json", help: "Print the new key or the list as JSON.")
+    static let options: [any OptionDeclaration] = [data, queue, app, admin, label, config, json]
 
     static func run(_ args: ParsedArguments) async throws -> Int32 {
         switch args.positionals.first {
@@ -208,9 +208,9 @@ enum RelayKeysCommand: Command {
 
     static func create(_ args: ParsedArguments) async throws -> Int32 {
         let scope: APIKeyScope
-        switch (args.value("--app"), args.flag("--admin")) {
+        switch (try args[Self.app], args[admin]) {
         case (let app?, false):
-            if let config = args.value("--config") {
+            if let config = try args[Self.config] {
                 let parsed: RelayConfig
                 do { parsed = try RelayConfig.load(path: config) } catch { throw RelayCommand.usage(error) }
                 guard parsed.app(named: app) != nil else {
@@ -222,8 +222,8 @@ enum RelayKeysCommand: Command {
         default: throw UsageError("pass exactly one of --app NAME and --admin", fix: "e.g. pushlab relay keys create --app myapp")
         }
         let store = try openKeys(args)
-        let (key, info) = try await keysCall(store) { try await store.create(scope: scope, label: args.value("--label")) }
-        if args.flag("--json") {
+        let (key, info) = try await keysCall(store) { try await store.create(scope: scope, label: try args[label]) }
+        if args[json] {
             emit(try renderJSON(["key": key, "id": info.id, "scope": info.scope.description]))
         } else {
             emit(key)
@@ -247,7 +247,7 @@ enum RelayKeysCommand: Command {
             Row(id: $0.id, scope: $0.scope.description, label: $0.label, created: formatter.string(from: $0.createdAt),
                 revoked: $0.revokedAt.map { formatter.string(from: $0) })
         }
-        if args.flag("--json") {
+        if args[json] {
             emit(try renderJSON(rows))
         } else {
             for r in rows {
@@ -272,12 +272,12 @@ enum RelayKeysCommand: Command {
     }
 
     static func openKeys(_ args: ParsedArguments) throws -> APIKeyStore {
-        if let url = args.value("--queue") {
+        if let url = try args[queue] {
             do { return APIKeyStore(redis: RedisClient(endpoint: try RedisEndpoint(url: url))) } catch {
                 throw UsageError("--queue: \(error)", fix: "use the nodes' --queue URL, e.g. redis://127.0.0.1:6379/0")
             }
         }
-        let data = args.value("--data") ?? "relay-data"
+        let data = try args[Self.data]
         do { return try APIKeyStore(path: data + "/keys.sqlite") } catch {
             throw UsageError("--data \(data): cannot open keys.sqlite: \(error)", fix: "check the directory and its permissions")
         }

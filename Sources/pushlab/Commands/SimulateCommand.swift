@@ -21,77 +21,101 @@ enum SimulateCommand: Command {
     iOS and Android side by side, per fault. Stores map to off = SDK 4.11–4.17 (no pending
     store), cio = the SDK's pending store (4.18+), sqlite = pushlab's improved mode.
     """
-    static let options: [OptionSpec] = [
-        .value("--pushes", "-n", name: "N", help: "Pushes to send.", default: "1000"),
-        .value("--seed", name: "S", help: "Seed for every fault decision.", default: "1"),
-        .value("--app-group", name: "off|cio|sqlite", help: "App Group store (cio = reference SDK 4.x; sqlite = pushlab's improved mode).", default: "cio"),
-        .flag("--compare", help: "Run the same seed for off, cio and sqlite."),
-        .value("--kill-rate", name: "P", help: "Probability an extension is killed before its metric completes.", default: "0.1"),
-        .value("--kill-stage", name: "STAGE", help: "before-send (metric never leaves), in-flight (metric arrives, its row is not removed) or mixed.", default: "before-send"),
-        .value("--metric-failure-rate", name: "P", help: "Probability a delivered-metric request fails on the network.", default: "0"),
-        .value("--outage", name: "A-B", help: "Pushes A…B meet a collector outage (their metric requests fail).", repeatable: true),
-        .value("--offline", name: "A-B", help: "Pushes A…B reach phones without network: the metric waits (iOS: for a launch; Android: for WorkManager once the network is back after the span).", repeatable: true),
-        .value("--devices", name: "N", help: "Phones the pushes are spread over (seeded), each with its own store.", default: "100"),
-        .value("--extensions-per-phone", name: "N", help: "iOS: extensions one phone runs at once, in push order. Above 1 the counts depend on thread timing (stress mode: --devices 1 --extensions-per-phone 64).", default: "1"),
-        .value("--image-latency", name: "DIST", help: "Image latency: fixed:200ms, uniform:50ms:400ms, normal:300ms:100ms.", default: "uniform:50ms:400ms"),
-        .value("--budget", name: "DURATION", help: "The extension's time budget.", default: "30s"),
-        .value("--time-scale", name: "X", help: "Kept for scripts; no effect: each extension run keeps its own emulated clock (docs/recovery.md).", default: "20"),
-        .value("--launches", name: "N", help: "App cold starts, spread evenly; the last after the last push.", default: "1"),
-        .flag("--misconfigured-app-group", help: "Extension bundle id with a suffix the SDK does not strip: the store is silently off."),
-        .value("--concurrency", name: "N", help: "Pushes in flight at once.", default: "64"),
-        .value("--chart", name: "FILE.svg", help: "Also sweep kill rates 5–50% per store (and platform) and draw recovery ratio against kill rate."),
-        .value("--app", name: "FILE", help: "App profile.", default: "payloads/apps/demo.json"),
-        .value("--platform", name: "ios|android|both", help: "The phone the pushes go to; both: each store on both, side by side per fault.", default: "ios"),
-        .value("--android-app", name: "FILE", help: "Android app profile (its SDK mode is set per store).", default: "payloads/apps/android-demo.json"),
-        .value("--doze-rate", name: "P", help: "Android: probability a push arrives while the phone dozes for 2 h (no network, no jobs).", default: "0"),
-        .value("--launch-after", name: "DURATION", help: "Android: the app comes to the foreground this long after each push (with --launches ≥ 1).", default: "1h"),
-        .value("--horizon", name: "DURATION", help: "Android: a metric still on the phone this long after its push counts as lost.", default: "24h"),
-        .flag("--json", help: "Print the results as JSON."),
+    // Defaults come from the simulation's own parameters, so help shows what a run uses.
+    private static let defaults = SimulationParameters()
+    private static let androidDefaults = AndroidSimulationSettings()
+
+    static let pushes = Option.int("--pushes", "-n", help: "Pushes to send.", in: 1...1_000_000, default: defaults.pushes)
+    static let seed = Option.value(["--seed"], name: "S", help: "Seed for every fault decision.", kind: .uint64, default: defaults.seed)
+    static let appGroup = Option.value(["--app-group"], name: "off|cio|sqlite", help: "App Group store (cio = reference SDK 4.x; sqlite = pushlab's improved mode).",
+                                       kind: .choice(SimulatedStore.self), default: .cio)
+    static let compare = Option.flag("--compare", help: "Run the same seed for off, cio and sqlite.")
+    static let killRate = Option.double("--kill-rate", name: "P", help: "Probability an extension is killed before its metric completes.", in: 0...1, default: defaults.killRate)
+    static let killStage = Option.value(["--kill-stage"], name: "STAGE", help: "before-send (metric never leaves), in-flight (metric arrives, its row is not removed) or mixed.",
+                                        kind: .choice(KillStage.self), default: defaults.killStage)
+    static let metricFailureRate = Option.double("--metric-failure-rate", name: "P", help: "Probability a delivered-metric request fails on the network.", in: 0...1, default: defaults.metricFailureRate)
+    static let outages = Option.values(["--outage"], name: "A-B", help: "Pushes A…B meet a collector outage (their metric requests fail).", kind: pushRange)
+    static let offline = Option.values(["--offline"], name: "A-B", help: "Pushes A…B reach phones without network: the metric waits (iOS: for a launch; Android: for WorkManager once the network is back after the span).", kind: pushRange)
+    static let devices = Option.int("--devices", help: "Phones the pushes are spread over (seeded), each with its own store.", in: 1...100_000, default: defaults.devices)
+    static let extensionsPerPhone = Option.int("--extensions-per-phone", help: "iOS: extensions one phone runs at once, in push order. Above 1 the counts depend on thread timing (stress mode: --devices 1 --extensions-per-phone 64).",
+                                               in: 1...1_000, default: defaults.extensionsPerPhone)
+    static let imageLatency = Option.value(["--image-latency"], name: "DIST", help: "Image latency: fixed:200ms, uniform:50ms:400ms, normal:300ms:100ms.",
+                                           kind: ValueKind<LatencyDistribution>(parse: { raw, flag in
+                                               guard let d = LatencyDistribution(text: raw) else {
+                                                   throw UsageError("\(flag) takes fixed:200ms, uniform:50ms:400ms or normal:300ms:100ms, got '\(raw)'")
+                                               }
+                                               return d
+                                           }, text: \.text, example: "fixed:200ms"),
+                                           default: defaults.imageLatency)
+    static let budget = Option.duration("--budget", help: "The extension's time budget.", default: defaults.budget)
+    static let timeScale = Option.removed("--time-scale",
+                                          message: "--time-scale was removed: the simulation runs on an emulated clock (each extension run keeps its own), so it stretched nothing",
+                                          fix: "drop --time-scale; the counts and the emulated times are the same without it (docs/recovery.md)")
+    static let launches = Option.int("--launches", help: "App cold starts, spread evenly; the last after the last push.", in: 0...10_000, default: defaults.launches)
+    static let misconfiguredAppGroup = Option.flag("--misconfigured-app-group", help: "Extension bundle id with a suffix the SDK does not strip: the store is silently off.")
+    static let concurrency = Option.int("--concurrency", help: "Pushes in flight at once.", in: 1...1_000, default: defaults.concurrency)
+    static let chart = Option.string("--chart", name: "FILE.svg", help: "Also sweep kill rates 5–50% per store (and platform) and draw recovery ratio against kill rate.")
+    static let app = Option.value(["--app"], name: "FILE", help: "App profile.", kind: .string,
+                                  computed: "payloads/apps/demo.json") { ProjectFiles.defaultFile("payloads/apps/demo.json") }
+    static let platform = Option.value(["--platform"], name: "ios|android|both", help: "The phone the pushes go to; both: each store on both, side by side per fault.",
+                                       kind: ValueKind<[SimulatedPlatform]>(parse: { raw, flag in
+                                           switch raw {
+                                           case "ios": return [.ios]
+                                           case "android": return [.android]
+                                           case "both": return [.ios, .android]
+                                           default: throw UsageError("\(flag) must be ios, android or both, got '\(raw)'")
+                                           }
+                                       }, text: { $0.count == 2 ? "both" : $0.first?.rawValue ?? "ios" }, example: "android"),
+                                       default: [.ios])
+    static let androidApp = Option.string("--android-app", name: "FILE", help: "Android app profile (its SDK mode is set per store).", described: "payloads/apps/android-demo.json")
+    static let dozeRate = Option.double("--doze-rate", name: "P", help: "Android: probability a push arrives while the phone dozes for 2 h (no network, no jobs).", in: 0...1, default: androidDefaults.dozeRate)
+    static let launchAfter = Option.duration("--launch-after", help: "Android: the app comes to the foreground this long after each push (with --launches ≥ 1).",
+                                             default: .milliseconds(androidDefaults.launchAfterMs))
+    static let horizon = Option.duration("--horizon", help: "Android: a metric still on the phone this long after its push counts as lost.",
+                                         default: .milliseconds(androidDefaults.horizonMs))
+    static let json = Option.flag("--json", help: "Print the results as JSON.")
+
+    static let options: [any OptionDeclaration] = [
+        pushes, seed, appGroup, compare, killRate, killStage, metricFailureRate, outages, offline, devices, extensionsPerPhone, imageLatency,
+        budget, timeScale, launches, misconfiguredAppGroup, concurrency, chart, app, platform, androidApp, dozeRate, launchAfter, horizon, json,
     ]
+
+    /// `A-B` push ranges (1-based, inclusive).
+    private static let pushRange = ValueKind<ClosedRange<Int>>(parse: { raw, flag in
+        let parts = raw.split(separator: "-", omittingEmptySubsequences: false).map { Int($0) }
+        guard parts.count == 2, let a = parts[0], let b = parts[1], a >= 1, a <= b else {
+            throw UsageError("\(flag) takes a push range like 200-300 (first push 1), got '\(raw)'")
+        }
+        return a...b
+    }, text: { "\($0.lowerBound)-\($0.upperBound)" }, example: "2-3")
 
     static func run(_ args: ParsedArguments) async throws -> Int32 {
         let root = try ProjectFiles.require("simulation files")
         var p = SimulationParameters()
-        p.pushes = try args.int("--pushes", range: 1...1_000_000) ?? p.pushes
-        p.seed = try args.value("--seed").map { raw in
-            guard let s = UInt64(raw) else { throw UsageError("--seed takes a whole number ≥ 0, got '\(raw)'") }
-            return s
-        } ?? p.seed
-        p.killRate = try args.double("--kill-rate", range: 0...1) ?? p.killRate
-        if let raw = args.value("--kill-stage") {
-            guard let s = KillStage(rawValue: raw) else { throw UsageError("--kill-stage must be before-send, in-flight or mixed, got '\(raw)'") }
-            p.killStage = s
-        }
-        p.metricFailureRate = try args.double("--metric-failure-rate", range: 0...1) ?? p.metricFailureRate
-        p.outages = try pushRanges(args, "--outage")
-        p.offline = try pushRanges(args, "--offline")
-        p.devices = try args.int("--devices", range: 1...100_000) ?? p.devices
-        p.extensionsPerPhone = try args.int("--extensions-per-phone", range: 1...1_000) ?? p.extensionsPerPhone
-        if let raw = args.value("--image-latency") {
-            guard let d = LatencyDistribution(text: raw) else {
-                throw UsageError("--image-latency takes fixed:200ms, uniform:50ms:400ms or normal:300ms:100ms, got '\(raw)'")
-            }
-            p.imageLatency = d
-        }
-        p.budget = try args.duration("--budget") ?? p.budget
-        p.timeScale = try args.double("--time-scale", range: 1...10_000) ?? p.timeScale
-        p.launches = try args.int("--launches", range: 0...10_000) ?? p.launches
-        p.misconfiguredAppGroup = args.flag("--misconfigured-app-group")
-        p.concurrency = try args.int("--concurrency", range: 1...1_000) ?? p.concurrency
-        var stores: [SimulatedStore] = [.cio]
-        if let raw = args.value("--app-group") {
-            guard let s = SimulatedStore(rawValue: raw) else { throw UsageError("--app-group must be off, cio or sqlite, got '\(raw)'") }
-            stores = [s]
-        }
-        if args.flag("--compare") { stores = SimulatedStore.allCases }
-        let profilePath = args.value("--app") ?? root + "/payloads/apps/demo.json"
+        p.pushes = try args[pushes]
+        p.seed = try args[seed]
+        p.killRate = try args[killRate]
+        p.killStage = try args[killStage]
+        p.metricFailureRate = try args[metricFailureRate]
+        p.outages = try args[outages]
+        p.offline = try args[offline]
+        p.devices = try args[devices]
+        p.extensionsPerPhone = try args[extensionsPerPhone]
+        p.imageLatency = try args[imageLatency]
+        p.budget = try args[budget]
+        p.launches = try args[launches]
+        p.misconfiguredAppGroup = args[misconfiguredAppGroup]
+        p.concurrency = try args[concurrency]
+        var stores = [try args[appGroup]]
+        if args[compare] { stores = SimulatedStore.allCases }
+        let profilePath = try args[app]
         let profile: AppProfile
         do { profile = try AppProfile.load(path: profilePath) } catch { throw UsageError("--app \(error.reason)", fix: error.fix) }
         var simulation = Simulation(certsDirectory: root + "/certs", assetsDirectory: root + "/payloads/assets", profile: profile)
-        let platforms = try platforms(args)
+        let platforms = try args[platform]
         if platforms.contains(.android) {
             p.android = try androidSettings(args)
-            if let path = args.value("--android-app") {
+            if let path = try args[androidApp] {
                 do { simulation.androidProfile = try AndroidAppProfile.load(path: path) } catch { throw UsageError("--android-app \(error.reason)", fix: error.fix) }
             }
         }
@@ -116,7 +140,7 @@ enum SimulateCommand: Command {
         if platforms == [.ios] { results = results.map { var r = $0; r.byFault = nil; return r } }
 
         var sweep: [(String, [RecoveryChart.Point])] = []
-        if let chart = args.value("--chart") {
+        if let chart = try args[Self.chart] {
             for platform in platforms {
                 for store in stores {
                     var points: [RecoveryChart.Point] = []
@@ -141,7 +165,7 @@ enum SimulateCommand: Command {
             }
         }
 
-        if args.flag("--json") {
+        if args[json] {
             struct Output: Encodable {
                 var results: [SimulationResult]
                 var chart: [String: [Point]]?
@@ -162,39 +186,18 @@ enum SimulateCommand: Command {
                 print(SimulationResult.comparisonMarkdown(ios: results, android: androidResults), terminator: "")
             }
             print(String(format: "wall time: %.1f s", (results + androidResults).map(\.wallSeconds).reduce(0, +)))
-            if let chart = args.value("--chart") { print("chart written to \(chart)") }
+            if let chart = try args[Self.chart] { print("chart written to \(chart)") }
         }
         return ExitStatus.success
     }
 
-    /// `A-B` push ranges (1-based, inclusive) of a repeatable flag.
-    private static func pushRanges(_ args: ParsedArguments, _ flag: String) throws -> [ClosedRange<Int>] {
-        try args.all(flag).map { raw in
-            let parts = raw.split(separator: "-", omittingEmptySubsequences: false).map { Int($0) }
-            guard parts.count == 2, let a = parts[0], let b = parts[1], a >= 1, a <= b else {
-                throw UsageError("\(flag) takes a push range like 200-300 (first push 1), got '\(raw)'")
-            }
-            return a...b
-        }
-    }
-
-    private static func platforms(_ args: ParsedArguments) throws -> [SimulatedPlatform] {
-        switch args.value("--platform") ?? "ios" {
-        case "ios": return [.ios]
-        case "android": return [.android]
-        case "both": return [.ios, .android]
-        case let raw: throw UsageError("--platform must be ios, android or both, got '\(raw)'")
-        }
-    }
-
     private static func androidSettings(_ args: ParsedArguments) throws -> AndroidSimulationSettings {
         var a = AndroidSimulationSettings()
-        a.dozeRate = try args.double("--doze-rate", range: 0...1) ?? a.dozeRate
-        if let d = try args.duration("--launch-after") { a.launchAfterMs = d.milliseconds }
-        if let d = try args.duration("--horizon") {
-            guard d > .zero else { throw UsageError("--horizon must be more than 0, got '\(args.value("--horizon") ?? "")'") }
-            a.horizonMs = d.milliseconds
-        }
+        a.dozeRate = try args[dozeRate]
+        a.launchAfterMs = try args[launchAfter].milliseconds
+        let horizon = try args[Self.horizon]
+        guard horizon > .zero else { throw UsageError("--horizon must be more than 0, got '\(horizon.compactText)'") }
+        a.horizonMs = horizon.milliseconds
         return a
     }
 

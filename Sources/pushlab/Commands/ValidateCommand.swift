@@ -14,40 +14,42 @@ enum ValidateCommand: Command {
     (warnings allowed unless --strict), 1 errors found, 2 unreadable input or bad usage. \
     Files over 1 MiB are refused unread (APNs payloads are at most 4 KB).
     """
-    static let options: [OptionSpec] = [
-        .value("--format", name: "FORMAT", help: "apns, fcm, simulator or auto.", default: "auto"),
-        .flag("--json", help: "Print the reports as JSON."),
-        .flag("--strict", help: "Fail (exit 1) on warnings too."),
-        .flag("--rules", help: "List the rule catalog instead of validating."),
-        .flag("--markdown", help: "With --rules: print the catalog as docs/validation.md."),
-        .value("--push-type", name: "TYPE", help: "apns-push-type to check the payload against (default: inferred from the payload)."),
-        .value("--priority", name: "N", help: "apns-priority to check (10, 5 or 1)."),
-        .value("--topic", name: "TOPIC", help: "apns-topic to check against the push type's suffix."),
-        .value("--collapse-id", name: "ID", help: "apns-collapse-id to check (at most 64 bytes)."),
-        .value("--token", name: "TOKEN", help: "APNs device token to check (shape, FCM mix-up)."),
-        .value("--repeat", name: "N", help: "Benchmark: validate every input N times in-process and print the throughput to stderr."),
-    ]
+    static let format = Option.value(["--format"], name: "FORMAT", help: "apns, fcm, simulator or auto.",
+                                     kind: ValueKind<PayloadFormat?>(parse: { raw, _ in try parseFormat(raw) }, text: { $0?.rawValue ?? "auto" }, example: "auto"),
+                                     default: nil)
+    static let json = Option.flag("--json", help: "Print the reports as JSON.")
+    static let strict = Option.flag("--strict", help: "Fail (exit 1) on warnings too.")
+    static let rules = Option.flag("--rules", help: "List the rule catalog instead of validating.")
+    static let markdown = Option.flag("--markdown", help: "With --rules: print the catalog as docs/validation.md.")
+    static let pushType = Option.string("--push-type", name: "TYPE", help: "apns-push-type to check the payload against (default: inferred from the payload).")
+    static let priority = Option.string("--priority", name: "N", help: "apns-priority to check (10, 5 or 1).")
+    static let topic = Option.string("--topic", name: "TOPIC", help: "apns-topic to check against the push type's suffix.")
+    static let collapseID = Option.string("--collapse-id", name: "ID", help: "apns-collapse-id to check (at most 64 bytes).")
+    static let token = Option.string("--token", name: "TOKEN", help: "APNs device token to check (shape, FCM mix-up).")
+    static let repeatCount = Option.int("--repeat", help: "Benchmark: validate every input N times in-process and print the throughput to stderr.", in: 1...100_000_000)
+
+    static let options: [any OptionDeclaration] = [format, json, strict, rules, markdown, pushType, priority, topic, collapseID, token, repeatCount]
 
     /// Generous cap: a payload is ≤ 5 KB, so anything near this is the wrong file.
     static let maxInputBytes = 1 << 20
 
     static func run(_ args: ParsedArguments) async throws -> Int32 {
-        if args.flag("--rules") {
-            if args.flag("--markdown") {
+        if args[rules] {
+            if args[markdown] {
                 FileHandle.standardOutput.write(Data(RuleCatalog.markdown().utf8))
                 return ExitStatus.success
             }
-            return listRules(json: args.flag("--json"))
+            return listRules(json: args[json])
         }
         guard !args.positionals.isEmpty else {
             throw UsageError("no file given", fix: "pass one or more payload files, or - to read standard input")
         }
-        let format = try parseFormat(args.value("--format"))
-        let context = APNsRequest(pushType: args.value("--push-type"), priority: args.value("--priority"),
-                                  topic: args.value("--topic"), collapseID: args.value("--collapse-id"),
-                                  deviceToken: args.value("--token") ?? "")
+        let format = try args[Self.format]
+        let context = APNsRequest(pushType: try args[pushType], priority: try args[priority],
+                                  topic: try args[topic], collapseID: try args[collapseID],
+                                  deviceToken: try args[token] ?? "")
         let validator = Validator(options: ValidationOptions(apns: context, maxInputBytes: maxInputBytes))
-        let strict = args.flag("--strict")
+        let strict = args[Self.strict]
         var results: [FileResult] = []
         for path in args.positionals {
             do {
@@ -58,10 +60,10 @@ enum ValidateCommand: Command {
                 results.append(FileResult(path: path, report: nil, unreadable: error))
             }
         }
-        if let n = try args.int("--repeat", range: 1...100_000_000) {
+        if let n = try args[repeatCount] {
             try benchmark(args.positionals, repeat: n, validator: validator, format: format)
         }
-        if args.flag("--json") {
+        if args[json] {
             emit(try renderJSON(ValidateOutput(results: results, strict: strict)))
         } else {
             for r in results { printHuman(r, strict: strict) }

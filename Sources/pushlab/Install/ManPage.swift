@@ -27,14 +27,14 @@ enum ManPage {
         var out = header(name(command), date: date)
         out += ".SH NAME\n\(name(command)) \\- \(escape(command.summary))\n"
         out += ".SH SYNOPSIS\n.B pushlab \(words)\n"
-        if !command.options.isEmpty { out += "[\\fIoptions\\fR]\n" }
+        if !command.shownOptionSpecs.isEmpty { out += "[\\fIoptions\\fR]\n" }
         if !command.positionalUsage.isEmpty { out += escape(command.positionalUsage) + "\n" }
         if !command.discussion.isEmpty {
             out += ".SH DESCRIPTION\n"
             out += command.discussion.components(separatedBy: "\n\n").map(escape).joined(separator: "\n.PP\n") + "\n"
         }
         out += ".SH OPTIONS\n"
-        for spec in command.options + commonOptions {
+        for spec in command.shownOptionSpecs + commonOptions {
             var left = spec.names.map { "\\fB\(escape($0))\\fR" }.joined(separator: ", ")
             if let v = spec.valueName { left += " \\fI\(escape(v))\\fR" }
             var help = spec.help

@@ -15,7 +15,7 @@ enum ShellCompletion {
 
     /// Option names a command accepts, `--help` included, in declaration order.
     static func optionNames(_ command: any Command.Type) -> [String] {
-        (command.options + commonOptions).flatMap(\.names)
+        (command.shownOptionSpecs + commonOptions).flatMap(\.names)
     }
 
     private static func firstWords(_ commands: [any Command.Type]) -> [String] {
@@ -70,7 +70,7 @@ enum ShellCompletion {
     private static func zsh(_ commands: [any Command.Type]) -> String {
         var cases = ""
         for c in commands {
-            let opts = (c.options + commonOptions).flatMap { spec in
+            let opts = (c.shownOptionSpecs + commonOptions).flatMap { spec in
                 spec.names.map { "'\($0)[\(escapeZsh(spec.help))]\(spec.valueName == nil ? "" : ":\(spec.valueName!):_files")'" }
             }
             cases += "    \"\(c.path.joined(separator: " "))\") _arguments -s \(opts.joined(separator: " ")) '*:file:_files' ;;\n"
@@ -111,7 +111,7 @@ enum ShellCompletion {
                 out += "complete -c pushlab -n '__fish_seen_subcommand_from \(c.path[0]); and not __fish_seen_subcommand_from \(commands.filter { $0.path[0] == c.path[0] && $0.path.count > 1 }.map { $0.path[1] }.joined(separator: " "))' -a \(c.path[1]) -d '\(escapeFish(c.summary))'\n"
                 condition += "; and __fish_seen_subcommand_from \(c.path[1])"
             }
-            for spec in c.options + commonOptions {
+            for spec in c.shownOptionSpecs + commonOptions {
                 var line = "complete -c pushlab -n '\(condition)'"
                 for name in spec.names {
                     line += name.hasPrefix("--") ? " -l \(name.dropFirst(2))" : " -s \(name.dropFirst())"

@@ -30,20 +30,22 @@ enum DoctorCommand: Command {
 
         Exit status: 0 nothing wrong (warnings allowed), 1 a check failed, 2 bad usage.
         """
-    static let options: [OptionSpec] = APNsCredentialFlags.options(environment: true) + APNsCertificateFlags.options + [
-        .value("--topic", name: "BUNDLE", help: "The app's bundle id."),
-        .flag("--sandbox", help: "Check against APNs sandbox."),
-        .flag("--production", help: "Check against APNs production."),
-        .value("--url", name: "URL", help: "An APNs-speaking server instead of Apple's."),
-        .value("--service-account", name: "JSON", help: "FCM service-account key file."),
-        .value("--project", name: "ID", help: "Firebase project id the pushes go to."),
-        .value("--fcm-url", name: "URL", help: "An FCM-speaking server instead of Google's (for --online)."),
-        .value("--token", name: "TOKEN", help: "A device token to check: APNs (hex) or FCM registration token."),
-        .value("--ca-file", name: "PEM", help: "Trust this CA for --online checks (e.g. the emulator's dev CA)."),
-        .flag("--online", help: "Also connect to the hosts: TLS trust and clock skew."),
-        .flag("--json", help: "Print the findings as JSON."),
-        .value("--profile", name: "NAME", help: "Check this profile (default: the current one)."),
-        .value("--config", name: "FILE", help: "pushlab's config file (or PUSHLAB_CONFIG).", default: "~/.config/pushlab/config.json"),
+    static let credentials = APNsCredentialFlags.withEnvironment
+    static let topic = Option.string("--topic", name: "BUNDLE", help: "The app's bundle id.", env: "APNS_TOPIC")
+    static let sandbox = Option.flag("--sandbox", help: "Check against APNs sandbox.")
+    static let production = Option.flag("--production", help: "Check against APNs production.")
+    static let url = Option.string("--url", name: "URL", help: "An APNs-speaking server instead of Apple's.")
+    static let serviceAccount = Option.string("--service-account", name: "JSON", help: "FCM service-account key file.", env: "GOOGLE_APPLICATION_CREDENTIALS")
+    static let project = Option.string("--project", name: "ID", help: "Firebase project id the pushes go to.")
+    static let fcmURL = Option.string("--fcm-url", name: "URL", help: "An FCM-speaking server instead of Google's (for --online).", described: FCMClient.defaultBaseURL)
+    static let token = Option.string("--token", name: "TOKEN", help: "A device token to check: APNs (hex) or FCM registration token.")
+    static let caFile = Option.string("--ca-file", name: "PEM", help: "Trust this CA for --online checks (e.g. the emulator's dev CA).")
+    static let online = Option.flag("--online", help: "Also connect to the hosts: TLS trust and clock skew.")
+    static let json = Option.flag("--json", help: "Print the findings as JSON.")
+    static let profile = Option.string("--profile", name: "NAME", help: "Check this profile (default: the current one).")
+
+    static let options: [any OptionDeclaration] = credentials.options + APNsCertificateFlags.options + [
+        topic, sandbox, production, url, serviceAccount, project, fcmURL, token, caFile, online, json, profile, ProfileDefaults.config,
     ]
 
     static func run(_ args: ParsedArguments) async throws -> Int32 {
@@ -52,35 +54,35 @@ enum DoctorCommand: Command {
         try ProfileDefaults.apply(to: &args, command: path)
         var findings: [DoctorFinding] = []
         var apnsBase: String?
-        if let keyPath = args.optional("--key", env: "APNS_KEY_PATH") {
-            findings += checkAPNsKey(keyPath, keyID: args.optional("--key-id", env: "APNS_KEY_ID"),
-                                     teamID: args.optional("--team-id", env: "APNS_TEAM_ID"))
+        if let keyPath = try args[credentials.key] {
+            findings += checkAPNsKey(keyPath, keyID: try args[credentials.keyID],
+                                     teamID: try args[credentials.teamID])
             findings += permissionFinding(keyPath, check: "apns.key-permissions")
             apnsBase = try SendAPNsCommand.endpoint(args).baseURL
         }
-        if args.value("--cert") != nil {
+        if args.isGiven(APNsCertificateFlags.cert) {
             findings += try checkCertificate(args)
             apnsBase = try SendAPNsCommand.endpoint(args).baseURL
         }
-        if let bundle = args.optional("--topic", env: "APNS_TOPIC") { findings.append(checkBundleID(bundle)) }
+        if let bundle = try args[topic] { findings.append(checkBundleID(bundle)) }
         var fcmHosts: [String] = []
-        if let accountPath = args.optional("--service-account", env: "GOOGLE_APPLICATION_CREDENTIALS") {
-            let (finding, account) = checkServiceAccount(accountPath, project: args.value("--project"))
+        if let accountPath = try args[serviceAccount] {
+            let (finding, account) = checkServiceAccount(accountPath, project: try args[project])
             findings += finding
-            if let account { fcmHosts = [args.value("--fcm-url") ?? FCMClient.defaultBaseURL, account.tokenURI] }
+            if let account { fcmHosts = [try args[fcmURL] ?? FCMClient.defaultBaseURL, account.tokenURI] }
             findings += permissionFinding(accountPath, check: "fcm.key-permissions")
         }
-        if let token = args.value("--token") { findings.append(checkToken(token, apns: apnsBase != nil, fcm: !fcmHosts.isEmpty)) }
+        if let token = try args[Self.token] { findings.append(checkToken(token, apns: apnsBase != nil, fcm: !fcmHosts.isEmpty)) }
         if findings.isEmpty {
             throw UsageError("nothing to check: no profile and no credentials given",
                              fix: "add a profile ('pushlab profile add'), or pass --key/--team-id/--topic or --service-account")
         }
-        if args.flag("--online") {
-            let client = try HTTPClient(configuration: HTTPClientConfiguration(caFile: args.value("--ca-file"), requestTimeout: .seconds(10)))
+        if args[online] {
+            let client = try HTTPClient(configuration: HTTPClientConfiguration(caFile: try args[caFile], requestTimeout: .seconds(10)))
             for host in ([apnsBase].compactMap { $0 } + fcmHosts) { findings += await checkHost(host, client: client) }
             await client.shutdown()
         }
-        if args.flag("--json") {
+        if args[json] {
             print(try renderJSON(findings))
         } else {
             for f in findings {
@@ -121,7 +123,7 @@ enum DoctorCommand: Command {
         var findings: [DoctorFinding] = [.init(check: "apns.cert", level: .ok,
             message: "\(certificate.source): \(facts.subject); topics \(facts.topics.isEmpty ? "(none listed)" : facts.topics.joined(separator: ", ")); \(facts.environmentDescription); valid until \(until)")]
         do {
-            try APNsCertificateFlags.preflight(certificate, topic: args.optional("--topic", env: "APNS_TOPIC"), endpoint: try SendAPNsCommand.endpoint(args),
+            try APNsCertificateFlags.preflight(certificate, topic: try args[topic], endpoint: try SendAPNsCommand.endpoint(args),
                                               sendAnyway: nil)
             let days = facts.notAfter.timeIntervalSince(now) / 86_400
             if days < 30 {
@@ -131,7 +133,7 @@ enum DoctorCommand: Command {
         } catch let error as UsageError {
             findings.append(.init(check: "apns.cert-fit", level: .error, message: error.message, fix: error.fix))
         }
-        findings += permissionFinding(args.value("--cert-key") ?? certificate.source, check: "apns.cert-permissions")
+        findings += permissionFinding(try args[APNsCertificateFlags.certKey] ?? certificate.source, check: "apns.cert-permissions")
         return findings
     }
 

@@ -8,15 +8,14 @@ enum ProfileDefaults {
     static let commands: [[String]] = [["send", "apns"], ["send", "fcm"]]
 
     /// Options every command that takes a profile declares.
-    static let options: [OptionSpec] = [
-        .value("--profile", name: "NAME", help: "Take credentials and environment from this profile (default: the current one; see 'pushlab profile')."),
-        .value("--push", name: "NAME", help: "Send this saved push (see 'pushlab push list') instead of a payload file."),
-        .value("--config", name: "FILE", help: "pushlab's config file (or PUSHLAB_CONFIG).", default: "~/.config/pushlab/config.json"),
-    ]
+    static let profile = Option.string("--profile", name: "NAME", help: "Take credentials and environment from this profile (default: the current one; see 'pushlab profile').")
+    static let push = Option.string("--push", name: "NAME", help: "Send this saved push (see 'pushlab push list') instead of a payload file.")
+    static let config = UserConfig.option(help: "pushlab's config file (or PUSHLAB_CONFIG).")
+    static let options: [any OptionDeclaration] = [profile, push, config]
 
     static func apply(to args: inout ParsedArguments, command: [String]) throws {
-        let configPath = UserConfig.path(args.value("--config"))
-        if let saved = args.value("--push") {
+        let configPath = try args[config]
+        if let saved = try args[push] {
             guard args.positionals.isEmpty else {
                 throw UsageError("--push \(saved) and a payload file \(args.positionals[0]) both given", fix: "give one of them")
             }
@@ -24,7 +23,7 @@ enum ProfileDefaults {
         }
         let config = try UserConfig.load(configPath)
         // An explicit --profile must exist; no current profile simply means nothing to fill.
-        let explicit = args.value("--profile")
+        let explicit = try args[profile]
         guard let (name, profile) = try config.profile(named: explicit) else { return }
         switch command {
         case ["send", "apns"]:
@@ -48,14 +47,14 @@ enum ProfileDefaults {
     }
 
     private static func fillAPNs(_ args: inout ParsedArguments, _ apns: UserConfig.APNs) {
-        if args.value("--cert") == nil {  // a certificate on the command line replaces the profile's key
+        if !args.isGiven(APNsCertificateFlags.cert) {  // a certificate on the command line replaces the profile's key
             fill(&args, "--key", apns.key)
             fill(&args, "--key-id", apns.keyID)
             fill(&args, "--team-id", apns.teamID)
         }
         fill(&args, "--topic", apns.bundleID)
         fill(&args, "--ca-file", apns.caFile)
-        if !args.flag("--sandbox"), !args.flag("--production"), args.value("--url") == nil {
+        if !args.rawFlag("--sandbox"), !args.rawFlag("--production"), args.raw("--url") == nil {
             if let url = apns.url { args.append("--url", url) }
             else if apns.environment == "sandbox" { args.setFlag("--sandbox") }
             else { args.setFlag("--production") }
@@ -69,6 +68,6 @@ enum ProfileDefaults {
     }
 
     private static func fill(_ args: inout ParsedArguments, _ name: String, _ value: String?) {
-        if args.value(name) == nil, let value { args.append(name, value) }
+        if args.raw(name) == nil, let value { args.append(name, value) }
     }
 }

@@ -32,6 +32,12 @@ struct UserConfig: Codable, Equatable {
     }
 
     /// Where the config lives: `--config`, else PUSHLAB_CONFIG, else the XDG path.
+    /// `--config FILE` with `help`: the config file's path, from the flag, else PUSHLAB_CONFIG,
+    /// else the XDG default — computed by `path(_:)`.
+    static func option(help: String) -> TypedOption<String> {
+        Option.value(["--config"], name: "FILE", help: help, kind: .string, computed: "~/.config/pushlab/config.json") { path(nil) }
+    }
+
     static func path(_ flag: String?, environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
         if let flag { return flag }
         if let p = environment["PUSHLAB_CONFIG"], !p.isEmpty { return p }

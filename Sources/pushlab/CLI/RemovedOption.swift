@@ -1,0 +1,7 @@
+import Foundation
+import PushCore
+
+/// An option that was removed: old scripts that pass it get an error saying why and what to do.
+struct RemovedOption: OptionDeclaration {
+    let spec: OptionSpec
+}
