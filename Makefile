@@ -21,6 +21,7 @@ release: bootstrap
 # slowest tests and a plain "N passed, N failed" line (Tests/tools/run-tests, Tests/README.md).
 test: bootstrap
 	scripts/check-portable-paths
+	scripts/check-target-imports
 	$(SWIFT) build $(SWIFTFLAGS) --build-tests
 	SWIFT="$(SWIFT)" Tests/tools/run-tests $(SWIFTFLAGS)
 
