@@ -124,35 +124,3 @@ private extension Substring {
         return String(slice)
     }
 }
-
-/// RFC 9110 §15 reason phrases for the status line (clients ignore them; people read them).
-enum ReasonPhrase {
-    static func `for`(_ status: Int) -> String {
-        switch status {
-        case 100: return "Continue"
-        case 200: return "OK"
-        case 201: return "Created"
-        case 202: return "Accepted"
-        case 204: return "No Content"
-        case 301: return "Moved Permanently"
-        case 302: return "Found"
-        case 304: return "Not Modified"
-        case 400: return "Bad Request"
-        case 401: return "Unauthorized"
-        case 403: return "Forbidden"
-        case 404: return "Not Found"
-        case 405: return "Method Not Allowed"
-        case 408: return "Request Timeout"
-        case 410: return "Gone"
-        case 413: return "Content Too Large"
-        case 429: return "Too Many Requests"
-        case 431: return "Request Header Fields Too Large"
-        case 500: return "Internal Server Error"
-        case 502: return "Bad Gateway"
-        case 503: return "Service Unavailable"
-        case 504: return "Gateway Timeout"
-        case 505: return "HTTP Version Not Supported"
-        default: return "Status \(status)"
-        }
-    }
-}

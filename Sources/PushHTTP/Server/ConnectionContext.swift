@@ -1,0 +1,65 @@
+import Foundation
+import Synchronization
+
+/// Per-connection identity and storage, shared by every request on one connection.
+public final class ConnectionContext: Sendable {
+    public let id: UInt64
+    public let isTLS: Bool
+    public let remoteAddress: String
+    /// Handlers keep per-connection state here (e.g. the APNs team pinned to a connection).
+    public let storage: ConnectionStorage
+    private let control: ConnectionControl?
+
+    public init(id: UInt64, isTLS: Bool, remoteAddress: String, control: ConnectionControl?) {
+        self.id = id
+        self.isTLS = isTLS
+        self.remoteAddress = remoteAddress
+        self.control = control
+        self.storage = ConnectionStorage()
+    }
+
+    /// The client's TLS certificate and its verification verdict, once the handshake is done;
+    /// nil without TLS, when the server asks for none (`clientCertificateCAFile`), or when the
+    /// client sent none.
+    public var peerCertificate: PeerCertificate? { peer.withLock { $0 } }
+    private let peer = Mutex<PeerCertificate?>(nil)
+    func setPeerCertificate(_ certificate: PeerCertificate?) { peer.withLock { $0 = certificate } }
+
+    public func updateSettings(_ settings: HTTP2Settings) { control?.updateSettings(settings) }
+    public func goAway(errorCode: HTTP2ErrorCode = .noError, debugData: [UInt8] = []) { control?.goAway(errorCode: errorCode.rawValue, debugData: debugData) }
+    public func close() { control?.close() }
+}
+
+/// A small lock-protected key/value box for per-connection state.
+public final class ConnectionStorage: @unchecked Sendable {
+    /// One value, boxed once: `update` then changes it in place instead of re-boxing it on
+    /// every call (it runs on every APNs request; benchmarks/results/gateway.md).
+    private final class Slot<T> {
+        var value: T
+        init(_ value: T) { self.value = value }
+    }
+    // Protected by `lock`; each value is a `Slot<T>` of the type it was stored as.
+    private var values: [String: AnyObject] = [:]
+    private let lock = NSLock()
+
+    public init() {}
+
+    public subscript<T: Sendable>(key: String, as type: T.Type = T.self) -> T? {
+        get { lock.withLock { (values[key] as? Slot<T>)?.value } }
+    }
+
+    public func set<T: Sendable>(_ key: String, _ value: T?) {
+        lock.withLock { values[key] = value.map { Slot($0) } }
+    }
+
+    /// Reads, transforms and stores a value atomically; a value of another type under `key`
+    /// is replaced by `defaultValue` transformed.
+    public func update<T: Sendable, R>(_ key: String, default defaultValue: T, _ body: (inout T) -> R) -> R {
+        lock.withLock {
+            if let slot = values[key] as? Slot<T> { return body(&slot.value) }
+            let slot = Slot(defaultValue)
+            values[key] = slot
+            return body(&slot.value)
+        }
+    }
+}
