@@ -306,7 +306,7 @@ final class HTTP2Session {
             // RFC 9113 §5.4.1 / CVE-2023-44487: a peer cancelling in-flight streams this fast is
             // attacking; ENHANCE_YOUR_CALM (0xb) says why, streams already accepted still finish.
             resetFloodStopped = true
-            goAway(errorCode: 0xb, debugData: Array("too many stream resets".utf8))
+            goAway(errorCode: HTTP2ErrorCode.enhanceYourCalm.rawValue, debugData: Array("too many stream resets".utf8))
             return 0
         }
         guard type == UInt8(NGHTTP2_HEADERS.rawValue) || type == UInt8(NGHTTP2_DATA.rawValue),

@@ -194,7 +194,7 @@ final class ServerConnection {
         let idleFor = Duration.seconds(now.tv_sec - lastActivity.tv_sec) + .microseconds(now.tv_usec - lastActivity.tv_usec)
         if idleFor >= idle && !hasActiveRequests {
             // APNs-style: tell the peer why before closing (RFC 9113 §6.8 debug data).
-            goAway(errorCode: 0, debugData: configuration.idleGoAwayDebugData)
+            goAway(errorCode: HTTP2ErrorCode.noError.rawValue, debugData: configuration.idleGoAwayDebugData)
             finishEvent()
             return
         }
@@ -347,7 +347,7 @@ final class ServerConnection {
         }
         switch state {
         case .undecided: closeRequested = true
-        case .http2(let session): session.goAway(errorCode: 0, debugData: [])
+        case .http2(let session): session.goAway(errorCode: HTTP2ErrorCode.noError.rawValue, debugData: [])
         case .http1(let session): session.drain()
         }
         finishEvent()
