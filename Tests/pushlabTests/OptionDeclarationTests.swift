@@ -11,29 +11,50 @@ final class OptionDeclarationTests: XCTestCase {
         try ArgumentParser.parse(arguments, options: command.optionSpecs, command: command.path.joined(separator: " "))
     }
 
+    /// Where `command`'s help and its declarations disagree: a value option without a type, a
+    /// shown default that is not the value read without the flag (or does not parse back to it),
+    /// a value read although help shows no default. Counts the literal defaults checked.
+    private func defaultProblems(_ command: any Command.Type, literal: inout Int) throws -> [String] {
+        let name = "pushlab " + command.path.joined(separator: " ")
+        let help = Help.render(command)
+        let empty = try parse(command, [])
+        var problems: [String] = []
+        for spec in command.shownOptionSpecs where spec.valueName != nil {
+            guard let read = spec.readText else {
+                problems.append("\(name) \(spec.primary): not declared with a type (Option.int, Option.string, …)")
+                continue
+            }
+            let absent = try read(empty)
+            guard let shown = spec.defaultDescription else {
+                // No default in help: without the flag (and its variable) the command reads nothing.
+                if spec.environment == nil, absent != nil, absent != "" { problems.append("\(name) \(spec.primary) reads '\(absent!)' but help shows no default") }
+                continue
+            }
+            if !help.contains("(default: \(shown))") { problems.append("\(name) \(spec.primary): help does not show its default \(shown)") }
+            guard spec.literalDefault else { continue }  // a described default ("one per core") is computed by the declaration
+            if absent != shown { problems.append("\(name) \(spec.primary): help says the default is \(shown), the command reads \(absent ?? "nothing")") }
+            // The shown text is a value of the option, and it parses back to the same value.
+            let given = try read(try parse(command, [spec.primary, shown]))
+            if given != shown { problems.append("\(name) \(spec.primary) \(shown) reads back as \(given ?? "nothing")") }
+            literal += 1
+        }
+        return problems
+    }
+
     func testEveryDefaultShownInHelpIsTheValueTheCommandReadsWithoutTheFlag() throws {
         var literal = 0
-        for command in allCommands {
-            let name = "pushlab " + command.path.joined(separator: " ")
-            let help = Help.render(command)
-            let empty = try parse(command, [])
-            for spec in command.shownOptionSpecs where spec.valueName != nil {
-                let read = try XCTUnwrap(spec.readText, "\(name) \(spec.primary): not declared with a type (Option.int, Option.string, …)")
-                let absent = try read(empty)
-                guard let shown = spec.defaultDescription else {
-                    // No default in help: without the flag (and its variable) the command reads nothing.
-                    if spec.environment == nil { XCTAssertTrue(absent == nil || absent == "", "\(name) \(spec.primary) reads '\(absent ?? "")' but help shows no default") }
-                    continue
-                }
-                XCTAssertTrue(help.contains("(default: \(shown))"), "\(name) \(spec.primary): help does not show its default \(shown)")
-                guard spec.literalDefault else { continue }  // a described default ("one per core") is computed by the declaration
-                XCTAssertEqual(absent, shown, "\(name) \(spec.primary): help says the default is \(shown), the command reads \(absent ?? "nothing")")
-                // The shown text is a value of the option, and it parses back to the same value.
-                XCTAssertEqual(try read(try parse(command, [spec.primary, shown])), shown, "\(name) \(spec.primary) \(shown)")
-                literal += 1
-            }
-        }
+        for command in allCommands { XCTAssertEqual(try defaultProblems(command, literal: &literal), []) }
         XCTAssertGreaterThan(literal, 60, "literal defaults checked")
+    }
+
+    /// The check finds drift: help that says 2197 while the code reads 2198, and an option
+    /// declared without a type.
+    func testTheCheckCatchesAHelpDefaultThatIsNotWhatTheCodeReads() throws {
+        var literal = 0
+        let problems = try defaultProblems(DriftingCommand.self, literal: &literal)
+        XCTAssertEqual(problems, ["pushlab drift --port: help says the default is 2197, the command reads 2198",
+                                  "pushlab drift --port 2197 reads back as 2198",
+                                  "pushlab drift --host: not declared with a type (Option.int, Option.string, …)"])
     }
 
     func testEveryFlagNamedInHelpParses() throws {
@@ -87,4 +108,16 @@ final class OptionDeclarationTests: XCTestCase {
         XCTAssertEqual(r.status, 2)
         XCTAssertTrue(r.stderr.contains("pushlab history: --last takes a whole number, got 'many'\n  fix: pass a whole number from 1 to 1000000"), r.stderr)
     }
+}
+
+/// A command whose help and code disagree, the way hand-written defaults drift.
+private enum DriftingCommand: Command {
+    static let path = ["drift"]
+    static let summary = "A command whose help says one default and whose code reads another."
+    static let options: [any OptionDeclaration] = [
+        OptionSpec(names: ["--port"], valueName: "PORT", help: "Port.", defaultDescription: "2197", literalDefault: true,
+                   readText: { _ in "2198" }),
+        OptionSpec(names: ["--host"], valueName: "ADDR", help: "Host.", defaultDescription: "127.0.0.1"),
+    ]
+    static func run(_ args: ParsedArguments) async throws -> Int32 { ExitStatus.success }
 }
