@@ -82,13 +82,22 @@ let package = Package(
 // scratch path; the normal build never sees them.
 if Context.environment["PUSHLAB_FUZZ"] != nil {
     package.targets += [
+        // Runs Swift concurrency's global jobs inline on the fuzzing thread (Fuzz/README.md).
+        .target(name: "FuzzSupport", path: "Fuzz/FuzzSupport"),
+        // The gateway and collector answered in memory, shared by the two gateway targets.
+        .target(name: "FuzzGatewaySupport", dependencies: ["PushCore", "PushAuth", "PushHTTP", "PushGateway", "PushMetrics"],
+                path: "Fuzz/FuzzGatewaySupport"),
         .executableTarget(name: "FuzzJSON", dependencies: ["PushCore"], path: "Fuzz/FuzzJSON"),
         .executableTarget(name: "FuzzJWT", dependencies: ["PushAuth"], path: "Fuzz/FuzzJWT"),
-        .executableTarget(name: "FuzzServerRequests", dependencies: ["PushCore", "PushAuth", "PushHTTP", "PushGateway", "PushMetrics"],
+        .executableTarget(name: "FuzzServerRequests", dependencies: ["PushCore", "PushHTTP", "FuzzSupport", "FuzzGatewaySupport"],
                           path: "Fuzz/FuzzServerRequests"),
-        .executableTarget(name: "FuzzHTTP1", dependencies: ["TestSupport"], path: "Fuzz/FuzzHTTP1"),
+        .executableTarget(name: "FuzzHTTP1", dependencies: ["TestSupport", "FuzzSupport"], path: "Fuzz/FuzzHTTP1"),
+        .executableTarget(name: "FuzzAppGroupFile", dependencies: ["PushDevice"], path: "Fuzz/FuzzAppGroupFile"),
+        .executableTarget(name: "FuzzFCMOAuth", dependencies: ["PushCore", "PushHTTP", "PushGateway", "FuzzSupport", "FuzzGatewaySupport"],
+                          path: "Fuzz/FuzzFCMOAuth"),
     ]
-    package.products += ["FuzzJSON", "FuzzJWT", "FuzzServerRequests", "FuzzHTTP1"].map { .executable(name: $0, targets: [$0]) }
+    package.products += ["FuzzJSON", "FuzzJWT", "FuzzServerRequests", "FuzzHTTP1", "FuzzAppGroupFile", "FuzzFCMOAuth"]
+        .map { .executable(name: $0, targets: [$0]) }
 }
 
 // Benchmark drivers (benchmarks/*.sh, `make bench`): not part of the CLI, so they exist only when

@@ -1,3 +1,4 @@
+import FuzzSupport
 import TestSupport
 
 /// libFuzzer target: the server's HTTP/1.1 request parser (`HTTP1Session` + `RequestHead`:
@@ -6,8 +7,14 @@ import TestSupport
 /// Input format and routes: `HTTP1FuzzExchange` (Tests/TestSupport). Whatever the bytes, the
 /// server must not trap or hang, and everything it writes must be well-formed HTTP/1.1
 /// responses (no control bytes in a field, one valid content-length, nothing after a close).
+///
+/// `.later` handlers run inline on this thread (`InlineGlobalExecutor`): their tasks start and
+/// end within the input, so nothing of one input is freed during the next.
+let inlineTasks: Void = InlineGlobalExecutor.install()
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzHTTP1(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    _ = inlineTasks
     let input = Array(UnsafeBufferPointer(start: data, count: size))
     do {
         _ = try HTTP1FuzzExchange.run(input)

@@ -1,4 +1,6 @@
 import Foundation
+import FuzzGatewaySupport
+import FuzzSupport
 import PushCore
 import PushHTTP
 
@@ -7,10 +9,11 @@ import PushHTTP
 /// is one or more requests (`FuzzRequest`) separated by a line `===`, all on one connection so
 /// per-connection state (the APNs provider token, the one-stream rule) is exercised.
 /// Every request must be answered (no trap, no hang) with a valid status; APNs-host answers
-/// with a body must be JSON, as APNs's are.
-let server: InMemoryServer = {
-    do { return try InMemoryServer(certs: ProcessInfo.processInfo.environment["PUSHLAB_CERTS"] ?? "certs") } catch {
-        fatalError("cannot build the in-memory gateway: \(error); run from the repository root")
+/// with a body must be JSON, as APNs's are. Each input gets a fresh gateway (`InMemoryServer`).
+let fixture: InMemoryServer.Fixture = {
+    InlineGlobalExecutor.install()
+    do { return try InMemoryServer.Fixture(certs: ProcessInfo.processInfo.environment["PUSHLAB_CERTS"] ?? "certs") } catch {
+        fatalError("cannot load the development keys: \(error); run from the repository root")
     }
 }()
 
@@ -20,9 +23,11 @@ public func fuzzServerRequests(_ data: UnsafePointer<UInt8>, _ size: Int) -> CIn
     let hosts = InMemoryServer.Host.allCases
     let host = hosts[Int(data[0]) % hosts.count]
     let bytes = Array(UnsafeBufferPointer(start: data + 1, count: size - 1))
+    let server: InMemoryServer
+    do { server = try InMemoryServer(fixture: fixture, host: host) } catch { fatalError("cannot build the in-memory gateway: \(error)") }
     let connection = server.makeConnection()
     for chunk in split(bytes, separator: Array("\n===\n".utf8)).prefix(8) {
-        let response = server.respond(host, FuzzRequest(decoding: chunk), connection: connection)
+        let response = server.respond(FuzzRequest(decoding: chunk), connection: connection)
         guard response.status == 0 || (200...599).contains(response.status) else {
             fatalError("status \(response.status) is not an HTTP status")
         }
@@ -30,19 +35,23 @@ public func fuzzServerRequests(_ data: UnsafePointer<UInt8>, _ size: Int) -> CIn
             fatalError("APNs host answered \(response.status) with a non-JSON body: \(String(decoding: response.body.prefix(200), as: UTF8.self))")
         }
     }
+    server.finish()
     return 0
 }
 
 func split(_ bytes: [UInt8], separator: [UInt8]) -> [ArraySlice<UInt8>] {
     var out: [ArraySlice<UInt8>] = []
     var start = 0, i = 0
-    while i + separator.count <= bytes.count {
-        if bytes[i..<(i + separator.count)].elementsEqual(separator) {
-            out.append(bytes[start..<i])
-            i += separator.count
-            start = i
-        } else {
-            i += 1
+    let first = separator[0]
+    bytes.withUnsafeBufferPointer { b in
+        while i + separator.count <= b.count {
+            if b[i] == first, (1..<separator.count).allSatisfy({ b[i + $0] == separator[$0] }) {
+                out.append(bytes[start..<i])
+                i += separator.count
+                start = i
+            } else {
+                i += 1
+            }
         }
     }
     out.append(bytes[start...])

@@ -28,6 +28,21 @@ final class RouterTests: XCTestCase {
         XCTAssertEqual(try tag(router.match(method: "GET", path: "/admin/devices")), "param")
     }
 
+    /// Fewer parameters win; among routes with as many, the one added first.
+    func testRoutesAreTriedByParameterCountThenInTheOrderAdded() throws {
+        var router = Router()
+        router.add("GET", "/{a}/{b}", handler("two"))
+        router.add("GET", "/x/{b}", handler("one-first"))
+        router.add("GET", "/{a}/y", handler("one-second"))
+        router.add("GET", "/x/y", handler("literal"))
+        router.add("GET", "/{a}/{b}/{c}", handler("three"))
+        XCTAssertEqual(try tag(router.match(method: "GET", path: "/x/y")), "literal")
+        XCTAssertEqual(try tag(router.match(method: "GET", path: "/x/z")), "one-first")
+        XCTAssertEqual(try tag(router.match(method: "GET", path: "/z/y")), "one-second")
+        XCTAssertEqual(try tag(router.match(method: "GET", path: "/z/z")), "two")
+        XCTAssertEqual(try tag(router.match(method: "GET", path: "/z/z/z")), "three")
+    }
+
     func testWrongMethodIsMethodNotAllowed() {
         var router = Router()
         router.add("POST", "/3/device/{token}", handler("apns"))

@@ -51,8 +51,12 @@ final class CIOPendingFileAccess: @unchecked Sendable {
         }
     }
 
-    init(directory: URL, fileName: String) throws(PendingMetricStoreError) {
+    /// A file that does not decode: its intact rows (true) or empty, as the reference (false).
+    let keepsIntactRowsOfDamagedFile: Bool
+
+    init(directory: URL, fileName: String, keepsIntactRowsOfDamagedFile: Bool = false) throws(PendingMetricStoreError) {
         self.directory = directory
+        self.keepsIntactRowsOfDamagedFile = keepsIntactRowsOfDamagedFile
         filePath = directory.appendingPathComponent(fileName).path
         sparePath = directory.appendingPathComponent("." + fileName + CIOPendingFileAccess.spareSuffix).path
         let fd = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
@@ -77,14 +81,16 @@ final class CIOPendingFileAccess: @unchecked Sendable {
     // MARK: - Inside `locked`
 
     /// The file's rows: from the cache when the file holds the cached bytes, else decoded. A
-    /// missing or undecodable file counts as empty (docs/specs/device-side.md §4).
+    /// missing file is empty; an undecodable one counts as empty (docs/specs/device-side.md §4) or, when
+    /// `keepsIntactRowsOfDamagedFile`, yields its intact rows.
     func currentRows() -> [CachedRow] {
         guard let bytes = readFile(filePath) else {
             cache = nil
             return []
         }
         if let cache, cache.bytes == bytes { return cache.rows }
-        let rows = (CIOPendingMetricFile.decode(bytes) ?? []).map { CachedRow(metric: $0) }
+        let decoded = keepsIntactRowsOfDamagedFile ? CIOPendingMetricFile.intactRows(bytes) : (CIOPendingMetricFile.decode(bytes) ?? [])
+        let rows = decoded.map { CachedRow(metric: $0) }
         cache = (bytes, rows)
         return rows
     }

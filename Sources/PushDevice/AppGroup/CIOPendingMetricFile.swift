@@ -39,7 +39,11 @@ public struct CIOPendingMetricFile: PendingMetricStore {
         case rows([PendingDeliveryMetric])
     }
 
-    public init(directory: URL) throws(PendingMetricStoreError) {
+    /// `keepsIntactRowsOfDamagedFile`: false is the reference SDK (a file that does not decode
+    /// counts as empty, docs/specs/device-side.md §4); true (pushlab's `improved` SDK mode) reads
+    /// such a file's complete rows instead (`intactRows`), so a torn or corrupted file loses only
+    /// the rows it damaged.
+    public init(directory: URL, keepsIntactRowsOfDamagedFile: Bool = false) throws(PendingMetricStoreError) {
         self.directory = directory
         if mkdir(directory.deletingLastPathComponent().path, 0o755) != 0 && errno != EEXIST {
             throw .cannotCreateDirectory(path: directory.deletingLastPathComponent().path, errno: errno)
@@ -47,7 +51,8 @@ public struct CIOPendingMetricFile: PendingMetricStore {
         if mkdir(directory.path, 0o755) != 0 && errno != EEXIST {
             throw .cannotCreateDirectory(path: directory.path, errno: errno)
         }
-        let file = try CIOPendingFileAccess(directory: directory, fileName: CIOPendingMetricFile.fileName)
+        let file = try CIOPendingFileAccess(directory: directory, fileName: CIOPendingMetricFile.fileName,
+                                            keepsIntactRowsOfDamagedFile: keepsIntactRowsOfDamagedFile)
         try file.locked { () throws(PendingMetricStoreError) in file.removeLeftoverTemporaries(prefix: CIOPendingMetricFile.tempPrefix) }
         commits = GroupCommit { batch in CIOPendingMetricFile.commit(batch, to: file) }
     }

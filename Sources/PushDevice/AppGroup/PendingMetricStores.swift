@@ -19,7 +19,7 @@ public enum PendingMetricStores {
         }
         let dir = container.appendingPathComponent(subdirectory, isDirectory: true)
         switch profile.appGroupStore {
-        case .cio: return try CIOPendingMetricFile(directory: dir)
+        case .cio: return try CIOPendingMetricFile(directory: dir, keepsIntactRowsOfDamagedFile: profile.sdkMode == .improved)
         case .sqlite: return try SQLitePendingMetricStore(directory: dir, cap: profile.sqliteStoreCap)
         case .off: return DisabledPendingMetricStore(reason: "appGroupStore is off")
         }

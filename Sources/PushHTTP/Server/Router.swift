@@ -41,13 +41,16 @@ public struct Router: Sendable {
             if s.hasPrefix("{") && s.hasSuffix("}") { return .parameter(String(s.dropFirst().dropLast())) }
             return .literal(Array(s.utf8))
         }
-        routes.append(Route(method: method.uppercased(), segments: segments, handler: handler))
+        let route = Route(method: method.uppercased(), segments: segments, handler: handler)
         if !segments.contains(where: \.isParameter),
            literalRoutes[pattern]?.contains(where: { $0.method == method.uppercased() }) != true {
             literalRoutes[pattern, default: []].append((method.uppercased(), handler))
         }
-        // Literal routes first so `/admin/pushes` beats `/admin/{anything}`.
-        routes.sort { $0.parameterCount < $1.parameterCount }
+        // Fewer parameters first so `/admin/pushes` beats `/admin/{anything}`; among routes with
+        // as many, the order they were added in. Inserted in place, so building a router stays
+        // linear in its routes (no sort of the whole table per add).
+        let count = route.parameterCount
+        routes.insert(route, at: routes.firstIndex { $0.parameterCount > count } ?? routes.endIndex)
     }
 
     public func match(method: String, path: String) -> Match {

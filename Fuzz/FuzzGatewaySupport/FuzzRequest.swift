@@ -7,20 +7,20 @@
 ///     body bytes
 ///
 /// Bytes that are not UTF-8 are replaced (as the server's header decoding does).
-struct FuzzRequest {
-    var method: String
-    var target: String
-    var headers: [(String, String)]
-    var body: [UInt8]
+public struct FuzzRequest {
+    public var method: String
+    public var target: String
+    public var headers: [(String, String)]
+    public var body: [UInt8]
 
-    init(method: String, target: String, headers: [(String, String)], body: [UInt8]) {
+    public init(method: String, target: String, headers: [(String, String)], body: [UInt8]) {
         self.method = method
         self.target = target
         self.headers = headers
         self.body = body
     }
 
-    init(decoding bytes: ArraySlice<UInt8>) {
+    public init(decoding bytes: ArraySlice<UInt8>) {
         let newline = UInt8(ascii: "\n")
         var headEnd = bytes.endIndex
         var bodyStart = bytes.endIndex

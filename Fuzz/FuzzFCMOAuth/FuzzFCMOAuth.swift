@@ -1,0 +1,129 @@
+import Foundation
+import FuzzGatewaySupport
+import FuzzSupport
+@testable import PushAuth
+import PushCore
+import PushHTTP
+@testable import PushGateway
+
+/// libFuzzer target: the Google host's OAuth token endpoint and FCM v1 send route
+/// (docs/specs/fcm.md), answered in memory by a fresh gateway per input (`InMemoryServer`).
+/// The first byte picks what the rest is:
+///
+///     0  the form body of `POST /token` (`@ASSERTION@` becomes the harness's valid assertion)
+///     1  the claims JSON of an assertion the harness signs with the development service
+///        account, sent as a jwt-bearer grant (reaches the iss/aud/scope/iat/exp checks)
+///     2  the JSON body of `POST /v1/projects/pushlab-dev/messages:send` with a valid token
+///     3  a whole request on the Google host in `FuzzRequest`'s text form (`@FCM_TOKEN@` in a
+///        header becomes a valid access token)
+///
+/// Checks beyond "no trap": `/token` answers 200 with a Bearer token that authenticates an FCM
+/// send, or 400 with an OAuth error code (RFC 6749 §5.2); FCM answers are JSON, a 200 names the
+/// message `projects/<project>/messages/<id>` and an error carries `error.code` equal to the
+/// HTTP status and an `error.status`; the form parser's output survives a re-encoding.
+let fixture: InMemoryServer.Fixture = {
+    InlineGlobalExecutor.install()
+    do { return try InMemoryServer.Fixture(certs: ProcessInfo.processInfo.environment["PUSHLAB_CERTS"] ?? "certs") } catch {
+        fatalError("cannot load the development keys: \(error); run from the repository root")
+    }
+}()
+
+let serviceAccount: ServiceAccount = {
+    do { return try ServiceAccount.load(path: fixture.certs + "/fcm-service-account.json") } catch {
+        fatalError("cannot load certs/fcm-service-account.json: \(error)")
+    }
+}()
+
+let assertion = String(decoding: fixture.oauthGrant.split(separator: UInt8(ascii: "=")).last ?? [], as: UTF8.self)
+let sendPath = "/v1/projects/pushlab-dev/messages:send"
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzFCMOAuth(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    guard size > 0 else { return 0 }
+    let mode = data[0] % 4
+    let bytes = Array(UnsafeBufferPointer(start: data + 1, count: size - 1))
+    let server: InMemoryServer
+    do { server = try InMemoryServer(fixture: fixture, host: .google, mountsCollector: false) } catch { fatalError("cannot build the in-memory gateway: \(error)") }
+    switch mode {
+    case 0:
+        var body = String(decoding: bytes, as: UTF8.self)
+        if body.contains("@ASSERTION@") { body = body.replacingOccurrences(of: "@ASSERTION@", with: assertion) }
+        checkFormRoundTrip(Array(body.utf8))
+        checkToken(server, body: Array(body.utf8))
+    case 1:
+        let header = JWTHeader(alg: .rs256, kid: serviceAccount.privateKeyID, typ: "JWT")
+        let input = Base64URL.encode(JWTJSON.encode(header)) + "." + Base64URL.encode(bytes)
+        guard let signature = serviceAccount.privateKey.key.sign(Array(input.utf8)) else { fatalError("RS256 signing failed") }
+        let signed = input + "." + Base64URL.encode(signature)
+        checkToken(server, body: Array("grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=\(signed)".utf8))
+    case 2:
+        let request = FuzzRequest(method: "POST", target: sendPath,
+                                  headers: [("authorization", "Bearer @FCM_TOKEN@"), ("content-type", "application/json")], body: bytes)
+        checkSend(server.respond(request, connection: server.makeConnection()), project: "pushlab-dev")
+    default:
+        let request = FuzzRequest(decoding: bytes[...])
+        let response = server.respond(request, connection: server.makeConnection())
+        guard response.status == 0 || (200...599).contains(response.status) else { fatalError("status \(response.status) is not an HTTP status") }
+        let path = request.target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
+        if case .found(_, let parameters) = server.router.match(method: request.method, path: path), path.hasSuffix("/messages:send") {
+            checkSend(response, project: parameters["project"] ?? "")
+        }
+    }
+    server.finish()
+    return 0
+}
+
+/// RFC 6749 §5.2 error codes the endpoint may answer.
+let oauthErrors: Set<String> = ["invalid_request", "invalid_client", "invalid_grant", "unauthorized_client", "unsupported_grant_type", "invalid_scope"]
+
+func checkToken(_ server: InMemoryServer, body: [UInt8]) {
+    let response = server.respond(FuzzRequest(method: "POST", target: "/token", headers: [], body: body), connection: server.makeConnection())
+    guard let document = try? JSONDocument.parse(response.body) else { fatalError("/token answered \(response.status) with a non-JSON body") }
+    switch response.status {
+    case 200:
+        guard case .string(let token)? = document.value(at: "/access_token"), !token.isEmpty,
+              document.value(at: "/token_type") == .string("Bearer"), document.value(at: "/expires_in") != nil
+        else { fatalError("/token 200 without access_token, token_type Bearer and expires_in: \(String(decoding: response.body, as: UTF8.self))") }
+        // The issued token must authenticate a send (whatever the send's own verdict).
+        let send = server.respond(FuzzRequest(method: "POST", target: sendPath, headers: [("authorization", "Bearer " + token)],
+                                              body: Array(#"{"message":{"token":"x"}}"#.utf8)), connection: server.makeConnection())
+        if send.status == 401 { fatalError("a token /token issued was refused by messages:send: \(String(decoding: send.body, as: UTF8.self))") }
+    case 400:
+        guard case .string(let code)? = document.value(at: "/error"), oauthErrors.contains(code),
+              case .string? = document.value(at: "/error_description")
+        else { fatalError("/token 400 without an RFC 6749 error: \(String(decoding: response.body, as: UTF8.self))") }
+    default:
+        fatalError("/token answered \(response.status): \(String(decoding: response.body, as: UTF8.self))")
+    }
+}
+
+func checkSend(_ response: ServerResponse, project: String) {
+    guard response.status != 0 else { return }  // a fault plan's reset; none is configured
+    guard let document = try? JSONDocument.parse(response.body) else {
+        fatalError("messages:send answered \(response.status) with a non-JSON body: \(String(decoding: response.body.prefix(200), as: UTF8.self))")
+    }
+    if response.status == 200 {
+        guard case .string(let name)? = document.value(at: "/name"), name.hasPrefix("projects/\(project)/messages/") else {
+            fatalError("messages:send 200 without a message name under projects/\(project): \(String(decoding: response.body, as: UTF8.self))")
+        }
+    } else {
+        guard document.value(at: "/error/code") == .number(JSONNumber(response.status)), case .string? = document.value(at: "/error/status") else {
+            fatalError("messages:send \(response.status) without error.code = status and error.status: \(String(decoding: response.body, as: UTF8.self))")
+        }
+    }
+}
+
+/// `FormBody.parse` then percent-encoding every byte but the unreserved ones and parsing again
+/// gives the same fields.
+func checkFormRoundTrip(_ body: [UInt8]) {
+    let fields = FormBody.parse(body)
+    func encode(_ s: String) -> String {
+        s.utf8.map { b -> String in
+            let unreserved = (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x2D || b == 0x2E || b == 0x5F || b == 0x7E
+            return unreserved ? String(UnicodeScalar(b)) : String(format: "%%%02X", b)
+        }.joined()
+    }
+    let reencoded = fields.map { encode($0.key) + "=" + encode($0.value) }.joined(separator: "&")
+    let again = FormBody.parse(Array(reencoded.utf8))
+    guard again == fields else { fatalError("form fields changed when re-encoded:\n\(fields)\n\(again)") }
+}
