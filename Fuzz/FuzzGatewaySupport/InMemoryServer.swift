@@ -66,9 +66,10 @@ public final class InMemoryServer {
         switch host {
         case .apns, .google:
             // The collector is mounted on the Google host only, so an APNs input needs none.
+            var collectorConfig = CollectorConfiguration(credentials: CollectorCredentials(cdpAPIKeys: ["pushlab-demo-cdp-key"]))
+            collectorConfig.maxPendingWrites = 1
             let served = host == .apns || !mountsCollector ? nil
-                : try MetricsCollector(configuration: CollectorConfiguration(credentials: CollectorCredentials(cdpAPIKeys: ["pushlab-demo-cdp-key"])),
-                                       store: try MetricStore(path: ":memory:"), timeSource: fixture.time)
+                : try MetricsCollector(configuration: collectorConfig, store: try MetricStore(path: ":memory:"), timeSource: fixture.time)
             var config = GatewayConfiguration(certificateFile: fixture.certs + "/server.pem", privateKeyFile: fixture.certs + "/server.key")
             config.apnsPort = 0
             config.fcmPort = 0
@@ -80,7 +81,9 @@ public final class InMemoryServer {
             collector = served
             router = host == .apns ? gateway.apnsRouter : gateway.googleRouter
         case .collector:
-            let standalone = try MetricsCollector(configuration: CollectorConfiguration(), store: try MetricStore(path: ":memory:"),
+            var collectorConfig = CollectorConfiguration()
+            collectorConfig.maxPendingWrites = 1
+            let standalone = try MetricsCollector(configuration: collectorConfig, store: try MetricStore(path: ":memory:"),
                                                   timeSource: fixture.time)
             gateway = nil
             collector = standalone
@@ -88,8 +91,8 @@ public final class InMemoryServer {
         }
     }
 
-    /// Commits what the collector received (its writer batches on a queue), so an input's
-    /// store writes happen within the input.
+    /// Waits for the collector's writer queue (it commits each request at once here,
+    /// `maxPendingWrites = 1`, on its own queue), so nothing of the input runs after it.
     public func finish() { collector?.flush() }
 
     public func makeConnection() -> ConnectionContext {

@@ -26,7 +26,8 @@ public final class MetricWriter: Sendable {
     private let maxPending: Int
     private let onError: @Sendable (any Error) -> Void
 
-    /// `delay`: how long a record may wait for companions before its batch is committed.
+    /// `delay`: how long a record may wait for companions before its batch is committed;
+    /// `maxPending`: how many may wait (1 commits each one inside `submit`).
     public init(store: MetricStore, delay: DispatchTimeInterval = .milliseconds(5), maxPending: Int = 512,
                 onError: @escaping @Sendable (any Error) -> Void = { _ in }) throws {
         self.store = store
@@ -50,7 +51,11 @@ public final class MetricWriter: Sendable {
             s.scheduled = true
             return (flags, s.pending.count >= maxPending, !wasScheduled)
         }
-        if flushNow {
+        if flushNow && maxPending <= 1 {
+            // Unbatched: committed on the caller's thread before `submit` returns, with no queue
+            // hop and no timer left behind (the fuzz targets' collectors, Fuzz/README.md).
+            queue.sync { drain() }
+        } else if flushNow {
             queue.async { self.drain() }
         } else if schedule {
             queue.asyncAfter(deadline: .now() + delay) { self.drain() }

@@ -41,7 +41,8 @@ public final class MetricsCollector: Sendable {
         self.time = timeSource
         self.observer = observer
         injector = FaultInjector(plan: configuration.faultPlan)
-        writer = try MetricWriter(store: store, onError: { error in observer?(.storeFailed("\(error)")) })
+        writer = try MetricWriter(store: store, maxPending: configuration.maxPendingWrites,
+                                  onError: { error in observer?(.storeFailed("\(error)")) })
     }
 
     /// Adds `POST /v1/track`, `POST /v1/b` and `POST /push/events` to `router`.

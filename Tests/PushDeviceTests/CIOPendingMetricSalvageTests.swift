@@ -81,16 +81,26 @@ final class CIOPendingMetricSalvageTests: XCTestCase {
         XCTAssertEqual(try referenceStore.loadAll(), [])
     }
 
-    /// Every input in Tests/Corpus/fuzz-regressions/FuzzAppGroupFile: neither parser traps, and a
-    /// file that decodes reads the same through `intactRows`.
-    func testFuzzRegressionInputs() throws {
-        let directory = Fixtures.path("Tests/Corpus/fuzz-regressions/FuzzAppGroupFile")
-        let files = try FileManager.default.contentsOfDirectory(atPath: directory).sorted()
-        XCTAssertFalse(files.isEmpty)
-        for name in files {
-            let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: directory + "/" + name)))
-            let salvaged = CIOPendingMetricFile.intactRows(bytes)
-            if let decoded = CIOPendingMetricFile.decode(bytes) { XCTAssertEqual(salvaged, decoded, name) }
+    /// Every seed of Fuzz/FuzzAppGroupFile and every input it found (Tests/Corpus/fuzz-regressions/
+    /// FuzzAppGroupFile), read as a file: neither parser traps, and a file that decodes reads the
+    /// same through `intactRows`. The damaged seeds keep their whole rows.
+    func testFuzzSeedsAndRegressionInputs() throws {
+        var files: [String] = []
+        for directory in ["Fuzz/seeds/FuzzAppGroupFile", "Tests/Corpus/fuzz-regressions/FuzzAppGroupFile"].map(Fixtures.path) {
+            files += ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).map { directory + "/" + $0 }
         }
+        XCTAssertGreaterThanOrEqual(files.count, 7)
+        for path in files {
+            let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+            let salvaged = CIOPendingMetricFile.intactRows(bytes)
+            if let decoded = CIOPendingMetricFile.decode(bytes) { XCTAssertEqual(salvaged, decoded, path) }
+        }
+        let seeds = Fixtures.path("Fuzz/seeds/FuzzAppGroupFile")
+        func rows(_ name: String) throws -> [String] {
+            CIOPendingMetricFile.intactRows([UInt8](try Data(contentsOf: URL(fileURLWithPath: seeds + "/" + name)))).map(\.deliveryID)
+        }
+        XCTAssertEqual(try rows("reference-two-rows"), ["dlv-1", "dlv-2"])
+        XCTAssertEqual(try rows("reference-truncated"), ["dlv-1"])
+        XCTAssertEqual(try rows("reference-bad-row"), ["dlv-2"])
     }
 }
