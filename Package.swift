@@ -93,7 +93,7 @@ if Context.environment["PUSHLAB_FUZZ"] != nil {
                           path: "Fuzz/FuzzServerRequests"),
         .executableTarget(name: "FuzzHTTP1", dependencies: ["TestSupport", "FuzzSupport"], path: "Fuzz/FuzzHTTP1"),
         .executableTarget(name: "FuzzAppGroupFile", dependencies: ["PushDevice"], path: "Fuzz/FuzzAppGroupFile"),
-        .executableTarget(name: "FuzzFCMOAuth", dependencies: ["PushCore", "PushHTTP", "PushGateway", "FuzzSupport", "FuzzGatewaySupport"],
+        .executableTarget(name: "FuzzFCMOAuth", dependencies: ["PushCore", "PushAuth", "PushHTTP", "PushGateway", "FuzzSupport", "FuzzGatewaySupport"],
                           path: "Fuzz/FuzzFCMOAuth"),
     ]
     package.products += ["FuzzJSON", "FuzzJWT", "FuzzServerRequests", "FuzzHTTP1", "FuzzAppGroupFile", "FuzzFCMOAuth"]
