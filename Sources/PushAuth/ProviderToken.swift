@@ -1,6 +1,5 @@
 import Foundation
 import PushCore
-import Synchronization
 
 /// One APNs provider token as handed to a request. `description` never shows the JWT.
 public struct ProviderToken: Sendable, Hashable, CustomStringConvertible, CustomReflectable {

@@ -1,6 +1,5 @@
 import Foundation
 import PushCore
-import Synchronization
 
 /// A configuration file or flag the gateway could not use.
 public enum GatewayConfigError: Error, CustomStringConvertible, Sendable {

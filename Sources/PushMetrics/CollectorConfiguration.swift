@@ -1,7 +1,5 @@
 import Foundation
-import Synchronization
 import PushCore
-import PushHTTP
 
 public struct CollectorConfiguration: Sendable {
     public var credentials: CollectorCredentials

@@ -1,6 +1,5 @@
 import Foundation
 import PushCore
-import PushStore
 
 /// How many requests of one route ended with one status.
 public struct RequestOutcomeCount: Sendable, Equatable, Codable {

@@ -1,6 +1,5 @@
 import Foundation
 import PushCore
-import PushStore
 
 /// One push the gateway accepted, as the report needs it.
 public struct SentPush: Sendable, Equatable {

@@ -1,4 +1,3 @@
-import CPushLab
 import Foundation
 
 /// What went wrong talking to SQLite, with the file and the statement's purpose.

@@ -1,4 +1,3 @@
-import CPushLab
 import Foundation
 
 /// A value bound to or read from a statement.

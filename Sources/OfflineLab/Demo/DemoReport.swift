@@ -1,8 +1,6 @@
 import Foundation
 import PushCore
 import PushDevice
-import PushGateway
-import PushHTTP
 import PushMetrics
 import PushSend
 

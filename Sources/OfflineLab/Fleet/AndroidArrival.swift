@@ -2,7 +2,6 @@ import Foundation
 import PushCore
 import PushDevice
 import PushGateway
-import PushHTTP
 
 /// What happened on a virtual Android phone to one FCM message the gateway accepted.
 public struct AndroidFleetDelivery: Sendable {

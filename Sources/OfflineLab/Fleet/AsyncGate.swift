@@ -1,5 +1,4 @@
 import Foundation
-import PushCore
 import PushDevice
 import PushGateway
 import PushHTTP

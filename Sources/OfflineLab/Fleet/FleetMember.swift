@@ -1,8 +1,6 @@
 import Foundation
-import PushCore
 import PushDevice
 import PushGateway
-import PushHTTP
 
 /// One emulated iPhone app: its profile and its App Group container directory.
 public struct FleetMember: Sendable {

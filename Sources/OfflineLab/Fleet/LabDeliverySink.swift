@@ -1,8 +1,6 @@
 import Foundation
-import PushCore
 import PushDevice
 import PushGateway
-import PushHTTP
 
 /// The lab's delivery sink: pushes for iPhones go to the `DeviceFleet`, FCM messages for Android
 /// devices to the `AndroidFleet`.

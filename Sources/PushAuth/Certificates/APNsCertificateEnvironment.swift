@@ -1,4 +1,3 @@
-import CPushLab
 import Foundation
 
 /// Which APNs environments a provider certificate may connect to.

@@ -1,4 +1,3 @@
-import CPushLab
 import Foundation
 
 /// Walks DER tag-length-value items (definite lengths only, as DER requires).

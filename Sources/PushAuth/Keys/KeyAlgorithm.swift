@@ -1,4 +1,3 @@
-import CPushLab
 import Foundation
 
 /// What a key is, in words a user recognises. Never includes key material.

@@ -1,4 +1,3 @@
-import CPushLab
 import Foundation
 
 /// Reads a key file, mapping I/O failures to `KeyLoadError.unreadable`.

@@ -2,7 +2,6 @@ import Foundation
 import PushAuth
 import PushCore
 import PushHTTP
-import Synchronization
 
 /// Per-connection token state (docs/specs/apns.md: team pinned per connection, refresh floor, one key).
 struct APNsConnectionAuth: Sendable {

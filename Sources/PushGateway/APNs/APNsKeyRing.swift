@@ -2,7 +2,6 @@ import Foundation
 import PushAuth
 import PushCore
 import PushHTTP
-import Synchronization
 
 /// Verifies provider JWTs against the keys the gateway trusts.
 protocol APNsKeyRing: Sendable {

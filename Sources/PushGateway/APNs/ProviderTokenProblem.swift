@@ -2,7 +2,6 @@ import Foundation
 import PushAuth
 import PushCore
 import PushHTTP
-import Synchronization
 
 /// Why a provider token could not be verified (all map to 403 InvalidProviderToken except
 /// where APNs has a reason of its own).

@@ -1,8 +1,6 @@
 import Foundation
 import PushAuth
 import PushCore
-import PushHTTP
-import Synchronization
 
 /// A key the gateway trusts: an APNs `.p8` public half, the team that owns it, and an
 /// optional environment restriction (docs/specs/apns.md: BadEnvironmentKeyIdInToken).

@@ -1,8 +1,6 @@
 import Foundation
 import PushAuth
 import PushCore
-import PushHTTP
-import Synchronization
 
 /// What the gateway learned from a provider token whose signature checked out.
 struct VerifiedProviderToken: Sendable, Equatable {

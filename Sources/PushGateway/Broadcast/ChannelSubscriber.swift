@@ -1,5 +1,4 @@
 import Foundation
-import PushCore
 
 /// One Live Activity subscribed to a broadcast channel: the virtual device and the activity.
 public struct ChannelSubscriber: Sendable, Hashable {

@@ -1,6 +1,5 @@
 import Foundation
 import PushCore
-import Synchronization
 
 /// An emulated device the gateway knows: which tokens reach it, for which app, and whether
 /// it has been unregistered (APNs 410 / FCM UNREGISTERED).

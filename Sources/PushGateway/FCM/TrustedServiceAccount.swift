@@ -1,7 +1,6 @@
 import Foundation
 import PushAuth
 import PushCore
-import Synchronization
 
 /// A service account's public half: what the OAuth route verifies assertions with.
 public struct TrustedServiceAccount: Sendable {

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// What a handler may do to the connection its request came on. Every method is safe to call
 /// from any thread; the server applies it on its event loop.

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// HTTP/2 SETTINGS the server advertises. Nil fields are left at the protocol default.
 public struct HTTP2Settings: Sendable, Hashable {

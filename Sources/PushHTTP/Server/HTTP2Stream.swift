@@ -1,4 +1,3 @@
-import CPushLab
 
 /// One request/response exchange on an HTTP/2 connection. Loop thread only.
 ///

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// What a handler decides. `.now` is answered on the event-loop thread with no task hop;
 /// `.later` runs the closure on the Swift concurrency pool and answers when it returns.

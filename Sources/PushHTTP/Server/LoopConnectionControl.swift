@@ -1,4 +1,3 @@
-import CPushLab
 import Foundation
 
 /// `ConnectionControl` for handlers: every call becomes a job on the loop thread that finds the

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// A request as the server hands it to a route handler.
 public struct ServerRequest: Sendable {

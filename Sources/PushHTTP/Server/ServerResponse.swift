@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 public struct ServerResponse: Sendable {
     public var status: Int

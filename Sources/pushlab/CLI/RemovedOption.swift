@@ -1,5 +1,4 @@
 import Foundation
-import PushCore
 
 /// An option that was removed: old scripts that pass it get an error saying why and what to do.
 struct RemovedOption: OptionDeclaration {

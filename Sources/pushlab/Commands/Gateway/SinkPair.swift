@@ -1,10 +1,7 @@
 import Foundation
 import OfflineLab
 import PushConsole
-import PushCore
-import PushDevice
 import PushGateway
-import PushHTTP
 import OfflineLab
 import PushMetrics
 
