@@ -47,6 +47,21 @@ struct curl_slist *cpl_slist_append_header(struct curl_slist *list, const char *
     return result;
 }
 
+int cpl_slist_replace_header(struct curl_slist *node, const char *name, size_t name_len,
+                             const char *value, size_t value_len) {
+    if (value_len == 0) return 0;  // "name;" lines are built by cpl_slist_append_header only
+    char *line = malloc(name_len + 2 + value_len + 1);
+    if (!line) return 0;
+    memcpy(line, name, name_len);
+    line[name_len] = ':';
+    line[name_len + 1] = ' ';
+    memcpy(line + name_len + 2, value, value_len);
+    line[name_len + 2 + value_len] = '\0';
+    free(node->data);  // allocated by curl_slist_append's strdup (libcurl's default allocator)
+    node->data = line;
+    return 1;
+}
+
 int cpl_multi_next_done(CURLM *multi, CURL **easy, CURLcode *result) {
     int queued = 0;
     CURLMsg *msg;

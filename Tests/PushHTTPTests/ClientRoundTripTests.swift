@@ -72,6 +72,33 @@ final class ClientRoundTripTests: XCTestCase {
         await server.stop()
     }
 
+    func testAReusedHandleSendsEachRequestsOwnHeaderValues() async throws {
+        // One request at a time: every exchange reuses the same pooled handle and header list,
+        // whose lines are rewritten in place when only values change.
+        let server = try ClientTestServer()
+        let client = try HTTPClient(configuration: .testing())
+        for (seq, type) in [("1", "text/a"), ("2", "text/a"), ("3", "text/b"), ("4", "text/b")] {
+            let response = try await client.send(HTTPRequest(method: "POST", url: server.tlsURL + "/echo",
+                                                             headers: ["x-seq": seq, "content-type": type], body: [1]))
+            XCTAssertEqual(response.headers["x-seq"], seq)
+            XCTAssertEqual(response.headers["x-content-type"], type)
+        }
+        // Other names, another count, then the first shape again.
+        let other = try await client.send(HTTPRequest(method: "POST", url: server.tlsURL + "/echo",
+                                                      headers: ["user-agent": "custom/2"], body: [1]))
+        XCTAssertEqual(other.headers["x-seq"], "-")
+        XCTAssertEqual(other.headers["x-user-agent"], "custom/2")
+        XCTAssertEqual(other.headers["x-content-type"], "")
+        let again = try await client.send(HTTPRequest(method: "POST", url: server.tlsURL + "/echo",
+                                                      headers: ["x-seq": "5", "content-type": "text/c"], body: [1]))
+        XCTAssertEqual(again.headers["x-seq"], "5")
+        XCTAssertEqual(again.headers["x-content-type"], "text/c")
+        XCTAssertEqual(again.headers["x-user-agent"], "pushlab/0.1")
+        XCTAssertEqual(client.stats.connectionsOpened, 1)
+        await client.shutdown()
+        await server.stop()
+    }
+
     func testNonHTTPURLIsRejectedAsInvalid() async throws {
         let client = try HTTPClient(configuration: .testing())
         do {

@@ -30,6 +30,11 @@ CURLcode cpl_easy_getinfo_pointer(CURL *handle, CURLINFO info, void **value);
 /// when out of memory (the old list is then left untouched).
 struct curl_slist *cpl_slist_append_header(struct curl_slist *list, const char *name, size_t name_len,
                                            const char *value, size_t value_len);
+/// Replaces the text of one node of a header list with "name: value" (value not empty), for
+/// a list libcurl is not reading now (its handle is not in a multi handle). Returns 0 when out
+/// of memory or the value is empty (the node is then unchanged).
+int cpl_slist_replace_header(struct curl_slist *node, const char *name, size_t name_len,
+                             const char *value, size_t value_len);
 
 /// The next CURLMsg of kind CURLMSG_DONE from curl_multi_info_read: the easy handle and its
 /// result. Returns 0 when no more messages are queued. (CURLMsg's `data` is a C union Swift

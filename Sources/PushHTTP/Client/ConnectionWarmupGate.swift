@@ -30,16 +30,26 @@ final class ConnectionWarmupGate {
         case hold
     }
 
-    private enum Warmth {
+    fileprivate enum Warmth {
         case cold
         case pilotInFlight
         case warm(http2: Bool)
     }
 
-    private struct Origin {
-        var liveSockets = 0
-        var warmth = Warmth.cold
-        var held: [TransferSubmission] = []
+    /// One origin's state. A class, so the loop can keep a reference for the origin it is
+    /// sending to and reach it on every request without hashing the origin string again.
+    final class Origin {
+        let key: String
+        /// An `http:` origin (h2c), whose reusing requests may need another HTTP version.
+        fileprivate let cleartext: Bool
+        fileprivate var liveSockets = 0
+        fileprivate var warmth = Warmth.cold
+        fileprivate var held: [TransferSubmission] = []
+
+        fileprivate init(key: String) {
+            self.key = key
+            cleartext = key.hasPrefix("http:")
+        }
     }
 
     private let gatesCleartext: Bool
@@ -47,11 +57,13 @@ final class ConnectionWarmupGate {
     /// True when requests must set CURLOPT_HTTP_VERSION each time (pilot vs reuse differ).
     var switchesVersions: Bool { priorKnowledgeWorkaround }
     private var origins: [String: Origin] = [:]
-    private var socketOrigins: [Int32: String] = [:]
+    private var socketOrigins: [Int32: Origin] = [:]
     // One-entry cache: a client usually talks to one origin, often with the same URL string
     // (or with one path per request, as APNs' /3/device/<token>).
     private var lastURL = ""
     private var lastKey: String?
+    /// The state of `lastKey`'s origin once looked up (nil until then).
+    private var lastOrigin: Origin?
     /// How many leading UTF-8 bytes of `lastURL` are its scheme and authority.
     private var lastOriginLength = 0
 
@@ -79,6 +91,7 @@ final class ConnectionWarmupGate {
         if url == lastURL || Self.sameOrigin(url, lastURL, originLength: lastOriginLength) { return lastKey }
         let key = Self.parseOrigin(url, includeCleartext: gatesCleartext)
         lastURL = url
+        if key != lastKey { lastOrigin = nil }
         lastKey = key
         lastOriginLength = key == nil ? 0 : Self.originLength(url)
         return key
@@ -119,81 +132,86 @@ final class ConnectionWarmupGate {
         return lower.prefix(schemeLength) + rest[..<end].lowercased()
     }
 
-    func admit(_ origin: String) -> Admission {
-        // Fast path, taken by nearly every request: a warm origin, read without writing back.
-        if let warm = origins[origin], case .warm(let http2) = warm.warmth, warm.liveSockets > 0 {
-            let reuse = priorKnowledgeWorkaround && http2 && origin.hasPrefix("http:")
+    /// The state of `url`'s origin, created on first use; nil for URLs the gate does not manage.
+    func origin(for url: String) -> Origin? {
+        guard let key = originKey(url) else { return nil }
+        if let lastOrigin { return lastOrigin }
+        let origin = state(key)
+        lastOrigin = origin
+        return origin
+    }
+
+    private func state(_ key: String) -> Origin {
+        if let origin = origins[key] { return origin }
+        let origin = Origin(key: key)
+        origins[key] = origin
+        return origin
+    }
+
+    func admit(_ origin: Origin) -> Admission {
+        switch origin.warmth {
+        case .warm(let http2) where origin.liveSockets > 0:
+            let reuse = priorKnowledgeWorkaround && http2 && origin.cleartext
             return .go(reuseVersion: reuse ? CURL_HTTP_VERSION_2_0 : nil)
-        }
-        var state = origins[origin, default: Origin()]
-        defer { origins[origin] = state }
-        switch state.warmth {
-        case .warm(let http2) where state.liveSockets > 0:
-            let cleartext = origin.hasPrefix("http:")
-            return .go(reuseVersion: http2 && cleartext && priorKnowledgeWorkaround ? CURL_HTTP_VERSION_2_0 : nil)
         case .pilotInFlight:
             return .hold
         case .warm, .cold:
-            state.warmth = .pilotInFlight
+            origin.warmth = .pilotInFlight
             return .pilot
         }
     }
 
-    func hold(_ submission: TransferSubmission, origin: String) {
-        origins[origin, default: Origin()].held.append(submission)
+    func hold(_ submission: TransferSubmission, origin: Origin) {
+        origin.held.append(submission)
     }
 
     /// The pilot finished. Returns the held requests, to be admitted again (now going ahead
     /// on the warm connection, or electing a new pilot).
-    func pilotFinished(origin: String, version: HTTPVersion?) -> [TransferSubmission] {
-        guard var state = origins[origin] else { return [] }
-        if let version, state.liveSockets > 0 {
-            state.warmth = .warm(http2: version == .http2)
+    func pilotFinished(origin: Origin, version: HTTPVersion?) -> [TransferSubmission] {
+        if let version, origin.liveSockets > 0 {
+            origin.warmth = .warm(http2: version == .http2)
         } else {
-            state.warmth = .cold
+            origin.warmth = .cold
         }
-        let released = state.held
-        state.held = []
-        origins[origin] = state
+        let released = origin.held
+        origin.held = []
         return released
     }
 
     /// Removes a held request (cancelled) so the caller can fail it.
     func removeHeld(id: UInt64) -> TransferSubmission? {
-        for (key, state) in origins where !state.held.isEmpty {
-            if let index = state.held.firstIndex(where: { $0.id == id }) {
-                return origins[key]!.held.remove(at: index)
-            }
+        for origin in origins.values {
+            if let index = origin.held.firstIndex(where: { $0.id == id }) { return origin.held.remove(at: index) }
         }
         return nil
     }
 
     func removeAllHeld() -> [TransferSubmission] {
         var all: [TransferSubmission] = []
-        for key in origins.keys where !origins[key]!.held.isEmpty {
-            all += origins[key]!.held
-            origins[key]!.held = []
+        for origin in origins.values where !origin.held.isEmpty {
+            all += origin.held
+            origin.held = []
         }
         return all
     }
 
     fileprivate func opened(_ socket: Int32, url: String) {
-        guard let origin = originKey(url) else { return }
+        guard let origin = origin(for: url) else { return }
         socketOrigins[socket] = origin
-        origins[origin, default: Origin()].liveSockets += 1
+        origin.liveSockets += 1
     }
 
     /// A request meant to reuse the origin's connection found none: the origin is cold again.
     fileprivate func cooled(url: String) {
-        guard let origin = originKey(url), origins[origin] != nil, case .warm = origins[origin]!.warmth else { return }
-        origins[origin]!.warmth = .cold
+        guard let origin = origin(for: url), case .warm = origin.warmth else { return }
+        origin.warmth = .cold
     }
 
     fileprivate func closed(_ socket: Int32) {
         guard let origin = socketOrigins.removeValue(forKey: socket) else { return }
-        origins[origin, default: Origin()].liveSockets -= 1
-        if origins[origin]!.liveSockets <= 0, case .warm = origins[origin]!.warmth {
-            origins[origin]!.warmth = .cold
+        origin.liveSockets -= 1
+        if origin.liveSockets <= 0, case .warm = origin.warmth {
+            origin.warmth = .cold
         }
     }
 

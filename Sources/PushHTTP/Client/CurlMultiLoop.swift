@@ -12,8 +12,10 @@ final class CurlMultiLoop {
     /// Finished handles kept for reuse: their buffers and TLS session cache survive.
     private var idle: [CurlTransfer] = []
     private let idleLimit: Int
-    /// Transfers added to the multi handle, by request id (for cancellation).
-    private var active: [UInt64: CurlTransfer] = [:]
+    /// Transfers added to the multi handle. An array, each transfer knowing its index, because
+    /// adding and removing happen for every request while a lookup by request id happens only
+    /// for a cancellation (a scan then); a dictionary would hash the id twice per request.
+    private var active: [CurlTransfer] = []
     /// Nil in HTTP/1.1 mode (nothing to multiplex, nothing to warm up).
     private let gate: ConnectionWarmupGate?
     // Buffers reused every turn: drained from the inbox, and finished exchanges whose callers
@@ -88,9 +90,9 @@ final class CurlMultiLoop {
 
     private func start(_ submission: TransferSubmission) {
         var httpVersion: Int?
-        var pilotOrigin: String?
+        var pilotOrigin: ConnectionWarmupGate.Origin?
         var mustReuse = false
-        if let gate, let origin = gate.originKey(submission.request.url) {
+        if let gate, let origin = gate.origin(for: submission.request.url) {
             switch gate.admit(origin) {
             case .hold:
                 gate.hold(submission, origin: origin)
@@ -123,7 +125,20 @@ final class CurlMultiLoop {
                    .protocolError("libcurl refused the transfer: \(String(cString: curl_multi_strerror(added)))"))
             return
         }
-        active[submission.id] = transfer
+        transfer.activeIndex = active.count
+        active.append(transfer)
+    }
+
+    /// Takes `transfer` out of `active` (the last one moves into its place).
+    private func deactivate(_ transfer: CurlTransfer) {
+        let index = transfer.activeIndex
+        guard index >= 0 else { return }
+        let last = active.removeLast()
+        if last !== transfer {
+            active[index] = last
+            last.activeIndex = index
+        }
+        transfer.activeIndex = -1
     }
 
     private func makeTransfer() -> CurlTransfer? {
@@ -136,14 +151,14 @@ final class CurlMultiLoop {
     }
 
     /// Fails a request that never reached libcurl.
-    private func refuse(_ submission: TransferSubmission, pilotOrigin: String?, _ error: HTTPClientError) {
+    private func refuse(_ submission: TransferSubmission, pilotOrigin: ConnectionWarmupGate.Origin?, _ error: HTTPClientError) {
         inbox.record(completed: 0, failed: 1, connectionsOpened: 0)
         submission.continuation.resume(throwing: error)
         pilotLanded(pilotOrigin, version: nil)
     }
 
     /// A pilot is done: admit the requests that waited for it.
-    private func pilotLanded(_ origin: String?, version: HTTPVersion?) {
+    private func pilotLanded(_ origin: ConnectionWarmupGate.Origin?, version: HTTPVersion?) {
         guard let origin, let gate else { return }
         for submission in gate.pilotFinished(origin: origin, version: version) { start(submission) }
     }
@@ -157,7 +172,7 @@ final class CurlMultiLoop {
         var easy: UnsafeMutableRawPointer?
         var code = CURLE_OK
         var completed = 0, failed = 0, connections = 0
-        var pilots: [(String, HTTPVersion?)] = []
+        var pilots: [(ConnectionWarmupGate.Origin, HTTPVersion?)] = []
         var restarts: [TransferSubmission] = []
         while cpl_multi_next_done(multi, &easy, &code) != 0, let handle = easy {
             let transfer = CurlTransfer.from(easy: handle)
@@ -165,7 +180,7 @@ final class CurlMultiLoop {
             if transfer.refusedNewConnection {
                 // Its connection was gone; it never went out. Start it again (as a pilot).
                 curl_multi_remove_handle(multi, handle)
-                active.removeValue(forKey: submission.id)
+                deactivate(transfer)
                 _ = transfer.finish(code, settings: settings)
                 recycle(transfer)
                 restarts.append(submission)
@@ -174,7 +189,7 @@ final class CurlMultiLoop {
             let outcome = transfer.finish(code, settings: settings)
             connections += transfer.connectionsOpened
             curl_multi_remove_handle(multi, handle)
-            active.removeValue(forKey: submission.id)
+            deactivate(transfer)
             if let origin = transfer.pilotOrigin {
                 pilots.append((origin, try? outcome.get().version))
             }
@@ -200,10 +215,11 @@ final class CurlMultiLoop {
     /// Removes a transfer from libcurl mid-flight (HTTP/2: the stream is reset, the connection
     /// stays). Unknown ids already finished: nothing to do.
     private func abort(id: UInt64, with error: HTTPClientError) {
-        guard let transfer = active.removeValue(forKey: id), let submission = transfer.submission else {
+        guard let transfer = active.first(where: { $0.submission?.id == id }), let submission = transfer.submission else {
             if let held = gate?.removeHeld(id: id) { refuse(held, pilotOrigin: nil, error) }
             return
         }
+        deactivate(transfer)
         let connections = transfer.connectionsOpened
         curl_multi_remove_handle(multi, transfer.easy)
         _ = transfer.finish(CURLE_ABORTED_BY_CALLBACK, settings: settings)
@@ -216,7 +232,7 @@ final class CurlMultiLoop {
 
     private func abortEverything() {
         for held in gate?.removeAllHeld() ?? [] { refuse(held, pilotOrigin: nil, .shutDown) }
-        for id in Array(active.keys) { abort(id: id, with: .shutDown) }
+        for id in active.compactMap({ $0.submission?.id }) { abort(id: id, with: .shutDown) }
     }
 
     private func recycle(_ transfer: CurlTransfer) {
