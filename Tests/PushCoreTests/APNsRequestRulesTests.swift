@@ -90,6 +90,21 @@ final class APNsRequestRulesTests: XCTestCase {
         XCTAssertNil(APNsID.echoable("123"))
     }
 
+    func testGeneratedIDsAreDistinctVersion4UUIDs() throws {
+        var seen = Set<String>()
+        for _ in 0..<20_000 {
+            let id = APNsID.generate()
+            XCTAssertTrue(APNsID.isCanonical(id), id)
+            let uuid = try XCTUnwrap(UUID(uuidString: id), id)
+            XCTAssertEqual(uuid.uuid.6 >> 4, 4, "version nibble of \(id)")
+            XCTAssertEqual(uuid.uuid.8 >> 6, 0b10, "variant bits of \(id)")
+            XCTAssertTrue(seen.insert(id).inserted, "\(id) came twice")
+        }
+        // Each id's digits vary, not only a counter's last ones.
+        let first = Set(seen.map { $0.prefix(8) })
+        XCTAssertGreaterThan(first.count, 19_000)
+    }
+
     func testPrioritiesAreTheThreeOfTheSpec() {
         XCTAssertEqual(APNsPriority.allCases.map(\.rawValue), [10, 5, 1])
         XCTAssertNil(APNsPriority(rawValue: 7))
