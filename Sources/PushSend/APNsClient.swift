@@ -148,13 +148,13 @@ public struct APNsClient: Sendable {
 
     /// The request for one attempt; the same apns-id on every attempt of a push.
     public func request(_ push: PreparedAPNsPush, to token: String, apnsID: String, authorization: String) -> HTTPRequest {
-        var headers = HTTPHeaders()
-        if !authorization.isEmpty { headers.add("authorization", authorization) }  // empty: certificate authentication
-        var apns = push.request
-        apns.apnsID = apnsID
-        for field in apns.headerFields { headers.add(field.name, field.value) }
-        headers.add("content-type", "application/json")
-        return HTTPRequest(method: "POST", url: endpoint.url(forDeviceToken: token), headers: headers, body: push.payload,
+        var fields: [HTTPHeader] = []
+        fields.reserveCapacity(push.sharedHeaderFields.count + 3)
+        if !authorization.isEmpty { fields.append(HTTPHeader("authorization", authorization)) }  // empty: certificate authentication
+        fields += push.sharedHeaderFields
+        fields.append(HTTPHeader("apns-id", apnsID))  // last of the apns-* fields, as in APNsRequest.headerFields
+        fields.append(HTTPHeader("content-type", "application/json"))
+        return HTTPRequest(method: "POST", url: endpoint.url(forDeviceToken: token), headers: HTTPHeaders(fields), body: push.payload,
                            timeout: requestTimeout, maxResponseBodyBytes: 64 * 1024)
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import PushCore
+import PushHTTP
 
 /// The headers a user may set on an APNs push (docs/specs/apns.md "Request"). Anything left nil gets
 /// the spec's default when the push is prepared.
@@ -42,6 +43,10 @@ public struct PreparedAPNsPush: Sendable {
     public let validated: Bool
     /// The rule catalog's warnings for the payload as it will be sent (empty when unchecked).
     public private(set) var warnings: [ValidationFinding] = []
+    /// The `apns-*` header fields every token gets, in `APNsRequest.headerFields` order, all
+    /// but `apns-id` (which comes last there and differs per send). Built once here rather
+    /// than per push: a bulk send sends the same fields many thousand times.
+    private(set) var sharedHeaderFields: [HTTPHeader] = []
 
     /// Resolves the defaults and, when `validate` is true, refuses what APNs would refuse
     /// (PushCore's `APNsRequestRules`) and what the rule catalog calls an error, for every
@@ -65,6 +70,9 @@ public struct PreparedAPNsPush: Sendable {
         collapseID = options.collapseID
         apnsID = options.apnsID
         validated = validate
+        var shared = self.request
+        shared.apnsID = nil
+        sharedHeaderFields = shared.headerFields.map { HTTPHeader($0.name, $0.value) }
         guard validate, let document else { return }
 
         guard case .object = document.root else { throw .payloadNotObject }
