@@ -1,6 +1,7 @@
 import Foundation
 import PushCore
 import PushHTTP
+import Synchronization
 
 /// An OAuth2 access token. `description` never shows the value.
 public struct AccessToken: Sendable, Hashable, CustomStringConvertible, CustomReflectable {
@@ -101,7 +102,15 @@ public actor OAuthTokenSource {
     public nonisolated let refreshMargin: TimeInterval
     private let transport: any HTTPTransport
     private let time: any TimeSource
-    private var cached: AccessToken?
+    /// The token in use. Behind a mutex rather than only in the actor so `currentAccessToken()`
+    /// can read it without entering the actor: an FCM bulk send asks for it before every
+    /// request, and entering the actor and returning to the caller's executor costs two
+    /// scheduled jobs each time.
+    private let cache = Mutex<AccessToken?>(nil)
+    private var cached: AccessToken? {
+        get { cache.withLock { $0 } }
+        set { cache.withLock { $0 = newValue } }
+    }
     private var inFlight: Task<AccessToken, any Error>?
     private var exchanges = 0
 
@@ -114,9 +123,19 @@ public actor OAuthTokenSource {
         self.refreshMargin = refreshMargin
     }
 
+    /// The cached token while it is valid (more than `refreshMargin` before it expires), else
+    /// nil: then `accessToken()` fetches one. Callable from any thread without awaiting.
+    public nonisolated func currentAccessToken() -> AccessToken? {
+        let now = time.now
+        return cache.withLock { token in
+            guard let token, now < token.expiresAt.addingTimeInterval(-refreshMargin) else { return nil }
+            return token
+        }
+    }
+
     /// A valid access token: the cached one, or a fresh one from `token_uri`.
     public func accessToken() async throws(OAuthError) -> AccessToken {
-        if let cached, time.now < cached.expiresAt.addingTimeInterval(-refreshMargin) { return cached }
+        if let current = currentAccessToken() { return current }
         let task: Task<AccessToken, any Error>
         if let inFlight {
             task = inFlight

@@ -120,7 +120,13 @@ extension ProviderTokenCache: APNsCredential {
 /// PushAuth's OAuth2 token source is the real FCM credential: the access token cached and
 /// refreshed before expiry, one exchange under concurrency.
 extension OAuthTokenSource: FCMAccessTokenProvider {
-    public func bearerToken() async throws -> String { try await accessToken().value }
+    /// Nonisolated, so a valid cached token is returned on the caller's executor (the HTTP
+    /// client's loop in a bulk send) without entering the actor and coming back (two jobs
+    /// scheduled per message); only a refresh goes through the actor.
+    public nonisolated func bearerToken() async throws -> String {
+        if let current = currentAccessToken() { return current.value }
+        return try await accessToken().value
+    }
 
     public func renew(afterRejecting rejected: String) async -> Bool {
         guard let current = try? await accessToken() else { return false }

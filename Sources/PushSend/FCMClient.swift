@@ -78,6 +78,7 @@ public struct FCMClient: Sendable {
         while base.hasSuffix("/") { base.removeLast() }
         self.baseURL = base
         self.projectID = projectID
+        sendURL = "\(base)/v1/projects/\(projectID)/messages:send"
         self.transport = transport
         self.credential = credential
         self.retry = retry
@@ -87,7 +88,8 @@ public struct FCMClient: Sendable {
         self.requestTimeout = requestTimeout
     }
 
-    public var sendURL: String { "\(baseURL)/v1/projects/\(projectID)/messages:send" }
+    /// `<baseURL>/v1/projects/<projectID>/messages:send`, built once: every message goes there.
+    public let sendURL: String
 
     /// Sends `message` to `target`. Never throws: every outcome is a result.
     /// - Parameter checkTarget: refuse a target of the wrong shape (e.g. an APNs token) before sending.

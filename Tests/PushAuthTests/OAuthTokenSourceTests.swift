@@ -79,6 +79,21 @@ final class OAuthTokenSourceTests: XCTestCase {
         XCTAssertEqual(endpoint.requests.count, 2)
     }
 
+    func testTheCurrentTokenIsReadableWithoutAnExchangeOnlyWhileValid() async throws {
+        let endpoint = InMemoryTokenEndpoint.issuing(expiresIn: 3600)
+        let source = OAuthTokenSource(account: try account(), transport: endpoint, timeSource: clock)
+        XCTAssertNil(source.currentAccessToken(), "nothing fetched yet")
+        let first = try await source.accessToken()
+        XCTAssertEqual(source.currentAccessToken(), first)
+        clock.advance(by: 55 * 60)  // within the five-minute refresh margin
+        XCTAssertNil(source.currentAccessToken())
+        let refreshed = try await source.accessToken()
+        XCTAssertEqual(source.currentAccessToken(), refreshed)
+        await source.invalidate(refreshed)
+        XCTAssertNil(source.currentAccessToken())
+        XCTAssertEqual(endpoint.requests.count, 2)
+    }
+
     func testInvalidateDropsTheCachedToken() async throws {
         let source = OAuthTokenSource(account: try account(), transport: InMemoryTokenEndpoint.issuing(), timeSource: clock)
         let first = try await source.accessToken()
