@@ -34,7 +34,7 @@ public enum APNsID {
 /// system generator and each id mixes a counter with them (SplitMix64's finalizer, a
 /// bijection: ids of one process differ as long as the counter does, and two processes'
 /// differ as random UUIDs do). Foundation's `UUID()` opens, reads and closes /dev/urandom
-/// for every id, which a bulk send paid on every push.
+/// for every id, which a bulk send paid on every push (benchmarks/results/design-measurements.md).
 final class RandomUUIDSource: Sendable {
     private let seeds: (UInt64, UInt64)
     private let counter = Atomic<UInt64>(0)

@@ -14,7 +14,8 @@ final class CurlMultiLoop {
     private let idleLimit: Int
     /// Transfers added to the multi handle. An array, each transfer knowing its index, because
     /// adding and removing happen for every request while a lookup by request id happens only
-    /// for a cancellation (a scan then); a dictionary would hash the id twice per request.
+    /// for a cancellation (a scan then); a dictionary would hash the id twice per request
+    /// (benchmarks/results/design-measurements.md).
     private var active: [CurlTransfer] = []
     /// Nil in HTTP/1.1 mode (nothing to multiplex, nothing to warm up).
     private let gate: ConnectionWarmupGate?
