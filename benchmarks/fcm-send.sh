@@ -24,16 +24,7 @@ source benchmarks/lib/push-server.sh
 # record, median, ratio, machine_lines, raw_table (every run kept).
 source benchmarks/lib/runs.sh
 
-$PY - "$WORK" "$URL" "$COUNT" <<'PYEOF'
-import json, sys
-work, url, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
-sa = json.load(open("certs/fcm-service-account.json"))
-sa["token_uri"] = url + "/token"
-json.dump(sa, open(work + "/sa.json", "w"))
-with open(work + "/tokens.txt", "w") as f:
-    for i in range(count):
-        f.write("bench%06d:APA91b%s\n" % (i, "Xy9_-Q" * 24))
-PYEOF
+$PY benchmarks/lib/fcm-inputs.py "$URL" "$COUNT" "$WORK/sa.json" "$WORK/tokens.txt"
 MESSAGE='{"message":{"notification":{"title":"Benchmark","body":"Hello from the benchmark"},"data":{"k":"v"}}}'
 printf '%s' "$MESSAGE" >"$WORK/message.json"
 
