@@ -103,6 +103,12 @@ final class AppSenders: Sendable {
         }
     }
 
+    /// The loop thread of the HTTP client that sends to `target` (`HTTPClient.executor`): a
+    /// send started there costs no thread hand-off to the loop and back.
+    func executor(for target: PushTarget) -> any TaskExecutor {
+        (target.kind == .apnsToken ? certificateHTTP ?? http : http).executor
+    }
+
     func apnsClient(for environment: APNsEnvironment?) -> APNsClient? {
         apnsClients[environment ?? app.apns?.environment ?? .sandbox]
     }

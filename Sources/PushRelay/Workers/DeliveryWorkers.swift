@@ -127,7 +127,14 @@ final class DeliveryWorkers: Sendable {
             defer { s.ready.removeLast(n) }
             return s.ready.suffix(n).reversed()
         }
-        for claim in starting { Task { await self.process(claim) } }
+        for claim in starting { spawn(claim) }
+    }
+
+    /// Runs `process(claim)` on the loop thread of the app's HTTP client, so the send and its
+    /// answer cost no hand-off between threads (the queue's writes run on its own writer thread
+    /// and resume here).
+    private func spawn(_ claim: ClaimedTarget) {
+        Task(executorPreference: senders[claim.app]?.executor(for: claim.target)) { await self.process(claim) }
     }
 
     /// Until the next retry is due, at most 250 ms (another node may queue work too).
@@ -158,7 +165,7 @@ final class DeliveryWorkers: Sendable {
             s.inFlight -= 1
             return nil
         }
-        if let next { Task { await self.process(next) } }
+        if let next { spawn(next) }
         slotFreed.signal()
         await finish(claim, attempt, platform: platform, start: start)
         state.withLock { $0.recording -= 1 }

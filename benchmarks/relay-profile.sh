@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# benchmarks/relay-profile.sh → benchmarks/results/relay-profile.md — where the relay's CPU goes
+# end to end (issue 18, relay ÷ direct): `perf record -e cpu-clock` (a software clock: this VM
+# has no hardware counters) on the `pushlab relay` process while E2E_TARGETS targets (pushes of
+# 1,000) go through it to the gateway emulator (`pushlab serve`, its own process) until the
+# queue is empty. Writes the samples' shares by library (libcurl, SQLite, the kernel, malloc,
+# Swift's runtime, pushlab itself …) and the top symbols, and the run's rate and CPU per 1,000.
+#
+#   E2E_TARGETS=20000 CONCURRENCY=100 [SKIP_BUILD=1] benchmarks/relay-profile.sh
+#   PUSHLAB_BIN=path/to/pushlab benchmarks/relay-profile.sh     # profile another build
+set -euo pipefail
+cd "$(dirname "$0")/.."
+E2E_TARGETS=${E2E_TARGETS:-20000}
+CONCURRENCY=${CONCURRENCY:-100}
+FREQ=${FREQ:-999}
+OUT=${OUT:-benchmarks/results/relay-profile.md}
+WORK=$(mktemp -d)
+PIDS=()
+cleanup() { for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$WORK"; }
+trap cleanup EXIT
+command -v perf >/dev/null || { echo "relay-profile.sh: perf is not installed (apt-get install linux-perf)" >&2; exit 1; }
+source benchmarks/lib/runs.sh
+if [ -z "${PUSHLAB_BIN:-}" ]; then
+  [ -n "${SKIP_BUILD:-}" ] || swift build -c release --product pushlab >/dev/null
+  PUSHLAB_BIN=.build/release/pushlab
+fi
+PUSHLAB=$PUSHLAB_BIN
+REPO=$(pwd)
+source benchmarks/lib/relay.sh
+start_emulator
+TICK_MS=$((1000 / $(getconf CLK_TCK)))
+python3 -c "
+for i in range($E2E_TARGETS): print('%064x' % (0xF0000000 + i))" >"$WORK/tokens.txt"
+relay_config "$WORK/relay.json" 100000000 "$CONCURRENCY"
+KEY=$("$PUSHLAB" relay keys create --data "$WORK/data" --app bench 2>/dev/null)
+ADMIN=$("$PUSHLAB" relay keys create --data "$WORK/data" --admin 2>/dev/null)
+start_relay "$WORK/relay.json" "$WORK/data"
+perf record -q -e cpu-clock -F "$FREQ" -p "$RELAY_PID" -o "$WORK/perf.data" 2>"$WORK/perf.log" &
+PERF_PID=$!
+sleep 0.5
+read -r sent total secs rate _ _ cpu < <(SKIP_RESULTS=1 python3 benchmarks/lib/relay-e2e.py "$RELAY_URL" "$KEY" "$ADMIN" "$WORK/tokens.txt" "$RELAY_PID")
+kill -INT "$PERF_PID"; wait "$PERF_PID" 2>/dev/null || true
+kill "$RELAY_PID"; wait "$RELAY_PID" 2>/dev/null || true
+record "relay deliveries/s" "$rate"
+record "relay CPU ms per 1,000" "$(awk -v t="$cpu" -v ms="$TICK_MS" -v n="$total" 'BEGIN { printf "%.1f", t * ms * 1000 / n }')"
+
+# Shares by library, and malloc's (libc's allocator symbols) apart from the rest of libc.
+perf report -i "$WORK/perf.data" --stdio --no-children --sort dso,sym 2>/dev/null | awk '/^ +[0-9.]+%/' >"$WORK/symbols.txt"
+awk '{
+  pct = $1; sub(/%/, "", pct); dso = $2; sym = $NF
+  group = dso
+  if (dso ~ /kernel/) group = "kernel"
+  else if (dso ~ /libcurl/) group = "libcurl"
+  else if (dso ~ /libsqlite/) group = "SQLite"
+  else if (dso ~ /libnghttp2/) group = "nghttp2"
+  else if (dso ~ /libssl|libcrypto/) group = "OpenSSL"
+  else if (dso ~ /libswiftCore|libswift_Concurrency|libFoundation|libswiftDispatch|libdispatch|libswiftSynchronization/) group = "Swift runtime, Foundation, Dispatch"
+  else if (dso ~ /^libc/ && sym ~ /malloc|free|_int_|cfree|realloc|calloc|tcache|arena|consolidate/) group = "malloc (libc)"
+  else if (dso ~ /^libc/) group = "libc (other)"
+  else if (dso ~ /pushlab/) group = "pushlab"
+  share[group] += pct
+} END { for (g in share) printf "%.1f\t%s\n", share[g], g }' "$WORK/symbols.txt" | sort -rn >"$WORK/groups.txt"
+SAMPLES=$(perf report -i "$WORK/perf.data" --stdio 2>/dev/null | sed -n 's/^# Samples: \([0-9.kKM]*\).*/\1/p' | head -1)
+ROUND=1
+{
+  echo "# Where the relay's CPU goes, end to end"
+  echo
+  machine_lines
+  echo "- build: \`$PUSHLAB\` (commit $(git rev-parse --short HEAD)); $($PUSHLAB --version)"
+  echo "- \`pushlab relay\` (workers.concurrency $CONCURRENCY, SQLite queue with fsync, apns.url → \`pushlab serve\`) sends $E2E_TARGETS targets (pushes of 1,000) until its queue is empty: $sent of $total sent in $secs s"
+  echo "- \`perf record -e cpu-clock -F $FREQ -p RELAY_PID\` for that time: $SAMPLES samples"
+  echo
+  echo "| measure | value |"
+  echo "| --- | ---: |"
+  echo "| relay deliveries/s | $(median "relay deliveries/s") |"
+  echo "| relay CPU ms per 1,000 targets | $(median "relay CPU ms per 1,000") |"
+  echo
+  echo "Samples by library (malloc: libc's allocator symbols):"
+  echo
+  echo "| share | where |"
+  echo "| ---: | --- |"
+  awk -F'\t' '{ printf "| %s%% | %s |\n", $1, $2 }' "$WORK/groups.txt"
+  echo
+  echo "Top symbols:"
+  echo
+  echo '```'
+  head -30 "$WORK/symbols.txt"
+  echo '```'
+  echo
+  echo "Every run:"
+  echo
+  raw_table
+  echo
+  echo "Re-run: \`E2E_TARGETS=$E2E_TARGETS CONCURRENCY=$CONCURRENCY benchmarks/relay-profile.sh\`"
+} >"$OUT"
+cat "$OUT"
