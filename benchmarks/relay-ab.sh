@@ -8,6 +8,7 @@
 # (user + system, /proc/PID/stat) per 1,000 deliveries, which load moves less than rates.
 #   OLD_BIN=path/to/old/pushlab [NEW_BIN=.build/release/pushlab] ROUNDS=3 E2E_TARGETS=5000 benchmarks/relay-ab.sh
 #   BASE=<commit> benchmarks/relay-ab.sh      builds BASE's release binary in a worktree
+#   OLD_NOTE/NEW_NOTE: what each binary is, for the results file (default: new is HEAD's build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS=${ROUNDS:-3}
@@ -62,7 +63,7 @@ ROUND=1
   echo "# Relay A/B: end to end through the relay, two builds, one run"
   echo
   machine_lines
-  echo "- old: \`$OLD_BIN\`${BASE:+ (commit $BASE)}; new: \`$NEW_BIN\` (commit $(git rev-parse --short HEAD))"
+  echo "- old: \`$OLD_BIN\`${BASE:+ (commit $BASE)}${OLD_NOTE:+ ($OLD_NOTE)}; new: \`$NEW_BIN\` (${NEW_NOTE:-commit $(git rev-parse --short HEAD)})"
   echo "- each round, old then new: \`pushlab relay\` (workers.concurrency $CONCURRENCY, apns.url → \`pushlab serve\`, SQLite queue with fsync) takes $E2E_TARGETS targets as pushes of 1,000 and sends them until the queue is empty; then that build's \`pushlab send apns --tokens\` sends the same tokens straight to the emulator (\`--concurrency $CONCURRENCY --connections 1\`); $ROUNDS rounds"
   echo "- relay CPU: the relay process's user+system time from the first POST until its queue was empty, per 1,000 targets"
   echo

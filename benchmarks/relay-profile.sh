@@ -8,6 +8,7 @@
 #
 #   E2E_TARGETS=20000 CONCURRENCY=100 [SKIP_BUILD=1] benchmarks/relay-profile.sh
 #   PUSHLAB_BIN=path/to/pushlab benchmarks/relay-profile.sh     # profile another build
+#   CALLGRAPH=1 KEEP=/tmp benchmarks/relay-profile.sh            # with call graphs, perf.data kept
 set -euo pipefail
 cd "$(dirname "$0")/.."
 E2E_TARGETS=${E2E_TARGETS:-20000}
@@ -35,7 +36,7 @@ relay_config "$WORK/relay.json" 100000000 "$CONCURRENCY"
 KEY=$("$PUSHLAB" relay keys create --data "$WORK/data" --app bench 2>/dev/null)
 ADMIN=$("$PUSHLAB" relay keys create --data "$WORK/data" --admin 2>/dev/null)
 start_relay "$WORK/relay.json" "$WORK/data"
-perf record -q -e cpu-clock -F "$FREQ" -p "$RELAY_PID" -o "$WORK/perf.data" 2>"$WORK/perf.log" &
+perf record -q -e cpu-clock -F "$FREQ" ${CALLGRAPH:+-g} -p "$RELAY_PID" -o "$WORK/perf.data" 2>"$WORK/perf.log" &
 PERF_PID=$!
 sleep 0.5
 read -r sent total secs rate _ _ cpu < <(SKIP_RESULTS=1 python3 benchmarks/lib/relay-e2e.py "$RELAY_URL" "$KEY" "$ADMIN" "$WORK/tokens.txt" "$RELAY_PID")
@@ -94,3 +95,5 @@ ROUND=1
   echo "Re-run: \`E2E_TARGETS=$E2E_TARGETS CONCURRENCY=$CONCURRENCY benchmarks/relay-profile.sh\`"
 } >"$OUT"
 cat "$OUT"
+# KEEP=DIR keeps perf.data there (e.g. for perf report -g with CALLGRAPH=1).
+[ -z "${KEEP:-}" ] || cp "$WORK/perf.data" "$KEEP/"
