@@ -45,8 +45,6 @@ cat >"$WORK/relay.json" <<EOF
 EOF
 DATA=$WORK/data
 KEY=$("$PUSHLAB" relay keys create --data "$DATA" --app soak 2>/dev/null)
-# finished ID → the push's final targets so far (read from the API, as a client would).
-finished() { curl -s "$RELAY_URL/v1/pushes/$1?results=false" -H "authorization: Bearer $KEY" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["sent"] + d["failed"])'; }
 
 start_relay "$WORK/relay.json" "$DATA"
 STARTED=$(date +%s)
@@ -58,9 +56,26 @@ print(json.dumps({'apns': {'payload': {'aps': {'alert': 'soak round $ROUND'}}}, 
   [ "$(tail -1 <<<"$ANSWER")" = 202 ] || { echo "$ANSWER"; echo "relay-soak.sh: round $ROUND: the push was not accepted" >&2; exit 1; }
   ID=$(head -1 <<<"$ANSWER" | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
   GOAL=$(( TARGETS * (10 + RANDOM % 81) / 100 ))
-  for _ in $(seq 6000); do [ "$(finished "$ID")" -ge "$GOAL" ] && break; sleep 0.01; done
-  AT_KILL=$(finished "$ID")
-  kill -9 "$RELAY_PID"; wait "$RELAY_PID" 2>/dev/null || true
+  # One client polls (keep-alive, every 2 ms) and sends the kill -9 itself as soon as GOAL
+  # targets are final, so the kill lands mid-push even when the relay is fast.
+  AT_KILL=$(python3 - "$RELAY_URL" "$KEY" "$ID" "$GOAL" "$RELAY_PID" <<'PY'
+import http.client, json, os, signal, sys, time, urllib.parse
+url, key, push, goal, relay = sys.argv[1:6]
+u = urllib.parse.urlsplit(url)
+c = http.client.HTTPConnection(u.hostname, u.port)
+deadline = time.monotonic() + 60
+while True:
+    c.request("GET", "/v1/pushes/%s?results=false" % push, headers={"authorization": "Bearer " + key})
+    d = json.loads(c.getresponse().read())
+    final = d["sent"] + d["failed"]
+    if final >= int(goal) or time.monotonic() > deadline:
+        break
+    time.sleep(0.002)
+os.kill(int(relay), signal.SIGKILL)
+print(final)
+PY
+)
+  wait "$RELAY_PID" 2>/dev/null || true
   start_relay "$WORK/relay.json" "$DATA"
   DONE=$(curl -s "$RELAY_URL/v1/pushes/$ID?wait=30s&results=false" -H "authorization: Bearer $KEY")
   for _ in $(seq 20); do grep -q '"finished":true' <<<"$DONE" && break
@@ -100,6 +115,7 @@ sum() { values "$1" | awk '{ s += $1 } END { print s + 0 }'; }
 TOTAL=$(sum "targets"); FINAL=$(sum "targets with exactly one final result"); ACCEPTED=$(sum "tokens the emulator accepted")
 DUPS=$(sum "duplicate sends seen by the emulator")
 MOST=$(values "duplicate sends seen by the emulator" | sort -n | tail -1)
+MIDPUSH=$(values "final targets when killed" | awk -v t="$TARGETS" '$1 < t { n++ } END { print n + 0 }')
 ROUNDS_SEEN=$(wc -l <"$WORK/queue.txt")
 cat >"$OUT" <<EOF
 # pushlab relay: kill -9 soak
@@ -116,6 +132,7 @@ the push to finish. Counted afterwards from the relay's \`queue.sqlite\` and the
 | | count |
 | --- | ---: |
 | rounds (pushes) | $ROUNDS_SEEN |
+| rounds killed before their push was finished | $MIDPUSH |
 | targets acknowledged (202) | $TOTAL |
 | targets with exactly one final result | **$FINAL** |
 | targets the emulator accepted at least once | **$ACCEPTED** |
