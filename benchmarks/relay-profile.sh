@@ -7,7 +7,7 @@
 # Swift's runtime, pushlab itself …) and the top symbols, and the run's rate and CPU per 1,000.
 #
 #   E2E_TARGETS=20000 CONCURRENCY=100 [SKIP_BUILD=1] benchmarks/relay-profile.sh
-#   PUSHLAB_BIN=path/to/pushlab benchmarks/relay-profile.sh     # profile another build
+#   PUSHLAB_BIN=path/to/pushlab BUILD_NOTE="what it is" benchmarks/relay-profile.sh   # another build
 #   CALLGRAPH=1 KEEP=/tmp benchmarks/relay-profile.sh            # with call graphs, perf.data kept
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -67,14 +67,14 @@ ROUND=1
   echo "# Where the relay's CPU goes, end to end"
   echo
   machine_lines
-  echo "- build: \`$PUSHLAB\` (commit $(git rev-parse --short HEAD)); $($PUSHLAB --version)"
+  echo "- build: \`$PUSHLAB\` (${BUILD_NOTE:-commit $(git rev-parse --short HEAD)}); $($PUSHLAB --version)"
   echo "- \`pushlab relay\` (workers.concurrency $CONCURRENCY, SQLite queue with fsync, apns.url → \`pushlab serve\`) sends $E2E_TARGETS targets (pushes of 1,000) until its queue is empty: $sent of $total sent in $secs s"
   echo "- \`perf record -e cpu-clock -F $FREQ -p RELAY_PID\` for that time: $SAMPLES samples"
   echo
   echo "| measure | value |"
   echo "| --- | ---: |"
   echo "| relay deliveries/s | $(median "relay deliveries/s") |"
-  echo "| relay CPU ms per 1,000 targets | $(median "relay CPU ms per 1,000") |"
+  echo "| relay CPU ms per 1,000 targets (perf attached: more than without) | $(median "relay CPU ms per 1,000") |"
   echo
   echo "Samples by library (malloc: libc's allocator symbols):"
   echo
