@@ -54,22 +54,20 @@ public final class InMemoryServer {
     public let router: Router
     /// The gateway (APNs and Google hosts); nil for the standalone collector.
     public let gateway: Gateway?
-    private let collector: MetricsCollector?
+    private let collector: LazyCollector?
     private var accessToken: String?
     private var nextConnectionID: UInt64 = 1
 
     /// `mountsCollector: false` leaves the collector off the Google host (FuzzFCMOAuth does not
-    /// reach it, and its SQLite store is most of a gateway's set-up).
+    /// reach it).
     public init(fixture: Fixture, host: Host, mountsCollector: Bool = true) throws {
         self.fixture = fixture
         self.host = host
         switch host {
         case .apns, .google:
             // The collector is mounted on the Google host only, so an APNs input needs none.
-            var collectorConfig = CollectorConfiguration(credentials: CollectorCredentials(cdpAPIKeys: ["pushlab-demo-cdp-key"]))
-            collectorConfig.maxPendingWrites = 1
-            let served = host == .apns || !mountsCollector ? nil
-                : try MetricsCollector(configuration: collectorConfig, store: try MetricStore(path: ":memory:"), timeSource: fixture.time)
+            let served = host == .apns || !mountsCollector ? nil : LazyCollector(time: fixture.time,
+                                                                                 credentials: CollectorCredentials(cdpAPIKeys: ["pushlab-demo-cdp-key"]))
             var config = GatewayConfiguration(certificateFile: fixture.certs + "/server.pem", privateKeyFile: fixture.certs + "/server.key")
             config.apnsPort = 0
             config.fcmPort = 0
@@ -81,18 +79,18 @@ public final class InMemoryServer {
             collector = served
             router = host == .apns ? gateway.apnsRouter : gateway.googleRouter
         case .collector:
-            var collectorConfig = CollectorConfiguration()
-            collectorConfig.maxPendingWrites = 1
-            let standalone = try MetricsCollector(configuration: collectorConfig, store: try MetricStore(path: ":memory:"),
-                                                  timeSource: fixture.time)
+            let standalone = LazyCollector(time: fixture.time, credentials: CollectorCredentials())
+            var router = Router()
+            standalone.register(on: &router)
             gateway = nil
             collector = standalone
-            router = standalone.makeRouter()
+            self.router = router
         }
     }
 
-    /// Waits for the collector's writer queue (it commits each request at once here,
-    /// `maxPendingWrites = 1`, on its own queue), so nothing of the input runs after it.
+    /// Flushes the collector's writer. With `maxPendingWrites = 1` each request was committed
+    /// inside its handler already; this keeps a change there from leaving work running after
+    /// the input.
     public func finish() { collector?.flush() }
 
     public func makeConnection() -> ConnectionContext {
@@ -165,5 +163,47 @@ public final class InMemoryServer {
         }
         done.wait()
         return result.withLock { $0! }
+    }
+}
+
+/// The collector as `pushlab serve` mounts it (`MetricsCollector.register(on:)`), built on its
+/// host's first collector request: most Google-host inputs never reach it, and its in-memory
+/// SQLite store (schema included) is the largest part of an input's set-up. Each request goes
+/// through the collector's own router and handlers. Writes are committed inside the handler
+/// (`maxPendingWrites = 1`), so no writer timer outlives the input.
+final class LazyCollector: Sendable {
+    private let time: ManualTimeSource
+    private let credentials: CollectorCredentials
+    private let built = Mutex<(collector: MetricsCollector, router: Router)?>(nil)
+
+    init(time: ManualTimeSource, credentials: CollectorCredentials) {
+        self.time = time
+        self.credentials = credentials
+    }
+
+    /// The collector's routes on `router`, answered by the collector once it is built.
+    func register(on router: inout Router) {
+        for route in CIOMetricRoute.allCases {
+            router.add("POST", route.path) { [self] request in try answer(request) }
+        }
+    }
+
+    func flush() { built.withLock { $0?.collector }?.flush() }
+
+    private func answer(_ request: ServerRequest) throws -> HandlerReply {
+        let router = try built.withLock { built throws -> Router in
+            if let built { return built.router }
+            var configuration = CollectorConfiguration(credentials: credentials)
+            configuration.maxPendingWrites = 1
+            let collector = try MetricsCollector(configuration: configuration, store: try MetricStore(path: ":memory:"), timeSource: time)
+            built = (collector, collector.makeRouter())
+            return built!.router
+        }
+        guard case .found(let handler, let parameters) = router.match(method: request.method, path: request.path) else {
+            fatalError("the collector has no route for \(request.method) \(request.path), which it registered")
+        }
+        var request = request
+        request.pathParameters = parameters
+        return try handler(request)
     }
 }
