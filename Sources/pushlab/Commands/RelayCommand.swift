@@ -19,7 +19,9 @@ enum RelayCommand: Command {
         flight. Apps whose target is "emulator" go to pushlab's gateway emulator, started inside the \
         relay. API keys: 'pushlab relay keys create --data DIR --app NAME'. Config and API: docs/relay.md. \
         --console serves the web console at /console on the relay's port: each accepted push and each \
-        target's final result (and the built-in emulator's answers) in the live log (docs/console.md).
+        target's final result (and the built-in emulator's answers) in the live log, a send form that \
+        queues through the native API, the tokens delivered to with the invalid-token feed, and the \
+        /metrics counters (docs/console.md).
         """
     static let config = Option.string("--config", name: "FILE", help: "relay.json: listen address, apps and their credentials (docs/relay.md).")
     static let data = Option.string("--data", name: "DIR", help: "Queue and API keys live here.", default: "relay-data")

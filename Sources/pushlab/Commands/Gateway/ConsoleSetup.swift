@@ -28,7 +28,7 @@ enum ConsoleSetup {
     static let options: [any OptionDeclaration] = [enabled, remote, tokenFile, app, androidApp, chart, capacity, phoneRate, profile, config]
 
     /// `pushlab relay --console`: the relay's pushes and the built-in emulator's answers in the log.
-    static let relayEnabled = Option.flag("--console", help: "Serve the web console at /console on the relay's port: its pushes and results, live (docs/console.md).")
+    static let relayEnabled = Option.flag("--console", help: "Serve the web console at /console on the relay's port: its pushes and results live, a send form through the native API, devices and metrics (docs/console.md).")
     static let relayRemote = Option.flag("--console-remote", help: "Let the console answer peers that are not loopback (it refuses them by default); every request then needs the console's access token (not an API key).")
     static let relayOptions: [any OptionDeclaration] = [relayEnabled, relayRemote, tokenFile, capacity]
 
