@@ -79,52 +79,34 @@ public final class MetricsCollector: Sendable {
     public func handle(_ request: ServerRequest, route: CIOMetricRoute) -> HandlerReply {
         let receivedAt = time.now
         let decision = injector.decide(method: request.method, path: request.path, connectionID: request.connection.id)
-        if decision.goAway { request.connection.goAway() }
-        if decision.outcome == nil && decision.delay == .zero {
-            return answer(request, route: route, receivedAt: receivedAt)
+        if decision.isClean { return answer(request, route: route, receivedAt: receivedAt) }
+        // The request reaches the collector late: it is stored (or refused) after the delay.
+        var fault = ServerFault(delay: decision.delay, goAwayDebugData: decision.goAway ? [] : nil, handling: .afterWait)
+        if decision.outcome != nil || decision.delay > .zero {
+            observer?(.faulted(route: route, decision))
+            count { $0.faulted += 1 }
         }
-        observer?(.faulted(route: route, decision))
-        count { $0.faulted += 1 }
-        var template = record(request, route: route, receivedAt: receivedAt, status: 0)
         switch decision.outcome {
         case .drop(let scope)?:
+            var template = record(request, route: route, receivedAt: receivedAt, status: 0)
             template.error = "fault:drop-\(scope.rawValue)"
             writer.submit(template, metrics: [])
-            if scope == .connection { request.connection.close() }
-            return .resetStream(errorCode: .internalError)
+            fault.outcome = scope == .connection ? .closeConnection : .resetStream
         case .status(let code, let retryAfter, let reason)?:
-            template.status = code
+            var template = record(request, route: route, receivedAt: receivedAt, status: code)
             template.error = "fault:status-\(code)"
-            let response = faultResponse(code, retryAfter: retryAfter, reason: reason)
-            guard decision.delay > .zero else {
-                writer.submit(template, metrics: [])
-                return .now(response)
-            }
             let writer = self.writer, record = template
-            return .later {
-                try? await Task.sleep(for: decision.delay)
+            let response = faultResponse(code, retryAfter: retryAfter, reason: reason)
+            fault.outcome = .answer {
                 writer.submit(record, metrics: [])
                 return response
             }
         case .stall(let hold)?:
-            return .later { [self] in
-                try? await Task.sleep(for: decision.delay + hold)
-                return await finish(answer(request, route: route, receivedAt: receivedAt))
-            }
+            fault.outcome = .hold(hold)
         case nil:
-            return .later { [self] in
-                try? await Task.sleep(for: decision.delay)
-                return await finish(answer(request, route: route, receivedAt: receivedAt))
-            }
+            break
         }
-    }
-
-    private func finish(_ reply: HandlerReply) async -> ServerResponse {
-        switch reply {
-        case .now(let response): return response
-        case .later(let body): return await body()
-        case .resetStream: return .json(500, #"{"error":"reset"}"#)
-        }
+        return fault.reply(to: request) { [self] in answer(request, route: route, receivedAt: receivedAt) }
     }
 
     /// Credentials, body, store: the normal path.

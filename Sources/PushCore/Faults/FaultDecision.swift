@@ -22,7 +22,7 @@ public struct FaultDecision: Sendable, Equatable {
     public var delay: Duration = .zero
     /// The answer's fate; nil: answer normally.
     public var outcome: FaultOutcome?
-    /// After answering, send GOAWAY on this connection.
+    /// Send GOAWAY on this connection; the request itself is still answered.
     public var goAway: Bool = false
     /// Indexes (into `FaultPlan.rules`) of the rules that fired, for logs and tests.
     public var firedRules: [Int] = []
