@@ -3,40 +3,6 @@ import PushAuth
 import PushRedis
 import PushStore
 
-/// What an API key may do: one app's routes, or everything (admin).
-public enum APIKeyScope: Sendable, Hashable, CustomStringConvertible {
-    case app(String)
-    case admin
-
-    public var description: String {
-        switch self {
-        case .app(let name): return "app:\(name)"
-        case .admin: return "admin"
-        }
-    }
-
-    init?(stored: String) {
-        if stored == "admin" { self = .admin } else if stored.hasPrefix("app:") { self = .app(String(stored.dropFirst(4))) } else { return nil }
-    }
-
-    public func allows(app name: String) -> Bool {
-        switch self {
-        case .admin: return true
-        case .app(let own): return own == name
-        }
-    }
-}
-
-/// A key as `keys list` shows it: never the key itself, only its id (the key's first 12
-/// characters, e.g. `plk_3fK9aQ2x`) and metadata.
-public struct APIKeyInfo: Sendable, Hashable {
-    public var id: String
-    public var scope: APIKeyScope
-    public var label: String?
-    public var createdAt: Date
-    public var revokedAt: Date?
-}
-
 /// The relay's API keys, stored as SHA-256 hashes: a stolen file (or Redis dump) does not give
 /// working keys, and a key is shown exactly once, when created. One relay keeps them in
 /// `DATA/keys.sqlite`; a cluster (`--queue redis://…`) keeps them in its Redis, so a key made on

@@ -1,9 +1,4 @@
-/// A target row's state column.
-enum TargetRowState: Int {
-    case waiting = 0
-    case claimed = 1
-    case finished = 2
-}
+
 
 /// Every SQL statement of `SQLitePushQueue`, in one place.
 enum QueueStatements {
