@@ -3,39 +3,6 @@ import PushCore
 import PushDevice
 import PushGateway
 
-/// What the console's virtual iPhone did with one push: the extension's run, its bars, the
-/// notification it shows and where a tap would go.
-public struct DeviceNotification: Sendable, Codable {
-    public var messageID: String
-    public var device: String
-    public var receivedAt: Date
-    /// The app's bundle id, shown as the notification's app name.
-    public var app: String
-    /// Nil when the phone did not run the push (see `skipped`).
-    public var report: NSERunReport?
-    public var bars: ExtensionBars?
-    public var tap: TapPreview?
-    /// Why the extension did not run, e.g. the phone was busy with `maxRunning` others.
-    public var skipped: String?
-    /// The notebook's own copy of the attached image, when it keeps copies (a tap deletes the
-    /// extension's file, as the SDK does).
-    public var thumbnailPath: String?
-    /// On a virtual Android phone: what the Customer.io Android SDK did (`report` and `tap` above
-    /// are the iPhone's and stay nil).
-    public var android: AndroidRun?
-}
-
-/// What a virtual Android phone did with one FCM message: the SDK's report (the shade
-/// notification with its channel and image, the delivered metric's fate and the pending store
-/// at the end) and where a tap on the notification would go.
-public struct AndroidRun: Sendable, Codable {
-    public var report: AndroidReceiveReport
-    /// The app's label, as the shade shows it.
-    public var appLabel: String
-    /// Nil when nothing is in the shade to tap.
-    public var tap: AndroidTapOutcome?
-}
-
 /// What the console's device view shows: the virtual devices and, per push, what each did with
 /// it. `VirtualPhone` (serve --console) writes its extension runs here; `pushlab demo --console`
 /// writes the lab's fleet runs. The newest `capacity` notifications are kept.

@@ -1,45 +1,5 @@
 import Foundation
 
-/// Which pushes a page of the log shows.
-public struct LogFilter: Sendable, Equatable {
-    public enum Outcome: String, Sendable { case accepted, rejected }
-    /// Matched (case-insensitively, as a substring) against the device token, the device name,
-    /// the apns-id / FCM name, the apns-unique-id, the delivery id, the reason, the app and the
-    /// relay's push id.
-    public var query: String?
-    public var platform: LoggedPush.Platform?
-    public var outcome: Outcome?
-
-    public init(query: String? = nil, platform: LoggedPush.Platform? = nil, outcome: Outcome? = nil) {
-        self.query = query.flatMap { $0.isEmpty ? nil : $0.lowercased() }
-        self.platform = platform
-        self.outcome = outcome
-    }
-
-    public var isEmpty: Bool { query == nil && platform == nil && outcome == nil }
-
-    public func matches(_ push: LoggedPush) -> Bool {
-        if let platform, push.platform != platform { return false }
-        if let outcome, push.accepted != (outcome == .accepted) { return false }
-        guard let query else { return true }
-        for field in [push.target, push.device, push.messageID, push.uniqueID, push.deliveryID, push.reason, push.app, push.relayPushID] {
-            if let field, field.lowercased().contains(query) { return true }
-        }
-        return false
-    }
-}
-
-/// One page of the log, newest first.
-public struct LogPage: Sendable {
-    public var pushes: [LoggedPush]
-    /// Pushes the log holds (all of them, not only the filtered ones).
-    public var total: Int
-    /// The newest id in the log (0 when empty): the live stream continues after it.
-    public var latestID: Int64
-    /// Pass as `before` to get the next (older) page; nil when this page reached the oldest push.
-    public var nextBefore: Int64?
-}
-
 /// The console's push log: the newest `capacity` pushes in a ring, ids in arrival order, paged
 /// newest first, and a wait for the live stream. Safe to use from any thread.
 public final class ConsoleLog: PushLogFeed, @unchecked Sendable {
