@@ -2,34 +2,6 @@ import Foundation
 import PushCore
 import PushHTTP
 
-/// Where channel-management requests go (docs/specs/apns.md "Channel management"): Apple's
-/// own hosts and ports, or any server speaking the API (the emulator).
-public struct ChannelManagementEndpoint: Sendable, Hashable, CustomStringConvertible {
-    public let baseURL: String
-
-    public static let sandbox = ChannelManagementEndpoint(
-        baseURL: "https://\(BroadcastChannelAPI.sandboxHost):\(BroadcastChannelAPI.sandboxPort)")
-    public static let production = ChannelManagementEndpoint(
-        baseURL: "https://\(BroadcastChannelAPI.productionHost):\(BroadcastChannelAPI.productionPort)")
-
-    /// Any http(s) URL with a host; a path after the host is ignored.
-    public static func custom(_ url: String) throws(APNsEndpointError) -> ChannelManagementEndpoint {
-        ChannelManagementEndpoint(baseURL: try APNsEndpoint.custom(url).baseURL)
-    }
-
-    public init(baseURL: String) { self.baseURL = baseURL }
-    public var description: String { baseURL }
-}
-
-/// What a channel request came back with.
-public enum ChannelAnswer<Value: Sendable>: Sendable {
-    case success(Value, requestID: String?)
-    /// APNs refused: the status, the reason (nil when the body had none) and the request id.
-    case rejected(status: Int, reason: ChannelReason?, requestID: String?)
-    /// No answer (connection, TLS, timeout).
-    case failed(HTTPClientError)
-}
-
 /// `pushlab channels` and `pushlab send apns --channel`: create, read, list and delete broadcast
 /// channels, and send a broadcast, with the same provider token as device pushes.
 public struct BroadcastChannelClient: Sendable {

@@ -2,33 +2,6 @@ import Foundation
 import PushCore
 import PushHTTP
 
-/// The headers a user may set on an APNs push (docs/specs/apns.md "Request"). Anything left nil gets
-/// the spec's default when the push is prepared.
-public struct APNsPushOptions: Sendable, Hashable {
-    /// The app's bundle id; the push type's suffix is added (`io.x` → `io.x.voip`).
-    public var topic: String?
-    /// Inferred from the payload when nil.
-    public var pushType: APNsPushType?
-    /// 10, 5 or 1; default 10, or 5 for background pushes.
-    public var priority: Int?
-    /// UNIX seconds; 0 = deliver once, do not store. Not sent when nil.
-    public var expiration: Int?
-    public var collapseID: String?
-    /// Only for a single push; generated (lowercase UUID) when nil so every result can be
-    /// correlated with the server's logs.
-    public var apnsID: String?
-
-    public init(topic: String? = nil, pushType: APNsPushType? = nil, priority: Int? = nil, expiration: Int? = nil,
-                collapseID: String? = nil, apnsID: String? = nil) {
-        self.topic = topic
-        self.pushType = pushType
-        self.priority = priority
-        self.expiration = expiration
-        self.collapseID = collapseID
-        self.apnsID = apnsID
-    }
-}
-
 /// A payload with its headers resolved and checked once, ready to go to any number of tokens.
 public struct PreparedAPNsPush: Sendable {
     public let payload: [UInt8]

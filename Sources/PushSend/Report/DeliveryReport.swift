@@ -1,10 +1,5 @@
 import Foundation
 
-/// Which push service a send went to.
-public enum PushProvider: String, Sendable, Hashable, Codable {
-    case apns, fcm
-}
-
 /// The outcome of one push, whichever provider carried it: what the bulk engine counts,
 /// the JSONL writer writes, and the history stores.
 public struct DeliveryReport: Sendable, Hashable {
@@ -66,11 +61,4 @@ public struct DeliveryReport: Sendable, Hashable {
 
     /// The token shortened for logs: first 8 characters and an ellipsis.
     public var shortTarget: String { TokenDisplay.short(target) }
-}
-
-/// How device tokens appear in logs and terminal output (never in full).
-public enum TokenDisplay {
-    public static func short(_ token: String) -> String {
-        token.count > 8 ? String(token.prefix(8)) + "…" : token
-    }
 }

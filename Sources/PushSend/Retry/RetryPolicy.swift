@@ -75,53 +75,6 @@ public struct RetryPolicy: Sendable, Hashable {
     }
 }
 
-/// Where a retry waits. The real one sleeps; tests record the delays instead of waiting.
-public protocol RetrySleeper: Sendable {
-    func sleep(for duration: Duration) async throws
-}
-
-/// Sleeps on the Swift concurrency clock.
-public struct TaskSleeper: RetrySleeper {
-    public init() {}
-    public func sleep(for duration: Duration) async throws { try await Task.sleep(for: duration) }
-}
-
-/// The `Retry-After` header (RFC 9110 §10.2.3): delay seconds or an HTTP-date.
-public enum RetryAfter {
-    public static func parse(_ value: String?, now: Date) -> Duration? {
-        guard let raw = value?.trimmingCharacters(in: .whitespaces), !raw.isEmpty else { return nil }
-        if let seconds = Double(raw), seconds >= 0 { return .milliseconds(Int64((seconds * 1000).rounded())) }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        guard let date = formatter.date(from: raw) else { return nil }
-        let seconds = max(0, date.timeIntervalSince(now))
-        return .milliseconds(Int64((seconds * 1000).rounded()))
-    }
-}
-
-extension Duration {
-    /// The duration in (fractional) seconds.
-    var inSeconds: Double {
-        let (s, atto) = components
-        return Double(s) + Double(atto) / 1e18
-    }
-    var inMilliseconds: Double { inSeconds * 1000 }
-}
-
-/// One answered attempt, as the retry loop sees it.
-public struct RetryStep<Result: Sendable>: Sendable {
-    public var result: Result
-    public var retryability: Retryability
-    public var retryAfter: Duration?
-    public init(_ result: Result, retryability: Retryability, retryAfter: Duration? = nil) {
-        self.result = result
-        self.retryability = retryability
-        self.retryAfter = retryAfter
-    }
-}
-
 extension RetryPolicy {
     /// Runs `attempt` until it succeeds, is not retryable, or attempts run out. An attempt
     /// that got an accepted answer returns `.never` and is never repeated, so a push is sent

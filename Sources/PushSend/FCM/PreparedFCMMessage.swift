@@ -1,15 +1,6 @@
 import Foundation
 import PushCore
 
-/// How the sender shows PushCore's `FCMTarget` in logs.
-extension FCMTarget {
-    /// `token abcdef12…`, `topic news`: safe for logs.
-    public var redactedDescription: String {
-        if isDevice { return "\(fieldName) \(DeviceToken.redacted(value))" }
-        return "\(fieldName) \(value)"
-    }
-}
-
 /// An FCM v1 message (everything but its target) ready to be sent to many targets. The body
 /// is pre-serialised once; each send only splices the target in.
 public struct PreparedFCMMessage: Sendable {

@@ -1,0 +1,4 @@
+/// Which push service a send went to.
+public enum PushProvider: String, Sendable, Hashable, Codable {
+    case apns, fcm
+}
