@@ -1,32 +1,6 @@
 import CPushLab
 import Synchronization
 
-/// One HTTP exchange (a single hop: redirects are followed above, in `HTTPClient`) handed to
-/// the loop thread. `continuation` is resumed exactly once, by whoever removes the submission
-/// from the inbox or the loop's active set.
-struct TransferSubmission: Sendable {
-    let id: UInt64
-    let request: HTTPRequest
-    let timeout: Duration
-    let continuation: UnsafeContinuation<HTTPResponse, any Error>
-}
-
-/// How the loop should stop.
-enum LoopStopMode: Sendable, Equatable {
-    /// Let transfers already handed to libcurl finish (each is bounded by its timeout).
-    case finishInFlight
-    /// Remove every transfer at once; their callers get `HTTPClientError.shutDown`.
-    case abortInFlight
-}
-
-/// The multi handle as other threads may use it: only for `curl_multi_wakeup`, which libcurl
-/// documents as callable from any thread. The inbox keeps it only while the handle is alive
-/// and calls wakeup with its lock held, so a wakeup never races `curl_multi_cleanup`.
-struct MultiWakeHandle: @unchecked Sendable {
-    let multi: UnsafeMutableRawPointer
-    func wake() { _ = curl_multi_wakeup(multi) }
-}
-
 /// The only state shared between callers' tasks and the client's loop thread. Everything in
 /// `State` is protected by `state`'s mutex; request ids come from an atomic counter.
 final class CurlInbox: Sendable {

@@ -71,25 +71,3 @@ public struct HTTPClientConfiguration: Sendable {
         self.userAgent = userAgent
     }
 }
-
-/// Counters for one client, summed over every finished exchange.
-public struct HTTPClientStats: Sendable, Hashable {
-    /// New connections libcurl had to open (CURLINFO_NUM_CONNECTS summed); 1 when every
-    /// request rode one reused connection.
-    public var connectionsOpened: Int = 0
-    /// Exchanges that got a response (any status).
-    public var requestsCompleted: Int = 0
-    /// Exchanges that ended in an error (timeout, cancel, connect/TLS/protocol failure).
-    public var requestsFailed: Int = 0
-
-    public init() {}
-}
-
-extension Duration {
-    /// Whole milliseconds, rounded up so a tiny positive timeout never becomes "no timeout".
-    var roundedUpMilliseconds: Int {
-        let (seconds, attoseconds) = components
-        let ms = seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
-        return Int(max(ms, 0))
-    }
-}
