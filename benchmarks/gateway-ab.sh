@@ -32,7 +32,8 @@ one() {  # binary label
   local log=$T/$label.log
   "$bin" serve --event-loops 1 --port 0 --h2c-port 0 --apns-port 0 --apns-h2c-port 0 --quiet >"$log" 2>&1 & local pid=$!
   for _ in $(seq 200); do grep -q "quick start" "$log" && break; sleep 0.05; done
-  local port; port=$(grep -o "APNs: http://127.0.0.1:[0-9]*" "$log" | grep -o "[0-9]*$")
+  local port; port=$(grep -o "APNs: http://127.0.0.1:[0-9]*" "$log" | grep -o "[0-9]*$" || true)
+  [ -n "$port" ] || { cat "$log"; echo "gateway-ab.sh: $label ($bin) did not start within 10 s" >&2; exit 1; }
   load 20000 "$port" >/dev/null  # warm-up: connections authenticated, caches filled
   local before after out
   before=$(ticks "$pid"); out=$(load "$N" "$port"); after=$(ticks "$pid")

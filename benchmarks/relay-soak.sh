@@ -52,7 +52,8 @@ for ROUND in $(seq "$ROUNDS"); do
   python3 -c "
 import json
 print(json.dumps({'apns': {'payload': {'aps': {'alert': 'soak round $ROUND'}}}, 'apns_tokens': ['%016x%048x' % ($ROUND, i) for i in range($TARGETS)]}))" >"$WORK/push.json"
-  ANSWER=$(curl -s -w '\n%{http_code}' "$RELAY_URL/v1/apps/soak/pushes" -H "authorization: Bearer $KEY" -d @"$WORK/push.json")
+  ANSWER=$(curl -sS -w '\n%{http_code}' "$RELAY_URL/v1/apps/soak/pushes" -H "authorization: Bearer $KEY" -d @"$WORK/push.json") ||
+    { status=$?; cat "$WORK/relay.log"; echo "relay-soak.sh: round $ROUND: the POST failed (curl exit $status)" >&2; exit 1; }
   [ "$(tail -1 <<<"$ANSWER")" = 202 ] || { echo "$ANSWER"; echo "relay-soak.sh: round $ROUND: the push was not accepted" >&2; exit 1; }
   ID=$(head -1 <<<"$ANSWER" | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
   GOAL=$(( TARGETS * (10 + RANDOM % 81) / 100 ))
@@ -77,10 +78,11 @@ PY
 )
   wait "$RELAY_PID" 2>/dev/null || true
   start_relay "$WORK/relay.json" "$DATA"
-  DONE=$(curl -s "$RELAY_URL/v1/pushes/$ID?wait=30s&results=false" -H "authorization: Bearer $KEY")
+  # A failed poll is retried like an unfinished one; the message below shows the relay's log.
+  DONE=$(curl -sS "$RELAY_URL/v1/pushes/$ID?wait=30s&results=false" -H "authorization: Bearer $KEY" || true)
   for _ in $(seq 20); do grep -q '"finished":true' <<<"$DONE" && break
-    DONE=$(curl -s "$RELAY_URL/v1/pushes/$ID?wait=30s&results=false" -H "authorization: Bearer $KEY"); done
-  grep -q '"finished":true' <<<"$DONE" || { echo "$DONE"; echo "relay-soak.sh: round $ROUND: the push did not finish" >&2; exit 1; }
+    DONE=$(curl -sS "$RELAY_URL/v1/pushes/$ID?wait=30s&results=false" -H "authorization: Bearer $KEY" || true); done
+  grep -q '"finished":true' <<<"$DONE" || { echo "$DONE"; cat "$WORK/relay.log"; echo "relay-soak.sh: round $ROUND: the push did not finish" >&2; exit 1; }
   record "final targets when killed" "$AT_KILL"
   echo "relay-soak.sh: round $ROUND/$ROUNDS: killed with $AT_KILL of $TARGETS final, finished after restart"
 done
