@@ -5,9 +5,18 @@ start_relay() {
   "$PUSHLAB" relay --config "$1" --data "$2" --quiet >"$WORK/relay.log" 2>&1 &
   RELAY_PID=$!
   PIDS+=("$RELAY_PID")
-  for _ in $(seq 600); do grep -q '^relay: listening on ' "$WORK/relay.log" && break; sleep 0.05; done
+  for _ in $(seq 1200); do grep -q '^relay: listening on ' "$WORK/relay.log" && break; sleep 0.05; done
   RELAY_URL=$(sed -n 's|^relay: listening on \([^ ]*\) .*|\1|p' "$WORK/relay.log")
-  [ -n "$RELAY_URL" ] || { cat "$WORK/relay.log"; echo "$(basename "$0"): the relay did not start" >&2; exit 1; }
+  [ -n "$RELAY_URL" ] || {
+    cat "$WORK/relay.log"
+    # Still running: where it waits (gdb, if installed); gone: how it ended.
+    if kill -0 "$RELAY_PID" 2>/dev/null; then
+      ps -o pid,stat,wchan:32,etime,rss -p "$RELAY_PID" >&2
+      command -v gdb >/dev/null && gdb -p "$RELAY_PID" -batch -ex 'thread apply all bt 12' 2>/dev/null | grep -E '^(Thread|#)' | head -80 >&2
+    else
+      wait "$RELAY_PID" && echo "the relay exited with status 0" >&2 || echo "the relay exited with status $?" >&2
+    fi
+    echo "$(basename "$0"): the relay did not start within 60 s" >&2; exit 1; }
 }
 
 # start_emulator [ARGS…] starts `pushlab serve` on free ports (quick start) and sets
