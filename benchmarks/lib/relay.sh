@@ -2,6 +2,9 @@
 # PIDS array exist): start_relay CONFIG DATA starts `pushlab relay` on a free port and sets
 # RELAY_PID and RELAY_URL (the cleartext URL it prints); its output goes to $WORK/relay.log.
 start_relay() {
+  # Emptied here, before the fork: the child's own `>` may come after the first grep below,
+  # which would then read the previous relay's line (a restart that "did not start").
+  : >"$WORK/relay.log"
   "$PUSHLAB" relay --config "$1" --data "$2" --quiet >"$WORK/relay.log" 2>&1 &
   RELAY_PID=$!
   PIDS+=("$RELAY_PID")
@@ -22,6 +25,7 @@ start_relay() {
 # start_emulator [ARGS…] starts `pushlab serve` on free ports (quick start) and sets
 # SERVE_PID and APNS_URL; its output goes to $WORK/serve.log.
 start_emulator() {
+  : >"$WORK/serve.log"  # as in start_relay
   "$PUSHLAB" serve --apns-port 0 --port 0 --h2c-port 0 --quiet "$@" >"$WORK/serve.log" 2>&1 &
   SERVE_PID=$!
   PIDS+=("$SERVE_PID")
