@@ -31,6 +31,7 @@ load() { h2load -n "$1" -c 4 -m 100 -d "$T/body.json" -H "authorization: bearer 
 one() {  # binary label
   local bin=$1 label=$2
   local log=$T/$label.log
+  : >"$log"  # before the fork: otherwise the wait below can read the previous round's port
   "$bin" serve --event-loops 1 --port 0 --h2c-port 0 --apns-port 0 --apns-h2c-port 0 --quiet >"$log" 2>&1 & local pid=$!; SERVER_PID=$pid
   for _ in $(seq 200); do grep -q "quick start" "$log" && break; sleep 0.05; done
   local port; port=$(grep -o "APNs: http://127.0.0.1:[0-9]*" "$log" | grep -o "[0-9]*$" || true)
