@@ -37,6 +37,7 @@ PY
 # Starts a server command in the background; sets PORT to its cleartext port.
 start() {
   local log=$1; shift
+  : >"$log"  # before the fork: the logs are reused each round, and the wait must not read the last one's port
   "$@" >"$log" 2>&1 &
   PIDS+=($!)
   for _ in $(seq 100); do
