@@ -31,31 +31,30 @@ public final class ConnectionContext: Sendable {
 }
 
 /// A small lock-protected key/value box for per-connection state.
-public final class ConnectionStorage: @unchecked Sendable {
+public final class ConnectionStorage: Sendable {
     /// One value, boxed once: `update` then changes it in place instead of re-boxing it on
     /// every call (it runs on every APNs request; benchmarks/results/gateway.md).
     private final class Slot<T> {
         var value: T
         init(_ value: T) { self.value = value }
     }
-    // Protected by `lock`; each value is a `Slot<T>` of the type it was stored as.
-    private var values: [String: AnyObject] = [:]
-    private let lock = NSLock()
+    /// Each value is a `Slot<T>` of the type it was stored as.
+    private let values = SanitizerVisibleMutex<[String: AnyObject]>([:])
 
     public init() {}
 
     public subscript<T: Sendable>(key: String, as type: T.Type = T.self) -> T? {
-        get { lock.withLock { (values[key] as? Slot<T>)?.value } }
+        get { values.withLock { ($0[key] as? Slot<T>)?.value } }
     }
 
     public func set<T: Sendable>(_ key: String, _ value: T?) {
-        lock.withLock { values[key] = value.map { Slot($0) } }
+        values.withLock { $0[key] = value.map { Slot($0) } }
     }
 
     /// Reads, transforms and stores a value atomically; a value of another type under `key`
     /// is replaced by `defaultValue` transformed.
     public func update<T: Sendable, R>(_ key: String, default defaultValue: T, _ body: (inout T) -> R) -> R {
-        lock.withLock {
+        values.withLock { values in
             if let slot = values[key] as? Slot<T> { return body(&slot.value) }
             let slot = Slot(defaultValue)
             values[key] = slot

@@ -2,7 +2,9 @@ import CPushLab
 import Synchronization
 
 /// A `Mutex` whose hand-overs ThreadSanitizer can see; use it for state several threads share
-/// in this module (the server's job queue and state, the client's inbox and thread handle).
+/// in the modules `make sanitize` runs under TSan (PushHTTP: the server's job queue and state,
+/// the client's inbox and thread handle; PushDevice: the extension run's state and clocks).
+/// Elsewhere a plain `Mutex` does.
 ///
 /// Why: `Synchronization.Mutex` on Linux locks with raw futex system calls inside the
 /// toolchain's prebuilt, uninstrumented Synchronization module, so TSan sees no happens-before
@@ -13,14 +15,14 @@ import Synchronization
 /// reports, 2026-11-29) and on `CurlInbox` (11 reports in an earlier run). Announcing the
 /// acquire and release on this object's address gives TSan the edge the futex provides; without
 /// TSan the annotations are no-ops (see Sources/CPushLab/sanitizer_shim.c).
-final class SanitizerVisibleMutex<Value>: Sendable {
+package final class SanitizerVisibleMutex<Value>: Sendable {
     private let mutex: Mutex<Value>
 
-    init(_ initialValue: sending Value) {
+    package init(_ initialValue: sending Value) {
         mutex = Mutex(initialValue)
     }
 
-    func withLock<Result, E: Error>(_ body: (inout sending Value) throws(E) -> sending Result) throws(E) -> sending Result {
+    package func withLock<Result, E: Error>(_ body: (inout sending Value) throws(E) -> sending Result) throws(E) -> sending Result {
         try mutex.withLock { (value: inout sending Value) throws(E) -> sending Result in
             let token = Unmanaged.passUnretained(self).toOpaque()
             cpl_tsan_acquire(token)
