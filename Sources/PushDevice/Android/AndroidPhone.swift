@@ -32,16 +32,14 @@ public struct AndroidReceiveReport: Sendable, Codable, Equatable {
 /// (docs/specs/android-side.md; docs/android.md). It keeps what a process keeps — the
 /// duplicate guard and the channels created so far — and the app's `filesDir` with the
 /// pending store. `receive` runs one message through Firebase's rules and the SDK.
-public final class AndroidPhone: @unchecked Sendable {
+public final class AndroidPhone: Sendable {
     public let profile: AndroidAppProfile
     public let transport: any HTTPTransport
     public let store: AndroidPendingDeliveryStore?
     /// Real-time window of `onMessageReceived` (docs/specs/android-side.md §1: ≤ 20 s).
-    public var handlerWindowMs: Int64
-    private let lock = NSLock()
-    /// The SDK's recent delivery ids, newest first (per process).
-    private var recentDeliveryIDs: [String] = []
-    private var createdChannels: [AndroidChannel] = []
+    public let handlerWindowMs: Int64
+    /// What the process keeps: the SDK's recent delivery ids, newest first, and the channels created.
+    private let process = SanitizerVisibleMutex<(recentDeliveryIDs: [String], createdChannels: [AndroidChannel])>(([], []))
 
     public init(profile: AndroidAppProfile, transport: any HTTPTransport, filesDir: URL?, handlerWindowMs: Int64 = 20_000) throws {
         self.profile = profile
@@ -51,24 +49,24 @@ public final class AndroidPhone: @unchecked Sendable {
     }
 
     /// The process died: the in-memory duplicate guard goes with it.
-    public func killProcess() { lock.withLock { recentDeliveryIDs.removeAll() } }
+    public func killProcess() { process.withLock { $0.recentDeliveryIDs.removeAll() } }
 
     /// `getOrUpdateMessageAlreadyProcessed`: true when the id is blank or seen in this process.
     func alreadyProcessed(_ id: String) -> Bool {
-        lock.withLock {
+        process.withLock { process in
             if id.trimmingCharacters(in: .whitespaces).isEmpty { return true }
-            if recentDeliveryIDs.contains(id) { return true }
-            if recentDeliveryIDs.count >= AndroidSDKContract.recentDeliveryIDs { recentDeliveryIDs.removeLast() }
-            recentDeliveryIDs.insert(id, at: 0)
+            if process.recentDeliveryIDs.contains(id) { return true }
+            if process.recentDeliveryIDs.count >= AndroidSDKContract.recentDeliveryIDs { process.recentDeliveryIDs.removeLast() }
+            process.recentDeliveryIDs.insert(id, at: 0)
             return false
         }
     }
 
     private func channel(_ id: String) -> AndroidChannel? {
-        lock.withLock { createdChannels.first { $0.id == id } } ?? profile.channels.first { $0.id == id }
+        process.withLock { $0.createdChannels.first { $0.id == id } } ?? profile.channels.first { $0.id == id }
     }
 
-    private func create(_ channel: AndroidChannel) { lock.withLock { createdChannels.append(channel) } }
+    private func create(_ channel: AndroidChannel) { process.withLock { $0.createdChannels.append(channel) } }
 
     /// Runs `message` through the phone. `conditions` drive the delivered metric afterwards.
     /// With `deferMetric`, the SDK stores the metric's pending entry but its timeline does not run:

@@ -28,6 +28,7 @@ final class CIOPendingFileAccess: @unchecked Sendable {
     let filePath: String
     let sparePath: String
     // Everything below is protected by `lock`.
+    // NSLock, not Mutex: it scopes a critical section (`locked`'s body, file I/O under `flock`), not one value.
     private let lock = NSLock()
     /// The `io.customer` directory, opened once; `flock` on it is the cross-process lock.
     private let directoryFD: Int32

@@ -25,7 +25,7 @@ public final class LiveActivityHost: @unchecked Sendable {
     /// Keep a per-host timeline (off for large fan-out runs).
     public let keepsTimeline: Bool
 
-    // Protected by `lock`.
+    // Protected by `lock`. NSLock, not Mutex: the rules below (~150 lines) mutate these under it; moving them is a rewrite.
     private var activities: [LiveActivity] = []
     private var budget: LiveActivityUpdateBudget
     private var timeline: [LiveActivityTimelineEvent] = []

@@ -1,5 +1,6 @@
 import Foundation
 import PushCore
+import PushHTTP
 
 /// Where the extension's random identifiers come from (file-name UUIDs, attachment ids, row
 /// ids), so a seeded simulator run reproduces them.
@@ -18,15 +19,13 @@ public struct SystemIdentifierSource: IdentifierSource {
 }
 
 /// Reproducible identifiers from a `SeededRandom`. Thread-safe.
-public final class SeededIdentifierSource: IdentifierSource, @unchecked Sendable {
-    // Protected by `lock`.
-    private var random: SeededRandom
-    private let lock = NSLock()
+public final class SeededIdentifierSource: IdentifierSource, Sendable {
+    private let random: SanitizerVisibleMutex<SeededRandom>
 
-    public init(seed: UInt64) { random = SeededRandom(seed: seed) }
+    public init(seed: UInt64) { random = SanitizerVisibleMutex(SeededRandom(seed: seed)) }
 
     public func uuid() -> UUID {
-        lock.withLock {
+        random.withLock { random in
             var bytes = (0..<16).map { _ in UInt8(truncatingIfNeeded: random.next()) }
             bytes[6] = (bytes[6] & 0x0F) | 0x40  // version 4
             bytes[8] = (bytes[8] & 0x3F) | 0x80  // RFC 4122 variant
@@ -36,6 +35,6 @@ public final class SeededIdentifierSource: IdentifierSource, @unchecked Sendable
     }
 
     public func lowercaseLetters(_ count: Int) -> String {
-        lock.withLock { String((0..<count).map { _ in Character(UnicodeScalar(UInt8(97 + random.next() % 26))) }) }
+        random.withLock { random in String((0..<count).map { _ in Character(UnicodeScalar(UInt8(97 + random.next() % 26))) }) }
     }
 }
