@@ -3,6 +3,7 @@ import PushCore
 import PushDevice
 import PushGateway
 import PushHTTP
+import Synchronization
 
 /// The gateway's Android deliveries: every FCM message accepted for a device registered as
 /// `android` runs through that device's virtual phone (the Customer.io Android SDK,
@@ -15,21 +16,25 @@ import PushHTTP
 /// handles its messages one at a time in that order, each message's metric timeline running
 /// from its arrival to the horizon before the next message arrives — so what its pending store
 /// sees follows from the order, not from thread timing.
-public final class AndroidFleet: @unchecked Sendable {
+public final class AndroidFleet: Sendable {
     private let transport: any HTTPTransport
     private let directory: URL
-    // Everything below up to `lock` is protected by `lock`.
-    private var profiles: [String: AndroidAppProfile] = [:]
-    private var phones: [String: AndroidPhone] = [:]
-    private var deliveries: [AndroidFleetDelivery] = []
-    private var running = 0
-    private var pushCount = 0
-    private var arrival: @Sendable (AcceptedPush) -> AndroidArrival = { _ in AndroidArrival() }
-    private var isolated = false
-    private var observer: (@Sendable (AndroidFleetDelivery) async -> Void)?
-    private var queues: [String: OrderedQueue] = [:]
-    private let lock = NSLock()
+    private let state = Mutex(State())
     private let idle = AsyncGate()
+
+    private struct State {
+        var profiles: [String: AndroidAppProfile] = [:]
+        var phones: [String: AndroidPhone] = [:]
+        var deliveries: [AndroidFleetDelivery] = []
+        var running = 0
+        var pushCount = 0
+        var arrival: @Sendable (AcceptedPush) -> AndroidArrival = { _ in AndroidArrival() }
+        var isolated = false
+        var observer: (@Sendable (AndroidFleetDelivery) async -> Void)?
+        var queues: [String: OrderedQueue] = [:]
+
+        var isIdle: Bool { running == 0 && !queues.values.contains { $0.pending || !$0.held.isEmpty } }
+    }
 
     /// One phone's messages in the order it handles them.
     private struct OrderedQueue {
@@ -48,33 +53,33 @@ public final class AndroidFleet: @unchecked Sendable {
 
     /// Each message gets a fresh phone (see the type's documentation).
     public var phonePerPush: Bool {
-        get { lock.withLock { isolated } }
-        set { lock.withLock { isolated = newValue } }
+        get { state.withLock { $0.isolated } }
+        set { state.withLock { $0.isolated = newValue } }
     }
 
-    public func add(deviceNamed name: String, profile: AndroidAppProfile) { lock.withLock { profiles[name] = profile } }
-    public func profile(named name: String) -> AndroidAppProfile? { lock.withLock { profiles[name] } }
+    public func add(deviceNamed name: String, profile: AndroidAppProfile) { state.withLock { $0.profiles[name] = profile } }
+    public func profile(named name: String) -> AndroidAppProfile? { state.withLock { $0.profiles[name] } }
 
     /// The device's phone (created on first use), e.g. for a tap or a launch after a push.
     public func phone(named name: String) throws -> AndroidPhone? {
-        try lock.withLock { try phoneLocked(name) }
+        try state.withLock { try phone(name, in: &$0) }
     }
 
     /// Called with each handled message before the fleet counts it as finished
     /// (`pushlab demo --console` shows them).
-    public func setObserver(_ observer: @escaping @Sendable (AndroidFleetDelivery) async -> Void) { lock.withLock { self.observer = observer } }
+    public func setObserver(_ observer: @escaping @Sendable (AndroidFleetDelivery) async -> Void) { state.withLock { $0.observer = observer } }
 
     /// Decides, per message, the app state and the conditions after arrival.
-    public func setArrival(_ policy: @escaping @Sendable (AcceptedPush) -> AndroidArrival) { lock.withLock { arrival = policy } }
+    public func setArrival(_ policy: @escaping @Sendable (AcceptedPush) -> AndroidArrival) { state.withLock { $0.arrival = policy } }
 
     /// The next messages `device` will get, by delivery id, in the order it handles them.
     public func expect(device name: String, deliveryIDs: [String]) {
         guard !deliveryIDs.isEmpty else { return }
-        lock.withLock {
+        state.withLock { state in
             idle.close()
-            var q = queues[name] ?? OrderedQueue()
+            var q = state.queues[name] ?? OrderedQueue()
             q.order.expect(deliveryIDs)
-            queues[name] = q
+            state.queues[name] = q
         }
         pump(name)
     }
@@ -82,17 +87,17 @@ public final class AndroidFleet: @unchecked Sendable {
     /// Messages that will never arrive (the gateway refused them): the phones stop waiting for them.
     public func skip(deliveryIDs: Set<String>) {
         guard !deliveryIDs.isEmpty else { return }
-        let names = lock.withLock { () -> [String] in
-            for name in queues.keys { queues[name]!.order.skip(deliveryIDs) }
-            return Array(queues.keys)
+        let names = state.withLock { state -> [String] in
+            for name in state.queues.keys { state.queues[name]!.order.skip(deliveryIDs) }
+            return Array(state.queues.keys)
         }
         for name in names { pump(name) }
     }
 
     public func deliver(_ push: AcceptedPush) {
         guard let name = push.device?.name else { return }
-        let ordered = lock.withLock { () -> Bool in
-            queues[name]?.order.arrive(push) == true
+        let ordered = state.withLock { state -> Bool in
+            state.queues[name]?.order.arrive(push) == true
         }
         if ordered {
             pump(name)
@@ -100,16 +105,16 @@ public final class AndroidFleet: @unchecked Sendable {
         }
         let setup: (AndroidPhone, AndroidArrival)?
         do {
-            setup = try lock.withLock { () -> (AndroidPhone, AndroidArrival)? in
-                guard let profile = profiles[name] else { return nil }
-                pushCount += 1
-                let phone = isolated
-                    ? try AndroidPhone(profile: profile, transport: transport, filesDir: directory.appendingPathComponent("\(name)/push-\(pushCount)"))
-                    : try phoneLocked(name)
+            setup = try state.withLock { state -> (AndroidPhone, AndroidArrival)? in
+                guard let profile = state.profiles[name] else { return nil }
+                state.pushCount += 1
+                let phone = state.isolated
+                    ? try AndroidPhone(profile: profile, transport: transport, filesDir: directory.appendingPathComponent("\(name)/push-\(state.pushCount)"))
+                    : try self.phone(name, in: &state)
                 guard let phone else { return nil }
-                running += 1
+                state.running += 1
                 idle.close()
-                return (phone, arrival(push))
+                return (phone, state.arrival(push))
             }
         } catch {
             setup = nil
@@ -125,21 +130,21 @@ public final class AndroidFleet: @unchecked Sendable {
     /// phone's order is done, runs the metrics an offline span still holds.
     private func pump(_ name: String) {
         enum Step { case run(AcceptedPush, AndroidArrival), release, none }
-        let (step, phone): (Step, AndroidPhone?) = lock.withLock {
-            guard var q = queues[name], !q.busy, let phone = try? phoneLocked(name) else { return (.none, nil) }
-            defer { queues[name] = q }
+        let (step, phone): (Step, AndroidPhone?) = state.withLock { state in
+            guard var q = state.queues[name], !q.busy, let phone = try? self.phone(name, in: &state) else { return (.none, nil) }
+            defer { state.queues[name] = q }
             if let push = q.order.takeNext() {
                 q.busy = true
-                running += 1
-                return (.run(push, arrival(push)), phone)
+                state.running += 1
+                return (.run(push, state.arrival(push)), phone)
             }
             if !q.pending {
                 if !q.held.isEmpty {
                     q.busy = true
-                    running += 1
+                    state.running += 1
                     return (.release, phone)
                 }
-                if isIdleLocked { idle.open() }
+                if state.isIdle { idle.open() }
             }
             return (.none, nil)
         }
@@ -153,7 +158,7 @@ public final class AndroidFleet: @unchecked Sendable {
                 let held = arrival.offlineSpacingMs != nil
                 let delivery = await self.handle(push, on: phone, name: name, arrival: arrival, deferMetric: held)
                 if held {
-                    self.lock.withLock { self.queues[name]!.held.append((push, delivery.report, arrival)) }
+                    self.state.withLock { $0.queues[name]!.held.append((push, delivery.report, arrival)) }
                 } else {
                     finished.append(delivery)
                 }
@@ -162,7 +167,7 @@ public final class AndroidFleet: @unchecked Sendable {
             case .none:
                 break
             }
-            self.lock.withLock { self.queues[name]!.busy = false }
+            self.state.withLock { $0.queues[name]!.busy = false }
             await self.finish(finished)
             self.pump(name)
         }
@@ -172,9 +177,9 @@ public final class AndroidFleet: @unchecked Sendable {
     /// `offlineSpacingMs` after the span's last message, each later message having arrived that
     /// long after the one before. The app is not opened before the network is back.
     private func release(_ name: String, on phone: AndroidPhone) async -> [AndroidFleetDelivery] {
-        let held = lock.withLock { () -> [(push: AcceptedPush, report: AndroidReceiveReport, arrival: AndroidArrival)] in
-            defer { queues[name]?.held.removeAll() }
-            return queues[name]?.held ?? []
+        let held = state.withLock { state -> [(push: AcceptedPush, report: AndroidReceiveReport, arrival: AndroidArrival)] in
+            defer { state.queues[name]?.held.removeAll() }
+            return state.queues[name]?.held ?? []
         }
         var out: [AndroidFleetDelivery] = []
         for (i, h) in held.enumerated() {
@@ -200,21 +205,20 @@ public final class AndroidFleet: @unchecked Sendable {
 
     /// Counts `deliveries` (and the work that produced them) as finished.
     private func finish(_ finished: [AndroidFleetDelivery]) async {
-        if let observer = lock.withLock({ observer }) { for d in finished { await observer(d) } }
-        lock.withLock {
-            deliveries += finished
-            running -= 1
-            if isIdleLocked { idle.open() }
+        if let observer = state.withLock({ $0.observer }) { for d in finished { await observer(d) } }
+        state.withLock { state in
+            state.deliveries += finished
+            state.running -= 1
+            if state.isIdle { idle.open() }
         }
     }
 
-    private var isIdleLocked: Bool { running == 0 && !queues.values.contains { $0.pending || !$0.held.isEmpty } }
-
-    private func phoneLocked(_ name: String) throws -> AndroidPhone? {
-        if let phone = phones[name] { return phone }
-        guard let profile = profiles[name] else { return nil }
+    /// The phone of `name` in `state` (created on first use); call it inside `state.withLock`.
+    private func phone(_ name: String, in state: inout State) throws -> AndroidPhone? {
+        if let phone = state.phones[name] { return phone }
+        guard let profile = state.profiles[name] else { return nil }
         let phone = try AndroidPhone(profile: profile, transport: transport, filesDir: directory.appendingPathComponent(name))
-        phones[name] = phone
+        state.phones[name] = phone
         return phone
     }
 
@@ -222,5 +226,5 @@ public final class AndroidFleet: @unchecked Sendable {
     public func waitUntilIdle() async { await idle.wait() }
 
     /// Every handled message, in completion order.
-    public var finished: [AndroidFleetDelivery] { lock.withLock { deliveries } }
+    public var finished: [AndroidFleetDelivery] { state.withLock { $0.deliveries } }
 }

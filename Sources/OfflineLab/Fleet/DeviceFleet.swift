@@ -3,6 +3,7 @@ import PushCore
 import PushDevice
 import PushGateway
 import PushHTTP
+import Synchronization
 
 /// The gateway's delivery sink: every push accepted for a device with an app profile runs
 /// through that app's Notification Service Extension, as on a phone.
@@ -13,26 +14,43 @@ import PushHTTP
 /// fleet) instead runs its pushes in that order, at most `extensionsAtOnce` at a time, each
 /// starting only when every push before it has started: which push a phone handles when does
 /// not depend on how the gateway's threads interleave.
-public final class DeviceFleet: PushDeliverySink, @unchecked Sendable {
+public final class DeviceFleet: PushDeliverySink, Sendable {
     private let transport: any HTTPTransport
     private let clock: any NSEClock
     private let budget: Duration
     private let temporaryDirectory: URL
-    // Everything below up to `lock` is protected by `lock`.
-    private var members: [String: FleetMember] = [:]
-    private var deliveries: [FleetDelivery] = []
-    private var running = 0
-    private var killPolicy: @Sendable (AcceptedPush) -> Duration? = { _ in nil }
-    private var killTrigger: @Sendable (AcceptedPush) -> (@Sendable () async -> Void)? = { _ in nil }
-    private var observer: (@Sendable (FleetDelivery) -> Void)?
-    private var queues: [String: OrderedQueue] = [:]
-    /// Each phone's App Group store as its extension process sees it, opened once: iOS keeps an
-    /// extension process for the pushes that follow, so the store file stays open between them
-    /// (and the SQLite store's WAL is not re-created and checkpointed for every push).
-    private var stores: [String: any PendingMetricStore] = [:]
-    private var runClock: (@Sendable () -> any NSEClock)?
-    private let lock = NSLock()
+    private let state = Mutex(State())
     private let idle = AsyncGate()
+
+    private struct State {
+        var members: [String: FleetMember] = [:]
+        var deliveries: [FleetDelivery] = []
+        var running = 0
+        var killPolicy: @Sendable (AcceptedPush) -> Duration? = { _ in nil }
+        var killTrigger: @Sendable (AcceptedPush) -> (@Sendable () async -> Void)? = { _ in nil }
+        var observer: (@Sendable (FleetDelivery) -> Void)?
+        var queues: [String: OrderedQueue] = [:]
+        /// Each phone's App Group store as its extension process sees it, opened once: iOS keeps an
+        /// extension process for the pushes that follow, so the store file stays open between them
+        /// (and the SQLite store's WAL is not re-created and checkpointed for every push).
+        var stores: [String: any PendingMetricStore] = [:]
+        var runClock: (@Sendable () -> any NSEClock)?
+
+        /// Takes the pushes that may start now on an ordered phone (counted as running).
+        mutating func pump(_ name: String) -> [Start] {
+            guard var q = queues[name], let member = members[name] else { return [] }
+            var start: [Start] = []
+            while q.running < q.limit, let push = q.order.takeNext() {
+                q.running += 1
+                running += 1
+                start.append((push, member, killPolicy(push), killTrigger(push)))
+            }
+            queues[name] = q
+            return start
+        }
+
+        var isIdle: Bool { running == 0 && !queues.values.contains { $0.pending } }
+    }
 
     /// A push ready to run: the push, its phone, its kill instant and kill event.
     private typealias Start = (push: AcceptedPush, member: FleetMember, killAt: Duration?, killWhen: (@Sendable () async -> Void)?)
@@ -54,39 +72,39 @@ public final class DeviceFleet: PushDeliverySink, @unchecked Sendable {
     }
 
     public func add(deviceNamed name: String, _ member: FleetMember) {
-        lock.withLock {
-            members[name] = member
-            stores[name] = nil
+        state.withLock {
+            $0.members[name] = member
+            $0.stores[name] = nil
         }
     }
-    public func member(named name: String) -> FleetMember? { lock.withLock { members[name] } }
+    public func member(named name: String) -> FleetMember? { state.withLock { $0.members[name] } }
 
     /// Decides, per push, the emulated instant its extension process is killed (nil: never).
-    public func setKillPolicy(_ policy: @escaping @Sendable (AcceptedPush) -> Duration?) { lock.withLock { killPolicy = policy } }
+    public func setKillPolicy(_ policy: @escaping @Sendable (AcceptedPush) -> Duration?) { state.withLock { $0.killPolicy = policy } }
 
     /// Decides, per push, an event that kills its extension process (`NSEConfiguration.killWhen`; nil: none).
     public func setKillTrigger(_ trigger: @escaping @Sendable (AcceptedPush) -> (@Sendable () async -> Void)?) {
-        lock.withLock { killTrigger = trigger }
+        state.withLock { $0.killTrigger = trigger }
     }
 
     /// Gives each extension run a clock of its own (the simulator's `EventClock`) instead of
     /// the fleet's shared one.
-    public func setClockPerRun(_ make: @escaping @Sendable () -> any NSEClock) { lock.withLock { runClock = make } }
+    public func setClockPerRun(_ make: @escaping @Sendable () -> any NSEClock) { state.withLock { $0.runClock = make } }
 
     /// Called with each extension run as it finishes (`pushlab demo --console` shows them).
-    public func setObserver(_ observer: @escaping @Sendable (FleetDelivery) -> Void) { lock.withLock { self.observer = observer } }
+    public func setObserver(_ observer: @escaping @Sendable (FleetDelivery) -> Void) { state.withLock { $0.observer = observer } }
 
     /// The next pushes `device` will get, by delivery id, in the order its extensions must
     /// start; at most `extensionsAtOnce` run at once. A push not listed runs on arrival.
     public func expect(device name: String, deliveryIDs: [String], extensionsAtOnce: Int = 1) {
         guard !deliveryIDs.isEmpty else { return }
-        let start: [Start] = lock.withLock {
+        let start: [Start] = state.withLock { state in
             idle.close()
-            var q = queues[name] ?? OrderedQueue()
+            var q = state.queues[name] ?? OrderedQueue()
             q.order.expect(deliveryIDs)
             q.limit = max(1, extensionsAtOnce)
-            queues[name] = q
-            return pumpLocked(name)
+            state.queues[name] = q
+            return state.pump(name)
         }
         for s in start { launch(s, ordered: name) }
     }
@@ -94,13 +112,13 @@ public final class DeviceFleet: PushDeliverySink, @unchecked Sendable {
     /// Pushes that will never arrive (the gateway refused them): the phones stop waiting for them.
     public func skip(deliveryIDs: Set<String>) {
         guard !deliveryIDs.isEmpty else { return }
-        let start = lock.withLock { () -> [(Start, String)] in
+        let start = state.withLock { state -> [(Start, String)] in
             var start: [(Start, String)] = []
-            for name in queues.keys {
-                queues[name]!.order.skip(deliveryIDs)
-                start += pumpLocked(name).map { ($0, name) }
+            for name in state.queues.keys {
+                state.queues[name]!.order.skip(deliveryIDs)
+                start += state.pump(name).map { ($0, name) }
             }
-            if isIdleLocked { idle.open() }
+            if state.isIdle { idle.open() }
             return start
         }
         for (s, name) in start { launch(s, ordered: name) }
@@ -108,37 +126,22 @@ public final class DeviceFleet: PushDeliverySink, @unchecked Sendable {
 
     public func deliver(_ push: AcceptedPush) {
         guard let name = push.device?.name else { return }
-        let ordered: [Start]? = lock.withLock {
-            guard queues[name]?.order.arrive(push) == true else { return nil }
-            return pumpLocked(name)
+        let ordered: [Start]? = state.withLock { state in
+            guard state.queues[name]?.order.arrive(push) == true else { return nil }
+            return state.pump(name)
         }
         if let ordered {
             for s in ordered { launch(s, ordered: name) }
             return
         }
-        let setup: Start? = lock.withLock {
-            guard let m = members[name] else { return nil }
-            running += 1
+        let setup: Start? = state.withLock { state in
+            guard let m = state.members[name] else { return nil }
+            state.running += 1
             idle.close()
-            return (push, m, killPolicy(push), killTrigger(push))
+            return (push, m, state.killPolicy(push), state.killTrigger(push))
         }
         if let setup { launch(setup, ordered: nil) }
     }
-
-    /// Takes the pushes that may start now on an ordered phone (counted as running).
-    private func pumpLocked(_ name: String) -> [Start] {
-        guard var q = queues[name], let member = members[name] else { return [] }
-        var start: [Start] = []
-        while q.running < q.limit, let push = q.order.takeNext() {
-            q.running += 1
-            running += 1
-            start.append((push, member, killPolicy(push), killTrigger(push)))
-        }
-        queues[name] = q
-        return start
-    }
-
-    private var isIdleLocked: Bool { running == 0 && !queues.values.contains { $0.pending } }
 
     /// Runs one extension; on an ordered phone, starts what may follow it.
     private func launch(_ s: Start, ordered: String?) {
@@ -147,34 +150,34 @@ public final class DeviceFleet: PushDeliverySink, @unchecked Sendable {
         Task {
             let report = await self.runExtension(push: push, member: s.member, store: self.store(name, s.member), killAt: s.killAt, killWhen: s.killWhen)
             let delivery = FleetDelivery(push: push, deviceName: name, report: report)
-            let (start, done, observer) = self.lock.withLock { () -> ([Start], Bool, (@Sendable (FleetDelivery) -> Void)?) in
-                self.deliveries.append(delivery)
-                self.running -= 1
+            let (start, done, observer) = self.state.withLock { state -> ([Start], Bool, (@Sendable (FleetDelivery) -> Void)?) in
+                state.deliveries.append(delivery)
+                state.running -= 1
                 var start: [Start] = []
                 if let ordered {
-                    self.queues[ordered]?.running -= 1
-                    start = self.pumpLocked(ordered)
+                    state.queues[ordered]?.running -= 1
+                    start = state.pump(ordered)
                 }
-                return (start, self.isIdleLocked && start.isEmpty, self.observer)
+                return (start, state.isIdle && start.isEmpty, state.observer)
             }
             observer?(delivery)
             for s in start { self.launch(s, ordered: ordered) }
             // Re-checked under the lock: another push may have started since.
-            if done { self.lock.withLock { if self.isIdleLocked { self.idle.open() } } }
+            if done { self.state.withLock { if $0.isIdle { self.idle.open() } } }
         }
     }
 
     /// The extension's store on device `name` (opened on first use).
     private func store(_ name: String, _ member: FleetMember) -> any PendingMetricStore {
-        lock.withLock {
-            if let open = stores[name] { return open }
+        state.withLock { state in
+            if let open = state.stores[name] { return open }
             let store: any PendingMetricStore
             do {
                 store = try PendingMetricStores.open(profile: member.profile, process: .notificationServiceExtension, container: member.container)
             } catch {
                 return DisabledPendingMetricStore(reason: "\(error)")  // not kept: the next push tries again
             }
-            stores[name] = store
+            state.stores[name] = store
             return store
         }
     }
@@ -184,7 +187,7 @@ public final class DeviceFleet: PushDeliverySink, @unchecked Sendable {
         var configuration = NSEConfiguration(profile: member.profile, budget: budget, killAt: killAt, store: store,
                                              temporaryDirectory: temporaryDirectory)
         configuration.killWhen = killWhen
-        let runClock = lock.withLock { self.runClock }?() ?? clock
+        let runClock = state.withLock { $0.runClock }?() ?? clock
         let nse = NotificationServiceExtension(configuration: configuration, transport: transport, clock: runClock)
         let payload = (try? JSONDocument.parse(push.payload).root) ?? .object(JSONObject())
         return await NSERunClock.$current.withValue(runClock) { await nse.run(payload: payload) }
@@ -194,5 +197,5 @@ public final class DeviceFleet: PushDeliverySink, @unchecked Sendable {
     public func waitUntilIdle() async { await idle.wait() }
 
     /// Every finished extension run, in completion order.
-    public var finished: [FleetDelivery] { lock.withLock { deliveries } }
+    public var finished: [FleetDelivery] { state.withLock { $0.deliveries } }
 }

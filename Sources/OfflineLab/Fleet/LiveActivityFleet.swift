@@ -2,23 +2,25 @@ import Foundation
 import PushCore
 import PushDevice
 import PushGateway
+import Synchronization
 
 /// The virtual iPhones' Live Activities, wired to the gateway: Live Activity pushes accepted for
 /// an activity token or a push-to-start token, and broadcasts accepted for a channel, are applied
 /// by each phone's `LiveActivityHost` on the emulated clock. A broadcast reaches every
 /// subscribed activity, spread over the cores; `applied` counts the activities it reached.
-public final class LiveActivityFleet: PushDeliverySink, BroadcastDeliverySink, @unchecked Sendable {
+public final class LiveActivityFleet: PushDeliverySink, BroadcastDeliverySink, Sendable {
     public let channels: BroadcastChannelRegistry
     private let time: TimeSource
     private let profile: LiveActivityProfile
     private let keepsTimelines: Bool
-    // Protected by `lock`.
-    private var hosts: [String: LiveActivityHost] = [:]
-    private var order: [String] = []
-    /// Push-to-start and activity tokens → the phone that owns them.
-    private var byToken: [String: LiveActivityHost] = [:]
-    private var appliedCount = 0
-    private let lock = NSLock()
+    private struct State {
+        var hosts: [String: LiveActivityHost] = [:]
+        var order: [String] = []
+        /// Push-to-start and activity tokens → the phone that owns them.
+        var byToken: [String: LiveActivityHost] = [:]
+        var appliedCount = 0
+    }
+    private let state = Mutex(State())
 
     public init(channels: BroadcastChannelRegistry, time: TimeSource = SystemTimeSource(),
                 profile: LiveActivityProfile = LiveActivityProfile(), keepsTimelines: Bool = true) {
@@ -33,23 +35,23 @@ public final class LiveActivityFleet: PushDeliverySink, BroadcastDeliverySink, @
     /// The phone named `name`, created on first use with its push-to-start token.
     @discardableResult
     public func device(named name: String, bundleID: String = "io.pushlab.demo") -> LiveActivityHost {
-        lock.withLock {
-            if let host = hosts[name] { return host }
+        state.withLock { state in
+            if let host = state.hosts[name] { return host }
             var hasher = Hasher()
             hasher.combine(name)
             let host = LiveActivityHost(deviceName: name, bundleID: bundleID, profile: profile,
                                         seed: UInt64(bitPattern: Int64(hasher.finalize())), keepsTimeline: keepsTimelines)
-            hosts[name] = host
-            order.append(name)
-            byToken[host.pushToStartToken] = host
+            state.hosts[name] = host
+            state.order.append(name)
+            state.byToken[host.pushToStartToken] = host
             return host
         }
     }
 
-    public var devices: [LiveActivityHost] { lock.withLock { order.compactMap { hosts[$0] } } }
+    public var devices: [LiveActivityHost] { state.withLock { state in state.order.compactMap { state.hosts[$0] } } }
 
     /// Broadcast deliveries and token pushes applied so far (one per activity reached).
-    public var applied: Int { lock.withLock { appliedCount } }
+    public var applied: Int { state.withLock { $0.appliedCount } }
 
     /// The app starts an activity (`Activity.request`); with a channel it subscribes, and a
     /// Most-Recent-Message channel replays its stored broadcast to it at once.
@@ -61,7 +63,7 @@ public final class LiveActivityFleet: PushDeliverySink, BroadcastDeliverySink, @
         var events = host.startLocally(attributesType: attributesType, attributes: attributes, contentState: contentState,
                                        at: now, staleDate: staleDate, wantsPushToken: wantsPushToken, channelID: channelID)
         guard let id = events.first(where: { $0.kind == .started })?.activityID else { return .success(events) }
-        if let token = host.activity(id: id)?.pushToken { lock.withLock { byToken[token] = host } }
+        if let token = host.activity(id: id)?.pushToken { state.withLock { $0.byToken[token] = host } }
         if let channelID {
             switch channels.subscribe(ChannelSubscriber(deviceName: name, activityID: id), to: channelID) {
             case .failure(let reason): return .failure(reason)
@@ -78,13 +80,13 @@ public final class LiveActivityFleet: PushDeliverySink, BroadcastDeliverySink, @
     // MARK: - Sinks
 
     public func deliver(_ push: AcceptedPush) {
-        guard let token = push.token, let host = lock.withLock({ byToken[token] }),
+        guard let token = push.token, let host = state.withLock({ $0.byToken[token] }),
               let la = LiveActivityPush(bytes: push.payload), la.event != nil else { return }
         let target: LiveActivityHost.Target = token == host.pushToStartToken ? .pushToStart : .activityToken(token)
         let events = host.receive(la, priority: push.priority ?? 10, target: target, at: Int(push.receivedAt.timeIntervalSince1970))
         let reached = events.filter { $0.kind == .updated || $0.kind == .ended || $0.kind == .started }.count
         for e in events where e.kind == .tokenIssued {
-            if let id = e.activityID, let t = host.activity(id: id)?.pushToken { lock.withLock { byToken[t] = host } }
+            if let id = e.activityID, let t = host.activity(id: id)?.pushToken { state.withLock { $0.byToken[t] = host } }
         }
         // A push-started activity with input-push-channel joins that channel.
         for e in events where e.kind == .subscribed {
@@ -92,7 +94,7 @@ public final class LiveActivityFleet: PushDeliverySink, BroadcastDeliverySink, @
                 _ = channels.subscribe(ChannelSubscriber(deviceName: host.deviceName, activityID: id), to: channel)
             }
         }
-        if reached > 0 { lock.withLock { appliedCount += reached } }
+        if reached > 0 { state.withLock { $0.appliedCount += reached } }
     }
 
     public func deliver(_ broadcast: AcceptedBroadcast, to subscribers: [ChannelSubscriber]) {
@@ -103,7 +105,7 @@ public final class LiveActivityFleet: PushDeliverySink, BroadcastDeliverySink, @
         Task.detached { [self] in
             // Each phone once, however many of its activities subscribe (the host fans out inside).
             var seen = Set<String>()
-            let phones = lock.withLock { subscribers.compactMap { s -> LiveActivityHost? in seen.insert(s.deviceName).inserted ? hosts[s.deviceName] : nil } }
+            let phones = state.withLock { state in subscribers.compactMap { s -> LiveActivityHost? in seen.insert(s.deviceName).inserted ? state.hosts[s.deviceName] : nil } }
             let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, phones.count / 1000 + 1))
             let counts = UnsafeCounts(workers)
             DispatchQueue.concurrentPerform(iterations: workers) { w in
@@ -117,16 +119,15 @@ public final class LiveActivityFleet: PushDeliverySink, BroadcastDeliverySink, @
                 counts.set(w, reached)
             }
             let total = counts.sum
-            lock.withLock { appliedCount += total }
+            state.withLock { $0.appliedCount += total }
         }
     }
 }
 
 /// One slot per worker, each written by its own worker only.
-private final class UnsafeCounts: @unchecked Sendable {
-    private var slots: [Int]
-    private let lock = NSLock()
-    init(_ n: Int) { slots = Array(repeating: 0, count: n) }
-    func set(_ i: Int, _ v: Int) { lock.withLock { slots[i] = v } }
-    var sum: Int { lock.withLock { slots.reduce(0, +) } }
+private final class UnsafeCounts: Sendable {
+    private let slots: Mutex<[Int]>
+    init(_ n: Int) { slots = Mutex(Array(repeating: 0, count: n)) }
+    func set(_ i: Int, _ v: Int) { slots.withLock { $0[i] = v } }
+    var sum: Int { slots.withLock { $0.reduce(0, +) } }
 }

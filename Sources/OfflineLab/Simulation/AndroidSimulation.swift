@@ -4,6 +4,7 @@ import PushDevice
 import PushHTTP
 import PushMetrics
 import PushSend
+import Synchronization
 
 extension Simulation {
     /// Android phone k's name and FCM registration token.
@@ -126,20 +127,18 @@ extension Simulation {
 /// The Android run's network fault: the first delivered-metric request (`/v1/track`) of each
 /// listed delivery id fails to connect; later ones — WorkManager's retries — pass. Decisions are
 /// keyed by delivery id, so concurrency cannot change them.
-final class FirstMetricRequestFails: HTTPTransport, @unchecked Sendable {
+final class FirstMetricRequestFails: HTTPTransport, Sendable {
     private let wrapped: any HTTPTransport
-    // `remaining` is protected by `lock`.
-    private var remaining: Set<String>
-    private let lock = NSLock()
+    private let remaining: Mutex<Set<String>>
 
     init(wrapping transport: any HTTPTransport, deliveryIDs: Set<String>) {
         wrapped = transport
-        remaining = deliveryIDs
+        remaining = Mutex(deliveryIDs)
     }
 
     func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         if request.url.hasSuffix(CIOMetricRoute.track.path), let id = FaultyNetwork.deliveryID(request.body),
-           lock.withLock({ remaining.remove(id) != nil }) {
+           remaining.withLock({ $0.remove(id) != nil }) {
             throw HTTPClientError.connectFailed("simulated network failure (pushlab simulate)")
         }
         return try await wrapped.send(request)

@@ -2,6 +2,7 @@ import Foundation
 import PushCore
 import PushDevice
 import PushHTTP
+import Synchronization
 
 /// The network between the emulated phones and the collector, with the simulator's seeded
 /// faults. It sits around the real HTTP/2 client: every request that passes still travels to
@@ -75,17 +76,18 @@ final class FaultyNetwork: HTTPTransport, @unchecked Sendable {
 
 /// Delivery ids whose metric request the faulty network holds: `wait` returns once the request
 /// of that id is held (or when the waiting task is cancelled).
-final class MetricHolds: @unchecked Sendable {
-    // Everything below is protected by `lock`.
-    private var reached: Set<String> = []
-    private var cancelled: Set<String> = []
-    private var waiters: [String: CheckedContinuation<Void, Never>] = [:]
-    private let lock = NSLock()
+final class MetricHolds: Sendable {
+    private struct State {
+        var reached: Set<String> = []
+        var cancelled: Set<String> = []
+        var waiters: [String: CheckedContinuation<Void, Never>] = [:]
+    }
+    private let state = Mutex(State())
 
     func reach(_ id: String) {
-        let waiter = lock.withLock { () -> CheckedContinuation<Void, Never>? in
-            reached.insert(id)
-            return waiters.removeValue(forKey: id)
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            state.reached.insert(id)
+            return state.waiters.removeValue(forKey: id)
         }
         waiter?.resume()
     }
@@ -93,17 +95,17 @@ final class MetricHolds: @unchecked Sendable {
     func wait(_ id: String) async {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
-                let now = lock.withLock { () -> Bool in
-                    if reached.contains(id) || cancelled.remove(id) != nil { return true }
-                    waiters[id] = c
+                let now = state.withLock { state -> Bool in
+                    if state.reached.contains(id) || state.cancelled.remove(id) != nil { return true }
+                    state.waiters[id] = c
                     return false
                 }
                 if now { c.resume() }
             }
         } onCancel: {
-            let waiter = lock.withLock { () -> CheckedContinuation<Void, Never>? in
-                guard let w = waiters.removeValue(forKey: id) else {
-                    cancelled.insert(id)
+            let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+                guard let w = state.waiters.removeValue(forKey: id) else {
+                    state.cancelled.insert(id)
                     return nil
                 }
                 return w

@@ -4,6 +4,7 @@ import PushDevice
 import PushGateway
 import PushMetrics
 import PushSend
+import Synchronization
 
 /// The delivery-metric experiment (`pushlab simulate`): N pushes through the real stack —
 /// APNs client → gateway emulator → the device's extension → collector — under seeded faults,
@@ -151,8 +152,7 @@ public struct Simulation: Sendable {
 }
 
 /// Counts across tasks.
-final class Counter: @unchecked Sendable {
-    private var value = 0
-    private let lock = NSLock()
-    func increment() -> Int { lock.withLock { value += 1; return value } }
+final class Counter: Sendable {
+    private let value = Mutex(0)
+    func increment() -> Int { value.withLock { $0 += 1; return $0 } }
 }
