@@ -2,11 +2,12 @@ import Foundation
 import PushCore
 import PushDevice
 import PushGateway
+import Synchronization
 
 /// What the console's device view shows: the virtual devices and, per push, what each did with
 /// it. `VirtualPhone` (serve --console) writes its extension runs here; `pushlab demo --console`
 /// writes the lab's fleet runs. The newest `capacity` notifications are kept.
-public final class DeviceNotebook: @unchecked Sendable {
+public final class DeviceNotebook: Sendable {
     /// One virtual device as the device view lists it.
     public struct Device: Sendable, Codable, Equatable {
         public var name: String
@@ -28,13 +29,15 @@ public final class DeviceNotebook: @unchecked Sendable {
     /// Where attached images are copied as they are kept (nil: no copies; the device view then
     /// shows the extension's file for as long as it exists).
     public let thumbnailDirectory: URL?
-    // Everything below is protected by `lock`.
-    private var devices: [Device] = []
-    private var runs: [String: DeviceNotification] = [:]
-    private var order: [String] = []
-    /// `order[..<head]` are dropped ids, compacted once they are as many as the live ones.
-    private var head = 0
-    private let lock = NSLock()
+    private let state = Mutex(State())
+
+    private struct State {
+        var devices: [Device] = []
+        var runs: [String: DeviceNotification] = [:]
+        var order: [String] = []
+        /// `order[..<head]` are dropped ids, compacted once they are as many as the live ones.
+        var head = 0
+    }
 
     public init(capacity: Int = 10_000, thumbnailDirectory: URL? = nil) {
         precondition(capacity > 0, "a notebook keeps at least one notification")
@@ -45,24 +48,26 @@ public final class DeviceNotebook: @unchecked Sendable {
 
     /// Lists `device` (once; a later call with the same name replaces it).
     public func register(_ device: Device) {
-        lock.withLock {
-            if let i = devices.firstIndex(where: { $0.name == device.name }) { devices[i] = device } else { devices.append(device) }
+        state.withLock { state in
+            if let i = state.devices.firstIndex(where: { $0.name == device.name }) { state.devices[i] = device } else { state.devices.append(device) }
         }
     }
 
-    public var registered: [Device] { lock.withLock { devices } }
+    public var registered: [Device] { state.withLock { $0.devices } }
 
     /// Keeps `run`, replacing an earlier one for the same push id.
     public func keep(_ run: DeviceNotification) {
-        lock.withLock {
-            if runs.updateValue(run, forKey: run.messageID) == nil { order.append(run.messageID) }
-            while order.count - head > capacity {
-                if let dropped = runs.removeValue(forKey: order[head])?.thumbnailPath { try? FileManager.default.removeItem(atPath: dropped) }
-                head += 1
+        state.withLock { state in
+            if state.runs.updateValue(run, forKey: run.messageID) == nil { state.order.append(run.messageID) }
+            while state.order.count - state.head > capacity {
+                if let dropped = state.runs.removeValue(forKey: state.order[state.head])?.thumbnailPath {
+                    try? FileManager.default.removeItem(atPath: dropped)
+                }
+                state.head += 1
             }
-            if head >= capacity {
-                order.removeFirst(head)
-                head = 0
+            if state.head >= capacity {
+                state.order.removeFirst(state.head)
+                state.head = 0
             }
         }
     }
@@ -98,10 +103,10 @@ public final class DeviceNotebook: @unchecked Sendable {
     }
 
     /// The notification of the push with this apns-id / FCM name, once its device finished.
-    public func notification(messageID: String) -> DeviceNotification? { lock.withLock { runs[messageID] } }
+    public func notification(messageID: String) -> DeviceNotification? { state.withLock { $0.runs[messageID] } }
 
     /// The newest `limit` notifications, newest first.
     public func notifications(limit: Int) -> [DeviceNotification] {
-        lock.withLock { order[head...].suffix(limit).reversed().compactMap { runs[$0] } }
+        state.withLock { state in state.order[state.head...].suffix(limit).reversed().compactMap { state.runs[$0] } }
     }
 }

@@ -3,6 +3,7 @@ import PushCore
 import PushDevice
 import PushGateway
 import PushHTTP
+import Synchronization
 
 /// The virtual Android phones behind `pushlab serve --console`: every FCM message the gateway
 /// accepts for a device registered as `android` (`--devices`) runs through the Customer.io
@@ -11,16 +12,13 @@ import PushHTTP
 /// going to the collector the profile names. What each phone drew is kept in `notebook`, beside
 /// the virtual iPhone's runs. At most `maxRunning` messages are handled at once; one arriving
 /// beyond that is recorded as not run rather than queued without bound.
-public final class VirtualAndroidPhones: @unchecked Sendable {
+public final class VirtualAndroidPhones: Sendable {
     public let profile: AndroidAppProfile
     public let notebook: DeviceNotebook
     public let maxRunning: Int
     private let transport: any HTTPTransport
     private let directory: URL
-    // `phones` and `running` are protected by `lock`.
-    private var phones: [String: AndroidPhone] = [:]
-    private var running = 0
-    private let lock = NSLock()
+    private let state = Mutex<(phones: [String: AndroidPhone], running: Int)>(([:], 0))
 
     public init(profile: AndroidAppProfile, transport: any HTTPTransport, directory: URL, notebook: DeviceNotebook, maxRunning: Int = 32) {
         self.profile = profile
@@ -35,12 +33,12 @@ public final class VirtualAndroidPhones: @unchecked Sendable {
         notebook.register(DeviceNotebook.Device(name: name, platform: "android", app: profile.package, sdkMode: profile.sdkMode.rawValue))
         let phone: AndroidPhone?
         do {
-            phone = try lock.withLock { () -> AndroidPhone? in
-                guard running < maxRunning else { return nil }
-                let phone = try phones[name] ?? AndroidPhone(profile: profile, transport: transport,
-                                                             filesDir: directory.appendingPathComponent(Self.directoryName(name)))
-                phones[name] = phone
-                running += 1
+            phone = try state.withLock { state -> AndroidPhone? in
+                guard state.running < maxRunning else { return nil }
+                let phone = try state.phones[name] ?? AndroidPhone(profile: profile, transport: transport,
+                                                                   filesDir: directory.appendingPathComponent(Self.directoryName(name)))
+                state.phones[name] = phone
+                state.running += 1
                 return phone
             }
         } catch {
@@ -62,14 +60,14 @@ public final class VirtualAndroidPhones: @unchecked Sendable {
                answer.status == 200 {
                 image = answer.body
             }
-            self.lock.withLock { self.running -= 1 }
+            self.state.withLock { $0.running -= 1 }
             self.notebook.keep(push: push, device: name, profile: self.profile, report: report, image: image,
                                imageDirectory: self.directory.appendingPathComponent("thumbnails"))
         }
     }
 
     /// Messages being handled now.
-    public var runningCount: Int { lock.withLock { running } }
+    public var runningCount: Int { state.withLock { $0.running } }
 
     private static func directoryName(_ device: String) -> String {
         String(device.map { $0.isLetter || $0.isNumber || $0 == "-" ? $0 : "_" })

@@ -3,6 +3,7 @@ import PushCore
 import PushDevice
 import PushGateway
 import PushHTTP
+import Synchronization
 
 /// A virtual iPhone behind the gateway for `pushlab serve --console`: every accepted push runs
 /// through the app's Notification Service Extension (the same emulator as `pushlab nse`), its
@@ -12,7 +13,7 @@ import PushHTTP
 /// either is recorded as not run, with the reason, rather than queued without bound. So a
 /// gateway taking 10,000 pushes a second spends its CPU on taking them, not on running an
 /// extension (and posting a delivered metric) for each; the device view says which were run.
-public final class VirtualPhone: PushDeliverySink, @unchecked Sendable {
+public final class VirtualPhone: PushDeliverySink, Sendable {
     public let name: String
     public let profile: AppProfile
     public let capacity: Int
@@ -23,21 +24,23 @@ public final class VirtualPhone: PushDeliverySink, @unchecked Sendable {
     private let workDirectory: URL
     /// Where the phone keeps what it did with each push (the console's device view reads it).
     public let notebook: DeviceNotebook
-    // Protected by `lock`.
-    private var running = 0
-    private var perSecond = 100
-    private var tokens = 100.0
-    private var refilledAt = ContinuousClock.now
-    private let lock = NSLock()
+    private let state = Mutex(State())
+
+    private struct State {
+        var running = 0
+        var perSecond = 100
+        var tokens = 100.0
+        var refilledAt = ContinuousClock.now
+    }
 
     /// Most extension runs started per second (`--console-phone-rate`); 100 by default.
     public var runsPerSecond: Int {
-        get { lock.withLock { perSecond } }
+        get { state.withLock { $0.perSecond } }
         set {
             precondition(newValue > 0, "the phone runs at least one extension a second")
-            lock.withLock {
-                perSecond = newValue
-                tokens = Double(newValue)
+            state.withLock {
+                $0.perSecond = newValue
+                $0.tokens = Double(newValue)
             }
         }
     }
@@ -60,18 +63,18 @@ public final class VirtualPhone: PushDeliverySink, @unchecked Sendable {
 
     public func deliver(_ push: AcceptedPush) {
         let device = push.device?.name ?? name
-        let refusal = lock.withLock { () -> String? in
+        let refusal = state.withLock { state -> String? in
             let now = ContinuousClock.now
-            let elapsed = now - refilledAt
-            refilledAt = now
+            let elapsed = now - state.refilledAt
+            state.refilledAt = now
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-            tokens = min(Double(perSecond), tokens + seconds * Double(perSecond))
-            guard running < maxRunning else { return "the virtual iPhone was running \(maxRunning) extensions already" }
-            guard tokens >= 1 else {
-                return "pushes came faster than the virtual iPhone's \(perSecond) extension runs a second (--console-phone-rate): not simulated"
+            state.tokens = min(Double(state.perSecond), state.tokens + seconds * Double(state.perSecond))
+            guard state.running < maxRunning else { return "the virtual iPhone was running \(maxRunning) extensions already" }
+            guard state.tokens >= 1 else {
+                return "pushes came faster than the virtual iPhone's \(state.perSecond) extension runs a second (--console-phone-rate): not simulated"
             }
-            tokens -= 1
-            running += 1
+            state.tokens -= 1
+            state.running += 1
             return nil
         }
         if let refusal {
@@ -82,7 +85,7 @@ public final class VirtualPhone: PushDeliverySink, @unchecked Sendable {
         Task {
             let payload = (try? JSONDocument.parse(push.payload).root) ?? .object(JSONObject())
             let report = await self.runExtension(payload: payload)
-            self.lock.withLock { self.running -= 1 }
+            self.state.withLock { $0.running -= 1 }
             self.notebook.keep(push: push, device: device, profile: self.profile, report: report)
         }
     }
@@ -107,5 +110,5 @@ public final class VirtualPhone: PushDeliverySink, @unchecked Sendable {
     public func notifications(limit: Int) -> [DeviceNotification] { notebook.notifications(limit: limit) }
 
     /// Extensions running now.
-    public var runningCount: Int { lock.withLock { running } }
+    public var runningCount: Int { state.withLock { $0.running } }
 }
