@@ -5,6 +5,7 @@ import Foundation
 /// it before printing anything a caller may react to; `wait()` returns the first signal's number
 /// and the command then shuts down gracefully instead of dying.
 /// All state is touched under `lock`.
+// NSLock, not Mutex: `DispatchSourceSignal` is not Sendable, so `sources` cannot live in a Mutex's state.
 final class TerminationSignals: @unchecked Sendable {
     private var sources: [DispatchSourceSignal] = []
     private var received: Int32?
