@@ -7,7 +7,8 @@ import PushHTTP
 public enum CollectorAcknowledgement: String, Sendable, CaseIterable {
     /// As soon as the metrics are handed to the writer (answered on the event loop, `.now`);
     /// they are committed within milliseconds, so a crash in those milliseconds loses metrics
-    /// the client was told were stored. About 3× the throughput; opt in for load tests.
+    /// the client was told were stored. For load tests (benchmarks/results/collector.md compares
+    /// the two).
     case queued
     /// Only after the transaction holding them committed (answered via `.later`): an answered
     /// metric survives `kill -9`. The default.
