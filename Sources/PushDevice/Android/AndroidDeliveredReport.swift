@@ -1,6 +1,4 @@
 import Foundation
-import PushCore
-import PushHTTP
 
 /// The delivered metric's life on the phone, in emulated milliseconds since the push arrived.
 public struct AndroidDeliveredReport: Sendable, Codable, Equatable {
@@ -22,15 +20,5 @@ public struct AndroidDeliveredReport: Sendable, Codable, Equatable {
     /// The process died while the metric was on the phone (between requests or during one).
     public var processKilled: Bool {
         timeline.contains { $0.event.hasPrefix("process killed") } || requests.contains { $0.error?.hasPrefix("process killed") == true }
-    }
-}
-
-/// One line of a timeline.
-public struct AndroidTimelineEntry: Sendable, Codable, Equatable {
-    public var atMs: Int64
-    public var event: String
-    public init(atMs: Int64, event: String) {
-        self.atMs = atMs
-        self.event = event
     }
 }

@@ -9,12 +9,6 @@ public enum AndroidMessageType: String, Sendable, Codable, CaseIterable {
     case both
 }
 
-/// The app's process state when the message arrives. `foreground` with a locked screen counts
-/// as background for the FCM SDK (`isAppForeground`).
-public enum AndroidAppState: String, Sendable, Codable, CaseIterable {
-    case foreground, background, killed
-}
-
 /// What the phone receives of an FCM v1 message: `message.data` (or `android.data`, which
 /// overrides it), the notification part (`android.notification` fields win over
 /// `notification`), and the Android priority.

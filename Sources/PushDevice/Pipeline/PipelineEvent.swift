@@ -38,16 +38,6 @@ public struct PipelineEvent: Sendable, Hashable, Codable {
     }
 }
 
-/// Who the app is on this device: the SDK's anonymous id and the identified user, if any.
-public struct PipelineIdentity: Sendable, Hashable, Codable {
-    public var anonymousId: String
-    public var userId: String?
-    public init(anonymousId: String, userId: String? = nil) {
-        self.anonymousId = anonymousId
-        self.userId = userId
-    }
-}
-
 extension PipelineEvent {
     /// A push metric event: `delivered` (recovered from the App Group store, original timestamp)
     /// or `opened` (at tap). `recipient` is the device token the push was sent to.
