@@ -1,48 +1,16 @@
 import Foundation
 import PushHTTP
+import TestSupport
 
-/// An in-memory `HTTPTransport` for pure-logic lifecycle tests: each request is answered by a
-/// script after an optional delay (cancellable, like the real client). Every feature is also
-/// tested over the real transport (NSEOverRealTransportTests).
-final class ScriptedTransport: HTTPTransport, @unchecked Sendable {
-    struct Reply: Sendable {
-        var delay: Duration = .zero
-        var response: HTTPResponse?
-        var error: HTTPClientError?
-    }
-    // Protected by `lock`.
-    private var seen: [HTTPRequest] = []
-    private let lock = NSLock()
-    private let script: @Sendable (HTTPRequest, Int) -> Reply
-    private let clock: ManualNSEClock?
-
-    /// `script` gets the request and how many requests came before it to the same URL. With a
-    /// `clock`, a reply's delay passes on it (emulated time) instead of in real time.
-    init(clock: ManualNSEClock? = nil, _ script: @escaping @Sendable (HTTPRequest, Int) -> Reply) {
-        self.clock = clock
-        self.script = script
-    }
-
-    var requests: [HTTPRequest] { lock.withLock { seen } }
-
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let previous = lock.withLock { () -> Int in
-            let n = seen.filter { $0.url == request.url }.count
-            seen.append(request)
-            return n
-        }
-        let reply = script(request, previous)
-        if reply.delay > .zero {
-            do {
-                if let clock { try await clock.sleep(until: clock.now() + reply.delay) } else { try await Task.sleep(for: reply.delay) }
-            } catch { throw HTTPClientError.cancelled }
-        }
-        if let timeout = request.timeout, reply.delay > timeout { throw HTTPClientError.timedOut(after: timeout) }
-        if let error = reply.error { throw error }
-        guard var response = reply.response else { throw HTTPClientError.connectFailed("no route") }
-        if let max = request.maxResponseBodyBytes, response.body.count > max { throw HTTPClientError.responseTooLarge(limit: max) }
-        response.effectiveURL = request.url
-        return response
+extension ScriptedTransport {
+    /// For pure-logic lifecycle tests: `script` gets the request and how many requests came
+    /// before it to the same URL; its reply comes after the reply's delay (cancellable, like the
+    /// real client), which passes on `clock` (emulated time) when given, else in real time.
+    /// Every feature is also tested over the real transport (NSEOverRealTransportTests).
+    convenience init(clock: ManualNSEClock? = nil, _ script: @escaping @Sendable (HTTPRequest, Int) -> Reply) {
+        self.init(sleep: { delay in
+            if let clock { try await clock.sleep(until: clock.now() + delay) } else { try await Task.sleep(for: delay) }
+        }, script: { request, call in script(request, call.earlierToSameURL) })
     }
 }
 

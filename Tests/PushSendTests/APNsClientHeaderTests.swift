@@ -2,6 +2,7 @@ import XCTest
 import PushCore
 import PushHTTP
 @testable import PushSend
+import TestSupport
 
 /// docs/specs/apns.md "Request": every header with its default, checked on the request the client builds.
 final class APNsClientHeaderTests: XCTestCase {

@@ -2,6 +2,7 @@ import XCTest
 import PushCore
 import PushHTTP
 @testable import PushSend
+import TestSupport
 
 /// docs/specs/apns.md "Response" + "Retry policy": each answer mapped to the typed result and retried
 /// (or not) as the spec says.

@@ -2,6 +2,7 @@ import XCTest
 import PushCore
 import PushHTTP
 @testable import PushSend
+import TestSupport
 
 /// docs/specs/fcm.md "Send", "Message essentials", "Errors" against an in-memory transport.
 final class FCMClientTests: XCTestCase {

@@ -1,21 +1,12 @@
 import Foundation
 import PushHTTP
+import TestSupport
 
-/// An in-memory transport for pure-logic client tests: a closure answers each request and
-/// every request is kept. (The same behaviours are also tested over real HTTP/2 + TLS.)
-final class ScriptedTransport: HTTPTransport, @unchecked Sendable {
-    private let lock = NSLock()
-    private var seen: [HTTPRequest] = []  // protected by `lock`
-    private let answer: @Sendable (HTTPRequest, Int) throws -> HTTPResponse
-
-    /// `answer` gets the request and its 1-based number.
-    init(_ answer: @escaping @Sendable (HTTPRequest, Int) throws -> HTTPResponse) { self.answer = answer }
-
-    var requests: [HTTPRequest] { lock.withLock { seen } }
-
-    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let n = lock.withLock { seen.append(request); return seen.count }
-        return try answer(request, n)
+extension ScriptedTransport {
+    /// For pure-logic client tests: `answer` gets the request and its 1-based number, and its
+    /// response is sent at once. (The same behaviours are also tested over real HTTP/2 + TLS.)
+    convenience init(_ answer: @escaping @Sendable (HTTPRequest, Int) throws -> HTTPResponse) {
+        self.init(sleep: { try await Task.sleep(for: $0) }) { request, call in Reply(response: try answer(request, call.number)) }
     }
 }
 
