@@ -19,7 +19,7 @@ final class ServerHTTP2ControlTests: XCTestCase {
             return .now(.text(200, "tightened"))
         }
         router.add("GET", "/goaway") { request in
-            request.connection.goAway(errorCode: 0, debugData: Array(#"{"reason":"Shutdown"}"#.utf8))
+            request.connection.goAway(errorCode: .noError, debugData: Array(#"{"reason":"Shutdown"}"#.utf8))
             return .now(.text(200, "bye"))
         }
         router.add("GET", "/slow") { [five] _ in

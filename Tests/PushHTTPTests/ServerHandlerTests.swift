@@ -19,7 +19,7 @@ final class ServerHandlerTests: XCTestCase {
                 return .text(202, "later \(name)")
             }
         }
-        router.add("GET", "/reset") { _ in .resetStream(errorCode: 0x2) }  // INTERNAL_ERROR
+        router.add("GET", "/reset") { _ in .resetStream(errorCode: .internalError) }
         router.add("GET", "/query") { request in .now(.text(200, request.query ?? "none")) }
         server = try ServerTestFixture.start(router)
     }

@@ -53,7 +53,7 @@ final class LocalPushServer: Sendable {
             let n = request.connection.storage.update("pushes", default: 0) { (n: inout Int) -> Int in n += 1; return n }
             if n == goAwayEvery {
                 counts.withLock { $0.goAways += 1 }
-                request.connection.goAway(errorCode: 0, debugData: Array(#"{"reason":"Shutdown"}"#.utf8))
+                request.connection.goAway(errorCode: .noError, debugData: Array(#"{"reason":"Shutdown"}"#.utf8))
             }
         }
 

@@ -40,7 +40,7 @@ public enum HTTP1FuzzExchange {
             return .later { .text(200, "later \(count)\n") }
         }
         router.add("GET", "/throw") { _ in throw Failure(description: "handler failed") }
-        router.add("GET", "/reset") { _ in .resetStream(errorCode: 8) }
+        router.add("GET", "/reset") { _ in .resetStream(errorCode: .cancel) }
         return router
     }
 
