@@ -1,12 +1,13 @@
 import Foundation
 import PushCore
+import PushHTTP
 
 /// The virtual iPhone's ActivityKit for one app: its Live Activities, its push-to-start token,
 /// the priority-10 update budget, and a timeline of what each push did. Pushes arrive with the
 /// emulated time they are received (UNIX seconds), so stale and dismissal timing needs no waiting.
 ///
 /// Thread-safe: the gateway's delivery and a reader (CLI, admin route) may call it concurrently.
-public final class LiveActivityHost: @unchecked Sendable {
+public final class LiveActivityHost: Sendable {
     /// Where a push was addressed.
     public enum Target: Sendable, Hashable {
         /// `/3/device/<token>` with an activity's own push token.
@@ -25,12 +26,15 @@ public final class LiveActivityHost: @unchecked Sendable {
     /// Keep a per-host timeline (off for large fan-out runs).
     public let keepsTimeline: Bool
 
-    // Protected by `lock`. NSLock, not Mutex: the rules below (~150 lines) mutate these under it; moving them is a rewrite.
-    private var activities: [LiveActivity] = []
-    private var budget: LiveActivityUpdateBudget
-    private var timeline: [LiveActivityTimelineEvent] = []
-    private var random: SeededRandom
-    private let lock = NSLock()
+    private let state: SanitizerVisibleMutex<State>
+
+    /// What the rules below change, each call under `state`'s lock.
+    private struct State {
+        var activities: [LiveActivity] = []
+        var budget: LiveActivityUpdateBudget
+        var timeline: [LiveActivityTimelineEvent] = []
+        var random: SeededRandom
+    }
 
     public init(deviceName: String, bundleID: String, profile: LiveActivityProfile = LiveActivityProfile(), seed: UInt64 = 1,
                 budget: LiveActivityUpdateBudget? = nil, keepsTimeline: Bool = true) {
@@ -38,10 +42,9 @@ public final class LiveActivityHost: @unchecked Sendable {
         self.bundleID = bundleID
         self.profile = profile
         self.keepsTimeline = keepsTimeline
-        self.budget = budget ?? .standard(frequentUpdates: profile.frequentUpdates)
         var random = SeededRandom(seed: seed)
         pushToStartToken = LiveActivityHost.token(&random)
-        self.random = random
+        state = SanitizerVisibleMutex(State(budget: budget ?? .standard(frequentUpdates: profile.frequentUpdates), random: random))
     }
 
     /// 32 random bytes in hex, shaped like an APNs token.
@@ -49,9 +52,9 @@ public final class LiveActivityHost: @unchecked Sendable {
         (0..<4).map { _ in String(random.next(), radix: 16).leftPadded(to: 16) }.joined()
     }
 
-    public var snapshot: [LiveActivity] { lock.withLock { activities } }
-    public var events: [LiveActivityTimelineEvent] { lock.withLock { timeline } }
-    public func activity(id: String) -> LiveActivity? { lock.withLock { activities.first { $0.id == id } } }
+    public var snapshot: [LiveActivity] { state.withLock { $0.activities } }
+    public var events: [LiveActivityTimelineEvent] { state.withLock { $0.timeline } }
+    public func activity(id: String) -> LiveActivity? { state.withLock { $0.activities.first { $0.id == id } } }
 
     /// `Activity.request(attributes:content:pushType:)` from the app: `pushType: .token` issues an
     /// update token; `.channel(id)` subscribes to a broadcast channel.
@@ -59,13 +62,13 @@ public final class LiveActivityHost: @unchecked Sendable {
     public func startLocally(attributesType: String, attributes: JSONValue, contentState: JSONValue, at now: Int,
                              staleDate: Int? = nil, relevanceScore: Double? = nil, wantsPushToken: Bool = false,
                              channelID: String? = nil) -> [LiveActivityTimelineEvent] {
-        lock.withLock {
+        state.withLock { state in
             var out: [LiveActivityTimelineEvent] = []
             // No push has been applied yet: any pushed update is newer (timestamp 0).
             start(attributesType: attributesType, attributes: attributes, contentState: contentState, at: now, timestamp: 0,
                   staleDate: staleDate, relevanceScore: relevanceScore, wantsPushToken: wantsPushToken, channelID: channelID,
-                  how: "started by the app", into: &out)
-            record(out)
+                  how: "started by the app", in: &state, into: &out)
+            record(out, in: &state)
             return out
         }
     }
@@ -74,11 +77,11 @@ public final class LiveActivityHost: @unchecked Sendable {
     /// activity subscribed to the channel; a token push reaches the activity with that token.
     @discardableResult
     public func receive(_ push: LiveActivityPush, priority: Int = 10, target: Target, at now: Int) -> [LiveActivityTimelineEvent] {
-        lock.withLock {
+        state.withLock { state in
             var out: [LiveActivityTimelineEvent] = []
-            advanceLocked(to: now, into: &out)
-            apply(push, priority: priority, target: target, at: now, into: &out)
-            record(out)
+            advance(to: now, in: &state, into: &out)
+            apply(push, priority: priority, target: target, at: now, in: &state, into: &out)
+            record(out, in: &state)
             return out
         }
     }
@@ -86,22 +89,23 @@ public final class LiveActivityHost: @unchecked Sendable {
     /// Moves the emulated clock: stale-dates, the 8-hour limit and dismissals that fall due.
     @discardableResult
     public func advance(to now: Int) -> [LiveActivityTimelineEvent] {
-        lock.withLock {
+        state.withLock { state in
             var out: [LiveActivityTimelineEvent] = []
-            advanceLocked(to: now, into: &out)
-            record(out)
+            advance(to: now, in: &state, into: &out)
+            record(out, in: &state)
             return out
         }
     }
 
     /// Ids of the activities subscribed to `channelID` that can still change.
     public func subscribers(of channelID: String) -> [String] {
-        lock.withLock { activities.filter { $0.channelID == channelID && $0.phase != .dismissed }.map(\.id) }
+        state.withLock { $0.activities.filter { $0.channelID == channelID && $0.phase != .dismissed }.map(\.id) }
     }
 
     // MARK: - Rules (docs/specs/apns.md "Per-device Live Activity pushes")
 
-    private func apply(_ push: LiveActivityPush, priority: Int, target: Target, at now: Int, into out: inout [LiveActivityTimelineEvent]) {
+    private func apply(_ push: LiveActivityPush, priority: Int, target: Target, at now: Int, in state: inout State,
+                       into out: inout [LiveActivityTimelineEvent]) {
         guard let event = push.event else {
             out.append(LiveActivityTimelineEvent(at: now, activityID: nil, kind: .dropped, detail: "no aps.event: iOS ignores the push (add \"event\": \"update\")"))
             return
@@ -111,13 +115,13 @@ public final class LiveActivityHost: @unchecked Sendable {
             return
         }
         if event == .start {
-            startByPush(push, event: event, timestamp: timestamp, target: target, at: now, into: &out)
+            startByPush(push, event: event, timestamp: timestamp, target: target, at: now, in: &state, into: &out)
             return
         }
         let indices: [Int]
         switch target {
-        case .activityToken(let token): indices = activities.indices.filter { activities[$0].pushToken == token }
-        case .channel(let id): indices = activities.indices.filter { activities[$0].channelID == id }
+        case .activityToken(let token): indices = state.activities.indices.filter { state.activities[$0].pushToken == token }
+        case .channel(let id): indices = state.activities.indices.filter { state.activities[$0].channelID == id }
         case .pushToStart:
             out.append(LiveActivityTimelineEvent(at: now, activityID: nil, kind: .dropped,
                                          detail: "an \(event.rawValue) sent to the push-to-start token: only start uses that token (send updates to the activity's own push token or its channel)"))
@@ -127,14 +131,15 @@ public final class LiveActivityHost: @unchecked Sendable {
             out.append(LiveActivityTimelineEvent(at: now, activityID: nil, kind: .dropped, detail: "no activity has this \(target.noun): nothing to \(event.rawValue)"))
             return
         }
-        let admitted = priority < 10 || budget.admit(at: now)
+        let admitted = priority < 10 || state.budget.admit(at: now)
+        let budget = state.budget
         for i in indices {
-            update(&activities[i], push, event: event, timestamp: timestamp, admitted: admitted, at: now, into: &out)
+            update(&state.activities[i], push, event: event, timestamp: timestamp, admitted: admitted, budget: budget, at: now, into: &out)
         }
     }
 
     private func update(_ activity: inout LiveActivity, _ push: LiveActivityPush, event: PushCore.LiveActivityEvent, timestamp: Int,
-                        admitted: Bool, at now: Int, into out: inout [LiveActivityTimelineEvent]) {
+                        admitted: Bool, budget: LiveActivityUpdateBudget, at now: Int, into out: inout [LiveActivityTimelineEvent]) {
         let id = activity.id
         if activity.phase == .ended || activity.phase == .dismissed {
             out.append(LiveActivityTimelineEvent(at: now, activityID: id, kind: .dropped, detail: "the activity has ended: \(event.rawValue) ignored"))
@@ -179,7 +184,7 @@ public final class LiveActivityHost: @unchecked Sendable {
     }
 
     private func startByPush(_ push: LiveActivityPush, event: PushCore.LiveActivityEvent, timestamp: Int, target: Target, at now: Int,
-                             into out: inout [LiveActivityTimelineEvent]) {
+                             in state: inout State, into out: inout [LiveActivityTimelineEvent]) {
         guard target == .pushToStart else {
             out.append(LiveActivityTimelineEvent(at: now, activityID: nil, kind: .dropped,
                                          detail: "a start sent to \(target.noun): push-to-start needs the app's push-to-start token (iOS 17.2+)"))
@@ -190,7 +195,7 @@ public final class LiveActivityHost: @unchecked Sendable {
                                          detail: "a start without attributes-type and attributes: iOS cannot create the activity (add both)"))
             return
         }
-        guard let state = push.contentState else {
+        guard let contentState = push.contentState else {
             out.append(LiveActivityTimelineEvent(at: now, activityID: nil, kind: .decodingFailed, detail: "a start without content-state"))
             return
         }
@@ -205,25 +210,25 @@ public final class LiveActivityHost: @unchecked Sendable {
                 return
             }
         }
-        if let problem = contentStateProblem(state, attributesType: type, at: now, id: nil) {
+        if let problem = contentStateProblem(contentState, attributesType: type, at: now, id: nil) {
             out.append(problem)
             return
         }
-        start(attributesType: type, attributes: attributes, contentState: state, at: now, timestamp: timestamp,
+        start(attributesType: type, attributes: attributes, contentState: contentState, at: now, timestamp: timestamp,
               staleDate: push.staleDate, relevanceScore: push.relevanceScore, wantsPushToken: push.inputPushToken,
-              channelID: push.inputPushChannel, how: "started by push-to-start", into: &out)
+              channelID: push.inputPushChannel, how: "started by push-to-start", in: &state, into: &out)
     }
 
     private func start(attributesType: String, attributes: JSONValue, contentState: JSONValue, at now: Int, timestamp: Int,
                        staleDate: Int?, relevanceScore: Double?, wantsPushToken: Bool, channelID: String?, how: String,
-                       into out: inout [LiveActivityTimelineEvent]) {
-        let id = "LA-" + String(random.next() & 0xFFFF_FFFF, radix: 16).uppercased().leftPadded(to: 8)
+                       in state: inout State, into out: inout [LiveActivityTimelineEvent]) {
+        let id = "LA-" + String(state.random.next() & 0xFFFF_FFFF, radix: 16).uppercased().leftPadded(to: 8)
         var activity = LiveActivity(id: id, attributesType: attributesType, attributes: attributes, contentState: contentState,
                                     startedAt: now, timestamp: timestamp, staleDate: staleDate, relevanceScore: relevanceScore,
                                     channelID: channelID)
         out.append(LiveActivityTimelineEvent(at: now, activityID: id, kind: .started, detail: "\(attributesType) \(how); content-state \(contentState.minifiedText)"))
         if wantsPushToken {
-            let token = LiveActivityHost.token(&random)
+            let token = LiveActivityHost.token(&state.random)
             activity.pushToken = token
             out.append(LiveActivityTimelineEvent(at: now, activityID: id, kind: .tokenIssued,
                                          detail: "pushTokenUpdates issued the activity's update token \(token.prefix(8))…; the app reports it to its server"))
@@ -232,7 +237,7 @@ public final class LiveActivityHost: @unchecked Sendable {
             out.append(LiveActivityTimelineEvent(at: now, activityID: id, kind: .subscribed, detail: "subscribed to broadcast channel \(channelID)"))
         }
         for change in activity.advance(to: now) { out.append(LiveActivityTimelineEvent(at: change.at, activityID: id, kind: change.kind, detail: change.detail)) }
-        activities.append(activity)
+        state.activities.append(activity)
     }
 
     /// The size cap and the app's ContentState schema, as iOS applies them.
@@ -250,16 +255,16 @@ public final class LiveActivityHost: @unchecked Sendable {
         return nil
     }
 
-    private func advanceLocked(to now: Int, into out: inout [LiveActivityTimelineEvent]) {
-        for i in activities.indices {
-            for change in activities[i].advance(to: now) {
-                out.append(LiveActivityTimelineEvent(at: change.at, activityID: activities[i].id, kind: change.kind, detail: change.detail))
+    private func advance(to now: Int, in state: inout State, into out: inout [LiveActivityTimelineEvent]) {
+        for i in state.activities.indices {
+            for change in state.activities[i].advance(to: now) {
+                out.append(LiveActivityTimelineEvent(at: change.at, activityID: state.activities[i].id, kind: change.kind, detail: change.detail))
             }
         }
     }
 
-    private func record(_ events: [LiveActivityTimelineEvent]) {
-        if keepsTimeline { timeline.append(contentsOf: events) }
+    private func record(_ events: [LiveActivityTimelineEvent], in state: inout State) {
+        if keepsTimeline { state.timeline.append(contentsOf: events) }
     }
 }
 
