@@ -17,7 +17,7 @@ import Synchronization
 ///
 /// A held request tells `holds`, so that the simulator kills its extension at that event rather
 /// than at an instant a busy machine could reach before the request was made.
-final class FaultyNetwork: HTTPTransport, @unchecked Sendable {
+final class FaultyNetwork: HTTPTransport, Sendable {
     private let wrapped: any HTTPTransport
     private let fates: [String: PushFate]
     private let holds: MetricHolds
