@@ -40,10 +40,7 @@ final class KeyFilePermissionWarningTests: XCTestCase {
             XCTAssertEqual(apns.status, 1, "the key loaded and the send failed to connect: \(apns.stderr)")
         }
         // The dev account's token_uri names a fixed port (localhost:8443); point it at the closed one.
-        var sa = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: Fixtures.fcmServiceAccount))) as? [String: Any])
-        sa["token_uri"] = closed.httpsURL + "/token"
-        let account = dir.appendingPathComponent("sa.json").path
-        try JSONSerialization.data(withJSONObject: sa).write(to: URL(fileURLWithPath: account))
+        let account = try Fixtures.fcmServiceAccount(tokenURI: closed.httpsURL + "/token", in: dir)
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: account)
         let fcm = try ProcessRunner.pushlab(["send", "fcm", "--service-account", account, "--topic", "news", "--title", "x",
                                              "--url", closed.httpsURL, "--retries", "0", "--no-history"])

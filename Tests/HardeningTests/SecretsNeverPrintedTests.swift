@@ -35,10 +35,7 @@ final class SecretsNeverPrintedTests: XCTestCase {
         let apns = "https://127.0.0.1:\(try XCTUnwrap(gateway.port(after: "APNs: https://127.0.0.1:"), gateway.banner))"
 
         // The dev service account, pointed at this gateway's /token (private, as a real key file).
-        let saPath = dir.appendingPathComponent("sa.json").path
-        var sa = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: Fixtures.fcmServiceAccount))) as? [String: Any])
-        sa["token_uri"] = google + "/token"
-        try JSONSerialization.data(withJSONObject: sa).write(to: URL(fileURLWithPath: saPath))
+        let saPath = try Fixtures.fcmServiceAccount(tokenURI: google + "/token", in: dir)
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: saPath)
 
         let apnsTokens = (1...3).map { String(repeating: String(format: "%02x", $0 * 17), count: 32) }

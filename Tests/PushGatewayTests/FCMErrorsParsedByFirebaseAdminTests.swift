@@ -24,16 +24,14 @@ final class FCMErrorsParsedByFirebaseAdminTests: XCTestCase {
         var code: String
     }
 
-    private func run(serve arguments: [String], cases: [[String: Any]], account: String) throws -> [String: Parsed] {
+    private func run(serve arguments: [String], cases: [[String: Any]], in dir: URL) throws -> [String: Parsed] {
         let gateway = try ServerProcess(["serve", "--port", "0", "--h2c-port", "0", "--apns-port", "0"] + arguments) {
             $0.contains("quick start") || $0.contains("device(s)")
         }
         defer { gateway.stop() }
         let base = "https://127.0.0.1:\(try XCTUnwrap(gateway.port(after: "https://127.0.0.1:"), gateway.banner))"
         // The account's token_uri points at this gateway (firebase-admin gets its token there).
-        var sa = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: Fixtures.fcmServiceAccount))) as? [String: Any])
-        sa["token_uri"] = base + "/token"
-        try JSONSerialization.data(withJSONObject: sa).write(to: URL(fileURLWithPath: account))
+        let account = try Fixtures.fcmServiceAccount(tokenURI: base + "/token", in: dir)
         let casesJSON = String(decoding: try JSONSerialization.data(withJSONObject: cases), as: UTF8.self)
         try Fixtures.requireExecutable(Fixtures.python)
         let r = try ProcessRunner.run(Fixtures.python, [Fixtures.path("Tests/PushGatewayTests/Peers/firebase_admin_errors.py"), base, account, casesJSON],
@@ -63,7 +61,6 @@ final class FCMErrorsParsedByFirebaseAdminTests: XCTestCase {
         try Fixtures.requirePushlab()
         let dir = Fixtures.temporaryDirectory("fcm-errors")
         defer { try? FileManager.default.removeItem(at: dir) }
-        let account = dir.appendingPathComponent("sa.json").path
         let known = "known1:APA91b" + String(repeating: "Kq7", count: 40)
         let foreign = "foreign1:APA91b" + String(repeating: "Zx3", count: 40)
         let devices = dir.appendingPathComponent("devices.json")
@@ -83,7 +80,7 @@ final class FCMErrorsParsedByFirebaseAdminTests: XCTestCase {
             ["name": "apns-token", "token": String(repeating: "ab", count: 32)],
             ["name": "unknown-token", "token": "unknown1:APA91b" + String(repeating: "Qw9", count: 40)],
             ["name": "sender-id-mismatch", "token": foreign],
-        ], account: account)
+        ], in: dir)
         XCTAssertEqual(checks["accepted"]?.status, 200, checks["accepted"]?.message ?? "")
         check(checks, [
             "bad-bearer": Expected(status: 401, fcmErrorCode: nil, exception: "UnauthenticatedError", code: "UNAUTHENTICATED"),
@@ -105,7 +102,7 @@ final class FCMErrorsParsedByFirebaseAdminTests: XCTestCase {
                              cases: [["name": "quota", "token": token], ["name": "internal", "token": token],
                                      ["name": "unavailable", "token": token], ["name": "third-party-auth", "token": token, "bearer": "sdk"],
                                      ["name": "after-faults", "token": token]],
-                             account: account)
+                             in: dir)
         XCTAssertEqual(faults["after-faults"]?.status, 200, faults["after-faults"]?.message ?? "")
         check(faults, [
             "quota": Expected(status: 429, fcmErrorCode: "QUOTA_EXCEEDED", exception: "QuotaExceededError", code: "RESOURCE_EXHAUSTED"),

@@ -33,10 +33,7 @@ final class FCMFIDTargetTests: XCTestCase {
             $0.contains("quick start") || $0.contains("device(s)")
         }
         let base = "https://127.0.0.1:\(try XCTUnwrap(gateway.port(after: "https://127.0.0.1:"), gateway.banner))"
-        var sa = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: Fixtures.fcmServiceAccount))) as? [String: Any])
-        sa["token_uri"] = base + "/token"
-        let account = dir.appendingPathComponent("sa.json").path
-        try JSONSerialization.data(withJSONObject: sa).write(to: URL(fileURLWithPath: account))
+        let account = try Fixtures.fcmServiceAccount(tokenURI: base + "/token", in: dir)
         return Gateway(process: gateway, base: base, account: account)
     }
 

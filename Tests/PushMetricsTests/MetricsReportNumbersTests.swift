@@ -64,11 +64,8 @@ final class MetricsReportNumbersTests: XCTestCase {
                       "--topic", topic, "--token", String(repeating: String(format: "%02x", n + 1), count: 32), payload.path],
                      exits: id == "d6" ? 1 : 0)
         }
-        var sa = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: Fixtures.fcmServiceAccount))) as? [String: Any] ?? [:]
-        sa["token_uri"] = "https://127.0.0.1:\(googlePort)/token"
-        let account = dir.appendingPathComponent("sa.json")
-        try JSONSerialization.data(withJSONObject: sa).write(to: account)
-        try send(["send", "fcm", "--url", "https://127.0.0.1:\(googlePort)", "--service-account", account.path,
+        let account = try Fixtures.fcmServiceAccount(tokenURI: "https://127.0.0.1:\(googlePort)/token", in: dir)
+        try send(["send", "fcm", "--url", "https://127.0.0.1:\(googlePort)", "--service-account", account,
                   "--token", "fcm1:APA91b" + String(repeating: "x", count: 140), "--title", "t"], exits: 0)
         let log = serve.stop()  // SIGINT: the record writer commits everything before exit
         guard serve.exitStatus == 0 else { throw TestEnvironmentError("pushlab serve exited \(serve.exitStatus): \(log)") }

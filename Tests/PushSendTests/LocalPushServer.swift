@@ -130,11 +130,6 @@ final class LocalPushServer: Sendable {
 
     /// A copy of the dev service account whose token_uri points at this server.
     func serviceAccountFile(in dir: URL) throws -> String {
-        let data = try Data(contentsOf: URL(fileURLWithPath: Fixtures.fcmServiceAccount))
-        var json = try JSONSerialization.jsonObject(with: data) as! [String: Any]
-        json["token_uri"] = url + "/token"
-        let path = dir.appendingPathComponent("sa.json").path
-        try JSONSerialization.data(withJSONObject: json).write(to: URL(fileURLWithPath: path))
-        return path
+        try Fixtures.fcmServiceAccount(tokenURI: url + "/token", in: dir)
     }
 }

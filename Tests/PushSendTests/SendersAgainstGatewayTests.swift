@@ -75,11 +75,7 @@ final class SendersAgainstGatewayTests: XCTestCase {
     }
 
     func testFCMSendWithOAuthFromTheGatewayTokenURI() async throws {
-        let saData = try Data(contentsOf: URL(fileURLWithPath: Fixtures.fcmServiceAccount))
-        var json = try JSONSerialization.jsonObject(with: saData) as! [String: Any]
-        json["token_uri"] = gateway.tokenURL!
-        let saPath = dir.appendingPathComponent("sa.json").path
-        try JSONSerialization.data(withJSONObject: json).write(to: URL(fileURLWithPath: saPath))
+        let saPath = try Fixtures.fcmServiceAccount(tokenURI: gateway.tokenURL!, in: dir)
         let account = try ServiceAccount.load(path: saPath)
         let client = FCMClient(baseURL: gateway.fcmURL!, projectID: account.projectID, transport: http,
                                credential: OAuthTokenSource(account: account, transport: http), retry: .none)

@@ -46,6 +46,20 @@ public enum Fixtures {
     /// The built pushlab binary, or a failure that says how to build it.
     public static func requirePushlab() throws { try requireExecutable(pushlabBinary) }
 
+    /// A copy of the dev service account (`fcmServiceAccount`) whose `token_uri` is `tokenURI`
+    /// (its fixed localhost:8443 pointed at a server the test started), written to
+    /// `directory/sa.json`. Returns the copy's path.
+    public static func fcmServiceAccount(tokenURI: String, in directory: URL) throws -> String {
+        let data = try Data(contentsOf: URL(fileURLWithPath: fcmServiceAccount))
+        guard var account = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+            throw TestEnvironmentError("\(fcmServiceAccount) is not a JSON object: restore it from git")
+        }
+        account["token_uri"] = tokenURI
+        let path = directory.appendingPathComponent("sa.json").path
+        try JSONSerialization.data(withJSONObject: account).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
     /// A fresh temporary directory, removed by the caller when done.
     public static func temporaryDirectory(_ prefix: String = "pushlab") -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)")
