@@ -23,7 +23,11 @@ import PushHTTP
 /// HTTP status and an `error.status`; the form parser's output survives a re-encoding.
 let fixture: InMemoryServer.Fixture = {
     InlineGlobalExecutor.install()
-    do { return try InMemoryServer.Fixture(certs: ProcessInfo.processInfo.environment["PUSHLAB_CERTS"] ?? "certs") } catch {
+    do {
+        let fixture = try InMemoryServer.Fixture(certs: ProcessInfo.processInfo.environment["PUSHLAB_CERTS"] ?? "certs")
+        try fixture.checkGrant()
+        return fixture
+    } catch {
         fatalError("cannot load the development keys: \(error); run from the repository root")
     }
 }()
@@ -34,7 +38,10 @@ let serviceAccount: ServiceAccount = {
     }
 }()
 
+/// The encoded RS256 header of the claims mode's assertions, and its dot.
+let signedHeader = Base64URL.encode(JWTJSON.encode(JWTHeader(alg: .rs256, kid: serviceAccount.privateKeyID, typ: "JWT"))) + "."
 let assertion = String(decoding: fixture.oauthGrant.split(separator: UInt8(ascii: "=")).last ?? [], as: UTF8.self)
+let assertionMarker = Array("@ASSERTION@".utf8)
 let sendPath = "/v1/projects/pushlab-dev/messages:send"
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -46,13 +53,15 @@ public func fuzzFCMOAuth(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     do { server = try InMemoryServer(fixture: fixture, host: .google, mountsCollector: false) } catch { fatalError("cannot build the in-memory gateway: \(error)") }
     switch mode {
     case 0:
-        var body = String(decoding: bytes, as: UTF8.self)
-        if body.contains("@ASSERTION@") { body = body.replacingOccurrences(of: "@ASSERTION@", with: assertion) }
-        checkFormRoundTrip(Array(body.utf8))
-        checkToken(server, body: Array(body.utf8))
+        // The bytes as they are (the form parser reads bytes), unless they name the assertion.
+        var body = bytes
+        if body.contains(UInt8(ascii: "@")) {
+            while let marker = body.firstRange(of: assertionMarker) { body.replaceSubrange(marker, with: assertion.utf8) }
+        }
+        checkFormRoundTrip(body)
+        checkToken(server, body: body)
     case 1:
-        let header = JWTHeader(alg: .rs256, kid: serviceAccount.privateKeyID, typ: "JWT")
-        let input = Base64URL.encode(JWTJSON.encode(header)) + "." + Base64URL.encode(bytes)
+        let input = signedHeader + Base64URL.encode(bytes)
         guard let signature = serviceAccount.privateKey.key.sign(Array(input.utf8)) else { fatalError("RS256 signing failed") }
         let signed = input + "." + Base64URL.encode(signature)
         checkToken(server, body: Array("grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=\(signed)".utf8))
@@ -117,13 +126,29 @@ func checkSend(_ response: ServerResponse, project: String) {
 /// gives the same fields.
 func checkFormRoundTrip(_ body: [UInt8]) {
     let fields = FormBody.parse(body)
-    func encode(_ s: String) -> String {
-        s.utf8.map { b -> String in
-            let unreserved = (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x2D || b == 0x2E || b == 0x5F || b == 0x7E
-            return unreserved ? String(UnicodeScalar(b)) : String(format: "%%%02X", b)
-        }.joined()
+    var reencoded: [UInt8] = []
+    for (key, value) in fields {
+        if !reencoded.isEmpty { reencoded.append(UInt8(ascii: "&")) }
+        percentEncode(key, into: &reencoded)
+        reencoded.append(UInt8(ascii: "="))
+        percentEncode(value, into: &reencoded)
     }
-    let reencoded = fields.map { encode($0.key) + "=" + encode($0.value) }.joined(separator: "&")
-    let again = FormBody.parse(Array(reencoded.utf8))
+    let again = FormBody.parse(reencoded)
     guard again == fields else { fatalError("form fields changed when re-encoded:\n\(fields)\n\(again)") }
+}
+
+let hexDigits: [UInt8] = Array("0123456789ABCDEF".utf8)
+
+/// RFC 3986 unreserved bytes as they are, every other byte as `%XX`.
+func percentEncode(_ s: String, into out: inout [UInt8]) {
+    for b in s.utf8 {
+        let unreserved = (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x2D || b == 0x2E || b == 0x5F || b == 0x7E
+        if unreserved {
+            out.append(b)
+        } else {
+            out.append(UInt8(ascii: "%"))
+            out.append(hexDigits[Int(b >> 4)])
+            out.append(hexDigits[Int(b & 0x0F)])
+        }
+    }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import PushAuth
 import PushCore
-import PushGateway
+@testable import PushGateway
 import PushHTTP
 import PushMetrics
 import Synchronization
@@ -27,9 +27,12 @@ public final class InMemoryServer {
         /// A provider token, substituted for `@APNS_JWT@` in fuzz inputs so the fuzzer reaches
         /// past authentication.
         public let apnsJWT: String
-        /// An RS256 OAuth assertion of the development service account; each input that uses
-        /// `@FCM_TOKEN@` exchanges it at its own gateway's `/token` for an access token.
+        /// An RS256 OAuth assertion of the development service account (a valid `/token` grant).
         public let oauthGrant: [UInt8]
+        /// The development service account's email and project: what an access token issued for
+        /// `oauthGrant` is bound to.
+        public let oauthClientEmail: String
+        public let oauthProjectID: String
 
         public init(certs: String) throws {
             self.certs = certs
@@ -42,10 +45,28 @@ public final class InMemoryServer {
             let account = try ServiceAccount.load(path: certs + "/fcm-service-account.json")
             let assertion = try JWT.sign(header: JWTHeader(alg: .rs256, kid: account.privateKeyID, typ: "JWT"),
                                          claims: JWTClaims(iss: account.clientEmail, aud: ["https://127.0.0.1/token"],
-                                                           scope: "https://www.googleapis.com/auth/firebase.messaging",
-                                                           iat: now, exp: now + 3600),
+                                                           scope: Self.fcmScope, iat: now, exp: now + 3600),
                                          key: account.privateKey)
             oauthGrant = Array("grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=\(assertion)".utf8)
+            oauthClientEmail = account.clientEmail
+            oauthProjectID = account.projectID
+        }
+
+        static let fcmScope = "https://www.googleapis.com/auth/firebase.messaging"
+
+        /// Checks once, on a throwaway gateway, that `/token` accepts `oauthGrant` and that the
+        /// token it issues authorizes a send; a fixture that fails this would only fuzz the 401
+        /// path. `@FCM_TOKEN@` inputs then get their token from `issueAccessToken`, without the
+        /// RS256 verification per input.
+        public func checkGrant() throws {
+            let server = try InMemoryServer(fixture: self, host: .google, mountsCollector: false)
+            let reply = InMemoryServer.respond(server.router, FuzzRequest(method: "POST", target: "/token", headers: [], body: oauthGrant),
+                                               connection: server.makeConnection())
+            guard reply.status == 200, let document = try? JSONDocument.parse(reply.body),
+                  case .string(let token)? = document.value(at: "/access_token"),
+                  let issued = server.gateway?.accessTokens.lookup(token),
+                  issued.clientEmail == oauthClientEmail, issued.projectID == oauthProjectID, issued.scopes == [Self.fcmScope]
+            else { fatalError("the emulator refused the fuzz harness's own OAuth grant: \(reply.status) \(String(decoding: reply.body, as: UTF8.self))") }
         }
     }
 
@@ -98,15 +119,15 @@ public final class InMemoryServer {
         return ConnectionContext(id: nextConnectionID, isTLS: true, remoteAddress: "127.0.0.1:40000", control: nil)
     }
 
-    /// The access token this gateway issued for the fixture's grant (asked for once per input).
+    /// An access token of this gateway for the fixture's service account, issued once per input
+    /// straight into the gateway's token store, as `/token` issues one for `oauthGrant`
+    /// (`Fixture.checkGrant` checks that it does).
     public func fcmAccessToken() -> String {
         if let accessToken { return accessToken }
         guard let gateway else { return "" }
-        let reply = Self.respond(gateway.googleRouter, FuzzRequest(method: "POST", target: "/token", headers: [], body: fixture.oauthGrant),
-                                 connection: makeConnection())
-        guard reply.status == 200, let document = try? JSONDocument.parse(reply.body),
-              case .string(let token)? = document.value(at: "/access_token")
-        else { fatalError("the emulator refused the fuzz harness's own OAuth grant: \(reply.status) \(String(decoding: reply.body, as: UTF8.self))") }
+        let token = gateway.accessTokens.issue(IssuedAccessToken(clientEmail: fixture.oauthClientEmail, projectID: fixture.oauthProjectID,
+                                                                 scopes: [Fixture.fcmScope],
+                                                                 expiresAt: fixture.time.now.addingTimeInterval(OAuthRoute.lifetime)))
         accessToken = token
         return token
     }

@@ -12,7 +12,11 @@ import PushHTTP
 /// with a body must be JSON, as APNs's are. Each input gets a fresh gateway (`InMemoryServer`).
 let fixture: InMemoryServer.Fixture = {
     InlineGlobalExecutor.install()
-    do { return try InMemoryServer.Fixture(certs: ProcessInfo.processInfo.environment["PUSHLAB_CERTS"] ?? "certs") } catch {
+    do {
+        let fixture = try InMemoryServer.Fixture(certs: ProcessInfo.processInfo.environment["PUSHLAB_CERTS"] ?? "certs")
+        try fixture.checkGrant()
+        return fixture
+    } catch {
         fatalError("cannot load the development keys: \(error); run from the repository root")
     }
 }()

@@ -15,6 +15,9 @@ public final class Gateway: Sendable {
     /// Fuzz/FuzzServerRequests drives them with `Router.match` + the handler).
     public let apnsRouter: Router
     public let googleRouter: Router
+    /// The access tokens `POST /token` issued (the fuzz targets issue one directly, so an input
+    /// that only needs to be authenticated skips the RS256 assertion).
+    let accessTokens: AccessTokenStore
     private let apnsServer: HTTPServer
     private let googleServer: HTTPServer
 
@@ -55,6 +58,7 @@ public final class Gateway: Sendable {
         apnsRouter.methodNotAllowedFallback = { apns.handle($0) }
 
         let tokens = AccessTokenStore()
+        accessTokens = tokens
         let oauth = OAuthRoute(keys: keys, tokens: tokens, time: time)
         let fcm = FCMSendRoute(tokens: tokens, devices: devices, records: records, sink: sink, time: time, faults: faults)
         var googleRouter = Router()

@@ -19,7 +19,7 @@ final class AccessTokenStore: Sendable {
     func issue(_ grant: IssuedAccessToken) -> String {
         var bytes = [UInt8](repeating: 0, count: 24)
         for i in bytes.indices { bytes[i] = UInt8.random(in: 0...255) }
-        let token = "ya29.pushlab." + bytes.map { String(format: "%02x", $0) }.joined()
+        let token = "ya29.pushlab." + Digest.hex(bytes)
         tokens.withLock { tokens in
             let now = Date()
             tokens = tokens.filter { $0.value.expiresAt > now }

@@ -61,20 +61,53 @@ struct OAuthRoute: Sendable {
     }
 }
 
-/// `application/x-www-form-urlencoded` bodies.
+/// `application/x-www-form-urlencoded` bodies, parsed as the URL Standard's form parser does
+/// (https://url.spec.whatwg.org/#urlencoded-parsing): the bytes are split on `&` (empty pieces
+/// skipped), each piece at its first `=`; in name and value `+` is a space and `%XX` a byte (a
+/// `%` without two hex digits stays as it is); the bytes are then read as UTF-8, invalid
+/// sequences becoming U+FFFD. A name given twice keeps its last value.
 enum FormBody {
     static func parse(_ body: [UInt8]) -> [String: String] {
         var out: [String: String] = [:]
-        for pair in String(decoding: body, as: UTF8.self).split(separator: "&") {
-            let kv = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let key = decode(kv[0])
-            out[key] = kv.count > 1 ? decode(kv[1]) : ""
+        for piece in body.split(separator: UInt8(ascii: "&")) {
+            if let equals = piece.firstIndex(of: UInt8(ascii: "=")) {
+                out[decode(piece[..<equals])] = decode(piece[(equals + 1)...])
+            } else {
+                out[decode(piece)] = ""
+            }
         }
         return out
     }
 
-    private static func decode(_ s: Substring) -> String {
-        String(s).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(s)
+    private static func decode(_ field: ArraySlice<UInt8>) -> String {
+        guard field.contains(where: { $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "%") }) else {
+            return String(decoding: field, as: UTF8.self)
+        }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(field.count)
+        var i = field.startIndex
+        while i < field.endIndex {
+            let byte = field[i]
+            if byte == UInt8(ascii: "+") {
+                bytes.append(UInt8(ascii: " "))
+            } else if byte == UInt8(ascii: "%"), i + 2 < field.endIndex, let high = hexValue(field[i + 1]), let low = hexValue(field[i + 2]) {
+                bytes.append(high << 4 | low)
+                i += 2
+            } else {
+                bytes.append(byte)
+            }
+            i += 1
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
+        default: return nil
+        }
     }
 }
 

@@ -13,7 +13,8 @@ public struct Router: Sendable {
         let method: String
         let segments: [Segment]
         let handler: RouteHandler
-        var parameterCount: Int { segments.reduce(0) { $0 + ($1.isParameter ? 1 : 0) } }
+        /// Counted once, when the route is added (`add` compares it with every route's).
+        let parameterCount: Int
     }
 
     private enum Segment: Sendable {
@@ -37,20 +38,41 @@ public struct Router: Sendable {
     public init() {}
 
     public mutating func add(_ method: String, _ pattern: String, _ handler: @escaping RouteHandler) {
-        let segments: [Segment] = pattern.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map { s in
-            if s.hasPrefix("{") && s.hasSuffix("}") { return .parameter(String(s.dropFirst().dropLast())) }
-            return .literal(Array(s.utf8))
-        }
-        let route = Route(method: method.uppercased(), segments: segments, handler: handler)
-        if !segments.contains(where: \.isParameter),
-           literalRoutes[pattern]?.contains(where: { $0.method == method.uppercased() }) != true {
-            literalRoutes[pattern, default: []].append((method.uppercased(), handler))
+        let segments = Self.segments(of: pattern)
+        let method = method.uppercased()
+        let count = segments.reduce(0) { $0 + ($1.isParameter ? 1 : 0) }
+        let route = Route(method: method, segments: segments, handler: handler, parameterCount: count)
+        if count == 0, literalRoutes[pattern]?.contains(where: { $0.method == method }) != true {
+            literalRoutes[pattern, default: []].append((method, handler))
         }
         // Fewer parameters first so `/admin/pushes` beats `/admin/{anything}`; among routes with
         // as many, the order they were added in. Inserted in place, so building a router stays
         // linear in its routes (no sort of the whole table per add).
-        let count = route.parameterCount
         routes.insert(route, at: routes.firstIndex { $0.parameterCount > count } ?? routes.endIndex)
+    }
+
+    /// The pattern's components after its first `/`, separated by `/` (empty ones count): a
+    /// component `{name}` is a parameter, any other a literal. Read on the UTF-8 bytes, as `bind`
+    /// matches them.
+    private static func segments(of pattern: String) -> [Segment] {
+        let slash = UInt8(ascii: "/")
+        var pattern = pattern
+        return pattern.withUTF8 { bytes in
+            guard var start = bytes.firstIndex(of: slash).map({ $0 + 1 }) else { return [] }
+            var segments: [Segment] = []
+            while true {
+                var end = start
+                while end < bytes.count, bytes[end] != slash { end += 1 }
+                let component = UnsafeBufferPointer(rebasing: bytes[start..<end])
+                if component.first == UInt8(ascii: "{"), component.last == UInt8(ascii: "}"), component.count >= 2 {
+                    segments.append(.parameter(String(decoding: UnsafeBufferPointer(rebasing: component.dropFirst().dropLast()), as: UTF8.self)))
+                } else {
+                    segments.append(.literal(Array(component)))
+                }
+                if end == bytes.count { return segments }
+                start = end + 1
+            }
+        }
     }
 
     public func match(method: String, path: String) -> Match {
