@@ -125,7 +125,7 @@ enum PushQueueContract {
         let late = TargetCompletion(slow[0], TargetOutcome(status: .failed, httpStatus: 500, reason: "InternalServerError",
                                                            attempts: 1, finishedAt: time.now))
         let secondReport = try await queue.complete([late])
-        XCTAssertEqual(secondReport, CompletionReport(recorded: 0, duplicates: 1))
+        XCTAssertEqual(secondReport, CompletionReport(recorded: 0, duplicates: 1, ignoredPositions: [0]))
         let status = try await queue.status(of: "p_1", includeTargets: true)
         XCTAssertEqual(status?.sent, 1)
         XCTAssertEqual(status?.failed, 0)
@@ -134,6 +134,44 @@ enum PushQueueContract {
         XCTAssertEqual(status?.targets.first?.outcome?.providerID, "id-0")
         let depth = try await queue.depth()
         XCTAssertEqual(depth, QueueDepth(waiting: 0, claimed: 0, finished: 1))
+        await queue.close()
+    }
+
+    /// Rule 5 for a batch of several pushes' results, as the workers write them: the report names
+    /// the positions of the duplicates, counts each push's sent and failed results, and names
+    /// every push the batch finished.
+    static func batchReportNamesItsDuplicates(_ make: Factory) async throws {
+        let time = ManualTimeSource()
+        let queue = try await make(time, 1_000)
+        _ = try await queue.enqueue(submission("p_1", tokens: 3, at: time.now))
+        _ = try await queue.enqueue(submission("p_2", tokens: 2, at: time.now))
+        _ = try await queue.enqueue(submission("p_3", tokens: 2, at: time.now))
+        let slow = try await queue.claim(consumer: "slow", limit: 10, lease: .seconds(1))
+        XCTAssertEqual(slow.count, 7)
+        time.advance(by: 2)
+        let fast = try await queue.claim(consumer: "fast", limit: 10, lease: .seconds(30))
+        XCTAssertEqual(fast.count, 7)
+        func target(_ claims: [ClaimedTarget], _ push: String, _ index: Int) -> ClaimedTarget {
+            claims.first { $0.pushID == push && $0.index == index }!
+        }
+        let first = try await queue.complete([sent(target(fast, "p_1", 0), at: time.now), sent(target(fast, "p_2", 1), at: time.now)])
+        XCTAssertEqual(first, CompletionReport(recorded: 2, duplicates: 0))
+        let failed = TargetCompletion(target(slow, "p_1", 2), TargetOutcome(status: .failed, httpStatus: 410, reason: "Unregistered",
+                                                                           tokenInvalid: true, attempts: 1, finishedAt: time.now))
+        let batch = [sent(target(slow, "p_1", 0), at: time.now), sent(target(slow, "p_1", 1), at: time.now), failed,
+                     sent(target(slow, "p_2", 0), at: time.now), sent(target(slow, "p_2", 1), at: time.now),
+                     sent(target(slow, "p_3", 0), at: time.now)]
+        let report = try await queue.complete(batch)
+        XCTAssertEqual(report, CompletionReport(recorded: 4, duplicates: 2, ignoredPositions: [0, 4], finishedPushes: ["p_1", "p_2"]),
+                       "p_3 still waits for its target 1")
+        let p1 = try await queue.status(of: "p_1", includeTargets: false)
+        XCTAssertEqual(p1.map { [$0.sent, $0.failed] }, [2, 1])
+        let p2 = try await queue.status(of: "p_2", includeTargets: false)
+        XCTAssertEqual(p2.map { [$0.sent, $0.failed] }, [2, 0])
+        let last = try await queue.complete([sent(target(fast, "p_3", 1), at: time.now)])
+        XCTAssertEqual(last, CompletionReport(recorded: 1, duplicates: 0, finishedPushes: ["p_3"]))
+        let depth = try await queue.depth()
+        XCTAssertEqual(depth, QueueDepth(waiting: 0, claimed: 0, finished: 7))
         await queue.close()
     }
 

@@ -41,19 +41,31 @@ public final class RelayMetrics: Sendable {
     func pushAccepted() { state.withLock { $0.pushesAccepted += 1 } }
     func pushFinished() { state.withLock { $0.pushesFinished += 1 } }
 
-    func finished(app: String, platform: String, outcome: TargetOutcome, latency: Duration) {
-        let seconds = Double(latency.components.seconds) + Double(latency.components.attoseconds) / 1e18
+    /// One recorded final result: its app, platform, outcome and send latency.
+    struct Finished {
+        var app: String
+        var platform: String
+        var outcome: TargetOutcome
+        var latency: Duration
+    }
+
+    /// Counts a batch of final results under one lock.
+    func finished(_ results: [Finished]) {
+        guard !results.isEmpty else { return }
         state.withLock { s in
-            if outcome.status == .sent {
-                s.sent[Key(app: app, platform: platform), default: 0] += 1
-            } else {
-                s.failed[Key(app: app, platform: platform, reason: outcome.reason ?? "unknown"), default: 0] += 1
+            for r in results {
+                let seconds = Double(r.latency.components.seconds) + Double(r.latency.components.attoseconds) / 1e18
+                if r.outcome.status == .sent {
+                    s.sent[Key(app: r.app, platform: r.platform), default: 0] += 1
+                } else {
+                    s.failed[Key(app: r.app, platform: r.platform, reason: r.outcome.reason ?? "unknown"), default: 0] += 1
+                }
+                // In place: the bucket array is not copied per result.
+                if s.latencyCounts[r.platform] == nil { s.latencyCounts[r.platform] = Array(repeating: 0, count: Self.latencyBuckets.count) }
+                for (i, bound) in Self.latencyBuckets.enumerated() where seconds <= bound { s.latencyCounts[r.platform]![i] += 1 }
+                s.latencySum[r.platform, default: 0] += seconds
+                s.latencyCount[r.platform, default: 0] += 1
             }
-            var counts = s.latencyCounts[platform] ?? Array(repeating: 0, count: Self.latencyBuckets.count)
-            for (i, bound) in Self.latencyBuckets.enumerated() where seconds <= bound { counts[i] += 1 }
-            s.latencyCounts[platform] = counts
-            s.latencySum[platform, default: 0] += seconds
-            s.latencyCount[platform, default: 0] += 1
         }
     }
 

@@ -80,9 +80,9 @@ enum QueueStatements {
         WHERE id = ? AND state < 2
         RETURNING consumer IS NOT NULL
         """
-    /// Count the result; returns whether it was the push's last.
-    static let countSent = "UPDATE pushes SET sent = sent + 1 WHERE id = ? RETURNING sent + failed >= target_count"
-    static let countFailed = "UPDATE pushes SET failed = failed + 1 WHERE id = ? RETURNING sent + failed >= target_count"
+    /// Params: sent, failed, push id. Counts a batch's results of one push; returns whether they
+    /// include its last (only first final results are counted, so that is true exactly once).
+    static let countResults = "UPDATE pushes SET sent = sent + ?, failed = failed + ? WHERE id = ? RETURNING sent + failed >= target_count"
     static let insertInvalidToken = "INSERT INTO invalid_tokens (app, kind, token, reason, push_id, reported_at) VALUES (?, ?, ?, ?, ?, ?)"
     static let rescheduleTarget = """
         UPDATE targets SET state = 0, ready_at = ?, attempts = ?, last_error = ?, lease_until = NULL, consumer = NULL

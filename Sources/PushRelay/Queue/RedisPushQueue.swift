@@ -182,10 +182,12 @@ public final class RedisPushQueue: PushQueue {
         let reply = try await redis { () async throws(RedisError) in
             try await client.eval(RedisQueueScripts.complete, keys: [streamKey], arguments: arguments)
         }
-        guard let parts = reply.array, parts.count >= 2, let recorded = parts[0].integer, let duplicates = parts[1].integer else {
+        guard let parts = reply.array, parts.count >= 3, let recorded = parts[0].integer, let duplicates = parts[1].integer,
+              let positions = parts[2].array else {
             throw .storage("Redis answered the complete script with \(reply.shape)")
         }
-        return CompletionReport(recorded: Int(recorded), duplicates: Int(duplicates), finishedPushes: Set(parts.dropFirst(2).compactMap(\.string)))
+        return CompletionReport(recorded: Int(recorded), duplicates: Int(duplicates), ignoredPositions: positions.compactMap { $0.integer.map(Int.init) },
+                                finishedPushes: Set(parts.dropFirst(3).compactMap(\.string)))
     }
 
     public func reschedule(_ retries: [TargetRetry]) async throws(PushQueueError) {

@@ -180,17 +180,22 @@ enum RedisQueueScripts {
 
     /// KEYS: stream. ARGV: prefix, group, retention in ms, then per result: entry, push, idx,
     /// app, status, invalid ('1' or ''), reason, outcome JSON, finished at, kind, environment,
-    /// value. Returns {recorded, duplicates, finished push ids…}.
+    /// value. Returns {recorded, duplicates, {0-based positions of the duplicates}, finished push ids…}.
     static let complete = RedisScript(prelude + """
         local P, group, keep = ARGV[1], ARGV[2], ARGV[3]
-        local recorded, duplicates, finished = 0, 0, {}
+        local recorded, duplicates, positions, finished = 0, 0, {}, {}
         for b = 4, #ARGV, 12 do
           local r = record(P, KEYS[1], group, ARGV[b], ARGV[b + 1], ARGV[b + 2], ARGV[b + 3], ARGV[b + 4], ARGV[b + 5],
                            ARGV[b + 6], ARGV[b + 7], ARGV[b + 8], ARGV[b + 9], ARGV[b + 10], ARGV[b + 11], keep)
-          if r == 0 then duplicates = duplicates + 1 else recorded = recorded + 1 end
+          if r == 0 then
+            duplicates = duplicates + 1
+            positions[#positions + 1] = (b - 4) / 12
+          else
+            recorded = recorded + 1
+          end
           if r == 2 then finished[#finished + 1] = ARGV[b + 1] end
         end
-        local out = {recorded, duplicates}
+        local out = {recorded, duplicates, positions}
         for _, p in ipairs(finished) do out[#out + 1] = p end
         return out
         """)

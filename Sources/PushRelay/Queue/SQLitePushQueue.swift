@@ -9,8 +9,10 @@ import Synchronization
 /// Every write (enqueue, claim, complete, reschedule) goes through one writer that commits all
 /// writes waiting at that moment in one transaction — group commit: under load one fsync
 /// acknowledges many requests, and a caller returns only after the transaction holding its
-/// write committed. Reads (status, deliveries) use a second connection, which WAL lets run
-/// beside the writer.
+/// write committed. A transaction of claims only commits without its own fsync: a claim lost
+/// in a crash changes nothing (the restart makes every claimed target ready again), and the
+/// next durable commit's fsync covers the WAL frames before it. Reads (status, deliveries) use
+/// a second connection, which WAL lets run beside the writer.
 public final class SQLitePushQueue: PushQueue {
     public struct Configuration: Sendable {
         /// Most unfinished targets (waiting + claimed) the queue holds; beyond it `enqueue` throws `.full`.
@@ -40,6 +42,8 @@ public final class SQLitePushQueue: PushQueue {
         var depth: QueueDepth
         var commits = 0
         var writesCommitted = 0
+        /// The writer's `synchronous` mode: FULL (fsync every commit) or NORMAL.
+        var synchronousFull: Bool
     }
 
     /// Opens (creating if needed) the queue at `path`.
@@ -61,7 +65,7 @@ public final class SQLitePushQueue: PushQueue {
                 default: depth.finished += count
                 }
             }
-            state = Mutex(WriterState(depth: depth))
+            state = Mutex(WriterState(depth: depth, synchronousFull: configuration.fsyncEveryCommit))
         } catch {
             throw .storage("\(error)")
         }
@@ -115,7 +119,8 @@ public final class SQLitePushQueue: PushQueue {
         guard limit > 0 else { return [] }
         let now = time.now.timeIntervalSince1970
         let leaseUntil = now + Double(lease.components.seconds) + Double(lease.components.attoseconds) / 1e18
-        let rows: [SQLiteRow] = try await write { batch throws(PushQueueError) in
+        // Not durable on its own (see the type's comment): nothing is lost with it.
+        let rows: [SQLiteRow] = try await write(durable: false) { batch throws(PushQueueError) in
             let db = batch.db
             // Targets whose consumer's lease ran out are ready again (contract rule 4).
             let expired = try batch.sql { try db.run(QueueStatements.expireLeases, [.real(now), .real(now)]) }
@@ -152,9 +157,14 @@ public final class SQLitePushQueue: PushQueue {
             let db = batch.db
             var report = CompletionReport()
             var wasClaimed = 0
+            // Each push's counters move once per batch, not once per target.
+            var counts: [PushID: (sent: Int, failed: Int)] = [:]
             try batch.sql {
-                for result in results {
-                    guard let row = Int64(result.claim.receipt) else { continue }
+                for (position, result) in results.enumerated() {
+                    guard let row = Int64(result.claim.receipt) else {
+                        report.ignoredPositions.append(position)
+                        continue
+                    }
                     let o = result.outcome
                     let completed = try db.query(QueueStatements.completeTarget, [
                         .text(o.status.rawValue), .int(o.httpStatus), .text(o.reason), .text(o.providerID),
@@ -162,20 +172,23 @@ public final class SQLitePushQueue: PushQueue {
                     ])
                     guard let wasClaimedRow = completed.first else {
                         report.duplicates += 1
+                        report.ignoredPositions.append(position)
                         continue
                     }
                     report.recorded += 1
                     if wasClaimedRow.int(0) == 1 { wasClaimed += 1 }
-                    let counted = try db.query(o.status == .sent ? QueueStatements.countSent : QueueStatements.countFailed, [.text(result.claim.pushID)])
-                    if counted.first?.int(0) == 1 {
-                        report.finishedPushes.insert(result.claim.pushID)
-                    }
+                    if o.status == .sent { counts[result.claim.pushID, default: (0, 0)].sent += 1 }
+                    else { counts[result.claim.pushID, default: (0, 0)].failed += 1 }
                     if o.tokenInvalid {
                         try db.run(QueueStatements.insertInvalidToken, [
                             .text(result.claim.app), .text(result.claim.target.kind.rawValue), .text(result.claim.target.value),
                             .text(o.reason ?? "invalid"), .text(result.claim.pushID), .real(o.finishedAt.timeIntervalSince1970),
                         ])
                     }
+                }
+                for (pushID, n) in counts {
+                    let counted = try db.query(QueueStatements.countResults, [.int(n.sent), .int(n.failed), .text(pushID)])
+                    if counted.first?.int(0) == 1 { report.finishedPushes.insert(pushID) }
                 }
             }
             batch.depth.claimed -= wasClaimed
@@ -320,14 +333,17 @@ public final class SQLitePushQueue: PushQueue {
     /// One caller's write: `apply` runs inside the batch's transaction and returns how to
     /// answer the caller once the commit's outcome is known; `finish` answers without running.
     fileprivate struct PendingWrite: Sendable {
+        /// The commit must reach the disk before the caller is answered (`fsyncEveryCommit`).
+        let durable: Bool
         let apply: @Sendable (inout Batch) -> @Sendable (PushQueueError?) -> Void
         let finish: @Sendable (PushQueueError) -> Void
     }
 
     /// Runs `body` in the next group commit and returns its value once that commit is durable.
-    private func write<T: Sendable>(_ body: @escaping @Sendable (inout Batch) throws(PushQueueError) -> T) async throws(PushQueueError) -> T {
+    private func write<T: Sendable>(durable: Bool = true, _ body: @escaping @Sendable (inout Batch) throws(PushQueueError) -> T) async throws(PushQueueError) -> T {
         let result: Result<T, PushQueueError> = await withCheckedContinuation { continuation in
             let pending = PendingWrite(
+                durable: durable,
                 apply: { batch in
                     do throws(PushQueueError) {
                         let value = try body(&batch)
@@ -367,6 +383,7 @@ public final class SQLitePushQueue: PushQueue {
             var answers: [@Sendable (PushQueueError?) -> Void] = []
             answers.reserveCapacity(writes.count)
             do {
+                try setSynchronous(full: configuration.fsyncEveryCommit && writes.contains(where: \.durable))
                 try writer.execute("BEGIN IMMEDIATE")
                 for write in writes {
                     if let failed = batch.storageError {
@@ -394,6 +411,15 @@ public final class SQLitePushQueue: PushQueue {
             }
             for answer in answers { answer(nil) }
         }
+    }
+
+    /// Sets `PRAGMA synchronous` for the next commit (writer thread only). In WAL mode NORMAL
+    /// commits without an fsync and stays consistent after a crash; FULL fsyncs the WAL,
+    /// every earlier frame included.
+    private func setSynchronous(full: Bool) throws {
+        if state.withLock({ $0.synchronousFull }) == full { return }
+        try writer.execute(full ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL")
+        state.withLock { $0.synchronousFull = full }
     }
 
     // MARK: - Reading rows

@@ -11,9 +11,10 @@ import Synchronization
 /// Two waits stay off the send path, so the sends in flight stay at `concurrency` while the
 /// queue commits: targets are claimed ahead (up to `concurrency` more than are being sent), and
 /// a send's slot passes to the next claimed target as soon as the answer is in, while its
-/// result is recorded durably beside it. Sends in flight plus answers not yet recorded stay at
-/// most `2 × concurrency`: what a crash can make the relay send twice (docs/relay.md
-/// "Guarantees").
+/// result is recorded durably beside it. One recorder writes the answers that came in meanwhile
+/// in one `complete` (and one `reschedule`), so a result costs the queue one batch's share, not
+/// a write of its own. Sends in flight plus answers not yet recorded stay at most
+/// `2 × concurrency`: what a crash can make the relay send twice (docs/relay.md "Guarantees").
 final class DeliveryWorkers: Sendable {
     private let queue: any PushQueue
     private let senders: [String: AppSenders]
@@ -28,11 +29,17 @@ final class DeliveryWorkers: Sendable {
     private let wakeup = Wakeup()
     private let slotFreed = Wakeup()
     private let prepared = PreparedContentCache()
+    /// The loop claims more once fewer targets than this wait (half of `concurrency`).
+    private let lowWater: Int
     private struct State {
         /// Sends running (each holds a slot).
         var inFlight = 0
-        /// Results being recorded (their sends are over).
+        /// Results being recorded (their sends are over): in `answers` or in the recorder's batch.
         var recording = 0
+        /// Answers waiting for the recorder.
+        var answers: [Answer] = []
+        /// A recorder task is writing answers (it stops when none are left).
+        var recorderRunning = false
         /// Claimed, not yet sent; the next one is last.
         var ready: [ClaimedTarget] = []
         var stopping = false
@@ -51,6 +58,7 @@ final class DeliveryWorkers: Sendable {
         self.budgets = budgets
         self.fcmProjectBudgets = fcmProjectBudgets
         self.settings = settings
+        lowWater = max(1, settings.concurrency / 2)
         self.metrics = metrics
         self.consumer = consumer
         self.events = events
@@ -93,8 +101,10 @@ final class DeliveryWorkers: Sendable {
         let concurrency = settings.concurrency
         while !state.withLock({ $0.stopping }) {
             startReady()
-            // Room to claim: up to `concurrency` targets waiting beyond the sends in flight.
-            let room = state.withLock { s in 2 * concurrency - s.inFlight - s.ready.count }
+            // Room to claim: up to `concurrency` targets waiting beyond the sends in flight,
+            // claimed once fewer than `lowWater` wait, so a claim brings a batch rather than
+            // the one target a finished send made room for.
+            let room = state.withLock { s in s.ready.count < lowWater ? 2 * concurrency - s.inFlight - s.ready.count : 0 }
             if room <= 0 {
                 await slotFreed.wait(timeout: .milliseconds(100))
                 continue
@@ -146,10 +156,9 @@ final class DeliveryWorkers: Sendable {
     }
 
     /// Sends `claim` in a slot; once answered, hands the slot to the next claimed target and
-    /// records the result.
+    /// leaves the answer to the recorder.
     private func process(_ claim: ClaimedTarget) async {
         let start = ContinuousClock.now
-        let platform = claim.target.isAPNs ? "apns" : "fcm"
         let attempt: SendAttempt
         if let senders = senders[claim.app] {
             await budgets[claim.app]?.take()
@@ -158,18 +167,38 @@ final class DeliveryWorkers: Sendable {
         } else {
             attempt = .failed(reason: "UnknownApp", detail: "app '\(claim.app)' is no longer in relay.json")
         }
-        let concurrency = settings.concurrency
-        let next: ClaimedTarget? = state.withLock { s in
+        let answer = Answer(claim: claim, attempt: attempt, start: start)
+        let concurrency = settings.concurrency, lowWater = self.lowWater
+        let (next, startRecorder, wakeLoop): (ClaimedTarget?, Bool, Bool) = state.withLock { s in
             s.recording += 1
-            if !s.stopping, s.inFlight + s.recording <= 2 * concurrency, let next = s.ready.popLast() { return next }
+            s.answers.append(answer)
+            let startRecorder = !s.recorderRunning
+            s.recorderRunning = true
+            if !s.stopping, s.inFlight + s.recording <= 2 * concurrency, let next = s.ready.popLast() {
+                return (next, startRecorder, s.ready.count < lowWater)
+            }
             s.inFlight -= 1
-            return nil
+            return (nil, startRecorder, true)
         }
         if let next { spawn(next) }
-        slotFreed.signal()
-        await finish(claim, attempt, platform: platform, start: start)
-        state.withLock { $0.recording -= 1 }
-        slotFreed.signal()
+        if startRecorder { Task { await self.recordAnswers() } }
+        // The loop needs this send only when it freed a slot or the claimed targets run low.
+        if wakeLoop { slotFreed.signal() }
+    }
+
+    /// Writes the answers waiting, batch after batch, until none is left.
+    private func recordAnswers() async {
+        while true {
+            let batch: [Answer] = state.withLock { s in
+                if s.answers.isEmpty { s.recorderRunning = false }
+                defer { s.answers = [] }
+                return s.answers
+            }
+            if batch.isEmpty { return }
+            await record(batch)
+            state.withLock { $0.recording -= batch.count }
+            slotFreed.signal()
+        }
     }
 
     private func send(_ claim: ClaimedTarget, with senders: AppSenders) async -> SendAttempt {
@@ -225,51 +254,105 @@ final class DeliveryWorkers: Sendable {
         }
     }
 
-    private func finish(_ claim: ClaimedTarget, _ attempt: SendAttempt, platform: String, start: ContinuousClock.Instant) async {
+    /// Records a batch of answers: final results in one `complete`, retryable failures back to
+    /// the queue in one `reschedule`; then metrics, events and the pushes they finished.
+    private func record(_ batch: [Answer]) async {
         let now = Date()
-        let outcome: TargetOutcome
-        switch attempt {
+        var finals: [TargetCompletion] = []
+        var finalAnswers: [Answer] = []
+        var retries: [TargetRetry] = []
+        finals.reserveCapacity(batch.count)
+        finalAnswers.reserveCapacity(batch.count)
+        for answer in batch {
+            switch decide(answer, now: now) {
+            case .final(let outcome):
+                finals.append(TargetCompletion(answer.claim, outcome))
+                finalAnswers.append(answer)
+            case .retry(let retry):
+                retries.append(retry)
+            }
+        }
+        if !retries.isEmpty {
+            do {
+                try await queue.reschedule(retries)
+                for retry in retries { metrics.retried(app: retry.claim.app, platform: retry.claim.target.isAPNs ? "apns" : "fcm") }
+            } catch {
+                log("relay: could not reschedule \(retries.count) targets (first \(retries[0].claim.pushID)#\(retries[0].claim.index)): \(error); "
+                    + "their leases will run out and they are sent again")
+            }
+        }
+        guard !finals.isEmpty else { return }
+        let report: CompletionReport
+        do {
+            report = try await queue.complete(finals)
+        } catch {
+            log("relay: could not record \(finals.count) results (first \(finals[0].claim.pushID)#\(finals[0].claim.index)): \(error); "
+                + "they will be sent again after their leases")
+            return
+        }
+        metrics.duplicateResults(report.duplicates)
+        // Only the recorded results count and are announced; `ignoredPositions` ascends.
+        let end = ContinuousClock.now
+        var ignored = report.ignoredPositions.makeIterator()
+        var nextIgnored = ignored.next()
+        var recorded: [RelayMetrics.Finished] = []
+        recorded.reserveCapacity(finals.count)
+        for (position, completion) in finals.enumerated() {
+            if position == nextIgnored {
+                nextIgnored = ignored.next()
+                continue
+            }
+            let claim = completion.claim
+            recorded.append(RelayMetrics.Finished(app: claim.app, platform: claim.target.isAPNs ? "apns" : "fcm",
+                                                  outcome: completion.outcome, latency: end - finalAnswers[position].start))
+            events(.result(app: claim.app, pushID: claim.pushID, index: claim.index, target: claim.target, outcome: completion.outcome,
+                           content: claim.content))
+        }
+        metrics.finished(recorded)
+        // The queue says which completion finished each push: one per push, across nodes too.
+        for pushID in report.finishedPushes.sorted() {
+            guard let app = finals.first(where: { $0.claim.pushID == pushID })?.claim.app,
+                  let status = try? await queue.status(of: pushID, includeTargets: false),
+                  announced.withLock({ $0.insert(pushID) }) else { continue }
+            metrics.pushFinished()
+            log("relay: push \(pushID) app=\(app) finished: \(status.sent) sent, \(status.failed) failed of \(status.targetCount)")
+            events(.pushFinished(app: app, status: status))
+        }
+    }
+
+    /// A final result, or another attempt later (retryable, attempts left).
+    private enum Decision {
+        case final(TargetOutcome)
+        case retry(TargetRetry)
+    }
+
+    private func decide(_ answer: Answer, now: Date) -> Decision {
+        let claim = answer.claim
+        switch answer.attempt {
         case .sent(let status, let providerID, let attempts):
-            outcome = TargetOutcome(status: .sent, httpStatus: status, providerID: providerID, attempts: claim.attempts + attempts, finishedAt: now)
+            return .final(TargetOutcome(status: .sent, httpStatus: status, providerID: providerID, attempts: claim.attempts + attempts, finishedAt: now))
         case .rejected(let status, let reason, let retryable, let prune, let attempts, let detail):
             let total = claim.attempts + attempts
             if retryable, total < settings.maxAttempts {
                 // Back to the queue: 1 s, 2 s, 4 s … (at most 60 s) after this round.
                 let round = max(0, total - 1)
                 let delay = min(60, 1 << min(round, 6))
-                do {
-                    try await queue.reschedule([TargetRetry(claim, attempts: total, lastError: [status.map(String.init), reason, detail].compactMap { $0 }.joined(separator: " "),
-                                                            notBefore: now.addingTimeInterval(TimeInterval(delay)))])
-                    metrics.retried(app: claim.app, platform: platform)
-                } catch {
-                    log("relay: could not reschedule \(claim.pushID)#\(claim.index): \(error); its lease will run out and it is sent again")
-                }
-                return
+                return .retry(TargetRetry(claim, attempts: total, lastError: [status.map(String.init), reason, detail].compactMap { $0 }.joined(separator: " "),
+                                          notBefore: now.addingTimeInterval(TimeInterval(delay))))
             }
-            outcome = TargetOutcome(status: .failed, httpStatus: status, reason: reason, tokenInvalid: prune, attempts: total, finishedAt: now)
+            return .final(TargetOutcome(status: .failed, httpStatus: status, reason: reason, tokenInvalid: prune, attempts: total, finishedAt: now))
         case .failed(let reason, _, let prune):
-            outcome = TargetOutcome(status: .failed, reason: reason, tokenInvalid: prune, attempts: claim.attempts, finishedAt: now)
-        }
-        let finishedPush: Bool
-        do {
-            let report = try await queue.complete([TargetCompletion(claim, outcome)])
-            metrics.duplicateResults(report.duplicates)
-            guard report.recorded == 1 else { return }
-            finishedPush = report.finishedPushes.contains(claim.pushID)
-        } catch {
-            log("relay: could not record the result of \(claim.pushID)#\(claim.index): \(error); it will be sent again after its lease")
-            return
-        }
-        metrics.finished(app: claim.app, platform: platform, outcome: outcome, latency: ContinuousClock.now - start)
-        events(.result(app: claim.app, pushID: claim.pushID, index: claim.index, target: claim.target, outcome: outcome, content: claim.content))
-        // The queue says which completion finished the push: one per push, across nodes too.
-        if finishedPush, let status = try? await queue.status(of: claim.pushID, includeTargets: false),
-           announced.withLock({ $0.insert(claim.pushID) }) {
-            metrics.pushFinished()
-            log("relay: push \(claim.pushID) app=\(claim.app) finished: \(status.sent) sent, \(status.failed) failed of \(status.targetCount)")
-            events(.pushFinished(app: claim.app, status: status))
+            return .final(TargetOutcome(status: .failed, reason: reason, tokenInvalid: prune, attempts: claim.attempts, finishedAt: now))
         }
     }
+}
+
+/// A send's answer on its way to the queue.
+private struct Answer: Sendable {
+    let claim: ClaimedTarget
+    let attempt: SendAttempt
+    /// When the send started (the latency histogram runs to the recorded result).
+    let start: ContinuousClock.Instant
 }
 
 /// What one send came to, before the relay decides between final and retry.
