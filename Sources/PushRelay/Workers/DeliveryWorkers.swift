@@ -274,7 +274,7 @@ final class DeliveryWorkers: Sendable {
         }
         if !retries.isEmpty {
             do {
-                try await queue.reschedule(retries)
+                try await persisting { () async throws(PushQueueError) in try await queue.reschedule(retries) }
                 for retry in retries { metrics.retried(app: retry.claim.app, platform: retry.claim.target.isAPNs ? "apns" : "fcm") }
             } catch {
                 log("relay: could not reschedule \(retries.count) targets (first \(retries[0].claim.pushID)#\(retries[0].claim.index)): \(error); "
@@ -284,7 +284,7 @@ final class DeliveryWorkers: Sendable {
         guard !finals.isEmpty else { return }
         let report: CompletionReport
         do {
-            report = try await queue.complete(finals)
+            report = try await persisting { () async throws(PushQueueError) in try await queue.complete(finals) }
         } catch {
             log("relay: could not record \(finals.count) results (first \(finals[0].claim.pushID)#\(finals[0].claim.index)): \(error); "
                 + "they will be sent again after their leases")
@@ -317,6 +317,26 @@ final class DeliveryWorkers: Sendable {
             metrics.pushFinished()
             log("relay: push \(pushID) app=\(app) finished: \(status.sent) sent, \(status.failed) failed of \(status.targetCount)")
             events(.pushFinished(app: app, status: status))
+        }
+    }
+
+    /// Runs a queue write, again after 0.1, 0.2, 0.4, 0.8 and 1.6 s if it fails (Redis restarting, a
+    /// connection to re-open): a batch holds many answers, and each one not recorded is sent
+    /// again after its lease. Meanwhile the batch still counts as recording, so no more sends
+    /// start beyond the `2 × concurrency` bound. Writing a batch twice is harmless: the queue
+    /// keeps a target's first result and counts the second as a duplicate.
+    private func persisting<T>(_ write: () async throws(PushQueueError) -> T) async throws(PushQueueError) -> T {
+        var delay = Duration.milliseconds(100)
+        while true {
+            do {
+                return try await write()
+            } catch .closed {
+                throw .closed
+            } catch {
+                if delay > .milliseconds(1600) || state.withLock({ $0.stopping }) { throw error }
+                try? await Task.sleep(for: delay)
+                delay *= 2
+            }
         }
     }
 
