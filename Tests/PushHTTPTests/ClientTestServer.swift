@@ -25,6 +25,7 @@ final class ClientTestServer: Sendable {
             headers.add("x-second", "2")
             headers.add("x-user-agent", request.headers["user-agent"] ?? "")
             headers.add("x-content-type", request.headers["content-type"] ?? "")
+            headers.add("x-expect", request.headers["expect"] ?? "")
             var body = Array("\(request.method) \(request.path) seq=\(seq)\n".utf8)
             body += request.body
             return .now(ServerResponse(status: 200, headers: headers, body: body))

@@ -1,4 +1,5 @@
 import CPushLab
+import Foundation
 
 /// The easy-handle options every exchange of one client shares, converted once from
 /// `HTTPClientConfiguration` to what libcurl takes (C strings, longs). Owned by the loop.
@@ -12,6 +13,12 @@ final class CurlSettings {
     private let connectTimeoutMilliseconds: Int
     /// Client certificate options (CURLOPT_SSLCERT, _SSLCERTTYPE, _SSLKEY, _KEYPASSWD), C strings.
     private let clientCertificate: [(CURLoption, UnsafeMutablePointer<CChar>)]
+    /// True when the environment names no proxy at all (no `*_proxy` / `*_PROXY` variable).
+    /// libcurl reads no_proxy, NO_PROXY, https_proxy, HTTPS_PROXY, all_proxy, ALL_PROXY for
+    /// every transfer (each a scan of the whole environment); with none set, saying "no proxy"
+    /// up front skips those scans and changes nothing else. With any set, libcurl decides as
+    /// before, per transfer.
+    private let environmentHasNoProxy: Bool
 
     init(_ configuration: HTTPClientConfiguration) {
         caFile = configuration.caFile
@@ -34,6 +41,7 @@ final class CurlSettings {
         case nil:
             clientCertificate = []
         }
+        environmentHasNoProxy = !ProcessInfo.processInfo.environment.keys.contains { $0.lowercased().hasSuffix("_proxy") }
     }
 
     deinit {
@@ -62,5 +70,9 @@ final class CurlSettings {
         if let caFileC { cpl_easy_setopt_string(easy, CURLOPT_CAINFO, caFileC) }
         cpl_easy_setopt_string(easy, CURLOPT_USERAGENT, userAgentC)
         for (option, value) in clientCertificate { cpl_easy_setopt_string(easy, option, value) }
+        if environmentHasNoProxy {
+            cpl_easy_setopt_string(easy, CURLOPT_PROXY, "")
+            cpl_easy_setopt_string(easy, CURLOPT_NOPROXY, "")
+        }
     }
 }

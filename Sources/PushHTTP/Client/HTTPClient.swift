@@ -79,7 +79,11 @@ public final class HTTPClient: HTTPTransport {
 
     /// Sends `request`, following up to `request.maxRedirects` redirects, within
     /// `request.timeout` (or the configured default) overall.
-    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    ///
+    /// Runs on the caller's executor (`nonisolated(nonsending)`): it only queues the request and
+    /// waits, so there is nothing to gain from hopping to the global executor first, and a
+    /// caller on the client's loop (`executor`) stays there without a task switch.
+    public nonisolated(nonsending) func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         let timeout = request.timeout ?? configuration.requestTimeout
         guard timeout > .zero else { throw HTTPClientError.timedOut(after: timeout) }
         // The clock is read only when a redirect needs the time left (most requests have none).
@@ -113,7 +117,7 @@ public final class HTTPClient: HTTPTransport {
     }
 
     /// One hop, no redirects.
-    private func exchange(_ request: HTTPRequest, timeout: Duration) async throws -> HTTPResponse {
+    private nonisolated(nonsending) func exchange(_ request: HTTPRequest, timeout: Duration) async throws -> HTTPResponse {
         let id = inbox.nextID()
         return try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { continuation in

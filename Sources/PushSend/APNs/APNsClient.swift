@@ -33,7 +33,9 @@ public struct APNsClient: Sendable {
 
     /// Sends `push` to `token`. Never throws: every outcome is a result.
     /// - Parameter index: the message's position in a bulk send (picks its jitter stream).
-    public func send(_ push: PreparedAPNsPush, to token: String, index: UInt64 = 0) async -> APNsSendResult {
+    /// Runs on the caller's executor (`nonisolated(nonsending)`): in a bulk send, the HTTP
+    /// client's loop, with no executor hop between here and the client.
+    public nonisolated(nonsending) func send(_ push: PreparedAPNsPush, to token: String, index: UInt64 = 0) async -> APNsSendResult {
         let apnsID = push.apnsID ?? APNsID.generate()
         let sentAt = time.now
         if push.validated, let problem = DeviceToken.problem(token, for: .apns) {

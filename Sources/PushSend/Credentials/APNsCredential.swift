@@ -4,7 +4,8 @@ import PushAuth
 /// one wraps PushAuth's `ProviderTokenCache`; tests can hand in a fixed token.
 public protocol APNsCredential: Sendable {
     /// The `authorization` header value for the next request.
-    func authorization() async throws -> String
+    /// Runs on the caller's executor: a cached value costs no executor hop per push.
+    nonisolated(nonsending) func authorization() async throws -> String
     /// Called after APNs answered ExpiredProviderToken to a request that carried `rejected`.
     /// Returns true when a fresh token is ready (mint at most once per rejected token, and
     /// never inside the provider's 20-minute floor).
@@ -14,7 +15,7 @@ public protocol APNsCredential: Sendable {
 /// PushAuth's provider-token cache is the real APNs credential: one token reused, refreshed
 /// at ~50 minutes, re-minted once after ExpiredProviderToken (never inside the 20-minute floor).
 extension ProviderTokenCache: APNsCredential {
-    public func authorization() async throws -> String { try token().authorization }
+    public nonisolated(nonsending) func authorization() async throws -> String { try token().authorization }
 
     public func renew(afterRejecting rejected: String) async -> Bool {
         let jwt = rejected.split(separator: " ", maxSplits: 1).last.map(String.init) ?? rejected

@@ -6,7 +6,7 @@ import PushHTTP
 /// header (an empty value means none) and there is nothing to renew.
 public struct CertificateCredential: APNsCredential {
     public init() {}
-    public func authorization() async throws -> String { "" }
+    public nonisolated(nonsending) func authorization() async throws -> String { "" }
     public func renew(afterRejecting rejected: String) async -> Bool { false }
 }
 

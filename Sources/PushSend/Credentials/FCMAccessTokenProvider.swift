@@ -4,7 +4,8 @@ import PushAuth
 /// `OAuthTokenSource`.
 public protocol FCMAccessTokenProvider: Sendable {
     /// The bare access token (the client adds `Bearer `).
-    func bearerToken() async throws -> String
+    /// Runs on the caller's executor: a cached value costs no executor hop per message.
+    nonisolated(nonsending) func bearerToken() async throws -> String
     /// Called after FCM answered 401 to a request that carried `rejected`; true when a fresh
     /// token is ready.
     func renew(afterRejecting rejected: String) async -> Bool
@@ -16,7 +17,7 @@ extension OAuthTokenSource: FCMAccessTokenProvider {
     /// Nonisolated, so a valid cached token is returned on the caller's executor (the HTTP
     /// client's loop in a bulk send) without entering the actor and coming back (two jobs
     /// scheduled per message); only a refresh goes through the actor.
-    public nonisolated func bearerToken() async throws -> String {
+    public nonisolated(nonsending) func bearerToken() async throws -> String {
         if let current = currentAccessToken() { return current.value }
         return try await accessToken().value
     }

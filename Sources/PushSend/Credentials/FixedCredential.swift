@@ -2,7 +2,7 @@
 public struct FixedCredential: APNsCredential, FCMAccessTokenProvider {
     public let value: String
     public init(_ value: String) { self.value = value }
-    public func authorization() async throws -> String { "bearer \(value)" }
-    public func bearerToken() async throws -> String { value }
+    public nonisolated(nonsending) func authorization() async throws -> String { "bearer \(value)" }
+    public nonisolated(nonsending) func bearerToken() async throws -> String { value }
     public func renew(afterRejecting rejected: String) async -> Bool { false }
 }

@@ -42,8 +42,9 @@ public struct FCMClient: Sendable {
 
     /// Sends `message` to `target`. Never throws: every outcome is a result.
     /// - Parameter checkTarget: refuse a target of the wrong shape (e.g. an APNs token) before sending.
-    public func send(_ message: PreparedFCMMessage, to target: FCMTarget, index: UInt64 = 0,
-                     checkTarget: Bool = true) async -> FCMSendResult {
+    /// Runs on the caller's executor (`nonisolated(nonsending)`), like `APNsClient.send`.
+    public nonisolated(nonsending) func send(_ message: PreparedFCMMessage, to target: FCMTarget, index: UInt64 = 0,
+                                             checkTarget: Bool = true) async -> FCMSendResult {
         let sentAt = time.now
         if checkTarget, let problem = target.problem {
             return FCMSendResult(target: target, outcome: .notSent(problem, reason: FCMErrorCode.invalidArgument.rawValue),

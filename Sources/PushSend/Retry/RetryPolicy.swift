@@ -82,10 +82,11 @@ extension RetryPolicy {
     /// - Parameters:
     ///   - messageIndex: picks this message's jitter stream.
     ///   - renewCredential: mints a fresh credential; false when that failed (then stop).
-    public func execute<Result: Sendable>(
+    ///   - attempt: runs on the caller's executor, like `execute` itself.
+    public nonisolated(nonsending) func execute<Result: Sendable>(
         messageIndex: UInt64, sleeper: any RetrySleeper,
         renewCredential: () async -> Bool,
-        attempt: (_ number: Int) async -> RetryStep<Result>
+        attempt: nonisolated(nonsending) (_ number: Int) async -> RetryStep<Result>
     ) async -> (result: Result, attempts: Int) {
         var random = self.random(forMessage: messageIndex)
         var renewed = false

@@ -31,9 +31,14 @@ struct SendAttempts {
     ///   - noCredential: the outcome when `credential` throws (nothing is sent), and whether to
     ///     try again (an access-token endpoint that is down is retried like the provider).
     ///   - classify: what a provider's answer means, and whether it may be retried.
-    func run<Outcome: AttemptOutcome>(
+    ///
+    /// Runs on the caller's executor (`nonisolated(nonsending)`, as do `credential` and the
+    /// transport's `send`): in a bulk send that is the HTTP client's loop, and each executor
+    /// hop on the way (a task switch that checks the task's executor preference under a lock)
+    /// was a measurable part of the cost per push (benchmarks/results/design-measurements.md).
+    nonisolated(nonsending) func run<Outcome: AttemptOutcome>(
         messageIndex: UInt64,
-        credential: () async throws -> String,
+        credential: nonisolated(nonsending) () async throws -> String,
         renewCredential: (_ rejected: String) async -> Bool,
         noCredential: (any Error) -> (Outcome, Retryability),
         request: (_ credential: String) -> HTTPRequest,
@@ -60,7 +65,7 @@ struct SendAttempts {
     }
 
     /// One request and its answer, as the retry loop sees it.
-    private func exchange<Outcome: AttemptOutcome>(
+    private nonisolated(nonsending) func exchange<Outcome: AttemptOutcome>(
         _ request: HTTPRequest, classify: (HTTPResponse) -> (outcome: Outcome, retryability: Retryability)
     ) async -> RetryStep<Outcome> {
         if let log { log(RequestDescription.render(request)) }
