@@ -54,10 +54,10 @@ public final class InMemoryServer {
 
         static let fcmScope = "https://www.googleapis.com/auth/firebase.messaging"
 
-        /// Checks once, on a throwaway gateway, that `/token` accepts `oauthGrant` and that the
-        /// token it issues authorizes a send; a fixture that fails this would only fuzz the 401
-        /// path. `@FCM_TOKEN@` inputs then get their token from `issueAccessToken`, without the
-        /// RS256 verification per input.
+        /// Checks once, on a throwaway gateway, that `/token` accepts `oauthGrant` and stores a
+        /// token for the fixture's account, project and scope: exactly what `fcmAccessToken`
+        /// then issues per input without the RS256 exchange (a fixture failing this would fuzz
+        /// only the 401 path).
         public func checkGrant() throws {
             let server = try InMemoryServer(fixture: self, host: .google, mountsCollector: false)
             let reply = InMemoryServer.respond(server.router, FuzzRequest(method: "POST", target: "/token", headers: [], body: oauthGrant),
