@@ -1,5 +1,6 @@
 import Foundation
 import PushHTTP
+import Synchronization
 
 /// Spreads requests over several transports (`--connections N`: one `HTTPClient` each, so
 /// each holds its own HTTP/2 connection), in turn.
@@ -18,9 +19,8 @@ public final class RoundRobinTransport: HTTPTransport {
 }
 
 /// A thread-safe counter.
-final class Counter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = 0  // protected by `lock`
+final class Counter: Sendable {
+    private let value = Mutex(0)
     /// Returns the value before incrementing.
-    func increment() -> Int { lock.withLock { defer { value += 1 }; return value } }
+    func increment() -> Int { value.withLock { value in defer { value += 1 }; return value } }
 }
