@@ -34,7 +34,10 @@ final class SharedOAuthTokenTests: XCTestCase {
         let http = try HTTPClient(configuration: HTTPClientConfiguration(caFile: Fixtures.caFile))
         clients.append(http)
         let source = OAuthTokenSource(account: account, transport: http)
-        return (SharedOAuthToken(source: source, client: RedisClient(endpoint: try RedisEndpoint(url: server.url))), source)
+        // A long lock wait: on a loaded machine one exchange (RS256 signing and the emulator's
+        // verification) can outlast the default 5 s, and a waiting node then makes its own
+        // exchange by design; these tests are about sharing, not about that timeout.
+        return (SharedOAuthToken(source: source, client: RedisClient(endpoint: try RedisEndpoint(url: server.url)), lockWait: .seconds(60)), source)
     }
 
     func testThreeNodesMakeOneExchangeAndShareTheRenewedToken() async throws {
