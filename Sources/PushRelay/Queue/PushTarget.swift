@@ -22,4 +22,6 @@ public struct PushTarget: Sendable, Hashable, Codable {
     }
 
     public var isAPNs: Bool { kind == .apnsToken }
+    /// The service this target is sent through, as the relay's metrics label it.
+    public var platform: String { isAPNs ? "apns" : "fcm" }
 }

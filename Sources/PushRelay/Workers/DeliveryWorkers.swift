@@ -275,7 +275,7 @@ final class DeliveryWorkers: Sendable {
         if !retries.isEmpty {
             do {
                 try await persisting { () async throws(PushQueueError) in try await queue.reschedule(retries) }
-                for retry in retries { metrics.retried(app: retry.claim.app, platform: retry.claim.target.isAPNs ? "apns" : "fcm") }
+                for retry in retries { metrics.retried(app: retry.claim.app, platform: retry.claim.target.platform) }
             } catch {
                 log("relay: could not reschedule \(retries.count) targets (first \(retries[0].claim.pushID)#\(retries[0].claim.index)): \(error); "
                     + "their leases will run out and they are sent again")
@@ -303,7 +303,7 @@ final class DeliveryWorkers: Sendable {
                 continue
             }
             let claim = completion.claim
-            recorded.append(RelayMetrics.Finished(app: claim.app, platform: claim.target.isAPNs ? "apns" : "fcm",
+            recorded.append(RelayMetrics.Finished(app: claim.app, platform: claim.target.platform,
                                                   outcome: completion.outcome, latency: end - finalAnswers[position].start))
             events(.result(app: claim.app, pushID: claim.pushID, index: claim.index, target: claim.target, outcome: completion.outcome,
                            content: claim.content))
