@@ -2,6 +2,9 @@
 #include "cpushlab_curl.h"
 
 #include <dlfcn.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
 #include <nghttp2/nghttp2.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,16 +53,31 @@ struct curl_slist *cpl_slist_append_header(struct curl_slist *list, const char *
 int cpl_slist_replace_header(struct curl_slist *node, const char *name, size_t name_len,
                              const char *value, size_t value_len) {
     if (value_len == 0) return 0;  // "name;" lines are built by cpl_slist_append_header only
-    char *line = malloc(name_len + 2 + value_len + 1);
+    size_t need = name_len + 2 + value_len + 1;
+    // A line no longer than the old one (an apns-id is always 36 characters) is written over
+    // it: node->data holds at least strlen(node->data) + 1 bytes.
+    int in_place = need <= strlen(node->data) + 1;
+    char *line = in_place ? node->data : malloc(need);
     if (!line) return 0;
     memcpy(line, name, name_len);
     line[name_len] = ':';
     line[name_len + 1] = ' ';
     memcpy(line + name_len + 2, value, value_len);
     line[name_len + 2 + value_len] = '\0';
-    free(node->data);  // allocated by curl_slist_append's strdup (libcurl's default allocator)
-    node->data = line;
+    if (!in_place) {
+        free(node->data);  // allocated by curl_slist_append's strdup (libcurl's default allocator)
+        node->data = line;
+    }
     return 1;
+}
+
+int cpl_tcp_cork(int fd, int on) {
+#ifdef TCP_CORK
+    return setsockopt(fd, IPPROTO_TCP, TCP_CORK, &on, sizeof on);
+#else
+    (void)fd; (void)on;
+    return -1;
+#endif
 }
 
 int cpl_multi_next_done(CURLM *multi, CURL **easy, CURLcode *result) {

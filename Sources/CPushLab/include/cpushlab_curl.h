@@ -36,6 +36,11 @@ struct curl_slist *cpl_slist_append_header(struct curl_slist *list, const char *
 int cpl_slist_replace_header(struct curl_slist *node, const char *name, size_t name_len,
                              const char *value, size_t value_len);
 
+/// Corks (`on` 1) or uncorks (0) a TCP socket: while corked the kernel holds back partial
+/// segments, and uncorking sends what is queued at once (TCP_CORK, Linux). Returns -1 where
+/// the option does not exist (other systems: nothing is held back) or the socket refuses it.
+int cpl_tcp_cork(int fd, int on);
+
 /// The next CURLMsg of kind CURLMSG_DONE from curl_multi_info_read: the easy handle and its
 /// result. Returns 0 when no more messages are queued. (CURLMsg's `data` is a C union Swift
 /// cannot read portably.)

@@ -195,6 +195,9 @@ final class ConnectionWarmupGate {
         return all
     }
 
+    /// The sockets of the connections it counts: every HTTP/2 connection of the client.
+    var openSockets: Dictionary<Int32, Origin>.Keys { socketOrigins.keys }
+
     fileprivate func opened(_ socket: Int32, url: String) {
         guard let origin = origin(for: url) else { return }
         socketOrigins[socket] = origin

@@ -26,6 +26,9 @@ final class CurlInbox: Sendable {
 
     private let state: SanitizerVisibleMutex<State>
     private let ids = Atomic<UInt64>(0)
+    /// curl_multi_perform calls made with the connections corked (for tests: the batched
+    /// path really ran).
+    let corkedTurns = Atomic<Int>(0)
 
     init(wakeHandle: MultiWakeHandle) {
         state = SanitizerVisibleMutex(State(wakeHandle: wakeHandle))

@@ -25,6 +25,10 @@ final class CurlMultiLoop {
     private var cancelled: [UInt64] = []
     private var remoteJobs: [UnownedJob] = []
     private var finished: [(TransferSubmission, Result<HTTPResponse, HTTPClientError>)] = []
+    /// Transfers handed to libcurl since the last curl_multi_perform.
+    private var startedSincePerform = 0
+    /// The sockets corked for the current curl_multi_perform (see `performCorked`).
+    private var corked: [Int32] = []
 
     /// Fails only when libcurl cannot allocate a multi handle.
     init?(configuration: HTTPClientConfiguration) {
@@ -63,8 +67,7 @@ final class CurlMultiLoop {
             if stop == .abortInFlight { abortEverything() }
             if stop != nil && active.isEmpty && !executor.hasLocalJobs && remoteJobs.isEmpty { break }
 
-            var running: Int32 = 0
-            curl_multi_perform(multi, &running)
+            performCorked()
             if collectFinished() > 0 {  // freed streams: take new work first
                 // Callers on other threads were resumed: give them the CPU once (below).
                 // Callers on this loop run at the top of the next turn.
@@ -85,6 +88,31 @@ final class CurlMultiLoop {
             if inbox.mayPoll() { curl_multi_poll(multi, nil, 0, 1000, nil) }
         }
         tearDown()
+    }
+
+    /// Runs curl_multi_perform, with the client's HTTP/2 connections corked (TCP_CORK) while it
+    /// runs when it is about to send several requests. libcurl writes each frame as its own TLS
+    /// record at once, and sends an HTTP/2 request's body apart from its headers, so with
+    /// TCP_NODELAY every request is two packets; corked, the frames written in one call leave
+    /// together in full segments when it returns — fewer packets for both ends, the same bytes
+    /// (benchmarks/results/client-profile.md). Nothing is held back once the call returns.
+    /// A single request is sent as before: corking costs two system calls per connection.
+    private func performCorked() {
+        if startedSincePerform >= 2, let gate {
+            for socket in gate.openSockets where cpl_tcp_cork(socket, 1) == 0 { corked.append(socket) }
+        }
+        startedSincePerform = 0
+        var running: Int32 = 0
+        curl_multi_perform(multi, &running)
+        guard !corked.isEmpty else { return }
+        inbox.corkedTurns.add(1, ordering: .relaxed)
+        // A socket libcurl closed during the call is no longer in the gate's set: only live
+        // ones are uncorked (an fd number reused meanwhile is not ours to touch).
+        if let gate {
+            let open = gate.openSockets
+            for socket in corked where open.contains(socket) { _ = cpl_tcp_cork(socket, 0) }
+        }
+        corked.removeAll(keepingCapacity: true)
     }
 
     // MARK: starting
@@ -128,6 +156,7 @@ final class CurlMultiLoop {
         }
         transfer.activeIndex = active.count
         active.append(transfer)
+        startedSincePerform += 1
     }
 
     /// Takes `transfer` out of `active` (the last one moves into its place).

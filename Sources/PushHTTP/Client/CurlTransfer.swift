@@ -114,13 +114,15 @@ final class CurlTransfer {
     /// names in the same order as last time: only the nodes whose value changed get new text.
     /// A bulk send changes one value per push (APNs' apns-id), so this replaces one line
     /// instead of allocating every node again (benchmarks/results/design-measurements.md).
-    /// False when the list must be rebuilt.
+    /// False when the list must be rebuilt (`setHeaderList` then replaces it whole, so lines
+    /// already replaced here on the way do no harm). One pass: the fields a bulk send shares
+    /// are the same strings every time, which compare without reading their bytes.
     private func reuseHeaderList(for headers: HTTPHeaders) -> Bool {
-        if headers == listHeaders { return true }  // the same fields (often the same array)
         guard headers.count == listHeaders.count else { return false }
-        for (new, old) in zip(headers.fields, listHeaders.fields) where new.name != old.name { return false }
         var node = headerList
-        for (new, old) in zip(headers.fields, listHeaders.fields) where !new.name.isEmpty {
+        for (new, old) in zip(headers.fields, listHeaders.fields) {
+            guard new.name == old.name else { return false }
+            if new.name.isEmpty { continue }  // not in the list (setHeaderList skips it)
             guard let current = node else { return false }
             if new.value != old.value {
                 var name = new.name, value = new.value

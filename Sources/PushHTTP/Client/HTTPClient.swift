@@ -71,6 +71,10 @@ public final class HTTPClient: HTTPTransport {
     /// Counters over every exchange so far (each redirect hop counts as one).
     public var stats: HTTPClientStats { inbox.stats }
 
+    /// How many times the loop corked its connections while libcurl wrote a batch of requests
+    /// (see `CurlMultiLoop.performCorked`). For tests.
+    var corkedTurns: Int { inbox.corkedTurns.load(ordering: .relaxed) }
+
     /// True when this process drops the redundant RST_STREAM libcurl 7.88 sends after every
     /// bodiless response (servers with the "rapid reset" defence otherwise close the connection
     /// every ~1000 such responses; see Sources/CPushLab/curl_shim.c). False when the executable
