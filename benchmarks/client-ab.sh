@@ -8,9 +8,10 @@
 # request or push (user + system time of the client process: /proc/self/stat for the
 # transport clients, /usr/bin/time for send), which load moves far less than rates; rates are
 # recorded too. Servers are the old build's, the same for both sides.
-#   OLD_DIR=dir/with/old/binaries ROUNDS=3 N=20000 benchmarks/client-ab.sh
+#   OLD_DIR=dir/with/old/binaries OLD_NOTE="release build of <commit>" ROUNDS=3 N=20000 benchmarks/client-ab.sh
 #   BASE=<commit> benchmarks/client-ab.sh      builds BASE's release binaries in a worktree
-# OLD_DIR holds the old build's pushlab, pushlab-bench-client and pushlab-bench-push-server.
+# OLD_DIR holds the old build's pushlab, pushlab-bench-client and pushlab-bench-push-server; the
+# results file names it by OLD_NOTE (what it was built from), never by its path.
 set -euo pipefail
 export PUSHLAB_BENCH=1  # the pushlab-bench-* drivers exist only then (Package.swift)
 cd "$(dirname "$0")/.."
@@ -103,7 +104,10 @@ ROUND=1
   echo "# Sending cost A/B (issue 26): two builds, one run"
   echo
   machine_lines
-  echo "- old: \`$OLD_DIR\`${BASE:+ (commit $BASE)}; new: \`$NEW_DIR\` (commit $(git rev-parse --short HEAD))"
+  if [ -n "${OLD_NOTE:-}" ]; then old_text=$OLD_NOTE
+  elif [ -n "${BASE:-}" ]; then old_text="the release build of $BASE"
+  else old_text="another build (set OLD_NOTE to say which)"; fi
+  echo "- old: $old_text; new: the release build of $(git rev-parse --short HEAD)"
   echo "- each round: the C libcurl loop + RST filter, old and new \`pushlab-bench-client\` (callers on the loop, $N POSTs of 200 bytes, $M in flight, one connection) over TLS and h2c against \`pushlab serve --bench\`; then old and new \`pushlab send apns --tokens\` and \`send fcm --tokens\` ($N tokens, --concurrency $CONCURRENCY, one connection, --no-history) against \`pushlab-bench-push-server\`; $ROUNDS rounds, medians below"
   echo "- CPU: the client process's user + system time (10 ms ticks) ÷ requests or pushes, start-up included"
   echo
@@ -131,7 +135,7 @@ ROUND=1
   echo "Commands:"
   echo
   echo '```'
-  echo "OLD_DIR=$OLD_DIR ROUNDS=$ROUNDS N=$N benchmarks/client-ab.sh"
+  echo "OLD_DIR=<old build> OLD_NOTE=\"${OLD_NOTE:-…}\" ROUNDS=$ROUNDS N=$N benchmarks/client-ab.sh"
   echo "curl_multi_bench_filtered URL $N $M h2|h2c certs/ca.pem 200"
   echo "pushlab-bench-client --url URL --mode http2|h2c --ca-file certs/ca.pem -n $N -m $M --body-bytes 200"
   echo "/usr/bin/time -f '%U %S' pushlab send fcm --url PUSH_URL --ca-file certs/ca.pem --service-account sa.json (token_uri PUSH_URL/token) --tokens fcm-tokens.txt --concurrency $CONCURRENCY --connections 1 --no-history --json message.json"

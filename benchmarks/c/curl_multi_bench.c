@@ -12,6 +12,7 @@
  * reuses it — the same workaround pushlab's client applies.
  */
 #include <curl/curl.h>
+#include "bench_util.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,40 +28,14 @@ struct slot {
 
 static size_t on_body(char *p, size_t s, size_t n, void *u) {
     struct slot *sl = u;
-    size_t len = s * n;
-    if (sl->len + len > sl->cap) {
-        sl->cap = (sl->len + len) * 2;
-        sl->buf = realloc(sl->buf, sl->cap);
-    }
-    memcpy(sl->buf + sl->len, p, len);
-    sl->len += len;
-    return len;
+    buffer_append(&sl->buf, &sl->len, &sl->cap, p, s * n);
+    return s * n;
 }
 
 static size_t on_header(char *p, size_t s, size_t n, void *u) {
     (void)p;
     ((struct slot *)u)->header_bytes += s * n;
     return s * n;
-}
-
-/* User + system CPU time of this process so far (/proc/self/stat fields 14 and 15), seconds. */
-static double cpu_seconds(void) {
-    char buf[1024];
-    FILE *f = fopen("/proc/self/stat", "r");
-    if (!f) return 0;
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = 0;
-    char *p = strrchr(buf, ')');
-    unsigned long utime = 0, stime = 0;
-    if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &utime, &stime) != 2) return 0;
-    return (double)(utime + stime) / (double)sysconf(_SC_CLK_TCK);
-}
-
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 int main(int argc, char **argv) {
@@ -110,7 +85,8 @@ int main(int argc, char **argv) {
         idle[nidle++] = sl;
     }
 
-    long started = 0, done = 0, ok = 0, failed = 0, non2xx = 0, connects = 0;
+    long started = 0, done = 0;
+    struct tally tally = {0, 0, 0, 0};
     int h2c_pilot = !strcmp(mode, "h2c");
     double t0 = now();
     while (done < total) {
@@ -127,25 +103,11 @@ int main(int argc, char **argv) {
         }
         int running = 0;
         curl_multi_perform(multi, &running);
-        CURLMsg *msg;
-        int queued;
         long finished_now = 0;
-        while ((msg = curl_multi_info_read(multi, &queued))) {
-            if (msg->msg != CURLMSG_DONE) continue;
-            CURL *e = msg->easy_handle;
-            CURLcode result = msg->data.result;
+        CURL *e;
+        while ((e = next_finished(multi, &tally))) {
             struct slot *sl;
-            long status = 0, nc = 0;
             curl_easy_getinfo(e, CURLINFO_PRIVATE, (char **)&sl);
-            curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &status);
-            curl_easy_getinfo(e, CURLINFO_NUM_CONNECTS, &nc);
-            connects += nc;
-            if (result != CURLE_OK) {
-                if (failed == 0) fprintf(stderr, "first error: %s\n", curl_easy_strerror(result));
-                failed++;
-            } else if (status < 200 || status >= 300) non2xx++;
-            else ok++;
-            curl_multi_remove_handle(multi, e);
             idle[nidle++] = sl;
             done++;
             finished_now++;
@@ -154,9 +116,7 @@ int main(int argc, char **argv) {
         if (done < total && finished_now == 0) curl_multi_poll(multi, NULL, 0, 1000, NULL);
     }
     double secs = now() - t0;
-    double cpu = cpu_seconds();
-    printf("requests=%ld ok=%ld non2xx=%ld failed=%ld connections=%ld seconds=%.3f rps=%.0f cpu_s=%.2f cpu_us_per_req=%.1f\n",
-           total, ok, non2xx, failed, connects, secs, (ok + non2xx) / secs, cpu, cpu * 1e6 / (double)total);
+    print_result(total, &tally, secs);
     for (long i = 0; i < window; i++) {
         curl_multi_remove_handle(multi, slots[i].easy);
         curl_easy_cleanup(slots[i].easy);
@@ -168,5 +128,5 @@ int main(int argc, char **argv) {
     free(idle);
     free(body);
     curl_global_cleanup();
-    return failed == 0 && non2xx == 0 ? 0 : 1;
+    return tally.failed == 0 && tally.non2xx == 0 ? 0 : 1;
 }
