@@ -6,7 +6,7 @@ import XCTest
 /// Tasks that prefer `HTTPClient.executor` run on the client's loop thread, and requests sent
 /// from there behave exactly as from anywhere else: answers in order per task, cancellation,
 /// shutdown (after which such tasks carry on elsewhere).
-final class ClientLoopExecutorTests: XCTestCase {
+class ClientLoopExecutorTests: ClientTransportTestCase {
     /// The name of the thread running the caller (the loop thread is `pushlab-client`).
     private static func threadName() -> String {
         let comm = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? ""
@@ -15,7 +15,7 @@ final class ClientLoopExecutorTests: XCTestCase {
 
     func testTasksOnTheExecutorRunOnTheLoopThreadAndGetTheirOwnAnswersInOrder() async throws {
         let server = try ClientTestServer()
-        let client = try HTTPClient(configuration: .testing())
+        let client = try makeClient(.testing())
         let results = try await withThrowingTaskGroup(of: [String].self) { group in
             for worker in 0..<8 {
                 group.addTask(executorPreference: client.executor) {
@@ -48,7 +48,7 @@ final class ClientLoopExecutorTests: XCTestCase {
 
     func testCancellingATaskOnTheExecutorCancelsItsRequestAndTheClientCarriesOn() async throws {
         let server = try ClientTestServer()
-        let client = try HTTPClient(configuration: .testing())
+        let client = try makeClient(.testing())
         let held = Task(executorPreference: client.executor) {
             try await client.send(HTTPRequest(url: server.tlsURL + "/held"))
         }
@@ -73,7 +73,7 @@ final class ClientLoopExecutorTests: XCTestCase {
 
     func testShutdownFromATaskOnTheExecutorReturnsAndTheTaskContinuesOffTheLoop() async throws {
         let server = try ClientTestServer()
-        let client = try HTTPClient(configuration: .testing(.h2cPriorKnowledge))
+        let client = try makeClient(.testing(.h2cPriorKnowledge))
         let (status, threadBefore, threadAfter, refused) = await withTaskExecutorPreference(client.executor) {
             let status = (try? await client.send(HTTPRequest(url: server.cleartextURL + "/echo")).status) ?? 0
             let before = Self.threadName()
@@ -92,7 +92,7 @@ final class ClientLoopExecutorTests: XCTestCase {
 
     func testAbortingShutdownFailsRequestsOfTasksOnTheExecutor() async throws {
         let server = try ClientTestServer()
-        let client = try HTTPClient(configuration: .testing())
+        let client = try makeClient(.testing())
         _ = try await client.send(HTTPRequest(url: server.tlsURL + "/echo"))
         let inFlight = (0..<5).map { _ in
             Task(executorPreference: client.executor) { try await client.send(HTTPRequest(url: server.tlsURL + "/held")) }
@@ -117,4 +117,15 @@ final class ClientLoopExecutorTests: XCTestCase {
         XCTAssertNil(gate.originKey("http://push.example.evil/y"))
         XCTAssertEqual(gate.originKey("https://push.example.evil"), "https://push.example.evil")
     }
+}
+
+/// The same suite against the direct nghttp2 client (Linux test discovery sees only methods
+/// a class declares, hence one forwarding line per test).
+final class NGHTTP2ClientLoopExecutorTests: ClientLoopExecutorTests {
+    override class var transport: HTTPTransportKind { .nghttp2 }
+    override func testTasksOnTheExecutorRunOnTheLoopThreadAndGetTheirOwnAnswersInOrder() async throws { try await super.testTasksOnTheExecutorRunOnTheLoopThreadAndGetTheirOwnAnswersInOrder() }
+    override func testCancellingATaskOnTheExecutorCancelsItsRequestAndTheClientCarriesOn() async throws { try await super.testCancellingATaskOnTheExecutorCancelsItsRequestAndTheClientCarriesOn() }
+    override func testShutdownFromATaskOnTheExecutorReturnsAndTheTaskContinuesOffTheLoop() async throws { try await super.testShutdownFromATaskOnTheExecutorReturnsAndTheTaskContinuesOffTheLoop() }
+    override func testAbortingShutdownFailsRequestsOfTasksOnTheExecutor() async throws { try await super.testAbortingShutdownFailsRequestsOfTasksOnTheExecutor() }
+    override func testTheWarmupGateKnowsAnOriginByItsPrefixWithoutParsingEveryURL() throws { try super.testTheWarmupGateKnowsAnOriginByItsPrefixWithoutParsingEveryURL() }
 }

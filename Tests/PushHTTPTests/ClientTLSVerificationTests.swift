@@ -3,10 +3,10 @@ import TestSupport
 import XCTest
 
 /// TLS verification is on by default and its failure says what to do.
-final class ClientTLSVerificationTests: XCTestCase {
+class ClientTLSVerificationTests: ClientTransportTestCase {
     func testUntrustedCertificateFailsWithAClearError() async throws {
         let server = try ClientTestServer(certificate: Fixtures.untrustedCert, key: Fixtures.untrustedKey)
-        let client = try HTTPClient(configuration: .testing())
+        let client = try makeClient(.testing())
         do {
             _ = try await client.send(HTTPRequest(url: server.tlsURL + "/echo"))
             XCTFail("a self-signed certificate must not be trusted")
@@ -21,7 +21,7 @@ final class ClientTLSVerificationTests: XCTestCase {
 
     func testDevCertificateNeedsTheDevCA() async throws {
         let server = try ClientTestServer()
-        let systemStore = try HTTPClient(configuration: HTTPClientConfiguration())
+        let systemStore = try makeClient(HTTPClientConfiguration())
         do {
             _ = try await systemStore.send(HTTPRequest(url: server.tlsURL + "/echo"))
             XCTFail("the system store does not know pushlab's dev CA")
@@ -32,7 +32,7 @@ final class ClientTLSVerificationTests: XCTestCase {
         }
         await systemStore.shutdown()
 
-        let devCA = try HTTPClient(configuration: HTTPClientConfiguration(caFile: Fixtures.caFile))
+        let devCA = try makeClient(HTTPClientConfiguration(caFile: Fixtures.caFile))
         let response = try await devCA.send(HTTPRequest(url: server.tlsURL + "/echo"))
         XCTAssertEqual(response.status, 200)
         await devCA.shutdown()
@@ -41,7 +41,7 @@ final class ClientTLSVerificationTests: XCTestCase {
 
     func testUnreadableCAFileIsReported() async throws {
         let server = try ClientTestServer()
-        let client = try HTTPClient(configuration: HTTPClientConfiguration(caFile: "/nonexistent/ca.pem"))
+        let client = try makeClient(HTTPClientConfiguration(caFile: "/nonexistent/ca.pem"))
         do {
             _ = try await client.send(HTTPRequest(url: server.tlsURL + "/echo"))
             XCTFail("a missing CA file must fail")
@@ -52,4 +52,13 @@ final class ClientTLSVerificationTests: XCTestCase {
         await client.shutdown()
         await server.stop()
     }
+}
+
+/// The same suite against the direct nghttp2 client (Linux test discovery sees only methods
+/// a class declares, hence one forwarding line per test).
+final class NGHTTP2ClientTLSVerificationTests: ClientTLSVerificationTests {
+    override class var transport: HTTPTransportKind { .nghttp2 }
+    override func testUntrustedCertificateFailsWithAClearError() async throws { try await super.testUntrustedCertificateFailsWithAClearError() }
+    override func testDevCertificateNeedsTheDevCA() async throws { try await super.testDevCertificateNeedsTheDevCA() }
+    override func testUnreadableCAFileIsReported() async throws { try await super.testUnreadableCAFileIsReported() }
 }

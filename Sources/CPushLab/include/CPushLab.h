@@ -5,6 +5,7 @@
 
 #include "cpushlab_curl.h"
 #include "cpushlab_fs.h"
+#include "cpushlab_h2client.h"
 #include "cpushlab_openssl.h"
 #include "cpushlab_redis.h"
 #include "cpushlab_sanitizer.h"

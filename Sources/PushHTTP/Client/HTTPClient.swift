@@ -16,8 +16,7 @@ public final class HTTPClient: HTTPTransport {
     public let configuration: HTTPClientConfiguration
     private let inbox: CurlInbox
     private let loopExecutor: CurlLoopExecutor
-    /// The loop thread until someone joins or detaches it.
-    private let thread: SanitizerVisibleMutex<pthread_t?>
+    private let thread: ClientLoopThread
 
     public init(configuration: HTTPClientConfiguration = HTTPClientConfiguration()) throws {
         self.configuration = configuration
@@ -27,33 +26,13 @@ public final class HTTPClient: HTTPTransport {
         inbox = loop.sharedInbox
         loopExecutor = loop.executor
         // The loop object moves to the new thread; this thread never touches it again.
-        let context = Unmanaged.passRetained(LoopBox(loop)).toOpaque()
-        var handle = pthread_t()
-        let status = pthread_create(&handle, nil, { context in
-            // libcurl sends with MSG_NOSIGNAL, but a write to a closed socket elsewhere on this
-            // thread (a TLS alert) must not kill the process: block SIGPIPE here.
-            var pipeSignal = sigset_t()
-            sigemptyset(&pipeSignal)
-            sigaddset(&pipeSignal, SIGPIPE)
-            pthread_sigmask(SIG_BLOCK, &pipeSignal, nil)
-            _ = cpl_server_name_thread("pushlab-client")  // one per client: `top -H` and the tests can count them
-            let box = Unmanaged<LoopBox>.fromOpaque(context!).takeRetainedValue()
-            box.loop.run()
-            return nil
-        }, context)
-        guard status == 0 else {
-            Unmanaged<LoopBox>.fromOpaque(context).release()
-            throw HTTPClientError.protocolError("could not start the client thread (errno \(status))")
-        }
-        thread = SanitizerVisibleMutex(handle)
+        thread = try ClientLoopThread { loop.run() }
     }
 
     deinit {
         // Dropped without shutdown(): abort what is left and let the thread finish alone.
-        for submission in inbox.beginStop(.abortInFlight) {
-            submission.continuation.resume(throwing: HTTPClientError.shutDown)
-        }
-        if let handle = thread.withLock({ $0.take() }) { pthread_detach(handle) }
+        inbox.abandon()
+        thread.detach()
     }
 
     /// The client's loop thread as a task executor. Tasks that send many requests one after
@@ -122,14 +101,7 @@ public final class HTTPClient: HTTPTransport {
 
     /// One hop, no redirects.
     private nonisolated(nonsending) func exchange(_ request: HTTPRequest, timeout: Duration) async throws -> HTTPResponse {
-        let id = inbox.nextID()
-        return try await withTaskCancellationHandler {
-            try await withUnsafeThrowingContinuation { continuation in
-                inbox.submit(TransferSubmission(id: id, request: request, timeout: timeout, continuation: continuation))
-            }
-        } onCancel: {
-            inbox.cancel(id: id)
-        }
+        try await inbox.exchange(request, timeout: timeout)
     }
 
     /// Stops the client: requests not yet started fail with `.shutDown`; requests in flight
@@ -137,17 +109,8 @@ public final class HTTPClient: HTTPTransport {
     /// Returns when the loop thread has exited and every connection is closed. Safe to call
     /// more than once.
     public func shutdown(abortInFlight: Bool = false) async {
-        for submission in inbox.beginStop(abortInFlight ? .abortInFlight : .finishInFlight) {
-            submission.continuation.resume(throwing: HTTPClientError.shutDown)
-        }
-        await inbox.waitUntilFinished()
+        await inbox.stop(abortInFlight: abortInFlight)
         // The loop has finished its work and is returning; the join is immediate.
-        if let handle = thread.withLock({ $0.take() }) { pthread_join(handle, nil) }
+        thread.join()
     }
-}
-
-/// Carries the loop to its thread through pthread_create's context pointer.
-private final class LoopBox {
-    let loop: CurlMultiLoop
-    init(_ loop: CurlMultiLoop) { self.loop = loop }
 }

@@ -1,0 +1,199 @@
+import Foundation
+@testable import PushHTTP
+import TestSupport
+import XCTest
+
+/// What the direct nghttp2 client adds to the shared behaviour suites (Client*Tests run
+/// against both transports): waking its sleeping loop, replacing a connection the server
+/// closed, queueing beyond the server's stream limit, re-sending exactly the requests a GOAWAY
+/// left unprocessed, and the factory's choice.
+final class NGHTTP2ClientTests: XCTestCase {
+    /// A server counting every POST /count by its `x-seq`, with GOAWAY after /goaway and an
+    /// optional idle timeout and stream limit.
+    private final class CountingServer: Sendable {
+        let server: HTTPServer
+        let counts = SanitizerVisibleMutex<[String: Int]>([:])
+        let held = Gate()
+
+        init(idleTimeout: Duration? = nil, settings: HTTP2Settings = HTTP2Settings()) throws {
+            var router = Router()
+            let counts = self.counts
+            router.add("POST", "/count") { request in
+                let seq = request.headers["x-seq"] ?? "-"
+                counts.withLock { $0[seq, default: 0] += 1 }
+                return .now(.text(200, seq))
+            }
+            router.add("GET", "/goaway") { request in
+                request.connection.goAway()
+                return .now(.text(200, "bye"))
+            }
+            let held = self.held
+            router.add("GET", "/held") { _ in
+                .later {
+                    await held.pass()
+                    return .text(200, "released")
+                }
+            }
+            server = HTTPServer(configuration: HTTPServerConfiguration(
+                host: "127.0.0.1", tlsPort: 0, cleartextPort: 0, certificateFile: Fixtures.serverCert,
+                privateKeyFile: Fixtures.serverKey, settings: settings, idleTimeout: idleTimeout), router: router)
+            try server.start()
+        }
+
+        var tlsURL: String { "https://localhost:\(server.tlsPort!)" }
+        var cleartextURL: String { "http://127.0.0.1:\(server.cleartextPort!)" }
+
+        func stop() async {
+            held.open()
+            await server.stop()
+        }
+    }
+
+    /// `body` or a failure after `seconds`: a lost wakeup would otherwise hang the test.
+    private func withDeadline<T: Sendable>(_ seconds: Int, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask { try await body() }
+            group.addTask {
+                try await Task.sleep(for: .seconds(seconds))
+                return nil
+            }
+            guard let first = try await group.next(), let value = first else {
+                group.cancelAll()
+                throw HTTPClientError.protocolError("no answer within \(seconds) s: the loop missed a wakeup")
+            }
+            group.cancelAll()
+            return value
+        }
+    }
+
+    func testRequestsFromOtherThreadsWakeTheSleepingLoop() async throws {
+        // With no request in flight the loop sleeps without a deadline; only the eventfd
+        // written by `send` can wake it. One request at a time from the global executor, so
+        // every request finds the loop asleep (or about to be).
+        let server = try CountingServer()
+        let client = try NGHTTP2Client(configuration: .testing(.h2cPriorKnowledge))
+        let url = server.cleartextURL + "/count"
+        let answered = try await withDeadline(60) {
+            var answered = 0
+            for seq in 0..<200 {
+                let response = try await client.send(HTTPRequest(method: "POST", url: url, headers: ["x-seq": "\(seq)"]))
+                if response.status == 200 && response.bodyText == "\(seq)" { answered += 1 }
+            }
+            return answered
+        }
+        XCTAssertEqual(answered, 200)
+        XCTAssertEqual(client.stats.connectionsOpened, 1)
+        await client.shutdown()
+        await server.stop()
+    }
+
+    func testAConnectionTheServerClosedIsReplacedForTheNextRequest() async throws {
+        for tls in [true, false] {
+            let server = try CountingServer(idleTimeout: .milliseconds(100))
+            let client = try NGHTTP2Client(configuration: .testing(.h2cPriorKnowledge))
+            let url = (tls ? server.tlsURL : server.cleartextURL) + "/count"
+            let first = try await client.send(HTTPRequest(method: "POST", url: url, headers: ["x-seq": "1"]))
+            XCTAssertEqual(first.status, 200)
+            // The server closes the idle connection (GOAWAY, then the socket): an event to wait for.
+            let closed = await Poll.until { await server.server.openConnectionCount() == 0 }
+            XCTAssertTrue(closed, "the server kept its idle connection")
+            let second = try await client.send(HTTPRequest(method: "POST", url: url, headers: ["x-seq": "2"]))
+            XCTAssertEqual(second.status, 200)
+            XCTAssertEqual(client.stats.connectionsOpened, 2, "tls \(tls): one connection, then its replacement")
+            XCTAssertEqual(client.stats.requestsFailed, 0)
+            XCTAssertEqual(server.counts.withLock { $0 }, ["1": 1, "2": 1])
+            await client.shutdown()
+            await server.stop()
+        }
+    }
+
+    func testRequestsBeyondTheServersStreamLimitWaitForAFreeStream() async throws {
+        let server = try CountingServer(settings: HTTP2Settings(maxConcurrentStreams: 2))
+        let client = try NGHTTP2Client(configuration: .testing())
+        // The server's SETTINGS first, so the client knows the limit before the burst.
+        _ = try await client.send(HTTPRequest(method: "POST", url: server.tlsURL + "/count", headers: ["x-seq": "warm"]))
+        let held = (0..<6).map { _ in Task { try await client.send(HTTPRequest(url: server.tlsURL + "/held")) } }
+        let two = await Poll.until { server.held.arrived == 2 }
+        XCTAssertTrue(two, "\(server.held.arrived) held requests reached the server")
+        // The other four wait in the client (not refused by the server, which would count as
+        // failures or extra attempts) and go out as streams free up once the gate opens.
+        server.held.open()
+        for task in held {
+            let response = try await task.value
+            XCTAssertEqual(response.bodyText, "released")
+        }
+        XCTAssertEqual(server.held.arrived, 6)
+        XCTAssertEqual(client.stats.requestsFailed, 0)
+        XCTAssertEqual(client.stats.connectionsOpened, 1)
+        await client.shutdown()
+        await server.stop()
+    }
+
+    func testRequestsAGoAwayLeftUnprocessedAreSentAgainExactlyOnce() async throws {
+        // A burst of POSTs races a GOAWAY: those above the server's last stream id are refused
+        // by it and go out again on a new connection; none is lost and none counted twice.
+        for mode in [HTTPClientConfiguration.ProtocolMode.http2, .h2cPriorKnowledge] {
+            let server = try CountingServer()
+            let base = mode == .http2 ? server.tlsURL : server.cleartextURL
+            let client = try NGHTTP2Client(configuration: .testing(mode))
+            _ = try await client.send(HTTPRequest(method: "POST", url: base + "/count", headers: ["x-seq": "warm"]))
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                group.addTask { try await client.send(HTTPRequest(url: base + "/goaway")).status }
+                for seq in 0..<200 {
+                    group.addTask {
+                        try await client.send(HTTPRequest(method: "POST", url: base + "/count", headers: ["x-seq": "\(seq)"])).status
+                    }
+                }
+                return try await group.reduce(into: [Int]()) { $0.append($1) }
+            }
+            XCTAssertEqual(statuses, Array(repeating: 200, count: 201), "\(mode)")
+            let counts = server.counts.withLock { $0 }
+            XCTAssertEqual(counts.count, 201, "\(mode): every request reached the server")
+            XCTAssertEqual(counts.values.filter { $0 != 1 }.count, 0, "\(mode): a request was processed twice")
+            XCTAssertEqual(client.stats.requestsFailed, 0, "\(mode)")
+            await client.shutdown()
+            await server.stop()
+        }
+    }
+
+    func testTheFactoryFallsBackToLibcurlWhereOnlyItCanServe() {
+        let h2 = HTTPClientConfiguration()
+        XCTAssertEqual(HTTPTransports.kind(for: h2, preferring: .nghttp2, environment: [:]).kind, .nghttp2)
+        XCTAssertEqual(HTTPTransports.kind(for: h2, preferring: .curl, environment: [:]).kind, .curl)
+        let proxied = HTTPTransports.kind(for: h2, preferring: .nghttp2, environment: ["https_proxy": "http://proxy:3128"])
+        XCTAssertEqual(proxied.kind, .curl)
+        XCTAssertEqual(proxied.reason, "https_proxy is set and proxies need libcurl")
+        XCTAssertEqual(HTTPTransports.kind(for: h2, preferring: .nghttp2, environment: ["https_proxy": ""]).kind, .nghttp2)
+        var certificate = h2
+        certificate.clientCertificate = .init(file: "cert.p12", format: .pkcs12(password: ""))
+        XCTAssertEqual(HTTPTransports.kind(for: certificate, preferring: .nghttp2, environment: [:]).kind, .curl)
+        XCTAssertEqual(HTTPTransports.kind(for: .testing(.http1), preferring: .nghttp2, environment: [:]).kind, .curl)
+    }
+
+    func testCleartextURLsInHTTP2ModeGoOutAsHTTP1ThroughLibcurl() async throws {
+        let server = try ClientTestServer()
+        let client = try NGHTTP2Client(configuration: .testing(.http2))
+        let response = try await client.send(HTTPRequest(url: server.cleartextURL + "/echo"))
+        XCTAssertEqual(response.version, .http1_1)
+        XCTAssertEqual(response.headers["x-version"], "HTTP/1.1")
+        let h2 = try await client.send(HTTPRequest(url: server.tlsURL + "/echo"))
+        XCTAssertEqual(h2.version, .http2)
+        XCTAssertEqual(client.stats.requestsCompleted, 2)
+        await client.shutdown()
+        await server.stop()
+    }
+
+    func testTargetsAreCutFromURLsAsNghttp2NeedsThem() throws {
+        let target = try XCTUnwrap(NGHTTP2Target(url: "https://API.Push.Example:8443/3/device/ab?x=1#frag"))
+        XCTAssertEqual(target.originKey, "https://api.push.example:8443")
+        XCTAssertEqual(target.authority, "API.Push.Example:8443")
+        XCTAssertEqual(target.path, "/3/device/ab?x=1")
+        XCTAssertEqual(try XCTUnwrap(NGHTTP2Target(url: "http://[::1]:80?q")).path, "/?q")
+        XCTAssertEqual(try XCTUnwrap(NGHTTP2Target(url: "http://[::1]:80?q")).host, "::1")
+        XCTAssertEqual(try XCTUnwrap(NGHTTP2Target(url: "https://example.com")).port, 443)
+        XCTAssertNil(NGHTTP2Target(url: "ftp://example.com/x"))
+        XCTAssertNil(NGHTTP2Target(url: "https://user@example.com/x"))
+        XCTAssertNil(NGHTTP2Target(url: "https://example.com:99999/x"))
+        XCTAssertNil(NGHTTP2Target(url: "https:///x"))
+    }
+}
