@@ -86,6 +86,12 @@ extension JSONValue {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// Appends `s` as a JSON string literal (exactly `quoted(s)`'s bytes) to `out`: for JSON
+    /// built straight into bytes, one request body per push.
+    public static func appendQuoted(_ s: String, to out: inout [UInt8]) {
+        writeString(s, to: &out)
+    }
+
     private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
     static func writeString(_ s: String, to out: inout [UInt8]) {

@@ -2,6 +2,7 @@ import Foundation
 import PushCore
 import PushHTTP
 import PushAuth
+import Synchronization
 
 /// Sends FCM HTTP v1 `messages:send` requests over any `HTTPTransport`, with an OAuth2
 /// access token and the shared retry policy (docs/specs/fcm.md "Send").
@@ -69,12 +70,15 @@ public struct FCMClient: Sendable {
     }
 
     public func request(body: [UInt8], accessToken: String) -> HTTPRequest {
-        var headers = HTTPHeaders()
-        headers.add("authorization", "Bearer \(accessToken)")
-        headers.add("content-type", "application/json; charset=utf-8")
+        let headers = HTTPHeaders([HTTPHeader("authorization", authorization.value(for: accessToken)),
+                                   HTTPHeader("content-type", "application/json; charset=utf-8")])
         return HTTPRequest(method: "POST", url: sendURL, headers: headers, body: body, timeout: requestTimeout,
                            maxResponseBodyBytes: 256 * 1024)
     }
+
+    /// The `authorization` value for the access token last used: a bulk send's messages carry
+    /// the same token for up to an hour, so the value is built once per token, not per message.
+    private let authorization = BearerValue()
 
     private var sendAttempts: SendAttempts {
         SendAttempts(transport: transport, retry: retry, sleeper: sleeper, time: time, log: log)
@@ -90,9 +94,58 @@ public struct FCMClient: Sendable {
         return (.rejected(error), error.retryability)
     }
 
-    /// `{"name": "projects/<p>/messages/<id>"}` → the name.
+    /// `{"name": "projects/<p>/messages/<id>"}` → the name. FCM's answer to every accepted
+    /// message has that one member, read without building a document; anything else (escapes,
+    /// more members) goes through the JSON parser.
     static func messageName(in body: [UInt8]) -> String? {
+        if let name = onlyNameMember(body) { return name }
         guard let doc = try? JSONDocument.parse(body) else { return nil }
         return doc.root["name"]?.stringValue
+    }
+
+    /// The value of `body` when it is exactly `{"name": "<value>"}` (whitespace allowed between
+    /// tokens) and the value is ASCII without escapes or control characters; nil otherwise.
+    static func onlyNameMember(_ body: [UInt8]) -> String? {
+        var at = 0
+        func skipSpace() { while at < body.count, body[at] == 0x20 || body[at] == 0x0A || body[at] == 0x0D || body[at] == 0x09 { at += 1 } }
+        func take(_ bytes: String.UTF8View) -> Bool {
+            for byte in bytes {
+                guard at < body.count, body[at] == byte else { return false }
+                at += 1
+            }
+            return true
+        }
+        skipSpace()
+        guard take("{".utf8) else { return nil }
+        skipSpace()
+        guard take(#""name""#.utf8) else { return nil }
+        skipSpace()
+        guard take(":".utf8) else { return nil }
+        skipSpace()
+        guard take(#"""#.utf8) else { return nil }
+        let start = at
+        while at < body.count, body[at] != 0x22 {
+            guard body[at] >= 0x20, body[at] < 0x80, body[at] != 0x5C else { return nil }
+            at += 1
+        }
+        let end = at
+        guard take(#"""#.utf8) else { return nil }
+        skipSpace()
+        guard take("}".utf8) else { return nil }
+        skipSpace()
+        guard at == body.count else { return nil }
+        return String(decoding: body[start..<end], as: UTF8.self)
+    }
+}
+
+/// "Bearer <access token>" for the token last seen (`FCMClient.request`).
+final class BearerValue: Sendable {
+    private let last = Mutex<(token: String, value: String)>(("", ""))
+
+    func value(for token: String) -> String {
+        last.withLock { last in
+            if last.token != token || last.value.isEmpty { last = (token, "Bearer " + token) }
+            return last.value
+        }
     }
 }

@@ -13,8 +13,9 @@ public struct PreparedFCMMessage: Sendable {
     public let wrappedAPNsPayload: Bool
     /// The rule catalog's warnings, when the message was checked on reading.
     public private(set) var warnings: [ValidationFinding] = []
-    private let prefix: String
-    private let suffix: String
+    // The body around the target member, as bytes: each send only splices the target in.
+    private let prefix: [UInt8]
+    private let suffix: [UInt8]
 
     /// Reads a message file: a full request (`{"message": {…}}`), a bare message
     /// (`{"notification": …, "data": …, "apns": …}`), or a bare APNs payload (`{"aps": …}`),
@@ -53,11 +54,11 @@ public struct PreparedFCMMessage: Sendable {
         self.validateOnly = validateOnly
         self.fileTarget = fileTarget
         wrappedAPNsPayload = wrapped
-        prefix = "{\"validate_only\":\(validateOnly),\"message\":{"
+        prefix = Array("{\"validate_only\":\(validateOnly),\"message\":{".utf8)
         let full = JSONValue.object(members).minifiedString
         // `{…}` without its braces: the members to append after the target.
         let inner = String(full.dropFirst().dropLast())
-        suffix = inner.isEmpty ? "}}" : "," + inner + "}}"
+        suffix = Array((inner.isEmpty ? "}}" : "," + inner + "}}").utf8)
     }
 
     /// Runs the rule catalog over the request as it will be sent to `target` and returns its
@@ -78,9 +79,18 @@ public struct PreparedFCMMessage: Sendable {
         return report.warnings
     }
 
-    /// The request body for one target.
+    /// The request body for one target, written in one buffer (a bulk send builds one per message).
     public func body(for target: FCMTarget) -> [UInt8] {
-        Array((prefix + "\"\(target.fieldName)\":" + JSONValue.quoted(target.value) + suffix).utf8)
+        let name = target.fieldName
+        var body: [UInt8] = []
+        body.reserveCapacity(prefix.count + name.utf8.count + target.value.utf8.count + 8 + suffix.count)
+        body += prefix
+        body.append(UInt8(ascii: "\""))
+        body += name.utf8
+        body += #"":"#.utf8
+        JSONValue.appendQuoted(target.value, to: &body)
+        body += suffix
+        return body
     }
 
     /// The full message with its target, as JSON (validation, `--verbose`).
