@@ -9,11 +9,12 @@ import Synchronization
 /// with a backoff, so a crash at any point leaves it to be claimed again (at least once).
 ///
 /// Two waits stay off the send path, so the sends in flight stay at `concurrency` while the
-/// queue commits: targets are claimed ahead (up to `concurrency` more than are being sent), and
-/// a send's slot passes to the next claimed target as soon as the answer is in, while its
-/// result is recorded durably beside it. One recorder writes the answers that came in meanwhile
-/// in one `complete` (and one `reschedule`), so a result costs the queue one batch's share, not
-/// a write of its own. Sends in flight plus answers not yet recorded stay at most
+/// queue commits: targets are claimed ahead (up to `2 × concurrency` more than are being sent,
+/// a claim asked for once fewer than `concurrency` wait, so it arrives before they run out even
+/// when it waits behind a commit), and a send's slot passes to the next claimed target as soon
+/// as the answer is in, while its result is recorded durably beside it. One recorder writes the
+/// answers that came in meanwhile in one `complete` (and one `reschedule`), letting a few gather
+/// first, so a result costs the queue one batch's share, not a write of its own. Sends in flight plus answers not yet recorded stay at most
 /// `2 × concurrency`: what a crash can make the relay send twice (docs/relay.md "Guarantees").
 final class DeliveryWorkers: Sendable {
     private let queue: any PushQueue
@@ -28,9 +29,16 @@ final class DeliveryWorkers: Sendable {
     private let consumer: String
     private let wakeup = Wakeup()
     private let slotFreed = Wakeup()
+    /// Signalled when `recordBatch` answers wait for the recorder.
+    private let answersWaiting = Wakeup()
     private let prepared = PreparedContentCache()
-    /// The loop claims more once fewer targets than this wait (half of `concurrency`).
+    /// The loop claims more once fewer targets than this wait (`concurrency`), up to
+    /// `2 × concurrency` claimed beyond the sends in flight.
     private let lowWater: Int
+    /// The recorder writes once this many answers wait (a quarter of `concurrency`), or after
+    /// `gatherWait` with fewer while sends are in flight: fewer, larger commits.
+    private let recordBatch: Int
+    private let gatherWait = Duration.milliseconds(2)
     private struct State {
         /// Sends running (each holds a slot).
         var inFlight = 0
@@ -58,7 +66,8 @@ final class DeliveryWorkers: Sendable {
         self.budgets = budgets
         self.fcmProjectBudgets = fcmProjectBudgets
         self.settings = settings
-        lowWater = max(1, settings.concurrency / 2)
+        lowWater = max(1, settings.concurrency)
+        recordBatch = max(1, settings.concurrency / 4)
         self.metrics = metrics
         self.consumer = consumer
         self.events = events
@@ -101,10 +110,10 @@ final class DeliveryWorkers: Sendable {
         let concurrency = settings.concurrency
         while !state.withLock({ $0.stopping }) {
             startReady()
-            // Room to claim: up to `concurrency` targets waiting beyond the sends in flight,
+            // Room to claim: up to `2 × concurrency` targets waiting beyond the sends in flight,
             // claimed once fewer than `lowWater` wait, so a claim brings a batch rather than
             // the one target a finished send made room for.
-            let room = state.withLock { s in s.ready.count < lowWater ? 2 * concurrency - s.inFlight - s.ready.count : 0 }
+            let room = state.withLock { s in s.ready.count < lowWater ? 3 * concurrency - s.inFlight - s.ready.count : 0 }
             if room <= 0 {
                 await slotFreed.wait(timeout: .milliseconds(100))
                 continue
@@ -168,27 +177,35 @@ final class DeliveryWorkers: Sendable {
             attempt = .failed(reason: "UnknownApp", detail: "app '\(claim.app)' is no longer in relay.json")
         }
         let answer = Answer(claim: claim, attempt: attempt, start: start)
-        let concurrency = settings.concurrency, lowWater = self.lowWater
-        let (next, startRecorder, wakeLoop): (ClaimedTarget?, Bool, Bool) = state.withLock { s in
+        let concurrency = settings.concurrency, lowWater = self.lowWater, recordBatch = self.recordBatch
+        let (next, startRecorder, wakeLoop, batchReady): (ClaimedTarget?, Bool, Bool, Bool) = state.withLock { s in
             s.recording += 1
             s.answers.append(answer)
             let startRecorder = !s.recorderRunning
             s.recorderRunning = true
+            let batchReady = s.answers.count == recordBatch
             if !s.stopping, s.inFlight + s.recording <= 2 * concurrency, let next = s.ready.popLast() {
-                return (next, startRecorder, s.ready.count < lowWater)
+                return (next, startRecorder, s.ready.count < lowWater, batchReady)
             }
             s.inFlight -= 1
-            return (nil, startRecorder, true)
+            return (nil, startRecorder, true, batchReady)
         }
         if let next { spawn(next) }
+        if batchReady { answersWaiting.signal() }
         if startRecorder { Task { await self.recordAnswers() } }
         // The loop needs this send only when it freed a slot or the claimed targets run low.
         if wakeLoop { slotFreed.signal() }
     }
 
-    /// Writes the answers waiting, batch after batch, until none is left.
+    /// Writes the answers waiting, batch after batch, until none is left. While sends are in
+    /// flight it lets up to `recordBatch` answers gather (at most `gatherWait`), so one commit
+    /// carries many results: the queue's cost per commit (its transaction, the WAL pages it
+    /// writes, the fsync) is shared by them. The answers gathering count against the send bound
+    /// like the ones being written.
     private func recordAnswers() async {
         while true {
+            let gather = state.withLock { s in s.answers.count < recordBatch && s.inFlight > 0 && !s.stopping }
+            if gather { await answersWaiting.wait(timeout: gatherWait) }
             let batch: [Answer] = state.withLock { s in
                 if s.answers.isEmpty { s.recorderRunning = false }
                 defer { s.answers = [] }
