@@ -4,15 +4,18 @@
 # both alike. Each round, for old then new: E2E_TARGETS targets (pushes of 1,000) through
 # `pushlab relay` to the emulator until the queue is empty (benchmarks/lib/relay-e2e.py), then
 # the same tokens with that build's `pushlab send apns --tokens` straight to the emulator; both
-# with CONCURRENCY sends in flight on one HTTP/2 connection. Also the relay process's CPU time
-# (user + system, /proc/PID/stat) per 1,000 deliveries, which load moves less than rates.
-#   OLD_BIN=path/to/old/pushlab [NEW_BIN=.build/release/pushlab] ROUNDS=3 E2E_TARGETS=5000 benchmarks/relay-ab.sh
+# with CONCURRENCY sends in flight on one HTTP/2 connection. Each of the four measurements
+# meets a fresh emulator, and odd rounds run old first, even rounds new first. Also the relay
+# process's CPU time (user + system, /proc/PID/stat) per 1,000 deliveries, which load moves
+# less than rates.
+#   OLD_BIN=path/to/old/pushlab [NEW_BIN=.build/release/pushlab] ROUNDS=5 E2E_TARGETS=50000 benchmarks/relay-ab.sh
 #   BASE=<commit> benchmarks/relay-ab.sh      builds BASE's release binary in a worktree
-#   OLD_NOTE/NEW_NOTE: what each binary is, for the results file (default: new is HEAD's build)
+#   OLD_NOTE/NEW_NOTE: what each binary is, for the results file, in place of its path (default:
+#   old is named by its path, new is HEAD's build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-ROUNDS=${ROUNDS:-3}
-E2E_TARGETS=${E2E_TARGETS:-5000}
+ROUNDS=${ROUNDS:-5}
+E2E_TARGETS=${E2E_TARGETS:-50000}
 CONCURRENCY=${CONCURRENCY:-100}
 NEW_BIN=${NEW_BIN:-.build/release/pushlab}
 source benchmarks/lib/ab.sh
@@ -24,18 +27,19 @@ source benchmarks/lib/runs.sh
 REPO=$(pwd)
 PUSHLAB=$NEW_BIN
 source benchmarks/lib/relay.sh
-start_emulator
 TICK_MS=$((1000 / $(getconf CLK_TCK)))
 
 python3 -c "
 for i in range($E2E_TARGETS): print('%064x' % (0xE0000000 + i))" >"$WORK/tokens.txt"
 printf '%s' '{"aps":{"alert":{"title":"bench","body":"relay end to end"}}}' >"$WORK/payload.json"
-relay_config "$WORK/e2e.json" 100000000 "$CONCURRENCY"
 
-# one BINARY LABEL: the relay's end to end, then the direct send, with that build.
+# one BINARY LABEL: the relay's end to end, then the direct send, with that build, each
+# against a fresh emulator.
 one() {
   PUSHLAB=$1
   local label=$2
+  fresh_emulator
+  relay_config "$WORK/e2e.json" 100000000 "$CONCURRENCY"
   rm -rf "$WORK/e2e-data"
   local key admin sent total secs rate p50 p99 cpu
   key=$("$PUSHLAB" relay keys create --data "$WORK/e2e-data" --app bench 2>/dev/null)
@@ -47,15 +51,15 @@ one() {
   record "$label relay deliveries/s" "$rate"
   record "$label relay CPU ms per 1,000" "$(awk -v t="$cpu" -v ms="$TICK_MS" -v n="$total" 'BEGIN { printf "%.1f", t * ms * 1000 / n }')"
   record "$label relay enqueue→final p50 ms" "$p50"
+  fresh_emulator
   "$PUSHLAB" send apns --url "$APNS_URL" --ca-file certs/ca.pem --key certs/AuthKey_PLDEVKEY01.p8 --team-id PLDEVTEAM1 \
     --topic io.pushlab.demo --tokens "$WORK/tokens.txt" --concurrency "$CONCURRENCY" --connections 1 --no-history --json \
-    "$WORK/payload.json" >"$WORK/direct.json"
+    "$WORK/payload.json" >"$WORK/direct.json" 2>"$WORK/direct.err"
   record "$label direct deliveries/s" "$(python3 -c "import json; print(json.load(open('$WORK/direct.json'))['perSecond'])")"
 }
 for ROUND in $(seq "$ROUNDS"); do
   echo "relay-ab.sh: round $ROUND/$ROUNDS" >&2
-  one "$OLD_BIN" old
-  one "$NEW_BIN" new
+  if [ $((ROUND % 2)) = 1 ]; then one "$OLD_BIN" old; one "$NEW_BIN" new; else one "$NEW_BIN" new; one "$OLD_BIN" old; fi
 done
 ROUND=1
 
@@ -63,8 +67,8 @@ ROUND=1
   echo "# Relay A/B: end to end through the relay, two builds, one run"
   echo
   machine_lines
-  echo "- old: \`$OLD_BIN\`${BASE:+ (commit $BASE)}${OLD_NOTE:+ ($OLD_NOTE)}; new: \`$NEW_BIN\` (${NEW_NOTE:-commit $(git rev-parse --short HEAD)})"
-  echo "- each round, old then new: \`pushlab relay\` (workers.concurrency $CONCURRENCY, apns.url → \`pushlab serve\`, SQLite queue with fsync) takes $E2E_TARGETS targets as pushes of 1,000 and sends them until the queue is empty; then that build's \`pushlab send apns --tokens\` sends the same tokens straight to the emulator (\`--concurrency $CONCURRENCY --connections 1\`); $ROUNDS rounds"
+  echo "- old: ${OLD_NOTE:-\`$OLD_BIN\`}${BASE:+ (commit $BASE)}; new: \`$NEW_BIN\` (${NEW_NOTE:-commit $(git rev-parse --short HEAD)})"
+  echo "- each round, old then new (odd rounds) or new then old (even rounds), each measurement against a fresh emulator: \`pushlab relay\` (workers.concurrency $CONCURRENCY, apns.url → \`pushlab serve\`, SQLite queue with fsync) takes $E2E_TARGETS targets as pushes of 1,000 and sends them until the queue is empty; then that build's \`pushlab send apns --tokens\` sends the same tokens straight to the emulator (\`--concurrency $CONCURRENCY --connections 1\`); $ROUNDS rounds"
   echo "- relay CPU: the relay process's user+system time from the first POST until its queue was empty, per 1,000 targets"
   echo
   echo "| measure | old (median) | new (median) | new ÷ old |"

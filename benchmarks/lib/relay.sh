@@ -34,6 +34,17 @@ start_emulator() {
   [ -n "$APNS_URL" ] || { cat "$WORK/serve.log"; echo "$(basename "$0"): the emulator did not start" >&2; exit 1; }
 }
 
+# fresh_emulator [ARGS…] stops the emulator start_emulator started last (if any) and starts a new
+# one: an end-to-end measurement then meets an emulator in the same state whichever side ran
+# before it (no connections, records or allocator state left by the previous run).
+fresh_emulator() {
+  if [ -n "${SERVE_PID:-}" ]; then kill "$SERVE_PID" 2>/dev/null || true; wait "$SERVE_PID" 2>/dev/null || true; fi
+  start_emulator "$@"
+}
+
+# emulator_ticks → the emulator's CPU ticks (user + system) so far, from /proc/SERVE_PID/stat.
+emulator_ticks() { awk '{ print $14 + $15 }' "/proc/$SERVE_PID/stat"; }
+
 # relay_config FILE RATE_PER_MINUTE WORKERS writes a relay.json with one app, bench, whose APNs host is
 # the emulator at $APNS_URL (the dev .p8 key under $REPO/certs).
 relay_config() {
