@@ -33,6 +33,9 @@ python3 -c "
 for i in range($E2E_TARGETS): print('%064x' % (0xE0000000 + i))" >"$WORK/tokens.txt"
 printf '%s' '{"aps":{"alert":{"title":"bench","body":"relay end to end"}}}' >"$WORK/payload.json"
 
+# transport_of BINARY → the HTTP/2 client its `send apns` uses by default.
+transport_of() { if "$1" send apns --help 2>&1 | grep -q -- '--transport'; then echo "nghttp2 (default of --transport)"; else echo "libcurl (no --transport)"; fi; }
+
 # one BINARY LABEL: the relay's end to end, then the direct send, with that build, each
 # against a fresh emulator.
 one() {
@@ -69,6 +72,7 @@ ROUND=1
   machine_lines
   echo "- old: ${OLD_NOTE:-\`$OLD_BIN\`}${BASE:+ (commit $BASE)}; new: \`$NEW_BIN\` (${NEW_NOTE:-commit $(git rev-parse --short HEAD)})"
   echo "- each round, old then new (odd rounds) or new then old (even rounds), each measurement against a fresh emulator: \`pushlab relay\` (workers.concurrency $CONCURRENCY, apns.url → \`pushlab serve\`, SQLite queue with fsync) takes $E2E_TARGETS targets as pushes of 1,000 and sends them until the queue is empty; then that build's \`pushlab send apns --tokens\` sends the same tokens straight to the emulator (\`--concurrency $CONCURRENCY --connections 1\`); $ROUNDS rounds"
+  echo "- HTTP/2 clients: each build's defaults on both of its sides (\`workers.transport\` and \`send apns --transport\` where the build has them; libcurl where it does not) — old send apns: $(transport_of "$OLD_BIN"), new send apns: $(transport_of "$NEW_BIN")"
   echo "- relay CPU: the relay process's user+system time from the first POST until its queue was empty, per 1,000 targets"
   echo
   echo "| measure | old (median) | new (median) | new ÷ old |"

@@ -16,7 +16,7 @@
 #    and of a relay restarted on that queue.
 # Every run is a raw row; medians, date, machine and load come from benchmarks/lib/runs.sh.
 #
-#   ROUNDS=3 E2E_ROUNDS=5 REQUESTS=200 E2E_TARGETS=50000 QUEUED=1000000 [SKIP_BUILD=1] [CONFIG=release] benchmarks/relay.sh
+#   [TRANSPORT=nghttp2|curl] ROUNDS=3 E2E_ROUNDS=5 REQUESTS=200 E2E_TARGETS=50000 QUEUED=1000000 [SKIP_BUILD=1] [CONFIG=release] benchmarks/relay.sh
 #   CONFIG=debug SKIP_BUILD=1 ROUNDS=1 E2E_ROUNDS=2 REQUESTS=20 E2E_TARGETS=2000 QUEUED=50000 benchmarks/relay.sh   # check on a busy machine
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,6 +29,7 @@ CONCURRENCY=${CONCURRENCY:-100}
 CLIENTS=${CLIENTS:-4}       # h2load connections
 STREAMS=${STREAMS:-4}       # h2load requests in flight per connection
 CONFIG=${CONFIG:-release}   # CONFIG=debug only to check the script: not a measurement to compare
+TRANSPORT=${TRANSPORT:-nghttp2}  # the HTTP/2 client of both sides end to end: nghttp2 or curl
 OUT=benchmarks/results/relay.md
 WORK=$(mktemp -d)
 PIDS=()
@@ -105,12 +106,16 @@ rm -rf "$WORK/intake-data"
 python3 -c "
 for i in range($E2E_TARGETS): print('%064x' % (0xE0000000 + i))" >"$WORK/tokens.txt"
 printf '%s' '{"aps":{"alert":{"title":"bench","body":"relay end to end"}}}' >"$WORK/payload.json"
-RELAY_CMD="pushlab relay --config e2e.json (rate 100,000,000/min, workers.concurrency $CONCURRENCY, apns.url → the emulator) --quiet; e2e.py posts $E2E_TARGETS targets as pushes of 1,000, polls /v1/admin/queue until empty"
-DIRECT_CMD="pushlab send apns --url <emulator> --ca-file certs/ca.pem --key certs/AuthKey_PLDEVKEY01.p8 --team-id PLDEVTEAM1 --topic io.pushlab.demo --tokens tokens.txt ($E2E_TARGETS) --concurrency $CONCURRENCY --connections 1 --no-history --json payload.json"
+# Both sides send with the same HTTP/2 client: the relay's workers.transport and send's --transport.
+# A build whose `send apns` has no --transport sends with libcurl, and then so does the relay.
+if "$PUSHLAB" send apns --help 2>&1 | grep -q -- '--transport'; then DIRECT_TRANSPORT=(--transport "$TRANSPORT")
+else TRANSPORT=curl; DIRECT_TRANSPORT=(); fi
+RELAY_CMD="pushlab relay --config e2e.json (rate 100,000,000/min, workers.concurrency $CONCURRENCY, workers.transport $TRANSPORT, apns.url → the emulator) --quiet; e2e.py posts $E2E_TARGETS targets as pushes of 1,000, polls /v1/admin/queue until empty"
+DIRECT_CMD="pushlab send apns --url <emulator> --ca-file certs/ca.pem --key certs/AuthKey_PLDEVKEY01.p8 --team-id PLDEVTEAM1 --topic io.pushlab.demo --tokens tokens.txt ($E2E_TARGETS) --concurrency $CONCURRENCY --connections 1 ${DIRECT_TRANSPORT[*]:-(libcurl: no --transport in this build)} --no-history --json payload.json"
 per_1000() { awk -v t="$1" -v ms=$((1000 / $(getconf CLK_TCK))) -v n="$2" 'BEGIN { printf "%.1f", t * ms * 1000 / n }'; }
 relay_side() {
   fresh_emulator
-  relay_config "$WORK/e2e.json" 100000000 "$CONCURRENCY"
+  relay_config "$WORK/e2e.json" 100000000 "$CONCURRENCY" "$TRANSPORT"
   rm -rf "$WORK/e2e-data"
   KEY=$("$PUSHLAB" relay keys create --data "$WORK/e2e-data" --app bench 2>/dev/null)
   ADMIN=$("$PUSHLAB" relay keys create --data "$WORK/e2e-data" --admin 2>/dev/null)
@@ -132,7 +137,7 @@ direct_side() {
   local e0 e1
   e0=$(emulator_ticks)
   "$PUSHLAB" send apns --url "$APNS_URL" --ca-file certs/ca.pem --key certs/AuthKey_PLDEVKEY01.p8 --team-id PLDEVTEAM1 \
-    --topic io.pushlab.demo --tokens "$WORK/tokens.txt" --concurrency "$CONCURRENCY" --connections 1 --no-history --json \
+    --topic io.pushlab.demo --tokens "$WORK/tokens.txt" --concurrency "$CONCURRENCY" --connections 1 "${DIRECT_TRANSPORT[@]}" --no-history --json \
     "$WORK/payload.json" >"$WORK/direct.json" 2>"$WORK/direct.err"
   e1=$(emulator_ticks)
   read -r D_OK D_RATE < <(python3 -c "import json; d=json.load(open('$WORK/direct.json')); print(d['accepted'], d['perSecond'])")
@@ -164,7 +169,8 @@ $(machine_lines)
 The emulator (\`pushlab serve\`, quick start, its own process) is the APNs host for both the
 relay and \`pushlab send apns\`. End to end, each measurement gets a fresh emulator, the order
 alternates by round (odd rounds: relay first; even: direct first), and both sides send
-$E2E_TARGETS targets with $CONCURRENCY in flight on one HTTP/2 connection. The relay's time runs from
+$E2E_TARGETS targets with $CONCURRENCY in flight on one HTTP/2 connection, through the same HTTP/2
+client ($TRANSPORT). The relay's time runs from
 its first POST (pushes of 1,000 over one HTTP/1.1 connection) until its queue is empty, so it
 includes the intake; the direct sender's is its own \`perSecond\` (from its first send). The relay's queue is SQLite in WAL mode with \`synchronous=FULL\`
 (\`queue.fsync: true\`, the default); every target counted as queued was answered \`202\`/\`200\`.
@@ -209,6 +215,6 @@ h2load … native.json until $QUEUED targets wait; VmHWM of the relay; kill -9; 
 $RELAY_CMD
 $DIRECT_CMD
 \`\`\`
-Re-run: \`ROUNDS=$ROUNDS E2E_ROUNDS=$E2E_ROUNDS REQUESTS=$REQUESTS E2E_TARGETS=$E2E_TARGETS QUEUED=$QUEUED CONFIG=release benchmarks/relay.sh\`
+Re-run: \`TRANSPORT=$TRANSPORT ROUNDS=$ROUNDS E2E_ROUNDS=$E2E_ROUNDS REQUESTS=$REQUESTS E2E_TARGETS=$E2E_TARGETS QUEUED=$QUEUED CONFIG=release benchmarks/relay.sh\`
 EOF
 cat "$OUT"

@@ -55,7 +55,7 @@ final class RelayService: Sendable {
         node = redisQueue?.stream.consumer ?? "relay-\(ProcessInfo.processInfo.processIdentifier)"
         for app in config.apps {
             senders[app.name] = try AppSenders(app: app, credentials: credentials[app.name]!, emulator: emulator, retry: retry,
-                                               shared: redisQueue?.sharedClient)
+                                               shared: redisQueue?.sharedClient, transport: config.workers.transport)
         }
         self.senders = senders
         let metrics = self.metrics

@@ -30,7 +30,7 @@ final class RelayConfigTests: XCTestCase {
             {"listen": {"host": "127.0.0.1", "port": 9000},
              "queue": {"capacity": 5000, "fsync": false},
              "limits": {"max_targets": 100},
-             "workers": {"concurrency": 8, "max_attempts": 3},
+             "workers": {"concurrency": 8, "max_attempts": 3, "transport": "curl"},
              "apps": {
                "shop": {"apns": \(apns.dropLast()), "environment": "production"}, "rate_per_minute": 6000},
                "news": {"target": "emulator", "fcm": {"service_account": "certs/fcm-service-account.json"}}}}
@@ -40,6 +40,8 @@ final class RelayConfigTests: XCTestCase {
         XCTAssertFalse(config.queue.fsync)
         XCTAssertEqual(config.limits.maxTargets, 100)
         XCTAssertEqual(config.workers.concurrency, 8)
+        XCTAssertEqual(config.workers.transport, .curl)
+        XCTAssertEqual(try parse(#"{"apps": {"a": {"apns": \#(apns)}}}"#).workers.transport, .nghttp2, "the default, as send apns")
         XCTAssertEqual(config.apps.map(\.name), ["shop", "news"])
         let shop = try XCTUnwrap(config.app(named: "shop"))
         XCTAssertEqual(shop.apns?.environment, .production)
@@ -59,6 +61,7 @@ final class RelayConfigTests: XCTestCase {
         assertError(#"{"apps": {"a": {"apns": \#(apns), "target": "mars"}}}"#, pointer: "/apps/a/target", contains: "not one of")
         assertError(#"{"apps": {"a": {"apns": \#(apns)}}, "queue": {"capacity": "big"}}"#, pointer: "/queue/capacity", contains: "whole number")
         assertError(#"{"apps": {"a": {"apns": \#(apns)}}, "lisen": {}}"#, pointer: "/lisen", contains: "unknown field")
+        assertError(#"{"apps": {"a": {"apns": \#(apns)}}, "workers": {"transport": "quic"}}"#, pointer: "/workers/transport", contains: "not one of")
         assertError(#"{"apps": {"a b": {"apns": \#(apns)}}}"#, pointer: "/apps/a b", contains: "URL-safe")
         assertError(#"{"apps": {"a": {"apns": \#(apns)}}, "listen": {"host": "0.0.0.0"}, "gorush": {"unauthenticated": true}}"#,
                     pointer: "/gorush/unauthenticated", contains: "loopback only")

@@ -45,11 +45,12 @@ fresh_emulator() {
 # emulator_ticks → the emulator's CPU ticks (user + system) so far, from /proc/SERVE_PID/stat.
 emulator_ticks() { awk '{ print $14 + $15 }' "/proc/$SERVE_PID/stat"; }
 
-# relay_config FILE RATE_PER_MINUTE WORKERS writes a relay.json with one app, bench, whose APNs host is
-# the emulator at $APNS_URL (the dev .p8 key under $REPO/certs).
+# relay_config FILE RATE_PER_MINUTE WORKERS [TRANSPORT] writes a relay.json with one app, bench, whose
+# APNs host is the emulator at $APNS_URL (the dev .p8 key under $REPO/certs); TRANSPORT (nghttp2 or
+# curl) becomes workers.transport, left out otherwise (builds before it reject the field).
 relay_config() {
   cat >"$1" <<EOF
-{"listen": {"port": 0}, "queue": {"capacity": 1000000000}, "workers": {"concurrency": $3},
+{"listen": {"port": 0}, "queue": {"capacity": 1000000000}, "workers": {"concurrency": $3${4:+, \"transport\": \"$4\"}},
  "apps": {"bench": {"rate_per_minute": $2,
    "apns": {"key": "$REPO/certs/AuthKey_PLDEVKEY01.p8", "key_id": "PLDEVKEY01", "team_id": "PLDEVTEAM1",
             "bundle_id": "io.pushlab.demo", "url": "$APNS_URL", "ca_file": "$REPO/certs/ca.pem"}}}}

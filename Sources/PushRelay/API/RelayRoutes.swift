@@ -229,7 +229,8 @@ struct RelayRoutes: Sendable {
             ("metrics", RelayJSON.object([("require_admin_key", .bool(config.metrics.requireAdminKey))])),
             ("workers", RelayJSON.object([("concurrency", RelayJSON.number(config.workers.concurrency)),
                                           ("max_attempts", RelayJSON.number(config.workers.maxAttempts)),
-                                          ("lease_seconds", RelayJSON.number(config.workers.leaseSeconds))])),
+                                          ("lease_seconds", RelayJSON.number(config.workers.leaseSeconds)),
+                                          ("transport", RelayJSON.string(config.workers.transport.rawValue))])),
             ("apps", .array(JSONArray(apps))),
         ])
         return .json(200, body.prettyPrinted() + "\n")

@@ -1,3 +1,5 @@
+import PushHTTP
+
 /// `relay.json`: what `pushlab relay` serves (docs/relay.md "Configuration"). Paths inside
 /// are relative to the file's directory. Credentials are named by path only; the relay never
 /// serves or prints their contents.
@@ -52,6 +54,9 @@ public struct RelayConfig: Sendable {
         public var maxAttempts = 5
         /// How long a claimed target stays with its worker before another may take it.
         public var leaseSeconds = 120
+        /// The HTTP/2 client APNs sends go through (`pushlab send apns --transport`): nghttp2's,
+        /// or libcurl's; a client certificate or a proxy variable makes it libcurl either way.
+        public var transport = HTTPTransportKind.nghttp2
         public init() {}
     }
 

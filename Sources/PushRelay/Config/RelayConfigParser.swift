@@ -1,6 +1,7 @@
 import Foundation
 import PushAuth
 import PushCore
+import PushHTTP
 
 extension RelayConfig {
     /// Reads and checks `relay.json`. Paths are resolved against the file's directory and must
@@ -67,10 +68,11 @@ private struct ConfigParser {
             config.limits.maxNotifications = try limits.int("max_notifications", range: 1...100_000) ?? config.limits.maxNotifications
         }
         if let workers = try top.object("workers") {
-            try workers.rejectUnknown(["concurrency", "max_attempts", "lease_seconds"])
+            try workers.rejectUnknown(["concurrency", "max_attempts", "lease_seconds", "transport"])
             config.workers.concurrency = try workers.int("concurrency", range: 1...10_000) ?? config.workers.concurrency
             config.workers.maxAttempts = try workers.int("max_attempts", range: 1...100) ?? config.workers.maxAttempts
             config.workers.leaseSeconds = try workers.int("lease_seconds", range: 5...86_400) ?? config.workers.leaseSeconds
+            config.workers.transport = try workers.oneOf("transport", HTTPTransportKind.self) ?? config.workers.transport
         }
         if let metrics = try top.object("metrics") {
             try metrics.rejectUnknown(["require_admin_key"])

@@ -13,40 +13,44 @@ public struct SenderSetupError: Error, Sendable, CustomStringConvertible {
 }
 
 /// One app's clients: its own HTTP/2 connections, APNs provider-token cache (one per
-/// environment host) and FCM OAuth token source. Made once at start; the clients retry
+/// environment host) and FCM OAuth token source. APNs goes through the transport
+/// `HTTPTransports.make` picks for `workers.transport` (nghttp2's client unless a client
+/// certificate or a proxy needs libcurl), as `pushlab send apns --transport` does; FCM and its
+/// token exchange through libcurl. Made once at start; the clients retry
 /// transient failures themselves (PushSend's policy: backoff, Retry-After, never-retry reasons).
 final class AppSenders: Sendable {
     let app: RelayApp
     private let apnsClients: [APNsEnvironment: APNsClient]
     let fcmClient: FCMClient?
     private let http: HTTPClient
-    /// The APNs connections' own client when the app authenticates with a certificate.
-    private let certificateHTTP: HTTPClient?
+    /// The APNs connections' own client (with the client certificate when the app has one).
+    private let apnsHTTP: (any LoopHTTPTransport)?
 
-    /// `credentials`: the app's, loaded and checked (`AppCredentials.load`). `shared`: the
+    /// `credentials`: the app's, loaded and checked (`AppCredentials.load`). `transport`: the
+    /// client APNs sends prefer (`workers.transport`). `shared`: the
     /// cluster's Redis when the queue runs there; then every node uses one APNs provider token
     /// per (team, key) (`SharedProviderToken`) and one FCM access token per service account
     /// (`SharedOAuthToken`) instead of its own.
     init(app: RelayApp, credentials: AppCredentials, emulator: EmulatorEndpoints?, retry: RetryPolicy,
-         shared: RedisClient? = nil) throws(SenderSetupError) {
+         shared: RedisClient? = nil, transport: HTTPTransportKind = .nghttp2) throws(SenderSetupError) {
         self.app = app
         func fail(_ message: String) -> SenderSetupError { SenderSetupError(app: app.name, message: message) }
         let usesEmulator = app.apns?.target == .emulator || app.fcm?.target == .emulator
         if usesEmulator, emulator == nil { throw fail("target \"emulator\" but no emulator is running") }
         let caFile = app.apns?.caFile ?? app.fcm?.caFile ?? (usesEmulator ? emulator?.caFile : nil)
-        var apnsHTTP: HTTPClient?
+        var apnsHTTP: (any LoopHTTPTransport)?
         do {
             http = try HTTPClient(configuration: HTTPClientConfiguration(caFile: caFile, maxConnectionsPerHost: 1))
-            // A provider certificate authenticates the APNs connections only (FCM's get none).
-            if case .certificate(let certificate)? = credentials.apns {
+            if app.apns != nil {
+                // A provider certificate authenticates the APNs connections only (FCM's get none).
                 var configuration = HTTPClientConfiguration(caFile: caFile, maxConnectionsPerHost: 1)
-                configuration.clientCertificate = certificate.clientCertificate
-                apnsHTTP = try HTTPClient(configuration: configuration)
+                if case .certificate(let certificate)? = credentials.apns { configuration.clientCertificate = certificate.clientCertificate }
+                apnsHTTP = try HTTPTransports.make(configuration: configuration, preferring: transport)
             }
         } catch {
             throw fail("cannot make the HTTP client: \(error)")
         }
-        certificateHTTP = apnsHTTP
+        self.apnsHTTP = apnsHTTP
         var clients: [APNsEnvironment: APNsClient] = [:]
         if let apns = app.apns {
             let credential: any APNsCredential
@@ -84,7 +88,7 @@ final class AppSenders: Sendable {
     /// The loop thread of the HTTP client that sends to `target` (`HTTPClient.executor`): a
     /// send started there costs no thread hand-off to the loop and back.
     func executor(for target: PushTarget) -> any TaskExecutor {
-        (target.kind == .apnsToken ? certificateHTTP ?? http : http).executor
+        target.kind == .apnsToken ? (apnsHTTP ?? http).executor : http.executor
     }
 
     func apnsClient(for environment: APNsEnvironment?) -> APNsClient? {
@@ -100,7 +104,7 @@ final class AppSenders: Sendable {
     }
 
     func shutdown() async {
-        await certificateHTTP?.shutdown()
+        await apnsHTTP?.shutdown()
         await http.shutdown()
     }
 }
