@@ -4,8 +4,9 @@
 # ROUNDS interleaved rounds (default 3) against one local HTTP/2 + TLS server
 # (pushlab-bench-push-server: answers every POST /3/device/<token> with 200 and the echoed
 # apns-id, nothing else); each round runs the clients one after the other:
-#   1. pushlab send apns --tokens (100,000 tokens, one connection, 200 in flight: its default),
-#      then the same with --connections 2 (two connections, two client loop threads)
+#   1. pushlab send apns --tokens (100,000 tokens, one connection, 200 in flight: its default,
+#      and its default transport, nghttp2), then the same with --connections 2 (two connections,
+#      two client loop threads), and with --transport curl (libcurl's HTTPClient, for comparison)
 #   2. Python aioapns 4.0 (default settings: up to 10 connections) sending the same count
 #   3. h2load posting the same requests (protocol ceiling for one connection)
 # plus pushlab's peak RSS for a 1,000,000-token bulk send (/usr/bin/time -v), once. Every run is
@@ -99,6 +100,12 @@ import json; d=json.load(open('$WORK/pushlab.json')); print(d['accepted'], d['to
   read -r PL2_OK PL2_RATE < <($PY -c "
 import json; d=json.load(open('$WORK/pushlab2.json')); print(d['accepted'], d['perSecond'])")
   PL2_CPU=$(cpu_per_push "$WORK/pushlab2.time")
+  # libcurl's client (what `send` used before the nghttp2 transport became its default).
+  /usr/bin/time -f "%U %S" -o "$WORK/pushlabc.time" $PUSHLAB send apns --url "$URL" --ca-file certs/ca.pem "${KEYARGS[@]}" --tokens "$WORK/tokens.txt" \
+    --concurrency "$CONCURRENCY" --connections 1 --transport curl --no-history --json "$WORK/payload.json" >"$WORK/pushlabc.json" 2>"$WORK/pushlabc.err"
+  read -r PLC_OK PLC_RATE < <($PY -c "
+import json; d=json.load(open('$WORK/pushlabc.json')); print(d['accepted'], d['perSecond'])")
+  PLC_CPU=$(cpu_per_push "$WORK/pushlabc.time")
   # The same with the results file and the history on (what a user gets by default), fresh each round.
   rm -f "$WORK/history.sqlite"
   $PUSHLAB send apns --url "$URL" --ca-file certs/ca.pem "${KEYARGS[@]}" --tokens "$WORK/tokens.txt" \
@@ -125,6 +132,9 @@ import json; d=json.load(open('$WORK/pushlab-full.json')); print(d['accepted'], 
   record "pushlab --connections 2 (--no-history) CPU µs/push" "$PL2_CPU"
   record "aioapns CPU µs/push" "$AIO_CPU"
   record "pushlab --connections 2 accepted" "$PL2_OK"
+  record "pushlab --transport curl (--no-history) pushes/s" "$PLC_RATE"
+  record "pushlab --transport curl (--no-history) CPU µs/push" "$PLC_CPU"
+  record "pushlab --transport curl accepted" "$PLC_OK"
   record "pushlab (--out + history) pushes/s" "$PLF_RATE"
   record "aioapns pushes/s" "$AIO_RATE"
   record "h2load pushes/s" "$H2_RATE"
@@ -154,6 +164,10 @@ PL_CPU_MED=$(median "pushlab (--no-history) CPU µs/push")
 PL2_CPU_MED=$(median "pushlab --connections 2 (--no-history) CPU µs/push")
 AIO_CPU_MED=$(median "aioapns CPU µs/push")
 PLF_MED=$(median "pushlab (--out + history) pushes/s")
+PLC_MED=$(median "pushlab --transport curl (--no-history) pushes/s")
+PLC_CPU_MED=$(median "pushlab --transport curl (--no-history) CPU µs/push")
+RATIO_CURL=$(ratio "$PL_MED" "$PLC_MED")
+RATIO_AIOC=$(ratio "$PLC_MED" "$(median "aioapns pushes/s")")
 AIO_MED=$(median "aioapns pushes/s")
 RATIO_AIO2=$(ratio "$PL2_MED" "$AIO_MED")
 H2_MED=$(median "h2load pushes/s")
@@ -173,14 +187,15 @@ the echoed apns-id. Every request carries the same payload ($(printf '%s' "$PAYL
 
 | client | pushes per run | pushes/s (median) | CPU µs/push (median) | pushlab (1 connection) ÷ client |
 | --- | ---: | ---: | ---: | ---: |
-| pushlab (1 connection, $CONCURRENCY in flight, --no-history) | $COUNT | $PL_MED | $PL_CPU_MED | 1.00 |
+| pushlab (1 connection, $CONCURRENCY in flight, --no-history; default transport nghttp2) | $COUNT | $PL_MED | $PL_CPU_MED | 1.00 |
 | pushlab (--connections 2: two client loops, --no-history) | $COUNT | $PL2_MED | $PL2_CPU_MED | |
+| pushlab --transport curl (libcurl, 1 connection, --no-history) | $COUNT | $PLC_MED | $PLC_CPU_MED | $RATIO_CURL |
 | pushlab (1 connection, plus --out results.jsonl and history) | $COUNT | $PLF_MED | | |
 | aioapns (default pool: ≤ 10 connections; $CONCURRENCY tasks in flight) | $COUNT | $AIO_MED | $AIO_CPU_MED | **$RATIO_AIO** |
 | h2load (1 connection, $CONCURRENCY streams) | $COUNT | $H2_MED | | $RATIO_H2 |
 
 Target (issue 26): ≥ 10× aioapns → measured **${RATIO_AIO}×** with one connection, **${RATIO_AIO2}×** with
-\`--connections 2\` (medians). pushlab reaches ${RATIO_H2} of h2load's rate on one connection.
+\`--connections 2\` (medians); with \`--transport curl\` ${RATIO_AIOC}×. pushlab reaches ${RATIO_H2} of h2load's rate on one connection.
 
 Peak RSS of \`pushlab send apns\` for **$BIG tokens** (results file and history on, one run):
 **${RSS_MB} MB** (target ≤ 64 MB); $BIG_OK accepted, $BIG_LINES result lines, $BIG_RATE pushes/s.
@@ -193,7 +208,7 @@ $(raw_table)
 
 ## Commands
 \`\`\`
-$PUSHLAB_CMD   # and the same with --connections 2
+$PUSHLAB_CMD   # and the same with --connections 2, and with --transport curl
 $PY aioapns_bench.py <port> $COUNT certs/ca.pem certs/AuthKey_PLDEVKEY01.p8 $CONCURRENCY   # script body in benchmarks/apns-send.sh
 h2load -n $COUNT -c 1 -m $CONCURRENCY -d payload.json -i uris.txt (1000 device URLs) -H 'authorization: bearer <JWT>' -H 'apns-push-type: alert' -H 'apns-topic: io.pushlab.demo' -H 'apns-priority: 10'
 /usr/bin/time -v pushlab send apns … --tokens tokens-big.txt ($BIG) --history … --out results.jsonl

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# HTTP/2 client cost: pushlab's HTTPClient (libcurl multi interface under Swift async) against
+# HTTP/2 client cost: pushlab's two HTTP/2 clients — HTTPClient (libcurl multi interface under
+# Swift async) and NGHTTP2Client (nghttp2 + OpenSSL directly, `--transport nghttp2`) — against
 # a minimal C program driving libcurl's multi interface the same way
 # (benchmarks/c/curl_multi_bench.c) and h2load (the protocol's ceiling on one connection), all
 # posting to the same server in the same run: `pushlab serve --bench` (pushlab's HTTPServer
@@ -84,7 +85,7 @@ measure() { # key command...
 }
 PIN=()   # a command prefix for the clients (the pinned rows: taskset -c 0)
 c_loop() { "${PIN[@]}" "$1" "$2" "$N" "$M" "$3" certs/ca.pem "$BODY"; }            # binary url h2|h2c
-pushlab() { "${PIN[@]}" "$CLIENT" --url "$1" --mode "$2" --executor "$3" --clients "$4" --ca-file certs/ca.pem -n "$N" -m "$M" --body-bytes "$BODY"; }
+pushlab() { "${PIN[@]}" "$CLIENT" --url "$1" --mode "$2" --executor "$3" --clients "$4" --transport "${5:-curl}" --ca-file certs/ca.pem -n "$N" -m "$M" --body-bytes "$BODY"; }
 h2load_run() { # url → prints a line like the clients' (no CPU figure)
   local out rps ok
   out=$(h2load -n "$N" -c 1 -m "$M" -d "$TMP/body" "$1" 2>&1 | grep -v '^progress') || true
@@ -101,13 +102,16 @@ for ROUND in $(seq "$RUNS"); do
   measure c-tls c_loop "$CBENCH_F" "$TLS_URL" h2
   measure pushlab-tls pushlab "$TLS_URL" http2 loop 1
   measure pool-tls pushlab "$TLS_URL" http2 pool 1
+  measure ng-tls pushlab "$TLS_URL" http2 loop 1 nghttp2
   measure h2load-tls h2load_run "$TLS_URL"
   measure cplain-h2c c_loop "$CBENCH" "$H2C_URL" h2c
   measure c-h2c c_loop "$CBENCH_F" "$H2C_URL" h2c
   measure pushlab-h2c pushlab "$H2C_URL" h2c loop 1
   measure pool-h2c pushlab "$H2C_URL" h2c pool 1
+  measure ng-h2c pushlab "$H2C_URL" h2c loop 1 nghttp2
   measure h2load-h2c h2load_run "$H2C_URL"
   measure pushlab-tls-x2 pushlab "$TLS_URL" http2 loop 2
+  measure ng-tls-x2 pushlab "$TLS_URL" http2 loop 2 nghttp2
 done
 
 # Pinned: a second server on CPU 1, each client on CPU 0; the server's CPU is read from
@@ -130,8 +134,10 @@ for ROUND in $(seq "$RUNS"); do
   pinned pin-c-tls c_loop "$CBENCH_F" "$TLS_URL" h2
   pinned pin-pushlab-tls pushlab "$TLS_URL" http2 loop 1
   pinned pin-pool-tls pushlab "$TLS_URL" http2 pool 1
+  pinned pin-ng-tls pushlab "$TLS_URL" http2 loop 1 nghttp2
   pinned pin-c-h2c c_loop "$CBENCH_F" "$H2C_URL" h2c
   pinned pin-pushlab-h2c pushlab "$H2C_URL" h2c loop 1
+  pinned pin-ng-h2c pushlab "$H2C_URL" h2c loop 1 nghttp2
 done
 kill "$PINNED_PID" 2>/dev/null; wait "$PINNED_PID" 2>/dev/null || true
 PINNED_PID=
@@ -151,6 +157,7 @@ if [ "$PROFILE_OK" = yes ]; then
   profile c "$CBENCH_F" "$TLS_URL" "$PROFILE_N" "$M" h2 certs/ca.pem "$BODY"
   profile loop "$CLIENT" --url "$TLS_URL" --mode http2 --ca-file certs/ca.pem -n "$PROFILE_N" -m "$M" --body-bytes "$BODY"
   profile pool "$CLIENT" --url "$TLS_URL" --mode http2 --executor pool --ca-file certs/ca.pem -n "$PROFILE_N" -m "$M" --body-bytes "$BODY"
+  profile ng "$CLIENT" --url "$TLS_URL" --mode http2 --transport nghttp2 --ca-file certs/ca.pem -n "$PROFILE_N" -m "$M" --body-bytes "$BODY"
 fi
 
 sum() { values "$1" | awk '{ s += $1 } END { print s + 0 }'; }
@@ -165,7 +172,7 @@ pinrow() { # label key peer-key
   echo "| $1 | $(median "$2 req/s") | $cpu | $(values "$2 cpu µs/req" | paste -sd/) | $server | $(values "$2 server cpu µs/req" | paste -sd/) | $(sum "$2 failed") | $( [ -n "$3" ] && ratio "$cpu" "$(median "$3 cpu µs/req")" ) |"
 }
 {
-  echo "# HTTP/2 client cost (PushHTTP.HTTPClient)"
+  echo "# HTTP/2 client cost (PushHTTP.HTTPClient and NGHTTP2Client)"
   echo
   machine_lines
   echo "- tools: $(swift --version 2>&1 | head -1); $(curl-config --version 2>/dev/null || curl --version | head -1 | cut -d' ' -f1-2) with $(curl --version | head -1 | grep -o 'nghttp2/[0-9.]*') $(curl --version | head -1 | grep -o 'OpenSSL/[0-9.]*'); $(h2load --version | head -1); $(cc --version | head -1)"
@@ -181,6 +188,7 @@ pinrow() { # label key peer-key
   echo "cc -O2 -rdynamic -I Sources/CPushLab/include -o $CBENCH_F benchmarks/c/curl_multi_bench.c Sources/CPushLab/curl_shim.c -lcurl -lnghttp2"
   echo "$CBENCH_F $TLS_URL $N $M h2 certs/ca.pem $BODY   # C libcurl loop (same for $CBENCH)"
   echo "$CLIENT --url $TLS_URL --mode http2 --executor loop --ca-file certs/ca.pem -n $N -m $M --body-bytes $BODY   # pushlab (--executor pool: callers on the global pool)"
+  echo "$CLIENT --url $TLS_URL --mode http2 --executor loop --transport nghttp2 --ca-file certs/ca.pem -n $N -m $M --body-bytes $BODY   # pushlab NGHTTP2Client"
   echo "h2load -n $N -c 1 -m $M -d <$BODY-byte file> $TLS_URL   # protocol ceiling"
   echo "(h2c rows: the same with the h2c URL and mode h2c; several clients: --clients K; pinned rows: taskset -c 0 <client>, server started with taskset -c 1)"
   echo '```'
@@ -193,13 +201,16 @@ pinrow() { # label key peer-key
   row "C libcurl multi loop + RST filter, TLS h2" c-tls ""
   row "**pushlab HTTPClient, callers on its loop, TLS h2**" pushlab-tls c-tls
   row "pushlab HTTPClient, callers on the global pool, TLS h2" pool-tls c-tls
+  row "**pushlab NGHTTP2Client (--transport nghttp2), callers on its loop, TLS h2**" ng-tls c-tls
   row "h2load, TLS h2" h2load-tls ""
   row "C libcurl multi loop, libcurl as shipped, h2c" cplain-h2c ""
   row "C libcurl multi loop + RST filter, h2c" c-h2c ""
   row "**pushlab HTTPClient, callers on its loop, h2c**" pushlab-h2c c-h2c
   row "pushlab HTTPClient, callers on the global pool, h2c" pool-h2c c-h2c
+  row "**pushlab NGHTTP2Client (--transport nghttp2), callers on its loop, h2c**" ng-h2c c-h2c
   row "h2load, h2c" h2load-h2c ""
   row "pushlab, 2 clients (2 connections, 2 loop threads), TLS (ratios vs 1 client)" pushlab-tls-x2 pushlab-tls
+  row "pushlab NGHTTP2Client, 2 clients (2 connections, 2 loop threads), TLS (ratios vs 1 client)" ng-tls-x2 ng-tls
   echo
   echo "## Client on CPU 0, server on CPU 1 (\`taskset\`)"
   echo
@@ -208,14 +219,16 @@ pinrow() { # label key peer-key
   pinrow "C libcurl loop + RST filter, TLS h2" pin-c-tls ""
   pinrow "**pushlab, callers on its loop, TLS h2**" pin-pushlab-tls pin-c-tls
   pinrow "pushlab, callers on the global pool, TLS h2" pin-pool-tls pin-c-tls
+  pinrow "**pushlab NGHTTP2Client, callers on its loop, TLS h2**" pin-ng-tls pin-c-tls
   pinrow "C libcurl loop + RST filter, h2c" pin-c-h2c ""
   pinrow "**pushlab, callers on its loop, h2c**" pin-pushlab-h2c pin-c-h2c
+  pinrow "**pushlab NGHTTP2Client, callers on its loop, h2c**" pin-ng-h2c pin-c-h2c
   echo
   if [ "$PROFILE_OK" = yes ]; then
     echo "## Where the time goes ($PROFILE_N requests over TLS, \`perf record -F 1999\`, unpinned)"
     echo
-    for name in c loop pool; do
-      case $name in c) title="C libcurl loop";; loop) title="pushlab, callers on the loop";; pool) title="pushlab, callers on the global pool";; esac
+    for name in c loop pool ng; do
+      case $name in c) title="C libcurl loop";; loop) title="pushlab, callers on the loop";; pool) title="pushlab, callers on the global pool";; ng) title="pushlab NGHTTP2Client, callers on the loop";; esac
       echo "$title, by library:"
       echo; echo '```'; cat "$TMP/$name.dso"; echo '```'; echo
       echo "$title, hottest symbols:"
@@ -243,6 +256,10 @@ pinrow() { # label key peer-key
 - The pinned rows show each process's own cost with no core shared between client and server;
   a client on a machine with spare cores is bound by its CPU per request, so 1e6 ÷ (client CPU
   µs/req) is the rate one loop can reach, and `--clients K` (K loops) scale from there.
+- NGHTTP2Client drops libcurl's per-transfer machinery altogether: one nghttp2 session per
+  connection, header fields handed to nghttp2 as they are, frames gathered into one buffer per
+  loop turn and written with one `SSL_write`/`send`; what is left per request is the Swift
+  exchange (task switch, continuation, response value), nghttp2's framing and the crypto.
 - Failures: every row counts transport errors plus non-2xx answers over all runs.
 PROSE
   echo

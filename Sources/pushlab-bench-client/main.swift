@@ -1,15 +1,16 @@
-// pushlab-bench-client: drives pushlab's HTTPClient as hard as it can and prints one line of
+// pushlab-bench-client: drives one of pushlab's HTTP clients as hard as it can and prints one line of
 // results, for benchmarks/transport-client.sh. Not part of the user-facing CLI.
 //
 //   pushlab-bench-client --url URL [-n 100000] [-m 100] [--mode http2|h2c|http1]
 //                        [--ca-file PEM] [--body-bytes 200] [--method POST] [--clients 1]
-//                        [--executor loop|pool]
+//                        [--executor loop|pool] [--transport curl|nghttp2]
 //
 // Keeps `m` requests in flight per client (`m` worker tasks, like h2load -m), `--clients`
 // clients on their own connections and loop threads sharing the total of `n` requests.
 // `--executor loop` (the default) runs each client's workers on its loop thread
 // (`HTTPClient.executor`); `pool` runs them on Swift's global pool, handing every request to
-// the loop thread and every response back.
+// the loop thread and every response back. `--transport` picks libcurl's `HTTPClient` (the
+// default, as before) or the direct `NGHTTP2Client` (through `HTTPTransports.make`).
 // Also prints the process's CPU time (user + system, /proc/self/stat) per request.
 import Foundation
 import PushHTTP
@@ -24,6 +25,7 @@ struct Options {
     var method = "POST"
     var clients = 1
     var onLoop = true
+    var transport = HTTPTransportKind.curl
 }
 
 func parse() -> Options {
@@ -55,6 +57,9 @@ func parse() -> Options {
             case "pool": o.onLoop = false
             default: fail("--executor is loop or pool")
             }
+        case "--transport":
+            guard let kind = HTTPTransportKind(rawValue: value(a)) else { fail("--transport is curl or nghttp2") }
+            o.transport = kind
         default: fail("unknown option \(a)")
         }
     }
@@ -75,7 +80,7 @@ struct Tally: Sendable {
 func runClient(_ o: Options, share: Int) async throws -> Tally {
     let config = HTTPClientConfiguration(protocolMode: o.mode, caFile: o.caFile,
                                          maxConcurrentStreams: max(o.window, 1))
-    let client = try HTTPClient(configuration: config)
+    let client = try HTTPTransports.make(configuration: config, preferring: o.transport)
     let body = [UInt8](repeating: UInt8(ascii: "x"), count: o.bodyBytes)
     let request = HTTPRequest(method: o.method, url: o.url, headers: ["content-type": "application/octet-stream"],
                               body: body)
@@ -143,6 +148,7 @@ let cpu = processCPUSeconds()
 print(String(format: "requests=%d ok=%d non2xx=%d failed=%d connections=%d seconds=%.3f rps=%.0f cpu_s=%.2f cpu_us_per_req=%.1f",
              options.total, ok, non2xx, failed, connections, seconds, Double(ok + non2xx) / seconds,
              cpu, cpu * 1e6 / Double(max(options.total, 1))))
+print("transport=\(HTTPTransports.kind(for: HTTPClientConfiguration(protocolMode: options.mode), preferring: options.transport).kind.rawValue)")
 print("redundant-reset-filter=\(HTTPClient.dropsRedundantStreamResets ? "on" : "off")")
 if let e = tallies.compactMap(\.firstError).first { print("first error: \(e)") }
 exit(failed == 0 && non2xx == 0 ? 0 : 1)

@@ -55,7 +55,7 @@ enum SendAPNsCommand: Command {
 
     static let options: [any OptionDeclaration] = [token] + credentials.options + APNsCertificateFlags.options + [
         topic, sandbox, production, url, port, pushType, priority, expiration, collapseID, apnsID,
-    ] + SendSupport.builderOptions + LiveActivityFlags.options + SendSupport.connectionOptions + SendSupport.bulkOptions
+    ] + SendSupport.builderOptions + LiveActivityFlags.options + SendSupport.connectionOptions + [SendSupport.transportOption] + SendSupport.bulkOptions
         + SendSupport.reportingOptions + ProfileDefaults.options
 
     static func run(_ args: ParsedArguments) async throws -> Int32 {
@@ -76,7 +76,7 @@ enum SendAPNsCommand: Command {
         }
         if let certificate, push.validated { try APNsCertificateFlags.preflight(certificate, topic: push.request.topic, endpoint: endpoint) }
 
-        let clients = try SendSupport.httpClients(args, bulk: bulk != nil, clientCertificate: certificate?.clientCertificate)
+        let clients = try SendSupport.sendClients(args, bulk: bulk != nil, clientCertificate: certificate?.clientCertificate)
         let client = APNsClient(endpoint: endpoint, transport: SendSupport.transport(clients),
                                 credential: credential, retry: try SendSupport.retryPolicy(args),
                                 log: SendSupport.verboseLog(args), requestTimeout: try args[SendSupport.timeout])

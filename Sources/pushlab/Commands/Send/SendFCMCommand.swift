@@ -47,7 +47,7 @@ enum SendFCMCommand: Command {
 
     static let options: [any OptionDeclaration] = [
         serviceAccount, project, fid, token, fids, topic, condition, dryRun, liveActivityToken, url,
-    ] + SendSupport.builderOptions + SendSupport.connectionOptions + SendSupport.bulkOptions + SendSupport.reportingOptions + ProfileDefaults.options
+    ] + SendSupport.builderOptions + SendSupport.connectionOptions + [SendSupport.transportOption] + SendSupport.bulkOptions + SendSupport.reportingOptions + ProfileDefaults.options
 
     static func run(_ args: ParsedArguments) async throws -> Int32 {
         let targetOptions = targets + [SendSupport.tokens, fids]
@@ -79,7 +79,7 @@ enum SendFCMCommand: Command {
         }
         account = tokenEndpoint(for: account, baseURL: base)
 
-        let clients = try SendSupport.httpClients(args, bulk: bulk)
+        let clients = try SendSupport.sendClients(args, bulk: bulk)
         let transport = SendSupport.transport(clients)
         let tokens = OAuthTokenSource(account: account, transport: clients[0])
         let client = FCMClient(baseURL: base, projectID: try args[project] ?? account.projectID, transport: transport,

@@ -10,7 +10,7 @@ extension SendSupport {
     /// Push `index` goes out on `clients[index % clients.count]` (`send` must pick the same
     /// client) and runs on that client's loop thread.
     static func runBulk(_ args: ParsedArguments, provider: PushProvider, endpoint: String, history: SendHistoryStore?,
-                        tokensPath: String, clients: [HTTPClient],
+                        tokensPath: String, clients: [any LoopHTTPTransport],
                         send: @escaping @Sendable (String, UInt64) async -> DeliveryReport) async throws -> Int32 {
         let concurrency = try args[Self.concurrency]
         var sinks: [any BulkReportSink] = []

@@ -17,19 +17,40 @@ extension SendSupport {
         return path
     }
 
-    static func httpClients(_ args: ParsedArguments, bulk: Bool,
-                            clientCertificate: HTTPClientConfiguration.ClientCertificate? = nil) throws -> [HTTPClient] {
+    /// One configuration per connection (`--connections` in bulk, else one): CA, timeout and
+    /// the streams each may open (`--concurrency` spread over them).
+    static func clientConfigurations(_ args: ParsedArguments, bulk: Bool,
+                                     clientCertificate: HTTPClientConfiguration.ClientCertificate? = nil) throws -> [HTTPClientConfiguration] {
         let connections = bulk ? try args[Self.connections] : 1
         let concurrency = try args[Self.concurrency]
         let caFile = try Self.caFile(try args[caFileOption])
         let timeout = try args[Self.timeout]
         let perConnection = max(1, (concurrency + connections - 1) / connections)
-        return try (0..<connections).map { _ in
-            var configuration = HTTPClientConfiguration(caFile: caFile, maxConcurrentStreams: max(perConnection, 1), maxConnectionsPerHost: 1,
-                                                        requestTimeout: timeout + .seconds(5))
-            configuration.clientCertificate = clientCertificate
-            return try HTTPClient(configuration: configuration)
+        var configuration = HTTPClientConfiguration(caFile: caFile, maxConcurrentStreams: max(perConnection, 1), maxConnectionsPerHost: 1,
+                                                    requestTimeout: timeout + .seconds(5))
+        configuration.clientCertificate = clientCertificate
+        return Array(repeating: configuration, count: connections)
+    }
+
+    /// libcurl clients (the console's senders, which have no `--transport`).
+    static func httpClients(_ args: ParsedArguments, bulk: Bool,
+                            clientCertificate: HTTPClientConfiguration.ClientCertificate? = nil) throws -> [HTTPClient] {
+        try clientConfigurations(args, bulk: bulk, clientCertificate: clientCertificate).map { try HTTPClient(configuration: $0) }
+    }
+
+    /// The clients of `send apns|fcm`, one per connection, each with its own loop thread: the
+    /// `--transport` asked for when it can serve the send, libcurl when only it can (client
+    /// certificates, a proxy variable set; `HTTPTransports` decides). `--verbose` says which.
+    static func sendClients(_ args: ParsedArguments, bulk: Bool,
+                            clientCertificate: HTTPClientConfiguration.ClientCertificate? = nil) throws -> [any LoopHTTPTransport] {
+        let configurations = try clientConfigurations(args, bulk: bulk, clientCertificate: clientCertificate)
+        let preferred = try args[transportOption]
+        let (kind, reason) = HTTPTransports.kind(for: configurations[0], preferring: preferred)
+        if let log = verboseLog(args) {
+            log("transport: \(kind.rawValue)" + (reason.map { " (not \(preferred.rawValue): \($0))" } ?? "")
+                + ", \(configurations.count) connection(s), one loop thread each")
         }
+        return try configurations.map { try HTTPTransports.make(configuration: $0, preferring: kind) }
     }
 
     /// The client a bulk send's push `index` goes out on (the loop it runs on: `runBulk`).
@@ -37,7 +58,7 @@ extension SendSupport {
         perConnection[Int(index % UInt64(perConnection.count))]
     }
 
-    static func transport(_ clients: [HTTPClient]) -> any HTTPTransport {
+    static func transport(_ clients: [any LoopHTTPTransport]) -> any HTTPTransport {
         clients.count == 1 ? clients[0] : RoundRobinTransport(clients)
     }
 

@@ -12,6 +12,8 @@ enum SendSupport {
     static let retries = Option.int("--retries", help: "Retries after a transient failure (5xx, 429, connection lost), with backoff and jitter.", in: 0...20, default: 3)
     static let noValidate = Option.flag("--no-validate", help: "Send even when pre-flight checks fail (to see what the service answers).")
     static let connectionOptions: [any OptionDeclaration] = [caFileOption, timeout, retries, noValidate]
+    static let transportOption = Option.choice("--transport", help: "HTTP/2 client: nghttp2 (direct, cheaper per push) or curl (libcurl); "
+        + "client certificates and *_proxy variables always use curl.", default: HTTPTransportKind.nghttp2)
 
     static let tokens = Option.string("--tokens", name: "FILE", help: "Bulk: send to every token of FILE (one per line, '-' for stdin, # comments).")
     static let concurrency = Option.int("--concurrency", help: "Bulk: pushes in flight at once.", in: 1...100_000, default: 200)
