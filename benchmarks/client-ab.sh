@@ -65,15 +65,18 @@ transport() {
   record "$key cpu µs/req" "$(kv cpu_us_per_req <<<"$line")"
   record "$key req/s" "$(kv rps <<<"$line")"
 }
+# A build whose `send` can choose its transport (--transport) is told to use libcurl's client,
+# the one this A/B is about.
+curl_transport_flag() { if "$1/pushlab" send "${2:-apns}" --help 2>&1 | grep -q -- '--transport'; then echo "--transport curl"; fi; }
 # bulk KEY DIR apns|fcm — one `send … --tokens` run: "KEY CPU µs/push" and "KEY pushes/s".
 bulk() {
   local key=$1 dir=$2
   if [ "$3" = apns ]; then
-    /usr/bin/time -f "%U %S" -o "$WORK/send.time" "$dir/pushlab" send apns --url "$PUSH_URL" --ca-file certs/ca.pem \
+    /usr/bin/time -f "%U %S" -o "$WORK/send.time" "$dir/pushlab" send apns $(curl_transport_flag "$dir") --url "$PUSH_URL" --ca-file certs/ca.pem \
       --key certs/AuthKey_PLDEVKEY01.p8 --team-id PLDEVTEAM1 --topic io.pushlab.demo --tokens "$WORK/tokens.txt" \
       --concurrency "$CONCURRENCY" --connections 1 --no-history --json "$WORK/payload.json" >"$WORK/send.json" 2>/dev/null || true
   else
-    /usr/bin/time -f "%U %S" -o "$WORK/send.time" "$dir/pushlab" send fcm --url "$PUSH_URL" --ca-file certs/ca.pem \
+    /usr/bin/time -f "%U %S" -o "$WORK/send.time" "$dir/pushlab" send fcm $(curl_transport_flag "$dir" fcm) --url "$PUSH_URL" --ca-file certs/ca.pem \
       --service-account "$WORK/sa.json" --tokens "$WORK/fcm-tokens.txt" \
       --concurrency "$CONCURRENCY" --connections 1 --no-history --json "$WORK/message.json" >"$WORK/send.json" 2>/dev/null || true
   fi
@@ -109,6 +112,7 @@ ROUND=1
   else old_text="another build (set OLD_NOTE to say which)"; fi
   echo "- old: $old_text; new: the release build of $(git rev-parse --short HEAD)"
   echo "- each round: the C libcurl loop + RST filter, old and new \`pushlab-bench-client\` (callers on the loop, $N POSTs of 200 bytes, $M in flight, one connection) over TLS and h2c against \`pushlab serve --bench\`; then old and new \`pushlab send apns --tokens\` and \`send fcm --tokens\` ($N tokens, --concurrency $CONCURRENCY, one connection, --no-history) against \`pushlab-bench-push-server\`; $ROUNDS rounds, medians below"
+  echo "- every pushlab row runs libcurl's client (HTTPClient): builds whose \`send\` has \`--transport\` are given \`--transport curl\`"
   echo "- CPU: the client process's user + system time (10 ms ticks) ÷ requests or pushes, start-up included"
   echo
   echo "| measure | C loop | old | new | new ÷ old | old ÷ C loop | new ÷ C loop |"

@@ -82,13 +82,16 @@ JWT=$(.venv/bin/python -c "
 import jwt, time
 print(jwt.encode({'iss':'PLDEVTEAM1','iat':int(time.time())}, open('certs/AuthKey_PLDEVKEY01.p8').read(), algorithm='ES256', headers={'kid':'PLDEVKEY01'}))")
 
+# A build whose `send apns` can choose its transport (--transport) is told to use libcurl's
+# client: the one this profile is about.
+curl_transport_flag() { if "$1/pushlab" send apns --help 2>&1 | grep -q -- '--transport'; then echo "--transport curl"; fi; }
 # set_cmd KIND BUILD N → CMD, the command line of one run (KIND: capns, send, cbench, bench).
 set_cmd() {
   local dir
   dir=$(dir_of "$2")
   case $1 in
     capns) CMD=("$CAPNS" "$PUSH_URL" "$3" "$CONCURRENCY" certs/ca.pem "bearer $JWT") ;;
-    send) CMD=("$dir/pushlab" send apns --url "$PUSH_URL" --ca-file certs/ca.pem --key certs/AuthKey_PLDEVKEY01.p8
+    send) CMD=("$dir/pushlab" send apns $(curl_transport_flag "$dir") --url "$PUSH_URL" --ca-file certs/ca.pem --key certs/AuthKey_PLDEVKEY01.p8
                 --team-id PLDEVTEAM1 --topic io.pushlab.demo --tokens "$WORK/tokens-$3.txt" --concurrency "$CONCURRENCY"
                 --connections 1 --no-history --json "$WORK/payload.json") ;;
     cbench) CMD=("$CBENCH" "$TLS_URL" "$3" "$M" h2 certs/ca.pem 200) ;;
@@ -216,6 +219,7 @@ profile_lines() {  # profile_lines BUILD → markdown lines
   machine_lines
   if [ -n "${OLD_DIR:-}" ]; then old_text="${OLD_NOTE:-another build}"; else old_text="not measured (no OLD_DIR)"; fi
   echo "- new: the release build of $(git rev-parse --short HEAD) (this tree); old: $old_text"
+  echo "- every pushlab row runs libcurl's client (HTTPClient): builds whose \`send apns\` has \`--transport\` are given \`--transport curl\`"
   echo "- servers (this build's, shared by every client): \`pushlab-bench-push-server --max-streams 500\` (APNs-shaped: 200 and the apns-id echoed) and \`pushlab serve --bench\` (POST /bench → empty 200, TLS, 100 streams)"
   echo "- $(curl --version | head -1 | cut -d' ' -f1-5); Swift $(swift --version 2>&1 | sed -n 's/.*Swift version \([0-9.]*\).*/\1/p' | head -1)"
   echo
