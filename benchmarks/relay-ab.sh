@@ -11,7 +11,7 @@
 #   OLD_BIN=path/to/old/pushlab [NEW_BIN=.build/release/pushlab] ROUNDS=5 E2E_TARGETS=50000 benchmarks/relay-ab.sh
 #   BASE=<commit> benchmarks/relay-ab.sh      builds BASE's release binary in a worktree
 #   OLD_NOTE/NEW_NOTE: what each binary is, for the results file, in place of its path (default:
-#   old is named by its path, new is HEAD's build)
+#   old is named by its path, new is HEAD's build); CLIENT_NOTE: which HTTP/2 client each relay uses
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS=${ROUNDS:-5}
@@ -72,7 +72,7 @@ ROUND=1
   machine_lines
   echo "- old: ${OLD_NOTE:-\`$OLD_BIN\`}${BASE:+ (commit $BASE)}; new: \`$NEW_BIN\` (${NEW_NOTE:-commit $(git rev-parse --short HEAD)})"
   echo "- each round, old then new (odd rounds) or new then old (even rounds), each measurement against a fresh emulator: \`pushlab relay\` (workers.concurrency $CONCURRENCY, apns.url → \`pushlab serve\`, SQLite queue with fsync) takes $E2E_TARGETS targets as pushes of 1,000 and sends them until the queue is empty; then that build's \`pushlab send apns --tokens\` sends the same tokens straight to the emulator (\`--concurrency $CONCURRENCY --connections 1\`); $ROUNDS rounds"
-  echo "- HTTP/2 clients: each build's defaults on both of its sides (\`workers.transport\` and \`send apns --transport\` where the build has them; libcurl where it does not) — old send apns: $(transport_of "$OLD_BIN"), new send apns: $(transport_of "$NEW_BIN")"
+  echo "- HTTP/2 clients: each build's defaults (\`workers.transport\` and \`send apns --transport\` where the build has them, nghttp2 by default; libcurl where it does not) — old send apns: $(transport_of "$OLD_BIN"), new send apns: $(transport_of "$NEW_BIN")${CLIENT_NOTE:+; $CLIENT_NOTE}. **relay ÷ direct compares like with like only when a build's relay and send apns use the same client.**"
   echo "- relay CPU: the relay process's user+system time from the first POST until its queue was empty, per 1,000 targets"
   echo
   echo "| measure | old (median) | new (median) | new ÷ old |"

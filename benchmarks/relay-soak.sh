@@ -146,8 +146,9 @@ the push to finish. Counted afterwards from the relay's \`queue.sqlite\` and the
 A duplicate is a target whose send was in flight (or answered but not yet recorded) when the
 relay was killed: the emulator accepted it, the relay had no durable result, so it sent it again
 after the restart (at least once). docs/relay.md "Guarantees" bounds them at 2 ×
-workers.concurrency = $BOUND per crash: the relay claims up to that many ahead and records
-answers beside the sends. No target ends with two final results: the queue keeps the first.
+workers.concurrency = $BOUND per crash: its sends in flight plus the answers not yet recorded
+never pass that many (targets claimed but not sent are not sent before the restart claims them
+again). No target ends with two final results: the queue keeps the first.
 
 ## Every round
 

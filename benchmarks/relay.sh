@@ -30,6 +30,7 @@ CLIENTS=${CLIENTS:-4}       # h2load connections
 STREAMS=${STREAMS:-4}       # h2load requests in flight per connection
 CONFIG=${CONFIG:-release}   # CONFIG=debug only to check the script: not a measurement to compare
 TRANSPORT=${TRANSPORT:-nghttp2}  # the HTTP/2 client of both sides end to end: nghttp2 or curl
+ASKED_TRANSPORT=$TRANSPORT
 OUT=benchmarks/results/relay.md
 WORK=$(mktemp -d)
 PIDS=()
@@ -215,6 +216,6 @@ h2load … native.json until $QUEUED targets wait; VmHWM of the relay; kill -9; 
 $RELAY_CMD
 $DIRECT_CMD
 \`\`\`
-Re-run: \`TRANSPORT=$TRANSPORT ROUNDS=$ROUNDS E2E_ROUNDS=$E2E_ROUNDS REQUESTS=$REQUESTS E2E_TARGETS=$E2E_TARGETS QUEUED=$QUEUED CONFIG=release benchmarks/relay.sh\`
+Re-run: \`TRANSPORT=$ASKED_TRANSPORT ROUNDS=$ROUNDS E2E_ROUNDS=$E2E_ROUNDS REQUESTS=$REQUESTS E2E_TARGETS=$E2E_TARGETS QUEUED=$QUEUED CONFIG=release benchmarks/relay.sh\`
 EOF
 cat "$OUT"
