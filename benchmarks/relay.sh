@@ -88,7 +88,8 @@ ROUND=1
 queued() { curl -s "$INTAKE_URL/v1/admin/queue" -H "authorization: Bearer $ADMIN" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["waiting"] + d["claimed"])'; }
 HAVE=$(queued)
 if [ "$HAVE" -lt "$QUEUED" ]; then
-  h2load -n $(( (QUEUED - HAVE + 999) / 1000 )) -c "$CLIENTS" -m "$STREAMS" -d "$WORK/native.json" \
+  TOP_UP=$(( (QUEUED - HAVE + 999) / 1000 ))  # h2load wants at least one request per connection
+  h2load -n "$TOP_UP" -c $(( TOP_UP < CLIENTS ? TOP_UP : CLIENTS )) -m "$STREAMS" -d "$WORK/native.json" \
     -H "authorization: Bearer $KEY" -H "content-type: application/json" "$INTAKE_URL/v1/apps/bench/pushes" >/dev/null 2>&1
 fi
 HELD=$(queued)
