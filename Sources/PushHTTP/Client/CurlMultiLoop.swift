@@ -3,11 +3,11 @@ import CPushLab
 /// The client's event loop: owns one libcurl multi handle, every easy handle and the thread
 /// that drives them. Created by `HTTPClient.init`, then handed to the thread, after which only
 /// that thread touches it (the multi handle, the pool, the active set, the warm-up gate, the
-/// libcurl callbacks). Other threads reach it solely through `CurlInbox` (a mutex-protected
+/// libcurl callbacks). Other threads reach it solely through `ClientInbox` (a mutex-protected
 /// queue plus `curl_multi_wakeup`).
 final class CurlMultiLoop {
     private let multi: UnsafeMutableRawPointer
-    private let inbox: CurlInbox
+    private let inbox: ClientInbox
     private let settings: CurlSettings
     /// Finished handles kept for reuse: their buffers and TLS session cache survive.
     private var idle: [CurlTransfer] = []
@@ -42,13 +42,13 @@ final class CurlMultiLoop {
         cpl_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
         cpl_multi_setopt_long(multi, CURLMOPT_MAX_CONCURRENT_STREAMS, max(configuration.maxConcurrentStreams, 1))
         cpl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, max(configuration.maxConnectionsPerHost, 1))
-        inbox = CurlInbox(wakeHandle: MultiWakeHandle(multi: multi))
-        executor = CurlLoopExecutor(inbox: inbox)
+        inbox = ClientInbox(wakeHandle: MultiWakeHandle(multi: multi))
+        executor = ClientLoopExecutor(inbox: inbox)
     }
 
-    var sharedInbox: CurlInbox { inbox }
-    /// Runs tasks that prefer it on this loop's thread (see `CurlLoopExecutor`).
-    let executor: CurlLoopExecutor
+    var sharedInbox: ClientInbox { inbox }
+    /// Runs tasks that prefer it on this loop's thread (see `ClientLoopExecutor`).
+    let executor: ClientLoopExecutor
 
     /// The thread body. Returns when a stop was requested and nothing is in flight.
     func run() {

@@ -6,7 +6,7 @@ import Synchronization
 /// libcurl multi handle driven on the client's own thread (`CurlMultiLoop`). Any number of
 /// tasks may call `send` at once; on HTTP/2 their requests share one connection as streams.
 ///
-/// Threads: callers' tasks only touch `CurlInbox` (a mutex-protected queue; `curl_multi_wakeup`
+/// Threads: callers' tasks only touch `ClientInbox` (a mutex-protected queue; `curl_multi_wakeup`
 /// rouses the loop). The loop thread alone touches libcurl. Every caller's continuation is
 /// resumed exactly once: by the inbox when a request is refused up front, otherwise by the loop.
 ///
@@ -14,8 +14,8 @@ import Synchronization
 /// thread exits on its own.
 public final class HTTPClient: HTTPTransport {
     public let configuration: HTTPClientConfiguration
-    private let inbox: CurlInbox
-    private let loopExecutor: CurlLoopExecutor
+    private let inbox: ClientInbox
+    private let loopExecutor: ClientLoopExecutor
     private let thread: ClientLoopThread
 
     public init(configuration: HTTPClientConfiguration = HTTPClientConfiguration()) throws {

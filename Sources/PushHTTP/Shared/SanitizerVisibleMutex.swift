@@ -12,8 +12,8 @@ import Synchronization
 /// as a data race. Reproduced with a 25-line program (4 threads appending to an array only
 /// inside `Mutex.withLock`: a "Swift access race" report, final count correct; with the
 /// annotations below: no report). `make sanitize` hit it on `ServerEventLoop`'s job queue (8
-/// reports, 2026-11-29) and on `CurlInbox` (11 reports in an earlier run). Announcing the
-/// acquire and release on this object's address gives TSan the edge the futex provides; without
+/// reports, 2026-11-29) and on `ClientInbox` (then named CurlInbox: 11 reports in an earlier
+/// run). Announcing the acquire and release on this object's address gives TSan the edge the futex provides; without
 /// TSan the annotations are no-ops (see Sources/CPushLab/sanitizer_shim.c).
 package final class SanitizerVisibleMutex<Value>: Sendable {
     private let mutex: Mutex<Value>

@@ -10,13 +10,13 @@ import Glibc
 /// URLs in `.http2` mode (HTTP/1.1). Modes it cannot serve at all (HTTP/1.1, client
 /// certificates, proxies) are `HTTPTransports.make`'s to send to `HTTPClient` instead.
 ///
-/// Threads: as `HTTPClient`, callers' tasks only touch the inbox (`CurlInbox`, a
+/// Threads: as `HTTPClient`, callers' tasks only touch the inbox (`ClientInbox`, a
 /// mutex-protected queue whose wake handle writes the loop's eventfd); the loop thread alone
 /// touches sockets, TLS and nghttp2. Every continuation is resumed exactly once.
 public final class NGHTTP2Client: LoopHTTPTransport {
     public let configuration: HTTPClientConfiguration
-    private let inbox: CurlInbox
-    private let loopExecutor: CurlLoopExecutor
+    private let inbox: ClientInbox
+    private let loopExecutor: ClientLoopExecutor
     private let thread: ClientLoopThread
     /// The libcurl client for HTTP/1.1 requests, made on first need; `.some(nil)` once shut down.
     private let fallback = SanitizerVisibleMutex<HTTPClient??>(nil)

@@ -4,8 +4,8 @@ import Glibc
 /// The direct HTTP/2 client's event loop: one epoll set over its connections and an eventfd,
 /// driven on the client's own thread. Created by `NGHTTP2Client.init`, then handed to the
 /// thread, after which only that thread touches it. Other threads reach it solely through
-/// `CurlInbox` (the shared mutex-protected queue; its wake handle writes the eventfd) and run
-/// tasks on it through `CurlLoopExecutor`, exactly as with the libcurl loop.
+/// `ClientInbox` (the shared mutex-protected queue; its wake handle writes the eventfd) and run
+/// tasks on it through `ClientLoopExecutor`, exactly as with the libcurl loop.
 ///
 /// Per origin (scheme, host, port) one connection carries the streams; requests beyond the
 /// smaller of `maxConcurrentStreams` and the server's SETTINGS_MAX_CONCURRENT_STREAMS wait in
@@ -13,8 +13,8 @@ import Glibc
 /// one for the requests still waiting; requests the server never saw (refused, or dropped
 /// unsent after GOAWAY) go out again, at most `maxAttempts` times.
 final class NGHTTP2Loop {
-    private let inbox: CurlInbox
-    let executor: CurlLoopExecutor
+    private let inbox: ClientInbox
+    let executor: ClientLoopExecutor
     private let configuration: HTTPClientConfiguration
     private let epoll: Int32
     private let wakeFD: Int32
@@ -61,13 +61,13 @@ final class NGHTTP2Loop {
         self.configuration = configuration
         tls = NGHTTP2TLSContext(configuration: configuration)
         streamLimit = max(configuration.maxConcurrentStreams, 1)
-        inbox = CurlInbox(wakeHandle: MultiWakeHandle(eventFD: wakeFD))
-        executor = CurlLoopExecutor(inbox: inbox)
+        inbox = ClientInbox(wakeHandle: MultiWakeHandle(eventFD: wakeFD))
+        executor = ClientLoopExecutor(inbox: inbox)
     }
 
     deinit { readBuffer.deallocate() }
 
-    var sharedInbox: CurlInbox { inbox }
+    var sharedInbox: ClientInbox { inbox }
 
     /// The thread body. Returns when a stop was requested and nothing is in flight.
     func run() {

@@ -1,4 +1,4 @@
-extension CurlInbox {
+extension ClientInbox {
     /// One hop through the loop behind this inbox: queues `request` and waits for the loop's
     /// answer; cancelling the calling task cancels the exchange (`HTTPClientError.cancelled`).
     /// Runs on the caller's executor, so a caller on the loop's executor stays there.

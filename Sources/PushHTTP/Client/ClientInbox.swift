@@ -1,21 +1,23 @@
 import CPushLab
 import Synchronization
 
-/// The only state shared between callers' tasks and the client's loop thread. Everything in
-/// `State` is protected by `state`'s mutex; request ids come from an atomic counter.
-final class CurlInbox: Sendable {
+/// The only state shared between callers' tasks and the client's loop thread (libcurl's
+/// `CurlMultiLoop` or `NGHTTP2Loop`). Everything in `State` is protected by `state`'s mutex;
+/// request ids come from an atomic counter.
+final class ClientInbox: Sendable {
     struct State {
-        /// Submitted, not yet handed to libcurl. Swapped out wholesale by the loop.
+        /// Submitted, not yet handed to the loop's HTTP library. Swapped out wholesale by the
+        /// loop.
         var submissions: [TransferSubmission] = []
-        /// Ids whose tasks were cancelled; the loop removes them from libcurl if still active.
+        /// Ids whose tasks were cancelled; the loop drops their transfers or streams if still active.
         var cancellations: [UInt64] = []
         /// Jobs of tasks that prefer the loop as their executor, enqueued from other threads.
         var jobs: [UnownedJob] = []
         var stopMode: LoopStopMode?
-        /// Nil once the loop has cleaned up the multi handle.
+        /// Nil once the loop has cleaned up (its multi handle, or its eventfd).
         var wakeHandle: MultiWakeHandle?
-        /// True while the loop sleeps (or is about to) in curl_multi_poll with nothing queued.
-        /// Only then does a submission need curl_multi_wakeup (a syscall); a busy loop drains
+        /// True while the loop sleeps (or is about to: curl_multi_poll, epoll_wait) with nothing
+        /// queued. Only then does a submission need a wakeup (a syscall); a busy loop drains
         /// the queue before it sleeps again. The first waker clears it, so one wakeup serves
         /// every submission queued meanwhile.
         var loopAsleep = false
@@ -56,7 +58,7 @@ final class CurlInbox: Sendable {
         if let rejection { submission.continuation.resume(throwing: rejection) }
     }
 
-    /// Queues a job for the loop thread (`CurlLoopExecutor`); false once the loop has finished
+    /// Queues a job for the loop thread (`ClientLoopExecutor`); false once the loop has finished
     /// (the caller then runs it elsewhere).
     func enqueue(job: UnownedJob) -> Bool {
         state.withLock { s in
@@ -131,8 +133,8 @@ final class CurlInbox: Sendable {
         }
     }
 
-    /// Called by the loop before it sleeps in curl_multi_poll: false when work is already
-    /// queued (drain it instead), otherwise marks the loop asleep so the next submission wakes it.
+    /// Called by the loop before it sleeps: false when work is already queued (drain it
+    /// instead), otherwise marks the loop asleep so the next submission wakes it.
     func mayPoll() -> Bool {
         state.withLock { s in
             guard s.submissions.isEmpty && s.cancellations.isEmpty && s.jobs.isEmpty else { return false }
@@ -149,8 +151,8 @@ final class CurlInbox: Sendable {
         }
     }
 
-    /// Called by the loop just before `curl_multi_cleanup`: no wakeup may touch the handle
-    /// after this returns. Returns the submissions that raced in, for the loop to fail, and the
+    /// Called by the loop just before it cleans up (`curl_multi_cleanup`, or closing its
+    /// eventfd): no wakeup may touch the handle after this returns. Returns the submissions that raced in, for the loop to fail, and the
     /// jobs it will not run.
     func markFinished() -> (late: [TransferSubmission], jobs: [UnownedJob], waiters: [CheckedContinuation<Void, Never>]) {
         state.withLock { s in

@@ -3,10 +3,10 @@ import Synchronization
 
 /// The client's loop thread as a task executor: tasks that run with
 /// `withTaskExecutorPreference(client.executor)` run their jobs on the loop thread between
-/// libcurl turns. For them a request costs no thread hand-off: the loop resumes the caller
-/// after a response by appending a job to a list only it reads, runs that job (the caller's
-/// next `send` lands in the inbox while the loop is awake, so no wakeup either), and starts the
-/// new transfer in the same turn — the shape of a single-threaded C libcurl loop.
+/// turns of its HTTP library (libcurl or nghttp2). For them a request costs no thread
+/// hand-off: the loop resumes the caller after a response by appending a job to a list only it
+/// reads, runs that job (the caller's next `send` lands in the inbox while the loop is awake,
+/// so no wakeup either), and starts the new transfer in the same turn — the shape of a single-threaded C event loop.
 ///
 /// Jobs enqueued from other threads (a task first starting, a timer firing) go through the
 /// inbox and wake the loop if it sleeps. Once the loop has finished, jobs go to the global
@@ -14,8 +14,8 @@ import Synchronization
 ///
 /// A task on this executor must not block its thread (a lock held for long, a blocking wait
 /// on another thread): it would stall every transfer of the client while it does.
-final class CurlLoopExecutor: TaskExecutor, @unchecked Sendable {
-    private let inbox: CurlInbox
+final class ClientLoopExecutor: TaskExecutor, @unchecked Sendable {
+    private let inbox: ClientInbox
     /// The loop thread's pthread_t, 0 until the thread starts.
     private let loopThread = Atomic<UInt>(0)
     // Loop thread only (checked with `isLoopThread` before any access).
@@ -23,7 +23,7 @@ final class CurlLoopExecutor: TaskExecutor, @unchecked Sendable {
     private var running: [UnownedJob] = []
     private var acceptsLocal = false
 
-    init(inbox: CurlInbox) {
+    init(inbox: ClientInbox) {
         self.inbox = inbox
     }
 
