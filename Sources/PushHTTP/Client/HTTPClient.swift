@@ -69,33 +69,18 @@ public final class HTTPClient: HTTPTransport {
     public nonisolated(nonsending) func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         let timeout = request.timeout ?? configuration.requestTimeout
         guard timeout > .zero else { throw HTTPClientError.timedOut(after: timeout) }
-        // The clock is read only when a redirect needs the time left (most requests have none).
-        var deadline: ContinuousClock.Instant?
-        var remaining = timeout
-        var hop = request
-        var chain = [request.url]
-        while true {
-            if let deadline {
-                remaining = deadline - ContinuousClock.now
-                guard remaining > .zero else { throw HTTPClientError.timedOut(after: timeout) }
-            }
-            var response: HTTPResponse
-            do {
-                response = try await exchange(hop, timeout: remaining)
-            } catch HTTPClientError.timedOut {
-                throw HTTPClientError.timedOut(after: timeout)
-            }
-            guard let next = RedirectPolicy.nextRequest(after: response, for: hop) else {
-                response.redirectChain = chain
-                return response
-            }
-            // The first hop began about `timings.total` ago (libcurl's clock for the exchange).
-            if deadline == nil { deadline = ContinuousClock.now + remaining - response.timings.total }
-            guard chain.count <= request.maxRedirects else {
-                throw HTTPClientError.tooManyRedirects(limit: request.maxRedirects)
-            }
-            chain.append(next.url)
-            hop = next
+        var response: HTTPResponse
+        do {
+            response = try await exchange(request, timeout: timeout)
+        } catch HTTPClientError.timedOut {
+            throw HTTPClientError.timedOut(after: timeout)
+        }
+        guard RedirectPolicy.nextRequest(after: response, for: request) != nil else {
+            response.redirectChain = [request.url]
+            return response
+        }
+        return try await RedirectPolicy.follow(from: response, of: request, timeout: timeout) { hop, remaining in
+            try await self.exchange(hop, timeout: remaining)
         }
     }
 

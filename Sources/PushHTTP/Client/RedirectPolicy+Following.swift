@@ -2,9 +2,9 @@ extension RedirectPolicy {
     /// Sends `request` through `exchange` (one hop each), following redirects as `nextRequest`
     /// decides, within `timeout` overall; the response carries the chain of URLs visited.
     /// The transports call it only after their first hop came back as a redirect, so plain
-    /// requests pay nothing for it.
-    static func follow(from first: HTTPResponse, of request: HTTPRequest, timeout: Duration,
-                       exchange: (HTTPRequest, Duration) async throws -> HTTPResponse) async throws -> HTTPResponse {
+    /// requests pay nothing for it. The hops run on the caller's executor, as the first did.
+    nonisolated(nonsending) static func follow(from first: HTTPResponse, of request: HTTPRequest, timeout: Duration,
+                                               exchange: nonisolated(nonsending) (HTTPRequest, Duration) async throws -> HTTPResponse) async throws -> HTTPResponse {
         // The first hop began about `timings.total` ago.
         let deadline = ContinuousClock.now + timeout - first.timings.total
         var response = first
