@@ -12,8 +12,11 @@ final class ClientTestServer: Sendable {
     /// counts them): "in flight" is an event the test waits for, not a sleep.
     let held = Gate()
 
+    /// Every `POST /count` by its `x-seq` header: how often the server processed each request.
+    let counts = SanitizerVisibleMutex<[String: Int]>([:])
+
     init(certificate: String = Fixtures.serverCert, key: String = Fixtures.serverKey,
-         settings: HTTP2Settings = HTTP2Settings()) throws {
+         settings: HTTP2Settings = HTTP2Settings(), idleTimeout: Duration? = nil) throws {
         var router = Router()
         // Echoes the request: status 200, `x-seq` copied back, body "METHOD PATH seq=N" + body.
         let echo: RouteHandler = { request in
@@ -77,9 +80,15 @@ final class ClientTestServer: Sendable {
             request.connection.goAway()
             return .now(.text(200, "bye"))
         }
+        let counts = self.counts
+        router.add("POST", "/count") { request in
+            let seq = request.headers["x-seq"] ?? "-"
+            counts.withLock { $0[seq, default: 0] += 1 }
+            return .now(.text(200, seq))
+        }
         server = HTTPServer(configuration: HTTPServerConfiguration(
             host: "127.0.0.1", tlsPort: 0, cleartextPort: 0, certificateFile: certificate, privateKeyFile: key,
-            settings: settings), router: router)
+            settings: settings, idleTimeout: idleTimeout), router: router)
         try server.start()
     }
 

@@ -8,47 +8,6 @@ import XCTest
 /// closed, queueing beyond the server's stream limit, re-sending exactly the requests a GOAWAY
 /// left unprocessed, and the factory's choice.
 final class NGHTTP2ClientTests: XCTestCase {
-    /// A server counting every POST /count by its `x-seq`, with GOAWAY after /goaway and an
-    /// optional idle timeout and stream limit.
-    private final class CountingServer: Sendable {
-        let server: HTTPServer
-        let counts = SanitizerVisibleMutex<[String: Int]>([:])
-        let held = Gate()
-
-        init(idleTimeout: Duration? = nil, settings: HTTP2Settings = HTTP2Settings()) throws {
-            var router = Router()
-            let counts = self.counts
-            router.add("POST", "/count") { request in
-                let seq = request.headers["x-seq"] ?? "-"
-                counts.withLock { $0[seq, default: 0] += 1 }
-                return .now(.text(200, seq))
-            }
-            router.add("GET", "/goaway") { request in
-                request.connection.goAway()
-                return .now(.text(200, "bye"))
-            }
-            let held = self.held
-            router.add("GET", "/held") { _ in
-                .later {
-                    await held.pass()
-                    return .text(200, "released")
-                }
-            }
-            server = HTTPServer(configuration: HTTPServerConfiguration(
-                host: "127.0.0.1", tlsPort: 0, cleartextPort: 0, certificateFile: Fixtures.serverCert,
-                privateKeyFile: Fixtures.serverKey, settings: settings, idleTimeout: idleTimeout), router: router)
-            try server.start()
-        }
-
-        var tlsURL: String { "https://localhost:\(server.tlsPort!)" }
-        var cleartextURL: String { "http://127.0.0.1:\(server.cleartextPort!)" }
-
-        func stop() async {
-            held.open()
-            await server.stop()
-        }
-    }
-
     /// `body` or a failure after `seconds`: a lost wakeup would otherwise hang the test.
     private func withDeadline<T: Sendable>(_ seconds: Int, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
         try await withThrowingTaskGroup(of: T?.self) { group in
@@ -70,7 +29,7 @@ final class NGHTTP2ClientTests: XCTestCase {
         // With no request in flight the loop sleeps without a deadline; only the eventfd
         // written by `send` can wake it. One request at a time from the global executor, so
         // every request finds the loop asleep (or about to be).
-        let server = try CountingServer()
+        let server = try ClientTestServer()
         let client = try NGHTTP2Client(configuration: .testing(.h2cPriorKnowledge))
         let url = server.cleartextURL + "/count"
         let answered = try await withDeadline(60) {
@@ -89,7 +48,7 @@ final class NGHTTP2ClientTests: XCTestCase {
 
     func testAConnectionTheServerClosedIsReplacedForTheNextRequest() async throws {
         for tls in [true, false] {
-            let server = try CountingServer(idleTimeout: .milliseconds(100))
+            let server = try ClientTestServer(idleTimeout: .milliseconds(100))
             let client = try NGHTTP2Client(configuration: .testing(.h2cPriorKnowledge))
             let url = (tls ? server.tlsURL : server.cleartextURL) + "/count"
             let first = try await client.send(HTTPRequest(method: "POST", url: url, headers: ["x-seq": "1"]))
@@ -108,7 +67,7 @@ final class NGHTTP2ClientTests: XCTestCase {
     }
 
     func testRequestsBeyondTheServersStreamLimitWaitForAFreeStream() async throws {
-        let server = try CountingServer(settings: HTTP2Settings(maxConcurrentStreams: 2))
+        let server = try ClientTestServer(settings: HTTP2Settings(maxConcurrentStreams: 2))
         let client = try NGHTTP2Client(configuration: .testing())
         // The server's SETTINGS first, so the client knows the limit before the burst.
         _ = try await client.send(HTTPRequest(method: "POST", url: server.tlsURL + "/count", headers: ["x-seq": "warm"]))
@@ -135,7 +94,7 @@ final class NGHTTP2ClientTests: XCTestCase {
         // Two clients (two loop threads, as `send --connections 2`), each worker on its
         // client's loop like a bulk send, each client getting its own GOAWAY.
         for mode in [HTTPClientConfiguration.ProtocolMode.http2, .h2cPriorKnowledge] {
-            let server = try CountingServer()
+            let server = try ClientTestServer()
             let base = mode == .http2 ? server.tlsURL : server.cleartextURL
             let clients = try (0..<2).map { _ in try NGHTTP2Client(configuration: .testing(mode)) }
             for (index, client) in clients.enumerated() {
