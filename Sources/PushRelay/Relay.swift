@@ -37,7 +37,8 @@ public final class Relay: Sendable {
         let resumed = try await service.queue.recoverAbandoned()
         let depth = try await service.queue.depth()
         if resumed > 0 || depth.unfinished > 0 {
-            service.log("relay: resuming \(depth.unfinished) unfinished targets (\(resumed) were claimed when the last run stopped)")
+            // SQLite keeps no claims (all unfinished targets are ready on open); Redis releases a dead incarnation's.
+            service.log("relay: resuming \(depth.unfinished) unfinished targets" + (resumed > 0 ? " (\(resumed) were claimed when the last run stopped)" : ""))
         }
         service.workers.start()
         service.webhooks.start()

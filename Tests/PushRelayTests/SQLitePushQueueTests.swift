@@ -32,7 +32,8 @@ final class SQLitePushQueueTests: XCTestCase {
     func testDeliveriesAndInvalidTokens() async throws { try await PushQueueContract.deliveriesAndInvalidTokens(factory) }
 
     /// Rule 6 on SQLite: after the process is gone, a reopened queue hands out what was claimed
-    /// but not finished, and keeps what was finished.
+    /// but not finished, and keeps what was finished. Claims are not stored, so the reopened
+    /// queue has none to release: they are waiting from the start.
     func testReopenedQueueResumesClaimedTargets() async throws {
         let time = ManualTimeSource()
         let path = directory.appendingPathComponent("queue.sqlite").path
@@ -44,12 +45,35 @@ final class SQLitePushQueueTests: XCTestCase {
 
         let after = try SQLitePushQueue(path: path, time: time)
         let reopened = try await after.depth()
-        XCTAssertEqual(reopened, QueueDepth(waiting: 0, claimed: 3, finished: 1))
+        XCTAssertEqual(reopened, QueueDepth(waiting: 3, claimed: 0, finished: 1))
         let released = try await after.recoverAbandoned()
-        XCTAssertEqual(released, 3)
+        XCTAssertEqual(released, 0)
         let again = try await after.claim(consumer: "w", limit: 10, lease: .seconds(300))
         XCTAssertEqual(again.map(\.index).sorted(), [1, 2, 3])
         await after.close()
+    }
+
+    /// A target whose lease ran out and that got its final result while ready again (a late
+    /// answer) is not handed out again, and counts once.
+    func testLateResultOfAReleasedTargetIsNotClaimedAgain() async throws {
+        let time = ManualTimeSource()
+        let queue = try SQLitePushQueue(path: directory.appendingPathComponent("queue.sqlite").path, time: time)
+        _ = try await queue.enqueue(PushQueueContract.submission("p_1", tokens: 2, at: time.now))
+        let claims = try await queue.claim(consumer: "w", limit: 2, lease: .seconds(1))
+        let released = try await queue.recoverAbandoned()
+        XCTAssertEqual(released, 2)
+        let late = try await queue.complete([PushQueueContract.sent(claims[0], at: time.now)])
+        XCTAssertEqual(late.recorded, 1)
+        let depth = try await queue.depth()
+        XCTAssertEqual(depth, QueueDepth(waiting: 1, claimed: 0, finished: 1))
+        let again = try await queue.claim(consumer: "w", limit: 10, lease: .seconds(30))
+        XCTAssertEqual(again.map(\.index), [1], "the finished target must not be handed out again")
+        try await queue.complete([PushQueueContract.sent(again[0], at: time.now)])
+        let next = try await queue.nextReadyDate()
+        XCTAssertNil(next, "nothing is left")
+        let status = try await queue.status(of: "p_1", includeTargets: true)
+        XCTAssertEqual(status?.targets.map(\.phase), [.sent, .sent])
+        await queue.close()
     }
 
     /// Group commit: concurrent enqueues share transactions, and each returns only once its

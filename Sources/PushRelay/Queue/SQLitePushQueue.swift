@@ -6,13 +6,15 @@ import Synchronization
 /// The embedded queue: one SQLite file (WAL, `synchronous=FULL`) in the relay's data
 /// directory, owned by one relay process.
 ///
-/// Every write (enqueue, claim, complete, reschedule) goes through one writer that commits all
-/// writes waiting at that moment in one transaction — group commit: under load one fsync
-/// acknowledges many requests, and a caller returns only after the transaction holding its
-/// write committed. A transaction of claims only commits without its own fsync: a claim lost
-/// in a crash changes nothing (the restart makes every claimed target ready again), and the
-/// next durable commit's fsync covers the WAL frames before it. Reads (status, deliveries) use
-/// a second connection, which WAL lets run beside the writer.
+/// Every write (enqueue, complete, reschedule) goes through one writer that commits all writes
+/// waiting at that moment in one transaction — group commit: under load one fsync acknowledges
+/// many requests, and a caller returns only after the transaction holding its write committed.
+/// Claims are not written at all: which unfinished targets are ready, waiting for a retry or
+/// claimed lives in memory (`TargetSchedule`), rebuilt from the file on open, where every
+/// unfinished target is ready again (a claim lost in a crash changes nothing). So a target
+/// costs the file one row written at enqueue and one update at its final result. Reads
+/// (claimed rows, status, deliveries) use a second connection, which WAL lets run beside the
+/// writer.
 public final class SQLitePushQueue: PushQueue {
     public struct Configuration: Sendable {
         /// Most unfinished targets (waiting + claimed) the queue holds; beyond it `enqueue` throws `.full`.
@@ -31,22 +33,24 @@ public final class SQLitePushQueue: PushQueue {
     private let reader: SQLiteDatabase
     private let time: any TimeSource
     private let writerQueue = DispatchQueue(label: "pushlab.relay.queue.writer")
-    private let state: Mutex<WriterState>
-    private let statements = QueueStatements.self
+    private let state: Mutex<QueueState>
 
-    /// What the writer shares with callers, under `state`.
-    private struct WriterState {
+    /// What the writer, the claims and the readers share, under `state`.
+    private struct QueueState {
         var pending: [PendingWrite] = []
         var draining = false
         var closed = false
-        var depth: QueueDepth
+        /// The unfinished targets: ready, waiting for a time, claimed.
+        var schedule = TargetSchedule()
+        var finished: Int
+        /// The row id the next enqueued target gets: a push's targets have consecutive ids.
+        var nextTargetID: Int64
         var commits = 0
         var writesCommitted = 0
-        /// The writer's `synchronous` mode: FULL (fsync every commit) or NORMAL.
-        var synchronousFull: Bool
     }
 
-    /// Opens (creating if needed) the queue at `path`.
+    /// Opens (creating if needed) the queue at `path`; a file written by an earlier version is
+    /// converted first (`QueueSchema`).
     public init(path: String, configuration: Configuration = Configuration(), time: any TimeSource = SystemTimeSource()) throws(PushQueueError) {
         self.path = path
         self.configuration = configuration
@@ -54,18 +58,16 @@ public final class SQLitePushQueue: PushQueue {
         do {
             writer = try SQLiteDatabase(path: path)
             try writer.execute(configuration.fsyncEveryCommit ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL")
-            try writer.execute(QueueStatements.schema)
+            try QueueSchema.prepare(writer)
             reader = try SQLiteDatabase(path: path)
-            var depth = QueueDepth(waiting: 0, claimed: 0, finished: 0)
-            for row in try writer.query(QueueStatements.countByState) {
-                let count = row.int(1) ?? 0
-                switch row.int(0) {
-                case TargetRowState.waiting.rawValue: depth.waiting = count
-                case TargetRowState.claimed.rawValue: depth.claimed = count
-                default: depth.finished += count
-                }
+            let now = time.now.timeIntervalSince1970
+            var schedule = TargetSchedule()
+            for row in try writer.query(QueueStatements.unfinishedTargets) {
+                schedule.add(Int64(row.int(0) ?? 0), readyAt: row.double(1) ?? 0, now: now)
             }
-            state = Mutex(WriterState(depth: depth, synchronousFull: configuration.fsyncEveryCommit))
+            let total = try writer.query(QueueStatements.countTargets).first?.int(0) ?? 0
+            let lastID = try writer.query(QueueStatements.lastTargetID).first?.int(0) ?? 0
+            state = Mutex(QueueState(schedule: schedule, finished: total - schedule.waiting, nextTargetID: Int64(lastID) + 1))
         } catch {
             throw .storage("\(error)")
         }
@@ -91,63 +93,51 @@ public final class SQLitePushQueue: PushQueue {
                                           acceptedAt: Date(timeIntervalSince1970: row.double(3) ?? 0), isReplay: true)
                 }
             }
-            let unfinished = batch.depth.unfinished
-            guard unfinished + submission.targets.count <= capacity else {
-                throw .full(unfinished: unfinished, incoming: submission.targets.count, capacity: capacity)
+            guard batch.unfinished + submission.targets.count <= capacity else {
+                throw .full(unfinished: batch.unfinished, incoming: submission.targets.count, capacity: capacity)
             }
             let accepted = submission.acceptedAt.timeIntervalSince1970
+            let first = batch.nextTargetID
             try batch.sql {
                 try db.run(QueueStatements.insertPush, [
                     .text(submission.id), .text(submission.app), .blob(submission.content), .int(submission.targets.count),
-                    .real(accepted), .text(submission.idempotencyKey), .text(submission.requestFingerprint),
+                    .real(accepted), .text(submission.idempotencyKey), .text(submission.requestFingerprint), .integer(first),
                 ])
                 let pushRow = db.lastInsertRowID
                 for (index, target) in submission.targets.enumerated() {
                     try db.run(QueueStatements.insertTarget, [
-                        .integer(pushRow), .int(index), .text(submission.app), .text(target.kind.rawValue), .text(target.value),
-                        .text(target.environment?.rawValue), .real(accepted),
+                        .integer(first + Int64(index)), .integer(pushRow), .int(index), .text(submission.app), .text(target.kind.rawValue),
+                        .text(target.value), .text(target.environment?.rawValue), .real(accepted),
                     ])
                 }
             }
-            batch.depth.waiting += submission.targets.count
+            let count = Int64(submission.targets.count)
+            batch.nextTargetID += count
+            batch.unfinished += submission.targets.count
+            batch.added.append((first..<first + count, accepted))
             return EnqueueReceipt(pushID: submission.id, targetCount: submission.targets.count,
                                   acceptedAt: submission.acceptedAt, isReplay: false)
         }
     }
 
+    /// Takes ready targets from the schedule (no write: see the type's comment) and reads
+    /// their rows; a push's targets have consecutive ids, so a run of them is one range read.
     public func claim(consumer: String, limit: Int, lease: Duration) async throws(PushQueueError) -> [ClaimedTarget] {
         guard limit > 0 else { return [] }
         let now = time.now.timeIntervalSince1970
-        let leaseUntil = now + Double(lease.components.seconds) + Double(lease.components.attoseconds) / 1e18
-        // Not durable on its own (see the type's comment): nothing is lost with it.
-        let rows: [SQLiteRow] = try await write(durable: false) { batch throws(PushQueueError) in
-            let db = batch.db
-            // Targets whose consumer's lease ran out are ready again (contract rule 4).
-            let expired = try batch.sql { try db.run(QueueStatements.expireLeases, [.real(now), .real(now)]) }
-            batch.depth.claimed -= expired
-            batch.depth.waiting += expired
-            let rows = try batch.sql { try db.query(QueueStatements.claim, [.real(leaseUntil), .text(consumer), .real(now), .int(limit)]) }
-            batch.depth.waiting -= rows.count
-            batch.depth.claimed += rows.count
-            return rows
+        let leaseEnd = now + Double(lease.components.seconds) + Double(lease.components.attoseconds) / 1e18
+        let ids = try state.withLock { s throws(PushQueueError) in
+            if s.closed { throw .closed }
+            return s.schedule.claim(limit: limit, now: now, leaseEnd: leaseEnd)
         }
-        var pushes: [Int64: (id: PushID, app: String, content: [UInt8])] = [:]
-        var claimed: [ClaimedTarget] = []
-        claimed.reserveCapacity(rows.count)
-        for row in rows {
-            let pushRow = Int64(row.int(1) ?? 0)
-            if pushes[pushRow] == nil {
-                guard let push = try readPush(row: pushRow) else { continue }
-                pushes[pushRow] = push
-            }
-            let push = pushes[pushRow]!
-            claimed.append(ClaimedTarget(
-                pushID: push.id, index: row.int(2) ?? 0, app: push.app,
-                target: Self.target(kind: row.string(3), value: row.string(4), environment: row.string(5)),
-                content: push.content, attempts: row.int(6) ?? 0, receipt: String(row.int(0) ?? 0)))
+        if ids.isEmpty { return [] }
+        do {
+            return try readClaims(ids.sorted())
+        } catch {
+            // Not handed out: ready again at once.
+            state.withLock { s in for id in ids { _ = s.schedule.release(id, readyAt: now, now: now) } }
+            throw error
         }
-        // Sorted so a push's targets stay together and in order for the worker.
-        return claimed.sorted { ($0.pushID, $0.index) < ($1.pushID, $1.index) }
     }
 
     @discardableResult
@@ -156,9 +146,10 @@ public final class SQLitePushQueue: PushQueue {
         return try await write { batch throws(PushQueueError) in
             let db = batch.db
             var report = CompletionReport()
-            var wasClaimed = 0
             // Each push's counters move once per batch, not once per target.
             var counts: [PushID: (sent: Int, failed: Int)] = [:]
+            var finished: [Int64] = []
+            finished.reserveCapacity(results.count)
             try batch.sql {
                 for (position, result) in results.enumerated() {
                     guard let row = Int64(result.claim.receipt) else {
@@ -166,17 +157,17 @@ public final class SQLitePushQueue: PushQueue {
                         continue
                     }
                     let o = result.outcome
-                    let completed = try db.query(QueueStatements.completeTarget, [
+                    let changed = try db.run(QueueStatements.completeTarget, [
                         .text(o.status.rawValue), .int(o.httpStatus), .text(o.reason), .text(o.providerID),
                         .integer(o.tokenInvalid ? 1 : 0), .int(o.attempts), .real(o.finishedAt.timeIntervalSince1970), .integer(row),
                     ])
-                    guard let wasClaimedRow = completed.first else {
+                    guard changed == 1 else {
                         report.duplicates += 1
                         report.ignoredPositions.append(position)
                         continue
                     }
                     report.recorded += 1
-                    if wasClaimedRow.int(0) == 1 { wasClaimed += 1 }
+                    finished.append(row)
                     if o.status == .sent { counts[result.claim.pushID, default: (0, 0)].sent += 1 }
                     else { counts[result.claim.pushID, default: (0, 0)].failed += 1 }
                     if o.tokenInvalid {
@@ -191,9 +182,8 @@ public final class SQLitePushQueue: PushQueue {
                     if counted.first?.int(0) == 1 { report.finishedPushes.insert(pushID) }
                 }
             }
-            batch.depth.claimed -= wasClaimed
-            batch.depth.waiting -= report.recorded - wasClaimed
-            batch.depth.finished += report.recorded
+            batch.unfinished -= report.recorded
+            batch.finished += finished
             return report
         }
     }
@@ -202,54 +192,62 @@ public final class SQLitePushQueue: PushQueue {
         guard !retries.isEmpty else { return }
         try await write { batch throws(PushQueueError) in
             let db = batch.db
-            let changed = try batch.sql {
-                var changed = 0
+            var released: [(id: Int64, readyAt: Double)] = []
+            try batch.sql {
                 for retry in retries {
-                    guard let row = Int64(retry.claim.receipt) else { continue }
-                    changed += try db.run(QueueStatements.rescheduleTarget, [
-                        .real(retry.notBefore.timeIntervalSince1970), .int(retry.attempts), .text(retry.lastError), .integer(row),
-                    ])
+                    // Only a claimed target goes back (rule 5): not a final one, not one whose
+                    // lease ran out and that is ready already.
+                    guard let row = Int64(retry.claim.receipt), self.state.withLock({ $0.schedule.isClaimed(row) }) else { continue }
+                    let notBefore = retry.notBefore.timeIntervalSince1970
+                    if try db.run(QueueStatements.rescheduleTarget, [.real(notBefore), .int(retry.attempts), .text(retry.lastError), .integer(row)]) == 1 {
+                        released.append((row, notBefore))
+                    }
                 }
-                return changed
             }
-            batch.depth.claimed -= changed
-            batch.depth.waiting += changed
+            batch.released += released
         }
     }
 
+    /// Claims live in memory, so after a restart there are none to release: every unfinished
+    /// target is ready from the start. Within one process this releases every claim.
     @discardableResult
     public func recoverAbandoned() async throws(PushQueueError) -> Int {
         let now = time.now.timeIntervalSince1970
-        return try await write { batch throws(PushQueueError) in
-            let db = batch.db
-            let released = try batch.sql { try db.run(QueueStatements.releaseAllClaims, [.real(now)]) }
-            batch.depth.claimed -= released
-            batch.depth.waiting += released
-            return released
+        return try state.withLock { s throws(PushQueueError) in
+            if s.closed { throw .closed }
+            return s.schedule.releaseAll(now: now)
         }
     }
 
     public func depth() async throws(PushQueueError) -> QueueDepth {
         try state.withLock { s throws(PushQueueError) in
             if s.closed { throw .closed }
-            return s.depth
+            return QueueDepth(waiting: s.schedule.waiting, claimed: s.schedule.claimedCount, finished: s.finished)
         }
     }
 
     public func status(of push: PushID, includeTargets: Bool) async throws(PushQueueError) -> PushStatus? {
         try readChecked()
-        return try Self.sql {
+        let rows: (push: SQLiteRow, targets: [SQLiteRow])? = try Self.sql {
             guard let row = try reader.query(QueueStatements.pushByID, [.text(push)]).first else { return nil }
-            var status = PushStatus(pushID: push, app: row.string(1) ?? "", acceptedAt: Date(timeIntervalSince1970: row.double(2) ?? 0),
-                                    targetCount: row.int(3) ?? 0, sent: row.int(4) ?? 0, failed: row.int(5) ?? 0, targets: [])
-            if includeTargets {
-                let pushRow = Int64(row.int(0) ?? 0)
-                status.targets = try reader.query(QueueStatements.targetsOfPush, [.integer(pushRow)]).map(Self.targetState)
-            }
-            return status
+            guard includeTargets, let first = row.int(6) else { return (row, []) }
+            let count = row.int(3) ?? 0
+            return (row, try reader.query(QueueStatements.targetsInRange, [.int(first), .int(first + count)]))
         }
+        guard let (row, targetRows) = rows else { return nil }
+        var status = PushStatus(pushID: push, app: row.string(1) ?? "", acceptedAt: Date(timeIntervalSince1970: row.double(2) ?? 0),
+                                targetCount: row.int(3) ?? 0, sent: row.int(4) ?? 0, failed: row.int(5) ?? 0, targets: [])
+        if !targetRows.isEmpty {
+            let ids = targetRows.map { Int64($0.int(0) ?? 0) }
+            let claimed: Set<Int64> = state.withLock { s in
+                var claimed = Set<Int64>()
+                for id in ids where s.schedule.isClaimed(id) { claimed.insert(id) }
+                return claimed
+            }
+            status.targets = targetRows.map { Self.targetState($0, claimed: claimed.contains(Int64($0.int(0) ?? 0))) }
+        }
+        return status
     }
-
     public func deliveries(app: String, token: String?, since: Date?, limit: Int) async throws(PushQueueError) -> [DeliveryRecord] {
         try readChecked()
         let since = since?.timeIntervalSince1970 ?? -Double.greatestFiniteMagnitude
@@ -281,11 +279,10 @@ public final class SQLitePushQueue: PushQueue {
     }
 
     public func nextReadyDate() async throws(PushQueueError) -> Date? {
-        try readChecked()
-        return try Self.sql {
-            let row = try reader.query(QueueStatements.nextReady).first
-            let times = [row?.double(0), row?.double(1)].compactMap { $0 }
-            return times.min().map { Date(timeIntervalSince1970: $0) }
+        let now = time.now.timeIntervalSince1970
+        return try state.withLock { s throws(PushQueueError) in
+            if s.closed { throw .closed }
+            return s.schedule.nextReadyTime(now: now).map { Date(timeIntervalSince1970: $0) }
         }
     }
 
@@ -311,11 +308,19 @@ public final class SQLitePushQueue: PushQueue {
 
     // MARK: - Group commit
 
-    /// What one batch's writes share: the connection, the depth as it will be after the
-    /// commit, and the first storage error (after which the batch rolls back).
+    /// What one batch's writes share: the connection, the unfinished count and next target id
+    /// as they will be after the commit, what the commit changes in the schedule, and the first
+    /// storage error (after which the batch rolls back).
     fileprivate struct Batch {
         let db: SQLiteDatabase
-        var depth: QueueDepth
+        var unfinished: Int
+        var nextTargetID: Int64
+        /// Targets enqueued: their ids and when they are ready.
+        var added: [(ids: Range<Int64>, readyAt: Double)] = []
+        /// Targets given their final result.
+        var finished: [Int64] = []
+        /// Claimed targets given back, ready at a time.
+        var released: [(id: Int64, readyAt: Double)] = []
         var storageError: PushQueueError?
 
         /// Runs SQLite calls, turning their errors into `.storage` and remembering the first.
@@ -333,17 +338,14 @@ public final class SQLitePushQueue: PushQueue {
     /// One caller's write: `apply` runs inside the batch's transaction and returns how to
     /// answer the caller once the commit's outcome is known; `finish` answers without running.
     fileprivate struct PendingWrite: Sendable {
-        /// The commit must reach the disk before the caller is answered (`fsyncEveryCommit`).
-        let durable: Bool
         let apply: @Sendable (inout Batch) -> @Sendable (PushQueueError?) -> Void
         let finish: @Sendable (PushQueueError) -> Void
     }
 
     /// Runs `body` in the next group commit and returns its value once that commit is durable.
-    private func write<T: Sendable>(durable: Bool = true, _ body: @escaping @Sendable (inout Batch) throws(PushQueueError) -> T) async throws(PushQueueError) -> T {
+    private func write<T: Sendable>(_ body: @escaping @Sendable (inout Batch) throws(PushQueueError) -> T) async throws(PushQueueError) -> T {
         let result: Result<T, PushQueueError> = await withCheckedContinuation { continuation in
             let pending = PendingWrite(
-                durable: durable,
                 apply: { batch in
                     do throws(PushQueueError) {
                         let value = try body(&batch)
@@ -372,18 +374,17 @@ public final class SQLitePushQueue: PushQueue {
     /// Commits everything pending, batch after batch, until nothing is left.
     private func drain() {
         while true {
-            let (writes, depth): ([PendingWrite], QueueDepth) = state.withLock { s in
+            let (writes, unfinished, nextTargetID): ([PendingWrite], Int, Int64) = state.withLock { s in
                 let writes = s.pending
                 s.pending = []
                 if writes.isEmpty { s.draining = false }
-                return (writes, s.depth)
+                return (writes, s.schedule.waiting + s.schedule.claimedCount, s.nextTargetID)
             }
             if writes.isEmpty { return }
-            var batch = Batch(db: writer, depth: depth, storageError: nil)
+            var batch = Batch(db: writer, unfinished: unfinished, nextTargetID: nextTargetID)
             var answers: [@Sendable (PushQueueError?) -> Void] = []
             answers.reserveCapacity(writes.count)
             do {
-                try setSynchronous(full: configuration.fsyncEveryCommit && writes.contains(where: \.durable))
                 try writer.execute("BEGIN IMMEDIATE")
                 for write in writes {
                     if let failed = batch.storageError {
@@ -404,22 +405,21 @@ public final class SQLitePushQueue: PushQueue {
                 for answer in answers { answer(failure) }
                 continue
             }
+            let now = time.now.timeIntervalSince1970
             state.withLock { s in
-                s.depth = batch.depth
+                s.nextTargetID = batch.nextTargetID
+                for (ids, readyAt) in batch.added {
+                    for id in ids { s.schedule.add(id, readyAt: readyAt, now: now) }
+                }
+                for id in batch.finished { _ = s.schedule.finish(id) }
+                s.finished += batch.finished.count
+                // A target whose lease ran out meanwhile is ready already: `release` leaves it.
+                for (id, readyAt) in batch.released { _ = s.schedule.release(id, readyAt: readyAt, now: now) }
                 s.commits += 1
                 s.writesCommitted += writes.count
             }
             for answer in answers { answer(nil) }
         }
-    }
-
-    /// Sets `PRAGMA synchronous` for the next commit (writer thread only). In WAL mode NORMAL
-    /// commits without an fsync and stays consistent after a crash; FULL fsyncs the WAL,
-    /// every earlier frame included.
-    private func setSynchronous(full: Bool) throws {
-        if state.withLock({ $0.synchronousFull }) == full { return }
-        try writer.execute(full ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL")
-        state.withLock { $0.synchronousFull = full }
     }
 
     // MARK: - Reading rows
@@ -430,6 +430,34 @@ public final class SQLitePushQueue: PushQueue {
 
     private static func sql<T>(_ body: () throws -> T) throws(PushQueueError) -> T {
         do { return try body() } catch { throw .storage("\(error)") }
+    }
+
+    /// The rows of claimed targets `ids` (ascending), with their pushes' content, in order.
+    private func readClaims(_ ids: [Int64]) throws(PushQueueError) -> [ClaimedTarget] {
+        var pushes: [Int64: (id: PushID, app: String, content: [UInt8])] = [:]
+        var claimed: [ClaimedTarget] = []
+        claimed.reserveCapacity(ids.count)
+        var start = 0
+        while start < ids.count {
+            // A run of consecutive ids: one range read.
+            var end = start + 1
+            while end < ids.count, ids[end] == ids[end - 1] + 1 { end += 1 }
+            let rows = try Self.sql { try reader.query(QueueStatements.claimedRows, [.integer(ids[start]), .integer(ids[end - 1])]) }
+            for row in rows {
+                let pushRow = Int64(row.int(1) ?? 0)
+                if pushes[pushRow] == nil {
+                    guard let push = try readPush(row: pushRow) else { continue }
+                    pushes[pushRow] = push
+                }
+                let push = pushes[pushRow]!
+                claimed.append(ClaimedTarget(
+                    pushID: push.id, index: row.int(2) ?? 0, app: push.app,
+                    target: Self.target(kind: row.string(3), value: row.string(4), environment: row.string(5)),
+                    content: push.content, attempts: row.int(6) ?? 0, receipt: String(row.int(0) ?? 0)))
+            }
+            start = end
+        }
+        return claimed
     }
 
     private func readPush(row: Int64) throws(PushQueueError) -> (id: PushID, app: String, content: [UInt8])? {
@@ -451,16 +479,12 @@ public final class SQLitePushQueue: PushQueue {
                       attempts: row.int(at + 5) ?? 0, finishedAt: Date(timeIntervalSince1970: row.double(at + 6) ?? 0))
     }
 
-    private static func targetState(_ row: SQLiteRow) -> TargetState {
-        let rowState = TargetRowState(rawValue: row.int(4) ?? 0) ?? .waiting
-        let outcome = rowState == .finished ? Self.outcome(row, from: 7) : nil
-        let phase: TargetState.Phase
-        switch rowState {
-        case .waiting: phase = .waiting
-        case .claimed: phase = .claimed
-        case .finished: phase = outcome?.status == .sent ? .sent : .failed
-        }
-        return TargetState(index: row.int(0) ?? 0, target: target(kind: row.string(1), value: row.string(2), environment: row.string(3)),
-                           phase: phase, attempts: row.int(5) ?? 0, lastError: row.string(6), outcome: outcome)
+    /// A row of `targetsInRange`; `claimed`: the schedule has it claimed.
+    private static func targetState(_ row: SQLiteRow, claimed: Bool) -> TargetState {
+        let finished = row.int(5) == QueueSchema.finished
+        let outcome = finished ? Self.outcome(row, from: 8) : nil
+        let phase: TargetState.Phase = finished ? (outcome?.status == .sent ? .sent : .failed) : claimed ? .claimed : .waiting
+        return TargetState(index: row.int(1) ?? 0, target: target(kind: row.string(2), value: row.string(3), environment: row.string(4)),
+                           phase: phase, attempts: row.int(6) ?? 0, lastError: row.string(7), outcome: outcome)
     }
 }
