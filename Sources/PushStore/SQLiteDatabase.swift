@@ -6,7 +6,10 @@ import Foundation
 /// transactions, no C types outside this module.
 ///
 /// Concurrency: a connection is used from one thread at a time; every public method takes
-/// `lock`, so a store may share one connection between tasks.
+/// `lock`, so a store may share one connection between tasks. Because `lock` already
+/// serialises every call, the connection is opened without SQLite's own mutex
+/// (`SQLITE_OPEN_NOMUTEX`), which would otherwise be taken again around each bind, step and
+/// column read.
 public final class SQLiteDatabase: @unchecked Sendable {
     public let path: String
     // `handle` and `statements` are protected by `lock`.
@@ -21,7 +24,7 @@ public final class SQLiteDatabase: @unchecked Sendable {
         let dir = (path as NSString).deletingLastPathComponent
         if !dir.isEmpty { try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) }
         var db: OpaquePointer?
-        let rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX, nil)
+        let rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
         guard rc == SQLITE_OK, let db else {
             let msg = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
             sqlite3_close(db)
