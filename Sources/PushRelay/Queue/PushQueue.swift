@@ -25,7 +25,8 @@ import Foundation
 ///    `reschedule` makes a target ready again at `notBefore` (a retryable failure) unless
 ///    it already has a final result.
 /// 6. **Resume.** `recoverAbandoned()`, called once at start, makes every target claimed by a
-///    previous incarnation of this node ready again (the SQLite queue: every claimed target).
+///    previous incarnation of this node ready again. (The SQLite queue keeps its claims in
+///    memory: a reopened file has none, every unfinished target is ready from the start.)
 public protocol PushQueue: Sendable {
     /// Stores the push and its targets durably (rule 1–3).
     func enqueue(_ submission: PushSubmission) async throws(PushQueueError) -> EnqueueReceipt
