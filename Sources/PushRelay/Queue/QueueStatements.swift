@@ -23,8 +23,11 @@ enum QueueStatements {
     /// Version 2 (`PRAGMA user_version = 2`). `pushes`: one row per accepted push (its content
     /// once, and `first_target`: its targets have the ids `first_target ..< first_target +
     /// target_count`); `targets`: one row per (push, target), state 0 until its final result,
-    /// then 2 with the result; `invalid_tokens`: the pruning feed. Each index is one a hot path
-    /// needs: the unfinished targets (read on open), a token's results, an app's results by time.
+    /// then 2 with the result; `invalid_tokens`: the pruning feed. Two indexes on `targets`: the
+    /// unfinished ones (read on open), and the final ones by app and time, which grows at its end
+    /// only (results come in time order) and carries the token, so a token's results are read
+    /// from it alone, newest first. (An index by token would take one insert at a random place per
+    /// target: a campaign to the same devices again spreads its writes over the whole index.)
     /// Claims are not stored (`TargetSchedule`).
     static let schema = """
         CREATE TABLE IF NOT EXISTS pushes (
@@ -46,8 +49,7 @@ enum QueueStatements {
         \(targetColumns)
         );
         CREATE INDEX IF NOT EXISTS targets_unfinished ON targets(id, ready_at) WHERE state < 2;
-        CREATE INDEX IF NOT EXISTS targets_token ON targets(app, value);
-        CREATE INDEX IF NOT EXISTS targets_finished ON targets(app, finished_at) WHERE state = 2;
+        CREATE INDEX IF NOT EXISTS targets_finished ON targets(app, finished_at, value) WHERE state = 2;
         CREATE TABLE IF NOT EXISTS invalid_tokens (
             app TEXT NOT NULL,
             kind TEXT NOT NULL,
