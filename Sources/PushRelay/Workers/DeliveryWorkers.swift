@@ -8,20 +8,24 @@ import Synchronization
 /// never-retry rejection, or attempts used up); a retryable failure goes back to the queue
 /// with a backoff, so a crash at any point leaves it to be claimed again (at least once).
 ///
+/// `concurrency` long-lived send tasks (workers) each hold one slot. A worker runs on the loop
+/// thread of the HTTP client it sends with (`withTaskExecutorPreference`), takes the next
+/// claimed target there as soon as an answer is in and stays there while the targets go to the
+/// same client: a send costs no task of its own and no hand-off between threads. A worker with
+/// nothing to send parks until the claim loop or the recorder hands it a target.
+///
 /// Two waits stay off the send path, so the sends in flight stay at `concurrency` while the
 /// queue commits: targets are claimed ahead (up to `2 × concurrency` more than are being sent,
 /// a claim asked for once fewer than `concurrency` wait, so it arrives before they run out even
-/// when it waits behind a commit), and a send's slot passes to the next claimed target as soon
-/// as the answer is in, while its result is recorded durably beside it. One recorder writes the
+/// when it waits behind a commit), and a worker moves on to the next claimed target as soon as
+/// the answer is in, while its result is recorded durably beside it. One recorder writes the
 /// answers that came in meanwhile in one `complete` (and one `reschedule`), letting a few gather
 /// first, so a result costs the queue one batch's share, not a write of its own. Sends in flight plus answers not yet recorded stay at most
 /// `2 × concurrency`: what a crash can make the relay send twice (docs/relay.md "Guarantees").
 final class DeliveryWorkers: Sendable {
     private let queue: any PushQueue
-    private let senders: [String: AppSenders]
-    private let budgets: [String: any SendBudget]
-    /// By app: its Firebase project's FCM budget, one object for every app on that project.
-    private let fcmProjectBudgets: [String: any SendBudget]
+    /// By app: its clients and the budgets a send takes from.
+    private let lanes: [String: Lane]
     private let settings: RelayConfig.Workers
     private let metrics: RelayMetrics
     private let events: @Sendable (RelayEvent) -> Void
@@ -39,8 +43,17 @@ final class DeliveryWorkers: Sendable {
     /// `gatherWait` with fewer while sends are in flight: fewer, larger commits.
     private let recordBatch: Int
     private let gatherWait = Duration.milliseconds(2)
+
+    /// One app's clients and budgets, looked up once per send.
+    private struct Lane: Sendable {
+        let senders: AppSenders
+        let budget: (any SendBudget)?
+        /// Its Firebase project's FCM budget, one object for every app on that project.
+        let fcmProjectBudget: (any SendBudget)?
+    }
+
     private struct State {
-        /// Sends running (each holds a slot).
+        /// Sends running (each holds a slot, a worker).
         var inFlight = 0
         /// Results being recorded (their sends are over): in `answers` or in the recorder's batch.
         var recording = 0
@@ -50,8 +63,11 @@ final class DeliveryWorkers: Sendable {
         var recorderRunning = false
         /// Claimed, not yet sent; the next one is last.
         var ready: [ClaimedTarget] = []
+        /// Workers waiting for a target (nil: stop).
+        var idle: [CheckedContinuation<ClaimedTarget?, Never>] = []
         var stopping = false
         var loop: Task<Void, Never>?
+        var workers: [Task<Void, Never>] = []
     }
     private let state = Mutex(State())
     /// Pushes whose `push_finished` was announced: two targets of one push can finish at the same
@@ -62,9 +78,7 @@ final class DeliveryWorkers: Sendable {
          fcmProjectBudgets: [String: any SendBudget] = [:], settings: RelayConfig.Workers,
          metrics: RelayMetrics, consumer: String, events: @escaping @Sendable (RelayEvent) -> Void, log: @escaping @Sendable (String) -> Void) {
         self.queue = queue
-        self.senders = senders
-        self.budgets = budgets
-        self.fcmProjectBudgets = fcmProjectBudgets
+        lanes = senders.mapValues { Lane(senders: $0, budget: budgets[$0.app.name], fcmProjectBudget: fcmProjectBudgets[$0.app.name]) }
         self.settings = settings
         lowWater = max(1, settings.concurrency)
         recordBatch = max(1, settings.concurrency / 4)
@@ -75,8 +89,12 @@ final class DeliveryWorkers: Sendable {
     }
 
     func start() {
-        let task = Task { await self.run() }
-        state.withLock { $0.loop = task }
+        let loop = Task { await self.run() }
+        let workers = (0..<max(1, settings.concurrency)).map { _ in Task { await self.work() } }
+        state.withLock { s in
+            s.loop = loop
+            s.workers = workers
+        }
     }
 
     /// New work was queued: claim now instead of at the next poll.
@@ -85,14 +103,17 @@ final class DeliveryWorkers: Sendable {
     /// Stops claiming, waits until every send in flight has its result recorded, and gives the
     /// targets claimed ahead back to the queue.
     func stop() async {
-        let loop = state.withLock { s in
+        let (loop, idle) = state.withLock { s in
             s.stopping = true
-            return s.loop
+            defer { s.idle = [] }
+            return (s.loop, s.idle)
         }
+        for worker in idle { worker.resume(returning: nil) }
         wakeup.signal()
         slotFreed.signal()
         await loop?.value
         while state.withLock({ $0.inFlight + $0.recording }) > 0 { await slotFreed.wait(timeout: .milliseconds(50)) }
+        for worker in state.withLock({ $0.workers }) { await worker.value }
         let unsent = state.withLock { s in defer { s.ready = [] }; return s.ready }
         if !unsent.isEmpty {
             do {
@@ -109,7 +130,7 @@ final class DeliveryWorkers: Sendable {
         let lease = Duration.seconds(settings.leaseSeconds)
         let concurrency = settings.concurrency
         while !state.withLock({ $0.stopping }) {
-            startReady()
+            handOut()
             // Room to claim: up to `2 × concurrency` targets waiting beyond the sends in flight,
             // claimed once fewer than `lowWater` wait, so a claim brings a batch rather than
             // the one target a finished send made room for.
@@ -135,25 +156,83 @@ final class DeliveryWorkers: Sendable {
         }
     }
 
-    /// Starts sends for claimed targets while slots are free and the answers waiting to be
+    /// Hands claimed targets to idle workers while slots are free and the answers waiting to be
     /// recorded leave room.
-    private func startReady() {
+    private func handOut() {
         let concurrency = settings.concurrency
-        let starting: [ClaimedTarget] = state.withLock { s in
-            let n = min(s.ready.count, concurrency - s.inFlight, 2 * concurrency - s.inFlight - s.recording)
-            guard n > 0, !s.stopping else { return [] }
-            s.inFlight += n
-            defer { s.ready.removeLast(n) }
-            return s.ready.suffix(n).reversed()
+        let handed: [(CheckedContinuation<ClaimedTarget?, Never>, ClaimedTarget)] = state.withLock { s in
+            var handed: [(CheckedContinuation<ClaimedTarget?, Never>, ClaimedTarget)] = []
+            while !s.stopping, !s.idle.isEmpty, s.inFlight < concurrency, s.inFlight + s.recording < 2 * concurrency, let next = s.ready.popLast() {
+                s.inFlight += 1
+                handed.append((s.idle.removeLast(), next))
+            }
+            return handed
         }
-        for claim in starting { spawn(claim) }
+        for (worker, claim) in handed { worker.resume(returning: claim) }
     }
 
-    /// Runs `process(claim)` on the loop thread of the app's HTTP client, so the send and its
-    /// answer cost no hand-off between threads (the queue's writes run on its own writer thread
-    /// and resume here).
-    private func spawn(_ claim: ClaimedTarget) {
-        Task(executorPreference: senders[claim.app]?.executor(for: claim.target)) { await self.process(claim) }
+    /// One slot: sends claimed targets one after the other, each on the loop thread of the HTTP
+    /// client that sends it (`AppSenders.executor`), until `stop()`. It leaves that thread only
+    /// when the next target goes to another client.
+    private func work() async {
+        var next = await take(after: nil)
+        while let first = next {
+            let executor = lanes[first.app]?.senders.executor(for: first.target)
+            next = await withTaskExecutorPreference(executor) { () async -> ClaimedTarget? in
+                var claim = first
+                while true {
+                    let answer = await process(claim)
+                    guard let following = await take(after: answer) else { return nil }
+                    if let other = lanes[following.app]?.senders.executor(for: following.target), executor.map({ $0 !== other }) ?? true {
+                        return following
+                    }
+                    claim = following
+                }
+            }
+        }
+    }
+
+    /// Leaves `answer` (the worker's last send, if any) to the recorder and takes the next
+    /// claimed target, parking until one is handed over when none may start now; nil once the
+    /// workers stop.
+    private func take(after answer: Answer?) async -> ClaimedTarget? {
+        let concurrency = settings.concurrency, lowWater = self.lowWater, recordBatch = self.recordBatch
+        let (next, stop, startRecorder, wakeLoop, batchReady): (ClaimedTarget?, Bool, Bool, Bool, Bool) = state.withLock { s in
+            var startRecorder = false, batchReady = false
+            if let answer {
+                s.inFlight -= 1
+                s.recording += 1
+                s.answers.append(answer)
+                startRecorder = !s.recorderRunning
+                s.recorderRunning = true
+                batchReady = s.answers.count == recordBatch
+            }
+            if s.stopping { return (nil, true, startRecorder, answer != nil, batchReady) }
+            if s.inFlight < concurrency, s.inFlight + s.recording < 2 * concurrency, let next = s.ready.popLast() {
+                s.inFlight += 1
+                return (next, false, startRecorder, s.ready.count < lowWater, batchReady)
+            }
+            return (nil, false, startRecorder, answer != nil, batchReady)
+        }
+        if batchReady { answersWaiting.signal() }
+        if startRecorder { Task { await self.recordAnswers() } }
+        // The loop needs this send only when it freed a slot or the claimed targets run low.
+        if wakeLoop { slotFreed.signal() }
+        if let next { return next }
+        if stop { return nil }
+        return await withCheckedContinuation { (worker: CheckedContinuation<ClaimedTarget?, Never>) in
+            // Targets claimed or room made since the look above are handed over at once.
+            let now: (ClaimedTarget?, Bool)? = state.withLock { s in
+                if s.stopping { return (nil, true) }
+                if s.inFlight < concurrency, s.inFlight + s.recording < 2 * concurrency, let next = s.ready.popLast() {
+                    s.inFlight += 1
+                    return (next, false)
+                }
+                s.idle.append(worker)
+                return nil
+            }
+            if let now { worker.resume(returning: now.0) }
+        }
     }
 
     /// Until the next retry is due, at most 250 ms (another node may queue work too).
@@ -164,37 +243,18 @@ final class DeliveryWorkers: Sendable {
         return .milliseconds(min(250, Int(seconds * 1000) + 1))
     }
 
-    /// Sends `claim` in a slot; once answered, hands the slot to the next claimed target and
-    /// leaves the answer to the recorder.
-    private func process(_ claim: ClaimedTarget) async {
+    /// Sends `claim`: its budgets first, then the app's client.
+    private func process(_ claim: ClaimedTarget) async -> Answer {
         let start = ContinuousClock.now
         let attempt: SendAttempt
-        if let senders = senders[claim.app] {
-            await budgets[claim.app]?.take()
-            if !claim.target.isAPNs { await fcmProjectBudgets[claim.app]?.take() }
-            attempt = await send(claim, with: senders)
+        if let lane = lanes[claim.app] {
+            await lane.budget?.take()
+            if !claim.target.isAPNs { await lane.fcmProjectBudget?.take() }
+            attempt = await send(claim, with: lane.senders)
         } else {
             attempt = .failed(reason: "UnknownApp", detail: "app '\(claim.app)' is no longer in relay.json")
         }
-        let answer = Answer(claim: claim, attempt: attempt, start: start)
-        let concurrency = settings.concurrency, lowWater = self.lowWater, recordBatch = self.recordBatch
-        let (next, startRecorder, wakeLoop, batchReady): (ClaimedTarget?, Bool, Bool, Bool) = state.withLock { s in
-            s.recording += 1
-            s.answers.append(answer)
-            let startRecorder = !s.recorderRunning
-            s.recorderRunning = true
-            let batchReady = s.answers.count == recordBatch
-            if !s.stopping, s.inFlight + s.recording <= 2 * concurrency, let next = s.ready.popLast() {
-                return (next, startRecorder, s.ready.count < lowWater, batchReady)
-            }
-            s.inFlight -= 1
-            return (nil, startRecorder, true, batchReady)
-        }
-        if let next { spawn(next) }
-        if batchReady { answersWaiting.signal() }
-        if startRecorder { Task { await self.recordAnswers() } }
-        // The loop needs this send only when it freed a slot or the claimed targets run low.
-        if wakeLoop { slotFreed.signal() }
+        return Answer(claim: claim, attempt: attempt, start: start)
     }
 
     /// Writes the answers waiting, batch after batch, until none is left. While sends are in
@@ -214,6 +274,7 @@ final class DeliveryWorkers: Sendable {
             if batch.isEmpty { return }
             await record(batch)
             state.withLock { $0.recording -= batch.count }
+            handOut()
             slotFreed.signal()
         }
     }
