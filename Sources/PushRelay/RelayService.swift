@@ -87,7 +87,7 @@ final class RelayService: Sendable {
                                           observer.finished(RelayTargetResult(pushID: pushID, app: app, index: index, target: target,
                                                                               outcome: outcome, content: RelayPushContent.decode(content)))
                                       }
-                                  }, log: log)
+                                  }, announcesResults: observer != nil || config.apps.contains { $0.webhook != nil }, log: log)
     }
 
     /// Every 2 s this node writes its heartbeat to Redis (nothing to do on SQLite).

@@ -62,7 +62,9 @@ struct RelayRoutes: Sendable {
         guard let header = request.headers["authorization"] else { throw APIError.unauthorized("no API key") }
         let parts = header.split(separator: " ", maxSplits: 1)
         guard parts.count == 2, parts[0].lowercased() == "bearer" else { throw APIError.unauthorized("the Authorization header is not 'Bearer <key>'") }
-        guard let scope = await service.keys.scope(ofKey: String(parts[1]).trimmingCharacters(in: .whitespaces)) else {
+        var key = parts[1].drop(while: \.isWhitespace)
+        while key.last?.isWhitespace == true { key = key.dropLast() }
+        guard let scope = await service.keys.scope(ofKey: String(key)) else {
             throw APIError.unauthorized("unknown or revoked API key")
         }
         return scope

@@ -49,22 +49,47 @@ public final class RelayMetrics: Sendable {
         var latency: Duration
     }
 
-    /// Counts a batch of final results under one lock.
+    /// Counts a batch of final results under one lock. A batch is mostly one app and platform:
+    /// results are tallied per run of equal labels and per latency bucket first, so the shared
+    /// counters are looked up once per run, not once per result.
     func finished(_ results: [Finished]) {
         guard !results.isEmpty else { return }
+        var runs: [(key: Key, sent: Bool, count: Int)] = []
+        var latencies: [(platform: String, inBucket: [Int], sum: Double, count: Int)] = []
+        for r in results {
+            let sent = r.outcome.status == .sent
+            let key = Key(app: r.app, platform: r.platform, reason: sent ? "" : r.outcome.reason ?? "unknown")
+            if let last = runs.indices.last, runs[last].sent == sent, runs[last].key == key {
+                runs[last].count += 1
+            } else {
+                runs.append((key, sent, 1))
+            }
+            let seconds = Double(r.latency.components.seconds) + Double(r.latency.components.attoseconds) / 1e18
+            // The first bucket that holds it; past the last bound it counts in `+Inf` only.
+            let bucket = Self.latencyBuckets.firstIndex { seconds <= $0 } ?? Self.latencyBuckets.count
+            let p: Int
+            if let i = latencies.firstIndex(where: { $0.platform == r.platform }) { p = i } else {
+                latencies.append((r.platform, Array(repeating: 0, count: Self.latencyBuckets.count + 1), 0, 0))
+                p = latencies.count - 1
+            }
+            latencies[p].inBucket[bucket] += 1
+            latencies[p].sum += seconds
+            latencies[p].count += 1
+        }
         state.withLock { s in
-            for r in results {
-                let seconds = Double(r.latency.components.seconds) + Double(r.latency.components.attoseconds) / 1e18
-                if r.outcome.status == .sent {
-                    s.sent[Key(app: r.app, platform: r.platform), default: 0] += 1
-                } else {
-                    s.failed[Key(app: r.app, platform: r.platform, reason: r.outcome.reason ?? "unknown"), default: 0] += 1
+            for run in runs {
+                if run.sent { s.sent[run.key, default: 0] += run.count } else { s.failed[run.key, default: 0] += run.count }
+            }
+            for l in latencies {
+                // Buckets are cumulative (`le`): each bound counts every result at or below it.
+                if s.latencyCounts[l.platform] == nil { s.latencyCounts[l.platform] = Array(repeating: 0, count: Self.latencyBuckets.count) }
+                var atOrBelow = 0
+                for i in Self.latencyBuckets.indices {
+                    atOrBelow += l.inBucket[i]
+                    s.latencyCounts[l.platform]![i] += atOrBelow
                 }
-                // In place: the bucket array is not copied per result.
-                if s.latencyCounts[r.platform] == nil { s.latencyCounts[r.platform] = Array(repeating: 0, count: Self.latencyBuckets.count) }
-                for (i, bound) in Self.latencyBuckets.enumerated() where seconds <= bound { s.latencyCounts[r.platform]![i] += 1 }
-                s.latencySum[r.platform, default: 0] += seconds
-                s.latencyCount[r.platform, default: 0] += 1
+                s.latencySum[l.platform, default: 0] += l.sum
+                s.latencyCount[l.platform, default: 0] += l.count
             }
         }
     }

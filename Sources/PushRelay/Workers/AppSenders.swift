@@ -85,10 +85,10 @@ final class AppSenders: Sendable {
         }
     }
 
-    /// The loop thread of the HTTP client that sends to `target` (`HTTPClient.executor`): a
+    /// The loop thread of the HTTP client that sends APNs pushes or FCM messages (`HTTPClient.executor`): a
     /// send started there costs no thread hand-off to the loop and back.
-    func executor(for target: PushTarget) -> any TaskExecutor {
-        target.kind == .apnsToken ? (apnsHTTP ?? http).executor : http.executor
+    func executor(forAPNs apns: Bool) -> any TaskExecutor {
+        apns ? (apnsHTTP ?? http).executor : http.executor
     }
 
     func apnsClient(for environment: APNsEnvironment?) -> APNsClient? {

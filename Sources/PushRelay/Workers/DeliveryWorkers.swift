@@ -29,6 +29,8 @@ final class DeliveryWorkers: Sendable {
     private let settings: RelayConfig.Workers
     private let metrics: RelayMetrics
     private let events: @Sendable (RelayEvent) -> Void
+    /// False when nothing listens for `.result` events (no webhook, no observer): they are not made.
+    private let announcesResults: Bool
     private let log: @Sendable (String) -> Void
     private let consumer: String
     private let wakeup = Wakeup()
@@ -45,11 +47,24 @@ final class DeliveryWorkers: Sendable {
     private let gatherWait = Duration.milliseconds(2)
 
     /// One app's clients and budgets, looked up once per send.
-    private struct Lane: Sendable {
+    private final class Lane: Sendable {
         let senders: AppSenders
         let budget: (any SendBudget)?
         /// Its Firebase project's FCM budget, one object for every app on that project.
         let fcmProjectBudget: (any SendBudget)?
+        /// Where its APNs and its FCM sends run (`AppSenders.executor`).
+        let apnsExecutor: any TaskExecutor
+        let fcmExecutor: any TaskExecutor
+
+        init(senders: AppSenders, budget: (any SendBudget)?, fcmProjectBudget: (any SendBudget)?) {
+            self.senders = senders
+            self.budget = budget
+            self.fcmProjectBudget = fcmProjectBudget
+            apnsExecutor = senders.executor(forAPNs: true)
+            fcmExecutor = senders.executor(forAPNs: false)
+        }
+
+        func executor(for target: PushTarget) -> any TaskExecutor { target.kind == .apnsToken ? apnsExecutor : fcmExecutor }
     }
 
     private struct State {
@@ -76,7 +91,8 @@ final class DeliveryWorkers: Sendable {
 
     init(queue: any PushQueue, senders: [String: AppSenders], budgets: [String: any SendBudget],
          fcmProjectBudgets: [String: any SendBudget] = [:], settings: RelayConfig.Workers,
-         metrics: RelayMetrics, consumer: String, events: @escaping @Sendable (RelayEvent) -> Void, log: @escaping @Sendable (String) -> Void) {
+         metrics: RelayMetrics, consumer: String, events: @escaping @Sendable (RelayEvent) -> Void, announcesResults: Bool = true,
+         log: @escaping @Sendable (String) -> Void) {
         self.queue = queue
         lanes = senders.mapValues { Lane(senders: $0, budget: budgets[$0.app.name], fcmProjectBudget: fcmProjectBudgets[$0.app.name]) }
         self.settings = settings
@@ -85,6 +101,7 @@ final class DeliveryWorkers: Sendable {
         self.metrics = metrics
         self.consumer = consumer
         self.events = events
+        self.announcesResults = announcesResults
         self.log = log
     }
 
@@ -177,15 +194,14 @@ final class DeliveryWorkers: Sendable {
     private func work() async {
         var next = await take(after: nil)
         while let first = next {
-            let executor = lanes[first.app]?.senders.executor(for: first.target)
+            let executor = lanes[first.app]?.executor(for: first.target)
             next = await withTaskExecutorPreference(executor) { () async -> ClaimedTarget? in
                 var claim = first
                 while true {
-                    let answer = await process(claim)
+                    let lane = lanes[claim.app]
+                    if let other = lane?.executor(for: claim.target), executor.map({ $0 !== other }) ?? true { return claim }
+                    let answer = await process(claim, lane: lane)
                     guard let following = await take(after: answer) else { return nil }
-                    if let other = lanes[following.app]?.senders.executor(for: following.target), executor.map({ $0 !== other }) ?? true {
-                        return following
-                    }
                     claim = following
                 }
             }
@@ -244,10 +260,10 @@ final class DeliveryWorkers: Sendable {
     }
 
     /// Sends `claim`: its budgets first, then the app's client.
-    private func process(_ claim: ClaimedTarget) async -> Answer {
+    private func process(_ claim: ClaimedTarget, lane: Lane?) async -> Answer {
         let start = ContinuousClock.now
         let attempt: SendAttempt
-        if let lane = lanes[claim.app] {
+        if let lane {
             await lane.budget?.take()
             if !claim.target.isAPNs { await lane.fcmProjectBudget?.take() }
             attempt = await send(claim, with: lane.senders)
@@ -273,9 +289,13 @@ final class DeliveryWorkers: Sendable {
             }
             if batch.isEmpty { return }
             await record(batch)
-            state.withLock { $0.recording -= batch.count }
+            let stopping = state.withLock { s in
+                s.recording -= batch.count
+                return s.stopping
+            }
             handOut()
-            slotFreed.signal()
+            // `stop()` waits for the last results; the claim loop does not wait on recording.
+            if stopping { slotFreed.signal() }
         }
     }
 
@@ -383,8 +403,10 @@ final class DeliveryWorkers: Sendable {
             let claim = completion.claim
             recorded.append(RelayMetrics.Finished(app: claim.app, platform: claim.target.platform,
                                                   outcome: completion.outcome, latency: end - finalAnswers[position].start))
-            events(.result(app: claim.app, pushID: claim.pushID, index: claim.index, target: claim.target, outcome: completion.outcome,
-                           content: claim.content))
+            if announcesResults {
+                events(.result(app: claim.app, pushID: claim.pushID, index: claim.index, target: claim.target, outcome: completion.outcome,
+                               content: claim.content))
+            }
         }
         metrics.finished(recorded)
         // The queue says which completion finished each push: one per push, across nodes too.

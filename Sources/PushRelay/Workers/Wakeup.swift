@@ -1,3 +1,4 @@
+import Dispatch
 import Synchronization
 
 /// Wakes one waiting loop early: `signal()` before `wait` makes the next `wait` return at once.
@@ -21,7 +22,9 @@ final class Wakeup: Sendable {
         waiter?.resume()
     }
 
-    /// Returns on `signal()` or after `timeout`, whichever comes first.
+    /// Returns on `signal()` or after `timeout`, whichever comes first. The timeout is a
+    /// Dispatch timer, not a sleeping task: a wait costs no task and wakes no thread until
+    /// the timer fires.
     func wait(timeout: Duration) async {
         await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
             let generation: Int? = state.withLock { s in
@@ -34,8 +37,9 @@ final class Wakeup: Sendable {
                 return s.generation
             }
             guard let generation else { return c.resume() }
-            Task {
-                try? await Task.sleep(for: timeout)
+            let (seconds, attoseconds) = timeout.components
+            let nanoseconds = max(0, min(seconds, 86_400)) * 1_000_000_000 + max(0, attoseconds / 1_000_000_000)
+            DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(nanoseconds))) {
                 let waiter: CheckedContinuation<Void, Never>? = self.state.withLock { s in
                     guard s.generation == generation, let w = s.waiter else { return nil }
                     s.waiter = nil
