@@ -116,24 +116,25 @@ struct NativePushRequest {
         let explicit = (o.value("targets")?.arrayValue?.count) ?? 0
         let apnsListCount = (o.value("apns_tokens")?.arrayValue?.count) ?? 0
         for (i, target) in targets.enumerated() {
-            let pointer: JSONPointer
-            if i < explicit {
-                pointer = JSONPointer.root / "targets" / i / (target.kind == .apnsToken ? "apns" : target.kind == .fcmToken ? "fcm" : target.kind.rawValue)
-            } else if i < explicit + apnsListCount {
-                pointer = JSONPointer.root / "apns_tokens" / (i - explicit)
-            } else {
-                pointer = JSONPointer.root / "fcm_tokens" / (i - explicit - apnsListCount)
+            // Built only for a target with a problem: most requests have none.
+            func pointer() -> JSONPointer {
+                if i < explicit {
+                    return JSONPointer.root / "targets" / i / (target.kind == .apnsToken ? "apns" : target.kind == .fcmToken ? "fcm" : target.kind.rawValue)
+                } else if i < explicit + apnsListCount {
+                    return JSONPointer.root / "apns_tokens" / (i - explicit)
+                }
+                return JSONPointer.root / "fcm_tokens" / (i - explicit - apnsListCount)
             }
             switch target.kind {
             case .apnsToken:
-                if let problem = DeviceToken.problem(target.value, for: .apns) { throw FieldError(pointer, problem.message, fix: problem.fix) }
+                if let problem = DeviceToken.problem(target.value, for: .apns) { throw FieldError(pointer(), problem.message, fix: problem.fix) }
             case .fcmToken:
-                if let problem = DeviceToken.problem(target.value, for: .fcm) { throw FieldError(pointer, problem.message, fix: problem.fix) }
+                if let problem = DeviceToken.problem(target.value, for: .fcm) { throw FieldError(pointer(), problem.message, fix: problem.fix) }
             case .fcmTopic:
-                if let problem = FCMTargetCheck.topicProblem(target.value) { throw FieldError(pointer, problem, fix: "use letters, digits and - _ . ~ % only, e.g. news") }
+                if let problem = FCMTargetCheck.topicProblem(target.value) { throw FieldError(pointer(), problem, fix: "use letters, digits and - _ . ~ % only, e.g. news") }
             case .fcmCondition:
                 if target.value.trimmingCharacters(in: .whitespaces).isEmpty {
-                    throw FieldError(pointer, "the condition is empty", fix: "e.g. \"'news' in topics && 'ios' in topics\"")
+                    throw FieldError(pointer(), "the condition is empty", fix: "e.g. \"'news' in topics && 'ios' in topics\"")
                 }
             }
         }

@@ -165,8 +165,9 @@ final class DeliveryWorkers: Sendable {
                 continue
             }
             if claims.isEmpty {
-                if state.withLock({ $0.ready.isEmpty }) { await wakeup.wait(timeout: await idleWait()) }
-                else { await slotFreed.wait(timeout: .milliseconds(100)) }
+                // Nothing ready in the queue: claiming again as each send ends would only ask
+                // again; new work pokes, a retry's time comes (`idleWait`).
+                await wakeup.wait(timeout: await idleWait())
                 continue
             }
             state.withLock { $0.ready.insert(contentsOf: claims.reversed(), at: 0) }
@@ -176,16 +177,17 @@ final class DeliveryWorkers: Sendable {
     /// Hands claimed targets to idle workers while slots are free and the answers waiting to be
     /// recorded leave room.
     private func handOut() {
-        let concurrency = settings.concurrency
-        let handed: [(CheckedContinuation<ClaimedTarget?, Never>, ClaimedTarget)] = state.withLock { s in
+        let concurrency = settings.concurrency, lowWater = self.lowWater
+        let (handed, runningLow): ([(CheckedContinuation<ClaimedTarget?, Never>, ClaimedTarget)], Bool) = state.withLock { s in
             var handed: [(CheckedContinuation<ClaimedTarget?, Never>, ClaimedTarget)] = []
             while !s.stopping, !s.idle.isEmpty, s.inFlight < concurrency, s.inFlight + s.recording < 2 * concurrency, let next = s.ready.popLast() {
                 s.inFlight += 1
                 handed.append((s.idle.removeLast(), next))
             }
-            return handed
+            return (handed, !handed.isEmpty && s.ready.count < lowWater)
         }
         for (worker, claim) in handed { worker.resume(returning: claim) }
+        if runningLow { slotFreed.signal() }
     }
 
     /// One slot: sends claimed targets one after the other, each on the loop thread of the HTTP
@@ -228,11 +230,13 @@ final class DeliveryWorkers: Sendable {
                 s.inFlight += 1
                 return (next, false, startRecorder, s.ready.count < lowWater, batchReady)
             }
-            return (nil, false, startRecorder, answer != nil, batchReady)
+            // Parking on the bound while enough targets are claimed needs no claim.
+            return (nil, false, startRecorder, s.ready.count < lowWater, batchReady)
         }
         if batchReady { answersWaiting.signal() }
         if startRecorder { Task { await self.recordAnswers() } }
-        // The loop needs this send only when it freed a slot or the claimed targets run low.
+        // The loop needs this worker only when the claimed targets run low (room to claim), or
+        // in `stop()`, when a send ends.
         if wakeLoop { slotFreed.signal() }
         if let next { return next }
         if stop { return nil }
@@ -357,15 +361,16 @@ final class DeliveryWorkers: Sendable {
     private func record(_ batch: [Answer]) async {
         let now = Date()
         var finals: [TargetCompletion] = []
-        var finalAnswers: [Answer] = []
+        /// When each final's send started (the latency histogram).
+        var starts: [ContinuousClock.Instant] = []
         var retries: [TargetRetry] = []
         finals.reserveCapacity(batch.count)
-        finalAnswers.reserveCapacity(batch.count)
+        starts.reserveCapacity(batch.count)
         for answer in batch {
             switch decide(answer, now: now) {
             case .final(let outcome):
                 finals.append(TargetCompletion(answer.claim, outcome))
-                finalAnswers.append(answer)
+                starts.append(answer.start)
             case .retry(let retry):
                 retries.append(retry)
             }
@@ -402,7 +407,7 @@ final class DeliveryWorkers: Sendable {
             }
             let claim = completion.claim
             recorded.append(RelayMetrics.Finished(app: claim.app, platform: claim.target.platform,
-                                                  outcome: completion.outcome, latency: end - finalAnswers[position].start))
+                                                  outcome: completion.outcome, latency: end - starts[position]))
             if announcesResults {
                 events(.result(app: claim.app, pushID: claim.pushID, index: claim.index, target: claim.target, outcome: completion.outcome,
                                content: claim.content))

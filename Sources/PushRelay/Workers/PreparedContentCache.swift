@@ -4,32 +4,53 @@ import Synchronization
 
 /// Each push's content decoded and prepared once, not once per target.
 final class PreparedContentCache: Sendable {
-    struct Prepared: Sendable {
-        var apns: Result<PreparedAPNsPush, APNsPreflightError>?
-        var fcm: PreparedFCMMessage?
+    /// A class: handing it to each of a push's sends costs one reference, not a copy of the
+    /// prepared requests.
+    final class Prepared: Sendable {
+        let apns: Result<PreparedAPNsPush, APNsPreflightError>?
+        let fcm: PreparedFCMMessage?
+        init(apns: Result<PreparedAPNsPush, APNsPreflightError>?, fcm: PreparedFCMMessage?) {
+            self.apns = apns
+            self.fcm = fcm
+        }
     }
-    private let cache = Mutex<[PushID: Prepared]>([:])
+    private struct Entries {
+        var byPush: [PushID: Prepared] = [:]
+        /// The last push looked up: consecutive targets mostly belong to one push, and comparing
+        /// its id costs less than hashing it.
+        var last: (id: PushID, prepared: Prepared)?
+    }
+    private let cache = Mutex(Entries())
     private let limit = 256
 
     func content(for claim: ClaimedTarget) -> Prepared? {
-        if let hit = cache.withLock({ $0[claim.pushID] }) { return hit }
+        let hit: Prepared? = cache.withLock { c in
+            if let last = c.last, last.id == claim.pushID { return last.prepared }
+            guard let hit = c.byPush[claim.pushID] else { return nil }
+            c.last = (claim.pushID, hit)
+            return hit
+        }
+        if let hit { return hit }
         guard let content = RelayPushContent.decode(claim.content) else { return nil }
-        var prepared = Prepared()
+        var apnsPush: Result<PreparedAPNsPush, APNsPreflightError>?
         if let apns = content.apns {
             let options = APNsPushOptions(topic: apns.topic, pushType: apns.pushType, priority: apns.priority,
                                           expiration: apns.expiration, collapseID: apns.collapseID)
             do {
-                prepared.apns = .success(try PreparedAPNsPush(payload: Array(apns.payload.utf8), options: options))
+                apnsPush = .success(try PreparedAPNsPush(payload: Array(apns.payload.utf8), options: options))
             } catch {
-                prepared.apns = .failure(error)
+                apnsPush = .failure(error)
             }
         }
+        var fcmMessage: PreparedFCMMessage?
         if let fcm = content.fcm, let document = try? JSONDocument.parse(Array(fcm.message.utf8)), case .object(let members) = document.root {
-            prepared.fcm = try? PreparedFCMMessage(members: members, validateOnly: false)
+            fcmMessage = try? PreparedFCMMessage(members: members, validateOnly: false)
         }
+        let prepared = Prepared(apns: apnsPush, fcm: fcmMessage)
         cache.withLock { c in
-            if c.count >= limit { c.removeAll(keepingCapacity: true) }
-            c[claim.pushID] = prepared
+            if c.byPush.count >= limit { c.byPush.removeAll(keepingCapacity: true) }
+            c.byPush[claim.pushID] = prepared
+            c.last = (claim.pushID, prepared)
         }
         return prepared
     }
