@@ -154,7 +154,12 @@ public final class SQLiteDatabase: @unchecked Sendable {
             case .null: rc = sqlite3_bind_null(stmt, idx)
             case .integer(let v): rc = sqlite3_bind_int64(stmt, idx, v)
             case .real(let v): rc = sqlite3_bind_double(stmt, idx, v)
-            case .text(let v): rc = cpl_sqlite3_bind_text_transient(stmt, idx, v, Int32(v.utf8.count))
+            case .text(let v):
+                // The string's own UTF-8 bytes, not a NUL-terminated copy made for the call.
+                var text = v
+                rc = text.withUTF8 { bytes in
+                    cpl_sqlite3_bind_text_transient(stmt, idx, UnsafeRawPointer(bytes.baseAddress)?.assumingMemoryBound(to: CChar.self), Int32(bytes.count))
+                }
             case .blob(let v): rc = v.withUnsafeBytes { cpl_sqlite3_bind_blob_transient(stmt, idx, $0.baseAddress, Int32(v.count)) }
             }
             guard rc == SQLITE_OK else { throw error(rc) }

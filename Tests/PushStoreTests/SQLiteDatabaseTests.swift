@@ -21,6 +21,21 @@ final class SQLiteDatabaseTests: XCTestCase {
         XCTAssertEqual(mode.first?.string(0), "wal")
     }
 
+    /// Text is bound from the string's own bytes: an empty string stays text (not NULL), and
+    /// small, large and non-ASCII strings keep every byte.
+    func testTextKeepsEmptyAndLongStrings() throws {
+        let dir = Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = try SQLiteDatabase(path: dir.appendingPathComponent("t.sqlite").path)
+        try db.execute("CREATE TABLE t (k INTEGER, s TEXT)")
+        let texts = ["", "a", "exactly15bytes!", String(repeating: "é", count: 3_000), "🙂 emoji"]
+        for (k, text) in texts.enumerated() { try db.run("INSERT INTO t VALUES (?, ?)", [.int(k), .text(text)]) }
+        let rows = try db.query("SELECT s, typeof(s), length(CAST(s AS BLOB)) FROM t ORDER BY k")
+        XCTAssertEqual(rows.map { $0.string(0) }, texts)
+        XCTAssertEqual(rows.map { $0.string(1) }, Array(repeating: "text", count: texts.count))
+        XCTAssertEqual(rows.map { $0.int(2) }, texts.map { $0.utf8.count })
+    }
+
     func testTransactionRollsBackWhenBodyThrows() throws {
         let dir = Fixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
