@@ -20,7 +20,7 @@ public struct SenderSetupError: Error, Sendable, CustomStringConvertible {
 /// transient failures themselves (PushSend's policy: backoff, Retry-After, never-retry reasons).
 final class AppSenders: Sendable {
     let app: RelayApp
-    private let apnsClients: [APNsEnvironment: APNsClient]
+    private let apnsSenders: [APNsEnvironment: APNsSender]
     let fcmClient: FCMClient?
     private let http: HTTPClient
     /// The APNs connections' own client (with the client certificate when the app has one).
@@ -51,7 +51,7 @@ final class AppSenders: Sendable {
             throw fail("cannot make the HTTP client: \(error)")
         }
         self.apnsHTTP = apnsHTTP
-        var clients: [APNsEnvironment: APNsClient] = [:]
+        var clients: [APNsEnvironment: APNsSender] = [:]
         if let apns = app.apns {
             let credential: any APNsCredential
             switch credentials.apns {
@@ -66,10 +66,10 @@ final class AppSenders: Sendable {
                 } else {
                     endpoint = environment == .production ? .production() : .sandbox()
                 }
-                clients[environment] = APNsClient(endpoint: endpoint, transport: apnsHTTP ?? http, credential: credential, retry: retry)
+                clients[environment] = APNsSender(APNsClient(endpoint: endpoint, transport: apnsHTTP ?? http, credential: credential, retry: retry))
             }
         }
-        apnsClients = clients
+        apnsSenders = clients
         if let fcm = app.fcm {
             guard let file = credentials.serviceAccount else { throw fail("the FCM service account was not loaded") }
             let tokenURL = fcm.tokenURL ?? (fcm.target == .emulator && fcm.url == nil ? emulator?.tokenURL : nil) ?? file.tokenURI
@@ -91,14 +91,21 @@ final class AppSenders: Sendable {
         apns ? (apnsHTTP ?? http).executor : http.executor
     }
 
-    func apnsClient(for environment: APNsEnvironment?) -> APNsClient? {
-        apnsClients[environment ?? app.apns?.environment ?? .sandbox]
+    /// One APNs host's client, held by reference: a send uses it in place rather than copying
+    /// its transport, credential and retry policy.
+    final class APNsSender: Sendable {
+        let client: APNsClient
+        init(_ client: APNsClient) { self.client = client }
+    }
+
+    func apnsSender(for environment: APNsEnvironment?) -> APNsSender? {
+        apnsSenders[environment ?? app.apns?.environment ?? .sandbox]
     }
 
     /// Host names (never credentials) for the config read-back.
     var endpoints: [String: String] {
         var out: [String: String] = [:]
-        for (env, client) in apnsClients { out["apns_\(env.rawValue)"] = client.endpoint.baseURL }
+        for (env, sender) in apnsSenders { out["apns_\(env.rawValue)"] = sender.client.endpoint.baseURL }
         if let fcmClient { out["fcm"] = fcmClient.baseURL }
         return out
     }

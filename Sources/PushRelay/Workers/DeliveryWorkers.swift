@@ -35,7 +35,7 @@ final class DeliveryWorkers: Sendable {
     private let consumer: String
     private let wakeup = Wakeup()
     private let slotFreed = Wakeup()
-    /// Signalled when `recordBatch` answers wait for the recorder.
+    /// Signalled when `recordBatch` answers wait for the recorder, or the first for an idle one.
     private let answersWaiting = Wakeup()
     private let prepared = PreparedContentCache()
     /// The loop claims more once fewer targets than this wait (`concurrency`), up to
@@ -74,14 +74,15 @@ final class DeliveryWorkers: Sendable {
         var recording = 0
         /// Answers waiting for the recorder.
         var answers: [Answer] = []
-        /// A recorder task is writing answers (it stops when none are left).
-        var recorderRunning = false
+        /// The recorder waits for a first answer (it is signalled when one comes).
+        var recorderIdle = false
         /// Claimed, not yet sent; the next one is last.
         var ready: [ClaimedTarget] = []
         /// Workers waiting for a target (nil: stop).
         var idle: [CheckedContinuation<ClaimedTarget?, Never>] = []
         var stopping = false
         var loop: Task<Void, Never>?
+        var recorder: Task<Void, Never>?
         var workers: [Task<Void, Never>] = []
     }
     private let state = Mutex(State())
@@ -107,9 +108,11 @@ final class DeliveryWorkers: Sendable {
 
     func start() {
         let loop = Task { await self.run() }
+        let recorder = Task { await self.recordAnswers() }
         let workers = (0..<max(1, settings.concurrency)).map { _ in Task { await self.work() } }
         state.withLock { s in
             s.loop = loop
+            s.recorder = recorder
             s.workers = workers
         }
     }
@@ -130,6 +133,8 @@ final class DeliveryWorkers: Sendable {
         slotFreed.signal()
         await loop?.value
         while state.withLock({ $0.inFlight + $0.recording }) > 0 { await slotFreed.wait(timeout: .milliseconds(50)) }
+        answersWaiting.signal()
+        await state.withLock({ $0.recorder })?.value
         for worker in state.withLock({ $0.workers }) { await worker.value }
         let unsent = state.withLock { s in defer { s.ready = [] }; return s.ready }
         if !unsent.isEmpty {
@@ -215,26 +220,24 @@ final class DeliveryWorkers: Sendable {
     /// workers stop.
     private func take(after answer: Answer?) async -> ClaimedTarget? {
         let concurrency = settings.concurrency, lowWater = self.lowWater, recordBatch = self.recordBatch
-        let (next, stop, startRecorder, wakeLoop, batchReady): (ClaimedTarget?, Bool, Bool, Bool, Bool) = state.withLock { s in
-            var startRecorder = false, batchReady = false
+        let (next, stop, wakeRecorder, wakeLoop): (ClaimedTarget?, Bool, Bool, Bool) = state.withLock { s in
+            var wakeRecorder = false
             if let answer {
                 s.inFlight -= 1
                 s.recording += 1
                 s.answers.append(answer)
-                startRecorder = !s.recorderRunning
-                s.recorderRunning = true
-                batchReady = s.answers.count == recordBatch
+                wakeRecorder = s.recorderIdle || s.answers.count == recordBatch
+                s.recorderIdle = false
             }
-            if s.stopping { return (nil, true, startRecorder, answer != nil, batchReady) }
+            if s.stopping { return (nil, true, wakeRecorder, answer != nil) }
             if s.inFlight < concurrency, s.inFlight + s.recording < 2 * concurrency, let next = s.ready.popLast() {
                 s.inFlight += 1
-                return (next, false, startRecorder, s.ready.count < lowWater, batchReady)
+                return (next, false, wakeRecorder, s.ready.count < lowWater)
             }
             // Parking on the bound while enough targets are claimed needs no claim.
-            return (nil, false, startRecorder, s.ready.count < lowWater, batchReady)
+            return (nil, false, wakeRecorder, s.ready.count < lowWater)
         }
-        if batchReady { answersWaiting.signal() }
-        if startRecorder { Task { await self.recordAnswers() } }
+        if wakeRecorder { answersWaiting.signal() }
         // The loop needs this worker only when the claimed targets run low (room to claim), or
         // in `stop()`, when a send ends.
         if wakeLoop { slotFreed.signal() }
@@ -277,21 +280,33 @@ final class DeliveryWorkers: Sendable {
         return Answer(claim: claim, attempt: attempt, start: start)
     }
 
-    /// Writes the answers waiting, batch after batch, until none is left. While sends are in
-    /// flight it lets up to `recordBatch` answers gather (at most `gatherWait`), so one commit
-    /// carries many results: the queue's cost per commit (its transaction, the WAL pages it
-    /// writes, the fsync) is shared by them. The answers gathering count against the send bound
-    /// like the ones being written.
+    /// The recorder: writes the answers waiting, batch after batch, and waits for the next
+    /// when none is left, until `stop()` has no send in flight. While sends are in flight it
+    /// lets up to `recordBatch` answers gather (at most `gatherWait`), so one commit carries
+    /// many results: the queue's cost per commit (its transaction, the WAL pages it writes, the
+    /// fsync) is shared by them. The answers gathering count against the send bound like the
+    /// ones being written.
     private func recordAnswers() async {
         while true {
-            let gather = state.withLock { s in s.answers.count < recordBatch && s.inFlight > 0 && !s.stopping }
+            let (idle, done, gather): (Bool, Bool, Bool) = state.withLock { s in
+                if s.answers.isEmpty {
+                    if s.stopping, s.inFlight == 0 { return (false, true, false) }
+                    s.recorderIdle = true
+                    return (true, false, false)
+                }
+                return (false, false, s.answers.count < recordBatch && s.inFlight > 0 && !s.stopping)
+            }
+            if done { return }
+            if idle {
+                await answersWaiting.wait(timeout: .milliseconds(250))
+                continue
+            }
             if gather { await answersWaiting.wait(timeout: gatherWait) }
             let batch: [Answer] = state.withLock { s in
-                if s.answers.isEmpty { s.recorderRunning = false }
                 defer { s.answers = [] }
                 return s.answers
             }
-            if batch.isEmpty { return }
+            if batch.isEmpty { continue }
             await record(batch)
             let stopping = state.withLock { s in
                 s.recording -= batch.count
@@ -309,16 +324,17 @@ final class DeliveryWorkers: Sendable {
         }
         switch claim.target.kind {
         case .apnsToken:
-            guard let client = senders.apnsClient(for: claim.target.environment) else {
+            guard let sender = senders.apnsSender(for: claim.target.environment) else {
                 return .failed(reason: "NoAPNsCredentials", detail: "app '\(claim.app)' has no apns section")
             }
-            let push: PreparedAPNsPush
+            let result: APNsSendResult
+            // The client and the prepared push are used where they are held (both in objects
+            // shared by every send), not copied per target.
             switch content.apns {
-            case .success(let p)?: push = p
+            case .success(let push)?: result = await sender.client.send(push, to: claim.target.value, index: UInt64(claim.index))
             case .failure(let e)?: return .failed(reason: e.wouldBeRejectedAs?.rawValue ?? "PreflightFailed", detail: "\(e)")
             case nil: return .failed(reason: "NoAPNsPayload", detail: "push \(claim.pushID) has no APNs payload")
             }
-            let result = await client.send(push, to: claim.target.value, index: UInt64(claim.index))
             switch result.outcome {
             case .accepted(let a):
                 return .sent(status: 200, providerID: a.apnsID, attempts: result.attempts)
