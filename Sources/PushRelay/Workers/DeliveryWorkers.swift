@@ -308,14 +308,19 @@ final class DeliveryWorkers: Sendable {
             }
             if batch.isEmpty { continue }
             await record(batch)
-            let stopping = state.withLock { s in
-                s.recording -= batch.count
-                return s.stopping
-            }
-            handOut()
-            // `stop()` waits for the last results; the claim loop does not wait on recording.
-            if stopping { slotFreed.signal() }
         }
+    }
+
+    /// `count` answers are written (or given up on): they leave the send bound, and parked
+    /// workers may take their room.
+    private func written(_ count: Int) {
+        let stopping = state.withLock { s in
+            s.recording -= count
+            return s.stopping
+        }
+        handOut()
+        // `stop()` waits for the last results; the claim loop does not wait on recording.
+        if stopping { slotFreed.signal() }
     }
 
     private func send(_ claim: ClaimedTarget, with senders: AppSenders) async -> SendAttempt {
@@ -373,7 +378,8 @@ final class DeliveryWorkers: Sendable {
     }
 
     /// Records a batch of answers: final results in one `complete`, retryable failures back to
-    /// the queue in one `reschedule`; then metrics, events and the pushes they finished.
+    /// the queue in one `reschedule`; then, with the batch out of the send bound, metrics,
+    /// events and the pushes they finished (whose status is read from the queue).
     private func record(_ batch: [Answer]) async {
         let now = Date()
         var finals: [TargetCompletion] = []
@@ -400,15 +406,17 @@ final class DeliveryWorkers: Sendable {
                     + "their leases will run out and they are sent again")
             }
         }
-        guard !finals.isEmpty else { return }
-        let report: CompletionReport
-        do {
-            report = try await persisting { () async throws(PushQueueError) in try await queue.complete(finals) }
-        } catch {
-            log("relay: could not record \(finals.count) results (first \(finals[0].claim.pushID)#\(finals[0].claim.index)): \(error); "
-                + "they will be sent again after their leases")
-            return
+        var written: CompletionReport?
+        if !finals.isEmpty {
+            do {
+                written = try await persisting { () async throws(PushQueueError) in try await queue.complete(finals) }
+            } catch {
+                log("relay: could not record \(finals.count) results (first \(finals[0].claim.pushID)#\(finals[0].claim.index)): \(error); "
+                    + "they will be sent again after their leases")
+            }
         }
+        self.written(batch.count)
+        guard let report = written else { return }
         metrics.duplicateResults(report.duplicates)
         // Only the recorded results count and are announced; `ignoredPositions` ascends.
         let end = ContinuousClock.now
