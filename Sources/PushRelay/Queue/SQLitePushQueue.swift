@@ -14,7 +14,9 @@ import Synchronization
 /// unfinished target is ready again (a claim lost in a crash changes nothing). So a target
 /// costs the file one row written at enqueue and one update at its final result. Reads
 /// (claimed rows, status, deliveries) use a second connection, which WAL lets run beside the
-/// writer.
+/// writer. Checkpoints (copying the WAL back into the file) run on a third connection and
+/// thread, not inside the writer's commits: a checkpoint copies and syncs up to a thousand
+/// pages, and a result commit waiting behind it would hold up the sends.
 public final class SQLitePushQueue: PushQueue {
     public struct Configuration: Sendable {
         /// Most unfinished targets (waiting + claimed) the queue holds; beyond it `enqueue` throws `.full`.
@@ -33,6 +35,11 @@ public final class SQLitePushQueue: PushQueue {
     private let reader: SQLiteDatabase
     private let time: any TimeSource
     private let writerQueue = DispatchQueue(label: "pushlab.relay.queue.writer")
+    private let checkpointer: SQLiteDatabase
+    private let checkpointQueue = DispatchQueue(label: "pushlab.relay.queue.checkpoint")
+    /// A checkpoint is started after this many commits (SQLite's own default is every 1,000 WAL
+    /// pages; a result commit writes about ten).
+    private static let commitsPerCheckpoint = 64
     private let state: Mutex<QueueState>
 
     /// What the writer, the claims and the readers share, under `state`.
@@ -47,6 +54,9 @@ public final class SQLitePushQueue: PushQueue {
         var nextTargetID: Int64
         var commits = 0
         var writesCommitted = 0
+        /// Commits since the last checkpoint started, and whether one runs.
+        var commitsSinceCheckpoint = 0
+        var checkpointRunning = false
     }
 
     /// Opens (creating if needed) the queue at `path`; a file written by an earlier version is
@@ -59,7 +69,10 @@ public final class SQLitePushQueue: PushQueue {
             writer = try SQLiteDatabase(path: path)
             try writer.execute(configuration.fsyncEveryCommit ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL")
             try QueueSchema.prepare(writer)
+            try writer.execute("PRAGMA wal_autocheckpoint=0")
             reader = try SQLiteDatabase(path: path)
+            checkpointer = try SQLiteDatabase(path: path)
+            try checkpointer.execute(configuration.fsyncEveryCommit ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL")
             let now = time.now.timeIntervalSince1970
             var schedule = TargetSchedule()
             for row in try writer.query(QueueStatements.unfinishedTargets) {
@@ -298,6 +311,12 @@ public final class SQLitePushQueue: PushQueue {
         }
         for write in pending { write.finish(.closed) }
         await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+            checkpointQueue.async {
+                self.checkpointer.close()
+                c.resume()
+            }
+        }
+        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
             writerQueue.async {
                 self.writer.close()
                 self.reader.close()
@@ -406,7 +425,7 @@ public final class SQLitePushQueue: PushQueue {
                 continue
             }
             let now = time.now.timeIntervalSince1970
-            state.withLock { s in
+            let checkpoint: Bool = state.withLock { s in
                 s.nextTargetID = batch.nextTargetID
                 for (ids, readyAt) in batch.added {
                     for id in ids { s.schedule.add(id, readyAt: readyAt, now: now) }
@@ -417,9 +436,23 @@ public final class SQLitePushQueue: PushQueue {
                 for (id, readyAt) in batch.released { _ = s.schedule.release(id, readyAt: readyAt, now: now) }
                 s.commits += 1
                 s.writesCommitted += writes.count
+                s.commitsSinceCheckpoint += 1
+                guard s.commitsSinceCheckpoint >= Self.commitsPerCheckpoint, !s.checkpointRunning, !s.closed else { return false }
+                s.commitsSinceCheckpoint = 0
+                s.checkpointRunning = true
+                return true
             }
             for answer in answers { answer(nil) }
+            if checkpoint { checkpointQueue.async { self.checkpoint() } }
         }
+    }
+
+    /// Copies what the WAL holds into the database file without waiting for the writer or the
+    /// readers (PASSIVE: frames still in use stay for the next one). On its own connection and
+    /// thread; a failure leaves the WAL to the next checkpoint (or the close).
+    private func checkpoint() {
+        if !state.withLock({ $0.closed }) { _ = try? checkpointer.query("PRAGMA wal_checkpoint(PASSIVE)") }
+        state.withLock { $0.checkpointRunning = false }
     }
 
     // MARK: - Reading rows
