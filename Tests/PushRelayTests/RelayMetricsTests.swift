@@ -1,0 +1,78 @@
+import Foundation
+@testable import PushRelay
+import XCTest
+
+/// `RelayMetrics.finished` tallies a batch before taking its lock; `/metrics` must still show
+/// every result under its labels and in cumulative latency buckets (Prometheus `le`).
+final class RelayMetricsTests: XCTestCase {
+    private func result(_ app: String, _ platform: String, failedWith reason: String? = nil, seconds: Double) -> RelayMetrics.Finished {
+        let outcome = TargetOutcome(status: reason == nil ? .sent : .failed, reason: reason, attempts: 1, finishedAt: Date())
+        return RelayMetrics.Finished(app: app, platform: platform, outcome: outcome, latency: .nanoseconds(Int64(seconds * 1e9)))
+    }
+
+    func testResultsCountUnderTheirLabelsAcrossRunsAndBatches() {
+        let metrics = RelayMetrics()
+        metrics.finished([result("a", "apns", seconds: 0.01), result("a", "apns", seconds: 0.01),
+                          result("b", "apns", failedWith: "Unregistered", seconds: 0.01), result("a", "apns", seconds: 0.01),
+                          result("a", "fcm", seconds: 0.01), result("b", "apns", failedWith: "BadDeviceToken", seconds: 0.01)])
+        metrics.finished([result("a", "apns", seconds: 0.01), result("b", "apns", failedWith: "Unregistered", seconds: 0.01)])
+        let text = metrics.prometheusText(depth: nil)
+        XCTAssertTrue(text.contains(#"pushlab_relay_sent_total{app="a",platform="apns"} 4"#), text)
+        XCTAssertTrue(text.contains(#"pushlab_relay_sent_total{app="a",platform="fcm"} 1"#), text)
+        XCTAssertTrue(text.contains(#"pushlab_relay_failed_total{app="b",platform="apns",reason="Unregistered"} 2"#), text)
+        XCTAssertTrue(text.contains(#"pushlab_relay_failed_total{app="b",platform="apns",reason="BadDeviceToken"} 1"#), text)
+        XCTAssertEqual(metrics.totals(app: "a").sent, ["apns": 4, "fcm": 1])
+    }
+
+    func testLatencyBucketsAreCumulativeAndSlowResultsCountInInfOnly() {
+        let metrics = RelayMetrics()
+        metrics.finished([result("a", "apns", seconds: 0.0005), result("a", "apns", seconds: 0.003),
+                          result("a", "fcm", seconds: 0.2), result("a", "apns", seconds: 20)])
+        metrics.finished([result("a", "apns", seconds: 0.003)])
+        let text = metrics.prometheusText(depth: nil)
+        for (le, count) in [("0.001", 1), ("0.0025", 1), ("0.005", 3), ("0.01", 3), ("10.0", 3), ("+Inf", 4)] {
+            XCTAssertTrue(text.contains("pushlab_relay_send_latency_seconds_bucket{platform=\"apns\",le=\"\(le)\"} \(count)\n"), "le \(le): \(text)")
+        }
+        XCTAssertTrue(text.contains(#"pushlab_relay_send_latency_seconds_bucket{platform="fcm",le="0.1"} 0"#), text)
+        XCTAssertTrue(text.contains(#"pushlab_relay_send_latency_seconds_bucket{platform="fcm",le="0.25"} 1"#), text)
+        XCTAssertTrue(text.contains(#"pushlab_relay_send_latency_seconds_count{platform="apns"} 4"#), text)
+        let sum = text.split(separator: "\n").first { $0.hasPrefix(#"pushlab_relay_send_latency_seconds_sum{platform="apns"}"#) }
+        XCTAssertEqual(sum.flatMap { Double($0.split(separator: " ").last ?? "") } ?? 0, 20.0065, accuracy: 1e-6)
+    }
+}
+
+/// `Wakeup` (the workers' and webhooks' wait): a signal before the wait is kept, a signal
+/// wakes a waiter, and a wait with nobody signalling ends at its timeout.
+final class WakeupTests: XCTestCase {
+    func testASignalBeforeTheWaitIsKept() async {
+        let wakeup = Wakeup()
+        wakeup.signal()
+        let done = expectation(description: "the wait returns")
+        Task {
+            await wakeup.wait(timeout: .seconds(600))
+            done.fulfill()
+        }
+        await fulfillment(of: [done], timeout: 60)
+    }
+
+    func testASignalWakesTheWaiter() async {
+        let wakeup = Wakeup()
+        let done = expectation(description: "the waiter wakes")
+        Task {
+            await wakeup.wait(timeout: .seconds(600))
+            done.fulfill()
+        }
+        wakeup.signal()
+        await fulfillment(of: [done], timeout: 60)
+    }
+
+    func testAWaitWithoutASignalEndsAtItsTimeout() async {
+        let wakeup = Wakeup()
+        let done = expectation(description: "the timeout ends the wait")
+        Task {
+            await wakeup.wait(timeout: .milliseconds(20))
+            done.fulfill()
+        }
+        await fulfillment(of: [done], timeout: 60)
+    }
+}
