@@ -61,6 +61,16 @@ awk '{
   else if (dso ~ /pushlab/) group = "pushlab"
   share[group] += pct
 } END { for (g in share) printf "%.1f\t%s\n", share[g], g }' "$WORK/symbols.txt" | sort -rn >"$WORK/groups.txt"
+# Shares by thread, named by what runs there (thread names are cut to 15 characters).
+perf report -i "$WORK/perf.data" --stdio --no-children --sort comm -g none 2>/dev/null | awk '/^ +[0-9.]+%/ {
+  pct = $1; sub(/%/, "", pct); name = $2
+  if (name == "pushlab-client") what = "HTTP/2 client loop (the sends, and the workers that run on it)"
+  else if (name ~ /overcommit/) what = "Dispatch threads (the queue writer, its checkpoints, timers)"
+  else if (name ~ /default-qos/) what = "Swift global executor (claims, the recorder, the API handlers)"
+  else if (name == "pushlab-server") what = "HTTP server loop (the API)"
+  else what = name
+  share[what] += pct
+} END { for (w in share) printf "%.1f\t%s\n", share[w], w }' | sort -rn >"$WORK/threads.txt"
 SAMPLES=$(perf report -i "$WORK/perf.data" --stdio 2>/dev/null | sed -n 's/^# Samples: \([0-9.kKM]*\).*/\1/p' | head -1)
 ROUND=1
 {
@@ -75,6 +85,12 @@ ROUND=1
   echo "| --- | ---: |"
   echo "| relay deliveries/s | $(median "relay deliveries/s") |"
   echo "| relay CPU ms per 1,000 targets (perf attached: more than without) | $(median "relay CPU ms per 1,000") |"
+  echo
+  echo "Samples by thread:"
+  echo
+  echo "| share | thread |"
+  echo "| ---: | --- |"
+  awk -F'\t' '{ printf "| %s%% | %s |\n", $1, $2 }' "$WORK/threads.txt"
   echo
   echo "Samples by library (malloc: libc's allocator symbols):"
   echo
