@@ -8,11 +8,12 @@ import Synchronization
 /// never-retry rejection, or attempts used up); a retryable failure goes back to the queue
 /// with a backoff, so a crash at any point leaves it to be claimed again (at least once).
 ///
-/// `concurrency` long-lived send tasks (workers) each hold one slot. A worker runs on the loop
-/// thread of the HTTP client it sends with (`withTaskExecutorPreference`), takes the next
-/// claimed target there as soon as an answer is in and stays there while the targets go to the
-/// same client: a send costs no task of its own and no hand-off between threads. A worker with
-/// nothing to send parks until the claim loop or the recorder hands it a target.
+/// Up to `concurrency` long-lived send tasks (workers), each holding one slot while it sends,
+/// started as targets need them. A worker runs on the loop thread of the HTTP client it sends
+/// with (`withTaskExecutorPreference`), takes the next claimed target there as soon as an
+/// answer is in and stays there while the targets go to the same client: a send costs no task
+/// of its own and no hand-off between threads. A worker with nothing to send parks until the
+/// claim loop or the recorder hands it a target.
 ///
 /// Two waits stay off the send path, so the sends in flight stay at `concurrency` while the
 /// queue commits: targets are claimed ahead (up to `2 × concurrency` more than are being sent,
@@ -83,7 +84,10 @@ final class DeliveryWorkers: Sendable {
         var stopping = false
         var loop: Task<Void, Never>?
         var recorder: Task<Void, Never>?
+        /// The workers started so far: one more each time a target may start and none is idle,
+        /// up to `concurrency` (a relay that never needs its whole concurrency does not hold it).
         var workers: [Task<Void, Never>] = []
+        var workersStarted = 0
     }
     private let state = Mutex(State())
     /// Pushes whose `push_finished` was announced: two targets of one push can finish at the same
@@ -109,11 +113,9 @@ final class DeliveryWorkers: Sendable {
     func start() {
         let loop = Task { await self.run() }
         let recorder = Task { await self.recordAnswers() }
-        let workers = (0..<max(1, settings.concurrency)).map { _ in Task { await self.work() } }
         state.withLock { s in
             s.loop = loop
             s.recorder = recorder
-            s.workers = workers
         }
     }
 
@@ -183,23 +185,38 @@ final class DeliveryWorkers: Sendable {
     /// recorded leave room.
     private func handOut() {
         let concurrency = settings.concurrency, lowWater = self.lowWater
-        let (handed, runningLow): ([(CheckedContinuation<ClaimedTarget?, Never>, ClaimedTarget)], Bool) = state.withLock { s in
+        let (handed, starting, runningLow) = state.withLock { s in
             var handed: [(CheckedContinuation<ClaimedTarget?, Never>, ClaimedTarget)] = []
-            while !s.stopping, !s.idle.isEmpty, s.inFlight < concurrency, s.inFlight + s.recording < 2 * concurrency, let next = s.ready.popLast() {
+            var starting: [ClaimedTarget] = []
+            while !s.stopping, s.inFlight < concurrency, s.inFlight + s.recording < 2 * concurrency, !s.ready.isEmpty {
+                if let worker = s.idle.popLast() {
+                    handed.append((worker, s.ready.removeLast()))
+                } else if s.workersStarted < concurrency {
+                    s.workersStarted += 1
+                    starting.append(s.ready.removeLast())
+                } else {
+                    break
+                }
                 s.inFlight += 1
-                handed.append((s.idle.removeLast(), next))
             }
-            return (handed, !handed.isEmpty && s.ready.count < lowWater)
+            return (handed, starting, !(handed.isEmpty && starting.isEmpty) && s.ready.count < lowWater)
         }
         for (worker, claim) in handed { worker.resume(returning: claim) }
+        if !starting.isEmpty {
+            // Each starts on the loop thread of the client its first target goes to.
+            let started = starting.map { claim in
+                Task(executorPreference: lanes[claim.app]?.executor(for: claim.target)) { await self.work(from: claim) }
+            }
+            state.withLock { $0.workers += started }
+        }
         if runningLow { slotFreed.signal() }
     }
 
     /// One slot: sends claimed targets one after the other, each on the loop thread of the HTTP
     /// client that sends it (`AppSenders.executor`), until `stop()`. It leaves that thread only
     /// when the next target goes to another client.
-    private func work() async {
-        var next = await take(after: nil)
+    private func work(from claim: ClaimedTarget) async {
+        var next: ClaimedTarget? = claim
         while let first = next {
             let executor = lanes[first.app]?.executor(for: first.target)
             next = await withTaskExecutorPreference(executor) { () async -> ClaimedTarget? in
@@ -215,21 +232,18 @@ final class DeliveryWorkers: Sendable {
         }
     }
 
-    /// Leaves `answer` (the worker's last send, if any) to the recorder and takes the next
-    /// claimed target, parking until one is handed over when none may start now; nil once the
-    /// workers stop.
-    private func take(after answer: Answer?) async -> ClaimedTarget? {
+    /// Leaves `answer` (the worker's last send) to the recorder and takes the next claimed
+    /// target, parking until one is handed over when none may start now; nil once the workers
+    /// stop.
+    private func take(after answer: Answer) async -> ClaimedTarget? {
         let concurrency = settings.concurrency, lowWater = self.lowWater, recordBatch = self.recordBatch
         let (next, stop, wakeRecorder, wakeLoop): (ClaimedTarget?, Bool, Bool, Bool) = state.withLock { s in
-            var wakeRecorder = false
-            if let answer {
-                s.inFlight -= 1
-                s.recording += 1
-                s.answers.append(answer)
-                wakeRecorder = s.recorderIdle || s.answers.count == recordBatch
-                s.recorderIdle = false
-            }
-            if s.stopping { return (nil, true, wakeRecorder, answer != nil) }
+            s.inFlight -= 1
+            s.recording += 1
+            s.answers.append(answer)
+            let wakeRecorder = s.recorderIdle || s.answers.count == recordBatch
+            s.recorderIdle = false
+            if s.stopping { return (nil, true, wakeRecorder, true) }
             if s.inFlight < concurrency, s.inFlight + s.recording < 2 * concurrency, let next = s.ready.popLast() {
                 s.inFlight += 1
                 return (next, false, wakeRecorder, s.ready.count < lowWater)
