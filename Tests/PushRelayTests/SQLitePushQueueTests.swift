@@ -53,6 +53,33 @@ final class SQLitePushQueueTests: XCTestCase {
         await after.close()
     }
 
+    /// A reopened queue reads its unfinished targets in pages of 10,000: more than two pages,
+    /// with finished targets between them, come back each once.
+    func testReopenedQueueReadsEveryUnfinishedTargetAcrossPages() async throws {
+        let time = ManualTimeSource()
+        let path = directory.appendingPathComponent("queue.sqlite").path
+        let before = try SQLitePushQueue(path: path, time: time)
+        for (i, size) in [10_000, 10_003, 2].enumerated() {
+            _ = try await before.enqueue(PushQueueContract.submission("p_\(i)", tokens: size, at: time.now))
+        }
+        let first = try await before.claim(consumer: "w", limit: 5, lease: .seconds(300))
+        try await before.complete(first.prefix(3).map { PushQueueContract.sent($0, at: time.now) })
+        await before.close()
+
+        let after = try SQLitePushQueue(path: path, time: time)
+        let depth = try await after.depth()
+        XCTAssertEqual(depth, QueueDepth(waiting: 20_002, claimed: 0, finished: 3))
+        var seen = Set<String>()
+        while true {
+            let claims = try await after.claim(consumer: "w", limit: 512, lease: .seconds(300))
+            if claims.isEmpty { break }
+            for claim in claims { XCTAssertTrue(seen.insert("\(claim.pushID)#\(claim.index)").inserted, "handed out twice: \(claim.pushID)#\(claim.index)") }
+        }
+        XCTAssertEqual(seen.count, 20_002)
+        XCTAssertFalse(seen.contains("p_0#0"), "a finished target is not handed out")
+        await after.close()
+    }
+
     /// A target whose lease ran out and that got its final result while ready again (a late
     /// answer) is not handed out again, and counts once.
     func testLateResultOfAReleasedTargetIsNotClaimedAgain() async throws {

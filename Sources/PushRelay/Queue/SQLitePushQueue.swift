@@ -40,6 +40,8 @@ public final class SQLitePushQueue: PushQueue {
     /// A checkpoint is started after this many commits (SQLite's own default is every 1,000 WAL
     /// pages; a result commit writes about ten).
     private static let commitsPerCheckpoint = 64
+    /// Unfinished targets read per query when the queue opens.
+    private static let openPage = 10_000
     private let state: Mutex<QueueState>
 
     /// What the writer, the claims and the readers share, under `state`.
@@ -75,8 +77,13 @@ public final class SQLitePushQueue: PushQueue {
             try checkpointer.execute(configuration.fsyncEveryCommit ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL")
             let now = time.now.timeIntervalSince1970
             var schedule = TargetSchedule()
-            for row in try writer.query(QueueStatements.unfinishedTargets) {
-                schedule.add(Int64(row.int(0) ?? 0), readyAt: row.double(1) ?? 0, now: now)
+            // In pages by id: a million unfinished targets read at once would be a million rows in memory.
+            var after: Int64 = 0
+            while true {
+                let rows = try writer.query(QueueStatements.unfinishedTargets, [.integer(after), .int(Self.openPage)])
+                for row in rows { schedule.add(Int64(row.int(0) ?? 0), readyAt: row.double(1) ?? 0, now: now) }
+                guard rows.count == Self.openPage, let last = rows.last?.int(0) else { break }
+                after = Int64(last)
             }
             let total = try writer.query(QueueStatements.countTargets).first?.int(0) ?? 0
             let lastID = try writer.query(QueueStatements.lastTargetID).first?.int(0) ?? 0
