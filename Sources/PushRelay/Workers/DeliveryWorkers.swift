@@ -88,6 +88,14 @@ final class DeliveryWorkers: Sendable {
         /// up to `concurrency` (a relay that never needs its whole concurrency does not hold it).
         var workers: [Task<Void, Never>] = []
         var workersStarted = 0
+
+        /// The next claimed target, counted in flight, when one may start now: not stopping, a
+        /// slot free, and sends in flight plus answers not yet recorded under `2 × concurrency`.
+        mutating func startNext(_ concurrency: Int) -> ClaimedTarget? {
+            guard !stopping, inFlight < concurrency, inFlight + recording < 2 * concurrency, let next = ready.popLast() else { return nil }
+            inFlight += 1
+            return next
+        }
     }
     private let state = Mutex(State())
     /// Pushes whose `push_finished` was announced: two targets of one push can finish at the same
@@ -188,16 +196,13 @@ final class DeliveryWorkers: Sendable {
         let (handed, starting, runningLow) = state.withLock { s in
             var handed: [(CheckedContinuation<ClaimedTarget?, Never>, ClaimedTarget)] = []
             var starting: [ClaimedTarget] = []
-            while !s.stopping, s.inFlight < concurrency, s.inFlight + s.recording < 2 * concurrency, !s.ready.isEmpty {
+            while !s.idle.isEmpty || s.workersStarted < concurrency, let next = s.startNext(concurrency) {
                 if let worker = s.idle.popLast() {
-                    handed.append((worker, s.ready.removeLast()))
-                } else if s.workersStarted < concurrency {
-                    s.workersStarted += 1
-                    starting.append(s.ready.removeLast())
+                    handed.append((worker, next))
                 } else {
-                    break
+                    s.workersStarted += 1
+                    starting.append(next)
                 }
-                s.inFlight += 1
             }
             return (handed, starting, !(handed.isEmpty && starting.isEmpty) && s.ready.count < lowWater)
         }
@@ -244,10 +249,7 @@ final class DeliveryWorkers: Sendable {
             let wakeRecorder = s.recorderIdle || s.answers.count == recordBatch
             s.recorderIdle = false
             if s.stopping { return (nil, true, wakeRecorder, true) }
-            if s.inFlight < concurrency, s.inFlight + s.recording < 2 * concurrency, let next = s.ready.popLast() {
-                s.inFlight += 1
-                return (next, false, wakeRecorder, s.ready.count < lowWater)
-            }
+            if let next = s.startNext(concurrency) { return (next, false, wakeRecorder, s.ready.count < lowWater) }
             // Parking on the bound while enough targets are claimed needs no claim.
             return (nil, false, wakeRecorder, s.ready.count < lowWater)
         }
@@ -261,10 +263,7 @@ final class DeliveryWorkers: Sendable {
             // Targets claimed or room made since the look above are handed over at once.
             let now: (ClaimedTarget?, Bool)? = state.withLock { s in
                 if s.stopping { return (nil, true) }
-                if s.inFlight < concurrency, s.inFlight + s.recording < 2 * concurrency, let next = s.ready.popLast() {
-                    s.inFlight += 1
-                    return (next, false)
-                }
+                if let next = s.startNext(concurrency) { return (next, false) }
                 s.idle.append(worker)
                 return nil
             }
