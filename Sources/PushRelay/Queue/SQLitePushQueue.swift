@@ -155,7 +155,7 @@ public final class SQLitePushQueue: PushQueue {
             return try readClaims(ids.sorted())
         } catch {
             // Not handed out: ready again at once.
-            state.withLock { s in for id in ids { _ = s.schedule.release(id, readyAt: now, now: now) } }
+            state.withLock { s in for id in ids { s.schedule.release(id, readyAt: now, now: now) } }
             throw error
         }
     }
@@ -258,16 +258,12 @@ public final class SQLitePushQueue: PushQueue {
         var status = PushStatus(pushID: push, app: row.string(1) ?? "", acceptedAt: Date(timeIntervalSince1970: row.double(2) ?? 0),
                                 targetCount: row.int(3) ?? 0, sent: row.int(4) ?? 0, failed: row.int(5) ?? 0, targets: [])
         if !targetRows.isEmpty {
-            let ids = targetRows.map { Int64($0.int(0) ?? 0) }
-            let claimed: Set<Int64> = state.withLock { s in
-                var claimed = Set<Int64>()
-                for id in ids where s.schedule.isClaimed(id) { claimed.insert(id) }
-                return claimed
-            }
-            status.targets = targetRows.map { Self.targetState($0, claimed: claimed.contains(Int64($0.int(0) ?? 0))) }
+            let claimed = state.withLock { s in targetRows.map { s.schedule.isClaimed(Int64($0.int(0) ?? 0)) } }
+            status.targets = zip(targetRows, claimed).map { Self.targetState($0, claimed: $1) }
         }
         return status
     }
+
     public func deliveries(app: String, token: String?, since: Date?, limit: Int) async throws(PushQueueError) -> [DeliveryRecord] {
         try readChecked()
         let since = since?.timeIntervalSince1970 ?? -Double.greatestFiniteMagnitude
@@ -437,10 +433,10 @@ public final class SQLitePushQueue: PushQueue {
                 for (ids, readyAt) in batch.added {
                     for id in ids { s.schedule.add(id, readyAt: readyAt, now: now) }
                 }
-                for id in batch.finished { _ = s.schedule.finish(id) }
+                for id in batch.finished { s.schedule.finish(id) }
                 s.finished += batch.finished.count
                 // A target whose lease ran out meanwhile is ready already: `release` leaves it.
-                for (id, readyAt) in batch.released { _ = s.schedule.release(id, readyAt: readyAt, now: now) }
+                for (id, readyAt) in batch.released { s.schedule.release(id, readyAt: readyAt, now: now) }
                 s.commits += 1
                 s.writesCommitted += writes.count
                 s.commitsSinceCheckpoint += 1

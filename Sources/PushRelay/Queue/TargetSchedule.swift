@@ -48,34 +48,30 @@ struct TargetSchedule {
         return taken
     }
 
-    /// `id` got its final result: true when it was claimed (false: it was waiting).
-    mutating func finish(_ id: Int64) -> Bool {
-        if claimed.removeValue(forKey: id) != nil { return true }
+    /// `id` got its final result: claimed or waiting, it is no longer either.
+    mutating func finish(_ id: Int64) {
+        if claimed.removeValue(forKey: id) != nil { return }
         waiting -= 1
         finishedUnclaimed.insert(id)
-        return false
     }
 
-    /// Gives claimed `id` back, ready at `time`; false when it is no longer claimed (its lease
-    /// ran out and it is ready already), and then nothing changes.
-    mutating func release(_ id: Int64, readyAt time: Double, now: Double) -> Bool {
-        guard claimed.removeValue(forKey: id) != nil else { return false }
+    /// Gives claimed `id` back, ready at `time`. When it is no longer claimed (its lease ran out
+    /// and it is ready already) nothing changes.
+    mutating func release(_ id: Int64, readyAt time: Double, now: Double) {
+        guard claimed.removeValue(forKey: id) != nil else { return }
         waiting += 1
         enqueue(id, at: time, now: now)
-        return true
     }
 
     /// Every claim ready again (rule 6, within one process); returns how many.
     mutating func releaseAll(now: Double) -> Int {
         let ids = claimed.keys.sorted()
-        claimed = [:]
+        for id in ids { release(id, readyAt: now, now: now) }
         earliestLeaseEnd = .infinity
-        waiting += ids.count
-        for id in ids { enqueue(id, at: now, now: now) }
         return ids.count
     }
 
-    /// The claim for `id`, if it is claimed.
+    /// Whether `id` is claimed.
     func isClaimed(_ id: Int64) -> Bool { claimed[id] != nil }
 
     /// When the next target becomes ready: now if one is, else the earliest retry time or lease
@@ -112,11 +108,7 @@ struct TargetSchedule {
             if end < now { expired.append(id) } else { next = min(next, end) }
         }
         earliestLeaseEnd = next
-        for id in expired.sorted() {
-            claimed[id] = nil
-            waiting += 1
-            enqueue(id, at: now, now: now)
-        }
+        for id in expired.sorted() { release(id, readyAt: now, now: now) }
     }
 
     /// The next target ready at `now`, skipping those finished meanwhile.
