@@ -122,8 +122,50 @@ final class SQLitePushQueueTests: XCTestCase {
         let stats = queue.commitStatistics
         XCTAssertEqual(stats.writes, count)
         XCTAssertLessThan(stats.commits, count, "concurrent writes should have shared at least one commit")
+        XCTAssertEqual(stats.synced, stats.commits, "a commit that queues pushes is synced before it returns")
         let depth = try await queue.depth()
         XCTAssertEqual(depth.waiting, 2 * count)
+        await queue.close()
+    }
+
+    /// With `fsyncEveryCommit`, a commit of results is not synced by itself (the one that
+    /// queued the push is); the WAL is synced for it within `resultSyncDelay`, once for every
+    /// result commit before it.
+    func testResultCommitsAreSyncedWithinTheDelay() async throws {
+        let time = ManualTimeSource()
+        let queue = try SQLitePushQueue(path: directory.appendingPathComponent("queue.sqlite").path,
+                                        configuration: .init(resultSyncDelay: .milliseconds(100)), time: time)
+        _ = try await queue.enqueue(PushQueueContract.submission("p_1", tokens: 3, at: time.now))
+        let claims = try await queue.claim(consumer: "w", limit: 3, lease: .seconds(300))
+        try await queue.complete([PushQueueContract.sent(claims[0], at: time.now)])
+        try await queue.complete([PushQueueContract.sent(claims[1], at: time.now)])
+        let written = queue.commitStatistics
+        XCTAssertEqual(written.commits, 3)
+        XCTAssertEqual(written.synced, 1, "only the enqueue's commit syncs by itself")
+        let deadline = Date().addingTimeInterval(10)
+        while queue.commitStatistics.resultSyncs == 0, Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        XCTAssertEqual(queue.commitStatistics.resultSyncs, 1, "one WAL sync covers both result commits")
+        // Results still read back after the sync, and the next enqueue syncs by itself again.
+        _ = try await queue.enqueue(PushQueueContract.submission("p_2", tokens: 1, at: time.now))
+        XCTAssertEqual(queue.commitStatistics.synced, 2)
+        let status = try await queue.status(of: "p_1", includeTargets: false)
+        XCTAssertEqual(status?.sent, 2)
+        await queue.close()
+    }
+
+    /// `queue.fsync: false`: no commit syncs, and no WAL sync is scheduled for results.
+    func testUnsyncedQueueNeverSyncs() async throws {
+        let time = ManualTimeSource()
+        let queue = try SQLitePushQueue(path: directory.appendingPathComponent("queue.sqlite").path,
+                                        configuration: .init(fsyncEveryCommit: false, resultSyncDelay: .milliseconds(10)), time: time)
+        _ = try await queue.enqueue(PushQueueContract.submission("p_1", tokens: 1, at: time.now))
+        let claims = try await queue.claim(consumer: "w", limit: 1, lease: .seconds(300))
+        try await queue.complete([PushQueueContract.sent(claims[0], at: time.now)])
+        try await Task.sleep(for: .milliseconds(200))
+        let stats = queue.commitStatistics
+        XCTAssertEqual(stats.commits, 2)
+        XCTAssertEqual(stats.synced, 0)
+        XCTAssertEqual(stats.resultSyncs, 0)
         await queue.close()
     }
 

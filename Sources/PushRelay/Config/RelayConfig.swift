@@ -32,7 +32,7 @@ public struct RelayConfig: Sendable {
     public struct Queue: Sendable, Hashable {
         /// Most unfinished targets held; beyond it new pushes get 503 + Retry-After.
         public var capacity = 2_000_000
-        /// fsync every commit (durable against power loss, not only against a crash).
+        /// Sync to disk: a commit that queues pushes before it returns, results within a second (durable against power loss, not only against a crash).
         public var fsync = true
         public init() {}
     }

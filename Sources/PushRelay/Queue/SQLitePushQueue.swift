@@ -3,12 +3,18 @@ import PushCore
 import PushStore
 import Synchronization
 
-/// The embedded queue: one SQLite file (WAL, `synchronous=FULL`) in the relay's data
-/// directory, owned by one relay process.
+/// The embedded queue: one SQLite file (WAL) in the relay's data directory, owned by one relay
+/// process.
 ///
 /// Every write (enqueue, complete, reschedule) goes through one writer that commits all writes
 /// waiting at that moment in one transaction — group commit: under load one fsync acknowledges
 /// many requests, and a caller returns only after the transaction holding its write committed.
+/// With `fsyncEveryCommit`, a commit that queues pushes is on disk before it returns
+/// (`synchronous=FULL`); a commit of results and retries only is not synced by itself
+/// (`NORMAL`: it survives a crash of the process at once). The WAL is synced by the next commit
+/// that queues pushes, by a checkpoint, or at most `resultSyncDelay` later, whichever comes first:
+/// a power loss can take back the results of that last moment, and their targets are then sent
+/// again (at least once). An fsync per result batch cost the relay more CPU than the batch's SQL.
 /// Claims are not written at all: which unfinished targets are ready, waiting for a retry or
 /// claimed lives in memory (`TargetSchedule`), rebuilt from the file on open, where every
 /// unfinished target is ready again (a claim lost in a crash changes nothing). So a target
@@ -23,9 +29,12 @@ public final class SQLitePushQueue: PushQueue {
         public var capacity: Int
         /// `FULL` makes every commit durable against power loss, not just a crashed process.
         public var fsyncEveryCommit: Bool
-        public init(capacity: Int = 2_000_000, fsyncEveryCommit: Bool = true) {
+        /// How long a result commit may stay unsynced (with `fsyncEveryCommit`).
+        public var resultSyncDelay: Duration
+        public init(capacity: Int = 2_000_000, fsyncEveryCommit: Bool = true, resultSyncDelay: Duration = .seconds(1)) {
             self.capacity = capacity
             self.fsyncEveryCommit = fsyncEveryCommit
+            self.resultSyncDelay = resultSyncDelay
         }
     }
 
@@ -56,6 +65,14 @@ public final class SQLitePushQueue: PushQueue {
         var nextTargetID: Int64
         var commits = 0
         var writesCommitted = 0
+        /// Whether the writer connection syncs its commits now (`synchronous=FULL`).
+        var writerSyncs: Bool
+        /// Commits synced by themselves, and WAL syncs of result commits (`syncResults`).
+        var syncedCommits = 0
+        var resultSyncs = 0
+        /// Result commits since the WAL was last synced, and whether a `syncResults` is due.
+        var unsyncedCommits = 0
+        var resultSyncScheduled = false
         /// Commits since the last checkpoint started, and whether one runs.
         var commitsSinceCheckpoint = 0
         var checkpointRunning = false
@@ -87,14 +104,19 @@ public final class SQLitePushQueue: PushQueue {
             }
             let total = try writer.query(QueueStatements.countTargets).first?.int(0) ?? 0
             let lastID = try writer.query(QueueStatements.lastTargetID).first?.int(0) ?? 0
-            state = Mutex(QueueState(schedule: schedule, finished: total - schedule.waiting, nextTargetID: Int64(lastID) + 1))
+            state = Mutex(QueueState(schedule: schedule, finished: total - schedule.waiting, nextTargetID: Int64(lastID) + 1,
+                                     writerSyncs: configuration.fsyncEveryCommit))
         } catch {
             throw .storage("\(error)")
         }
     }
 
-    /// How many transactions committed and how many writes they carried (group commit at work).
-    public var commitStatistics: (commits: Int, writes: Int) { state.withLock { ($0.commits, $0.writesCommitted) } }
+    /// How many transactions committed and how many writes they carried (group commit at work);
+    /// how many of the commits were synced by themselves, and how many later WAL syncs covered
+    /// result commits.
+    public var commitStatistics: (commits: Int, writes: Int, synced: Int, resultSyncs: Int) {
+        state.withLock { ($0.commits, $0.writesCommitted, $0.syncedCommits, $0.resultSyncs) }
+    }
 
     // MARK: - PushQueue
 
@@ -163,7 +185,7 @@ public final class SQLitePushQueue: PushQueue {
     @discardableResult
     public func complete(_ results: [TargetCompletion]) async throws(PushQueueError) -> CompletionReport {
         guard !results.isEmpty else { return CompletionReport() }
-        return try await write { batch throws(PushQueueError) in
+        return try await write(syncs: false) { batch throws(PushQueueError) in
             let db = batch.db
             var report = CompletionReport()
             // Each push's counters move once per batch, not once per target.
@@ -210,7 +232,7 @@ public final class SQLitePushQueue: PushQueue {
 
     public func reschedule(_ retries: [TargetRetry]) async throws(PushQueueError) {
         guard !retries.isEmpty else { return }
-        try await write { batch throws(PushQueueError) in
+        try await write(syncs: false) { batch throws(PushQueueError) in
             let db = batch.db
             var released: [(id: Int64, readyAt: Double)] = []
             try batch.sql {
@@ -359,15 +381,19 @@ public final class SQLitePushQueue: PushQueue {
 
     /// One caller's write: `apply` runs inside the batch's transaction and returns how to
     /// answer the caller once the commit's outcome is known; `finish` answers without running.
+    /// `syncs`: its commit must reach the disk before the caller is answered.
     fileprivate struct PendingWrite: Sendable {
+        let syncs: Bool
         let apply: @Sendable (inout Batch) -> @Sendable (PushQueueError?) -> Void
         let finish: @Sendable (PushQueueError) -> Void
     }
 
-    /// Runs `body` in the next group commit and returns its value once that commit is durable.
-    private func write<T: Sendable>(_ body: @escaping @Sendable (inout Batch) throws(PushQueueError) -> T) async throws(PushQueueError) -> T {
+    /// Runs `body` in the next group commit and returns its value once that commit is durable
+    /// (`syncs`: on disk, with `fsyncEveryCommit`; otherwise safe from a crash of the process).
+    private func write<T: Sendable>(syncs: Bool = true, _ body: @escaping @Sendable (inout Batch) throws(PushQueueError) -> T) async throws(PushQueueError) -> T {
         let result: Result<T, PushQueueError> = await withCheckedContinuation { continuation in
             let pending = PendingWrite(
+                syncs: syncs,
                 apply: { batch in
                     do throws(PushQueueError) {
                         let value = try body(&batch)
@@ -396,17 +422,22 @@ public final class SQLitePushQueue: PushQueue {
     /// Commits everything pending, batch after batch, until nothing is left.
     private func drain() {
         while true {
-            let (writes, unfinished, nextTargetID): ([PendingWrite], Int, Int64) = state.withLock { s in
+            let (writes, unfinished, nextTargetID, writerSyncs): ([PendingWrite], Int, Int64, Bool) = state.withLock { s in
                 let writes = s.pending
                 s.pending = []
                 if writes.isEmpty { s.draining = false }
-                return (writes, s.schedule.waiting + s.schedule.claimedCount, s.nextTargetID)
+                return (writes, s.schedule.waiting + s.schedule.claimedCount, s.nextTargetID, s.writerSyncs)
             }
             if writes.isEmpty { return }
+            let syncs = configuration.fsyncEveryCommit && writes.contains { $0.syncs }
             var batch = Batch(db: writer, unfinished: unfinished, nextTargetID: nextTargetID)
             var answers: [@Sendable (PushQueueError?) -> Void] = []
             answers.reserveCapacity(writes.count)
             do {
+                if syncs != writerSyncs {
+                    try writer.execute(syncs ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL")
+                    state.withLock { $0.writerSyncs = syncs }
+                }
                 try writer.execute("BEGIN IMMEDIATE")
                 for write in writes {
                     if let failed = batch.storageError {
@@ -428,7 +459,7 @@ public final class SQLitePushQueue: PushQueue {
                 continue
             }
             let now = time.now.timeIntervalSince1970
-            let checkpoint: Bool = state.withLock { s in
+            let (checkpoint, syncLater): (Bool, Bool) = state.withLock { s in
                 s.nextTargetID = batch.nextTargetID
                 for (ids, readyAt) in batch.added {
                     for id in ids { s.schedule.add(id, readyAt: readyAt, now: now) }
@@ -439,14 +470,28 @@ public final class SQLitePushQueue: PushQueue {
                 for (id, readyAt) in batch.released { s.schedule.release(id, readyAt: readyAt, now: now) }
                 s.commits += 1
                 s.writesCommitted += writes.count
+                var syncLater = false
+                if syncs {
+                    s.syncedCommits += 1
+                    s.unsyncedCommits = 0
+                } else if configuration.fsyncEveryCommit {
+                    s.unsyncedCommits += 1
+                    syncLater = !s.resultSyncScheduled
+                    s.resultSyncScheduled = true
+                }
                 s.commitsSinceCheckpoint += 1
-                guard s.commitsSinceCheckpoint >= Self.commitsPerCheckpoint, !s.checkpointRunning, !s.closed else { return false }
+                guard s.commitsSinceCheckpoint >= Self.commitsPerCheckpoint, !s.checkpointRunning, !s.closed else { return (false, syncLater) }
                 s.commitsSinceCheckpoint = 0
                 s.checkpointRunning = true
-                return true
+                return (true, syncLater)
             }
             for answer in answers { answer(nil) }
             if checkpoint { checkpointQueue.async { self.checkpoint() } }
+            if syncLater {
+                let delay = configuration.resultSyncDelay.components
+                let nanoseconds = Int(delay.seconds) * 1_000_000_000 + Int(delay.attoseconds / 1_000_000_000)
+                checkpointQueue.asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { self.syncResults() }
+            }
         }
     }
 
@@ -456,6 +501,23 @@ public final class SQLitePushQueue: PushQueue {
     private func checkpoint() {
         if !state.withLock({ $0.closed }) { _ = try? checkpointer.query("PRAGMA wal_checkpoint(PASSIVE)") }
         state.withLock { $0.checkpointRunning = false }
+    }
+
+    /// Syncs the WAL if result commits wrote to it since it was last synced (by a commit that
+    /// queued pushes, or here). On the checkpoint thread; the writer goes on meanwhile, and a
+    /// result commit after the count is taken schedules the next sync. A checkpoint syncs the
+    /// WAL too, but not when a reader holds back every new frame, so this one is ours.
+    private func syncResults() {
+        let unsynced = state.withLock { s in
+            s.resultSyncScheduled = false
+            defer { s.unsyncedCommits = 0 }
+            return s.closed ? 0 : s.unsyncedCommits
+        }
+        guard unsynced > 0 else { return }
+        let descriptor = open(path + "-wal", O_RDONLY)
+        guard descriptor >= 0 else { return }
+        defer { _ = Glibc.close(descriptor) }
+        if fsync(descriptor) == 0 { state.withLock { $0.resultSyncs += 1 } }
     }
 
     // MARK: - Reading rows

@@ -297,7 +297,7 @@ final class DeliveryWorkers: Sendable {
     /// when none is left, until `stop()` has no send in flight. While sends are in flight it
     /// lets up to `recordBatch` answers gather (at most `gatherWait`), so one commit carries
     /// many results: the queue's cost per commit (its transaction, the WAL pages it writes, the
-    /// fsync) is shared by them. The answers gathering count against the send bound like the
+    /// syncs) is shared by them. The answers gathering count against the send bound like the
     /// ones being written.
     private func recordAnswers() async {
         while true {
