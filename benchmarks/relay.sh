@@ -176,8 +176,10 @@ alternates by round (odd rounds: relay first; even: direct first), and both side
 $E2E_TARGETS targets with $CONCURRENCY in flight on one HTTP/2 connection, through the same HTTP/2
 client ($TRANSPORT). The relay's time runs from
 its first POST (pushes of 1,000 over one HTTP/1.1 connection) until its queue is empty, so it
-includes the intake; the direct sender's is its own \`perSecond\` (from its first send). The relay's queue is SQLite in WAL mode with \`synchronous=FULL\`
-(\`queue.fsync: true\`, the default); every target counted as queued was answered \`202\`/\`200\`.
+includes the intake; the direct sender's is its own \`perSecond\` (from its first send). The relay's queue is SQLite in WAL mode
+with \`queue.fsync: true\` (the default): a commit that queues pushes is synced before its answer
+(\`synchronous=FULL\`), result commits are synced within 1 s (docs/relay.md "When a result is on
+disk"); every target counted as queued was answered \`202\`/\`200\`.
 
 How the end to end is measured, and why it changed (session 8): until then one emulator served
 every round, the direct sender always ran right after the relay, and a round was 20,000
