@@ -5,6 +5,8 @@
 # 1,000) go through it to the gateway emulator (`pushlab serve`, its own process) until the
 # queue is empty. Writes the samples' shares by library (libcurl, SQLite, the kernel, malloc,
 # Swift's runtime, pushlab itself …) and the top symbols, and the run's rate and CPU per 1,000.
+# Then, with `perf stat`, syscalls and context switches per 1,000 targets for the relay and its
+# emulator against `pushlab send apns --tokens` and its emulator.
 #
 #   E2E_TARGETS=20000 CONCURRENCY=100 [SKIP_BUILD=1] benchmarks/relay-profile.sh
 #   PUSHLAB_BIN=path/to/pushlab BUILD_NOTE="what it is" benchmarks/relay-profile.sh   # another build
@@ -72,6 +74,40 @@ perf report -i "$WORK/perf.data" --stdio --no-children --sort comm -g none 2>/de
   share[what] += pct
 } END { for (w in share) printf "%.1f\t%s\n", share[w], w }' | sort -rn >"$WORK/threads.txt"
 SAMPLES=$(perf report -i "$WORK/perf.data" --stdio 2>/dev/null | sed -n 's/^# Samples: \([0-9.kKM]*\).*/\1/p' | head -1)
+
+# Syscalls and context switches per 1,000 targets (`perf stat`, tracepoints), the relay and its
+# emulator against `pushlab send apns --tokens` and its emulator, each with a fresh emulator:
+# what the relay's queue and bookkeeping threads add to the sender ⇄ emulator ping-pong.
+# Skipped where the kernel offers no syscall tracepoints.
+SYSCALLS=(context-switches futex epoll_wait read write pwrite64 pread64 fdatasync)
+if [ -n "$(perf list 2>/dev/null | grep 'syscalls:sys_enter_pwrite64')" ]; then
+  EVENTS=$(printf '%s\n' "${SYSCALLS[@]}" | sed '/^context-switches$/!s/^/syscalls:sys_enter_/' | paste -sd,)
+  # per_1000 FILE → "name count-per-1,000-targets" lines from a perf stat output file
+  per_1000_targets() { awk -v n="$E2E_TARGETS" '$2 ~ /^(syscalls:sys_enter_|context-switches)/ {
+    gsub(",", "", $1); name = $2; sub("syscalls:sys_enter_", "", name); printf "%s %.1f\n", name, $1 * 1000 / n }' "$1"; }
+  fresh_emulator
+  rm -rf "$WORK/data2"
+  KEY=$("$PUSHLAB" relay keys create --data "$WORK/data2" --app bench 2>/dev/null)
+  ADMIN=$("$PUSHLAB" relay keys create --data "$WORK/data2" --admin 2>/dev/null)
+  relay_config "$WORK/relay.json" 100000000 "$CONCURRENCY"
+  start_relay "$WORK/relay.json" "$WORK/data2"
+  perf stat -e "$EVENTS" -p "$RELAY_PID" -o "$WORK/stat-relay.txt" & S1=$!
+  perf stat -e "$EVENTS" -p "$SERVE_PID" -o "$WORK/stat-relay-emu.txt" & S2=$!
+  sleep 0.5
+  read -r _ _ _ STAT_RELAY_RATE _ _ _ < <(SKIP_RESULTS=1 python3 benchmarks/lib/relay-e2e.py "$RELAY_URL" "$KEY" "$ADMIN" "$WORK/tokens.txt")
+  kill -INT "$S1" "$S2"; wait "$S1" "$S2" 2>/dev/null || true
+  kill "$RELAY_PID"; wait "$RELAY_PID" 2>/dev/null || true
+  fresh_emulator
+  echo '{"aps": {"alert": {"title": "bench", "body": "relay end to end"}}}' >"$WORK/payload.json"
+  perf stat -e "$EVENTS" -p "$SERVE_PID" -o "$WORK/stat-direct-emu.txt" & S2=$!
+  sleep 0.5
+  perf stat -e "$EVENTS" -o "$WORK/stat-direct.txt" -- "$PUSHLAB" send apns --url "$APNS_URL" --ca-file certs/ca.pem \
+    --key certs/AuthKey_PLDEVKEY01.p8 --team-id PLDEVTEAM1 --topic io.pushlab.demo --tokens "$WORK/tokens.txt" \
+    --concurrency "$CONCURRENCY" --connections 1 --no-history --json "$WORK/payload.json" >"$WORK/direct.json" 2>"$WORK/direct.err"
+  kill -INT "$S2"; wait "$S2" 2>/dev/null || true
+  STAT_DIRECT_RATE=$(python3 -c "import json; print(json.load(open('$WORK/direct.json'))['perSecond'])")
+  for side in relay relay-emu direct direct-emu; do per_1000_targets "$WORK/stat-$side.txt" >"$WORK/per1000-$side.txt"; done
+fi
 ROUND=1
 {
   echo "# Where the relay's CPU goes, end to end"
@@ -98,6 +134,19 @@ ROUND=1
   echo "| ---: | --- |"
   awk -F'\t' '{ printf "| %s%% | %s |\n", $1, $2 }' "$WORK/groups.txt"
   echo
+  if [ -s "$WORK/per1000-relay.txt" ]; then
+    echo "Syscalls and context switches per 1,000 targets (\`perf stat -e context-switches,syscalls:sys_enter_…\`, a second run"
+    echo "of each side with a fresh emulator; the relay at $STAT_RELAY_RATE deliveries/s, \`send apns --tokens\` at $STAT_DIRECT_RATE/s):"
+    echo
+    echo "| per 1,000 targets | relay | its emulator | \`send apns --tokens\` | its emulator |"
+    echo "| --- | ---: | ---: | ---: | ---: |"
+    for name in "${SYSCALLS[@]}"; do
+      row="| $name"
+      for side in relay relay-emu direct direct-emu; do row="$row | $(awk -v k="$name" '$1 == k { print $2 }' "$WORK/per1000-$side.txt")"; done
+      echo "$row |"
+    done
+    echo
+  fi
   echo "Top symbols:"
   echo
   echo '```'
