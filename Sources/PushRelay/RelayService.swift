@@ -4,7 +4,6 @@ import PushCore
 import PushHTTP
 import PushRedis
 import PushSend
-import Synchronization
 
 /// The relay's parts, shared by the routes and the workers.
 final class RelayService: Sendable {
@@ -25,7 +24,7 @@ final class RelayService: Sendable {
     var redisQueue: RedisPushQueue? { queue as? RedisPushQueue }
     /// This node's name: its consumer in the Redis group, its heartbeat in `GET /v1/cluster`.
     let node: String
-    private let heartbeat = Mutex<Task<Void, Never>?>(nil)
+    private let heartbeat = SanitizerVisibleMutex<Task<Void, Never>?>(nil)
     let startedAt = Date()
 
     init(config: RelayConfig, dataDirectory: String, queue: (any PushQueue)?, emulator: EmulatorEndpoints?,

@@ -3,7 +3,9 @@ import Synchronization
 
 /// A `Mutex` whose hand-overs ThreadSanitizer can see; use it for state several threads share
 /// in the modules `make sanitize` runs under TSan (PushHTTP: the server's job queue and state,
-/// the client's inbox and thread handle; PushDevice: the extension run's state and clocks).
+/// the client's inbox and thread handle; PushDevice: the extension run's state and clocks;
+/// PushRelay: every lock, since its queue, workers, budgets, metrics and webhooks are all shared
+/// between client loops, the queue's threads and the API).
 /// Elsewhere a plain `Mutex` does.
 ///
 /// Why: `Synchronization.Mutex` on Linux locks with raw futex system calls inside the

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import PushHTTP
 
 /// The relay's counters, exported as Prometheus text at `/metrics` (docs/relay.md
 /// "Observability"). Labels: app, platform (`apns`/`fcm`), reason (provider reason or
@@ -30,7 +30,8 @@ public final class RelayMetrics: Sendable {
         var pushesFinished = 0
     }
 
-    private let state = Mutex(State())
+    /// Counted by the recorder and read by `/metrics`: hand-overs ThreadSanitizer can see.
+    private let state = SanitizerVisibleMutex(State())
 
     public init() {}
 

@@ -22,7 +22,7 @@ final class WebhookDispatcher: Sendable {
         let url: String
         let secret: [UInt8]
         let client: HTTPClient
-        let buffer = Mutex<[JSONValue]>([])
+        let buffer = SanitizerVisibleMutex<[JSONValue]>([])
         let wakeup = Wakeup()
         init(app: String, url: String, secret: [UInt8], client: HTTPClient) {
             self.app = app
@@ -35,7 +35,7 @@ final class WebhookDispatcher: Sendable {
     private let hooks: [String: Hook]
     private let metrics: RelayMetrics
     private let log: @Sendable (String) -> Void
-    private let tasks = Mutex<[Task<Void, Never>]>([])
+    private let tasks = SanitizerVisibleMutex<[Task<Void, Never>]>([])
     private let stopping = Atomic<Bool>(false)
 
     init(apps: [RelayApp], metrics: RelayMetrics, log: @escaping @Sendable (String) -> Void) throws {

@@ -1,7 +1,7 @@
 import Foundation
 import PushCore
+import PushHTTP
 import PushRedis
-import Synchronization
 
 /// The queue several relay nodes share: Redis Streams with one consumer group
 /// (`RedisWorkStream`'s stream, group and dead-letter stream), one stream entry per target.
@@ -52,8 +52,8 @@ public final class RedisPushQueue: PushQueue {
     /// Blocking reads only.
     private let reader: RedisClient
     private let time: any TimeSource
-    private let closed = Mutex(false)
-    private let contents = Mutex<[PushID: (app: String, content: [UInt8])]>([:])
+    private let closed = SanitizerVisibleMutex(false)
+    private let contents = SanitizerVisibleMutex<[PushID: (app: String, content: [UInt8])]>([:])
     private var P: String { configuration.prefix }
     private var retentionMilliseconds: String {
         let (seconds, attoseconds) = configuration.retention.components

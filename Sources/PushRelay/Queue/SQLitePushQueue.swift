@@ -1,7 +1,7 @@
 import Foundation
 import PushCore
+import PushHTTP
 import PushStore
-import Synchronization
 
 /// The embedded queue: one SQLite file (WAL) in the relay's data directory, owned by one relay
 /// process.
@@ -51,7 +51,9 @@ public final class SQLitePushQueue: PushQueue {
     private static let commitsPerCheckpoint = 64
     /// Unfinished targets read per query when the queue opens.
     private static let openPage = 10_000
-    private let state: Mutex<QueueState>
+    /// A `SanitizerVisibleMutex`: the writer, the checkpoint thread and the callers' tasks all
+    /// take it, and ThreadSanitizer must see those hand-overs (docs/hardening.md).
+    private let state: SanitizerVisibleMutex<QueueState>
 
     /// What the writer, the claims and the readers share, under `state`.
     private struct QueueState {
@@ -104,7 +106,7 @@ public final class SQLitePushQueue: PushQueue {
             }
             let total = try writer.query(QueueStatements.countTargets).first?.int(0) ?? 0
             let lastID = try writer.query(QueueStatements.lastTargetID).first?.int(0) ?? 0
-            state = Mutex(QueueState(schedule: schedule, finished: total - schedule.waiting, nextTargetID: Int64(lastID) + 1,
+            state = SanitizerVisibleMutex(QueueState(schedule: schedule, finished: total - schedule.waiting, nextTargetID: Int64(lastID) + 1,
                                      writerSyncs: configuration.fsyncEveryCommit))
         } catch {
             throw .storage("\(error)")

@@ -1,7 +1,7 @@
 import Foundation
 import PushCore
+import PushHTTP
 import PushSend
-import Synchronization
 
 /// Claims targets from the queue and sends them with the app's clients, at most
 /// `concurrency` at once. A target is completed only after a final answer (accepted, a
@@ -97,10 +97,12 @@ final class DeliveryWorkers: Sendable {
             return next
         }
     }
-    private let state = Mutex(State())
+    /// `SanitizerVisibleMutex`: taken on the client loops, the claim loop and the recorder, and
+    /// ThreadSanitizer must see those hand-overs (docs/hardening.md).
+    private let state = SanitizerVisibleMutex(State())
     /// Pushes whose `push_finished` was announced: two targets of one push can finish at the same
     /// moment and both see the push finished, but it is announced once. The newest 10,000 ids.
-    private let announced = Mutex(AnnouncedPushes())
+    private let announced = SanitizerVisibleMutex(AnnouncedPushes())
 
     init(queue: any PushQueue, senders: [String: AppSenders], budgets: [String: any SendBudget],
          fcmProjectBudgets: [String: any SendBudget] = [:], settings: RelayConfig.Workers,

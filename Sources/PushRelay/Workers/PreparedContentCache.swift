@@ -1,6 +1,6 @@
 import PushCore
+import PushHTTP
 import PushSend
-import Synchronization
 
 /// Each push's content decoded and prepared once, not once per target.
 final class PreparedContentCache: Sendable {
@@ -20,7 +20,7 @@ final class PreparedContentCache: Sendable {
         /// its id costs less than hashing it.
         var last: (id: PushID, prepared: Prepared)?
     }
-    private let cache = Mutex(Entries())
+    private let cache = SanitizerVisibleMutex(Entries())
     private let limit = 256
 
     func content(for claim: ClaimedTarget) -> Prepared? {

@@ -1,16 +1,16 @@
-import Synchronization
+import PushHTTP
 
 /// One app's send budget: `perMinute` sends a minute, at most one second's worth in a burst
 /// (FCM's default quota is 600,000 messages a minute per project; docs/specs/fcm.md).
 final class RateBudget: SendBudget {
     private let perSecond: Double
     private let burst: Double
-    private let state: Mutex<(tokens: Double, last: ContinuousClock.Instant)>
+    private let state: SanitizerVisibleMutex<(tokens: Double, last: ContinuousClock.Instant)>
 
     init(perMinute: Int) {
         perSecond = Double(perMinute) / 60
         burst = max(1, perSecond)
-        state = Mutex((burst, ContinuousClock.now))
+        state = SanitizerVisibleMutex((burst, ContinuousClock.now))
     }
 
     /// Takes one send from the budget, waiting until there is one.

@@ -1,5 +1,5 @@
+import PushHTTP
 import PushRedis
-import Synchronization
 
 /// An app's send budget shared by every node through Redis (`RedisRateBudget`, a Lua token
 /// bucket on Redis's clock). A node takes tokens a few at a time (at most `batch`, and at most
@@ -16,7 +16,7 @@ final class SharedSendBudget: SendBudget {
         var tokens = 0
         var failing = false
     }
-    private let state = Mutex(State())
+    private let state = SanitizerVisibleMutex(State())
 
     init(budget: RedisRateBudget, fallback: RateBudget, log: @escaping @Sendable (String) -> Void) {
         self.budget = budget

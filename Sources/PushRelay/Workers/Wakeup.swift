@@ -1,5 +1,5 @@
 import Dispatch
-import Synchronization
+import PushHTTP
 
 /// Wakes one waiting loop early: `signal()` before `wait` makes the next `wait` return at once.
 final class Wakeup: Sendable {
@@ -8,7 +8,8 @@ final class Wakeup: Sendable {
         var waiter: CheckedContinuation<Void, Never>?
         var generation = 0
     }
-    private let state = Mutex(State())
+    /// Signalled and waited on from different threads: hand-overs ThreadSanitizer can see.
+    private let state = SanitizerVisibleMutex(State())
 
     func signal() {
         let waiter: CheckedContinuation<Void, Never>? = state.withLock { s in
