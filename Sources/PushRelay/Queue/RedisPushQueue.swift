@@ -131,7 +131,7 @@ public final class RedisPushQueue: PushQueue {
 
     private func claimOnce(consumer: String, limit: Int, lease: Duration) async throws(PushQueueError) -> (String, [ClaimedTarget]) {
         let now = time.now.timeIntervalSince1970
-        let leaseEnd = now + Double(lease.components.seconds) + Double(lease.components.attoseconds) / 1e18
+        let leaseEnd = now + lease.seconds
         let arguments = [P, group, consumer, String(now), String(leaseEnd), String(limit), String(configuration.maxDeliveries),
                          retentionMilliseconds]
         let reply = try await redis { () async throws(RedisError) in

@@ -49,6 +49,8 @@ public final class SQLitePushQueue: PushQueue {
     /// A checkpoint is started after this many commits (SQLite's own default is every 1,000 WAL
     /// pages; a result commit writes about ten).
     private static let commitsPerCheckpoint = 64
+    /// The pragma that makes a connection's commits synced (`FULL`) or not (`NORMAL`).
+    private static func synchronous(_ syncs: Bool) -> String { syncs ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL" }
     /// Unfinished targets read per query when the queue opens.
     private static let openPage = 10_000
     /// A `SanitizerVisibleMutex`: the writer, the checkpoint thread and the callers' tasks all
@@ -88,12 +90,12 @@ public final class SQLitePushQueue: PushQueue {
         self.time = time
         do {
             writer = try SQLiteDatabase(path: path)
-            try writer.execute(configuration.fsyncEveryCommit ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL")
+            try writer.execute(Self.synchronous(configuration.fsyncEveryCommit))
             try QueueSchema.prepare(writer)
             try writer.execute("PRAGMA wal_autocheckpoint=0")
             reader = try SQLiteDatabase(path: path)
             checkpointer = try SQLiteDatabase(path: path)
-            try checkpointer.execute(configuration.fsyncEveryCommit ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL")
+            try checkpointer.execute(Self.synchronous(configuration.fsyncEveryCommit))
             let now = time.now.timeIntervalSince1970
             var schedule = TargetSchedule()
             // In pages by id: a million unfinished targets read at once would be a million rows in memory.
@@ -169,7 +171,7 @@ public final class SQLitePushQueue: PushQueue {
     public func claim(consumer: String, limit: Int, lease: Duration) async throws(PushQueueError) -> [ClaimedTarget] {
         guard limit > 0 else { return [] }
         let now = time.now.timeIntervalSince1970
-        let leaseEnd = now + Double(lease.components.seconds) + Double(lease.components.attoseconds) / 1e18
+        let leaseEnd = now + lease.seconds
         let ids = try state.withLock { s throws(PushQueueError) in
             if s.closed { throw .closed }
             return s.schedule.claim(limit: limit, now: now, leaseEnd: leaseEnd)
@@ -437,7 +439,7 @@ public final class SQLitePushQueue: PushQueue {
             answers.reserveCapacity(writes.count)
             do {
                 if syncs != writerSyncs {
-                    try writer.execute(syncs ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL")
+                    try writer.execute(Self.synchronous(syncs))
                     state.withLock { $0.writerSyncs = syncs }
                 }
                 try writer.execute("BEGIN IMMEDIATE")
@@ -490,9 +492,7 @@ public final class SQLitePushQueue: PushQueue {
             for answer in answers { answer(nil) }
             if checkpoint { checkpointQueue.async { self.checkpoint() } }
             if syncLater {
-                let delay = configuration.resultSyncDelay.components
-                let nanoseconds = Int(delay.seconds) * 1_000_000_000 + Int(delay.attoseconds / 1_000_000_000)
-                checkpointQueue.asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { self.syncResults() }
+                checkpointQueue.asyncAfter(deadline: .now() + configuration.resultSyncDelay.seconds) { self.syncResults() }
             }
         }
     }
