@@ -55,9 +55,7 @@ one() {
   record "$label relay CPU ms per 1,000" "$(awk -v t="$cpu" -v ms="$TICK_MS" -v n="$total" 'BEGIN { printf "%.1f", t * ms * 1000 / n }')"
   record "$label relay enqueue→final p50 ms" "$p50"
   fresh_emulator
-  "$PUSHLAB" send apns --url "$APNS_URL" --ca-file certs/ca.pem --key certs/AuthKey_PLDEVKEY01.p8 --team-id PLDEVTEAM1 \
-    --topic io.pushlab.demo --tokens "$WORK/tokens.txt" --concurrency "$CONCURRENCY" --connections 1 --no-history --json \
-    "$WORK/payload.json" >"$WORK/direct.json" 2>"$WORK/direct.err"
+  send_direct
   record "$label direct deliveries/s" "$(python3 -c "import json; print(json.load(open('$WORK/direct.json'))['perSecond'])")"
 }
 for ROUND in $(seq "$ROUNDS"); do

@@ -82,7 +82,7 @@ SAMPLES=$(perf report -i "$WORK/perf.data" --stdio 2>/dev/null | sed -n 's/^# Sa
 SYSCALLS=(context-switches futex epoll_wait read write pwrite64 pread64 fdatasync)
 if [ -n "$(perf list 2>/dev/null | grep 'syscalls:sys_enter_pwrite64')" ]; then
   EVENTS=$(printf '%s\n' "${SYSCALLS[@]}" | sed '/^context-switches$/!s/^/syscalls:sys_enter_/' | paste -sd,)
-  # per_1000 FILE → "name count-per-1,000-targets" lines from a perf stat output file
+  # per_1000_targets FILE → "name count-per-1,000-targets" lines from a perf stat output file
   per_1000_targets() { awk -v n="$E2E_TARGETS" '$2 ~ /^(syscalls:sys_enter_|context-switches)/ {
     gsub(",", "", $1); name = $2; sub("syscalls:sys_enter_", "", name); printf "%s %.1f\n", name, $1 * 1000 / n }' "$1"; }
   fresh_emulator
@@ -98,12 +98,10 @@ if [ -n "$(perf list 2>/dev/null | grep 'syscalls:sys_enter_pwrite64')" ]; then
   kill -INT "$S1" "$S2"; wait "$S1" "$S2" 2>/dev/null || true
   kill "$RELAY_PID"; wait "$RELAY_PID" 2>/dev/null || true
   fresh_emulator
-  echo '{"aps": {"alert": {"title": "bench", "body": "relay end to end"}}}' >"$WORK/payload.json"
+  printf '%s' '{"aps":{"alert":{"title":"bench","body":"relay end to end"}}}' >"$WORK/payload.json"
   perf stat -e "$EVENTS" -p "$SERVE_PID" -o "$WORK/stat-direct-emu.txt" & S2=$!
   sleep 0.5
-  perf stat -e "$EVENTS" -o "$WORK/stat-direct.txt" -- "$PUSHLAB" send apns --url "$APNS_URL" --ca-file certs/ca.pem \
-    --key certs/AuthKey_PLDEVKEY01.p8 --team-id PLDEVTEAM1 --topic io.pushlab.demo --tokens "$WORK/tokens.txt" \
-    --concurrency "$CONCURRENCY" --connections 1 --no-history --json "$WORK/payload.json" >"$WORK/direct.json" 2>"$WORK/direct.err"
+  send_direct perf stat -e "$EVENTS" -o "$WORK/stat-direct.txt" --
   kill -INT "$S2"; wait "$S2" 2>/dev/null || true
   STAT_DIRECT_RATE=$(python3 -c "import json; print(json.load(open('$WORK/direct.json'))['perSecond'])")
   for side in relay relay-emu direct direct-emu; do per_1000_targets "$WORK/stat-$side.txt" >"$WORK/per1000-$side.txt"; done

@@ -139,9 +139,7 @@ direct_side() {
   fresh_emulator
   local e0 e1
   e0=$(emulator_ticks)
-  "$PUSHLAB" send apns --url "$APNS_URL" --ca-file certs/ca.pem --key certs/AuthKey_PLDEVKEY01.p8 --team-id PLDEVTEAM1 \
-    --topic io.pushlab.demo --tokens "$WORK/tokens.txt" --concurrency "$CONCURRENCY" --connections 1 "${DIRECT_TRANSPORT[@]}" --no-history --json \
-    "$WORK/payload.json" >"$WORK/direct.json" 2>"$WORK/direct.err"
+  send_direct
   e1=$(emulator_ticks)
   read -r D_OK D_RATE < <(python3 -c "import json; d=json.load(open('$WORK/direct.json')); print(d['accepted'], d['perSecond'])")
   record "direct send apns deliveries/s" "$D_RATE"

@@ -56,3 +56,13 @@ relay_config() {
             "bundle_id": "io.pushlab.demo", "url": "$APNS_URL", "ca_file": "$REPO/certs/ca.pem"}}}}
 EOF
 }
+
+# send_direct [PREFIX…] sends $WORK/tokens.txt with $WORK/payload.json straight to the emulator at
+# $APNS_URL, the way relay ÷ direct measures it: `pushlab send apns --tokens` with $CONCURRENCY in
+# flight on one connection (and ${DIRECT_TRANSPORT[@]} when set). PREFIX runs it under another
+# command (`perf stat … --`). Its JSON goes to $WORK/direct.json, its errors to $WORK/direct.err.
+send_direct() {
+  "$@" "$PUSHLAB" send apns --url "$APNS_URL" --ca-file certs/ca.pem --key certs/AuthKey_PLDEVKEY01.p8 --team-id PLDEVTEAM1 \
+    --topic io.pushlab.demo --tokens "$WORK/tokens.txt" --concurrency "$CONCURRENCY" --connections 1 ${DIRECT_TRANSPORT[@]+"${DIRECT_TRANSPORT[@]}"} \
+    --no-history --json "$WORK/payload.json" >"$WORK/direct.json" 2>"$WORK/direct.err"
+}
