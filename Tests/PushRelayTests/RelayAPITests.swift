@@ -34,6 +34,27 @@ final class RelayAPITests: XCTestCase {
         XCTAssertEqual(deliveries.first?["push_id"]?.stringValue, id)
     }
 
+    /// A result is written while another send of its push still waits for its answer: the
+    /// recorder waits for a batch's worth of answers (here 4) with no timer of its own, and the
+    /// workers' tick writes the one answer that came when no other will come soon. Without the
+    /// tick the first result would wait for the second answer, 3 s later.
+    func testAResultIsRecordedWhileAnotherSendOfItsPushHangs() async throws {
+        let (fast, slow) = (RelayHarness.goodTokens[0], RelayHarness.goodTokens[1])
+        let hang = FaultRule(route: "/3/device/\(slow)", latency: .fixed(.seconds(3)))
+        harness = try await RelayHarness(extra: #""workers": {"concurrency": 16},"#, faults: FaultPlan(rules: [hang]))
+        let id = try await harness.push(RelayHarness.apnsBody(tokens: [fast, slow]))
+        var phases: [String] = []
+        for _ in 0..<500 {
+            let status = try harness.json(try await harness.request("GET", "/v1/pushes/\(id)"))
+            phases = (status["results"]?.arrayValue?.elements ?? []).map { $0["status"]?.stringValue ?? "" }
+            if phases.first == "sent" { break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        XCTAssertEqual(phases, ["sent", "claimed"], "the fast target's result, while the slow one is still being sent")
+        let status = try await harness.finished(id)
+        XCTAssertEqual(status["sent"]?.numberValue?.intValue, 2, "\(status)")
+    }
+
     func testFCMTokenAndAPNsTokenInOnePush() async throws {
         harness = try await RelayHarness()
         let body = """

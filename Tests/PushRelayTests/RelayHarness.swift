@@ -22,8 +22,8 @@ final class RelayHarness: @unchecked Sendable {
     let key: String
 
     /// `extra` is spliced into relay.json's top level (e.g. `"queue": {"capacity": 2},`);
-    /// `app` into the app object.
-    init(extra: String = "", app: String = "", tls: Bool = false, apnsURL: String? = nil) async throws {
+    /// `app` into the app object; `faults` is the emulator's fault plan.
+    init(extra: String = "", app: String = "", tls: Bool = false, apnsURL: String? = nil, faults: FaultPlan = .none) async throws {
         directory = Fixtures.temporaryDirectory("relay")
         let devices = DeviceRegistry()
         for (i, token) in Self.goodTokens.enumerated() {
@@ -33,7 +33,9 @@ final class RelayHarness: @unchecked Sendable {
                                         firebaseProject: Fixtures.fcmProjectID))
         devices.register(EmulatedDevice(name: "gone", apnsToken: Self.deadToken, bundleID: Fixtures.bundleID,
                                         unregisteredSince: Date(timeIntervalSince1970: 1_700_000_000)))
-        gateway = try Gateway(configuration: GatewayConfiguration(certificateFile: Fixtures.serverCert, privateKeyFile: Fixtures.serverKey),
+        var gatewayConfiguration = GatewayConfiguration(certificateFile: Fixtures.serverCert, privateKeyFile: Fixtures.serverKey)
+        gatewayConfiguration.faultPlan = faults
+        gateway = try Gateway(configuration: gatewayConfiguration,
                               keys: try GatewayKeys.developmentDefaults(certsDirectory: Fixtures.path("certs")), devices: devices)
         try gateway.start()
         let listen = tls ? #""listen": {"port": null, "tls_port": 0, "certificate": "certs/server.pem", "private_key": "certs/server.key"},"#

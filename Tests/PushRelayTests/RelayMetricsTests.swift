@@ -42,7 +42,8 @@ final class RelayMetricsTests: XCTestCase {
 }
 
 /// `Wakeup` (the workers' and webhooks' wait): a signal before the wait is kept, a signal
-/// wakes a waiter, and a wait with nobody signalling ends at its timeout.
+/// wakes a waiter, a wait with nobody signalling ends at its timeout, and a wait without a
+/// timeout ends at its signal only (not at the timer an earlier wait left behind).
 final class WakeupTests: XCTestCase {
     func testASignalBeforeTheWaitIsKept() async {
         let wakeup = Wakeup()
@@ -62,6 +63,30 @@ final class WakeupTests: XCTestCase {
             await wakeup.wait(timeout: .seconds(600))
             done.fulfill()
         }
+        wakeup.signal()
+        await fulfillment(of: [done], timeout: 60)
+    }
+
+    func testAnUntimedWaitEndsAtItsSignalNotAtAnEarlierWaitsTimer() async {
+        let wakeup = Wakeup()
+        // A timed wait ended by a signal leaves its 20 ms timer behind.
+        let first = expectation(description: "the timed wait returns at the signal")
+        Task {
+            await wakeup.wait(timeout: .milliseconds(20))
+            first.fulfill()
+        }
+        try? await Task.sleep(for: .milliseconds(5))
+        wakeup.signal()
+        await fulfillment(of: [first], timeout: 60)
+        let early = expectation(description: "the untimed wait returns before its signal")
+        early.isInverted = true
+        let done = expectation(description: "the untimed wait returns at its signal")
+        Task {
+            await wakeup.wait()
+            early.fulfill()
+            done.fulfill()
+        }
+        await fulfillment(of: [early], timeout: 0.2)
         wakeup.signal()
         await fulfillment(of: [done], timeout: 60)
     }

@@ -36,7 +36,7 @@ final class DeliveryWorkers: Sendable {
     private let consumer: String
     private let wakeup = Wakeup()
     private let slotFreed = Wakeup()
-    /// Signalled when `recordBatch` answers wait for the recorder, or the first for an idle one.
+    /// Signalled when the answers waiting are due to be written (`State.answersDue`).
     private let answersWaiting = Wakeup()
     private let prepared = PreparedContentCache()
     /// The loop claims more once fewer targets than this wait (`concurrency`), up to
@@ -46,6 +46,12 @@ final class DeliveryWorkers: Sendable {
     /// `gatherWait` with fewer while sends are in flight: fewer, larger commits.
     private let recordBatch: Int
     private let gatherWait = Duration.milliseconds(2)
+    /// Wakes the recorder when answers have waited `gatherWait` and no send came back since to
+    /// see it, and the claim loop in case a signal was missed: the waits on the send path have
+    /// no timers of their own. (A Dispatch timer per wait cost each batch of results three
+    /// context switches: arming it wakes Dispatch's timer thread, and it fires after the
+    /// signal came anyway.)
+    private static let tickInterval = Duration.milliseconds(25)
 
     /// One app's clients and budgets, looked up once per send.
     private final class Lane: Sendable {
@@ -73,10 +79,11 @@ final class DeliveryWorkers: Sendable {
         var inFlight = 0
         /// Results being recorded (their sends are over): in `answers` or in the recorder's batch.
         var recording = 0
-        /// Answers waiting for the recorder.
+        /// Answers waiting for the recorder, and when the first of them came.
         var answers: [Answer] = []
-        /// The recorder waits for a first answer (it is signalled when one comes).
-        var recorderIdle = false
+        var firstAnswerAt = ContinuousClock.now
+        /// The recorder waits until the answers are due (it is signalled then, once).
+        var recorderWaits = false
         /// Claimed, not yet sent; the next one is last.
         var ready: [ClaimedTarget] = []
         /// Workers waiting for a target (nil: stop).
@@ -84,10 +91,24 @@ final class DeliveryWorkers: Sendable {
         var stopping = false
         var loop: Task<Void, Never>?
         var recorder: Task<Void, Never>?
+        var tick: Task<Void, Never>?
         /// The workers started so far: one more each time a target may start and none is idle,
         /// up to `concurrency` (a relay that never needs its whole concurrency does not hold it).
         var workers: [Task<Void, Never>] = []
         var workersStarted = 0
+
+        /// Whether the answers waiting should be written now: a batch's worth, or no send in
+        /// flight (no more are coming soon), or the first has waited `gatherWait`, or stopping.
+        func answersDue(now: ContinuousClock.Instant, batch: Int, gatherWait: Duration) -> Bool {
+            !answers.isEmpty && (answers.count >= batch || inFlight == 0 || stopping || now - firstAnswerAt >= gatherWait)
+        }
+
+        /// True once when the recorder waits and the answers are due: the caller signals it.
+        mutating func recorderDue(now: ContinuousClock.Instant, batch: Int, gatherWait: Duration) -> Bool {
+            guard recorderWaits, answersDue(now: now, batch: batch, gatherWait: gatherWait) else { return false }
+            recorderWaits = false
+            return true
+        }
 
         /// The next claimed target, counted in flight, when one may start now: not stopping, a
         /// slot free, and sends in flight plus answers not yet recorded under `2 × concurrency`.
@@ -123,10 +144,26 @@ final class DeliveryWorkers: Sendable {
     func start() {
         let loop = Task { await self.run() }
         let recorder = Task { await self.recordAnswers() }
+        let tick = Task { [weak self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: Self.tickInterval)
+                guard let self else { return }
+                self.tock()
+            }
+        }
         state.withLock { s in
             s.loop = loop
             s.recorder = recorder
+            s.tick = tick
         }
+    }
+
+    /// The tick: the recorder if its answers are due by now, and the claim loop.
+    private func tock() {
+        let (recordBatch, gatherWait) = (self.recordBatch, self.gatherWait)
+        let now = ContinuousClock.now
+        if state.withLock({ $0.recorderDue(now: now, batch: recordBatch, gatherWait: gatherWait) }) { answersWaiting.signal() }
+        slotFreed.signal()
     }
 
     /// New work was queued: claim now instead of at the next poll.
@@ -147,6 +184,7 @@ final class DeliveryWorkers: Sendable {
         while state.withLock({ $0.inFlight + $0.recording }) > 0 { await slotFreed.wait(timeout: .milliseconds(50)) }
         answersWaiting.signal()
         await state.withLock({ $0.recorder })?.value
+        state.withLock({ $0.tick })?.cancel()
         for worker in state.withLock({ $0.workers }) { await worker.value }
         let unsent = state.withLock { s in defer { s.ready = [] }; return s.ready }
         if !unsent.isEmpty {
@@ -170,7 +208,8 @@ final class DeliveryWorkers: Sendable {
             // the one target a finished send made room for.
             let room = state.withLock { s in s.ready.count < lowWater ? 3 * concurrency - s.inFlight - s.ready.count : 0 }
             if room <= 0 {
-                await slotFreed.wait(timeout: .milliseconds(100))
+                // Signalled when the claimed targets run low (and by the tick).
+                await slotFreed.wait()
                 continue
             }
             let claims: [ClaimedTarget]
@@ -243,13 +282,14 @@ final class DeliveryWorkers: Sendable {
     /// target, parking until one is handed over when none may start now; nil once the workers
     /// stop.
     private func take(after answer: Answer) async -> ClaimedTarget? {
-        let concurrency = settings.concurrency, lowWater = self.lowWater, recordBatch = self.recordBatch
+        let concurrency = settings.concurrency, lowWater = self.lowWater, recordBatch = self.recordBatch, gatherWait = self.gatherWait
+        let now = ContinuousClock.now
         let (next, stop, wakeRecorder, wakeLoop): (ClaimedTarget?, Bool, Bool, Bool) = state.withLock { s in
             s.inFlight -= 1
             s.recording += 1
+            if s.answers.isEmpty { s.firstAnswerAt = now }
             s.answers.append(answer)
-            let wakeRecorder = s.recorderIdle || s.answers.count == recordBatch
-            s.recorderIdle = false
+            let wakeRecorder = s.recorderDue(now: now, batch: recordBatch, gatherWait: gatherWait)
             if s.stopping { return (nil, true, wakeRecorder, true) }
             if let next = s.startNext(concurrency) { return (next, false, wakeRecorder, s.ready.count < lowWater) }
             // Parking on the bound while enough targets are claimed needs no claim.
@@ -295,33 +335,32 @@ final class DeliveryWorkers: Sendable {
         return Answer(claim: claim, attempt: attempt, start: start)
     }
 
-    /// The recorder: writes the answers waiting, batch after batch, and waits for the next
-    /// when none is left, until `stop()` has no send in flight. While sends are in flight it
-    /// lets up to `recordBatch` answers gather (at most `gatherWait`), so one commit carries
-    /// many results: the queue's cost per commit (its transaction, the WAL pages it writes, the
-    /// syncs) is shared by them. The answers gathering count against the send bound like the
-    /// ones being written.
+    /// The recorder: writes the answers waiting, batch after batch, until `stop()` has no send
+    /// in flight. It writes once they are due (`State.answersDue`): while sends are in flight it
+    /// lets up to `recordBatch` gather for `gatherWait`, so one commit carries many results and
+    /// the queue's cost per commit (its transaction, the WAL pages it writes) is shared by them.
+    /// Until then it waits with no timer: the worker whose answer makes them due signals it, or
+    /// the tick when no answer comes meanwhile (so an answer waits at most `gatherWait` while
+    /// others come in, one `tickInterval` when none does). The answers gathering count against
+    /// the send bound like the ones being written.
     private func recordAnswers() async {
+        let (recordBatch, gatherWait) = (self.recordBatch, self.gatherWait)
         while true {
-            let (idle, done, gather): (Bool, Bool, Bool) = state.withLock { s in
-                if s.answers.isEmpty {
-                    if s.stopping, s.inFlight == 0 { return (false, true, false) }
-                    s.recorderIdle = true
-                    return (true, false, false)
+            let now = ContinuousClock.now
+            let batch: [Answer]? = state.withLock { s in
+                if s.answers.isEmpty, s.stopping, s.inFlight == 0 { return nil }
+                guard s.answersDue(now: now, batch: recordBatch, gatherWait: gatherWait) else {
+                    s.recorderWaits = true
+                    return []
                 }
-                return (false, false, s.answers.count < recordBatch && s.inFlight > 0 && !s.stopping)
-            }
-            if done { return }
-            if idle {
-                await answersWaiting.wait(timeout: .milliseconds(250))
-                continue
-            }
-            if gather { await answersWaiting.wait(timeout: gatherWait) }
-            let batch: [Answer] = state.withLock { s in
                 defer { s.answers = [] }
                 return s.answers
             }
-            if batch.isEmpty { continue }
+            guard let batch else { return }
+            if batch.isEmpty {
+                await answersWaiting.wait()
+                continue
+            }
             await record(batch)
         }
     }

@@ -23,6 +23,22 @@ final class Wakeup: Sendable {
         waiter?.resume()
     }
 
+    /// Returns on `signal()`, with no timer: for a loop whose every reason to go on signals it.
+    func wait() async {
+        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+            let waits: Bool = state.withLock { s in
+                if s.signalled {
+                    s.signalled = false
+                    return false
+                }
+                s.generation += 1
+                s.waiter = c
+                return true
+            }
+            if !waits { c.resume() }
+        }
+    }
+
     /// Returns on `signal()` or after `timeout`, whichever comes first. The timeout is a
     /// Dispatch timer, not a sleeping task: a wait costs no task and wakes no thread until
     /// the timer fires.
