@@ -1,3 +1,4 @@
+import PushCore
 import PushHTTP
 
 /// One app's send budget: `perMinute` sends a minute, at most one second's worth in a burst
@@ -5,25 +6,28 @@ import PushHTTP
 final class RateBudget: SendBudget {
     private let perSecond: Double
     private let burst: Double
-    private let state: SanitizerVisibleMutex<(tokens: Double, last: ContinuousClock.Instant)>
+    /// Taken on every send: a struct, not a tuple, so the lock needs no type looked up at run time.
+    private struct Bucket {
+        var tokens: Double
+        var last: ContinuousClock.Instant
+    }
+    private let state: SanitizerVisibleMutex<Bucket>
 
     init(perMinute: Int) {
         perSecond = Double(perMinute) / 60
         burst = max(1, perSecond)
-        state = SanitizerVisibleMutex((burst, ContinuousClock.now))
+        state = SanitizerVisibleMutex(Bucket(tokens: burst, last: ContinuousClock.now))
     }
 
     /// Takes one send from the budget, waiting until there is one.
     func take() async {
-        let wait: Duration = state.withLock { s in
+        let owed: Double = state.withLock { s in
             let now = ContinuousClock.now
-            let elapsed = now - s.last
-            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-            s.tokens = min(burst, s.tokens + seconds * perSecond)
+            s.tokens = min(burst, s.tokens + (now - s.last).seconds * perSecond)
             s.last = now
             s.tokens -= 1
-            return s.tokens >= 0 ? .zero : .milliseconds(Int((-s.tokens / perSecond) * 1000) + 1)
+            return -s.tokens
         }
-        if wait > .zero { try? await Task.sleep(for: wait) }
+        if owed > 0 { try? await Task.sleep(for: .milliseconds(Int(owed / perSecond * 1000) + 1)) }
     }
 }
