@@ -101,3 +101,22 @@ final class WakeupTests: XCTestCase {
         await fulfillment(of: [done], timeout: 60)
     }
 }
+
+/// `SerialQueueExecutor` (the recorder on the SQLite queue's writer thread): a task that
+/// prefers it runs on its queue, before and after a suspension.
+final class SerialQueueExecutorTests: XCTestCase {
+    func testATaskThatPrefersItRunsOnItsQueue() async {
+        let queue = DispatchQueue(label: "test.serial")
+        let key = DispatchSpecificKey<Int>()
+        queue.setSpecific(key: key, value: 7)
+        let executor = SerialQueueExecutor(queue)
+        let seen = await Task(executorPreference: executor) { () async -> [Int?] in
+            let before = DispatchQueue.getSpecific(key: key)
+            try? await Task.sleep(for: .milliseconds(1))
+            return [before, DispatchQueue.getSpecific(key: key)]
+        }.value
+        XCTAssertEqual(seen, [7, 7])
+        let elsewhere = await Task { DispatchQueue.getSpecific(key: key) }.value
+        XCTAssertNil(elsewhere)
+    }
+}

@@ -66,4 +66,11 @@ public protocol PushQueue: Sendable {
 
     /// Flushes and releases the store; further calls throw `.closed`.
     func close() async
+    /// Where the queue's writes run, when they run on one thread: a caller that writes batch
+    /// after batch runs there, and hands its writes over with no thread switch. Nil: anywhere.
+    var writerExecutor: (any TaskExecutor)? { get }
+}
+
+extension PushQueue {
+    public var writerExecutor: (any TaskExecutor)? { nil }
 }

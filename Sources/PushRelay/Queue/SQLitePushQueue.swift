@@ -44,6 +44,9 @@ public final class SQLitePushQueue: PushQueue {
     private let reader: SQLiteDatabase
     private let time: any TimeSource
     private let writerQueue = DispatchQueue(label: "pushlab.relay.queue.writer")
+    /// The writer's queue as a task executor: the relay's recorder runs there, so a batch of
+    /// results reaches the writer, and its commit's answer comes back, with no thread switch.
+    public let writerExecutor: (any TaskExecutor)?
     private let checkpointer: SQLiteDatabase
     private let checkpointQueue = DispatchQueue(label: "pushlab.relay.queue.checkpoint")
     /// A checkpoint is started after this many commits (SQLite's own default is every 1,000 WAL
@@ -88,6 +91,7 @@ public final class SQLitePushQueue: PushQueue {
         self.path = path
         self.configuration = configuration
         self.time = time
+        writerExecutor = SerialQueueExecutor(writerQueue)
         do {
             writer = try SQLiteDatabase(path: path)
             try writer.execute(Self.synchronous(configuration.fsyncEveryCommit))

@@ -143,7 +143,9 @@ final class DeliveryWorkers: Sendable {
 
     func start() {
         let loop = Task { await self.run() }
-        let recorder = Task { await self.recordAnswers() }
+        // On the queue's writer thread, when it has one: the batch goes to the writer and its
+        // answer comes back with no thread switch.
+        let recorder = Task(executorPreference: queue.writerExecutor) { await self.recordAnswers() }
         let tick = Task { [weak self] in
             while !Task.isCancelled {
                 try? await Task.sleep(for: Self.tickInterval)
