@@ -1,4 +1,5 @@
 import Foundation
+import PushCore
 import PushHTTP
 
 /// The relay's counters, exported as Prometheus text at `/metrics` (docs/relay.md
@@ -65,7 +66,7 @@ public final class RelayMetrics: Sendable {
             } else {
                 runs.append((key, sent, 1))
             }
-            let seconds = Double(r.latency.components.seconds) + Double(r.latency.components.attoseconds) / 1e18
+            let seconds = r.latency.seconds
             // The first bucket that holds it; past the last bound it counts in `+Inf` only.
             let bucket = Self.latencyBuckets.firstIndex { seconds <= $0 } ?? Self.latencyBuckets.count
             let p: Int

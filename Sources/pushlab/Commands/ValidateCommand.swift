@@ -87,8 +87,7 @@ enum ValidateCommand: Command {
             for _ in 0..<n { for input in inputs { if (try? parser.parse(input.bytes)) != nil { parsed &+= 1 } } }
         }
         func rate(_ d: Duration) -> Double {
-            let s = Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
-            return Double(n * inputs.count) / s
+            Double(n * inputs.count) / d.seconds
         }
         let count = n * inputs.count
         printError("bench: files=\(inputs.count) bytes=\(totalBytes) rounds=\(n) payloads=\(count) findings=\(findings / n)")

@@ -1,4 +1,5 @@
 import Foundation
+import PushCore
 import PushMetrics
 
 /// `pushlab report`: delivery metrics per delivery id, totals and rates, from the collector's
@@ -37,8 +38,7 @@ enum ReportCommand: Command {
         do {
             let store = try MetricStore(path: dbPath)
             report = try MetricsReport.load(store: store, gatewayDatabasePath: gatewayPath,
-                                            recoveryThresholdSeconds: Double(threshold.components.seconds)
-                                                + Double(threshold.components.attoseconds) * 1e-18)
+                                            recoveryThresholdSeconds: threshold.seconds)
         } catch let error as GatewayRecordsError {
             throw UsageError("--gateway-db: \(error)")
         } catch {

@@ -42,7 +42,7 @@ extension SendSupport {
     }
 
     static func summaryText(_ s: BulkSummary, provider: PushProvider, prunePath: String?) -> String {
-        var out = "\(provider.rawValue): \(s.total) sent in \(String(format: "%.2f", seconds(s.elapsed))) s"
+        var out = "\(provider.rawValue): \(s.total) sent in \(String(format: "%.2f", s.elapsed.seconds)) s"
         out += " (\(Int(s.rate.rounded()))/s): \(s.accepted) accepted, \(s.rejected) rejected, \(s.failed) failed, \(s.invalid) not sent"
         if s.retries > 0 { out += ", \(s.retries) retries" }
         for (reason, count) in s.reasons.sorted(by: { $0.value > $1.value }) {

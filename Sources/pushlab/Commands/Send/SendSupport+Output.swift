@@ -17,7 +17,7 @@ extension SendSupport {
             var obj: [String: JSONValue] = [
                 "provider": .string(r.provider.rawValue), "token": .string(printableTarget(r.target)), "outcome": .string(r.outcome.rawValue),
                 "attempts": .number(JSONNumber(r.attempts)),
-                "latency_ms": .number(JSONNumber((seconds(r.latency) * 1e6).rounded() / 1000)),
+                "latency_ms": .number(JSONNumber((r.latency.seconds * 1e6).rounded() / 1000)),
             ]
             obj[r.provider == .apns ? "apns_id" : "name"] = r.id.map { .string($0) } ?? .null
             obj["status"] = r.status.map { .number(JSONNumber($0)) } ?? .null
@@ -31,7 +31,7 @@ extension SendSupport {
             let members = obj.keys.sorted().map { JSONMember(key: $0, value: obj[$0]!) }
             emit(JSONValue.object(JSONObject(members)).prettyPrinted())
         } else {
-            let ms = seconds(r.latency) * 1000
+            let ms = r.latency.seconds * 1000
             let attempts = "\(r.attempts) attempt\(r.attempts == 1 ? "" : "s"), \(Int(ms.rounded())) ms"
             switch r.outcome {
             case .accepted:

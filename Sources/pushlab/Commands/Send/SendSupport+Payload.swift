@@ -34,8 +34,4 @@ extension SendSupport {
             throw UsageError("\(error)", fix: error.fix)
         }
     }
-
-    static func seconds(_ d: Duration) -> Double {
-        Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
-    }
 }
