@@ -31,7 +31,6 @@ TICK_MS=$((1000 / $(getconf CLK_TCK)))
 
 python3 -c "
 for i in range($E2E_TARGETS): print('%064x' % (0xE0000000 + i))" >"$WORK/tokens.txt"
-printf '%s' '{"aps":{"alert":{"title":"bench","body":"relay end to end"}}}' >"$WORK/payload.json"
 
 # transport_of BINARY → the HTTP/2 client its `send apns` uses by default.
 transport_of() { if "$1" send apns --help 2>&1 | grep -q -- '--transport'; then echo "nghttp2 (default of --transport)"; else echo "libcurl (no --transport)"; fi; }

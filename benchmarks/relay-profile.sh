@@ -98,7 +98,6 @@ if [ -n "$(perf list 2>/dev/null | grep 'syscalls:sys_enter_pwrite64')" ]; then
   kill -INT "$S1" "$S2"; wait "$S1" "$S2" 2>/dev/null || true
   kill "$RELAY_PID"; wait "$RELAY_PID" 2>/dev/null || true
   fresh_emulator
-  printf '%s' '{"aps":{"alert":{"title":"bench","body":"relay end to end"}}}' >"$WORK/payload.json"
   perf stat -e "$EVENTS" -p "$SERVE_PID" -o "$WORK/stat-direct-emu.txt" & S2=$!
   sleep 0.5
   send_direct perf stat -e "$EVENTS" -o "$WORK/stat-direct.txt" --

@@ -108,7 +108,6 @@ rm -rf "$WORK/intake-data"
 # the other's emulator state or always runs second on a machine that heats up or gets busier.
 python3 -c "
 for i in range($E2E_TARGETS): print('%064x' % (0xE0000000 + i))" >"$WORK/tokens.txt"
-printf '%s' '{"aps":{"alert":{"title":"bench","body":"relay end to end"}}}' >"$WORK/payload.json"
 # Both sides send with the same HTTP/2 client: the relay's workers.transport and send's --transport.
 # A build whose `send apns` has no --transport sends with libcurl, and then so does the relay.
 if "$PUSHLAB" send apns --help 2>&1 | grep -q -- '--transport'; then DIRECT_TRANSPORT=(--transport "$TRANSPORT")

@@ -57,11 +57,13 @@ relay_config() {
 EOF
 }
 
-# send_direct [PREFIX…] sends $WORK/tokens.txt with $WORK/payload.json straight to the emulator at
+# send_direct [PREFIX…] sends $WORK/tokens.txt with the payload the relay's end to end posts
+# (benchmarks/lib/relay-e2e.py; written to $WORK/payload.json) straight to the emulator at
 # $APNS_URL, the way relay ÷ direct measures it: `pushlab send apns --tokens` with $CONCURRENCY in
 # flight on one connection (and ${DIRECT_TRANSPORT[@]} when set). PREFIX runs it under another
 # command (`perf stat … --`). Its JSON goes to $WORK/direct.json, its errors to $WORK/direct.err.
 send_direct() {
+  printf '%s' '{"aps":{"alert":{"title":"bench","body":"relay end to end"}}}' >"$WORK/payload.json"
   "$@" "$PUSHLAB" send apns --url "$APNS_URL" --ca-file certs/ca.pem --key certs/AuthKey_PLDEVKEY01.p8 --team-id PLDEVTEAM1 \
     --topic io.pushlab.demo --tokens "$WORK/tokens.txt" --concurrency "$CONCURRENCY" --connections 1 ${DIRECT_TRANSPORT[@]+"${DIRECT_TRANSPORT[@]}"} \
     --no-history --json "$WORK/payload.json" >"$WORK/direct.json" 2>"$WORK/direct.err"
