@@ -21,6 +21,7 @@ let package = Package(
                 .linkedLibrary("event_pthreads"),
                 .linkedLibrary("sqlite3"),
                 .linkedLibrary("hiredis"),
+                .linkedLibrary("yaml"),
                 // curl_shim.c overrides nghttp2_submit_rst_stream to drop the redundant
                 // RST_STREAM libcurl 7.88 sends after every bodiless response (see there); the
                 // override only takes effect if the executable exports it.
@@ -39,7 +40,7 @@ let package = Package(
         .target(name: "PushMetrics", dependencies: ["PushCore", "PushHTTP", "PushStore"]),
         .target(name: "PushGateway", dependencies: ["PushCore", "PushAuth", "PushHTTP", "PushStore"]),
         // The push gateway a team runs (docs/relay.md): API, durable queue, workers, webhooks.
-        .target(name: "PushRelay", dependencies: ["PushCore", "PushAuth", "PushHTTP", "PushSend", "PushStore", "PushRedis"]),
+        .target(name: "PushRelay", dependencies: ["CPushLab", "PushCore", "PushAuth", "PushHTTP", "PushSend", "PushStore", "PushRedis"]),
         // The web console (/console): live push log, device view, send form, metrics charts.
         .target(name: "PushConsole", dependencies: ["PushCore", "PushAuth", "PushHTTP", "PushSend", "PushGateway", "PushDevice", "PushMetrics",
                                                    "PushRelay"]),

@@ -16,4 +16,5 @@ final class BadInputCorpusTests: XCTestCase {
     func testAppProfiles() throws { try Corpus.runCLI("app-profile") }
     func testDevicesAndFaultPlanFiles() throws { try Corpus.runCLI("gateway-files") }
     func testCommandLineFlags() throws { try Corpus.runCLI("flags") }
+    func testGorushYAMLConfigs() throws { try Corpus.runCLI("gorush-yaml") }
 }

@@ -8,12 +8,10 @@ import TestSupport
 /// into one buffer, and the message name read from FCM's answer without building a document —
 /// both must say exactly what the JSON library says.
 final class FCMRequestBytesTests: XCTestCase {
-    /// The body as the JSON library writes it: the request object, the target first in the message.
+    /// The body as the JSON library writes it: the request object (`validate_only` only when true), the target first in the message.
     private func expectedBody(_ message: PreparedFCMMessage, _ target: FCMTarget) -> [UInt8] {
-        JSONValue.object(JSONObject([
-            JSONMember(key: "validate_only", value: .bool(message.validateOnly)),
-            JSONMember(key: "message", value: .object(message.message(for: target))),
-        ])).minifiedBytes()
+        JSONValue.object(JSONObject((message.validateOnly ? [JSONMember(key: "validate_only", value: .bool(true))] : [])
+            + [JSONMember(key: "message", value: .object(message.message(for: target)))])).minifiedBytes()
     }
 
     func testEveryTargetKindIsSplicedInAsTheJSONLibraryWritesIt() throws {

@@ -11,5 +11,6 @@
 #include "cpushlab_sanitizer.h"
 #include "cpushlab_server.h"
 #include "cpushlab_sqlite.h"
+#include "cpushlab_yaml.h"
 
 #endif

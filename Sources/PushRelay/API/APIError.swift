@@ -15,6 +15,9 @@ public struct APIError: Error, Sendable {
     /// The catalog's findings, as `pushlab validate --json` prints them (pointers inside the payload).
     public var findings: [ValidationFinding]
     public var headers: HTTPHeaders
+    /// On the gorush API: gorush's own text for this refusal (router/server.go), sent as
+    /// `message` so clients that match it keep working; `message` then goes out as `detail`.
+    public var gorushMessage: String?
 
     public init(_ status: Int, _ code: String, field: String? = nil, _ message: String, fix: String,
                 findings: [ValidationFinding] = [], headers: HTTPHeaders = [:]) {
@@ -43,7 +46,12 @@ public struct APIError: Error, Sendable {
         var body = JSONObject()
         body.members.append(JSONMember(key: "error", value: .string(code)))
         if let field { body.members.append(JSONMember(key: "field", value: .string(field))) }
-        body.members.append(JSONMember(key: "message", value: .string(message)))
+        if let gorushMessage {
+            body.members.append(JSONMember(key: "message", value: .string(gorushMessage)))
+            body.members.append(JSONMember(key: "detail", value: .string(message)))
+        } else {
+            body.members.append(JSONMember(key: "message", value: .string(message)))
+        }
         body.members.append(JSONMember(key: "fix", value: .string(fix)))
         if !findings.isEmpty {
             body.members.append(JSONMember(key: "findings", value: .array(JSONArray(findings.map(Self.findingJSON)))))

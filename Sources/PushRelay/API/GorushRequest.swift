@@ -22,18 +22,29 @@ struct GorushRequest {
     static let android = 2
     static let huawei = 3
 
+    /// gorush's texts (router/server.go `pushHandler`, docs/specs/relay.md §3).
+    static let missingNotifications = "Missing notifications field."
+    static let emptyNotifications = "Notifications field is empty."
+    static func overLimit(_ count: Int, _ limit: Int) -> String { "Number of notifications(\(count)) over limit(\(limit))" }
+
     static func parse(_ body: [UInt8], app: RelayApp, limits: RelayConfig.Limits) throws(APIError) -> GorushRequest {
         let document: JSONDocument
         do {
             document = try JSONDocument.parse(body)
         } catch {
-            throw APIError(400, "invalid_json", field: "/notifications", "the body is not JSON: \(error)",
-                           fix: "send {\"notifications\": [{\"tokens\": [\"…\"], \"platform\": 1, \"message\": \"Hello\"}]}")
+            var e = APIError(400, "invalid_json", field: "body", "the body is not JSON: \(error)",
+                             fix: "send {\"notifications\": [{\"tokens\": [\"…\"], \"platform\": 1, \"message\": \"Hello\"}]}")
+            e.gorushMessage = missingNotifications
+            throw e
         }
         do {
             return try parse(document.root, app: app, limits: limits)
         } catch let error as APIError {
             throw error
+        } catch let error as GorushFieldError {
+            var e = APIError(error.field)
+            e.gorushMessage = error.gorushMessage
+            throw e
         } catch let error as FieldError {
             throw APIError(error)
         } catch {
@@ -41,28 +52,54 @@ struct GorushRequest {
         }
     }
 
+    /// A refusal for which gorush has its own text.
+    struct GorushFieldError: Error {
+        var field: FieldError
+        var gorushMessage: String
+    }
+
     private static func parse(_ root: JSONValue, app: RelayApp, limits: RelayConfig.Limits) throws -> GorushRequest {
-        let top = try ObjectReader(CaseFolded.fold(root), at: .root, what: "a JSON object")
+        let top: ObjectReader
+        do {
+            top = try ObjectReader(CaseFolded.fold(root), at: .root, what: "a JSON object")
+        } catch {
+            throw GorushFieldError(field: error, gorushMessage: missingNotifications)
+        }
+        let at = JSONPointer.root / "notifications"
         guard let list = top.value("notifications") else {
-            throw FieldError(JSONPointer.root / "notifications", "is missing", fix: "send {\"notifications\": [ … ]}")
+            throw GorushFieldError(field: FieldError(at, "is missing", fix: "send {\"notifications\": [ … ]}"), gorushMessage: missingNotifications)
         }
         guard case .array(let array) = list else {
-            throw FieldError(JSONPointer.root / "notifications", "must be an array, got \(list.typeName)", fix: "send {\"notifications\": [ … ]}")
+            throw GorushFieldError(field: FieldError(at, "must be an array, got \(list.typeName)", fix: "send {\"notifications\": [ … ]}"),
+                                   gorushMessage: missingNotifications)
+        }
+        // Go decodes the whole body first: a type error anywhere wins over every other refusal.
+        for (i, element) in array.elements.enumerated() {
+            switch element {
+            case .object(let o):
+                do { try GorushFieldTypes.check(o, at: at / i) } catch { throw GorushFieldError(field: error, gorushMessage: missingNotifications) }
+            case .null:
+                continue
+            default:
+                throw GorushFieldError(field: FieldError(at / i, "must be an object, got \(element.typeName)", fix: "write each notification as {…}"),
+                                       gorushMessage: missingNotifications)
+            }
         }
         guard !array.isEmpty else {
-            throw FieldError(JSONPointer.root / "notifications", "is empty", fix: "add at least one notification")
+            throw GorushFieldError(field: FieldError(at, "is empty", fix: "add at least one notification"), gorushMessage: emptyNotifications)
         }
         guard array.count <= limits.maxNotifications else {
-            throw FieldError(JSONPointer.root / "notifications", "\(array.count) notifications is over the limit of \(limits.maxNotifications)",
-                             fix: "split them over several requests (limits.max_notifications in relay.json)")
+            throw GorushFieldError(field: FieldError(at, "\(array.count) notifications is over the limit of \(limits.maxNotifications)",
+                                                     fix: "split them over several requests (limits.max_notifications in relay.json)"),
+                                   gorushMessage: overLimit(array.count, limits.maxNotifications))
         }
         var out: [Notification] = []
         var total = 0
         for (i, element) in array.elements.enumerated() {
-            let n = try notification(element, at: JSONPointer.root / "notifications" / i, app: app)
+            let n = try notification(element, at: at / i, app: app)
             total += n.targets.count
             guard total <= limits.maxTargets else {
-                throw FieldError(JSONPointer.root / "notifications" / i / "tokens", "the request has more than \(limits.maxTargets) targets",
+                throw FieldError(at / i / "tokens", "the request has more than \(limits.maxTargets) targets",
                                  fix: "split the tokens over several requests (limits.max_targets in relay.json)")
             }
             out.append(n)
@@ -75,7 +112,9 @@ struct GorushRequest {
         guard let platform = try n.int("platform", range: Int.min...Int.max) else {
             throw FieldError(pointer / "platform", "is required", fix: "write 1 for iOS (APNs) or 2 for Android (FCM)")
         }
-        let tokens = try n.stringArray("tokens", example: "<device token>") ?? []
+        var tokens = try n.stringArray("tokens", example: "<device token>") ?? []
+        // notify/notification.go CheckMessage: `to` joins the tokens, on every platform.
+        if let to = try n.string("to", example: "<device token>"), !to.isEmpty { tokens.append(to) }
         let notifID = try n.string("notif_id", example: "order-42")
         let source = value.minifiedBytes()
         switch platform {
@@ -99,14 +138,14 @@ struct GorushRequest {
             guard app.fcm != nil else {
                 throw FieldError(pointer / "platform", "app '\(app.name)' has no FCM credentials", fix: "add \"fcm\" to the app in relay.json")
             }
-            var targets = tokens.map { PushTarget(kind: .fcmToken, value: $0) }
-            if let to = try n.string("to", example: "<registration token>"), !to.isEmpty { targets.append(PushTarget(kind: .fcmToken, value: to)) }
+            var targets: [PushTarget] = []
             if let topic = try n.string("topic", example: "news"), !topic.isEmpty {
                 targets.append(PushTarget(kind: .fcmTopic, value: topic.hasPrefix("/topics/") ? String(topic.dropFirst(8)) : topic))
             }
             if let condition = try n.string("condition", example: "'news' in topics"), !condition.isEmpty {
                 targets.append(PushTarget(kind: .fcmCondition, value: condition))
             }
+            targets += tokens.map { PushTarget(kind: .fcmToken, value: $0) }
             guard !targets.isEmpty else {
                 throw FieldError(pointer / "tokens", "no tokens, topic or condition (gorush would answer 200 and send nothing)",
                                  fix: "add \"tokens\", \"to\", \"topic\" or \"condition\"")
@@ -131,57 +170,111 @@ struct GorushRequest {
         }
     }
 
-    // MARK: - iOS (notify/notification_apns.go GetIOSNotification)
+    // MARK: - iOS (notify/notification_apns.go GetIOSNotification, sideshow/apns2 payload builder)
 
-    private static let alertKeys = ["title", "subtitle", "body", "action", "action-loc-key", "launch-image", "loc-key", "loc-args",
-                                    "title-loc-key", "title-loc-args", "summary-arg", "summary-arg-count"]
+    /// An `aps` under construction, with apns2's two lazily made dictionaries: `alert()` and
+    /// `sound()` replace whatever else is there by a fresh dictionary, as apns2 does.
+    private struct APS {
+        var members = JSONObject()
+        subscript(key: String) -> JSONValue? {
+            get { members[key] }
+            set {
+                members.members.removeAll { $0.key == key }
+                if let newValue { members.members.append(JSONMember(key: key, value: newValue)) }
+            }
+        }
+        mutating func alert(_ key: String, _ value: JSONValue) {
+            var dict: JSONObject
+            if case .object(let o)? = self["alert"] { dict = o } else { dict = JSONObject() }
+            dict.members.removeAll { $0.key == key }
+            dict.members.append(JSONMember(key: key, value: value))
+            self["alert"] = .object(dict)
+        }
+        /// apns2 `sound()`: a sound dictionary it made itself is kept; anything else becomes
+        /// `{critical: 1, name: "default", volume: 1}`.
+        var soundIsDictionary = false
+        mutating func sound(_ key: String, _ value: JSONValue) {
+            var dict: JSONObject
+            if soundIsDictionary, case .object(let o)? = self["sound"] {
+                dict = o
+            } else {
+                dict = JSONObject([JSONMember(key: "critical", value: 1), JSONMember(key: "name", value: .string("default")),
+                                   JSONMember(key: "volume", value: 1)])
+            }
+            dict.members = dict.members.map { $0.key == key ? JSONMember(key: key, value: value) : $0 }
+            self["sound"] = .object(dict)
+            soundIsDictionary = true
+        }
+    }
+
+    private static func nonEmpty(_ s: String?) -> String? { s.flatMap { $0.isEmpty ? nil : $0 } }
 
     private static func apnsContent(_ n: ObjectReader, config: RelayApp.APNs) throws -> RelayPushContent.APNs {
-        var aps = JSONObject()
-        func set(_ key: String, _ value: JSONValue?) { if let value { aps.members.append(JSONMember(key: key, value: value)) } }
+        var aps = APS()
         let title = try n.string("title", example: "Hello") ?? ""
         let message = try n.string("message", example: "Hello") ?? ""
-        if let alert = try n.object("alert") {
+        // buildIOSPayload, in gorush's order.
+        if !message.isEmpty && title.isEmpty { aps["alert"] = .string(message) }
+        if let badge = try n.int("badge", range: Int.min...Int.max), badge >= 0 { aps["badge"] = .number(JSONNumber(badge)) }
+        if try n.bool("mutable_content") ?? false { aps["mutable-content"] = 1 }
+        switch n.value("sound") {
+        case .string(let s)?:
+            aps["sound"] = .string(s)
+        case .object(let o)?:
+            // Decoded into gorush's Sound{critical int, name string, volume float32}, zero values left out.
             var dict = JSONObject()
-            for key in alertKeys { if let v = alert.value(key) { dict.members.append(JSONMember(key: key, value: v)) } }
-            if dict.isEmpty {
-                if !title.isEmpty { dict.members.append(JSONMember(key: "title", value: .string(title))) }
-                if !message.isEmpty { dict.members.append(JSONMember(key: "body", value: .string(message))) }
-            }
-            if !dict.isEmpty { set("alert", .object(dict)) }
-        } else if !title.isEmpty {
-            var dict = JSONObject([JSONMember(key: "title", value: .string(title))])
-            if !message.isEmpty { dict.members.append(JSONMember(key: "body", value: .string(message))) }
-            set("alert", .object(dict))
-        } else if !message.isEmpty {
-            set("alert", .string(message))
+            if case .number(let c)? = o["critical"], c.doubleValue != 0 { dict.members.append(JSONMember(key: "critical", value: .number(c))) }
+            if case .string(let name)? = o["name"], !name.isEmpty { dict.members.append(JSONMember(key: "name", value: .string(name))) }
+            if case .number(let v)? = o["volume"], v.doubleValue != 0 { dict.members.append(JSONMember(key: "volume", value: .number(v))) }
+            aps["sound"] = .object(dict)
+        default:
+            break
         }
-        if let badge = try n.int("badge", range: Int.min...Int.max), badge >= 0 { set("badge", .number(JSONNumber(badge))) }
-        if let name = try n.string("name", example: "default") {
-            let volume = n.value("volume") ?? .number(JSONNumber(1))
-            set("sound", .object(JSONObject([JSONMember(key: "critical", value: 1), JSONMember(key: "name", value: .string(name.isEmpty ? "default" : name)),
-                                             JSONMember(key: "volume", value: volume)])))
-        } else if let sound = n.value("sound") {
-            set("sound", sound)
-        }
-        for (source, target) in [("category", "category"), ("thread-id", "thread-id"), ("interruption_level", "interruption-level")] {
-            set(target, try n.string(source, example: "").flatMap { $0.isEmpty ? nil : JSONValue.string($0) })
-        }
-        if let args = n.value("url-args") { set("url-args", args) }
+        if let name = nonEmpty(try n.string("name", example: "default")) { aps.sound("name", .string(name)) }
+        if case .number(let volume)? = n.value("volume"), volume.doubleValue > 0 { aps.sound("volume", .number(volume)) }
         let contentAvailable = try n.bool("content_available") ?? false
-        if contentAvailable { set("content-available", 1) }
-        if try n.bool("mutable_content") ?? false { set("mutable-content", 1) }
-        for key in ["content-state", "attributes"] { set(key, n.value(key)) }
-        for key in ["stale-date", "dismissal-date", "timestamp"] {
-            if let v = try n.int(key, range: Int.min...Int.max), v > 0 { set(key, .number(JSONNumber(v))) }
-        }
-        for key in ["event", "attributes-type"] { set(key, try n.string(key, example: "update").map { .string($0) }) }
-        if let score = n.value("relevance-score") { set("relevance-score", score) }
-
-        var payload = JSONObject([JSONMember(key: "aps", value: .object(aps))])
+        if contentAvailable { aps["content-available"] = 1 }
+        if let args = try n.stringArray("url-args", example: "a"), !args.isEmpty { aps["url-args"] = .array(JSONArray(args.map { .string($0) })) }
+        if let thread = nonEmpty(try n.string("thread-id", example: "chat-1")) { aps["thread-id"] = .string(thread) }
+        var custom: [JSONMember] = []
         if let data = try n.object("data") {
-            for member in data.object.members where member.key != "aps" { payload.members.append(member) }
+            if data.object["aps"] != nil {
+                // apns2 would put it in place of the payload's aps, and gorush's worker then panics.
+                throw FieldError(data.pointer / "aps", "a data key 'aps' would replace the payload's aps (gorush's worker crashes on it)",
+                                 fix: "rename the key; data keys go next to aps")
+            }
+            custom = data.object.members
         }
+        // iosAlertDictionary
+        if let level = nonEmpty(try n.string("interruption_level", example: "active")) { aps["interruption-level"] = .string(level) }
+        if let category = nonEmpty(try n.string("category", example: "MESSAGE")) { aps["category"] = .string(category) }
+        let alert = try n.object("alert")
+        func alertString(_ key: String) throws -> String? { try nonEmpty(alert?.string(key, example: "")) }
+        func alertArray(_ key: String) throws -> JSONValue? {
+            guard let a = try alert?.stringArray(key, example: ""), !a.isEmpty else { return nil }
+            return .array(JSONArray(a.map { .string($0) }))
+        }
+        if !title.isEmpty { aps.alert("title", .string(title)) }
+        if !message.isEmpty && !title.isEmpty { aps.alert("body", .string(message)) }
+        for key in ["title", "body", "subtitle"] { if let v = try alertString(key) { aps.alert(key, .string(v)) } }
+        if let v = try alertString("title-loc-key") { aps.alert("title-loc-key", .string(v)) }
+        if let v = try alertArray("title-loc-args") { aps.alert("title-loc-args", v) }
+        if let v = try alertString("loc-key") { aps.alert("loc-key", .string(v)) }
+        if let v = try alertArray("loc-args") { aps.alert("loc-args", v) }
+        for key in ["action-loc-key", "launch-image", "action", "summary-arg"] { if let v = try alertString(key) { aps.alert(key, .string(v)) } }
+        if let count = try alert?.int("summary-arg-count", range: Int.min...Int.max), count > 0 { aps.alert("summary-arg-count", .number(JSONNumber(count))) }
+        // setLiveActivityFields
+        if let state = try n.object("content-state"), !state.object.isEmpty { aps["content-state"] = .object(state.object) }
+        if let v = try n.int("stale-date", range: Int.min...Int.max), v > 0 { aps["stale-date"] = .number(JSONNumber(v)) }
+        if let v = try n.int("dismissal-date", range: Int.min...Int.max), v > 0 { aps["dismissal-date"] = .number(JSONNumber(v)) }
+        if let event = nonEmpty(try n.string("event", example: "update")) { aps["event"] = .string(event) }
+        if let v = try n.int("timestamp", range: Int.min...Int.max), v > 0 { aps["timestamp"] = .number(JSONNumber(v)) }
+        if let type = nonEmpty(try n.string("attributes-type", example: "DeliveryAttributes")) { aps["attributes-type"] = .string(type) }
+        if let attributes = try n.object("attributes"), !attributes.object.isEmpty { aps["attributes"] = .object(attributes.object) }
+        if case .number(let score)? = n.value("relevance-score") { aps["relevance-score"] = .number(score) }
+
+        var payload = JSONObject([JSONMember(key: "aps", value: .object(aps.members))])
+        payload.members += custom
         // gorush sends `alert` for everything; a push with only content-available is a
         // background push and APNs wants it as such, with priority 5 (docs/specs/apns.md).
         let explicit = try n.oneOf("push_type", APNsPushType.self)
@@ -194,70 +287,118 @@ struct GorushRequest {
         default: priority = nil
         }
         if pushType == .background { priority = 5 }
-        let topic = try n.string("topic", example: config.bundleID).flatMap { $0.isEmpty ? nil : $0 } ?? pushType.topic(forBundleID: config.bundleID)
+        let topic = nonEmpty(try n.string("topic", example: config.bundleID)) ?? pushType.topic(forBundleID: config.bundleID)
         let expiration = try n.int("expiration", range: Int.min...Int.max).flatMap { $0 > 0 ? $0 : nil }
-        let collapseID = try n.string("collapse_id", example: "order-42").flatMap { $0.isEmpty ? nil : $0 }
+        let collapseID = nonEmpty(try n.string("collapse_id", example: "order-42"))
+        let apnsID = nonEmpty(try n.string("apns_id", example: "123e4567-e89b-12d3-a456-426614174000"))
         let bytes = JSONValue.object(payload).minifiedBytes()
         let context = APNsRequest(pushType: pushType.rawValue, priority: priority.map(String.init), topic: topic,
-                                         expiration: expiration.map(String.init), collapseID: collapseID)
+                                  expiration: expiration.map(String.init), collapseID: collapseID, apnsID: apnsID)
+        if APNsRequestRule.apnsIDIsCanonicalUUID.isViolated(by: context) {
+            throw FieldError(n.pointer / "apns_id", "'\(apnsID ?? "")' is not a canonical UUID (APNs answers BadMessageId)",
+                             fix: "write a UUID like 123e4567-e89b-12d3-a456-426614174000, or leave it out and APNs makes one")
+        }
         let report = Validator(options: ValidationOptions(apns: context)).validate(bytes: bytes, as: .apns)
         if report.hasErrors {
             throw APIError(400, "invalid_payload", field: n.pointer.description, "the APNs payload built from this notification breaks the catalog (pointers inside the payload)",
                            fix: report.errors.first?.fix ?? "see findings", findings: report.errors)
         }
         return RelayPushContent.APNs(payload: String(decoding: bytes, as: UTF8.self), pushType: pushType, priority: priority,
-                                     expiration: expiration, collapseID: collapseID, topic: topic)
+                                     expiration: expiration, collapseID: collapseID, topic: topic, apnsID: apnsID, onlyGivenHeaders: true)
     }
 
-    // MARK: - Android (notify/notification_fcm.go GetAndroidNotification)
+    // MARK: - Android (notify/notification_fcm.go GetAndroidNotification, firebase-admin-go)
 
     private static func fcmMessage(_ n: ObjectReader) throws -> JSONObject {
         var message = JSONObject()
-        var notification = JSONObject()
+        // messaging.Notification: title, body, image, each left out when empty.
+        var notification: JSONObject?
         if let given = try n.object("notification") {
-            for key in ["title", "body", "image"] { if let v = given.value(key) { notification.members.append(JSONMember(key: key, value: v)) } }
-        }
-        func override(_ key: String, _ value: String?) {
-            guard let value, !value.isEmpty else { return }
-            notification.members.removeAll { $0.key == key }
-            notification.members.append(JSONMember(key: key, value: .string(value)))
-        }
-        override("title", try n.string("title", example: "Hello"))
-        override("body", try n.string("message", example: "Hello"))
-        override("image", try n.string("image", example: "https://example.com/a.png"))
-        if !notification.isEmpty { message.members.append(JSONMember(key: "notification", value: .object(notification))) }
-        if let data = try n.object("data") {
-            // FCM data values are strings; gorush JSON-encodes the others.
-            let strings = data.object.members.map { m -> JSONMember in
-                if case .string = m.value { return m }
-                return JSONMember(key: m.key, value: .string(m.value.minifiedString))
+            var o = JSONObject()
+            for key in ["title", "body", "image"] {
+                if let v = nonEmpty(try given.string(key, example: "")) { o.members.append(JSONMember(key: key, value: .string(v))) }
             }
-            message.members.append(JSONMember(key: "data", value: .object(JSONObject(strings))))
+            notification = o
         }
-        var android = try n.object("android")?.object ?? JSONObject()
-        if let priority = try n.string("priority", example: "high"), !priority.isEmpty {
-            guard priority == "high" || priority == "normal" else {
-                throw FieldError(n.pointer / "priority", "'\(priority)' is not an FCM priority", fix: "write \"high\" or \"normal\"")
+        var apns: JSONObject? = try n.object("apns")?.object
+        var android: JSONObject? = try n.object("android")?.object
+        let title = nonEmpty(try n.string("title", example: "Hello"))
+        let body = nonEmpty(try n.string("message", example: "Hello"))
+        let image = nonEmpty(try n.string("image", example: "https://example.com/a.png"))
+        let priority = nonEmpty(try n.string("priority", example: "high"))
+        if let priority, priority != "high" && priority != "normal" {
+            throw FieldError(n.pointer / "priority", "'\(priority)' is not an FCM priority (firebase-admin refuses the whole batch)",
+                             fix: "write \"high\" or \"normal\"")
+        }
+        func set(_ object: inout JSONObject, _ key: String, _ value: JSONValue) {
+            object.members.removeAll { $0.key == key }
+            object.members.append(JSONMember(key: key, value: value))
+        }
+        // setupFCMNotification
+        if title != nil || body != nil || image != nil {
+            var o = notification ?? JSONObject()
+            if let title { set(&o, "title", .string(title)) }
+            if let body { set(&o, "body", .string(body)) }
+            if let image { set(&o, "image", .string(image)) }
+            notification = o
+            if try n.bool("mutable_content") ?? false {
+                // The iOS half: an iOS device reached through FCM runs its notification service extension.
+                apns = JSONObject([JSONMember(key: "payload", value: .object(JSONObject([
+                    JSONMember(key: "aps", value: .object(JSONObject([JSONMember(key: "mutable-content", value: 1)])))])))])
             }
-            android.members.removeAll { $0.key == "priority" }
-            android.members.append(JSONMember(key: "priority", value: .string(priority)))
         }
-        if n.value("android") == nil, case .string(let sound)? = n.value("sound") {
-            android.members.append(JSONMember(key: "notification", value: .object(JSONObject([JSONMember(key: "sound", value: .string(sound))]))))
-        }
-        if !android.isEmpty { message.members.append(JSONMember(key: "android", value: .object(android))) }
+        let data = try n.object("data")
+        // setupFCMContentAvailable
         if try n.bool("content_available") ?? false {
-            // gorush puts the data keys inside `aps`; APNs custom keys belong next to it.
+            // gorush puts the data keys inside `aps`; APNs custom keys belong next to it (a correction).
             var payload = JSONObject([JSONMember(key: "aps", value: .object(JSONObject([JSONMember(key: "content-available", value: 1)])))])
-            if let data = try n.object("data") { payload.members += data.object.members.filter { $0.key != "aps" } }
-            message.members.append(JSONMember(key: "apns", value: .object(JSONObject([
+            if let data { payload.members += data.object.members.filter { $0.key != "aps" } }
+            apns = JSONObject([
                 JSONMember(key: "headers", value: .object(JSONObject([JSONMember(key: "apns-priority", value: .string("5"))]))),
                 JSONMember(key: "payload", value: .object(payload)),
-            ]))))
-        } else if let apns = n.value("apns") {
-            message.members.append(JSONMember(key: "apns", value: apns))
+            ])
         }
-        for key in ["webpush", "fcm_options"] { if let v = n.value(key) { message.members.append(JSONMember(key: key, value: v)) } }
+        // setupFCMSound: a string sound reaches iOS (apns.payload.aps.sound) and, when the client
+        // sent no `android`, Android too.
+        if case .string(let sound)? = n.value("sound") {
+            var a = apns ?? JSONObject()
+            var payload: JSONObject
+            if case .object(let p)? = a["payload"] { payload = p } else { payload = JSONObject() }
+            var aps: JSONObject
+            if case .object(let o)? = payload["aps"] { aps = o } else { aps = JSONObject() }
+            if !sound.isEmpty { set(&aps, "sound", .string(sound)) }  // firebase-admin leaves an empty sound out
+            set(&payload, "aps", .object(aps))
+            set(&a, "payload", .object(payload))
+            apns = a
+            if android == nil {
+                var o = JSONObject()
+                if let priority { o.members.append(JSONMember(key: "priority", value: .string(priority))) }
+                o.members.append(JSONMember(key: "notification", value: .object(JSONObject(sound.isEmpty ? [] : [JSONMember(key: "sound", value: .string(sound))]))))
+                android = o
+            }
+        }
+        // setupFCMPriority: the client's own android.priority wins.
+        if let priority {
+            var o = android ?? JSONObject()
+            if nonEmpty(o["priority"]?.stringValue) == nil { set(&o, "priority", .string(priority)) }
+            android = o
+        }
+        if let notification, !notification.isEmpty { message.members.append(JSONMember(key: "notification", value: .object(notification))) }
+        if let data, !data.object.isEmpty {
+            // FCM data values are strings; gorush writes the others as Go's encoding/json does.
+            var strings: [String: String] = [:]
+            var order: [String] = []
+            for m in data.object.members {
+                if strings[m.key] == nil { order.append(m.key) }
+                if case .string(let s) = m.value { strings[m.key] = s } else { strings[m.key] = GoJSONText.encode(m.value) }
+            }
+            message.members.append(JSONMember(key: "data", value: .object(JSONObject(order.map { JSONMember(key: $0, value: .string(strings[$0]!)) }))))
+        }
+        if let android, !android.isEmpty { message.members.append(JSONMember(key: "android", value: .object(android))) }
+        if let apns, !apns.isEmpty { message.members.append(JSONMember(key: "apns", value: .object(apns))) }
+        for key in ["webpush", "fcm_options"] {
+            if let v = try n.object(key), !v.object.isEmpty { message.members.append(JSONMember(key: key, value: .object(v.object))) }
+        }
         return message
     }
 }

@@ -14,10 +14,17 @@ public struct RelayPushContent: Sendable, Hashable, Codable {
         public var collapseID: String?
         /// Full `apns-topic`; nil takes the app's bundle id (plus the push type's suffix).
         public var topic: String?
+        /// `apns-id` as the client gave it (gorush's `apns_id`).
+        public var apnsID: String?
+        /// Send `apns-priority` and `apns-id` only when given (the gorush API: gorush's APNs
+        /// client adds neither). Nil (older queued content, the native API): the defaults are sent.
+        public var onlyGivenHeaders: Bool?
         /// Sent as given even if the catalog would refuse it (gorush compatibility keeps
         /// gorush's own checks only); the native API always validates.
         public init(payload: String, pushType: APNsPushType? = nil, priority: Int? = nil, expiration: Int? = nil,
-                    collapseID: String? = nil, topic: String? = nil) {
+                    collapseID: String? = nil, topic: String? = nil, apnsID: String? = nil, onlyGivenHeaders: Bool? = nil) {
+            self.apnsID = apnsID
+            self.onlyGivenHeaders = onlyGivenHeaders
             self.payload = payload
             self.pushType = pushType
             self.priority = priority

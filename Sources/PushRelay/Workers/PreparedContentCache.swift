@@ -35,7 +35,8 @@ final class PreparedContentCache: Sendable {
         var apnsPush: Result<PreparedAPNsPush, APNsPreflightError>?
         if let apns = content.apns {
             let options = APNsPushOptions(topic: apns.topic, pushType: apns.pushType, priority: apns.priority,
-                                          expiration: apns.expiration, collapseID: apns.collapseID)
+                                          expiration: apns.expiration, collapseID: apns.collapseID, apnsID: apns.apnsID,
+                                          onlyGivenHeaders: apns.onlyGivenHeaders ?? false)
             do {
                 apnsPush = .success(try PreparedAPNsPush(payload: Array(apns.payload.utf8), options: options))
             } catch {

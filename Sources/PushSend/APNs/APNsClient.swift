@@ -36,10 +36,11 @@ public struct APNsClient: Sendable {
     /// Runs on the caller's executor (`nonisolated(nonsending)`): in a bulk send, the HTTP
     /// client's loop, with no executor hop between here and the client.
     public nonisolated(nonsending) func send(_ push: PreparedAPNsPush, to token: String, index: UInt64 = 0) async -> APNsSendResult {
-        let apnsID = push.apnsID ?? APNsID.generate()
+        // With `onlyGivenHeaders` and no apns-id given, none is sent: APNs makes one and answers with it.
+        let apnsID = push.apnsID ?? (push.onlyGivenHeaders ? nil : APNsID.generate())
         let sentAt = time.now
         if push.validated, let problem = DeviceToken.problem(token, for: .apns) {
-            return APNsSendResult(token: token, apnsID: apnsID,
+            return APNsSendResult(token: token, apnsID: apnsID ?? "",
                                   outcome: .notSent("\(problem)", reason: "NotSent:\(problem.code.rawValue)"),
                                   attempts: 0, latency: .zero, sentAt: sentAt)
         }
@@ -50,17 +51,17 @@ public struct APNsClient: Sendable {
             noCredential: { (.notSent("cannot make a provider token: \($0)", reason: "ProviderTokenError"), .never) },
             request: { request(push, to: token, apnsID: apnsID, authorization: $0) },
             classify: { classify($0, apnsID: apnsID) })
-        return APNsSendResult(token: token, apnsID: apnsID, outcome: outcome, attempts: attempts,
+        return APNsSendResult(token: token, apnsID: apnsID ?? "", outcome: outcome, attempts: attempts,
                               latency: latency, sentAt: sentAt)
     }
 
     /// The request for one attempt; the same apns-id on every attempt of a push.
-    public func request(_ push: PreparedAPNsPush, to token: String, apnsID: String, authorization: String) -> HTTPRequest {
+    public func request(_ push: PreparedAPNsPush, to token: String, apnsID: String?, authorization: String) -> HTTPRequest {
         var fields: [HTTPHeader] = []
         fields.reserveCapacity(push.sharedHeaderFields.count + 3)
         if !authorization.isEmpty { fields.append(HTTPHeader("authorization", authorization)) }  // empty: certificate authentication
         fields += push.sharedHeaderFields
-        fields.append(HTTPHeader("apns-id", apnsID))  // last of the apns-* fields, as in APNsRequest.headerFields
+        if let apnsID { fields.append(HTTPHeader("apns-id", apnsID)) }  // last of the apns-* fields, as in APNsRequest.headerFields
         fields.append(HTTPHeader("content-type", "application/json"))
         return HTTPRequest(method: "POST", url: endpoint.url(forDeviceToken: token), headers: HTTPHeaders(fields), body: push.payload,
                            timeout: requestTimeout, maxResponseBodyBytes: 64 * 1024)
@@ -71,15 +72,15 @@ public struct APNsClient: Sendable {
     }
 
     /// What an APNs answer means: 200 is accepted, anything else a rejection with its reason.
-    private func classify(_ response: HTTPResponse, apnsID: String) -> (outcome: APNsSendResult.Outcome, retryability: Retryability) {
+    private func classify(_ response: HTTPResponse, apnsID: String?) -> (outcome: APNsSendResult.Outcome, retryability: Retryability) {
         if response.status == 200 {
-            let acceptance = APNsAcceptance(apnsID: response.headers["apns-id"] ?? apnsID,
+            let acceptance = APNsAcceptance(apnsID: response.headers["apns-id"] ?? apnsID ?? "",
                                             uniqueID: response.headers["apns-unique-id"])
             return (.accepted(acceptance), .never)
         }
         let body = APNsErrorBody(json: response.body)
         let rejection = APNsRejection(status: response.status, reason: body?.reason, timestamp: body?.timestamp,
-                                      apnsID: response.headers["apns-id"] ?? apnsID)
+                                      apnsID: response.headers["apns-id"] ?? apnsID ?? "")
         return (.rejected(rejection), rejection.retryability)
     }
 }

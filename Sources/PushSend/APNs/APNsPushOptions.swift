@@ -15,9 +15,14 @@ public struct APNsPushOptions: Sendable, Hashable {
     /// Only for a single push; generated (lowercase UUID) when nil so every result can be
     /// correlated with the server's logs.
     public var apnsID: String?
+    /// Send `apns-priority` and `apns-id` only when given, as gorush's APNs client does (the
+    /// relay's gorush API, docs/relay.md "Migrating from gorush"): APNs then applies its own
+    /// default priority (10) and answers with the apns-id it made.
+    public var onlyGivenHeaders: Bool
 
     public init(topic: String? = nil, pushType: APNsPushType? = nil, priority: Int? = nil, expiration: Int? = nil,
-                collapseID: String? = nil, apnsID: String? = nil) {
+                collapseID: String? = nil, apnsID: String? = nil, onlyGivenHeaders: Bool = false) {
+        self.onlyGivenHeaders = onlyGivenHeaders
         self.topic = topic
         self.pushType = pushType
         self.priority = priority

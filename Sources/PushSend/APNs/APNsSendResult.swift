@@ -13,7 +13,7 @@ public struct APNsSendResult: Sendable {
         case notSent(String, reason: String)
     }
     public var token: String
-    /// The apns-id the request carried.
+    /// The apns-id the request carried ("" when none was sent: the answer's is in the outcome).
     public var apnsID: String
     public var outcome: Outcome
     public var attempts: Int

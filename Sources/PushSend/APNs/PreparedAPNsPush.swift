@@ -12,6 +12,10 @@ public struct PreparedAPNsPush: Sendable {
     public let expiration: Int?
     public let collapseID: String?
     public let apnsID: String?
+    /// `apns-priority` is sent only when it was given, and no `apns-id` is made up
+    /// (`APNsPushOptions.onlyGivenHeaders`).
+    public let onlyGivenHeaders: Bool
+    private let priorityGiven: Bool
     /// Whether pre-flight checks ran (false with `--no-validate`).
     public let validated: Bool
     /// The rule catalog's warnings for the payload as it will be sent (empty when unchecked).
@@ -42,6 +46,8 @@ public struct PreparedAPNsPush: Sendable {
         expiration = options.expiration
         collapseID = options.collapseID
         apnsID = options.apnsID
+        onlyGivenHeaders = options.onlyGivenHeaders
+        priorityGiven = options.priority != nil
         validated = validate
         var shared = self.request
         shared.apnsID = nil
@@ -72,7 +78,7 @@ public struct PreparedAPNsPush: Sendable {
 extension PreparedAPNsPush {
     /// The request every token gets: the device token and `apns-id` are filled in per send.
     public var request: APNsRequest {
-        APNsRequest(pushType: pushType.rawValue, priority: String(priority), topic: topic, expiration: expiration.map(String.init),
+        APNsRequest(pushType: pushType.rawValue, priority: onlyGivenHeaders && !priorityGiven ? nil : String(priority), topic: topic, expiration: expiration.map(String.init),
                     collapseID: collapseID, apnsID: apnsID, body: payload)
     }
 }

@@ -54,7 +54,8 @@ public struct PreparedFCMMessage: Sendable {
         self.validateOnly = validateOnly
         self.fileTarget = fileTarget
         wrappedAPNsPayload = wrapped
-        prefix = Array("{\"validate_only\":\(validateOnly),\"message\":{".utf8)
+        // `validate_only` only when true: false is FCM's default, and firebase-admin (gorush) leaves it out.
+        prefix = Array((validateOnly ? "{\"validate_only\":true,\"message\":{" : "{\"message\":{").utf8)
         let full = JSONValue.object(members).minifiedString
         // `{…}` without its braces: the members to append after the target.
         let inner = String(full.dropFirst().dropLast())

@@ -21,6 +21,7 @@ let allCommands: [any Command.Type] = [
     ActivityListCommand.self,
     RelayCommand.self,
     RelayKeysCommand.self,
+    RelayImportGorushCommand.self,
     OpenCommand.self,
     CollectorCommand.self,
     ReportCommand.self,
