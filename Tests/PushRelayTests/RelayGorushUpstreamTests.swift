@@ -344,6 +344,7 @@ final class RelayGorushUpstreamTests: XCTestCase {
                 guard let r = matching.first, let body = r.json else { continue }
                 XCTAssertEqual(r.path, "/v1/projects/\(Fixtures.fcmProjectID)/messages:send", c.field)
                 XCTAssertEqual(r.headers["authorization"], "Bearer ya29.recorder-token", c.field)
+                XCTAssertTrue(r.headers["content-type"]?.hasPrefix("application/json") ?? false, "\(c.field): firebase-admin sends application/json")
                 XCTAssertNil(body["validate_only"], "\(c.field): firebase-admin sends no validate_only (false is the default)")
                 var message = try JSONDocument.parse(Array((c.correction?.message ?? c.gorushMessage).utf8)).root
                 if case .object(var o) = message {
