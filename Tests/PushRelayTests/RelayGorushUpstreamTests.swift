@@ -404,6 +404,37 @@ final class RelayGorushUpstreamTests: XCTestCase {
         XCTAssertEqual(try recorded().count, 0, "a refused request sends nothing")
     }
 
+    /// The Go type of every PushNotification field (notify/notification.go, v1.22.0), each given
+    /// a value Go cannot decode into it: refused with gorush's text on both platforms, the field named.
+    func testEveryFieldIsTypeCheckedOnEveryPlatform() async throws {
+        try await start()
+        let string = "1", stringArray = #""x""#, int = #""1""#, bool = "1", number = #""1""#, object = #""x""#
+        let wrong: [String: String] = [
+            "notif_id": string, "to": string, "topic": string, "tokens": stringArray, "platform": int, "message": string, "title": string,
+            "image": string, "priority": string, "content_available": bool, "mutable_content": bool, "data": object, "retry": int,
+            "notification": object, "android": object, "webpush": object, "apns": object, "fcm_options": object, "condition": string,
+            "app_id": string, "app_secret": string, "huawei_notification": object, "huawei_data": string, "huawei_collapse_key": int,
+            "huawei_ttl": string, "bi_tag": string, "fast_app_target": int, "expiration": int, "apns_id": string, "collapse_id": string,
+            "push_type": string, "badge": "1.5", "category": string, "thread-id": string, "url-args": "[1]", "alert": object,
+            "production": bool, "development": bool, "name": string, "volume": number, "interruption_level": string,
+            "content-state": object, "stale-date": int, "dismissal-date": int, "event": string, "timestamp": int,
+            "attributes-type": string, "attributes": object, "relevance-score": number,
+        ]
+        for (key, value) in wrong.sorted(by: { $0.key < $1.key }) {
+            for (platform, token) in [(1, String(format: "%064x", 0xD100)), (2, Self.fcmToken(3))] {
+                let fields = [#""tokens": ["\#(token)"]"#, #""platform": \#(platform)"#, #""title": "T""#].filter { !$0.hasPrefix("\"\(key)\"") }
+                let body = #"{"notifications": [{\#((fields + [#""\#(key)": \#(value)"#]).joined(separator: ", "))}]}"#
+                let response = try await post(body)
+                XCTAssertEqual(response.status, 400, "\(key) on platform \(platform): \(response.bodyText)")
+                let answer = try JSONDocument.parse(response.body).root
+                XCTAssertEqual(answer["message"]?.stringValue, "Missing notifications field.", "\(key) on platform \(platform)")
+                let pointer = answer["field"]?.stringValue ?? ""
+                XCTAssertTrue(pointer.hasPrefix("/notifications/0/\(key)"), "\(key) on platform \(platform): field \(pointer)")
+            }
+        }
+        XCTAssertEqual(try recorded().count, 0, "a refused request sends nothing")
+    }
+
     /// Each of gorush's error texts, exactly, with the relay's `error`, `field`, `detail` and `fix` beside it.
     func testErrorsCarryGorushsExactMessages() async throws {
         try await start(maxNotifications: 2)
