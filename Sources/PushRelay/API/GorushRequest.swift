@@ -383,7 +383,8 @@ struct GorushRequest {
             if nonEmpty(o["priority"]?.stringValue) == nil { set(&o, "priority", .string(priority)) }
             android = o
         }
-        if let notification, !notification.isEmpty { message.members.append(JSONMember(key: "notification", value: .object(notification))) }
+        // An object the client gave is sent even when empty, as firebase-admin sends a non-nil struct.
+        if let notification { message.members.append(JSONMember(key: "notification", value: .object(notification))) }
         if let data, !data.object.isEmpty {
             // FCM data values are strings; gorush writes the others as Go's encoding/json does.
             var strings: [String: String] = [:]
@@ -394,10 +395,10 @@ struct GorushRequest {
             }
             message.members.append(JSONMember(key: "data", value: .object(JSONObject(order.map { JSONMember(key: $0, value: .string(strings[$0]!)) }))))
         }
-        if let android, !android.isEmpty { message.members.append(JSONMember(key: "android", value: .object(android))) }
-        if let apns, !apns.isEmpty { message.members.append(JSONMember(key: "apns", value: .object(apns))) }
+        if let android { message.members.append(JSONMember(key: "android", value: .object(android))) }
+        if let apns { message.members.append(JSONMember(key: "apns", value: .object(apns))) }
         for key in ["webpush", "fcm_options"] {
-            if let v = try n.object(key), !v.object.isEmpty { message.members.append(JSONMember(key: key, value: .object(v.object))) }
+            if let v = try n.object(key) { message.members.append(JSONMember(key: key, value: .object(v.object))) }
         }
         return message
     }
