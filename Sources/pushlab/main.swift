@@ -16,6 +16,10 @@ func runCLI(_ argv: [String]) async -> Int32 {
         .max { $0.path.count < $1.path.count }
     guard let command = match else {
         let group = allCommands.filter { $0.path.first == args[0] }
+        if !group.isEmpty, args.count == 2, helpFlag.spec.names.contains(args[1]) {
+            print(Help.group(args[0], group), terminator: "")
+            return ExitStatus.success
+        }
         if !group.isEmpty {
             printError("pushlab \(args[0]): choose one of: " + group.map { $0.path.joined(separator: " ") }.joined(separator: ", ")
                        + "\n  fix: e.g. pushlab \(group[0].path.joined(separator: " ")) --help")

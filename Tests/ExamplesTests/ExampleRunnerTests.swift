@@ -95,4 +95,39 @@ final class ExampleRunnerTests: XCTestCase {
         XCTAssertTrue(outcome.failures.contains { $0.problem.contains("notes-left-behind.txt") }, "an unignored file left behind is reported")
         XCTAssertFalse(outcome.failures.contains { $0.problem.contains("results.jsonl") }, "results.jsonl is in .gitignore")
     }
+
+    /// Issue 36 item 5: a clone under /tmp (with its binary) runs its examples; the lab's private
+    /// /tmp used to hide the repository and every doc failed with "the lab did not start".
+    func testTheLabRunsForACloneUnderTmp() throws {
+        try Fixtures.requirePushlab()
+        let clone = URL(fileURLWithPath: "/tmp/pushlab-clone-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: clone) }
+        let fm = FileManager.default
+        try fm.createDirectory(at: clone.appendingPathComponent(".build/debug"), withIntermediateDirectories: true)
+        for item in ["certs", "payloads", ".gitignore"] { try fm.copyItem(atPath: Fixtures.path(item), toPath: clone.appendingPathComponent(item).path) }
+        try fm.copyItem(atPath: Fixtures.pushlabBinary, toPath: clone.appendingPathComponent(".build/debug/pushlab").path)
+        let initialize = try ProcessRunner.run("/usr/bin/git", ["init", "-q", clone.path])
+        XCTAssertEqual(initialize.status, 0, initialize.stderr)
+        let file = MarkdownFile(path: "probe.md", text: """
+            ```sh
+            $ pushlab validate payloads/apns/rich-push.json
+            payloads/apns/rich-push.json: ok — APNs payload, alert push, 437/4096 bytes
+            $ curl -s --cacert certs/ca.pem https://localhost:8443/images/demo-image.png -o /tmp/image.png -w '%{http_code}\\n'
+            200
+            $ ls /tmp/image.png
+            /tmp/image.png
+            ```
+            """)
+        let lab = ExampleLab(pushlabBinary: clone.appendingPathComponent(".build/debug/pushlab").path, repositoryRoot: clone)
+        let outcome = try lab.run(try file.examples(), name: "probe.md", timeout: 60)
+        XCTAssertEqual(outcome.commandsRun, 3)
+        XCTAssertEqual(outcome.failures.map(\.description), [])
+    }
+
+    /// A lab that cannot start says why, by stage, instead of one message for every cause.
+    func testEachLabStartFailureNamesItsCause() {
+        XCTAssertEqual(Set(ExampleLab.startFailures.keys), [94, 95, 96, 97])
+        XCTAssertTrue(ExampleLab.startFailures[95]!.contains("/tmp"))
+        XCTAssertTrue(ExampleLab.startFailures[97]!.contains("network namespace"))
+    }
 }
