@@ -1,4 +1,5 @@
 import Foundation
+import PushSend
 
 func runCLI(_ argv: [String]) async -> Int32 {
     let args = Array(argv.dropFirst())
@@ -38,6 +39,8 @@ func runCLI(_ argv: [String]) async -> Int32 {
         }
         if ProfileDefaults.commands.contains(command.path) { try ProfileDefaults.apply(to: &parsed, command: command.path) }
         return try await command.run(parsed)
+    } catch BulkInputError.closedStandardOutput {
+        StandardStreams.endInClosedPipe()
     } catch let error as UsageError {
         // Every usage error says how to fix it: its own fix, else where the options are listed.
         var shown = error

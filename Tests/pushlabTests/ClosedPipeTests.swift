@@ -48,6 +48,19 @@ final class ClosedPipeTests: XCTestCase {
                                         "--title", "one", "--verbose", "--no-history"], errorToo: true)
     }
 
+    // `send apns --tokens FILE --out -`: the results' own writer to stdout ends the same way.
+    func testBulkResultsOnStdoutEndBySIGPIPE() throws {
+        let dir = Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let tokens = dir.appendingPathComponent("tokens.txt")
+        try (0..<200).map { String(format: "%064x", $0) }.joined(separator: "\n").write(to: tokens, atomically: true, encoding: .utf8)
+        let server = try LabServer()
+        defer { server.stop() }
+        try assertEndsQuietlyBySIGPIPE(["send", "apns", "--url", server.apnsURL, "--ca-file", Fixtures.caFile, "--key", Fixtures.apnsKey,
+                                        "--team-id", Fixtures.apnsTeamID, "--topic", Fixtures.bundleID, "--tokens", tokens.path,
+                                        "--title", "many", "--out", "-", "--no-history"])
+    }
+
     // An error message to a closed stderr ends the same way, not with a crash.
     func testAUsageErrorToAClosedStderrEndsBySIGPIPE() throws {
         try assertEndsQuietlyBySIGPIPE(["validate", "/nonexistent.json"], errorToo: true)

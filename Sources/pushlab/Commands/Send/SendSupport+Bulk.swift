@@ -37,6 +37,7 @@ extension SendSupport {
             }
             return summary.notAccepted == 0 ? ExitStatus.success : ExitStatus.failure
         } catch let error as BulkInputError {
+            if error == .closedStandardOutput { throw error }  // runCLI ends it as in any closed pipe
             throw UsageError("\(error)")
         }
     }
