@@ -201,6 +201,36 @@ final class NewUserWalkTests: XCTestCase {
         XCTAssertTrue(uninstall.stdout.contains(history) && uninstall.stdout.contains(profiles), "uninstall says what it left and where: \(uninstall.stdout)")
     }
 
+    // Item 1: a symlink to the installed binary (~/bin/pushlab -> PREFIX/bin/pushlab) finds the
+    // files beside the real binary (/proc/self/exe), not beside the link.
+    func testASymlinkToTheInstalledBinaryFindsItsFiles() throws {
+        var user = try Self.install()
+        defer { user.remove() }
+        let links = user.home.appendingPathComponent("bin")
+        try FileManager.default.createDirectory(at: links, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: links.path + "/pushlab", withDestinationPath: user.prefix.path + "/bin/pushlab")
+        user.binDirectory = links.path
+        let check = try user.pushlab(["relay", "--config", user.share + "/payloads/relay/relay.json", "--check"])
+        XCTAssertEqual(check.status, 0, check.stdout + check.stderr)
+        XCTAssertTrue(check.stdout.contains("ok, 1 app"), check.stdout)
+    }
+
+    // Item 3: an install made before the manifest existed is uninstalled file by file too, and
+    // the history beside it stays.
+    func testUninstallOfAnInstallWithoutAManifestKeepsTheHistory() throws {
+        let user = try Self.install()
+        defer { user.remove() }
+        let fm = FileManager.default
+        try fm.removeItem(atPath: user.share + "/install-manifest.txt")
+        let history = user.share + "/history.sqlite"
+        XCTAssertTrue(fm.createFile(atPath: history, contents: Data("kept".utf8)))
+        let uninstall = try ProcessRunner.run("/usr/bin/env", ["-i"] + user.environment + [Fixtures.path("scripts/uninstall"), user.prefix.path])
+        XCTAssertEqual(uninstall.status, 0, uninstall.stdout + uninstall.stderr)
+        XCTAssertEqual(try fm.contentsOfDirectory(atPath: user.share), ["history.sqlite"], uninstall.stdout)
+        XCTAssertFalse(fm.fileExists(atPath: user.prefix.path + "/bin/pushlab"))
+        XCTAssertTrue(uninstall.stdout.contains(history), uninstall.stdout)
+    }
+
     // Items 1 and 5's reader: a copy of the repository under /tmp, its binary run by name from an
     // empty directory, finds the copy's files (the source tree beside the binary).
     func testABinaryInACloneUnderTmpRunsTheDemoAndServesTheClonesImagesFromAnEmptyDirectory() throws {
