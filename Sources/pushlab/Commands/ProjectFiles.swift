@@ -60,10 +60,12 @@ enum ProjectFiles {
     }
 
     static func missing(_ what: String) -> UsageError {
-        let looked = candidates(executable: executablePath, environment: ProcessInfo.processInfo.environment)
-            .prefix(2).map(\.path).joined(separator: ", ")
-        return UsageError("cannot find pushlab's \(what) (certs/ and payloads/; looked in \(looked)\(looked.isEmpty ? "" : ", ")and the source tree)",
-                          fix: missingFix)
+        let environment = ProcessInfo.processInfo.environment
+        let all = candidates(executable: executablePath, environment: environment)
+        var looked = all.filter { $0.what != "PUSHLAB_HOME" }.prefix(1).map(\.path)
+        looked.append(all.first { $0.what == "PUSHLAB_HOME" }.map { "PUSHLAB_HOME=\($0.path)" } ?? "PUSHLAB_HOME (not set)")
+        if let executablePath { looked.append("the source tree above \(executablePath)") }
+        return UsageError("cannot find pushlab's \(what) (certs/ and payloads/); looked in " + looked.joined(separator: ", "), fix: missingFix)
     }
 
     static let missingFix = "reinstall with 'make install PREFIX=…' (its files go to PREFIX/share/pushlab), or set PUSHLAB_HOME to a directory holding certs/ and payloads/"
