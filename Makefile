@@ -39,14 +39,15 @@ fuzz: bootstrap
 sanitize: bootstrap
 	scripts/sanitize
 
-# The binary, its offline files (share/pushlab), man pages and shell completions under PREFIX.
+# The binary, its offline files (share/pushlab), man pages and shell completions under PREFIX;
+# every file written is listed in PREFIX/share/pushlab/install-manifest.txt.
 install: release
 	scripts/install $(PREFIX)
 
+# Removes exactly what install wrote (its manifest); never the send history, relay data, profiles
+# or saved pushes ($XDG_DATA_HOME/pushlab, $XDG_CONFIG_HOME/pushlab), and says what it left.
 uninstall:
-	rm -rf $(PREFIX)/bin/pushlab $(PREFIX)/share/pushlab $(PREFIX)/share/man/man1/pushlab*.1 \
-	  $(PREFIX)/share/bash-completion/completions/pushlab $(PREFIX)/share/zsh/site-functions/_pushlab \
-	  $(PREFIX)/share/fish/vendor_completions.d/pushlab.fish
+	scripts/uninstall $(PREFIX)
 
 clean:
 	rm -rf .build

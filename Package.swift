@@ -48,7 +48,7 @@ let package = Package(
         .target(name: "OfflineLab", dependencies: ["PushCore", "PushAuth", "PushHTTP", "PushSend", "PushGateway", "PushDevice", "PushMetrics", "PushRelay"]),
         .executableTarget(
             name: "pushlab",
-            dependencies: ["PushCore", "PushAuth", "PushHTTP", "PushSend", "PushGateway", "PushDevice", "PushMetrics", "PushRelay", "PushRedis", "OfflineLab",
+            dependencies: ["PushCore", "PushAuth", "PushHTTP", "PushSend", "PushGateway", "PushDevice", "PushMetrics", "PushRelay", "PushRedis", "PushStore", "OfflineLab",
                            "PushConsole"]
         ),
         .target(name: "TestSupport", dependencies: ["PushHTTP"], path: "Tests/TestSupport"),

@@ -1,4 +1,5 @@
 import Foundation
+import PushSend
 
 func runCLI(_ argv: [String]) async -> Int32 {
     let args = Array(argv.dropFirst())
@@ -16,6 +17,10 @@ func runCLI(_ argv: [String]) async -> Int32 {
         .max { $0.path.count < $1.path.count }
     guard let command = match else {
         let group = allCommands.filter { $0.path.first == args[0] }
+        if !group.isEmpty, args.count == 2, helpFlag.spec.names.contains(args[1]) {
+            print(Help.group(args[0], group), terminator: "")
+            return ExitStatus.success
+        }
         if !group.isEmpty {
             printError("pushlab \(args[0]): choose one of: " + group.map { $0.path.joined(separator: " ") }.joined(separator: ", ")
                        + "\n  fix: e.g. pushlab \(group[0].path.joined(separator: " ")) --help")
@@ -34,6 +39,8 @@ func runCLI(_ argv: [String]) async -> Int32 {
         }
         if ProfileDefaults.commands.contains(command.path) { try ProfileDefaults.apply(to: &parsed, command: command.path) }
         return try await command.run(parsed)
+    } catch BulkInputError.closedStandardOutput {
+        StandardStreams.endInClosedPipe()
     } catch let error as UsageError {
         // Every usage error says how to fix it: its own fix, else where the options are listed.
         var shown = error

@@ -3,8 +3,9 @@ import TestSupport
 
 /// Runs the shell examples of one Markdown file as a reader would, top to bottom in one shell,
 /// inside a lab: private network and mount namespaces (the emulator can use its default ports
-/// while other tests run, `/tmp` is empty and private; whatever an example leaves running is
-/// ended with its file), a copy of the repository as the working directory, `pushlab` on PATH, a
+/// while other tests run, `/tmp` is empty and private — but for the repository and the pushlab
+/// binary, bound in at their own paths when they live under /tmp, as a clone in /tmp does;
+/// whatever an example leaves running is ended with its file), a copy of the repository as the working directory, `pushlab` on PATH, a
 /// fresh HOME, and `pushlab serve` running on its default ports (APNs 2197, Google host 8443
 /// and 8080) — the emulator, its collector routes and its images. Blocks that start their own
 /// `pushlab serve` get the ports to themselves.
@@ -80,17 +81,18 @@ struct ExampleLab {
         let runnable = examples.filter { $0.marker == nil }
         var outcome = Outcome()
         guard !runnable.isEmpty else { return outcome }
-        // Not under /tmp: the lab mounts a private, empty /tmp of its own.
+        // Inside the repository; when that is under /tmp, the lab binds it into its private /tmp.
         let lab = repositoryRoot.appendingPathComponent(".build/examples-lab/\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: lab) }
         let repo = lab.appendingPathComponent("repo")
         let copied = try ExampleLab.copyRepository(from: repositoryRoot, to: repo)
-        for dir in ["bin", "home", "out"] {
+        for dir in ["bin", "home", "out", "tmp"] {
             try FileManager.default.createDirectory(at: lab.appendingPathComponent(dir), withIntermediateDirectories: true)
         }
         try FileManager.default.createSymbolicLink(atPath: lab.appendingPathComponent("bin/pushlab").path,
                                                    withDestinationPath: pushlabBinary)
-        let script = ExampleLab.script(for: runnable, lab: lab.path)
+        let binaryDirectory = URL(fileURLWithPath: pushlabBinary).resolvingSymlinksInPath().deletingLastPathComponent().path
+        let script = ExampleLab.script(for: runnable, lab: lab.path, keep: [repositoryRoot.standardizedFileURL.path, binaryDirectory])
         let scriptFile = lab.appendingPathComponent("examples.sh")
         try script.write(to: scriptFile, atomically: true, encoding: .utf8)
 
@@ -103,8 +105,8 @@ struct ExampleLab {
         ExampleLab.endProcesses(under: lab.path)
         let labLog = (try? String(contentsOf: lab.appendingPathComponent("out/lab.log"), encoding: .utf8)) ?? ""
         let scriptLog = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-        if result.status == 97 {
-            throw LabError("\(name): the lab did not start (private network namespace via `unshare -rn`, loopback up, `pushlab serve` on its default ports): \(scriptLog)\n\(labLog)")
+        if let cause = ExampleLab.startFailures[result.status] {
+            throw LabError("\(name): the lab did not start: \(cause)\n\(scriptLog)\n\(labLog)")
         }
         if result.status == 98 {
             outcome.failures.append(Failure(location: name, command: "(the lab's own pushlab serve)", problem: "did not stop on SIGTERM within 20 s", output: scriptLog + "\n" + labLog))
@@ -150,13 +152,31 @@ struct ExampleLab {
         return outcome
     }
 
+    /// What stopped the lab, by the script's exit status (each stage exits with its own).
+    static let startFailures: [Int32: String] = [
+        97: "cannot bring loopback up in a private network namespace (`unshare -rn`, `ip link set lo up`)",
+        96: "cannot mount its private /tmp (a tmpfs, with the repository and the pushlab binary bound in when they live under /tmp)",
+        95: "its own directory is not visible inside its private /tmp (the repository under /tmp was not bound in)",
+        94: "its `pushlab serve` did not start on the default ports (its output follows)",
+    ]
+
     /// The bash script for one file's blocks: each command's output and status go to
-    /// `out/N.out` and `out/N.status`.
-    static func script(for examples: [ShellExample], lab: String) -> String {
+    /// `out/N.out` and `out/N.status`. `keep`: directories that must stay visible at their own
+    /// paths inside the private /tmp (the repository and the binary's, when under /tmp).
+    static func script(for examples: [ShellExample], lab: String, keep: [String]) -> String {
+        // A directory inside another kept one comes with it.
+        let kept = keep.filter { path in (path + "/").hasPrefix("/tmp/") && !keep.contains { $0 != path && (path + "/").hasPrefix($0 + "/") } }
+        let binds = Set(kept).sorted().map { path in
+            "mkdir -p \"\(lab)/tmp/\(path.dropFirst(5))\" && mount --bind \"\(path)\" \"\(lab)/tmp/\(path.dropFirst(5))\" || exit 96\n"
+        }.joined()
         var s = """
         # Generated by Tests/ExamplesTests: the examples of one Markdown file, in order.
-        ip link set lo up || exit 97
-        mount -t tmpfs pushlab-lab-tmp /tmp || exit 97
+        ip link set lo up || { echo "lab: cannot bring loopback up" >&2; exit 97; }
+        # A private, empty /tmp: a tmpfs mounted in the lab first, the paths under /tmp that must
+        # stay visible (a clone in /tmp) bound into it, then the whole of it over /tmp.
+        mount -t tmpfs pushlab-lab-tmp "\(lab)/tmp" || exit 96
+        \(binds)mount --rbind "\(lab)/tmp" /tmp || exit 96
+        [ -d "\(lab)/out" ] || { echo "lab: \(lab) is hidden by the private /tmp" >&2; exit 95; }
         export HOME=\(lab)/home XDG_DATA_HOME=\(lab)/home/.local/share XDG_CONFIG_HOME=\(lab)/home/.config \
                PATH=\(lab)/bin:$PATH
         unset TMPDIR GOOGLE_APPLICATION_CREDENTIALS APNS_KEY_PATH APNS_TEAM_ID APNS_TOPIC APNS_KEY_ID
@@ -170,7 +190,7 @@ struct ExampleLab {
           # means the block's own first job, as in the reader's terminal.
           LAB_PID=$( (pushlab serve > $OUT/lab.log 2>&1 & echo $!) )
           for _ in $(seq 400); do grep -q -e "^quick start" -e "device(s) from" $OUT/lab.log && return 0; sleep 0.05; done
-          cat $OUT/lab.log >&2; exit 97
+          cat $OUT/lab.log >&2; exit 94
         }
         lab_stop() {  # not a child of this shell: wait by polling (deadline 20 s)
           kill -TERM $LAB_PID 2>/dev/null

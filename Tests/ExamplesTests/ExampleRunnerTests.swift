@@ -95,4 +95,49 @@ final class ExampleRunnerTests: XCTestCase {
         XCTAssertTrue(outcome.failures.contains { $0.problem.contains("notes-left-behind.txt") }, "an unignored file left behind is reported")
         XCTAssertFalse(outcome.failures.contains { $0.problem.contains("results.jsonl") }, "results.jsonl is in .gitignore")
     }
+
+    /// Issue 36 item 5: a clone under /tmp (with its binary) runs its examples; the lab's private
+    /// /tmp used to hide the repository and every doc failed with "the lab did not start".
+    func testTheLabRunsForACloneUnderTmp() throws {
+        try Fixtures.requirePushlab()
+        let clone = URL(fileURLWithPath: "/tmp/pushlab-clone-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: clone) }
+        let fm = FileManager.default
+        try fm.createDirectory(at: clone.appendingPathComponent(".build/debug"), withIntermediateDirectories: true)
+        for item in ["certs", "payloads", ".gitignore"] { try fm.copyItem(atPath: Fixtures.path(item), toPath: clone.appendingPathComponent(item).path) }
+        try fm.copyItem(atPath: Fixtures.pushlabBinary, toPath: clone.appendingPathComponent(".build/debug/pushlab").path)
+        let initialize = try ProcessRunner.run("/usr/bin/git", ["init", "-q", clone.path])
+        XCTAssertEqual(initialize.status, 0, initialize.stderr)
+        let file = MarkdownFile(path: "probe.md", text: """
+            ```sh
+            $ pushlab validate payloads/apns/rich-push.json
+            payloads/apns/rich-push.json: ok — APNs payload, alert push, 437/4096 bytes
+            $ curl -s --cacert certs/ca.pem https://localhost:8443/images/demo-image.png -o /tmp/image.png -w '%{http_code}\\n'
+            200
+            $ ls /tmp/image.png
+            /tmp/image.png
+            ```
+            """)
+        let lab = ExampleLab(pushlabBinary: clone.appendingPathComponent(".build/debug/pushlab").path, repositoryRoot: clone)
+        let outcome = try lab.run(try file.examples(), name: "probe.md", timeout: 60)
+        XCTAssertEqual(outcome.commandsRun, 3)
+        XCTAssertEqual(outcome.failures.map(\.description), [])
+    }
+
+    /// A lab that cannot start says why, by stage: here its directory under /tmp, not bound into
+    /// its private /tmp, is hidden — exit 95 and that cause, not "the lab did not start
+    /// (private network namespace …)", which used to be said for every cause.
+    func testALabHiddenByItsPrivateTmpNamesThatCause() throws {
+        let lab = URL(fileURLWithPath: "/tmp/pushlab-lab-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: lab) }
+        for dir in ["out", "tmp", "home", "bin"] {
+            try FileManager.default.createDirectory(at: lab.appendingPathComponent(dir), withIntermediateDirectories: true)
+        }
+        let script = lab.appendingPathComponent("examples.sh")
+        try ExampleLab.script(for: [], lab: lab.path, keep: []).write(to: script, atomically: true, encoding: .utf8)
+        let run = try ProcessRunner.run("/usr/bin/unshare", ["-rnm", "/bin/bash", script.path], timeout: 30)
+        XCTAssertEqual(run.status, 95, run.stdout + run.stderr)
+        XCTAssertTrue(run.stderr.contains("is hidden by the private /tmp"), run.stderr)
+        XCTAssertTrue(ExampleLab.startFailures[95]?.contains("not visible inside its private /tmp") == true)
+    }
 }

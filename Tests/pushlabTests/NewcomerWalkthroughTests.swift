@@ -22,7 +22,7 @@ final class NewcomerWalkthroughTests: XCTestCase {
         defer { server.stop() }
         let google = try XCTUnwrap(server.port(after: "https://127.0.0.1:"), server.banner)
         XCTAssertNotEqual(google, 8443)
-        XCTAssertTrue(server.banner.contains("images: https://127.0.0.1:\(google)/images/<name> from payloads/assets/"), server.banner)
+        XCTAssertTrue(server.banner.contains("images: https://127.0.0.1:\(google)/images/<name> from \(Fixtures.path("payloads/assets"))/"), server.banner)
         let expected = try Data(contentsOf: URL(fileURLWithPath: Fixtures.path("payloads/assets/small-image.png")))
         let fetched = try ProcessRunner.run("/usr/bin/curl", ["-s", "--cacert", Fixtures.caFile, "-w", "%{http_code} %{size_download}", "-o", "/dev/null",
                                                               "https://127.0.0.1:\(google)/images/small-image.png"])

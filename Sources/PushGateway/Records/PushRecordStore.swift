@@ -129,7 +129,8 @@ public final class PushRecordStore: @unchecked Sendable {
                 }
             }
         } catch {
-            FileHandle.standardError.write(Data("pushlab gateway: could not record \(batch.count) pushes: \(error)\n".utf8))
+            // `write(contentsOf:)` throws where `write(_:)` traps: a closed stderr must not crash the gateway.
+            try? FileHandle.standardError.write(contentsOf: Data("pushlab gateway: could not record \(batch.count) pushes: \(error)\n".utf8))
         }
     }
 }

@@ -125,6 +125,9 @@ public enum BulkInputError: Error, Sendable, Hashable, CustomStringConvertible {
     case tokenFileIsDirectory(String)
     case unreadableTokenFile(String, String)
     case unwritableOutput(String, String)
+    /// `--out -` and standard output's reader went away (`… | head`): the CLI ends as in any
+    /// closed pipe, quietly.
+    case closedStandardOutput
 
     public var description: String {
         switch self {
@@ -132,6 +135,7 @@ public enum BulkInputError: Error, Sendable, Hashable, CustomStringConvertible {
         case .tokenFileIsDirectory(let p): return "\(p): is a directory (--tokens); give a file with one device token per line"
         case .unreadableTokenFile(let p, let why): return "\(p): cannot read token file: \(why)"
         case .unwritableOutput(let p, let why): return "\(p): cannot write: \(why); check the directory exists and is writable"
+        case .closedStandardOutput: return "standard output was closed by its reader"
         }
     }
 }

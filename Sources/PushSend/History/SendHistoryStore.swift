@@ -10,11 +10,7 @@ public final class SendHistoryStore: Sendable {
     /// Where history goes when `--history` is not given: `$XDG_DATA_HOME/pushlab/history.sqlite`,
     /// else `~/.local/share/pushlab/history.sqlite` (XDG Base Directory spec).
     public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        if let xdg = environment["XDG_DATA_HOME"], !xdg.isEmpty, xdg.hasPrefix("/") {
-            return xdg + "/pushlab/history.sqlite"
-        }
-        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
-        return home + "/.local/share/pushlab/history.sqlite"
+        UserDirectories.data(environment: environment) + "/history.sqlite"
     }
 
     public init(path: String) throws {

@@ -38,6 +38,7 @@ public final class BufferedFileWriter {
 
     public func flush() throws(BulkInputError) {
         let failure = FileDescriptorWrites.writeAll(fd, buffer)
+        if failure == EPIPE && !ownsDescriptor { throw .closedStandardOutput }
         if failure != 0 { throw .unwritableOutput(path, String(cString: strerror(failure))) }
         buffer.removeAll(keepingCapacity: true)
     }

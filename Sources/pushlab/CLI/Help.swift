@@ -25,7 +25,24 @@ enum Help {
                 out += "  " + left.padding(toLength: width, withPad: " ", startingAt: 0) + help + "\n"
             }
         }
+        // `pushlab relay` also heads `pushlab relay keys`: its help names the commands under it.
+        let under = allCommands.filter { $0.path.count > command.path.count && $0.path.starts(with: command.path) }
+        if !under.isEmpty { out += "\ncommands:\n" + commandList(under) }
         return out
+    }
+
+    /// `pushlab android --help`: a group's commands (every command whose path starts with
+    /// `name`), as git and argument-parser print a command group.
+    static func group(_ name: String, _ commands: [Command.Type]) -> String {
+        var out = "usage: pushlab \(name) <command> [options]\n\ncommands:\n" + commandList(commands)
+        out += "\nRun 'pushlab \(name) <command> --help' for a command's options.\n"
+        return out
+    }
+
+    /// One line per command: its path, then its summary.
+    private static func commandList(_ commands: [Command.Type]) -> String {
+        let width = (commands.map { $0.path.joined(separator: " ").count }.max() ?? 0) + 4
+        return commands.map { "  " + $0.path.joined(separator: " ").padding(toLength: width, withPad: " ", startingAt: 0) + $0.summary + "\n" }.joined()
     }
 
     static func overview(_ commands: [Command.Type]) -> String {
@@ -38,10 +55,7 @@ enum Help {
         commands:
 
         """
-        let width = (commands.map { $0.path.joined(separator: " ").count }.max() ?? 0) + 4
-        for c in commands {
-            out += "  " + c.path.joined(separator: " ").padding(toLength: width, withPad: " ", startingAt: 0) + c.summary + "\n"
-        }
+        out += commandList(commands)
         out += "\nRun 'pushlab <command> --help' for a command's options. 'pushlab --version' prints the version.\n"
         out += "Exit status: 0 success, 1 push rejected or validation failed, 2 bad usage or unreadable input.\n"
         return out

@@ -1,8 +1,53 @@
 import Foundation
+import PushStore
 
-/// Writes to standard error without buffering surprises.
-func printError(_ text: String) {
-    FileHandle.standardError.write(Data((text + "\n").utf8))
+/// The tool's one way to standard output and standard error. Each write goes straight to the
+/// descriptor (no stdio buffer), so a process reading through a pipe (tests, scripts) sees each
+/// line as it is printed, and stdout and stderr interleave in the order they were written.
+///
+/// A reader that goes away (`pushlab validate --rules | head -1`) ends pushlab the way it ends
+/// `cat` or `git log`: killed by SIGPIPE (status 141 in the shell), quietly. pushlab ignores
+/// SIGPIPE for its sockets (a peer closing must not kill a server), so the write fails with
+/// EPIPE instead; `StandardStreams` then restores the default action and raises the signal.
+enum StandardStreams {
+    static func write(_ bytes: some Collection<UInt8>, to fd: Int32) {
+        let failure = FileDescriptorWrites.writeAll(fd, Array(bytes))
+        if failure == EPIPE { endInClosedPipe() }
+        // Any other failure (a full disk behind `> file`) cannot be reported on the same stream.
+    }
+
+    /// Dies of SIGPIPE, as a program that never ignored it would have on this write.
+    static func endInClosedPipe() -> Never {
+        signal(SIGPIPE, SIG_DFL)
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, SIGPIPE)
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
+        raise(SIGPIPE)
+        _exit(128 + SIGPIPE)  // not reached: SIGPIPE's default action ends the process
+    }
+}
+
+/// Writes `text` to standard output as is.
+func writeOutput(_ text: String) { StandardStreams.write(text.utf8, to: STDOUT_FILENO) }
+
+/// Writes bytes (a payload, a saved file) to standard output as they are.
+func writeOutput(_ bytes: [UInt8]) { StandardStreams.write(bytes, to: STDOUT_FILENO) }
+
+/// Writes `text` to standard error as is (progress lines end in `\r`, not a newline).
+func writeError(_ text: String) { StandardStreams.write(text.utf8, to: STDERR_FILENO) }
+
+/// Writes a line to standard error.
+func printError(_ text: String) { writeError(text + "\n") }
+
+/// Writes a line to standard output.
+func emit(_ line: String) { writeOutput(line + "\n") }
+
+/// `print` inside pushlab is this one, not the standard library's stdio `print`: its output
+/// takes the same path as every other write (unbuffered, SIGPIPE in a closed pipe), so no
+/// command can reach stdout another way.
+func print(_ items: Any..., separator: String = " ", terminator: String = "\n") {
+    writeOutput(items.map { "\($0)" }.joined(separator: separator) + terminator)
 }
 
 /// True when standard output is a terminal (progress bars, colour).
@@ -30,10 +75,4 @@ func readInput(_ path: String, what: String = "file") throws -> [UInt8] {
         throw UsageError("\(path): cannot read \(what) (permission denied?)", fix: "check its permissions (ls -l \(path))")
     }
     return Array(data)
-}
-
-/// Writes a line to standard output at once (no stdio buffering), so a process reading our
-/// output through a pipe (tests, scripts) sees each line as it is printed.
-func emit(_ line: String) {
-    FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }

@@ -68,8 +68,7 @@ enum PayloadCommand: Command {
             throw UsageError("\(error)\(rule)", fix: error.fix)
         }
         if args[minify] {
-            FileHandle.standardOutput.write(Data(value.minifiedBytes()))
-            FileHandle.standardOutput.write(Data("\n".utf8))
+            writeOutput(value.minifiedBytes() + Array("\n".utf8))
         } else {
             emit(value.prettyPrinted())
         }

@@ -4,6 +4,7 @@ import PushGateway
 import PushHTTP
 import PushRedis
 import PushRelay
+import PushStore
 
 /// `pushlab relay --config relay.json`: the push gateway a team runs (docs/relay.md).
 enum RelayCommand: Command {
@@ -24,9 +25,11 @@ enum RelayCommand: Command {
         /metrics counters (docs/console.md).
         """
     static let config = Option.string("--config", name: "FILE", help: "relay.json: listen address, apps and their credentials (docs/relay.md).")
-    static let data = Option.string("--data", name: "DIR", help: "Queue and API keys live here.", default: "relay-data")
+    static let data = Option.value(["--data"], name: "DIR", help: "Queue and API keys live here.", kind: .string,
+                                   computed: "$XDG_DATA_HOME/pushlab/relay") { defaultDataDirectory }
     static let port = Option.int("--port", name: "PORT", help: "Override listen.port (cleartext; 0 picks a free one).", in: 0...65535)
-    static let certs = Option.string("--certs", name: "DIR", help: "Certificates of the built-in emulator (apps with target \"emulator\").", default: "certs")
+    static let certs = Option.value(["--certs"], name: "DIR", help: "Certificates of the built-in emulator (apps with target \"emulator\").", kind: .string,
+                                    computed: "certs of pushlab's files") { ProjectFiles.defaultFile("certs") }
     static let queue = Option.string("--queue", name: "URL", help: "redis://[:PASSWORD@]HOST:PORT[/DB]: share one Redis Streams queue with other nodes (docs/relay.md \"Running several nodes\"); default: the embedded SQLite queue in --data.")
     static let node = Option.value(["--node"], name: "NAME", help: "With --queue: this node's name (its consumer in the group; restart a node under the same name to resume its work at once).",
                                    kind: .string, computed: "HOST-PID") { "\(ProcessInfo.processInfo.hostName)-\(ProcessInfo.processInfo.processIdentifier)" }
@@ -69,7 +72,8 @@ enum RelayCommand: Command {
                 emulator = e.endpoints
             } catch {
                 await queue?.close()
-                throw UsageError("cannot start the built-in emulator: \(error)", fix: "run from the repository root or pass --certs DIR")
+                throw UsageError("cannot start the built-in emulator: \(error)",
+                                 fix: ProjectFiles.root == nil ? ProjectFiles.missingFix : "pass --certs DIR holding server.pem, server.key, ca.pem and the dev keys")
             }
         }
         let relay: Relay
@@ -105,6 +109,9 @@ enum RelayCommand: Command {
 }
 
 extension RelayCommand {
+    /// The relay's data when `--data` is not given: user data (`make uninstall` leaves it).
+    static var defaultDataDirectory: String { UserDirectories.data() + "/relay" }
+
     /// A relay.json problem as the CLI prints it: the file and pointer with the problem, then its fix.
     static func usage(_ error: RelayConfigError) -> UsageError {
         UsageError("\(error.file)\(error.pointer.isEmpty ? "" : " \(error.pointer)"): \(error.message)", fix: error.fix)
@@ -143,7 +150,8 @@ extension RelayCommand {
     static func check(_ config: RelayConfig, path: String, credentials: [String: AppCredentials], data: String, certs: String) throws -> Int32 {
         if config.apps.contains(where: { $0.apns?.target == .emulator || $0.fcm?.target == .emulator }) {
             for file in ["server.pem", "server.key", "ca.pem"] where !FileManager.default.isReadableFile(atPath: certs + "/" + file) {
-                throw UsageError("--certs \(certs): cannot read \(file) for the built-in emulator", fix: "run from the repository root or pass --certs DIR")
+                throw UsageError("--certs \(certs): cannot read \(file) for the built-in emulator",
+                                 fix: ProjectFiles.root == nil ? ProjectFiles.missingFix : "pass --certs DIR holding server.pem, server.key and ca.pem")
             }
         }
         var isDirectory: ObjCBool = false
@@ -154,7 +162,9 @@ extension RelayCommand {
             }
             dataNote = "data \(data)"
         } else {
-            let parent = (data as NSString).deletingLastPathComponent
+            // The nearest directory that exists must be writable (the relay creates the rest).
+            var parent = (data as NSString).deletingLastPathComponent
+            while !parent.isEmpty, parent != "/", !FileManager.default.fileExists(atPath: parent) { parent = (parent as NSString).deletingLastPathComponent }
             guard FileManager.default.isWritableFile(atPath: parent.isEmpty ? "." : parent) else {
                 throw UsageError("--data \(data): cannot be created in \(parent.isEmpty ? "." : parent)", fix: "create it first, or pass a directory the relay may write")
             }
@@ -189,7 +199,8 @@ enum RelayKeysCommand: Command {
         a key made once works on every node started with that --queue, and a revoke takes effect on all \
         of them (keys.sqlite in --data is then not used).
         """
-    static let data = Option.string("--data", name: "DIR", help: "The relay's data directory.", default: "relay-data")
+    static let data = Option.value(["--data"], name: "DIR", help: "The relay's data directory.", kind: .string,
+                                   computed: "$XDG_DATA_HOME/pushlab/relay") { RelayCommand.defaultDataDirectory }
     static let queue = Option.string("--queue", name: "URL", help: "redis://[:PASSWORD@]HOST:PORT[/DB]: the cluster's keys, in the Redis its nodes share (the same URL as their --queue).")
     static let app = Option.string("--app", name: "NAME", help: "create: the app the key may push for.")
     static let admin = Option.flag("--admin", help: "create: an admin key (every app, /v1/admin/…).")

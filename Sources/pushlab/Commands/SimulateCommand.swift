@@ -128,12 +128,12 @@ enum SimulateCommand: Command {
             if platforms.contains(.ios) {
                 run.android = nil
                 results.append(try await simulation.run(run, progress: progressLine(label: platforms.count > 1 ? "iOS \(store.rawValue)" : store.rawValue)))
-                if stderrIsTTY { FileHandle.standardError.write(Data("\n".utf8)) }
+                if stderrIsTTY { writeError("\n") }
             }
             if platforms.contains(.android) {
                 run.android = p.android
                 androidResults.append(try await simulation.runAndroid(run, progress: progressLine(label: "Android \(store.androidSDKMode.rawValue)")))
-                if stderrIsTTY { FileHandle.standardError.write(Data("\n".utf8)) }
+                if stderrIsTTY { writeError("\n") }
             }
         }
         // The iPhone's output stays what it was before the Android phone: no per-fault rows.
@@ -158,7 +158,7 @@ enum SimulateCommand: Command {
                     sweep.append((points.isEmpty ? name + " (nothing missed)" : name, points))
                 }
             }
-            if stderrIsTTY { FileHandle.standardError.write(Data("\n".utf8)) }
+            if stderrIsTTY { writeError("\n") }
             let svg = RecoveryChart.svg(series: sweep, title: "Delivered-metric recovery, \(p.pushes) pushes per point, seed \(p.seed)")
             do { try svg.write(toFile: chart, atomically: true, encoding: .utf8) } catch {
                 throw UsageError("\(chart): cannot write the chart (\(error.localizedDescription))")
@@ -241,7 +241,7 @@ enum SimulateCommand: Command {
             let rate = Double(done) / max(Date().timeIntervalSince(start), 0.001)
             let eta = rate > 0 ? Double(total - done) / rate : 0
             let line = String(format: "\r%@: %d/%d pushes, %.0f/s, ETA %.0f s   ", label, done, total, rate, eta)
-            FileHandle.standardError.write(Data(line.utf8))
+            writeError(line)
         }
     }
 }

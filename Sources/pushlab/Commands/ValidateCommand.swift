@@ -36,7 +36,7 @@ enum ValidateCommand: Command {
     static func run(_ args: ParsedArguments) async throws -> Int32 {
         if args[rules] {
             if args[markdown] {
-                FileHandle.standardOutput.write(Data(RuleCatalog.markdown().utf8))
+                writeOutput(RuleCatalog.markdown())
                 return ExitStatus.success
             }
             return listRules(json: args[json])

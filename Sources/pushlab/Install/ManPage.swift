@@ -19,6 +19,8 @@ enum ManPage {
         }
         out += ".SH EXIT STATUS\n0 success, 1 push rejected or validation failed, 2 bad usage or unreadable input.\n"
         out += ".SH FILES\n.TP\n.I $XDG_CONFIG_HOME/pushlab/config.json\nProfiles (default \\fI~/.config/pushlab/config.json\\fR); saved pushes in \\fIpushes/\\fR beside it.\n"
+        out += ".TP\n.I $XDG_DATA_HOME/pushlab/\nThe send history (\\fIhistory.sqlite\\fR) and the relay's data when \\fB\\-\\-data\\fR is not given (\\fIrelay/\\fR); default \\fI~/.local/share/pushlab/\\fR. \\fBmake uninstall\\fR keeps these and the profiles.\n"
+        out += ".TP\n.I PREFIX/share/pushlab/\npushlab's own files (\\fIcerts/\\fR, \\fIpayloads/\\fR), found beside the binary; else in \\fBPUSHLAB_HOME\\fR, else in the source tree it was built in.\n"
         return out
     }
 

@@ -11,7 +11,7 @@ enum PushShowCommand: Command {
     static func run(_ args: ParsedArguments) async throws -> Int32 {
         guard args.positionals.count == 1 else { throw UsageError("name the saved push", fix: "see 'pushlab push list'") }
         let file = try SavedPushes(configPath: try args[PushCommandOptions.config]).path(of: args.positionals[0])
-        FileHandle.standardOutput.write(Data(try readInput(file)))
+        writeOutput(try readInput(file))
         return ExitStatus.success
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import PushStore
 
 /// The user's pushlab configuration: named profiles (an app's APNs and/or FCM credentials and
 /// environment) and which one is current. Secrets stay in their own files; only paths are kept.
@@ -41,9 +42,7 @@ struct UserConfig: Codable, Equatable {
     static func path(_ flag: String?, environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
         if let flag { return flag }
         if let p = environment["PUSHLAB_CONFIG"], !p.isEmpty { return p }
-        let base = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.config"
-        return base + "/pushlab/config.json"
+        return UserDirectories.config(environment: environment) + "/config.json"
     }
 
     /// The directory of saved pushes for the config at `path`.

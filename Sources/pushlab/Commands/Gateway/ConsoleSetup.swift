@@ -15,9 +15,9 @@ enum ConsoleSetup {
         "--console-token-file", name: "FILE",
         help: "The console's access token (first line, 16+ characters); also PUSHLAB_CONSOLE_TOKEN. With --console-remote and neither, pushlab makes one and prints the console link with it once.")
     static let app = Option.value(["--console-app"], name: "FILE", help: "App profile of the console's virtual iPhone.", kind: .string,
-                                  computed: "payloads/apps/demo.json") { (ProjectFiles.root ?? ".") + "/payloads/apps/demo.json" }
+                                  computed: "payloads/apps/demo.json") { ProjectFiles.defaultFile("payloads/apps/demo.json") }
     static let androidApp = Option.value(["--console-android-app"], name: "FILE", help: "Android app profile of the console's virtual Android phones (devices registered as android in --devices).", kind: .string,
-                                         computed: "payloads/apps/android-demo.json") { (ProjectFiles.root ?? ".") + "/payloads/apps/android-demo.json" }
+                                         computed: "payloads/apps/android-demo.json") { ProjectFiles.defaultFile("payloads/apps/android-demo.json") }
     static let chart = Option.string("--console-chart", name: "SVG", help: "A `simulate --chart` file to show on the console's metrics tab.")
     static let capacity = Option.int("--console-capacity", help: "Pushes the console's log keeps (the newest).", in: 1...10_000_000, default: 100_000)
     static let phoneRate = Option.int("--console-phone-rate", help: "Most pushes a second the virtual iPhone runs its extension for; the device view marks the rest 'not simulated' (the log shows every push).",

@@ -26,8 +26,8 @@ enum ServeCommand: Command {
         Trusts the dev key and service account in certs/ plus --apns-key/--service-account. With no
         --devices file, any well-formed token is accepted for io.pushlab.demo / pushlab-dev
         (quick start). --images DIR serves rich-push images at /images/<name> on the Google host
-        (default: payloads/assets when it exists, so https://localhost:8443/images/demo-image.png
-        works for the examples). Prints one line per accepted push; rejections are answered and,
+        (default: payloads/assets of pushlab's files, so https://localhost:8443/images/demo-image.png
+        works for the examples from any directory). Prints one line per accepted push; rejections are answered and,
         with --db, recorded. See docs/gateway.md.
         """
     static let host = Option.string("--host", name: "ADDR", help: "Address every listener binds (loopback unless you mean it).", default: "127.0.0.1")
@@ -42,7 +42,7 @@ enum ServeCommand: Command {
     static let devices = Option.string("--devices", name: "FILE", help: "Devices JSON ({\"devices\": [...]}); without it: quick-start mode.")
     static let db = Option.string("--db", name: "FILE", help: "Record every push in this SQLite file (pushlab report --gateway-db reads it).", described: "in memory")
     static let collectorDB = Option.string("--collector-db", name: "FILE", help: "SQLite file of the mounted collector.", described: "a temporary file, removed at exit")
-    static let images = Option.string("--images", name: "DIR", help: "Serve the files of DIR at /images/<name> on the Google host (rich-push images).", described: "payloads/assets if it exists")
+    static let images = Option.string("--images", name: "DIR", help: "Serve the files of DIR at /images/<name> on the Google host (rich-push images).", described: "payloads/assets of pushlab's files")
     static let cdpKeys = Option.strings("--cdp-key", name: "KEY", help: "CDP API key the collector accepts.", default: ["pushlab-demo-cdp-key"])
     static let apnsKeys = Option.strings("--apns-key", name: "KEYID:TEAMID:PEM", help: "Also trust this APNs public key (optional :sandbox or :production).")
     static let apnsClientCA = Option.string("--apns-client-ca", name: "PEM", help: "Also accept APNs provider certificates issued by this CA (certificate authentication; certs/ca.pem signs the dev ones).")
@@ -72,7 +72,7 @@ enum ServeCommand: Command {
         let key = try args[Self.key]
         for (flag, file) in [("--cert", cert), ("--key", key)] where !FileManager.default.isReadableFile(atPath: file) {
             throw UsageError("\(flag) \(file): cannot read the file",
-                             fix: "run from the repository root or pass \(flag) with a PEM file (certs/README.md)")
+                             fix: ProjectFiles.root == nil ? ProjectFiles.missingFix : "pass \(flag) with a PEM file (certs/README.md)")
         }
         KeyFilePermissions.warnIfShared(key, flag: "--key")
         var config = GatewayConfiguration(certificateFile: cert, privateKeyFile: key)
@@ -148,7 +148,7 @@ enum ServeCommand: Command {
             if let images, let url = google.tlsURL ?? google.cleartextURL { emit("images: \(url)/images/<name> from \(images)/") }
         }
         if let apns = gateway.apnsAddresses {
-            if let url = apns.tlsURL { emit("APNs: \(url) (h2)   e.g. pushlab send apns --url \(url) --ca-file certs/ca.pem …") }
+            if let url = apns.tlsURL { emit("APNs: \(url) (h2)   e.g. pushlab send apns --url \(url) --ca-file \(certsDirectory)/ca.pem …") }
             if let url = apns.cleartextURL { emit("APNs: \(url) (h2c)") }
         }
         let consoleClient = try console.map {
@@ -169,11 +169,11 @@ enum ServeCommand: Command {
         return ExitStatus.success
     }
 
-    /// `--images DIR`, or payloads/assets when run from the repository; nil: no image route.
+    /// `--images DIR`, or payloads/assets of pushlab's files (ProjectFiles); nil: no image route.
     private static func imagesDirectory(_ args: ParsedArguments) throws -> String? {
         var isDirectory: ObjCBool = false
         guard let dir = try args[images] else {
-            let fallback = "payloads/assets"
+            let fallback = ProjectFiles.defaultFile("payloads/assets")
             return FileManager.default.fileExists(atPath: fallback, isDirectory: &isDirectory) && isDirectory.boolValue ? fallback : nil
         }
         guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDirectory), isDirectory.boolValue else {

@@ -26,7 +26,7 @@ extension SendSupport {
                 let batch = "bulk-" + UUID().uuidString.lowercased().prefix(8)
                 sinks.append(HistoryRecorder(store: history, endpoint: endpoint, batch: String(batch)))
             }
-            let progress = stderrIsTTY ? BulkProgress { FileHandle.standardError.write(Data($0.utf8)) } : nil
+            let progress = stderrIsTTY ? BulkProgress { writeError($0) } : nil
             let summary = try await BulkSender(concurrency: concurrency, executors: clients.map(\.executor)).run(tokens: reader, sinks: sinks, progress: progress, send: send)
             // With `--out -` the results own stdout; the summary goes to stderr.
             let say: (String) -> Void = try args[out] == "-" ? { printError($0) } : { emit($0) }
@@ -37,6 +37,7 @@ extension SendSupport {
             }
             return summary.notAccepted == 0 ? ExitStatus.success : ExitStatus.failure
         } catch let error as BulkInputError {
+            if error == .closedStandardOutput { throw error }  // runCLI ends it as in any closed pipe
             throw UsageError("\(error)")
         }
     }
