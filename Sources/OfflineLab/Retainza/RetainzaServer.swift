@@ -43,10 +43,10 @@ public struct RetainzaServer: Sendable {
         }
     }
 
-    /// Sends one campaign push to every active registration.
-    public func send(messageID: String, title: String, body: String, at: Date = Date()) async throws -> [Delivery] {
+    /// Sends one campaign push to every active registration (or only to `token`'s).
+    public func send(messageID: String, title: String, body: String, to token: String? = nil, at: Date = Date()) async throws -> [Delivery] {
         var out: [Delivery] = []
-        for device in try registrations.devices() where device.isActive {
+        for device in try registrations.devices() where device.isActive && (token == nil || device.token == token) {
             let text = Self.message(token: device.token, messageID: messageID, title: title, body: body)
             let prepared = try PreparedFCMMessage(document: try JSONDocument.parse(Array(text.utf8)), validateOnly: false, validate: false)
             // firebase-admin does not check a token's shape: the request goes out and FCM refuses it.

@@ -21,6 +21,7 @@ public actor RetainzaPhone {
     private var persistent: (any RetainzaStorage)?
     /// Counters summed over every launch (each launch has its own SDK).
     private var past = RetainzaCounters()
+    private var pastDroppedEvents: [String] = []
     public private(set) var launches = 0
 
     public init(profile: RetainzaAppProfile, container: String?, transport: any HTTPTransport, clock: any TimeSource,
@@ -53,6 +54,12 @@ public actor RetainzaPhone {
     /// app), in the seed's order — start, handleLaunchOptions, consent, session, token, identify.
     @discardableResult
     public func launch(tapped: JSONValue? = nil) async -> RetainzaOpen? {
+        if let old = sdk {
+            // A launch replaces the running process: its counters stay in the totals.
+            past = Self.sum(past, await old.counters)
+            pastDroppedEvents += await old.eventsDroppedByCap
+            sdk = nil
+        }
         launches += 1
         state = .foreground
         note("launch", tapped == nil ? "cold start" : "cold start from a notification tap")
@@ -200,7 +207,10 @@ public actor RetainzaPhone {
 
     /// The process dies: memory is gone; the UserDefaults file stays.
     public func kill() async {
-        if let sdk { past = Self.sum(past, await sdk.counters) }
+        if let sdk {
+            past = Self.sum(past, await sdk.counters)
+            pastDroppedEvents += await sdk.eventsDroppedByCap
+        }
         sdk = nil
         state = .killed
         note("launch", "process killed")
@@ -231,6 +241,11 @@ public actor RetainzaPhone {
         guard await sdk.queueSize > 0 else { return }
         let sent = await sdk.flushQueue()
         note("queue", "flushQueue: \(sent) sent, \(await sdk.queueSize) still waiting")
+    }
+
+    /// Tracked events the queue's cap dropped, over every launch.
+    public func eventsDroppedByCap() async -> [String] {
+        pastDroppedEvents + (await sdk?.eventsDroppedByCap ?? [])
     }
 
     /// Counters over every launch so far.

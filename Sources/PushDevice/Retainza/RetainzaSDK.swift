@@ -24,6 +24,8 @@ public actor RetainzaSDK {
     public private(set) var optedOut = false
     public private(set) var counters = RetainzaCounters()
     public private(set) var log: [RetainzaLogLine] = []
+    /// The `event` of each tracked call the queue's cap dropped, oldest first.
+    public private(set) var eventsDroppedByCap: [String] = []
 
     public static let sdkVersion = "1.0.0"
 
@@ -293,8 +295,9 @@ public actor RetainzaSDK {
 
     private func enqueue(_ route: RetainzaRoute, _ payload: JSONValue, at: Date) {
         counters.queued += 1
-        if queue.append(route: route, body: payload, calledAt: at) != nil {
+        if let dropped = queue.append(route: route, body: payload, calledAt: at) {
             counters.droppedByCap += 1
+            if let event = dropped.body.objectValue?[RetainzaBodyKey.event]?.stringValue { eventsDroppedByCap.append(event) }
         }
         queue.save(to: storage)
     }
