@@ -73,6 +73,8 @@ public struct SDKComparison: Sendable {
             network.append(faults)
             phone.append(lab.addRetainzaPhone(name: "cmp-rz-\(k + 1)", profile: profile, clock: clock, transport: faults))
         }
+        // Every app was opened once before the pushes: its FCM token is registered.
+        for ph in phone { await ph.launch() }
         let server = try lab.retainzaServer()
         var queuedAtCall: Set<String> = []
         var calledAt: [String: String] = [:]
