@@ -36,7 +36,7 @@ public enum RetainzaScenario: String, CaseIterable, Sendable {
     public var sampleProfile: String {
         switch self {
         case .secretKey: return "payloads/apps/retainza/secret-key.json"
-        case .apnsToken: return "payloads/apps/retainza-demo.json"
+        case .apnsToken: return "payloads/apps/retainza/device-token.json"
         case .deviceToken: return "payloads/apps/retainza/device-token.json"
         case .missingUserID: return "payloads/apps/retainza/no-user.json"
         case .missingHandleOpen: return "payloads/apps/retainza/no-handle-open.json"
@@ -115,14 +115,15 @@ extension RetainzaScenario {
             _ = try await older.registerPush(token: profile.apnsToken, force: true)
             let deliveries = try await sendPush("rz-apns-1")
             let raw = deliveries.first { $0.token == profile.apnsToken }
-            reproduced = raw.map { !$0.accepted && $0.pruned } ?? false
+            reproduced = (raw.map { !$0.accepted && $0.pruned } ?? false) && lab.retainzaFleet.arrivals.isEmpty
             observed.append("devices registered: \(try store.devices().count) (an older build's raw APNs token \(DeviceToken.redacted(profile.apnsToken)) among them)")
             if let raw {
                 observed.append("server → FCM to the APNs token: \(raw.reason ?? "accepted") — \(raw.detail ?? "")")
                 observed.append("device pruned: \(raw.pruned ? "yes" : "no")")
             }
             let fcm = deliveries.first { $0.token == profile.fcmToken }
-            observed.append("push to the FCM token: " + (fcm.map { $0.accepted ? "accepted, arrived on the phone" : "refused (\($0.reason ?? "?"))" } ?? "not registered"))
+            observed.append("push to the FCM token: " + (fcm.map { $0.accepted ? "accepted" : "refused (\($0.reason ?? "?"))" } ?? "none: this build never registered it"))
+            observed.append("pushes that arrived on the phone: \(lab.retainzaFleet.arrivals.count)")
             cause = "the raw APNs token was registered: FCM answers it with INVALID_ARGUMENT (invalid-registration-token) and the server prunes the device"
             fix = "register the FCM token with RetainzaPush.handleFCMToken(_:) (Messaging.messaging().apnsToken = token first)"
 
