@@ -1,7 +1,6 @@
 import Foundation
 import PushCore
 import PushDevice
-import PushMetrics
 import TestSupport
 import XCTest
 @testable import OfflineLab
