@@ -10,6 +10,10 @@ import Synchronization
 public final class RetainzaFleet: Sendable {
     public struct Arrival: Sendable {
         public var device: String
+        /// The gateway's id of the push (the FCM message name).
+        public var pushID: String
+        public var receivedAt: Date
+        /// The Retainza message id (`rz_message_id`), when the push is Retainza's.
         public var messageID: String?
         public var userInfo: JSONValue
         public var outcome: RetainzaArrival
@@ -21,11 +25,17 @@ public final class RetainzaFleet: Sendable {
         var inFlight = 0
         /// Each phone's pushes run one after the other, in the order the gateway accepted them.
         var tails: [String: Task<Void, Never>] = [:]
+        var observer: (@Sendable (Arrival, RetainzaPhone) async -> Void)?
     }
     private let state = Mutex(State())
     private let idle = AsyncGate()
 
     public init() {}
+
+    /// Sees every arrival once the phone handled it (`demo --console` feeds its device view).
+    public func setObserver(_ observer: @escaping @Sendable (Arrival, RetainzaPhone) async -> Void) {
+        state.withLock { $0.observer = observer }
+    }
 
     public func add(deviceNamed name: String, _ phone: RetainzaPhone) { state.withLock { $0.phones[name] = phone } }
     public func phone(named name: String) -> RetainzaPhone? { state.withLock { $0.phones[name] } }
@@ -44,8 +54,14 @@ public final class RetainzaFleet: Sendable {
             s.tails[name] = Task { [self] in
                 await previous?.value
                 let outcome = await phone.receive(userInfo)
+                let arrival = Arrival(device: name, pushID: push.messageID, receivedAt: push.receivedAt,
+                                      messageID: RetainzaSDK.messageID(in: userInfo), userInfo: userInfo, outcome: outcome)
+                let observer = state.withLock { s in
+                    s.arrivals.append(arrival)
+                    return s.observer
+                }
+                await observer?(arrival, phone)
                 state.withLock { s in
-                    s.arrivals.append(Arrival(device: name, messageID: RetainzaSDK.messageID(in: userInfo), userInfo: userInfo, outcome: outcome))
                     s.inFlight -= 1
                     if s.inFlight == 0 { idle.open() }
                 }
