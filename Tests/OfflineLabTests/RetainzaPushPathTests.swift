@@ -1,6 +1,8 @@
 import Foundation
 import PushCore
 import PushDevice
+import PushHTTP
+import PushRelay
 import TestSupport
 import XCTest
 @testable import OfflineLab
@@ -68,6 +70,37 @@ final class RetainzaPushPathTests: XCTestCase {
         XCTAssertEqual(cold.handler, "handleLaunchOptions")
         XCTAssertTrue(cold.counted)
         XCTAssertEqual(try acks(), ["m-fg:received", "m-warm:opened", "m-cold:opened"])
+    }
+
+    /// The relay's native API sends the same Retainza message to the FCM token through the
+    /// emulator: it reaches the phone and handleForeground acks it.
+    func testAPushSentByTheRelayToTheFCMTokenReachesTheRetainzaPhone() async throws {
+        let phone = lab.addRetainzaPhone(name: "iphone-rz", profile: try profile("retainza-demo.json"))
+        await phone.launch()
+        let certs = lab.configuration.certsDirectory
+        let json = #"{"listen": {"port": 0}, "apps": {"shop": {"target": "emulator", "fcm": {"service_account": "fcm-service-account.json"}}}}"#
+        let relay = try Relay(config: try RelayConfig.parse(Array(json.utf8), source: "relay.json", baseDirectory: certs),
+                              dataDirectory: work.appendingPathComponent("relay").path,
+                              emulator: EmulatorEndpoints(apnsURL: lab.gateway.apnsURL ?? "", fcmURL: lab.gateway.fcmURL ?? "",
+                                                          tokenURL: lab.gateway.tokenURL ?? "", caFile: certs + "/ca.pem"))
+        try await relay.start()
+        let key = try await relay.keys.create(scope: .app("shop"), label: "test").key
+        let body = #"{"fcm": {"message": {"data": {"rz_message_id": "m-relay"}, "apns": {"payload": {"aps": {"alert": {"title": "Sale"}}}}}}, "fcm_tokens": ["\#(phone.profile.fcmToken)"]}"#
+        var headers = HTTPHeaders()
+        headers.add("authorization", "Bearer \(key)")
+        headers.add("content-type", "application/json")
+        let base = try XCTUnwrap(relay.addresses?.cleartextURL)
+        let response = try await lab.client.send(HTTPRequest(method: "POST", url: base + "/v1/apps/shop/pushes", headers: headers, body: Array(body.utf8)))
+        XCTAssertEqual(response.status, 202, String(decoding: response.body, as: UTF8.self))
+        let id = try XCTUnwrap(try JSONDocument.parse(response.body).root.objectValue?["id"]?.stringValue, String(decoding: response.body, as: UTF8.self))
+        let done = try await lab.client.send(HTTPRequest(method: "GET", url: base + "/v1/pushes/\(id)?wait=10s", headers: headers))
+        XCTAssertEqual(done.status, 200)
+        await relay.stop()
+        await lab.retainzaFleet.waitUntilIdle()
+        let arrival = try XCTUnwrap(lab.retainzaFleet.arrivals.last, String(decoding: done.body, as: UTF8.self))
+        XCTAssertEqual(arrival.messageID, "m-relay")
+        XCTAssertEqual(arrival.outcome.handler, "handleForeground")
+        XCTAssertEqual(try acks(), ["m-relay:received"])
     }
 
     func testAColdStartOpenIsLostWithoutHandleLaunchOptions() async throws {
