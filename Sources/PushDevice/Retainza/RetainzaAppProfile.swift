@@ -76,12 +76,19 @@ public struct RetainzaAppProfile: Sendable, Equatable {
     }
 
     public static func decode(_ data: Data, source: String) throws(AppProfileError) -> RetainzaAppProfile {
+        if data.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) {
+            throw .malformedJSON(source: source, detail: "the file is empty")
+        }
         let root: JSONValue
         do { root = try JSONDocument.parse(Array(data)).root } catch {
-            throw .malformedJSON(source: source, detail: error.message)
+            throw .malformedJSON(source: source, detail: error.description)
         }
         guard let o = root.objectValue else {
             throw .invalidValue(source: source, pointer: "/", detail: "expected a JSON object { … }")
+        }
+        guard o["sdkMode"]?.stringValue == "retainza" else {
+            throw .invalidValue(source: source, pointer: "/sdkMode",
+                                detail: "must be \"retainza\" for a Retainza app profile, got \(o["sdkMode"]?.describedForMessage ?? "nothing") (a Customer.io profile goes to pushlab nse/open)")
         }
         for key in o.keys where !keys.contains(key) {
             throw .invalidValue(source: source, pointer: "/\(key)", detail: "unknown key; allowed: \(keys.joined(separator: ", "))")
@@ -109,9 +116,6 @@ public struct RetainzaAppProfile: Sendable, Equatable {
                 throw .invalidValue(source: source, pointer: "/\(key)", detail: "must be in \(range.lowerBound)…\(range.upperBound), got \(n)")
             }
             return n
-        }
-        guard try string("sdkMode") == "retainza" else {
-            throw .invalidValue(source: source, pointer: "/sdkMode", detail: "must be \"retainza\" for a Retainza app profile")
         }
         guard let key = try string("publicKey") else {
             throw .missingField(source: source, pointer: "/publicKey", why: "the SDK's publicKey, pk_test_… or pk_live_…")

@@ -57,9 +57,19 @@ public enum RetainzaIngestRejection: Error, Sendable, Equatable {
         }
     }
 
+    public var fix: String {
+        switch self {
+        case .missingKey, .notAPublicKey: return "send the app's public key as 'Authorization: Bearer pk_test_…' (or pk_live_…)"
+        case .secretKey: return "use the pk_ key: sk_ keys reach the campaign and send APIs and never belong in an app"
+        case .unknownKey: return "use a key this collector was given, or run it without keys to accept any pk_ key"
+        default: return "see docs/specs/retainza.md §9 for the bodies (pushlab's model of the ingest API)"
+        }
+    }
+
     public var responseBody: String {
         var o = JSONObject([JSONMember(key: "error", value: .string(code)), JSONMember(key: "reason", value: .string(reason))])
         if let field { o.members.append(JSONMember(key: "field", value: .string(field))) }
+        o.members.append(JSONMember(key: "fix", value: .string(fix)))
         return JSONValue.object(o).minifiedString
     }
 }
