@@ -120,6 +120,30 @@ final class RetainzaRegistrationTests: XCTestCase {
         XCTAssertEqual(relaunched.installID, install)
     }
 
+    func testARuntimeBaseURLIsStoredOnlyWhenAllowed() async throws {
+        let api = RetainzaTestAPI()
+        let storage = RetainzaMemoryStorage()
+        let locked = try sdk(api, clock: ManualTimeSource(), storage: storage, user: { "user-123" })
+        let refused = await locked.setBaseURL("https://staging.example.com/v1")
+        XCTAssertFalse(refused, "allowRuntimeBaseURL defaults to debug, which is off")
+        XCTAssertNil(storage.value(.baseURL))
+        let open = try sdk(api, clock: ManualTimeSource(), storage: storage, user: { "user-123" }) { $0.allowRuntimeBaseURL = true }
+        let noVersion = await open.setBaseURL("https://staging.example.com/api")
+        XCTAssertFalse(noVersion)
+        let accepted = await open.setBaseURL("https://staging.example.com/v1")
+        XCTAssertTrue(accepted)
+        XCTAssertEqual(storage.value(.baseURL)?.stringValue, "https://staging.example.com/v1")
+        _ = await open.track("e")
+        XCTAssertEqual(api.sent.last?.path, "/v1/events")
+        // The next launch: the stored override applies only where it is allowed.
+        let relaunched = try sdk(api, clock: ManualTimeSource(), storage: storage, user: { nil }) { $0.allowRuntimeBaseURL = true }
+        let url = await relaunched.currentBaseURL
+        XCTAssertEqual(url, "https://staging.example.com/v1")
+        let release = try sdk(api, clock: ManualTimeSource(), storage: storage, user: { nil })
+        let releaseURL = await release.currentBaseURL
+        XCTAssertEqual(releaseURL, "https://ingest.test/retainza/v1", "a release build ignores the stored override")
+    }
+
     func testASessionResumesWithinTheTimeoutAndStartsAfterIt() async throws {
         let api = RetainzaTestAPI()
         let clock = ManualTimeSource()

@@ -25,12 +25,15 @@ public struct RetainzaAppProfile: Sendable, Equatable {
     public var apnsToken: String
     public var fcmToken: String
     public var firebaseProject: String
+    /// `allowRuntimeBaseURL` (default: `debug`, which is off): `setBaseURL(_:)` and a stored
+    /// override (`engage.baseUrl.v1`) may redirect traffic (docs/specs/retainza.md §2).
+    public var allowRuntimeBaseURL: Bool
     /// Route overrides for the modelled ingest API (docs/specs/retainza.md §9).
     public var routes: RetainzaRoutes
 
     public static let keys: [String] = ["sdkMode", "bundleId", "publicKey", "baseURL", "requireConsent", "maxQueuedEvents",
                                         "sessionTimeoutMs", "storage", "calls", "userId", "identifyUserId", "consentMarketing", "apnsToken",
-                                        "fcmToken", "firebaseProject", "routes"]
+                                        "fcmToken", "firebaseProject", "routes", "allowRuntimeBaseURL"]
 
     public init(bundleID: String = "io.pushlab.retainza", publicKey: String, baseURL: String = RetainzaContract.defaultBaseURL,
                 requireConsent: Bool = false, maxQueuedEvents: Int = RetainzaContract.defaultMaxQueuedEvents,
@@ -39,7 +42,7 @@ public struct RetainzaAppProfile: Sendable, Equatable {
                 identifyUserID: String = "user-123", consentMarketing: Bool = false,
                 apnsToken: String = "7a1c3e5f7a9b1c3d5e7f9a1b3c5d7e9f1a3b5c7d9e1f3a5b7c9d1e3f5a7b9c1d",
                 fcmToken: String = RetainzaAppProfile.sampleFCMToken, firebaseProject: String = "pushlab-dev",
-                routes: RetainzaRoutes = RetainzaRoutes()) {
+                routes: RetainzaRoutes = RetainzaRoutes(), allowRuntimeBaseURL: Bool = false) {
         self.bundleID = bundleID
         self.publicKey = publicKey
         self.baseURL = baseURL
@@ -55,6 +58,7 @@ public struct RetainzaAppProfile: Sendable, Equatable {
         self.fcmToken = fcmToken
         self.firebaseProject = firebaseProject
         self.routes = routes
+        self.allowRuntimeBaseURL = allowRuntimeBaseURL
     }
 
     /// Every call of the seed's integration snippet, without the deprecated one.
@@ -147,6 +151,7 @@ public struct RetainzaAppProfile: Sendable, Equatable {
         }
         if o.keys.contains("userId") { profile.userID = try string("userId") }
         if let v = try string("identifyUserId") { profile.identifyUserID = v }
+        if let v = try bool("allowRuntimeBaseURL") { profile.allowRuntimeBaseURL = v }
         if let v = try bool("consentMarketing") { profile.consentMarketing = v }
         if let v = try string("apnsToken") {
             if let problem = DeviceToken.problem(v, for: .apns) {

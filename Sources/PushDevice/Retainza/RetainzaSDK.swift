@@ -12,7 +12,7 @@ public actor RetainzaSDK {
     private let clock: any TimeSource
     private let storage: any RetainzaStorage
     private let userProvider: @Sendable () -> String?
-    private let baseURL: String
+    private var baseURL: String
 
     public nonisolated let installID: String
     private var queue: RetainzaOfflineQueue
@@ -40,6 +40,11 @@ public actor RetainzaSDK {
         self.storage = storage
         self.userProvider = userProvider
         var url = profile.baseURL
+        // A stored override redirects traffic only where runtime base URLs are allowed (§2).
+        if profile.allowRuntimeBaseURL, let stored = storage.value(.baseURL)?.stringValue,
+           RetainzaConfigurationError.check(publicKey: profile.publicKey, baseURL: stored) == nil {
+            url = stored
+        }
         while url.hasSuffix("/") { url.removeLast() }
         baseURL = url
         // §3: the install id describes the device and survives reset(); memory-only storage
@@ -131,6 +136,27 @@ public actor RetainzaSDK {
         nextRetryAt = nil
         return outcome
     }
+
+    /// `setBaseURL(_:)`: redirects traffic and stores the override, when `allowRuntimeBaseURL`
+    /// is on; otherwise a warning and nothing changes (§2: keep it off in release builds).
+    @discardableResult
+    public func setBaseURL(_ url: String) -> Bool {
+        guard profile.allowRuntimeBaseURL else {
+            warn("setBaseURL ignored: allowRuntimeBaseURL is off")
+            return false
+        }
+        guard RetainzaConfigurationError.check(publicKey: profile.publicKey, baseURL: url) == nil else {
+            warn("setBaseURL ignored: \(url) does not end in /v1")
+            return false
+        }
+        var u = url
+        while u.hasSuffix("/") { u.removeLast() }
+        baseURL = u
+        storage.set(.string(u), .baseURL)
+        return true
+    }
+
+    public var currentBaseURL: String { baseURL }
 
     // MARK: Consent (§7)
 
