@@ -25,11 +25,14 @@ public struct SDKComparison: Sendable {
     public var certsDirectory: String
     public var assetsDirectory: String
     public var retainzaProfile: RetainzaAppProfile
+    /// The Customer.io app (`--app`): its taps go through `TapHandler`, as `pushlab open` replays them.
+    public var customerIOProfile: AppProfile
 
-    public init(certsDirectory: String, assetsDirectory: String, retainzaProfile: RetainzaAppProfile) {
+    public init(certsDirectory: String, assetsDirectory: String, retainzaProfile: RetainzaAppProfile, customerIOProfile: AppProfile) {
         self.certsDirectory = certsDirectory
         self.assetsDirectory = assetsDirectory
         self.retainzaProfile = retainzaProfile
+        self.customerIOProfile = customerIOProfile
     }
 
     static func retainzaToken(_ k: Int) -> String { "rzSim" + String(format: "%05d", k) + ":APA91b" + String(repeating: "RetainzaSimToken_-", count: 6) }
@@ -191,10 +194,14 @@ public struct SDKComparison: Sendable {
                 if sent.isAccepted {
                     r.received += 1
                     r.taps += 1
-                    // cio-4 delivers a cold-start tap through the notification delegate too
-                    // (docs/deep-links.md): the opened metric is queued in the pipeline.
-                    await pipelines[k].enqueue(.deliveryMetric(.opened, deliveryID: id, recipient: Self.cioToken(k), timestamp: clock.now,
-                                                               identity: PipelineIdentity(anonymousId: "anon-cmp-\(k + 1)"), messageId: "open-\(id)"))
+                    // The tap as `pushlab open` replays it (docs/deep-links.md): a killed app's tap
+                    // is a cold start, which cio-4 still delivers to the notification delegate
+                    // (unless the profile says launch options); the opened metric goes into the
+                    // app's pipeline, which flushes on its 30-s timer.
+                    let payload = try JSONDocument.parse(Array(#"{"aps":{"alert":{"title":"Sale","body":"push \#(n)"},"mutable-content":1},"CIO-Delivery-ID":"\#(id)","CIO-Delivery-Token":"\#(Self.cioToken(k))"}"#.utf8)).root
+                    let tap = await TapHandler(app: customerIOProfile, pipeline: pipelines[k], identity: PipelineIdentity(anonymousId: "anon-cmp-\(k + 1)"),
+                                               time: clock).handle(payload: payload, tap: Tap(state: f.killed != nil ? .cold : .warm))
+                    if tap.openedEvent == nil { r.opensLostNoLaunchOptions += tap.delivery == .lost ? 1 : 0 }
                     clock.advance(by: 30)
                     await pipelines[k].tick()
                 }

@@ -9,7 +9,11 @@ extension SimulateCommand {
         let profile: RetainzaAppProfile
         do { profile = try RetainzaAppProfile.load(path: path) } catch { throw UsageError("--retainza-app \(error.reason)", fix: error.fix) }
         let sdks: [SDKComparison.SDK] = args[compareSDKs] ? [.customerIO, .retainza] : [.retainza]
-        let comparison = SDKComparison(certsDirectory: root + "/certs", assetsDirectory: root + "/payloads/assets", retainzaProfile: profile)
+        let cioPath = try args[app]
+        let cioProfile: AppProfile
+        do { cioProfile = try AppProfile.load(path: cioPath) } catch { throw UsageError("--app \(error.reason)", fix: error.fix) }
+        let comparison = SDKComparison(certsDirectory: root + "/certs", assetsDirectory: root + "/payloads/assets", retainzaProfile: profile,
+                                       customerIOProfile: cioProfile)
         let started = Date()
         var results: [SDKComparisonResult] = []
         for sdk in sdks {
