@@ -65,7 +65,7 @@ let package = Package(
         .testTarget(name: "PushRelayTests", dependencies: ["PushRelay", "PushRedis", "PushCore", "PushAuth", "PushHTTP", "PushStore", "PushGateway", "TestSupport"]),
         .testTarget(name: "PushConsoleTests", dependencies: ["PushConsole", "PushGateway", "PushSend", "PushDevice", "PushMetrics", "PushHTTP",
                                                             "PushCore", "PushAuth", "OfflineLab", "PushRelay", "TestSupport"]),
-        .testTarget(name: "OfflineLabTests", dependencies: ["OfflineLab", "PushDevice", "PushGateway", "PushSend", "PushAuth", "PushCore", "PushHTTP", "TestSupport"]),
+        .testTarget(name: "OfflineLabTests", dependencies: ["OfflineLab", "PushDevice", "PushGateway", "PushSend", "PushAuth", "PushCore", "PushHTTP", "PushRelay", "TestSupport"]),
         // The CLI tests run the built binary; OptionDeclarationTests also reads the commands' declarations.
         .testTarget(name: "pushlabTests", dependencies: ["pushlab", "TestSupport"]),
         // Issue 11: the bad-input corpus (Tests/Corpus) run through the real binary and servers,

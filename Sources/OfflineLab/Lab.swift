@@ -21,6 +21,8 @@ public final class Lab: Sendable {
     public let androidFleet: AndroidFleet
     /// The virtual iPhones' Live Activities: broadcasts and Live Activity pushes go here.
     public let liveActivities: LiveActivityFleet
+    /// The virtual iPhones with the Retainza SDK (docs/retainza.md).
+    public let retainzaFleet: RetainzaFleet
     public let images: ImageServer
     /// One HTTP/2 client for everything the lab sends (pushes, the NSE's fetches and metrics).
     public let client: HTTPClient
@@ -45,9 +47,11 @@ public final class Lab: Sendable {
         gatewayConfig.recordObserver = configuration.recordObserver
         if configuration.googleRoutes != nil { gatewayConfig.fcmCleartextPort = 0 }
         let channels = BroadcastChannelRegistry()
+        let retainzaFleet = RetainzaFleet()
+        self.retainzaFleet = retainzaFleet
         liveActivities = LiveActivityFleet(channels: channels)
         gateway = try Gateway(configuration: gatewayConfig, keys: try GatewayKeys.developmentDefaults(certsDirectory: certs),
-                              devices: DeviceRegistry(), sink: LabDeliverySink(iphones: fleet, androids: androidFleet), broadcastSink: liveActivities,
+                              devices: DeviceRegistry(), sink: LabDeliverySink(iphones: fleet, androids: androidFleet, retainza: retainzaFleet), broadcastSink: liveActivities,
                               channels: channels) { router in
             configuration.googleRoutes?(&router)
         }
@@ -70,6 +74,7 @@ public final class Lab: Sendable {
     public func stop() async {
         await fleet.waitUntilIdle()
         await androidFleet.waitUntilIdle()
+        await retainzaFleet.waitUntilIdle()
         await client.shutdown()
         await images.stop()
         await collectorServer.stop()

@@ -34,6 +34,8 @@ public final class MetricsCollector: Sendable {
     private let time: any TimeSource
     private let observer: (@Sendable (CollectorEvent) -> Void)?
     private let tally = Mutex(CollectorCounters())
+    /// The modelled Retainza ingest API (docs/retainza.md), mounted beside the metric routes.
+    public let retainza: RetainzaIngest
 
     public init(configuration: CollectorConfiguration, store: MetricStore, timeSource: any TimeSource = SystemTimeSource(),
                 observer: (@Sendable (CollectorEvent) -> Void)? = nil) throws {
@@ -42,15 +44,18 @@ public final class MetricsCollector: Sendable {
         self.time = timeSource
         self.observer = observer
         injector = FaultInjector(plan: configuration.faultPlan)
+        retainza = RetainzaIngest(store: try RetainzaIngestStore(database: store.database), timeSource: timeSource)
         writer = try MetricWriter(store: store, maxPending: configuration.maxPendingWrites,
                                   onError: { error in observer?(.storeFailed("\(error)")) })
     }
 
-    /// Adds `POST /v1/track`, `POST /v1/b` and `POST /push/events` to `router`.
+    /// Adds `POST /v1/track`, `POST /v1/b` and `POST /push/events` to `router`, and the
+    /// modelled Retainza routes under `/retainza/v1`.
     public func register(on router: inout Router) {
         for route in CIOMetricRoute.allCases {
             router.add("POST", route.path) { [self] request in handle(request, route: route) }
         }
+        retainza.register(on: &router)
     }
 
     /// A router with only the collector's routes.

@@ -27,6 +27,8 @@ final class DemoTests: XCTestCase {
         XCTAssertEqual(relay?.passed, true, "the gorush-format request through pushlab relay: \(relay?.details ?? [])")
         let viaRelay = result.report?.deliveries.first { $0.deliveryID == DemoScenario.relayDelivery }
         XCTAssertEqual(viaRelay?.delivered, 1, "the push sent by the relay was delivered on the iPhone and counted once")
+        XCTAssertEqual(result.steps.filter { $0.title.hasPrefix("Retainza") }.map(\.passed), [true, true],
+                       "the Retainza iPhone's push, tap and offline event (docs/retainza.md)")
     }
 
     func testDemoCommandExitsZeroAndPrintsTheReport() throws {

@@ -170,7 +170,15 @@ def android_view(driver, root, pushlab, screenshot):
             "the picture in the Android shade")
         if screenshot:
             driver.save_screenshot(screenshot)
-        return {"android_channel": channel, "android_metric": metric, "android_picture_width": width}
+        # The demo's Retainza iPhone: its push, the handler and the phone's timeline (docs/retainza.md).
+        rz = wait(driver, 30, lambda d: [e for e in d.find_elements(By.CSS_SELECTOR, ".device-item[data-device=iphone-retainza]")],
+                  "the Retainza iPhone 'iphone-retainza' in the device list")[0]
+        check("pushlab demo on Retainza" in rz.text, f"the Retainza notification's title is not listed: {rz.text!r}")
+        rz.click()
+        message = wait(driver, 30, lambda d: d.find_elements(By.ID, "retainza-message"), "the Retainza message id")[0].text
+        timeline = driver.find_element(By.ID, "retainza-timeline").text
+        check("handleFCMToken(" in timeline and "arrived in the background" in timeline, f"the Retainza timeline lacks its steps: {timeline!r}")
+        return {"android_channel": channel, "android_metric": metric, "android_picture_width": width, "retainza_message": message}
     finally:
         demo.send_signal(signal.SIGTERM)
         try:

@@ -47,6 +47,7 @@ final class ConsoleBrowserTests: XCTestCase {
         XCTAssertEqual(result["android_metric"] as? String, "sent-once", "the Android phone's delivered metric as the page shows it")
         XCTAssertEqual(result["remote_token"] as? String, "ok", "--console-remote: the printed link opens the console, the stream runs on its cookie")
         XCTAssertGreaterThan(result["android_picture_width"] as? Int ?? 0, 0, "the Android shade's picture loaded")
+        XCTAssertEqual(result["retainza_message"] as? String, "demo-retainza-1", "the Retainza iPhone's push as the device view renders it")
         for file in [log, send, android] {
             let png = try XCTUnwrap(FileManager.default.contents(atPath: file), "no screenshot at \(file)")
             XCTAssertEqual(Array(png.prefix(8)), [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A], "\(file) is a PNG")

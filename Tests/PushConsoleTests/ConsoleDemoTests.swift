@@ -71,6 +71,16 @@ final class ConsoleDemoTests: XCTestCase {
                                                               console + "/api/images/" + (fcmName.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")])
         XCTAssertEqual(picture.stdout, "200 image/png", "the picture the Android SDK showed is served for the shade")
 
+        // The demo's Retainza iPhone: its push, the handler that ran and the phone's timeline.
+        let retainza = try XCTUnwrap(devices.first { $0["name"] as? String == "iphone-retainza" }, "\(devices)")
+        XCTAssertEqual(retainza["sdkMode"] as? String, "retainza")
+        let rz = try XCTUnwrap((retainza["notifications"] as? [[String: Any]])?.first?["retainza"] as? [String: Any], "\(retainza)")
+        XCTAssertEqual(rz["messageID"] as? String, "demo-retainza-1")
+        XCTAssertEqual(rz["title"] as? String, "pushlab demo on Retainza")
+        let timeline = (rz["timeline"] as? [[String: Any]] ?? []).compactMap { $0["text"] as? String }
+        XCTAssertTrue(timeline.contains { $0.hasPrefix("handleFCMToken(") }, "\(timeline)")
+        XCTAssertTrue(timeline.contains { $0.contains("arrived in the background") }, "\(timeline)")
+
         // The metrics tab is the demo's report: five delivered (iPhone 4 — one recovered at launch, one sent by the relay; Android 1), two opened.
         let report = try XCTUnwrap(try curlJSON(console + "/api/metrics")["report"] as? [String: Any])
         let totals = try XCTUnwrap(report["totals"] as? [String: Any])

@@ -25,6 +25,8 @@ public struct DemoScenario: Sendable {
         activities: [AndroidActivity(name: "MainActivity", launchMode: .singleTop),
                      AndroidActivity(name: "ProductActivity", parent: "MainActivity",
                                      intentFilters: [AndroidIntentFilter(schemes: ["pushlab"], hosts: ["products"])])])
+    /// The app on the virtual Retainza iPhone (payloads/apps/retainza-demo.json's values).
+    public var retainzaProfile = RetainzaAppProfile(publicKey: "pk_test_pushlabRetainzaDemo")
     /// Called after each step, for live output.
     public var progress: @Sendable (DemoStep) -> Void
 
@@ -118,6 +120,7 @@ public struct DemoScenario: Sendable {
         await liveActivityStep(lab: lab, credential: apns.credential, record: record)
         await androidStep(lab: lab, record: record)
         await relayStep(lab: lab, record: record)
+        await retainzaStep(lab: lab, record: record)
 
         lab.collector.flush()
         let report = try? lab.collector.report(gatewayDatabasePath: lab.gateway.configuration.recordsPath.map { lab.gateway.records.flush(); return $0 })

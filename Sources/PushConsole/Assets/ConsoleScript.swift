@@ -229,8 +229,22 @@ function renderAndroid(d) {
   html += `<details><summary>timeline lines</summary><pre>${lines.join("\n")}</pre></details>`;
   return html;
 }
+// A virtual iPhone with the Retainza SDK: the alert, the handler and its ack, the phone's timeline.
+function renderRetainza(d) {
+  const r = d.retainza;
+  let html = `<h2>Device · ${esc(d.device)} <span class="muted">iPhone · ${esc(d.app)} · Retainza SDK</span></h2>`;
+  html += r.title || r.body ? preview({title: r.title, body: r.body}, d.app, null) : `<p class="muted">(no alert)</p>`;
+  html += kv([["Retainza message", r.messageID ? `<span id="retainza-message">${esc(r.messageID)}</span>` : `<span class="warn">not a Retainza push</span>`],
+              ["handler", r.handler ? `<span id="retainza-handler">${esc(r.handler)}</span>` : `<span class="muted">none (shown by iOS; the tap decides)</span>`],
+              ["ack", r.ack ? esc(r.ack) : null]]);
+  const t0 = r.timeline.length ? Date.parse(r.timeline[0].at) : 0;
+  html += `<h2>Timeline <span class="muted">the phone's SDK, launches and calls</span></h2><pre id="retainza-timeline">` +
+    r.timeline.map((e) => `t+${Math.round((Date.parse(e.at) - t0) / 1000)} s  ${esc(e.kind.padEnd(8))} ${esc(e.text)}`).join("\n") + `</pre>`;
+  return html;
+}
 function renderDevice(d) {
   if (d.android) return renderAndroid(d);
+  if (d.retainza) return renderRetainza(d);
   let html = `<h2>Device · ${esc(d.device)}</h2>`;
   if (!d.report) return html + `<p class="warn">not run: ${esc(d.skipped)}</p>`;
   const r = d.report, n = r.notification;
@@ -251,7 +265,7 @@ async function loadDevices() {
   const list = $("#device-list");
   if (!data.devices.length) { list.innerHTML = `<p class="muted">No virtual device: start pushlab serve --console.</p>`; return; }
   list.innerHTML = data.devices.map((dev) => `<h2>${esc(dev.name)} <span class="muted">${dev.platform === "android" ? "Android" : "iPhone"} · ${esc(dev.app)} · SDK ${esc(dev.sdkMode)}</span></h2>` +
-    (dev.notifications.length ? dev.notifications.map((n, i) => `<div class="device-item" data-device="${esc(dev.name)}" data-i="${i}">${esc(n.report?.notification?.title || n.android?.report?.notification?.title || n.skipped || "(no alert)")} <span class="muted">${time(n.receivedAt)}</span></div>`).join("") : `<p class="muted">no notifications yet</p>`)).join("");
+    (dev.notifications.length ? dev.notifications.map((n, i) => `<div class="device-item" data-device="${esc(dev.name)}" data-i="${i}">${esc(n.report?.notification?.title || n.android?.report?.notification?.title || n.retainza?.title || n.skipped || "(no alert)")} <span class="muted">${time(n.receivedAt)}</span></div>`).join("") : `<p class="muted">no notifications yet</p>`)).join("");
   list.onclick = (e) => { const it = e.target.closest(".device-item"); if (!it) return; const dev = data.devices.find((x) => x.name === it.dataset.device); $("#device-detail").innerHTML = renderDevice(dev.notifications[Number(it.dataset.i)]); };
 }
 

@@ -102,6 +102,11 @@ public final class DeviceNotebook: Sendable {
         keep(run)
     }
 
+    /// Keeps what a virtual iPhone with the Retainza SDK did with a push (docs/retainza.md).
+    public func keep(retainza run: RetainzaRun, pushID: String, device: String, receivedAt: Date, app: String) {
+        keep(DeviceNotification(messageID: pushID, device: device, receivedAt: receivedAt, app: app, retainza: run))
+    }
+
     /// The notification of the push with this apns-id / FCM name, once its device finished.
     public func notification(messageID: String) -> DeviceNotification? { state.withLock { $0.runs[messageID] } }
 

@@ -21,4 +21,6 @@ public struct DeviceNotification: Sendable, Codable {
     /// On a virtual Android phone: what the Customer.io Android SDK did (`report` and `tap` above
     /// are the iPhone's and stay nil).
     public var android: AndroidRun?
+    /// On a virtual iPhone with the Retainza SDK: its handlers, ack and timeline.
+    public var retainza: RetainzaRun?
 }

@@ -43,4 +43,6 @@ let allCommands: [any Command.Type] = [
     AndroidReceiveCommand.self,
     AndroidOpenCommand.self,
     AndroidLaunchCommand.self,
+    RetainzaCheckCommand.self,
+    RetainzaReproduceCommand.self,
 ]

@@ -20,6 +20,10 @@ enum SimulateCommand: Command {
     and foreground hand-off → collector); --platform both runs each store on both and prints
     iOS and Android side by side, per fault. Stores map to off = SDK 4.11–4.17 (no pending
     store), cio = the SDK's pending store (4.18+), sqlite = pushlab's improved mode.
+    --sdk retainza runs the pushes on phones with the Retainza iOS SDK (FCM token, handlers,
+    offline queue, consent) and --compare-sdks runs the same seeded faults on Customer.io and
+    Retainza phones side by side: pushes received, opens counted and lost by cause, events
+    queued, dropped and delivered late (docs/retainza.md).
     """
     // Defaults come from the simulation's own parameters, so help shows what a run uses.
     private static let defaults = SimulationParameters()
@@ -74,10 +78,16 @@ enum SimulateCommand: Command {
     static let horizon = Option.duration("--horizon", help: "Android: a metric still on the phone this long after its push counts as lost.",
                                          default: .milliseconds(androidDefaults.horizonMs))
     static let json = Option.flag("--json", help: "Print the results as JSON.")
+    static let sdk = Option.choice("--sdk", name: "cio|retainza", help: "The iPhone's SDK: cio runs the delivered-metric experiment; retainza the Retainza SDK's opens and offline queue.",
+                                   described: "cio") as TypedOption<SDKComparison.SDK?>
+    static let compareSDKs = Option.flag("--compare-sdks", help: "Run the same seeded faults on Customer.io and Retainza phones and print both.")
+    static let retainzaApp = Option.string("--retainza-app", name: "FILE", help: "Retainza app profile for --sdk retainza / --compare-sdks.",
+                                           described: "payloads/apps/retainza-demo.json")
 
     static let options: [any OptionDeclaration] = [
         pushes, seed, appGroup, compare, killRate, killStage, metricFailureRate, outages, offline, devices, extensionsPerPhone, imageLatency,
         budget, timeScale, launches, misconfiguredAppGroup, concurrency, chart, app, platform, androidApp, dozeRate, launchAfter, horizon, json,
+        sdk, compareSDKs, retainzaApp,
     ]
 
     /// `A-B` push ranges (1-based, inclusive).
@@ -106,6 +116,10 @@ enum SimulateCommand: Command {
         p.launches = try args[launches]
         p.misconfiguredAppGroup = args[misconfiguredAppGroup]
         p.concurrency = try args[concurrency]
+        let chosenSDK = try args[sdk]
+        if args[compareSDKs] || chosenSDK == .retainza {
+            return try await runSDKs(args, parameters: p, root: root)
+        }
         var stores = [try args[appGroup]]
         if args[compare] { stores = SimulatedStore.allCases }
         let profilePath = try args[app]
@@ -217,7 +231,7 @@ enum SimulateCommand: Command {
         return "\(ms) ms"
     }
 
-    private static func describe(_ p: SimulationParameters, stores: [SimulatedStore], iPhone: Bool = true) -> String {
+    static func describe(_ p: SimulationParameters, stores: [SimulatedStore], iPhone: Bool = true) -> String {
         var parts = ["\(p.pushes) pushes", "seed \(p.seed)", "kill rate \(p.killRate) (\(p.killStage.rawValue))"]
         if p.metricFailureRate > 0 { parts.append("metric failure rate \(p.metricFailureRate)") }
         if !p.outages.isEmpty { parts.append("outages " + p.outages.map { "\($0.lowerBound)-\($0.upperBound)" }.joined(separator: ",")) }
@@ -233,7 +247,7 @@ enum SimulateCommand: Command {
     }
 
     /// A one-line progress display on a terminal (stderr), silent otherwise.
-    private static func progressLine(label: String) -> @Sendable (Int, Int) -> Void {
+    static func progressLine(label: String) -> @Sendable (Int, Int) -> Void {
         guard stderrIsTTY else { return { _, _ in } }
         let start = Date()
         return { done, total in

@@ -146,6 +146,12 @@ enum ConsoleSetup {
             }
             notebook.keep(push: run.push, device: run.deviceName, profile: profile, report: run.report, image: image)
         }
+        lab.retainzaFleet.setObserver { arrival, phone in
+            notebook.register(DeviceNotebook.Device(name: arrival.device, platform: "ios", app: phone.profile.bundleID, sdkMode: "retainza"))
+            let run = RetainzaRun(userInfo: arrival.userInfo, handler: arrival.outcome.handler,
+                                  ack: arrival.outcome.ack.map { "\($0)" }, timeline: await phone.timeline)
+            notebook.keep(retainza: run, pushID: arrival.pushID, device: arrival.device, receivedAt: arrival.receivedAt, app: phone.profile.bundleID)
+        }
         console.attach(devices: notebook)
         console.attach(sender: ConsoleSender(apns: try? lab.apnsClient(), fcm: try? lab.fcmClient()))
         console.attach { try lab.report() }

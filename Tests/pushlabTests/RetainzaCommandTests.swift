@@ -1,0 +1,77 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// `pushlab retainza check|reproduce` and `simulate --compare-sdks` as real processes
+/// (docs/retainza.md): every push-side troubleshooting row reproduces with its sample profile
+/// and names the cause, and does not with the fixed demo profile; exit statuses 0/1/2.
+final class RetainzaCommandTests: XCTestCase {
+    private func json(_ text: String) throws -> [String: Any] {
+        try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], text)
+    }
+
+    func testCheckPassesTheDemoProfileAndNamesEveryMissingCall() throws {
+        let ok = try ProcessRunner.pushlab(["retainza", "check", "--app", "payloads/apps/retainza-demo.json"])
+        XCTAssertEqual(ok.status, 0, ok.stdout + ok.stderr)
+        XCTAssertTrue(ok.stdout.contains("integration ok"), ok.stdout)
+        let cases: [(String, String)] = [("secret-key", "error: secret-key"), ("no-launch-options", "error: missing-handleLaunchOptions"),
+                                         ("no-handle-open", "error: missing-handleOpen"), ("device-token", "warning: deprecated-handleDeviceToken"),
+                                         ("no-consent", "error: consent-not-set"), ("no-user", "error: missing-user-id")]
+        for (file, line) in cases {
+            let r = try ProcessRunner.pushlab(["retainza", "check", "--app", "payloads/apps/retainza/\(file).json"])
+            XCTAssertEqual(r.status, 1, r.stdout + r.stderr)
+            XCTAssertTrue(r.stdout.contains(line), r.stdout)
+            XCTAssertTrue(r.stdout.contains("fix: "), r.stdout)
+            XCTAssertFalse(r.stdout.contains("sk_live_pushlab"), "the key is never printed")
+        }
+        let shape = try ProcessRunner.pushlab(["retainza", "check", "--app", "payloads/apps/retainza/no-sessions.json", "--json"])
+        XCTAssertEqual(shape.status, 0, shape.stderr)
+        let findings = try XCTUnwrap(try json(shape.stdout)["findings"] as? [[String: Any]])
+        XCTAssertTrue(findings.contains { $0["code"] as? String == "missing-sessions" && $0["severity"] as? String == "warning" })
+    }
+
+    func testCheckNamesTheJSONPointerOfABadProfile() throws {
+        let dir = Fixtures.temporaryDirectory("retainza-cli")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("app.json").path
+        FileManager.default.createFile(atPath: path, contents: Data(#"{"sdkMode":"retainza","publicKey":"pk_test_x","storage":"disk"}"#.utf8))
+        let r = try ProcessRunner.pushlab(["retainza", "check", "--app", path])
+        XCTAssertEqual(r.status, 2, r.stdout + r.stderr)
+        XCTAssertTrue(r.stderr.contains("/storage"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("userDefaults, memory"), r.stderr)
+    }
+
+    func testEveryScenarioReproducesWithItsSampleAndNotWithTheFixedProfile() throws {
+        let scenarios = ["secret-key", "apns-token", "device-token", "missing-user-id", "missing-handle-open", "cold-start-open",
+                         "memory-storage", "no-sessions", "no-consent"]
+        for name in scenarios {
+            let r = try ProcessRunner.pushlab(["retainza", "reproduce", name, "--json"], timeout: 60)
+            XCTAssertEqual(r.status, 0, "\(name): \(r.stdout) \(r.stderr)")
+            let report = try json(r.stdout)
+            XCTAssertEqual(report["reproduced"] as? Bool, true, name)
+            XCTAssertNotEqual(report["fix"] as? String, "-", name)
+            let fixed = try ProcessRunner.pushlab(["retainza", "reproduce", name, "--app", "payloads/apps/retainza-demo.json"], timeout: 60)
+            XCTAssertEqual(fixed.status, 1, "\(name) with the fixed profile: \(fixed.stdout) \(fixed.stderr)")
+            XCTAssertTrue(fixed.stdout.contains("symptom not reproduced"), fixed.stdout)
+        }
+        let unknown = try ProcessRunner.pushlab(["retainza", "reproduce", "no-such-row"])
+        XCTAssertEqual(unknown.status, 2)
+        XCTAssertTrue(unknown.stderr.contains("cold-start-open"), unknown.stderr)
+    }
+
+    func testCompareSDKsPrintsBothAndIsReproducible() throws {
+        let args = ["simulate", "--compare-sdks", "--pushes", "30", "--seed", "5", "--devices", "3", "--offline", "5-9", "--outage", "15-16",
+                    "--kill-rate", "0.2", "--json"]
+        let a = try ProcessRunner.pushlab(args, timeout: 120)
+        XCTAssertEqual(a.status, 0, a.stderr)
+        let b = try ProcessRunner.pushlab(args, timeout: 120)
+        XCTAssertEqual(b.status, 0, b.stderr)
+        XCTAssertEqual(a.stdout, b.stdout, "the same seed gives the same counts")
+        let results = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(a.stdout.utf8)) as? [[String: Any]])
+        XCTAssertEqual(results.map { $0["sdk"] as? String }, ["Customer.io (cio-4)", "Retainza"])
+        XCTAssertEqual(results[1]["opensLostOffline"] as? Int, 5)
+        let text = try ProcessRunner.pushlab(["simulate", "--sdk", "retainza", "--pushes", "10", "--retainza-app", "payloads/apps/retainza/no-consent.json"], timeout: 120)
+        XCTAssertEqual(text.status, 0, text.stderr)
+        XCTAssertTrue(text.stdout.contains("| Retainza | 10 | 0 | 0 | 0 |"), "no consent: the token never registered, nothing arrives\n" + text.stdout)
+    }
+}
