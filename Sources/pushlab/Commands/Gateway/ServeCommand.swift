@@ -126,7 +126,15 @@ enum ServeCommand: Command {
             }
         }
         let channels = BroadcastChannelRegistry()
-        let activities = LiveActivityFleet(channels: channels, profile: liveProfile)
+        // A Live Activity push a phone did not apply gets a line, like every push.
+        var notApplied: (@Sendable (String, LiveActivityTimelineEvent) -> Void)?
+        if !args[quiet] {
+            notApplied = { (device: String, event: LiveActivityTimelineEvent) in
+                let line: String = "live activity " + device + " " + (event.activityID ?? "-") + ": " + event.kind.rawValue + " — " + event.detail
+                emit(line)
+            }
+        }
+        let activities = LiveActivityFleet(channels: channels, profile: liveProfile, onNotApplied: notApplied)
         let lines: (any PushDeliverySink)? = args[quiet] ? nil : PushLogLine()
         let console = try ConsoleSetup.console(args, next: lines)
         config.recordObserver = console?.gatewayFeed
