@@ -103,10 +103,13 @@ enum ServeCommand: Command {
                 ? try GatewayKeys.developmentDefaults(certsDirectory: certsDirectory) : GatewayKeys()
             for spec in try args[apnsKeys] { try keys.trustAPNsKey(spec: spec) }
             for file in try args[serviceAccounts] { try keys.trustServiceAccount(path: file) }
+        } catch let error as GatewayConfigError {
+            throw UsageError(error.reason, fix: error.fix)
         } catch { throw UsageError("\(error)") }
         let devices: DeviceRegistry
         do { devices = try args[Self.devices].map { try DeviceRegistry.load(path: $0) } ?? DeviceRegistry() } catch {
-            throw UsageError("\(error)")
+            if let error = error as? GatewayConfigError { throw UsageError("--devices \(error.reason)", fix: error.fix) }
+            throw UsageError("--devices \(error)")
         }
 
         let temporaryCollectorDB = !args.isGiven(Self.collectorDB)
@@ -170,6 +173,7 @@ enum ServeCommand: Command {
         console?.stop()
         await gateway.stop()
         for client in consoleClient ?? [] { await client.shutdown() }
+        if console != nil { try? FileManager.default.removeItem(at: ConsoleSetup.workDirectory) }
         collector.flush()
         if temporaryCollectorDB {
             for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: collectorDB + suffix) }
