@@ -298,6 +298,11 @@ def run(args):
             "const i = document.querySelector('#detail .notif img'); return i && i.complete && i.naturalWidth > 0 ? i.naturalWidth : 0"),
             "the attached image's thumbnail in the preview")
         result["thumbnail_width"] = img
+        # The subtitle has its own line under the title, as iOS draws it (not beside the title).
+        lines = driver.execute_script(
+            "const n = document.querySelector('#detail .notif'); const top = (c) => n.querySelector(c).getBoundingClientRect().top;"
+            " return [top('.title'), top('.subtitle'), top('.body')];")
+        check(lines[0] < lines[1] < lines[2], f"title, subtitle and body should be on three lines, tops {lines}")
         if args.screenshot:
             driver.save_screenshot(args.screenshot)
         if args.docs_png:
