@@ -28,6 +28,10 @@ final class PayloadAsSentTests: XCTestCase {
         let validated = try ProcessRunner.pushlab(["validate", file])
         XCTAssertEqual(validated.status, 0, validated.stdout + validated.stderr)
         XCTAssertTrue(validated.stdout.contains("\(minified)/4096 bytes minified, as sent"), validated.stdout)
+        let report = try ProcessRunner.pushlab(["validate", file, "--json"])
+        let first = try XCTUnwrap((try json(report.stdout)["files"] as? [[String: Any]])?.first, report.stdout)
+        XCTAssertEqual(first["bytes"] as? Int, minified)
+        XCTAssertEqual(first["bytesAs"] as? String, "minified, as sent")
 
         let server = try LabServer()
         defer { server.stop() }

@@ -193,6 +193,8 @@ struct ValidateOutput: Encodable {
         var format: String?
         var pushType: String?
         var bytes: Int?
+        /// What `bytes` measured: the body as send sends it (PushCore `bodyFormAsSent`).
+        var bytesAs: String?
         var limit: Int?
         var passed: Bool
         var error: String?
@@ -206,7 +208,8 @@ struct ValidateOutput: Encodable {
     init(results: [ValidateCommand.FileResult], strict: Bool) {
         files = results.map { r in
             File(file: r.path, format: r.report?.format?.rawValue, pushType: r.report?.pushType?.rawValue,
-                 bytes: r.report?.byteCount, limit: r.report?.byteLimit, passed: r.report?.passes(strict: strict) ?? false,
+                 bytes: r.report?.byteCount, bytesAs: r.report?.byteCount.map { _ in APNsRequestRules.bodyFormAsSent + ", as sent" },
+                 limit: r.report?.byteLimit, passed: r.report?.passes(strict: strict) ?? false,
                  error: r.unreadable?.description, findings: r.report?.findings ?? [])
         }
         errors = results.reduce(0) { $0 + ($1.report?.errors.count ?? 0) }
