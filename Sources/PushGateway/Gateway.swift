@@ -52,7 +52,13 @@ public final class Gateway: Sendable {
                         authenticatedStreamLimit: configuration.authenticatedStreamLimit).register(on: &apnsRouter)
         let badPath = ServerResponse(status: APNsRejection(.badPath).status, headers: ["content-type": "application/json"],
                                      body: APNsErrorBody(reason: .badPath).json)
-        apnsRouter.fallback = { _ in .now(badPath) }
+        // A client that reads the clock (`pushlab doctor --online`) asks for `/`: answer with the
+        // server's Date, as any origin server with a clock does (RFC 9110 §6.6.1).
+        apnsRouter.fallback = { _ in
+            var answer = badPath
+            answer.headers.add("date", HTTPDate.string())
+            return .now(answer)
+        }
         // Any other method on an APNs path (a made-up one too) gets APNs' JSON 405, not the
         // server's plain-text one (found by Fuzz/FuzzServerRequests).
         apnsRouter.methodNotAllowedFallback = { apns.handle($0) }
@@ -66,6 +72,11 @@ public final class Gateway: Sendable {
         googleRouter.add("POST", "/v1/projects/{project}/messages:send") { fcm.handle($0) }
         AdminRoutes(devices: devices, records: records).register(on: &googleRouter)
         extraRoutes(&googleRouter)
+        googleRouter.fallback = { request in
+            var answer = ServerResponse.text(404, "no route for \(request.method) \(request.path)\n")
+            answer.headers.add("date", HTTPDate.string())
+            return .now(answer)
+        }
         self.apnsRouter = apnsRouter
         self.googleRouter = googleRouter
 

@@ -75,6 +75,14 @@ public final class MetricsCollector: Sendable {
                                       recoveryThresholdSeconds: recoveryThresholdSeconds, generatedAt: time.now)
     }
 
+    /// As `report(gatewayDatabasePath:)`, with the accepted pushes given (a gateway that keeps
+    /// its records in memory).
+    public func report(sent: [SentPush], recoveryThresholdSeconds: Double = 60) throws -> MetricsReport {
+        flush()
+        return MetricsReport.build(metrics: try store.metrics(), requests: try store.requestOutcomes(), sent: sent,
+                                   recoveryThresholdSeconds: recoveryThresholdSeconds, generatedAt: time.now)
+    }
+
     public var counters: CollectorCounters { tally.withLock { $0 } }
 
     /// Commits that failed and were (or will be) retried; 0 in a healthy run.

@@ -70,7 +70,7 @@ final class ExampleRunnerTests: XCTestCase {
         let file = MarkdownFile(path: "probe.md", text: """
             ```sh
             $ pushlab validate payloads/apns/rich-push.json
-            payloads/apns/rich-push.json: ok — APNs payload, alert push, 437/4096 bytes
+            payloads/apns/rich-push.json: ok — APNs payload, alert push, 437/4096 bytes minified, as sent
             $ curl -s --cacert certs/ca.pem https://localhost:8443/health
             …
             ```

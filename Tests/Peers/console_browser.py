@@ -324,6 +324,14 @@ def run(args):
         driver.find_element(By.ID, "s-token").send_keys("f00d" + "1" * 60)
         title = driver.find_element(By.ID, "s-title")
         title.send_keys("Sent from the console")
+        driver.find_element(By.ID, "s-subtitle").send_keys("Today only")
+        # The preview without an image: the subtitle has its own line under the title, as iOS
+        # draws it (it used to sit beside the title in the image's column).
+        lines = wait(driver, 30, lambda d: d.execute_script(
+            "const n = document.querySelector('#send-preview .notif'); if (!n || !n.textContent.includes('Today only')) return null;"
+            " const top = (c) => n.querySelector(c).getBoundingClientRect().top; return [top('.title'), top('.subtitle'), top('.body')];"),
+            "the send form's preview with the subtitle")
+        check(lines[0] < lines[1] <= lines[2], f"the subtitle should be on its own line under the title, tops {lines}")
         try:
             wait(driver, 30, lambda d: "Sent from the console" in d.find_element(By.ID, "s-payload").get_attribute("value")
                  and any("no findings" in li.text for li in d.find_elements(By.CSS_SELECTOR, "#findings li")),

@@ -98,6 +98,9 @@ final class ConsoleDeviceTests: XCTestCase {
         XCTAssertEqual(r.status, 200)
         let report = try XCTUnwrap(r.json["report"] as? [String: Any])
         XCTAssertEqual((report["totals"] as? [String: Any])?["delivered"] as? Int, 1)
+        // "sent" comes from the gateway's records, kept in memory without --db (was "–").
+        XCTAssertEqual((report["totals"] as? [String: Any])?["sent"] as? Int, 1, "\(report["totals"] ?? "")")
+        XCTAssertEqual(report["hasSentRecords"] as? Bool, true)
         let delivery = try XCTUnwrap((report["deliveries"] as? [[String: Any]])?.first)
         XCTAssertEqual(delivery["deliveryID"] as? String, "dlv-api-1")
         let bare = try ConsoleHarness(attachLab: false)

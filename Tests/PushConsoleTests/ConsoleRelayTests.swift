@@ -152,6 +152,31 @@ final class ConsoleRelayTests: XCTestCase {
         XCTAssertFalse(gatewayDetail.text.contains(Self.fcmToken), gatewayDetail.text)
     }
 
+    /// A push to an APNs and an FCM target: its queued row shows the APNs payload, so it is
+    /// labelled APNs and checked as an APNs payload (no false FCM errors); the count says mixed.
+    func testAMixedPushIsLabelledByThePayloadItShowsAndChecksClean() async throws {
+        let s = try await Setup()
+        addTeardownBlock { await s.stop() }
+        let body = #"{"apns": {"payload": {"aps": {"alert": "to both"}}}, "fcm": {"message": {"notification": {"title": "to both"}}}, "apns_tokens": ["\#(Self.good)"], "fcm_tokens": ["\#(Self.fcmToken)"]}"#
+        let posted = try await s.client.send(HTTPRequest(method: "POST", url: s.base + "/v1/apps/demo/pushes",
+                                                         headers: ["authorization": "Bearer \(s.key)"], body: Array(body.utf8)))
+        XCTAssertEqual(posted.status, 202, posted.text)
+        let pushID = try XCTUnwrap(posted.json["id"] as? String)
+        var queued: [String: Any]?
+        _ = await Poll.until(timeout: 20) {
+            let rows = (try? await s.get("/console/api/pushes?q=\(pushID)"))?.json["pushes"] as? [[String: Any]] ?? []
+            queued = rows.first { $0["status"] as? Int == 202 }
+            return queued != nil
+        }
+        let row = try XCTUnwrap(queued, "the queued row never reached the log")
+        XCTAssertEqual(row["platform"] as? String, "apns", "\(row)")
+        XCTAssertEqual(row["device"] as? String, "2 targets (APNs + FCM)")
+        let detail = try await s.get("/console/api/pushes/\(row["id"] as? Int ?? 0)")
+        XCTAssertTrue((detail.json["payload"] as? String)?.contains("\"aps\"") == true, detail.text)
+        let findings = (detail.json["validation"] as? [String: Any])?["findings"] as? [[String: Any]] ?? []
+        XCTAssertEqual(findings.filter { $0["severity"] as? String == "error" }.count, 0, "the APNs payload is valid as APNs: \(findings)")
+    }
+
     func testTheLiveStreamCarriesTheRelaysRows() async throws {
         let s = try await Setup()
         addTeardownBlock { await s.stop() }

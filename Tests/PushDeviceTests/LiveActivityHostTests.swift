@@ -42,8 +42,33 @@ final class LiveActivityHostTests: XCTestCase {
         XCTAssertEqual(update(host, a, ts: t0 + 600, status: "new", at: t0 + 610).map(\.kind), [.updated])
         let older = update(host, a, ts: t0 + 300, status: "old", at: t0 + 620)
         XCTAssertEqual(older.map(\.kind), [.dropped])
-        XCTAssertTrue(older[0].detail.contains("not newer"), older[0].detail)
+        XCTAssertTrue(older[0].detail.contains("is older than the shown state's"), older[0].detail)
         XCTAssertEqual(host.snapshot[0].contentState["status"]?.stringValue, "new")
+        // The drop stays on the activity, for `activity list`.
+        XCTAssertEqual(host.snapshot[0].notApplied, 1)
+        XCTAssertEqual(host.snapshot[0].lastNotApplied, older[0])
+    }
+
+    /// Apple: an update *older* than the shown state is ignored; one of the same second is not
+    /// older (docs/specs/apns.md), so an end sent within the update's second ends the activity.
+    func testAnEndWithTheSameTimestampAsTheUpdateIsApplied() {
+        let host = LiveActivityHost(deviceName: "p", bundleID: "b", profile: profile)
+        let a = start(host)
+        XCTAssertEqual(update(host, a, ts: t0 + 600, status: "new", at: t0 + 600).map(\.kind), [.updated])
+        let end = host.receive(push(#"{"aps":{"event":"end","timestamp":\#(t0 + 600),"dismissal-date":\#(t0 + 600)}}"#),
+                               priority: 10, target: .activityToken(a.pushToken!), at: t0 + 600)
+        XCTAssertEqual(end.map(\.kind), [.ended, .dismissed])
+        XCTAssertEqual(host.snapshot[0].notApplied, 0)
+    }
+
+    /// Apple staff: a timestamp more than 8 hours ahead is dropped.
+    func testATimestampMoreThanEightHoursAheadIsDropped() {
+        let host = LiveActivityHost(deviceName: "p", bundleID: "b", profile: profile)
+        let a = start(host)
+        let ahead = update(host, a, ts: t0 + 10 + 8 * 3600 + 1, status: "future", at: t0 + 10)
+        XCTAssertEqual(ahead.map(\.kind), [.dropped])
+        XCTAssertTrue(ahead[0].detail.contains("8 hours ahead"), ahead[0].detail)
+        XCTAssertEqual(update(host, a, ts: t0 + 10 + 8 * 3600, status: "far", at: t0 + 10).map(\.kind), [.updated])
     }
 
     func testStaleDateTurnsItStaleAndANewerUpdateRevivesIt() {

@@ -142,4 +142,25 @@ final class RelayProcessTests: XCTestCase {
         XCTAssertTrue(r.stderr.contains("/apps/demo/apns/key"), r.stderr)
         XCTAssertTrue(r.stderr.contains("fix: check the path"), r.stderr)
     }
+
+    /// The built-in emulator cannot start without its keys: one reason, one fix line (not the
+    /// key error's "Fix: …" inside the message and a second "fix:" under it).
+    func testAnEmulatorThatCannotStartSaysWhyWithOneFix() throws {
+        let path = directory.appendingPathComponent("relay.json").path
+        let json = """
+            {"listen": {"port": 0},
+             "apps": {"demo": {"target": "emulator",
+               "apns": {"key": "\(Fixtures.apnsKey)", "key_id": "\(Fixtures.apnsKeyID)", "team_id": "\(Fixtures.apnsTeamID)",
+                        "bundle_id": "\(Fixtures.bundleID)"}}}}
+            """
+        try Data(json.utf8).write(to: URL(fileURLWithPath: path))
+        let empty = directory.appendingPathComponent("no-certs").path
+        try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
+        let r = try ProcessRunner.pushlab(["relay", "--config", path, "--data", directory.appendingPathComponent("data").path, "--certs", empty])
+        XCTAssertEqual(r.status, 2, r.stdout + r.stderr)
+        XCTAssertTrue(r.stderr.contains("cannot start the built-in emulator: \(empty)/"), r.stderr)
+        XCTAssertEqual(r.stderr.components(separatedBy: "fix:").count - 1, 1, r.stderr)
+        XCTAssertFalse(r.stderr.contains("Fix:"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("--certs DIR"), r.stderr)
+    }
 }

@@ -105,6 +105,28 @@ final class AndroidCommandTests: XCTestCase {
         XCTAssertTrue(stack.stderr.contains("'NopeActivity' is not an activity of io.pushlab.shop"), stack.stderr)
     }
 
+    /// `--help` names payloads/apps/android-demo.json as the default: without --app the phone is
+    /// that app (its ProductActivity opens pushlab://products/…), not a second built-in one.
+    func testTheDefaultAppIsTheSampleProfileTheHelpNames() throws {
+        let help = try ProcessRunner.pushlab(["android", "open", "--help"])
+        XCTAssertEqual(help.status, 0, help.stderr)
+        XCTAssertTrue(help.stdout.contains("payloads/apps/android-demo.json"), help.stdout)
+        let bare = try ProcessRunner.pushlab(["android", "open", "--link", "pushlab://products/42", "--json"])
+        let given = try ProcessRunner.pushlab(["android", "open", "--link", "pushlab://products/42", "--json"] + app)
+        XCTAssertEqual(bare.status, 0, bare.stdout + bare.stderr)
+        XCTAssertEqual(given.status, 0, given.stdout + given.stderr)
+        XCTAssertEqual(try json(bare.stdout)["target"] as? String, "ProductActivity", bare.stdout)
+        XCTAssertEqual(try json(bare.stdout)["target"] as? String, try json(given.stdout)["target"] as? String)
+        XCTAssertEqual(try json(bare.stdout)["route"] as? String, try json(given.stdout)["route"] as? String)
+    }
+
+    func testAMissingCaseTableNamesCasesNotApp() throws {
+        let r = try ProcessRunner.pushlab(["android", "open", "--cases", "no-such-cases.json"])
+        XCTAssertEqual(r.status, 2)
+        XCTAssertTrue(r.stderr.contains("--cases no-such-cases.json: cannot read the tap case table"), r.stderr)
+        XCTAssertFalse(r.stderr.contains("--app"), r.stderr)
+    }
+
     func testOpenCaseTableRunsAndExitsZero() throws {
         let r = try ProcessRunner.pushlab(["android", "open", "--cases", "payloads/taps/android-cases.json"])
         XCTAssertEqual(r.status, 0, r.stdout + r.stderr)

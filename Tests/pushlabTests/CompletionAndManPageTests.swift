@@ -59,6 +59,41 @@ final class CompletionAndManPageTests: XCTestCase {
         }
     }
 
+    /// Words a command takes as its first argument are completed (`relay keys create|list|revoke`,
+    /// not file names), and so are profile names (`profile use`, `--profile`), read as you type.
+    func testBashCompletesRelayKeysWordsAndProfileNames() throws {
+        let dir = Fixtures.temporaryDirectory("pushlab-completion")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let config = dir.appendingPathComponent("config.json").path
+        let env = ["PUSHLAB_CONFIG": config]
+        for name in ["lab", "prod"] {
+            let add = try ProcessRunner.pushlab(["profile", "add", name, "--key", Fixtures.apnsKey, "--team-id", Fixtures.apnsTeamID,
+                                                 "--bundle-id", Fixtures.bundleID, "--sandbox"], environment: env)
+            XCTAssertEqual(add.status, 0, add.stderr)
+        }
+        let script = dir.appendingPathComponent("pushlab.bash").path
+        let generated = try ProcessRunner.pushlab(["completions", "bash"])
+        XCTAssertEqual(generated.status, 0, generated.stderr)
+        try Data(generated.stdout.utf8).write(to: URL(fileURLWithPath: script))
+        // The script calls `pushlab` by name, as an installed one does.
+        let bin = URL(fileURLWithPath: Fixtures.pushlabBinary).deletingLastPathComponent().path
+        let probe = """
+            export PATH="\(bin):$PATH" PUSHLAB_CONFIG="\(config)"
+            cd "\(dir.path)"
+            source \(script)
+            COMP_WORDS=(pushlab relay keys ''); COMP_CWORD=3; _pushlab; echo "keys: ${COMPREPLY[*]}"
+            COMP_WORDS=(pushlab profile use ''); COMP_CWORD=3; _pushlab; echo "use: ${COMPREPLY[*]}"
+            COMP_WORDS=(pushlab send apns --profile p); COMP_CWORD=4; _pushlab; echo "profile: ${COMPREPLY[*]}"
+            COMP_WORDS=(pushlab validate pushlab.b); COMP_CWORD=2; _pushlab; echo "files: ${COMPREPLY[*]}"
+            """
+        let r = try ProcessRunner.run("/bin/bash", ["-c", probe])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.contains("keys: create list revoke\n"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("use: lab prod\n"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("profile: prod\n"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("files: pushlab.bash\n"), "a payload argument still completes file names: \(r.stdout)")
+    }
+
     func testZshAndFishScriptsNameEveryOption() throws {
         let commands = try commandsFromHelp()
         for shell in ["zsh", "fish"] {

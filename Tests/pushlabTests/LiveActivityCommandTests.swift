@@ -11,8 +11,8 @@ final class LiveActivityCommandTests: XCTestCase {
         let google: String
     }
 
-    func serve() throws -> Serve {
-        let p = try RunningPushlab(["serve", "--apns-port", "0", "--port", "0", "--h2c-port", "0", "--quiet",
+    func serve(quiet: Bool = true) throws -> Serve {
+        let p = try RunningPushlab(["serve", "--apns-port", "0", "--port", "0", "--h2c-port", "0"] + (quiet ? ["--quiet"] : []) + [
                                     "--cert", Fixtures.serverCert, "--key", Fixtures.serverKey,
                                     "--live-app", Fixtures.path("payloads/apps/live.json")])
         var apns: String?, google: String?
@@ -54,6 +54,82 @@ final class LiveActivityCommandTests: XCTestCase {
         XCTAssertEqual((out["bad_policy"] as? [Any])?.last as? String, "BadRequestParams")
         XCTAssertEqual(out["delete"] as? Int, 204)
         XCTAssertEqual((out["after_delete"] as? [Any])?.last as? String, "ChannelNotRegistered")
+        XCTAssertEqual(s.process.interrupt(), 0)
+    }
+
+    /// A channel and one phone's activity subscribed to it (issue 36 item 8's walk-through, small).
+    private func channelWithOneActivity(_ s: Serve) throws -> String {
+        let create = try ProcessRunner.pushlab(["channels", "create", "--bundle-id", Fixtures.bundleID, "--storage-policy", "no-storage", "--url", s.apns] + key)
+        XCTAssertEqual(create.status, 0, create.stderr)
+        let channel = create.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let start = try ProcessRunner.pushlab(["activity", "start", "--url", s.google, "--ca-file", Fixtures.caFile, "--device", "phone-1",
+                                               "--attributes-type", "DeliveryAttributes",
+                                               "--attributes", Fixtures.path("payloads/live-activities/attributes.json"),
+                                               "--content-state", Fixtures.path("payloads/live-activities/state-placed.json"), "--channel", channel])
+        XCTAssertEqual(start.status, 0, start.stderr)
+        return channel
+    }
+
+    private func broadcast(_ s: Serve, _ channel: String, _ event: String, timestamp: Int, _ extra: [String] = []) throws -> ProcessResult {
+        try ProcessRunner.pushlab(["send", "apns", "--url", s.apns, "--topic", Fixtures.bundleID, "--no-history", "--channel", channel,
+                                   "--live-activity", event, "--timestamp", String(timestamp), "--expiration", "0"] + extra + key)
+    }
+
+    private func listing(_ s: Serve, until done: (String) -> Bool) throws -> String {
+        var text = ""
+        _ = ServerProcess.poll(timeout: 20) {
+            text = (try? ProcessRunner.pushlab(["activity", "list", "--url", s.google, "--ca-file", Fixtures.caFile]).stdout) ?? ""
+            return done(text)
+        }
+        return text
+    }
+
+    /// Typed straight through, the update and the end carry the same second: the end is not
+    /// older than the update, so iOS applies it (docs/specs/apns.md) and the activity ends.
+    func testAnEndStampedWithTheUpdatesSecondEndsTheActivity() throws {
+        let s = try serve()
+        defer { s.process.terminate() }
+        let channel = try channelWithOneActivity(s)
+        let second = Int(Date().timeIntervalSince1970)
+        let update = try broadcast(s, channel, "update", timestamp: second,
+                                   ["--content-state", Fixtures.path("payloads/live-activities/state-on-the-way.json")])
+        XCTAssertEqual(update.status, 0, update.stdout + update.stderr)
+        _ = try listing(s) { $0.contains("on the way") }
+        let end = try broadcast(s, channel, "end", timestamp: second, ["--dismissal-date", "now"])
+        XCTAssertEqual(end.status, 0, end.stdout + end.stderr)
+        let text = try listing(s) { $0.contains("[dismissed]") }
+        XCTAssertTrue(text.contains("[dismissed]"), "the end of the same second was dropped: \(text)")
+        XCTAssertFalse(text.contains("not applied"), text)
+        XCTAssertEqual(s.process.interrupt(), 0)
+    }
+
+    /// An update older than the shown state is dropped, as on iOS, and the drop is visible: in
+    /// `activity list` under the activity and as a line of serve's log. A timestamp more than 8
+    /// hours ahead cannot win: send warns, and the phone drops it too.
+    func testADroppedUpdateShowsInTheListAndServesLogAndSendWarnsWhenItCannotWin() throws {
+        let s = try serve(quiet: false)
+        defer { s.process.terminate() }
+        let channel = try channelWithOneActivity(s)
+        let now = Int(Date().timeIntervalSince1970)
+        let state = ["--content-state", Fixtures.path("payloads/live-activities/state-on-the-way.json")]
+        XCTAssertEqual(try broadcast(s, channel, "update", timestamp: now, state).status, 0)
+        _ = try listing(s) { $0.contains("on the way") }
+        let older = try broadcast(s, channel, "update", timestamp: now - 100, ["--content-state", Fixtures.path("payloads/live-activities/state-placed.json")])
+        XCTAssertEqual(older.status, 0, "APNs accepts it; the phone drops it: \(older.stderr)")
+        var text = try listing(s) { $0.contains("not applied") }
+        XCTAssertTrue(text.contains("1 push not applied; last: dropped — timestamp \(now - 100) is older than the shown state's \(now)"), text)
+        XCTAssertTrue(text.contains("on the way"), "the shown state stays: \(text)")
+        var logged: String?
+        while let line = s.process.nextLine() {
+            if line.hasPrefix("live activity phone-1") { logged = line; break }
+        }
+        XCTAssertTrue(logged?.contains("dropped — timestamp \(now - 100)") == true, logged ?? "serve printed no line for the drop")
+
+        let ahead = try broadcast(s, channel, "update", timestamp: now + 9 * 3600, state)
+        XCTAssertEqual(ahead.status, 0, ahead.stderr)
+        XCTAssertTrue(ahead.stderr.contains("warning:") && ahead.stderr.contains("cannot win"), ahead.stderr)
+        text = try listing(s) { $0.contains("2 pushes not applied") }
+        XCTAssertTrue(text.contains("2 pushes not applied; last: dropped — timestamp \(now + 9 * 3600)"), text)
         XCTAssertEqual(s.process.interrupt(), 0)
     }
 
@@ -114,7 +190,7 @@ final class LiveActivityCommandTests: XCTestCase {
         let run = try ProcessRunner.pushlab(["activity", "run", "--app", Fixtures.path("payloads/apps/live.json"), la("start.json"), la("update.json"),
                                              la("update-older.json") + "@+700", la("end.json"), "--until", "+3000"])
         XCTAssertEqual(run.status, 1, "one push was older than the shown state: \(run.stdout)")
-        XCTAssertTrue(run.stdout.contains("not newer"), run.stdout)
+        XCTAssertTrue(run.stdout.contains("is older than the shown state's"), run.stdout)
         XCTAssertTrue(run.stdout.contains("dismissed"), run.stdout)
         let clean = try ProcessRunner.pushlab(["activity", "run", "--app", Fixtures.path("payloads/apps/live.json"), la("start.json"), la("update.json"), la("end.json")])
         XCTAssertEqual(clean.status, 0, clean.stdout)

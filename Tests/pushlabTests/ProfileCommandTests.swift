@@ -89,6 +89,27 @@ final class ProfileCommandTests: XCTestCase {
         XCTAssertTrue(r.stderr.contains(env["PUSHLAB_CONFIG"]!) && r.stderr.contains("/profiles/x/apns/key"), r.stderr)
     }
 
+    /// `profile use --none` clears the current profile without removing any: send then needs
+    /// its flags (or environment), and `profile list --names` prints the names for scripts.
+    func testUseNoneClearsTheCurrentProfileAndKeepsThemAll() throws {
+        try addProfile("dev")
+        try addProfile("prod")
+        var r = try pushlab(["profile", "use", "--none"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(r.stdout, "no current profile (was dev)\n")
+        r = try pushlab(["profile", "list", "--json"])
+        let rows = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]])
+        XCTAssertEqual(rows.map { $0["current"] as? Bool }, [false, false])
+        XCTAssertEqual(try pushlab(["profile", "list", "--names"]).stdout, "dev\nprod\n")
+        r = try pushlab(["send", "apns", "--token", token, "--title", "hi", "--no-history"])
+        XCTAssertEqual(r.status, 2, "no current profile: the key must come from a flag \(r.stderr)")
+        XCTAssertTrue(r.stderr.contains("--key"), r.stderr)
+        r = try pushlab(["profile", "use", "dev", "--none"])
+        XCTAssertEqual(r.status, 2)
+        XCTAssertTrue(r.stderr.contains("not both"), r.stderr)
+        XCTAssertEqual(try pushlab(["profile", "use", "prod"]).status, 0)
+    }
+
     func testSendTakesThePrecedenceFlagThenProfileThenEnvironment() throws {
         let server = try LabServer()
         defer { server.stop() }

@@ -20,7 +20,7 @@ final class ValidateCommandTests: XCTestCase {
 
     func testCommentsAreReportedAtTheirLine() throws {
         let r = try ProcessRunner.pushlab(["validate", "-"], stdin: "{\n  \"aps\": {\"alert\": \"hi\"}, // note\n}\n")
-        XCTAssertEqual(r.status, 1)
+        XCTAssertEqual(r.status, 2, "not JSON: unreadable input, as in send")
         XCTAssertTrue(r.stdout.contains("-:2:27  -  json.comments  error: comments are not allowed in JSON"), r.stdout)
     }
 
@@ -83,7 +83,7 @@ final class ValidateCommandTests: XCTestCase {
         let path = dir.appendingPathComponent("image.png").path
         try Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 0x0D]).write(to: URL(fileURLWithPath: path))
         let r = try ProcessRunner.pushlab(["validate", path])
-        XCTAssertEqual(r.status, 1)
+        XCTAssertEqual(r.status, 2, "not JSON: unreadable input, as in send")
         XCTAssertTrue(r.stdout.contains("\(path):1:1  -  json.encoding"), r.stdout)
     }
 

@@ -13,6 +13,9 @@ public final class LiveActivityFleet: PushDeliverySink, BroadcastDeliverySink, S
     private let time: TimeSource
     private let profile: LiveActivityProfile
     private let keepsTimelines: Bool
+    /// Told of every push a phone did not apply (dropped, throttled, not decodable), so `serve`
+    /// can print it: a refused update is never silent.
+    private let onNotApplied: (@Sendable (_ device: String, _ event: LiveActivityTimelineEvent) -> Void)?
     private struct State {
         var hosts: [String: LiveActivityHost] = [:]
         var order: [String] = []
@@ -23,7 +26,9 @@ public final class LiveActivityFleet: PushDeliverySink, BroadcastDeliverySink, S
     private let state = Mutex(State())
 
     public init(channels: BroadcastChannelRegistry, time: TimeSource = SystemTimeSource(),
-                profile: LiveActivityProfile = LiveActivityProfile(), keepsTimelines: Bool = true) {
+                profile: LiveActivityProfile = LiveActivityProfile(), keepsTimelines: Bool = true,
+                onNotApplied: (@Sendable (_ device: String, _ event: LiveActivityTimelineEvent) -> Void)? = nil) {
+        self.onNotApplied = onNotApplied
         self.channels = channels
         self.time = time
         self.profile = profile
@@ -85,6 +90,7 @@ public final class LiveActivityFleet: PushDeliverySink, BroadcastDeliverySink, S
         let target: LiveActivityHost.Target = token == host.pushToStartToken ? .pushToStart : .activityToken(token)
         let events = host.receive(la, priority: push.priority ?? 10, target: target, at: Int(push.receivedAt.timeIntervalSince1970))
         let reached = events.filter { $0.kind == .updated || $0.kind == .ended || $0.kind == .started }.count
+        if let onNotApplied { for e in events where e.isRejection { onNotApplied(host.deviceName, e) } }
         for e in events where e.kind == .tokenIssued {
             if let id = e.activityID, let t = host.activity(id: id)?.pushToken { state.withLock { $0.byToken[t] = host } }
         }
@@ -114,6 +120,7 @@ public final class LiveActivityFleet: PushDeliverySink, BroadcastDeliverySink, S
                 while i < phones.count {
                     let events = phones[i].receive(push, priority: priority, target: .channel(channel), at: at)
                     for e in events where e.kind == .updated || e.kind == .ended { reached += 1 }
+                    if let onNotApplied { for e in events where e.isRejection { onNotApplied(phones[i].deviceName, e) } }
                     i += workers
                 }
                 counts.set(w, reached)

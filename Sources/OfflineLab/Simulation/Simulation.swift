@@ -15,7 +15,8 @@ public struct Simulation: Sendable {
     public var assetsDirectory: String
     /// The app under test; the store and SDK mode are set per run from the parameters.
     public var profile: AppProfile
-    /// The Android app for `runAndroid` (its SDK mode is set per run from the store).
+    /// The Android app for `runAndroid` (its SDK mode is set per run from the store). This
+    /// minimal app is for library callers; `pushlab simulate` loads payloads/apps/android-demo.json.
     public var androidProfile = AndroidAppProfile(package: "io.pushlab.shop", label: "Pushlab Shop", cdpApiKey: "pushlab-demo-cdp-key",
                                                   channels: [AndroidChannel(id: "io.pushlab.shop", importance: 3)])
     /// Phone k's name and APNs token.

@@ -53,6 +53,7 @@ fieldset { border: 1px solid var(--line); border-radius: 6px; margin: 12px 0 0; 
 .notif { background: rgba(245, 246, 250, .92); border-radius: 14px; padding: 10px 12px; display: grid; grid-template-columns: 1fr auto; gap: 2px 10px; }
 .notif .app { font-size: 11.5px; text-transform: uppercase; letter-spacing: .04em; color: #5b6275; grid-column: 1 / -1; display: flex; justify-content: space-between; }
 .notif .title { font-weight: 600; } .notif .subtitle { font-weight: 500; } .notif .body { color: #2b3140; }
+.notif .title, .notif .subtitle, .notif .body { grid-column: 1; }
 .notif img { width: 56px; height: 56px; object-fit: cover; border-radius: 8px; grid-row: 2 / span 3; grid-column: 2; }
 .badge { display: inline-block; background: #e5484d; color: #fff; border-radius: 10px; padding: 0 7px; font-size: 11px; margin-left: 6px; }
 .tap { margin-top: 8px; }

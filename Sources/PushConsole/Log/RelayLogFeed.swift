@@ -13,13 +13,16 @@ public struct RelayLogFeed: RelayObserver {
     public init(log: any PushLogFeed) { self.log = log }
 
     public func accepted(_ push: RelayAcceptedPush) {
-        let apns = push.targets.allSatisfy { $0.kind == .apnsToken }
-        var row = LoggedPush(receivedAt: push.acceptedAt, source: .relay, platform: apns ? .apns : .fcm, app: push.app,
-                             target: push.targets.count == 1 ? push.targets[0].value : nil,
-                             device: "\(push.targets.count) target\(push.targets.count == 1 ? "" : "s")",
+        let shown = push.targets.count == 1 ? push.targets[0] : nil
+        // The row is labelled by the payload it shows (the one its findings are about); a push to
+        // APNs and FCM targets says so beside the count.
+        let mixed = push.targets.contains { $0.kind == .apnsToken } && push.targets.contains { $0.kind != .apnsToken }
+        var row = LoggedPush(receivedAt: push.acceptedAt, source: .relay, platform: Self.showsAPNsPayload(push.content, target: shown) ? .apns : .fcm,
+                             app: push.app, target: shown?.value,
+                             device: "\(push.targets.count) target\(push.targets.count == 1 ? "" : "s")\(mixed ? " (APNs + FCM)" : "")",
                              pushType: push.content.apns?.pushType?.rawValue, status: 202, reason: nil, messageID: push.pushID,
                              uniqueID: nil, deliveryID: Self.deliveryID(push.content), headers: Self.headers(push.content, app: push.app),
-                             payload: Self.payload(push.content, target: push.targets.count == 1 ? push.targets[0] : nil))
+                             payload: Self.payload(push.content, target: shown))
         row.relayPushID = push.pushID
         log.append(row)
     }
@@ -55,13 +58,19 @@ public struct RelayLogFeed: RelayObserver {
     /// The APNs payload for an APNs target; for the others the FCM v1 request as it was sent, with
     /// its target (the console shortens a token before it serves the payload).
     static func payload(_ content: RelayPushContent, target: PushTarget?) -> String {
-        if target?.kind == .apnsToken || (target == nil && content.apns != nil), let a = content.apns { return a.payload }
+        if showsAPNsPayload(content, target: target), let a = content.apns { return a.payload }
         guard let f = content.fcm else { return content.apns?.payload ?? "" }
         guard let target, target.kind != .apnsToken,
               case .object(var message)? = try? JSONDocument.parse(Array(f.message.utf8)).root else { return #"{"message":\#(f.message)}"# }
         let field = target.kind == .fcmToken ? "token" : target.kind == .fcmTopic ? "topic" : "condition"
         message[field] = .string(target.value)
         return #"{"message":\#(String(decoding: JSONValue.object(message).minifiedBytes(), as: UTF8.self))}"#
+    }
+
+    /// Whether `payload` shows the APNs payload: for an APNs target, or for a push of several
+    /// targets that carries one.
+    static func showsAPNsPayload(_ content: RelayPushContent, target: PushTarget?) -> Bool {
+        content.apns != nil && (target?.kind == .apnsToken || target == nil)
     }
 
     /// `CIO-Delivery-ID` from the APNs payload or the FCM message's data.

@@ -38,7 +38,20 @@ extension Console {
                             credential: OAuthTokenSource(account: account, transport: client))
         }
         attach(sender: ConsoleSender(apns: apns, fcm: fcm))
-        attach { collector.flush(); return try collector.report() }
+        // "sent" comes from the gateway's records (its --db file, else the ones it keeps in
+        // memory), as in the demo's report: the pushes accepted with a delivery id, once each.
+        attach {
+            if let path = gateway.configuration.recordsPath {
+                gateway.records.flush()
+                return try collector.report(gatewayDatabasePath: path)
+            }
+            var seen = Set<String>()
+            let sent = try gateway.records.recent(limit: Int.max).compactMap { r -> SentPush? in
+                guard r.status == 200, let id = r.deliveryID, seen.insert(id).inserted else { return nil }
+                return SentPush(deliveryID: id, sentAt: r.receivedAt, token: r.token)
+            }
+            return try collector.report(sent: sent)
+        }
         return client
     }
 

@@ -35,6 +35,17 @@ public enum APNsRequestRules {
         }
     }
 
+    /// The body pushlab sends for a payload that parses: its minified form (no whitespace, keys
+    /// and duplicates in source order, numbers as written; `JSONSerializer.swift`). The sender
+    /// sends these bytes and the validator measures them, so `pushlab validate`'s "N/4096 bytes"
+    /// is the size of the body APNs receives (docs/specs/apns.md "Request": the limit applies
+    /// to the payload as sent). A payload that does not parse goes as written (`--no-validate`).
+    public static func bodyAsSent(_ payload: JSONValue) -> [UInt8] { payload.minifiedBytes() }
+    /// `bodyAsSent(payload).count`, without building it.
+    public static func bodySizeAsSent(_ payload: JSONValue) -> Int { payload.minifiedByteCount }
+    /// How `bodyAsSent` shapes the payload, for reports that show a size ("3943/4096 bytes minified").
+    public static let bodyFormAsSent = "minified"
+
     /// A payload of `byteCount` bytes is over the limit for `pushType`.
     public static func isTooLarge(byteCount: Int, pushType: APNsPushType) -> Bool { byteCount > pushType.maximumPayloadBytes }
 }

@@ -13,6 +13,20 @@ public enum LiveActivityLimits {
     public static let maximumActiveSeconds = 8 * 3600
     /// …and it may stay on the Lock Screen up to 4 more hours (12 in all).
     public static let maximumLockScreenSecondsAfterEnd = 4 * 3600
+    /// A timestamp further ahead of the phone's clock than the longest life of an activity is
+    /// dropped (Apple staff, forums thread 776165; docs/specs/apns.md).
+    public static let maximumTimestampSecondsAhead = 8 * 3600
+
+    /// docs/specs/apns.md "Per-device Live Activity pushes": iOS ignores an update whose
+    /// timestamp is *older* than the state it shows (ActivityKit `update(_:alertConfiguration:
+    /// timestamp:)`); one stamped with the same second is not older and is applied.
+    public static func isOlderThanShown(_ timestamp: Int, shown: Int) -> Bool { timestamp < shown }
+
+    /// Why a push stamped `timestamp` cannot win on a phone whose clock reads `now`, or nil.
+    public static func timestampProblem(_ timestamp: Int, now: Int) -> String? {
+        guard timestamp > now + maximumTimestampSecondsAhead else { return nil }
+        return "timestamp \(timestamp) is \(timestamp - now) s ahead of the clock; iOS drops a timestamp more than \(maximumTimestampSecondsAhead / 3600) hours ahead"
+    }
 }
 
 /// What a Live Activity push says, read from its `aps` dictionary: the fields ActivityKit acts

@@ -48,18 +48,21 @@ public enum FCMTarget: Sendable, Hashable {
         return !name.isEmpty && name.utf8.allSatisfy { DeviceToken.isURLSafe($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "~") || $0 == UInt8(ascii: "%") }
     }
 
-    /// The problem with this target, checked before sending; nil when it is fine.
-    public var problem: String? {
+    /// The problem with this target and how to fix it, checked before sending; nil when it is fine.
+    public var finding: (message: String, fix: String)? {
         switch self {
         case .fid(let f):
-            return FirebaseInstallationID.problem(f).map { "\($0.message); fix: \($0.fix)" }
+            return FirebaseInstallationID.problem(f).map { ($0.message, $0.fix) }
         case .token(let t):
-            return DeviceToken.problem(t, for: .fcm).map { "\($0)" }
+            return DeviceToken.problem(t, for: .fcm).map { ($0.message, $0.fix) }
         case .topic(let t):
             return FCMTarget.isValidTopic(t) ? nil
-                : "topic '\(t)' is not a valid FCM topic name; use letters, digits and - _ . ~ % only (e.g. news or /topics/news)"
+                : ("topic '\(t)' is not a valid FCM topic name", "use letters, digits and - _ . ~ % only (e.g. news or /topics/news)")
         case .condition(let c):
-            return c.trimmingCharacters(in: .whitespaces).isEmpty ? "the condition is empty; e.g. \"'news' in topics && 'ios' in topics\"" : nil
+            return c.trimmingCharacters(in: .whitespaces).isEmpty ? ("the condition is empty", "e.g. \"'news' in topics && 'ios' in topics\"") : nil
         }
     }
+
+    /// `finding` as one line (API answers, logs).
+    public var problem: String? { finding.map { "\($0.message); fix: \($0.fix)" } }
 }

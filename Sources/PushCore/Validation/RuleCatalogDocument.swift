@@ -31,8 +31,13 @@ extension RuleCatalog {
         `Simulator Target Bundle` key (or a `.apns` file name) is a simulator file; anything else
         is an APNs payload. `--format` overrides. Header rules need the header: pass
         `--push-type`, `--priority`, `--topic`, `--collapse-id`, `--token` (or, for FCM, put them
-        in `message.apns.headers`). Sizes are measured on the minified JSON that pushlab sends; for
+        in `message.apns.headers`). Sizes are measured on the minified JSON, and that is what pushlab
+        sends: `send apns` and `send fcm` send a payload file minified whatever its indentation,
+        so "3943/4096 bytes minified, as sent" is the size of the body the service receives. For
         FCM, pushlab counts the `message` object without its target as the "message content".
+        A file that does not parse as JSON (the `json.*` rules below that a parser reports:
+        syntax, comments, encoding, nesting, an empty file) is unreadable input: exit 2 from
+        `validate` as from every other command, with the finding's line and column.
 
         Every rule has a sample under `payloads/invalid/<rule id>.json` and an entry in
         `payloads/invalid/expected.json`; the tests check that each fires there and nowhere in the good

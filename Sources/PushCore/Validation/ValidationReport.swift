@@ -10,6 +10,9 @@ public struct ValidationReport: Sendable {
     public var byteCount: Int?
     /// The limit that applied to `byteCount`.
     public var byteLimit: Int?
+    /// The input did not parse as JSON (its one finding is the parser's, with line and column):
+    /// unreadable input, which every command answers with exit status 2.
+    public var unparsable = false
 
     public init(format: PayloadFormat?, pushType: APNsPushType? = nil, findings: [ValidationFinding],
                 byteCount: Int? = nil, byteLimit: Int? = nil) {

@@ -37,7 +37,9 @@ public struct Validator: Sendable {
         do {
             return validate(try parser.parse(bytes), as: format)
         } catch {
-            return ValidationReport(format: format, findings: [parseFinding(error, format: format ?? .apns)])
+            var report = ValidationReport(format: format, findings: [parseFinding(error, format: format ?? .apns)])
+            report.unparsable = true
+            return report
         }
     }
 

@@ -17,7 +17,7 @@ public struct AndroidTapCaseTable: Sendable {
 
     /// Loads the table; `appBase` resolves the table's relative `app` path (the repo root).
     public static func load(path: String, appBase: URL? = nil) throws(AppProfileError) -> AndroidTapCaseTable {
-        guard let bytes = FileManager.default.contents(atPath: path) else { throw .unreadable(path: path) }
+        guard let bytes = FileManager.default.contents(atPath: path) else { throw .unreadableCaseTable(path: path) }
         let root: JSONValue
         do { root = try JSONParser().parse(Array(bytes)).root } catch {
             throw .malformedJSON(source: path, detail: "\(error)")
@@ -25,7 +25,9 @@ public struct AndroidTapCaseTable: Sendable {
         guard let appPath = root["app"]?.stringValue else { throw .missingField(source: path, pointer: "/app", why: "the app profile the cases start from") }
         let base = appBase ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
         let appURL = appPath.hasPrefix("/") ? URL(fileURLWithPath: appPath) : base.appendingPathComponent(appPath)
-        guard let appBytes = FileManager.default.contents(atPath: appURL.path) else { throw .unreadable(path: appURL.path) }
+        guard let appBytes = FileManager.default.contents(atPath: appURL.path) else {
+            throw .invalidValue(source: path, pointer: "/app", detail: "cannot read the app profile \(appURL.path) it names (relative paths start at the current directory)")
+        }
         let appJSON: JSONValue
         do { appJSON = try JSONParser().parse(Array(appBytes)).root } catch { throw .malformedJSON(source: appURL.path, detail: "\(error)") }
         guard let list = root["cases"]?.arrayValue else { throw .missingField(source: path, pointer: "/cases", why: "the list of cases") }

@@ -3,6 +3,8 @@ import Foundation
 /// Why an app profile could not be used, with what to do about it.
 public enum AppProfileError: Error, Sendable, Equatable, CustomStringConvertible {
     case unreadable(path: String)
+    /// The tap case table itself (`--cases`) cannot be read.
+    case unreadableCaseTable(path: String)
     case malformedJSON(source: String, detail: String)
     case missingField(source: String, pointer: String, why: String)
     case invalidValue(source: String, pointer: String, detail: String)
@@ -10,6 +12,7 @@ public enum AppProfileError: Error, Sendable, Equatable, CustomStringConvertible
     public var reason: String {
         switch self {
         case .unreadable(let path): return "\(path): cannot read the app profile"
+        case .unreadableCaseTable(let path): return "\(path): cannot read the tap case table"
         case .malformedJSON(let source, let detail): return "\(source): not valid JSON (\(detail))"
         case .missingField(let source, let pointer, let why): return "\(source): \(pointer) is missing (\(why))"
         case .invalidValue(let source, let pointer, let detail): return "\(source): \(pointer): \(detail)"
@@ -19,6 +22,7 @@ public enum AppProfileError: Error, Sendable, Equatable, CustomStringConvertible
     public var fix: String {
         switch self {
         case .unreadable: return "check the path given to --app (samples: payloads/apps/demo.json)"
+        case .unreadableCaseTable: return "check the path given to --cases (sample: payloads/taps/android-cases.json)"
         case .malformedJSON: return "fix the JSON syntax; see payloads/apps/demo.json for the shape"
         case .missingField(_, let pointer, _): return "add \"\(pointer.dropFirst())\" to the profile (see docs/device.md)"
         case .invalidValue: return "see docs/device.md for the allowed values"

@@ -34,6 +34,10 @@ public struct LiveActivity: Sendable, Hashable {
     public var pushToken: String?
     /// The broadcast channel it is subscribed to.
     public var channelID: String?
+    /// Pushes addressed to it that were not applied (dropped, throttled, not decodable), and
+    /// the newest one's reason: what `activity list` shows beside the state.
+    public var notApplied = 0
+    public var lastNotApplied: LiveActivityTimelineEvent?
     /// The widget's tap URL for the content shown (Customer.io: the tracking URL built from
     /// `content-state.cioMetadata`).
     public var widgetURL: String? { CIOLiveActivityTrackingURL.url(forContentState: contentState) }
@@ -52,6 +56,11 @@ public struct LiveActivity: Sendable, Hashable {
         self.relevanceScore = relevanceScore
         self.pushToken = pushToken
         self.channelID = channelID
+    }
+
+    mutating func recordNotApplied(_ event: LiveActivityTimelineEvent) {
+        notApplied += 1
+        lastNotApplied = event
     }
 
     /// Moves the activity's clock to `now`: stale-date, the 8-hour limit, dismissal.

@@ -134,7 +134,10 @@ public final class LiveActivityHost: Sendable {
         let admitted = priority < 10 || state.budget.admit(at: now)
         let budget = state.budget
         for i in indices {
+            let first = out.count
             update(&state.activities[i], push, event: event, timestamp: timestamp, admitted: admitted, budget: budget, at: now, into: &out)
+            // A push that was not applied leaves a trace on the activity (`activity list`).
+            if let refusal = out[first...].last(where: \.isRejection) { state.activities[i].recordNotApplied(refusal) }
         }
     }
 
@@ -145,9 +148,13 @@ public final class LiveActivityHost: Sendable {
             out.append(LiveActivityTimelineEvent(at: now, activityID: id, kind: .dropped, detail: "the activity has ended: \(event.rawValue) ignored"))
             return
         }
-        if timestamp <= activity.timestamp {
+        if LiveActivityLimits.isOlderThanShown(timestamp, shown: activity.timestamp) {
             out.append(LiveActivityTimelineEvent(at: now, activityID: id, kind: .dropped,
-                                         detail: "timestamp \(timestamp) is not newer than the shown state's \(activity.timestamp): iOS keeps the newer one (APNs may reorder pushes)"))
+                                         detail: "timestamp \(timestamp) is older than the shown state's \(activity.timestamp): iOS keeps the newer one (APNs may reorder pushes)"))
+            return
+        }
+        if let problem = LiveActivityLimits.timestampProblem(timestamp, now: now) {
+            out.append(LiveActivityTimelineEvent(at: now, activityID: id, kind: .dropped, detail: problem))
             return
         }
         if !admitted {

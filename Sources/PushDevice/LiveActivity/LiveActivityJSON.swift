@@ -28,6 +28,10 @@ extension LiveActivity {
         if let pushToken { o.append(JSONMember(key: "pushToken", value: .string(pushToken))) }
         if let channelID { o.append(JSONMember(key: "channel", value: .string(channelID))) }
         if let widgetURL { o.append(JSONMember(key: "widgetURL", value: .string(widgetURL))) }
+        if let lastNotApplied {
+            o.append(JSONMember(key: "notApplied", value: .number(JSONNumber(notApplied))))
+            o.append(JSONMember(key: "lastNotApplied", value: lastNotApplied.json))
+        }
         return .object(JSONObject(o))
     }
 }

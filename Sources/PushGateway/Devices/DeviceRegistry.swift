@@ -55,6 +55,13 @@ public final class DeviceRegistry: Sendable {
         // Decode the shape the top level has, so the error is the one about that shape (trying
         // each shape in turn reported the last one's error: "expected an array" for a typo deep
         // inside {"devices": [...]}).
+        // pushlab's own strict parser first: a syntax error (a trailing comma, a comment) is named
+        // at its line and column, where Foundation's parser accepts some and misreports others.
+        do { _ = try JSONDocument.parse(Array(data)) } catch where error.reason != .empty {
+            let shape = GatewayConfigError.invalidDevices(path: source, why: "").fix
+            throw GatewayConfigError.invalidDevices(path: "\(source):\(error.line):\(error.column)", why: "not valid JSON: \(error.message)",
+                                                    fix: "\(error.fix); the file's shape: \(shape)")
+        } catch {}
         let top = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
         let devices: [EmulatedDevice]
         do {

@@ -4,6 +4,8 @@ import PushHTTP
 
 /// A payload with its headers resolved and checked once, ready to go to any number of tokens.
 public struct PreparedAPNsPush: Sendable {
+    /// The body as sent: the payload minified when it parses (PushCore `bodyAsSent`, the form
+    /// the validator measured), else the bytes as given (only with `validate: false`).
     public let payload: [UInt8]
     public let pushType: APNsPushType
     /// The full `apns-topic` (suffix included); nil only when unchecked and not given.
@@ -39,7 +41,8 @@ public struct PreparedAPNsPush: Sendable {
             }
         }
         let pushType = options.pushType ?? document.map { APNsPushType.inferred(from: $0.root) } ?? .alert
-        self.payload = payload
+        // What the validator measured is what goes on the wire (PushCore `bodyAsSent`).
+        self.payload = document.map { APNsRequestRules.bodyAsSent($0.root) } ?? payload
         self.pushType = pushType
         topic = options.topic.map { pushType.topic(forBundleID: $0) }
         priority = options.priority ?? pushType.defaultPriority.rawValue
@@ -58,7 +61,7 @@ public struct PreparedAPNsPush: Sendable {
         // The service's own rules (PushCore `APNsRequestRules`), in the order a user fixes them.
         let request = self.request
         for (rule, error) in [
-            (APNsRequestRule.payloadWithinLimit, APNsPreflightError.payloadTooLarge(bytes: payload.count, limit: pushType.maximumPayloadBytes, pushType: pushType)),
+            (APNsRequestRule.payloadWithinLimit, APNsPreflightError.payloadTooLarge(bytes: self.payload.count, limit: pushType.maximumPayloadBytes, pushType: pushType)),
             (.topicPresent, .missingTopic),
             (.priorityIsKnown, .badPriority(priority)),
         ] where rule.isViolated(by: request) { throw error }
@@ -135,7 +138,7 @@ public enum APNsPreflightError: Error, Sendable, Hashable, CustomStringConvertib
         case .payloadNotObject:
             return "the payload must be a JSON object ({\"aps\": {…}}); it is another JSON value"
         case .payloadTooLarge(let bytes, let limit, let type):
-            return "the payload is \(bytes) bytes; APNs accepts at most \(limit) for \(type.rawValue) pushes (PayloadTooLarge); shorten it"
+            return "the payload is \(bytes) bytes \(APNsRequestRules.bodyFormAsSent); APNs accepts at most \(limit) for \(type.rawValue) pushes (PayloadTooLarge); shorten it"
         case .missingTopic:
             return "no topic: pass --topic with the app's bundle id (or set APNS_TOPIC); APNs answers MissingTopic"
         case .badPriority(let p):

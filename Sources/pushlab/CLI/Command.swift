@@ -13,6 +13,8 @@ protocol Command: SendableMetatype {
     static var options: [any OptionDeclaration] { get }
     /// Positional arguments, for the usage line (e.g. `[payload.json …]`).
     static var positionalUsage: String { get }
+    /// What the shell completes for the first positional argument (files unless said otherwise).
+    static var positionalCompletion: PositionalCompletion { get }
     /// Runs the command and returns the exit status. Throw `UsageError` for bad input (exit 2).
     static func run(_ args: ParsedArguments) async throws -> Int32
 }
@@ -24,4 +26,14 @@ extension Command {
     /// The options `--help`, the man page and the completions show (removed ones are not).
     static var shownOptionSpecs: [OptionSpec] { optionSpecs.filter { $0.removal == nil } }
     static var positionalUsage: String { "" }
+    static var positionalCompletion: PositionalCompletion { .files }
+}
+
+/// What a command's first positional argument is, for the shell completions.
+enum PositionalCompletion: Equatable {
+    case files
+    /// One of these words (e.g. `relay keys create|list|revoke`).
+    case words([String])
+    /// A profile name, read from `pushlab profile list --names` as the user types.
+    case profiles
 }

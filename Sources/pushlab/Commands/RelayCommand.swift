@@ -1,4 +1,5 @@
 import Foundation
+import PushAuth
 import PushConsole
 import PushGateway
 import PushHTTP
@@ -72,8 +73,16 @@ enum RelayCommand: Command {
                 emulator = e.endpoints
             } catch {
                 await queue?.close()
-                throw UsageError("cannot start the built-in emulator: \(error)",
-                                 fix: ProjectFiles.root == nil ? ProjectFiles.missingFix : "pass --certs DIR holding server.pem, server.key, ca.pem and the dev keys")
+                // One fix line: the error's own when it has one (a key file names its fix).
+                let placement = ProjectFiles.root == nil ? ProjectFiles.missingFix : "pass --certs DIR holding server.pem, server.key, ca.pem and the dev keys"
+                switch error {
+                case let error as KeyLoadError:
+                    throw UsageError("cannot start the built-in emulator: \(error.source.map { $0 + ": " } ?? "")\(error.reason)", fix: "\(error.fix); \(placement)")
+                case let error as GatewayConfigError:
+                    throw UsageError("cannot start the built-in emulator: \(error.reason)", fix: "\(error.fix); \(placement)")
+                default:
+                    throw UsageError("cannot start the built-in emulator: \(error)", fix: placement)
+                }
             }
         }
         let relay: Relay
@@ -191,6 +200,7 @@ enum RelayKeysCommand: Command {
     static let path = ["relay", "keys"]
     static let summary = "Manage the relay's API keys: create (printed once), list, revoke ID."
     static let positionalUsage = "create|list|revoke [ID]"
+    static let positionalCompletion = PositionalCompletion.words(["create", "list", "revoke"])
     static let discussion = """
         create makes a key for one app (--app) or an admin key (--admin) and prints it once; only its \
         SHA-256 hash is stored, so keep it in your secret store. list shows ids (the key's first 12 \

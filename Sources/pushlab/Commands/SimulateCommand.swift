@@ -71,7 +71,8 @@ enum SimulateCommand: Command {
                                            }
                                        }, text: { $0.count == 2 ? "both" : $0.first?.rawValue ?? "ios" }, example: "android"),
                                        default: [.ios])
-    static let androidApp = Option.string("--android-app", name: "FILE", help: "Android app profile (its SDK mode is set per store).", described: "payloads/apps/android-demo.json")
+    static let androidApp = Option.value(["--android-app"], name: "FILE", help: "Android app profile (its SDK mode is set per store).", kind: .string,
+                                         computed: "payloads/apps/android-demo.json") { ProjectFiles.defaultFile("payloads/apps/android-demo.json") }
     static let dozeRate = Option.double("--doze-rate", name: "P", help: "Android: probability a push arrives while the phone dozes for 2 h (no network, no jobs).", in: 0...1, default: androidDefaults.dozeRate)
     static let launchAfter = Option.duration("--launch-after", help: "Android: the app comes to the foreground this long after each push (with --launches ≥ 1).",
                                              default: .milliseconds(androidDefaults.launchAfterMs))
@@ -129,9 +130,8 @@ enum SimulateCommand: Command {
         let platforms = try args[platform]
         if platforms.contains(.android) {
             p.android = try androidSettings(args)
-            if let path = try args[androidApp] {
-                do { simulation.androidProfile = try AndroidAppProfile.load(path: path) } catch { throw UsageError("--android-app \(error.reason)", fix: error.fix) }
-            }
+            let path = try args[androidApp]
+            do { simulation.androidProfile = try AndroidAppProfile.load(path: path) } catch { throw UsageError("--android-app \(error.reason)", fix: error.fix) }
         }
 
         var results: [SimulationResult] = []

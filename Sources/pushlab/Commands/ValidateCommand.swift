@@ -11,7 +11,8 @@ enum ValidateCommand: Command {
     The format is detected from the content (a top-level "message" is FCM, "Simulator Target Bundle" \
     or a .apns file name is a simulator file, anything else an APNs payload); --format overrides it. \
     APNs request headers can be given to check them with the payload. Exit status: 0 no errors \
-    (warnings allowed unless --strict), 1 errors found, 2 unreadable input or bad usage. \
+    (warnings allowed unless --strict), 1 errors found, 2 unreadable input (a missing file, or one \
+    that is not JSON: syntax, comments, encoding, nesting, empty) or bad usage. \
     Files over 1 MiB are refused unread (APNs payloads are at most 4 KB).
     """
     static let format = Option.value(["--format"], name: "FORMAT", help: "apns, fcm, simulator or auto.",
@@ -68,7 +69,9 @@ enum ValidateCommand: Command {
         } else {
             for r in results { printHuman(r, strict: strict) }
         }
-        if results.contains(where: { $0.unreadable != nil }) { return ExitStatus.usage }
+        // A file that is not JSON is unreadable input (2), as in send, nse, open and the rest;
+        // a file that parses and breaks a rule fails validation (1).
+        if results.contains(where: { $0.unreadable != nil || $0.report?.unparsable == true }) { return ExitStatus.usage }
         return results.allSatisfy { $0.report!.passes(strict: strict) } ? ExitStatus.success : ExitStatus.failure
     }
 
@@ -154,7 +157,8 @@ enum ValidateCommand: Command {
         var facts: [String] = []
         if let f = report.format { facts.append(f == .fcm ? "FCM message" : f == .simulator ? "simulator file" : "APNs payload") }
         if let t = report.pushType { facts.append("\(t.rawValue) push") }
-        if let n = report.byteCount, let limit = report.byteLimit { facts.append("\(n)/\(limit) bytes") }
+        // The size of the body as `send` sends it (PushCore `bodyAsSent`), not of the file as written.
+        if let n = report.byteCount, let limit = report.byteLimit { facts.append("\(n)/\(limit) bytes \(APNsRequestRules.bodyFormAsSent), as sent") }
         if !facts.isEmpty { header += " — " + facts.joined(separator: ", ") }
         if !report.findings.isEmpty { header += " — \(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")" + (infos > 0 ? ", \(infos) info" : "") }
         emit(header)
@@ -189,6 +193,8 @@ struct ValidateOutput: Encodable {
         var format: String?
         var pushType: String?
         var bytes: Int?
+        /// What `bytes` measured: the body as send sends it (PushCore `bodyFormAsSent`).
+        var bytesAs: String?
         var limit: Int?
         var passed: Bool
         var error: String?
@@ -202,7 +208,8 @@ struct ValidateOutput: Encodable {
     init(results: [ValidateCommand.FileResult], strict: Bool) {
         files = results.map { r in
             File(file: r.path, format: r.report?.format?.rawValue, pushType: r.report?.pushType?.rawValue,
-                 bytes: r.report?.byteCount, limit: r.report?.byteLimit, passed: r.report?.passes(strict: strict) ?? false,
+                 bytes: r.report?.byteCount, bytesAs: r.report?.byteCount.map { _ in APNsRequestRules.bodyFormAsSent + ", as sent" },
+                 limit: r.report?.byteLimit, passed: r.report?.passes(strict: strict) ?? false,
                  error: r.unreadable?.description, findings: r.report?.findings ?? [])
         }
         errors = results.reduce(0) { $0 + ($1.report?.errors.count ?? 0) }

@@ -211,11 +211,5 @@ enum DoctorCommand: Command {
         }
     }
 
-    static func httpDate(_ text: String) -> Date? {
-        let f = DateFormatter()
-        f.locale = Locale(identifier: "en_US_POSIX")
-        f.timeZone = TimeZone(identifier: "GMT")
-        f.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        return f.date(from: text)
-    }
+    static func httpDate(_ text: String) -> Date? { HTTPDate.parse(text) }
 }

@@ -4,11 +4,16 @@ import Foundation
 enum ProfileListCommand: Command {
     static let path = ["profile", "list"]
     static let summary = "List the profiles; the current one is marked with *."
-    static let options: [any OptionDeclaration] = [ProfileCommandOptions.json, ProfileCommandOptions.config]
+    static let names = Option.flag("--names", help: "Print the profile names only, one per line (scripts, shell completion).")
+    static let options: [any OptionDeclaration] = [names, ProfileCommandOptions.json, ProfileCommandOptions.config]
 
     static func run(_ args: ParsedArguments) async throws -> Int32 {
         let config = try UserConfig.load(try args[ProfileCommandOptions.config])
         let names = config.profiles.keys.sorted()
+        if args[Self.names] {
+            for n in names { print(n) }
+            return ExitStatus.success
+        }
         if args[ProfileCommandOptions.json] {
             struct Row: Encodable { var name: String; var current: Bool; var apns: Bool; var fcm: Bool }
             print(try renderJSON(names.map { n in

@@ -4,6 +4,7 @@ import Foundation
 enum ProfileRemoveCommand: Command {
     static let path = ["profile", "remove"]
     static let summary = "Remove a profile (its key files are left where they are)."
+    static let positionalCompletion = PositionalCompletion.profiles
     static let positionalUsage = "NAME"
     static let options: [any OptionDeclaration] = [ProfileCommandOptions.config]
 

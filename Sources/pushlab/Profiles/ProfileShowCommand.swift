@@ -4,6 +4,7 @@ import Foundation
 enum ProfileShowCommand: Command {
     static let path = ["profile", "show"]
     static let summary = "Show a profile's settings (file paths, never key material)."
+    static let positionalCompletion = PositionalCompletion.profiles
     static let positionalUsage = "[NAME]"
     static let options: [any OptionDeclaration] = [ProfileCommandOptions.json, ProfileCommandOptions.config]
 

@@ -26,6 +26,11 @@ enum PushSaveCommand: Command {
         let bytes = try readInput(source, what: "payload file")
         let report = Validator().validate(bytes: bytes, as: nil)
         for f in report.warnings { printError("pushlab push save: warning: \(source) \(f.place): \(f.message)") }
+        if report.unparsable, !args[force] {
+            // Not JSON at all: unreadable input (2), as in validate and send.
+            let f = report.findings[0]
+            throw UsageError("\(source)\(f.location.map { ":\($0.line):\($0.column)" } ?? ""): not valid JSON: \(f.message)", fix: f.fix)
+        }
         if !report.errors.isEmpty {
             for f in report.errors { printError("pushlab push save: \(source) \(f.place): \(f.message)\n  fix: \(f.fix)") }
             guard args[force] else {

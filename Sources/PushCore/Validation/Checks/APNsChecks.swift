@@ -31,10 +31,10 @@ enum APNsChecks {
             }
         }
         payload(root, base: .root, pushType: pushType, explicitPushType: explicit != nil, implied: Implied(), into: &c)
-        let size = receivedByteCount ?? root.minifiedByteCount
+        let size = receivedByteCount ?? APNsRequestRules.bodySizeAsSent(root)
         if APNsRequestRules.isTooLarge(byteCount: size, pushType: pushType) {
             c.report(RuleCatalog.apnsSizeMax, .root,
-                     "the payload is \(size) bytes\(receivedByteCount == nil ? " minified" : ""), over the \(pushType.maximumPayloadBytes)-byte limit for \(pushType.rawValue) pushes by \(size - pushType.maximumPayloadBytes)")
+                     "the payload is \(size) bytes\(receivedByteCount == nil ? " " + APNsRequestRules.bodyFormAsSent + " (as pushlab sends it)" : ""), over the \(pushType.maximumPayloadBytes)-byte limit for \(pushType.rawValue) pushes by \(size - pushType.maximumPayloadBytes)")
         }
         return Result(pushType: pushType, byteCount: size, byteLimit: pushType.maximumPayloadBytes)
     }

@@ -5,8 +5,10 @@ import PushHTTP
 
 /// Inputs the `pushlab android` commands share.
 enum AndroidInputs {
-    static let app = Option.string("--app", name: "FILE", help: "Android app profile JSON (see payloads/apps/android-*.json).",
-                                   described: "payloads/apps/android-demo.json values, built in")
+    /// The default is the sample file itself (found like every default file), so --help, the
+    /// docs and the behaviour name one profile.
+    static let app = Option.value(["--app"], name: "FILE", help: "Android app profile JSON (see payloads/apps/android-*.json).", kind: .string,
+                                  computed: "payloads/apps/android-demo.json") { ProjectFiles.defaultFile("payloads/apps/android-demo.json") }
     static let metricsURL = Option.string("--metrics-url", name: "URL",
                                           help: "Send metrics to this host (e.g. a local 'pushlab collector'); overrides the profile's metricsBaseURL. Without either, nothing is sent.")
     static let state = Option.value(["--state"], name: "STATE", help: "foreground, background or killed.",
@@ -32,15 +34,11 @@ enum AndroidInputs {
         return v
     }, text: { $0 > 0 && $0 % 3_600_000 == 0 ? "\($0 / 3_600_000)h" : String($0) }, example: "1500")
 
-    /// The profile from `--app`, or the built-in demo app; `--metrics-url` applied.
+    /// The profile from `--app` (default payloads/apps/android-demo.json); `--metrics-url` applied.
     static func profile(_ args: ParsedArguments) throws -> AndroidAppProfile {
         var profile: AndroidAppProfile
-        if let path = try args[app] {
-            do { profile = try AndroidAppProfile.load(path: path) } catch { throw UsageError("--app \(error.reason)", fix: error.fix) }
-        } else {
-            profile = AndroidAppProfile(package: "io.pushlab.shop", label: "Pushlab Shop", cdpApiKey: "pushlab-demo-cdp-key",
-                                        channels: [AndroidChannel(id: "io.pushlab.shop", importance: 3)])
-        }
+        let path = try args[app]
+        do { profile = try AndroidAppProfile.load(path: path) } catch { throw UsageError("--app \(error.reason)", fix: error.fix) }
         if let url = try args[metricsURL] {
             guard let u = URL(string: url), ["http", "https"].contains(u.scheme ?? ""), u.host != nil else {
                 throw UsageError("--metrics-url '\(url)' is not an http(s) URL", fix: "e.g. --metrics-url https://localhost:8443")

@@ -20,8 +20,8 @@ enum NSECommand: Command {
     static let container = DeviceInputs.container(help: "App Group container directory shared with 'pushlab app launch'.")
     static let caFile = Option.string("--ca-file", name: "FILE", help: "Trust this CA (PEM) for the image and metrics hosts, e.g. certs/ca.pem.")
     static let timeScale = Option.double("--time-scale", name: "N", help: "Run emulated time N times faster than real time.", in: 0.001...1_000_000, default: 1)
-    static let tmp = Option.value(["--tmp"], name: "DIR", help: "The extension's temporary directory (images go to DIR/cio_sdk/).", kind: .string,
-                                  computed: "system temp") { FileManager.default.temporaryDirectory.path }
+    static let tmp = Option.string("--tmp", name: "DIR", help: "The extension's temporary directory (images go to DIR/cio_sdk/ and stay there, e.g. for open --attachment).",
+                                   described: "a new directory in the system temp, removed when the run ends")
     static let json = Option.flag("--json", help: "Print the run as JSON.")
 
     static let options: [any OptionDeclaration] = [
@@ -38,7 +38,12 @@ enum NSECommand: Command {
         let budget = try args[Self.budget]
         guard budget > .zero else { throw UsageError("--budget must be more than 0") }
         let scale = try args[timeScale]
-        let tmp = URL(fileURLWithPath: try args[Self.tmp], isDirectory: true)
+        // Without --tmp the run's image goes to a directory of its own, removed at the end (iOS
+        // moves the attachment out and clears the extension's temp), so runs leave nothing behind.
+        let given = try args[Self.tmp]
+        let tmp = given.map { URL(fileURLWithPath: $0, isDirectory: true) }
+            ?? FileManager.default.temporaryDirectory.appendingPathComponent("pushlab-nse-\(UUID().uuidString)", isDirectory: true)
+        defer { if given == nil { try? FileManager.default.removeItem(at: tmp) } }
         let store: any PendingMetricStore
         do {
             store = try PendingMetricStores.open(profile: profile, process: .notificationServiceExtension, container: container)

@@ -114,7 +114,7 @@ enum ConsoleSetup {
         do { androidProfile = try AndroidAppProfile.load(path: androidPath) } catch {
             throw UsageError("--console-android-app \(error.reason)", fix: error.fix)
         }
-        let work = FileManager.default.temporaryDirectory.appendingPathComponent("pushlab-console-\(getpid())")
+        let work = workDirectory
         do {
             let client = try console.attachLab(gateway: gateway, collector: collector, certsDirectory: certsDirectory, profile: profile,
                                                cdpKey: cdpKey, workDirectory: work)
@@ -123,6 +123,10 @@ enum ConsoleSetup {
             return clients + [client]
         } catch { throw UsageError("the console's HTTP client: \(error)") }
     }
+
+    /// Where `serve --console`'s virtual phones keep their App Group and images; `serve` removes
+    /// it when it stops.
+    static let workDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("pushlab-console-\(getpid())")
 
     /// `pushlab demo --console`: the console shows the lab's own devices (their extension runs),
     /// sends with the lab's clients and reports the lab's collector with the gateway's records.

@@ -103,10 +103,13 @@ enum ServeCommand: Command {
                 ? try GatewayKeys.developmentDefaults(certsDirectory: certsDirectory) : GatewayKeys()
             for spec in try args[apnsKeys] { try keys.trustAPNsKey(spec: spec) }
             for file in try args[serviceAccounts] { try keys.trustServiceAccount(path: file) }
+        } catch let error as GatewayConfigError {
+            throw UsageError(error.reason, fix: error.fix)
         } catch { throw UsageError("\(error)") }
         let devices: DeviceRegistry
         do { devices = try args[Self.devices].map { try DeviceRegistry.load(path: $0) } ?? DeviceRegistry() } catch {
-            throw UsageError("\(error)")
+            if let error = error as? GatewayConfigError { throw UsageError("--devices \(error.reason)", fix: error.fix) }
+            throw UsageError("--devices \(error)")
         }
 
         let temporaryCollectorDB = !args.isGiven(Self.collectorDB)
@@ -126,7 +129,15 @@ enum ServeCommand: Command {
             }
         }
         let channels = BroadcastChannelRegistry()
-        let activities = LiveActivityFleet(channels: channels, profile: liveProfile)
+        // A Live Activity push a phone did not apply gets a line, like every push.
+        var notApplied: (@Sendable (String, LiveActivityTimelineEvent) -> Void)?
+        if !args[quiet] {
+            notApplied = { (device: String, event: LiveActivityTimelineEvent) in
+                let line: String = "live activity " + device + " " + (event.activityID ?? "-") + ": " + event.kind.rawValue + " — " + event.detail
+                emit(line)
+            }
+        }
+        let activities = LiveActivityFleet(channels: channels, profile: liveProfile, onNotApplied: notApplied)
         let lines: (any PushDeliverySink)? = args[quiet] ? nil : PushLogLine()
         let console = try ConsoleSetup.console(args, next: lines)
         config.recordObserver = console?.gatewayFeed
@@ -162,6 +173,7 @@ enum ServeCommand: Command {
         console?.stop()
         await gateway.stop()
         for client in consoleClient ?? [] { await client.shutdown() }
+        if console != nil { try? FileManager.default.removeItem(at: ConsoleSetup.workDirectory) }
         collector.flush()
         if temporaryCollectorDB {
             for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: collectorDB + suffix) }

@@ -20,6 +20,10 @@ enum ActivityListCommand: Command {
             for a in activities {
                 let state = a["contentState"].map { String(decoding: $0.minifiedBytes(), as: UTF8.self) } ?? "{}"
                 emit("\(name): \(a["id"]?.stringValue ?? "") \(a["attributesType"]?.stringValue ?? "") [\(a["phase"]?.stringValue ?? "")] \(state)")
+                // Pushes that reached it but were not applied: never silent.
+                if let n = a["notApplied"]?.numberValue?.intValue, let last = a["lastNotApplied"] {
+                    emit("  \(n) push\(n == 1 ? "" : "es") not applied; last: \(last["event"]?.stringValue ?? "") — \(last["detail"]?.stringValue ?? "")")
+                }
             }
         }
         return ExitStatus.success

@@ -15,8 +15,8 @@ enum ActivityRunCommand: Command {
         its channel with --channel). WHEN is +SECONDS after the clock's start or a UNIX time (default: \
         the push's own aps.timestamp); /5 sends it with apns-priority 5 (default 10).
 
-        What iOS does and pushlab shows: pushes whose timestamp is not newer than the shown state are \
-        dropped; stale-date turns the widget stale; end with dismissal-date removes it on time (no date: \
+        What iOS does and pushlab shows: pushes whose timestamp is older than the shown state (or more \
+        than 8 hours ahead) are dropped, one of the same second is applied; stale-date turns the widget stale; end with dismissal-date removes it on time (no date: \
         within 4 hours); 8 hours after start the system ends it; a content-state over 4 KB or one that \
         does not decode into the profile's ContentState (--app, "liveActivities") is dropped although \
         APNs answered 200; priority-10 updates beyond the budget are throttled (Apple publishes no \

@@ -130,8 +130,14 @@ enum SendAPNsCommand: Command {
         let path = try args.required(credentials.key, fix: "pass the AuthKey_<KEYID>.p8 downloaded from the Apple developer account")
         let teamID = try args.required(credentials.teamID, fix: "your 10-character team id (developer account, Membership)")
         // A missing file is the first thing to say, before what its name implies (the key id).
-        guard FileManager.default.fileExists(atPath: path) else {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw UsageError("--key \(path): no such file", fix: "check the path; the .p8 is downloaded once from developer.apple.com > Keys")
+        }
+        if isDirectory.boolValue {
+            let keys = ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).filter { $0.hasSuffix(".p8") }.sorted()
+            throw UsageError("--key \(path): is a directory, expected the .p8 key file",
+                             fix: keys.isEmpty ? "pass the AuthKey_<KEYID>.p8 file itself" : "pass the key file, e.g. --key \((path as NSString).appendingPathComponent(keys[0]))")
         }
         let keyID = try args[credentials.keyID]
         let key: APNsAuthKey
@@ -147,6 +153,17 @@ enum SendAPNsCommand: Command {
         }
         KeyFilePermissions.warnIfShared(path, flag: "--key")
         return key
+    }
+
+    /// A Live Activity push whose timestamp cannot (or may not) win on the phone says so: iOS
+    /// applies nothing older than the state it shows (docs/specs/apns.md), and APNs answers 200
+    /// either way, so the sender is the last place a user can hear it.
+    static func warnAboutTimestamp(_ timestamp: Int, source: String, now: Int = Int(Date().timeIntervalSince1970)) {
+        if let problem = LiveActivityLimits.timestampProblem(timestamp, now: now) {
+            printError("pushlab send apns: warning: \(source) /aps/timestamp: \(problem); this push cannot win (omit the timestamp: pushlab stamps now)")
+        } else if timestamp < now - 60 {
+            printError("pushlab send apns: warning: \(source) /aps/timestamp: \(timestamp) is \(now - timestamp) s in the past; the phone ignores it if the activity already shows a newer state (omit the timestamp or pass --timestamp \(now))")
+        }
     }
 
     static func preparePush(_ args: ParsedArguments) throws -> PreparedAPNsPush {
@@ -172,15 +189,21 @@ enum SendAPNsCommand: Command {
         do {
             let push = try PreparedAPNsPush(payload: bytes, options: options, validate: validate)
             for w in push.warnings { printError("pushlab send apns: warning: \(source) \(w.place): \(w.message)") }
+            if push.pushType == .liveactivity, let t = LiveActivityPush(bytes: push.payload)?.timestamp {
+                warnAboutTimestamp(t, source: source)
+            }
             return push
         } catch {
             switch error {
             // Flags the user can fix: usage errors (exit 2).
             case .missingTopic, .badPriority, .badExpiration, .collapseIDTooLong, .badAPNsID:
                 throw UsageError("\(error)")
-            // Not a JSON object at all: unreadable input (exit 2), as in send fcm.
-            case .payloadEmpty, .payloadNotJSON, .payloadNotObject:
+            // Not JSON at all: unreadable input (exit 2), as in validate and send fcm.
+            case .payloadEmpty, .payloadNotJSON:
                 throw UsageError("\(source): \(error)", fix: error.fix)
+            // JSON, but not an object: a failed validation (exit 1), as in pushlab validate.
+            case .payloadNotObject:
+                throw PreflightRefusal(message: "\(source): \(error)\n  fix: \(error.fix ?? "")")
             // The payload failed validation (exit 1, like pushlab validate).
             default:
                 throw PreflightRefusal(message: "\(source): \(error.description(source: source))")

@@ -71,7 +71,7 @@ enum SendFCMCommand: Command {
         if !bulk {
             target = target ?? message.fileTarget
             guard let t = target else { throw UsageError("\(FCMMessageError.noTarget)") }
-            if validate, let problem = t.problem { throw UsageError("--\(t.fieldName): \(problem)") }
+            if validate, let problem = t.finding { throw UsageError("--\(t.fieldName): \(problem.message)", fix: problem.fix) }
         }
         let base = try args[url]
         guard let url = URLComponents(string: base), url.scheme == "https" || url.scheme == "http", url.host != nil else {
