@@ -80,7 +80,8 @@ final class RelayRedisOutageTests: XCTestCase {
 
     private func call(_ method: String, _ url: String, key: String, bodyFile: String? = nil, headers: [String] = []) throws -> Answer {
         let dump = cluster.directory.appendingPathComponent("headers-\(UUID().uuidString)").path
-        var args = ["-X", method, url, "-H", "authorization: Bearer \(key)", "-D", dump, "-w", "\n%{http_code}"] + headers.flatMap { ["-H", $0] }
+        var args = ["-X", method, url, "-D", dump, "-w", "\n%{http_code}"] + (key.isEmpty ? [] : ["-H", "authorization: Bearer \(key)"])
+            + headers.flatMap { ["-H", $0] }
         if let bodyFile { args += ["-H", "content-type: application/json", "--data-binary", "@" + bodyFile] }
         let r = try cluster.curl(args, maxTime: 30)
         XCTAssertEqual(r.status, 0, "curl: \(r.stderr)")
@@ -121,6 +122,11 @@ final class RelayRedisOutageTests: XCTestCase {
                 XCTAssertFalse(answer.body.contains("127.0.0.1"), "the answer does not name Redis's address: \(answer.body)")
             }
         }
+        // gorush clients that put the key in the path: the same 503 (in gorush's error shape).
+        let gorush = try call("GET", node.url + "/gorush/demo/key/\(cluster.key)/healthz", key: "")
+        XCTAssertEqual(gorush.status, 503, gorush.body)
+        XCTAssertEqual(gorush.headers["retry-after"], "2", "\(gorush.headers)")
+        XCTAssertTrue(gorush.body.contains(#""error":"redis_unavailable""#) && gorush.body.contains(#""code":503"#), gorush.body)
         let malformed = try call("POST", node.url + "/v1/apps/demo/pushes", key: "not-a-key", bodyFile: pushes)
         XCTAssertEqual(malformed.status, 401, "a key that cannot be one needs no lookup: \(malformed.body)")
 
