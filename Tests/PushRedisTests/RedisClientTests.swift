@@ -161,18 +161,74 @@ final class RedisClientTests: XCTestCase {
         XCTAssertEqual(client.stats.reconnections, 1)
     }
 
+    /// Issue 43: a blocking read whose connection dies freed the hiredis context and then
+    /// restored its timeout on the freed memory (heap corruption; ASan: heap-use-after-free in
+    /// `make sanitize`). Ten times: Redis killed (`kill -9`) while the read blocks, the read
+    /// fails as a lost connection, Redis restarts, and the same client blocks again.
+    func testBlockingReadWhoseRedisIsKilledFailsCleanlyTenTimes() async throws {
+        try await client.createGroup("s", group: "g")
+        let reader = RedisClient(endpoint: try RedisEndpoint(url: server.url),
+                                 options: RedisClientOptions(initialBackoff: .milliseconds(1), maximumBackoff: .milliseconds(20)))
+        defer { reader.close() }
+        for round in 1...10 {
+            let waiting = Task { try await reader.xreadgroup("s", group: "g", consumer: "c", count: 1, block: .seconds(20)) }
+            let blocked = await Poll.until(timeout: 20) {
+                ((try? self.server.cli(["INFO", "clients"])) ?? "").contains("blocked_clients:1")
+            }
+            XCTAssertTrue(blocked, "round \(round): the read never blocked")
+            server.crash()
+            let error = await redisError { _ = try await waiting.value }
+            guard case .connectionLost? = error else { return XCTFail("round \(round): expected connectionLost, got \(String(describing: error))") }
+            try server.restart()
+        }
+        _ = await redisError { _ = try await self.client.ping() }  // its connection died with the first kill
+        let id = try await client.xadd("s", fields: [("n", "after")])
+        let read = try await reader.xreadgroup("s", group: "g", consumer: "c", count: 1, block: .seconds(5))
+        XCTAssertEqual(read.map(\.id), [id], "the reader works after ten lost blocking reads")
+        XCTAssertEqual(reader.stats.connectionsLost, 10)
+    }
+
     func testNothingListeningIsUnavailableAndBacksOff() async throws {
         let port = server.port
         server.stop()
         let lonely = RedisClient(endpoint: RedisEndpoint(host: "127.0.0.1", port: port),
-                                 options: RedisClientOptions(initialBackoff: .milliseconds(1), maximumBackoff: .milliseconds(4)))
+                                 options: RedisClientOptions(initialBackoff: .seconds(30), maximumBackoff: .seconds(30)))
         for _ in 0..<3 {
             let error = await redisError { _ = try await lonely.ping() }
-            guard case .unavailable(let endpoint, _) = error else { return XCTFail("expected unavailable, got \(String(describing: error))") }
+            guard case .unavailable(let endpoint, let reason) = error else { return XCTFail("expected unavailable, got \(String(describing: error))") }
             XCTAssertEqual(endpoint, "redis://127.0.0.1:\(port)/0")
+            XCTAssertTrue(reason.contains("refused"), "the refused attempt's reason, also during the backoff: \(reason)")
         }
-        XCTAssertEqual(lonely.stats.failedAttempts, 3)
+        XCTAssertEqual(lonely.stats.failedAttempts, 1, "within the backoff no new attempt is made: the commands fail at once")
         XCTAssertEqual(lonely.stats.connections, 0)
+        // Once the backoff has passed, the next command tries again.
+        let quick = RedisClient(endpoint: RedisEndpoint(host: "127.0.0.1", port: port),
+                                options: RedisClientOptions(initialBackoff: .milliseconds(1), maximumBackoff: .milliseconds(4)))
+        let tried = await Poll.until(timeout: 10) {
+            _ = await redisError { _ = try await quick.ping() }
+            return quick.stats.failedAttempts >= 3
+        }
+        XCTAssertTrue(tried, "attempts resume after each backoff")
+    }
+
+    /// Issue 43: during an outage, commands queued on one client each waited out the backoff
+    /// in turn (up to 2 s each), so the 20th of 20 concurrent key lookups got its answer after
+    /// ~29 s. Now the ones inside the backoff fail at once.
+    func testCommandsQueuedDuringTheBackoffFailAtOnceNotOneBackoffEach() async throws {
+        let port = server.port
+        server.stop()
+        let client = RedisClient(endpoint: RedisEndpoint(host: "127.0.0.1", port: port),
+                                 options: RedisClientOptions(initialBackoff: .seconds(30), maximumBackoff: .seconds(30)))
+        _ = await redisError { _ = try await client.ping() }  // the attempt that starts the 30 s backoff
+        let errors = await withTaskGroup(of: RedisError?.self) { group in
+            for _ in 0..<20 { group.addTask { await redisError { _ = try await client.ping() } } }
+            return await group.reduce(into: [RedisError?]()) { $0.append($1) }
+        }
+        XCTAssertEqual(errors.count, 20)
+        for error in errors {
+            guard case .unavailable? = error else { return XCTFail("expected unavailable, got \(String(describing: error))") }
+        }
+        XCTAssertEqual(client.stats.failedAttempts, 1, "20 commands inside the backoff: no attempt, and no wait (a wait would be 30 s each)")
     }
 
     func testScriptRunsAgainAfterTheServerForgetsIt() async throws {
