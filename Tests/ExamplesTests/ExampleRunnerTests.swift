@@ -111,7 +111,7 @@ final class ExampleRunnerTests: XCTestCase {
         let file = MarkdownFile(path: "probe.md", text: """
             ```sh
             $ pushlab validate payloads/apns/rich-push.json
-            payloads/apns/rich-push.json: ok — APNs payload, alert push, 437/4096 bytes
+            payloads/apns/rich-push.json: ok — APNs payload, alert push, 437/4096 bytes minified, as sent
             $ curl -s --cacert certs/ca.pem https://localhost:8443/images/demo-image.png -o /tmp/image.png -w '%{http_code}\\n'
             200
             $ ls /tmp/image.png
