@@ -4,19 +4,23 @@ import PushHTTP
 import PushRedis
 
 /// The queue several relay nodes share: Redis Streams with one consumer group
-/// (`RedisWorkStream`'s stream, group and dead-letter stream), one stream entry per target.
+/// (`RedisWorkStream`'s stream, group and dead-letter stream), one stream entry per chunk of
+/// a push's targets (`Configuration.chunkSize`), so Redis's work is per chunk and per batch of
+/// results, not per target (`RedisQueueScripts` has the layout).
 ///
 /// - `enqueue` is one Lua script: the idempotency key, the capacity check, the push, its
 ///   targets and their stream entries are written together or not at all; it returns once
 ///   Redis has them (durable per Redis's AOF policy: docs/relay.md "Running several nodes").
 /// - `claim` (one script) puts due retries back on the stream, takes over entries whose lease
-///   ended (`XCLAIM`; past `maxDeliveries` they go to the dead-letter stream with a final
-///   failure), reads new ones (`XREADGROUP`) and leases them in `P:leases`. Lease ends are
+///   ended (`XCLAIM`; past `maxDeliveries` their targets go to the dead-letter stream with a
+///   final failure), reads new ones (`XREADGROUP`) and leases them in `P:leases`; a chunk with
+///   more targets left than the claim's limit is split. Lease ends are
 ///   judged on the queue's `TimeSource` (the nodes' clocks), so the lease rule of the contract
 ///   holds as for SQLite. When nothing is ready it waits up to `idleBlock` for a new entry
 ///   (`XREAD BLOCK`), so an idle cluster picks up new work at once.
-/// - `complete` stores the first final result per (push, target) — the done marker — and
-///   acknowledges (`XACK`) the entry in the same script. An entry taken over after its target
+/// - `complete` stores the first final result per (push, target) — the done marker — in bulk
+///   (one `HMGET` and one `HSET` per push and batch) and acknowledges (`XACK`) each entry whose
+///   targets are all answered, in the same script. An entry taken over after its target
 ///   was answered is acknowledged and not handed out again. The window left: a node that dies
 ///   between the provider's answer and this script; the target is sent again after its lease.
 /// - The read side (status, deliveries, invalid tokens) reads Redis, so any node answers for
@@ -36,7 +40,13 @@ public final class RedisPushQueue: PushQueue {
         /// with every push ever sent. `GET /v1/pushes/{id}` answers 404 after it; the delivery
         /// log (`P:delivered:APP`, capped) keeps the results.
         public var retention: Duration = .seconds(7 * 24 * 3600)
-        public init(prefix: String = "pushlab", capacity: Int = 2_000_000, maxDeliveries: Int = 5, idleBlock: Duration = .milliseconds(500)) {
+        /// Most targets in one stream entry: a push is queued as chunks of this many, and a
+        /// node claims, leases and acknowledges a chunk at a time (results stay per target).
+        public var chunkSize: Int
+        public init(prefix: String = "pushlab", capacity: Int = 2_000_000, maxDeliveries: Int = 5, idleBlock: Duration = .milliseconds(500),
+                    chunkSize: Int = 64) {
+            precondition(chunkSize > 0, "a chunk holds at least one target")
+            self.chunkSize = chunkSize
             self.prefix = prefix
             self.capacity = capacity
             self.maxDeliveries = maxDeliveries
@@ -89,7 +99,8 @@ public final class RedisPushQueue: PushQueue {
         let idempotencyKey = submission.idempotencyKey.map { "\(P):idem:\(submission.app):\($0)" } ?? P
         var arguments = [P, submission.id, submission.app, String(decoding: submission.content, as: UTF8.self),
                          String(submission.targets.count), String(submission.acceptedAt.timeIntervalSince1970),
-                         submission.idempotencyKey ?? "", submission.requestFingerprint ?? "", String(configuration.capacity)]
+                         submission.idempotencyKey ?? "", submission.requestFingerprint ?? "", String(configuration.capacity),
+                         String(configuration.chunkSize)]
         arguments.reserveCapacity(arguments.count + 3 * submission.targets.count)
         for target in submission.targets {
             arguments += [target.kind.rawValue, target.environment?.rawValue ?? "", target.value]
@@ -133,7 +144,7 @@ public final class RedisPushQueue: PushQueue {
         let now = time.now.timeIntervalSince1970
         let leaseEnd = now + lease.seconds
         let arguments = [P, group, consumer, String(now), String(leaseEnd), String(limit), String(configuration.maxDeliveries),
-                         retentionMilliseconds]
+                         retentionMilliseconds, String(configuration.chunkSize)]
         let reply = try await redis { () async throws(RedisError) in
             try await client.eval(RedisQueueScripts.claim, keys: [streamKey], arguments: arguments)
         }
@@ -142,15 +153,24 @@ public final class RedisPushQueue: PushQueue {
         }
         var claims: [ClaimedTarget] = []
         var index = 1
-        while index + 9 <= flat.count {
-            let f = Array(flat[index..<index + 9])
-            index += 9
-            let push = f[1]
-            guard let content = try await content(of: push) else { continue }
-            claims.append(ClaimedTarget(
-                pushID: push, index: Int(f[2]) ?? 0, app: f[3],
-                target: PushTarget(kind: PushTarget.Kind(rawValue: f[4]) ?? .apnsToken, value: f[6], environment: APNsEnvironment(rawValue: f[5])),
-                content: content.content, attempts: Int(f[7]) ?? 0, receipt: f[0]))
+        // Per entry: receipt, push, app, deliveries, k, then k × (target, definition, attempts).
+        while index + 5 <= flat.count {
+            let receipt = flat[index], push = flat[index + 1], app = flat[index + 2]
+            let count = Int(flat[index + 4]) ?? 0
+            index += 5
+            guard index + 3 * count <= flat.count else { break }
+            let content = try await content(of: push)
+            for k in 0..<count {
+                let at = index + 3 * k
+                guard let content else { continue }
+                let f = Self.split(flat[at + 1])
+                claims.append(ClaimedTarget(
+                    pushID: push, index: Int(flat[at]) ?? 0, app: app,
+                    target: PushTarget(kind: PushTarget.Kind(rawValue: f[0]) ?? .apnsToken, value: f.count > 2 ? f[2] : "",
+                                       environment: f.count > 1 ? APNsEnvironment(rawValue: f[1]) : nil),
+                    content: content.content, attempts: Int(flat[at + 2]) ?? 0, receipt: receipt))
+            }
+            index += 3 * count
         }
         return (lastID, claims.sorted { ($0.pushID, $0.index) < ($1.pushID, $1.index) })
     }
@@ -196,11 +216,24 @@ public final class RedisPushQueue: PushQueue {
         var arguments = [P, group]
         for retry in retries {
             let c = retry.claim
-            arguments += [c.receipt, c.pushID, String(c.index), c.app, c.target.kind.rawValue, c.target.environment?.rawValue ?? "",
-                          c.target.value, String(retry.attempts), retry.lastError ?? "", String(retry.notBefore.timeIntervalSince1970)]
+            arguments += [c.receipt, c.pushID, String(c.index), c.app, String(retry.attempts), retry.lastError ?? "",
+                          String(retry.notBefore.timeIntervalSince1970)]
         }
         try await redis { () async throws(RedisError) in
             try await client.eval(RedisQueueScripts.reschedule, keys: [streamKey], arguments: arguments)
+        }
+    }
+
+    /// Extends the leases of the entries these claims hold (one per chunk), while this node
+    /// still owns them: a lease taken over meanwhile stays the new owner's.
+    public func renew(receipts: [String], lease: Duration) async throws(PushQueueError) {
+        let receipts = Set(receipts)
+        guard !receipts.isEmpty else { return }
+        try checkOpen()
+        let leaseEnd = time.now.timeIntervalSince1970 + lease.seconds
+        let arguments = [P, String(leaseEnd)] + receipts.sorted()
+        try await redis { () async throws(RedisError) in
+            try await client.eval(RedisQueueScripts.renew, keys: [streamKey], arguments: arguments)
         }
     }
 
@@ -220,7 +253,7 @@ public final class RedisPushQueue: PushQueue {
     public func depth() async throws(PushQueueError) -> QueueDepth {
         try checkOpen()
         let replies = try await redis { () async throws(RedisError) in
-            try await client.pipeline([RedisCommand("GET", "\(P):unfinished"), RedisCommand("GET", "\(P):finished"), RedisCommand("ZCARD", "\(P):leases")])
+            try await client.pipeline([RedisCommand("GET", "\(P):unfinished"), RedisCommand("GET", "\(P):finished"), RedisCommand("GET", "\(P):inflight")])
         }
         let unfinished = Int(replies[0].integer ?? 0), finished = Int(replies[1].integer ?? 0), claimed = Int(replies[2].integer ?? 0)
         return QueueDepth(waiting: max(0, unfinished - claimed), claimed: claimed, finished: finished)
@@ -259,14 +292,20 @@ public final class RedisPushQueue: PushQueue {
         try checkOpen()
         var out: [DeliveryRecord] = []
         try await scanNewestFirst("\(P):delivered:\(app)", since: since) { entry in
-            if let token, entry["v"] != token { return out.count < limit }
-            guard let outcome = entry["o"].flatMap(Self.decode) else { return true }
-            if let since, outcome.finishedAt < since { return true }
-            out.append(DeliveryRecord(pushID: entry["p"] ?? "", index: Int(entry["i"] ?? "") ?? 0,
-                                      target: PushTarget(kind: PushTarget.Kind(rawValue: entry["k"] ?? "") ?? .apnsToken, value: entry["v"] ?? "",
-                                                         environment: APNsEnvironment(rawValue: entry["e"] ?? "")),
-                                      outcome: outcome))
-            return out.count < limit
+            // One entry per recorded batch: its results, newest last.
+            for line in (entry["b"] ?? "").split(separator: "\u{1e}", omittingEmptySubsequences: true).reversed() {
+                let f = Self.split(String(line))
+                guard f.count == 7 else { continue }
+                if let token, f[4] != token { continue }
+                guard let outcome = Self.decode(f[5]) else { continue }
+                if let since, outcome.finishedAt < since { continue }
+                out.append(DeliveryRecord(pushID: f[0], index: Int(f[1]) ?? 0,
+                                          target: PushTarget(kind: PushTarget.Kind(rawValue: f[2]) ?? .apnsToken, value: f[4],
+                                                             environment: APNsEnvironment(rawValue: f[3])),
+                                          outcome: outcome))
+                if out.count >= limit { return false }
+            }
+            return true
         }
         return out.sorted { $0.outcome.finishedAt > $1.outcome.finishedAt }
     }
