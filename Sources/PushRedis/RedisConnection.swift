@@ -29,32 +29,49 @@ final class RedisConnection {
 
     /// Sends the commands in one write and reads their replies in order (one command is a
     /// pipeline of one). `readTimeout` replaces the I/O timeout for this call (a `BLOCK` read).
+    ///
+    /// After a failure hiredis cannot use the context again, so it is freed — here and only
+    /// here, once `exchange` (the last code holding the pointer, its timeout restore included)
+    /// has returned. Freeing it inside the exchange left a `defer` restoring the timeout on
+    /// freed memory: `redisSetTimeout` writes the context's error text, which corrupted the
+    /// heap a few seconds after every lost `XREADGROUP … BLOCK` read (issue 43).
     func pipeline(_ commands: [RedisCommand], readTimeout: Duration? = nil) throws(RedisConnectionFailure) -> [RedisReply] {
         guard let context else { throw RedisConnectionFailure(reason: "not connected") }
+        do {
+            return try Self.exchange(context, commands, readTimeout: readTimeout, ioTimeoutMs: ioTimeoutMs)
+        } catch {
+            close()
+            throw error
+        }
+    }
+
+    /// The pipeline on an open context, which it never frees: a failure returns the context's
+    /// error text, and the caller frees the context.
+    private static func exchange(_ context: UnsafeMutablePointer<redisContext>, _ commands: [RedisCommand],
+                                 readTimeout: Duration?, ioTimeoutMs: Int32) throws(RedisConnectionFailure) -> [RedisReply] {
         if let readTimeout { cpl_redis_set_timeout_ms(context, Int32(readTimeout.milliseconds)) }
         defer { if readTimeout != nil { cpl_redis_set_timeout_ms(context, ioTimeoutMs) } }
         for command in commands {
-            let appended = Self.withArgv(command.arguments) { argc, argv, lengths in
+            let appended = withArgv(command.arguments) { argc, argv, lengths in
                 redisAppendCommandArgv(context, argc, argv, lengths)
             }
-            guard appended == REDIS_OK else { throw failure() }
+            guard appended == REDIS_OK else { throw failure(context) }
         }
         var replies: [RedisReply] = []
         replies.reserveCapacity(commands.count)
         for _ in commands {
             var raw: UnsafeMutableRawPointer?
-            guard redisGetReply(context, &raw) == REDIS_OK, let raw else { throw failure() }
+            guard redisGetReply(context, &raw) == REDIS_OK, let raw else { throw failure(context) }
             let reply = raw.assumingMemoryBound(to: redisReply.self)
-            replies.append(Self.convert(reply))
+            replies.append(convert(reply))
             freeReplyObject(raw)
         }
         return replies
     }
 
-    /// The context's error; hiredis cannot use a context after one, so it is closed.
-    private func failure() -> RedisConnectionFailure {
-        let reason = context.map { String(cString: cpl_redis_errstr($0)) } ?? "not connected"
-        close()
+    /// The context's error (read while the context is still allocated).
+    private static func failure(_ context: UnsafeMutablePointer<redisContext>) -> RedisConnectionFailure {
+        let reason = String(cString: cpl_redis_errstr(context))
         return RedisConnectionFailure(reason: reason.isEmpty ? "connection closed" : reason)
     }
 

@@ -13,6 +13,11 @@ import PushSend
 /// hour. When Redis cannot be reached, or the minting node does not store a token in time, the
 /// node exchanges on its own (sending goes on; `localFallbacks` counts it).
 ///
+/// So the cluster makes two exchanges (or more) only when: Redis cannot be reached (each node
+/// that needs a token exchanges its own); an exchange outlasts `lockWait` (5 s: the lock expires
+/// and the nodes waiting for it exchange their own); or a rejected token is renewed (`renew`: one
+/// new exchange for the cluster).
+///
 /// The access token is a bearer credential kept in Redis: keep Redis on a private network with a
 /// password. The service account's private key never leaves the node.
 public actor SharedOAuthToken: FCMAccessTokenProvider {
@@ -25,6 +30,10 @@ public actor SharedOAuthToken: FCMAccessTokenProvider {
     private let lockWait: Duration
     private var local: AccessToken?
     private var fallbacks = 0
+    /// Tests only: runs after a read found no usable token, before this node tries the lock
+    /// (where another node's whole mint can fall).
+    private var beforeTakingLock: (@Sendable () async -> Void)?
+    func setBeforeTakingLock(_ hook: (@Sendable () async -> Void)?) { beforeTakingLock = hook }
 
     public init(source: OAuthTokenSource, client: RedisClient, timeSource: any TimeSource = SystemTimeSource(),
                 keyPrefix: String = "pushlab", lockWait: Duration = .seconds(5)) {
@@ -66,7 +75,16 @@ public actor SharedOAuthToken: FCMAccessTokenProvider {
                     local = stored
                     return stored
                 }
+                await beforeTakingLock?()
                 if try await client.setIfAbsent(lockKey, value: "minting", expiresIn: lockWait) {
+                    // Read again under the lock: a node may have minted, stored its token and
+                    // released the lock between the read above and this lock (it stores before
+                    // it releases), and exchanging again would make two tokens for the cluster.
+                    if let stored = usable(try await client.get(redisKey).flatMap(Self.decode)) {
+                        try await client.delete([lockKey])
+                        local = stored
+                        return stored
+                    }
                     let token = try await source.accessToken()
                     let lifetime = token.expiresAt.addingTimeInterval(-refreshMargin).timeIntervalSince(time.now)
                     if lifetime > 0 { try await client.set(redisKey, value: Self.encode(token), expiresIn: .milliseconds(Int64(lifetime * 1000))) }

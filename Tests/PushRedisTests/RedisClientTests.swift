@@ -161,6 +161,33 @@ final class RedisClientTests: XCTestCase {
         XCTAssertEqual(client.stats.reconnections, 1)
     }
 
+    /// Issue 43: a blocking read whose connection dies freed the hiredis context and then
+    /// restored its timeout on the freed memory (heap corruption; ASan: heap-use-after-free in
+    /// `make sanitize`). Ten times: Redis killed (`kill -9`) while the read blocks, the read
+    /// fails as a lost connection, Redis restarts, and the same client blocks again.
+    func testBlockingReadWhoseRedisIsKilledFailsCleanlyTenTimes() async throws {
+        try await client.createGroup("s", group: "g")
+        let reader = RedisClient(endpoint: try RedisEndpoint(url: server.url),
+                                 options: RedisClientOptions(initialBackoff: .milliseconds(1), maximumBackoff: .milliseconds(20)))
+        defer { reader.close() }
+        for round in 1...10 {
+            let waiting = Task { try await reader.xreadgroup("s", group: "g", consumer: "c", count: 1, block: .seconds(20)) }
+            let blocked = await Poll.until(timeout: 20) {
+                ((try? self.server.cli(["INFO", "clients"])) ?? "").contains("blocked_clients:1")
+            }
+            XCTAssertTrue(blocked, "round \(round): the read never blocked")
+            server.crash()
+            let error = await redisError { _ = try await waiting.value }
+            guard case .connectionLost? = error else { return XCTFail("round \(round): expected connectionLost, got \(String(describing: error))") }
+            try server.restart()
+        }
+        _ = await redisError { _ = try await self.client.ping() }  // its connection died with the first kill
+        let id = try await client.xadd("s", fields: [("n", "after")])
+        let read = try await reader.xreadgroup("s", group: "g", consumer: "c", count: 1, block: .seconds(5))
+        XCTAssertEqual(read.map(\.id), [id], "the reader works after ten lost blocking reads")
+        XCTAssertEqual(reader.stats.connectionsLost, 10)
+    }
+
     func testNothingListeningIsUnavailableAndBacksOff() async throws {
         let port = server.port
         server.stop()

@@ -2,7 +2,7 @@ import Foundation
 import PushAuth
 import PushGateway
 import PushHTTP
-import PushRedis
+@testable import PushRedis
 import TestSupport
 import XCTest
 
@@ -76,5 +76,41 @@ final class SharedOAuthTokenTests: XCTestCase {
         XCTAssertEqual(fallbacks, 1)
         let exchanges = await source.exchangeCount
         XCTAssertEqual(exchanges, 1)
+    }
+}
+
+/// The mint lock's race (issue 43: "sometimes two OAuth token exchanges per cluster"): node B
+/// reads no token, node A then mints, stores and releases the lock, and only then does B try the
+/// lock — and gets it. B must read again under the lock and adopt A's token, not exchange again.
+final class SharedOAuthTokenLockRaceTests: XCTestCase {
+    func testNodeThatGetsTheLockAfterAnotherMintedAdoptsItsToken() async throws {
+        let server = try RedisServer()
+        let gateway = try Gateway(configuration: GatewayConfiguration(certificateFile: Fixtures.serverCert, privateKeyFile: Fixtures.serverKey),
+                                  keys: try GatewayKeys.developmentDefaults(certsDirectory: Fixtures.path("certs")), devices: DeviceRegistry())
+        try gateway.start()
+        let file = try ServiceAccount.load(path: Fixtures.fcmServiceAccount)
+        let account = ServiceAccount(projectID: file.projectID, clientEmail: file.clientEmail, privateKeyID: file.privateKeyID,
+                                     privateKey: file.privateKey, tokenURI: gateway.tokenURL ?? "", source: file.source)
+        var http: [HTTPClient] = []
+        func node() throws -> (SharedOAuthToken, OAuthTokenSource) {
+            let client = try HTTPClient(configuration: HTTPClientConfiguration(caFile: Fixtures.caFile))
+            http.append(client)
+            let source = OAuthTokenSource(account: account, transport: client)
+            return (SharedOAuthToken(source: source, client: RedisClient(endpoint: try RedisEndpoint(url: server.url)), lockWait: .seconds(60)), source)
+        }
+        let (a, sourceA) = try node()
+        let (b, sourceB) = try node()
+        // A's whole mint falls between B's empty read and B's lock.
+        await b.setBeforeTakingLock { _ = try? await a.bearerToken() }
+        let tokenB = try await b.bearerToken()
+        let tokenA = try await a.bearerToken()
+        let exchangesA = await sourceA.exchangeCount, exchangesB = await sourceB.exchangeCount
+        XCTAssertEqual(exchangesA, 1, "node A minted")
+        XCTAssertEqual(exchangesB, 0, "node B adopted A's token instead of exchanging again")
+        XCTAssertEqual(tokenB, tokenA, "one token for the cluster")
+        XCTAssertEqual(try server.cli(["EXISTS", "pushlab:oauth-lock:\(account.clientEmail)"]), "0", "the lock is released")
+        for client in http { await client.shutdown() }
+        await gateway.stop()
+        server.stop()
     }
 }

@@ -27,8 +27,11 @@ public enum Fixtures {
     public static let fcmServiceAccount = path("certs/fcm-service-account.json")
     public static let fcmPublicKey = path("certs/fcm-service-account.pub.pem")
     public static let fcmProjectID = "pushlab-dev"
-    /// The debug build of the CLI (`make test` builds it before the tests run).
-    public static let pushlabBinary = path(".build/debug/pushlab")
+    /// The debug build of the CLI (`make test` builds it before the tests run), or the binary
+    /// `PUSHLAB_TEST_BINARY` names (`make sanitize` runs the relay outage tests against its
+    /// AddressSanitizer build, so the nodes they start are checked too).
+    public static let pushlabBinary = ProcessInfo.processInfo.environment["PUSHLAB_TEST_BINARY"].flatMap { $0.isEmpty ? nil : $0 }
+        ?? path(".build/debug/pushlab")
     /// The Python venv made by scripts/bootstrap.
     public static let python = path(".venv/bin/python")
 

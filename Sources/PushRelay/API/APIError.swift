@@ -1,6 +1,7 @@
 import Foundation
 import PushCore
 import PushHTTP
+import PushRedis
 
 /// An API refusal: the status and a JSON body naming the field (a JSON pointer into the
 /// request body, a header or a path parameter), what is wrong and how to fix it.
@@ -38,6 +39,34 @@ public struct APIError: Error, Sendable {
                  fix: "send 'Authorization: Bearer <key>' with a key from 'pushlab relay keys create'",
                  headers: ["www-authenticate": "Bearer realm=\"pushlab-relay\""])
     }
+
+    /// The key could not be looked up (its store is unreachable): 503 with Retry-After, never
+    /// 401, so a client keeps its key and retries. The answer does not name the store's address.
+    static func keyLookupFailed(_ failure: APIKeyLookupFailure) -> APIError {
+        switch failure.store {
+        case .redis:
+            var error = redisUnavailable("the relay cannot reach its Redis to check the API key (the key itself may be fine)",
+                                         fix: "retry after the Retry-After seconds with the same key (and the same Idempotency-Key)")
+            error.field = "header Authorization"
+            return error
+        case .sqlite:
+            return APIError(503, "storage", field: "header Authorization",
+                            "the relay cannot read its API keys (the key itself may be fine)",
+                            fix: "retry after the Retry-After seconds; see the relay's log",
+                            headers: ["retry-after": String(redisRetryAfterSeconds)])
+        }
+    }
+
+    /// A cluster node whose Redis is down, restarting or still loading: 503 with Retry-After.
+    /// The answer does not name Redis's address (the node's log does).
+    static func redisUnavailable(_ message: String, fix: String) -> APIError {
+        APIError(503, "redis_unavailable", message, fix: fix, headers: ["retry-after": String(redisRetryAfterSeconds)])
+    }
+
+    /// Retry-After of `redisUnavailable`: the longest wait between a node's attempts to
+    /// reconnect to Redis (RedisClientOptions.maximumBackoff), so a client retrying then meets
+    /// a node that has tried again.
+    static var redisRetryAfterSeconds: Int { max(1, Int(RedisClientOptions().maximumBackoff.components.seconds)) }
 
     public var response: ServerResponse {
         var body = JSONObject()

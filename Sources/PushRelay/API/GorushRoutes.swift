@@ -45,7 +45,9 @@ struct GorushRoutes: Sendable {
     private func app(_ request: ServerRequest) async throws -> RelayApp {
         let name = request.pathParameters["app"] ?? ""
         if let key = request.pathParameters["key"] {
-            guard let scope = await service.keys.scope(ofKey: key) else { throw APIError.unauthorized("unknown or revoked API key in the path") }
+            let found: APIKeyScope?
+            do { found = try await service.keys.scope(ofKey: key) } catch { throw APIError.keyLookupFailed(error) }
+            guard let scope = found else { throw APIError.unauthorized("unknown or revoked API key in the path") }
             guard let app = service.config.app(named: name), scope.allows(app: name) else {
                 throw APIError(403, "forbidden", field: "path app", "this API key is not for app '\(name)'", fix: "use the app's own key")
             }

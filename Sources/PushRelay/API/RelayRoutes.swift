@@ -57,16 +57,17 @@ struct RelayRoutes: Sendable {
 
     // MARK: - Auth
 
-    /// The bearer key's scope; throws 401 when missing or unknown.
+    /// The bearer key's scope; throws 401 when missing or unknown, 503 when the key store
+    /// cannot be read (`APIError.keyLookupFailed`).
     func authenticate(_ request: ServerRequest) async throws -> APIKeyScope {
         guard let header = request.headers["authorization"] else { throw APIError.unauthorized("no API key") }
         let parts = header.split(separator: " ", maxSplits: 1)
         guard parts.count == 2, parts[0].lowercased() == "bearer" else { throw APIError.unauthorized("the Authorization header is not 'Bearer <key>'") }
         var key = parts[1].drop(while: \.isWhitespace)
         while key.last?.isWhitespace == true { key = key.dropLast() }
-        guard let scope = await service.keys.scope(ofKey: String(key)) else {
-            throw APIError.unauthorized("unknown or revoked API key")
-        }
+        let found: APIKeyScope?
+        do { found = try await service.keys.scope(ofKey: String(key)) } catch { throw APIError.keyLookupFailed(error) }
+        guard let scope = found else { throw APIError.unauthorized("unknown or revoked API key") }
         return scope
     }
 
@@ -123,6 +124,10 @@ struct RelayRoutes: Sendable {
                 throw APIError(422, "idempotency_key_reused", field: "header Idempotency-Key", "\(error)", fix: "send a new Idempotency-Key for a different request")
             case .closed:
                 throw APIError(503, "shutting_down", "the relay is stopping", fix: "retry in a moment", headers: ["retry-after": "1"])
+            case .storage where service.queue is RedisPushQueue:
+                // Redis went away (or answered an error) mid-request: the script may have run.
+                throw APIError.redisUnavailable("the relay lost its Redis while queuing this push; it may or may not be queued",
+                                                fix: "retry after the Retry-After seconds with the same Idempotency-Key (it is then queued once)")
             case .storage:
                 throw APIError(500, "storage", "\(error)", fix: "see the relay's log; nothing was queued")
             }
@@ -276,11 +281,15 @@ struct RelayRoutes: Sendable {
                               body: Array((service.metrics.prometheusText(depth: depth) + (await clusterMetrics())).utf8))
     }
 
-    /// Runs a queue read, turning its failure into a 500/503.
+    /// Runs a queue read, turning its failure into a 500/503 (503 `redis_unavailable` with
+    /// Retry-After on a cluster node).
     func read<T>(_ body: () async throws -> T) async throws -> T {
         do {
             return try await body()
         } catch let error as PushQueueError {
+            if error != .closed, service.queue is RedisPushQueue {
+                throw APIError.redisUnavailable("the relay cannot read from its Redis", fix: "retry after the Retry-After seconds")
+            }
             throw APIError(error == .closed ? 503 : 500, "storage", "\(error)", fix: "retry; see the relay's log")
         }
     }

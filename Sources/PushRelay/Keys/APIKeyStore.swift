@@ -101,19 +101,31 @@ public final class APIKeyStore: Sendable {
         }
     }
 
-    /// The scope of a presented key, or nil when it is unknown or revoked (or the store cannot
-    /// be read: no key works while Redis is down). Looked up by hash on every request, so
-    /// `keys revoke` takes effect at once in every running relay that shares the store.
-    public func scope(ofKey key: String) async -> APIKeyScope? {
+    /// The scope of a presented key, or nil when it is unknown or revoked. Looked up by hash on
+    /// every request, so `keys revoke` takes effect at once in every running relay that shares
+    /// the store. Throws when the store cannot be read (Redis down, restarting or still loading
+    /// its AOF; a SQLite error): then nobody knows whether the key is good, and the API answers
+    /// 503 with Retry-After rather than telling a client its key is bad (401).
+    public func scope(ofKey key: String) async throws(APIKeyLookupFailure) -> APIKeyScope? {
         guard key.hasPrefix(Self.prefix), key.utf8.count == Self.prefix.utf8.count + 40 else { return nil }
         switch backend {
         case .sqlite(let database):
-            guard let row = try? database.query("SELECT scope FROM api_keys WHERE hash = ? AND revoked_at IS NULL", [.text(Self.hash(key))]).first else {
-                return nil
+            let rows: [SQLiteRow]
+            do {
+                rows = try database.query("SELECT scope FROM api_keys WHERE hash = ? AND revoked_at IS NULL", [.text(Self.hash(key))])
+            } catch {
+                throw APIKeyLookupFailure(store: .sqlite, location: database.path, reason: "\(error)")
             }
+            guard let row = rows.first else { return nil }
             return APIKeyScope(stored: row.string(0) ?? "")
         case .redis(let client, let P):
-            guard let stored = try? await client.execute(RedisCommand("HGET", "\(P):apikeys", Self.hash(key))).string else { return nil }
+            let reply: RedisReply
+            do {
+                reply = try await client.execute(RedisCommand("HGET", "\(P):apikeys", Self.hash(key)))
+            } catch {
+                throw APIKeyLookupFailure(store: .redis, location: client.endpoint.description, reason: "\(error)")
+            }
+            guard let stored = reply.string else { return nil }
             return APIKeyScope(stored: stored)
         }
     }
@@ -137,6 +149,16 @@ public final class APIKeyStore: Sendable {
         redis.call('HDEL', KEYS[2], f[1])
         return 1
         """)
+}
+
+/// A key lookup that could not read the store: the key may well be good.
+public struct APIKeyLookupFailure: Error, Sendable, CustomStringConvertible {
+    public enum Store: Sendable { case sqlite, redis }
+    public var store: Store
+    /// The Redis address (never its password) or the keys.sqlite path.
+    public var location: String
+    public var reason: String
+    public var description: String { "cannot read the API keys at \(location): \(reason)" }
 }
 
 /// A key the store could not make.
