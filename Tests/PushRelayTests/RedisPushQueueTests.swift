@@ -283,4 +283,37 @@ final class RedisPushQueueTests: XCTestCase {
         XCTAssertEqual(third.count, 3, "the late renewal extended nothing")
         await q.close()
     }
+
+    /// What a pushlab from before chunks left in Redis is still read: a stream entry of one
+    /// target (its fields `p i a k e v`) is claimed as a chunk of one, and a delivery-log entry
+    /// of one result (`p i k e v o t`) is listed with the batches.
+    func testEntriesWrittenBeforeChunksAreStillClaimedAndListed() async throws {
+        let q = try queue()
+        try await q.prepare()
+        let token = String(repeating: "ab", count: 32), sep = "\u{1f}"
+        _ = try server.cli(["HSET", "pushlab:push:p_old", "app", "demo", "content", "{}", "count", "1", "accepted", "0",
+                            "sent", "0", "failed", "0", "key", "", "fp", ""])
+        _ = try server.cli(["HSET", "pushlab:targets:p_old", "0", "apns" + sep + sep + token])
+        _ = try server.cli(["INCRBY", "pushlab:unfinished", "1"])
+        _ = try server.cli(["XADD", "pushlab:work", "*", "p", "p_old", "i", "0", "a", "demo", "k", "apns", "e", "", "v", token])
+        let old = TargetOutcome(status: .sent, httpStatus: 200, providerID: "old", attempts: 1, finishedAt: Date(timeIntervalSince1970: 1_000))
+        _ = try server.cli(["XADD", "pushlab:delivered:demo", "*", "p", "p_gone", "i", "3", "k", "apns", "e", "", "v", token,
+                            "o", String(decoding: try JSONEncoder.secondsSince1970.encode(old), as: UTF8.self), "t", "1000"])
+        let claims = try await q.claim(consumer: "n1", limit: 10, lease: .seconds(30))
+        XCTAssertEqual(claims.map(\.pushID), ["p_old"])
+        XCTAssertEqual(claims.first?.target.value, token)
+        try await q.complete(claims.map { PushQueueContract.sent($0, at: Date()) })
+        XCTAssertEqual(try server.cli(["XLEN", "pushlab:work"]), "0")
+        let delivered = try await q.deliveries(app: "demo", token: token, since: nil, limit: 10)
+        XCTAssertEqual(delivered.map(\.pushID), ["p_old", "p_gone"], "newest first, the old entry too")
+        await q.close()
+    }
+}
+
+private extension JSONEncoder {
+    static var secondsSince1970: JSONEncoder {
+        let e = JSONEncoder()
+        e.dateEncodingStrategy = .secondsSince1970
+        return e
+    }
 }

@@ -292,8 +292,12 @@ public final class RedisPushQueue: PushQueue {
         try checkOpen()
         var out: [DeliveryRecord] = []
         try await scanNewestFirst("\(P):delivered:\(app)", since: since) { entry in
-            // One entry per recorded batch: its results, newest last.
-            for line in (entry["b"] ?? "").split(separator: "\u{1e}", omittingEmptySubsequences: true).reversed() {
+            // One entry per recorded batch: its results, newest last. (An entry with `o` is one
+            // result, as pushlab wrote them before batches.)
+            let lines = entry["o"].map { _ in [[entry["p"], entry["i"], entry["k"], entry["e"], entry["v"], entry["o"], entry["t"]]
+                .map { $0 ?? "" }.joined(separator: "\u{1f}")[...]] }
+                ?? (entry["b"] ?? "").split(separator: "\u{1e}", omittingEmptySubsequences: true)
+            for line in lines.reversed() {
                 let f = Self.split(String(line))
                 guard f.count == 7 else { continue }
                 if let token, f[4] != token { continue }

@@ -214,6 +214,9 @@ enum RedisQueueScripts {
           local list = {}
           if f['l'] then
             list = split(f['l'], ',')
+          elseif f['i'] then
+            -- An entry of one target, as pushlab wrote them before chunks.
+            list = {f['i']}
           else
             local from, n = tonumber(f['f'] or '0'), tonumber(f['n'] or '0')
             for i = from, from + n - 1 do list[#list + 1] = tostring(i) end
