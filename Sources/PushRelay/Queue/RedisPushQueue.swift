@@ -101,9 +101,10 @@ public final class RedisPushQueue: PushQueue {
                          String(submission.targets.count), String(submission.acceptedAt.timeIntervalSince1970),
                          submission.idempotencyKey ?? "", submission.requestFingerprint ?? "", String(configuration.capacity),
                          String(configuration.chunkSize)]
-        arguments.reserveCapacity(arguments.count + 3 * submission.targets.count)
-        for target in submission.targets {
-            arguments += [target.kind.rawValue, target.environment?.rawValue ?? "", target.value]
+        arguments.reserveCapacity(arguments.count + 2 * submission.targets.count)
+        for (index, target) in submission.targets.enumerated() {
+            arguments.append(String(index))
+            arguments.append(target.kind.rawValue + "\u{1f}" + (target.environment?.rawValue ?? "") + "\u{1f}" + target.value)
         }
         let keys = [idempotencyKey, "\(P):push:\(submission.id)", "\(P):targets:\(submission.id)", streamKey]
         let reply = try await redis { () async throws(RedisError) in try await client.eval(RedisQueueScripts.enqueue, keys: keys, arguments: arguments) }
@@ -192,12 +193,43 @@ public final class RedisPushQueue: PushQueue {
     public func complete(_ results: [TargetCompletion]) async throws(PushQueueError) -> CompletionReport {
         guard !results.isEmpty else { return CompletionReport() }
         try checkOpen()
-        var arguments = [P, group, retentionMilliseconds]
-        for result in results {
-            let o = result.outcome, c = result.claim
-            arguments += [c.receipt, c.pushID, String(c.index), c.app, o.status.rawValue, o.tokenInvalid ? "1" : "", o.reason ?? "invalid",
-                          Self.encode(o), String(o.finishedAt.timeIntervalSince1970), c.target.kind.rawValue,
-                          c.target.environment?.rawValue ?? "", c.target.value]
+        // Per push (in order of first appearance): its results and its delivery-log lines; then
+        // per claim entry the targets it answered. `ordinals` maps the script's argument order
+        // back to positions in `results`.
+        var pushOrder: [PushID] = [], byPush: [PushID: [Int]] = [:]
+        var entryOrder: [String] = [], byEntry: [String: (push: PushID, targets: [String])] = [:]
+        for (position, result) in results.enumerated() {
+            let c = result.claim
+            if byPush[c.pushID] == nil { pushOrder.append(c.pushID) }
+            byPush[c.pushID, default: []].append(position)
+            if byEntry[c.receipt] == nil { entryOrder.append(c.receipt) }
+            byEntry[c.receipt, default: (c.pushID, [])].targets.append(String(c.index))
+        }
+        var arguments = [P, group, retentionMilliseconds, String(pushOrder.count)]
+        arguments.reserveCapacity(arguments.count + 6 * results.count + 4 * pushOrder.count)
+        var ordinals: [Int] = []
+        ordinals.reserveCapacity(results.count)
+        let sep = "\u{1f}"
+        for push in pushOrder {
+            let positions = byPush[push] ?? []
+            var items: [String] = [], lines: [String] = [], newest = 0.0
+            for position in positions {
+                let o = results[position].outcome, c = results[position].claim
+                let outcome = Self.encode(o), at = String(o.finishedAt.timeIntervalSince1970)
+                let line = [c.pushID, String(c.index), c.target.kind.rawValue, c.target.environment?.rawValue ?? "", c.target.value, outcome, at]
+                    .joined(separator: sep)
+                let invalid = o.tokenInvalid ? [c.target.kind.rawValue, c.target.value, o.reason ?? "invalid", at].joined(separator: sep) : ""
+                items += [String(c.index), o.status == .sent ? "1" : "0", outcome, line, invalid]
+                lines.append(line)
+                newest = max(newest, o.finishedAt.timeIntervalSince1970)
+                ordinals.append(position)
+            }
+            arguments += [push, results[positions[0]].claim.app, String(positions.count), lines.joined(separator: "\u{1e}"), String(newest)]
+            arguments += items
+        }
+        for receipt in entryOrder {
+            let entry = byEntry[receipt]!
+            arguments += [receipt, entry.push, String(entry.targets.count)] + entry.targets
         }
         let reply = try await redis { () async throws(RedisError) in
             try await client.eval(RedisQueueScripts.complete, keys: [streamKey], arguments: arguments)
@@ -206,7 +238,8 @@ public final class RedisPushQueue: PushQueue {
               let positions = parts[2].array else {
             throw .storage("Redis answered the complete script with \(reply.shape)")
         }
-        return CompletionReport(recorded: Int(recorded), duplicates: Int(duplicates), ignoredPositions: positions.compactMap { $0.integer.map(Int.init) },
+        let ignored = positions.compactMap { $0.integer.map { ordinals[Int($0)] } }.sorted()
+        return CompletionReport(recorded: Int(recorded), duplicates: Int(duplicates), ignoredPositions: ignored,
                                 finishedPushes: Set(parts.dropFirst(3).compactMap(\.string)))
     }
 
@@ -270,7 +303,19 @@ public final class RedisPushQueue: PushQueue {
         var status = PushStatus(pushID: push, app: app, acceptedAt: Date(timeIntervalSince1970: Double(head[1] ?? "") ?? 0),
                                 targetCount: Int(head[2] ?? "") ?? 0, sent: Int(head[3] ?? "") ?? 0, failed: Int(head[4] ?? "") ?? 0, targets: [])
         guard includeTargets else { return status }
-        let targets = Self.hash(replies[1]), results = Self.hash(replies[2]), retries = Self.hash(replies[3]), claims = Self.hash(replies[4])
+        let targets = Self.hash(replies[1]), results = Self.hash(replies[2]), retries = Self.hash(replies[3])
+        // Claimed: each claimed entry lists its targets; one rescheduled since waits elsewhere
+        // (its retry names another place). A field that is a target's index is one claimed
+        // target, as pushlab wrote them before chunks.
+        var claimed = Set<String>()
+        for (field, value) in Self.hash(replies[4]) {
+            guard field.contains("-") else { claimed.insert(field); continue }
+            let list = Self.split(value).last ?? ""
+            for index in list.split(separator: ",").map(String.init) {
+                let owner = retries[index].map(Self.split).flatMap { $0.count > 2 ? $0[2] : nil }
+                if owner == nil || owner == field { claimed.insert(index) }
+            }
+        }
         status.targets = targets.compactMap { index, definition -> TargetState? in
             guard let i = Int(index) else { return nil }
             let f = Self.split(definition)
@@ -281,7 +326,7 @@ public final class RedisPushQueue: PushQueue {
                 return TargetState(index: i, target: target, phase: outcome.status == .sent ? .sent : .failed, attempts: outcome.attempts,
                                    lastError: nil, outcome: outcome)
             }
-            return TargetState(index: i, target: target, phase: claims[index] == nil ? .waiting : .claimed,
+            return TargetState(index: i, target: target, phase: claimed.contains(index) ? .claimed : .waiting,
                                attempts: Int(retry?.first ?? "") ?? 0, lastError: retry.flatMap { $0.count > 1 && !$0[1].isEmpty ? $0[1] : nil },
                                outcome: nil)
         }.sorted { $0.index < $1.index }

@@ -19,7 +19,8 @@ import PushRedis
 /// (targets claimed) counters, `P:idem:APP:KEY` → push id, and per push `P:push:ID` (app,
 /// content, count, accepted, sent, failed, key, fp), `P:targets:ID`, `P:results:ID` (the done
 /// markers: index → outcome JSON), `P:retry:ID` (index → attempts SEP last error SEP where the
-/// target waits: `delayed` or the entry it was put back in), `P:claimed:ID` (index → consumer);
+/// target waits: `delayed` or the entry it was put back in), `P:claimed:ID` (claimed entry →
+/// consumer SEP its targets, comma-separated);
 /// per app the results stream `P:delivered:APP` (one entry per batch: `b` holds its results,
 /// RS-separated, each `p i kind env value outcome at` joined by SEP) and `P:invalid:APP`. A
 /// finished push's keys (and its idempotency key) expire after the queue's `retention`.
@@ -46,8 +47,10 @@ enum RedisQueueScripts {
             from = at + 1
           end
         end
-        -- An entry done with: acknowledged, deleted, its lease, owner, cut and set gone.
-        local function ack(P, stream, group, e)
+        -- An entry done with: acknowledged, deleted, its lease, owner, cut, set and claim (on
+        -- push p, when known) gone.
+        local function ack(P, stream, group, e, p)
+          if p then redis.call('HDEL', P .. ':claimed:' .. p, e) end
           redis.call('XACK', stream, group, e)
           redis.call('XDEL', stream, e)
           redis.call('ZREM', P .. ':leases', e)
@@ -60,9 +63,9 @@ enum RedisQueueScripts {
           end
         end
         -- Acknowledges `e` when it is leased and every target it handed out is answered.
-        local function settle(P, stream, group, e)
+        local function settle(P, stream, group, e, p)
           if redis.call('EXISTS', P .. ':out:' .. e) == 0 and redis.call('ZSCORE', P .. ':leases', e) then
-            ack(P, stream, group, e)
+            ack(P, stream, group, e, p)
           end
         end
         -- Targets `e` answered (or gave back): out of its set and of the claimed count.
@@ -77,48 +80,46 @@ enum RedisQueueScripts {
         local function hsetMany(key, fields)
           for s = 1, #fields, 1000 do redis.call('HSET', key, unpack(fields, s, math.min(#fields, s + 999))) end
         end
-        local function hdelMany(key, fields)
-          for s = 1, #fields, 1000 do redis.call('HDEL', key, unpack(fields, s, math.min(#fields, s + 999))) end
-        end
         -- The first final result per (push p, target) is stored, in bulk; later ones are duplicates.
-        -- items: {i, status, invalid, reason, outcome, at, kind, env, value}. A push whose keys
-        -- expired takes no more results. Returns a table of booleans (recorded) by position and
-        -- whether this call finished the push (its keys then expire after `keep` ms).
-        local function recordMany(P, p, app, items, keep)
+        -- items: {i, '1' (sent) or '0' (failed), outcome JSON, delivery-log line, '' or (for a
+        -- dead token) kind SEP value SEP reason SEP at}; blob: every line joined by RS, written
+        -- as is when all are stored; at: the newest finish time. A push whose keys expired takes
+        -- no more results. Returns a table of booleans (recorded) by position and whether this
+        -- call finished the push (its keys then expire after `keep` ms).
+        local function recordMany(P, p, app, items, blob, at, keep)
           local stored = {}
           if #items == 0 then return stored, false end
           if redis.call('EXISTS', P .. ':push:' .. p) == 0 then return stored, false end
           local idxs = {}
           for k, it in ipairs(items) do idxs[k] = it[1] end
           local have = redis.call('HMGET', P .. ':results:' .. p, unpack(idxs))
-          local fields, taken, lines, done = {}, {}, {}, {}
-          local sent, failed, last = 0, 0, ''
+          local fields, taken, lines = {}, {}, {}
+          local sent, failed, count = 0, 0, 0
           for k, it in ipairs(items) do
             local i = it[1]
             if not have[k] and not taken[i] then
               taken[i] = true
               stored[k] = true
+              count = count + 1
               fields[#fields + 1] = i
-              fields[#fields + 1] = it[5]
-              done[#done + 1] = i
-              if it[2] == 'sent' then sent = sent + 1 else failed = failed + 1 end
-              lines[#lines + 1] = p .. SEP .. i .. SEP .. it[7] .. SEP .. it[8] .. SEP .. it[9] .. SEP .. it[5] .. SEP .. it[6]
-              if (tonumber(it[6]) or 0) > (tonumber(last) or 0) then last = it[6] end
-              if it[3] == '1' then
+              fields[#fields + 1] = it[3]
+              lines[#lines + 1] = it[4]
+              if it[2] == '1' then sent = sent + 1 else failed = failed + 1 end
+              if it[5] ~= '' then
+                local v = split(it[5])
                 redis.call('XADD', P .. ':invalid:' .. app, 'MAXLEN', '~', '1000000', '*',
-                           'p', p, 'k', it[7], 'v', it[9], 'r', it[4], 't', it[6])
+                           'p', p, 'k', v[1], 'v', v[2], 'r', v[3], 't', v[4])
               end
             end
           end
-          if #done == 0 then return stored, false end
+          if count == 0 then return stored, false end
+          if count < #items or not blob then blob = table.concat(lines, RS) end
           hsetMany(P .. ':results:' .. p, fields)
-          hdelMany(P .. ':claimed:' .. p, done)
           if sent > 0 then redis.call('HINCRBY', P .. ':push:' .. p, 'sent', sent) end
           if failed > 0 then redis.call('HINCRBY', P .. ':push:' .. p, 'failed', failed) end
-          redis.call('DECRBY', P .. ':unfinished', #done)
-          redis.call('INCRBY', P .. ':finished', #done)
-          redis.call('XADD', P .. ':delivered:' .. app, 'MAXLEN', '~', '100000', '*', 'n', tostring(#lines), 't', last,
-                     'b', table.concat(lines, RS))
+          redis.call('DECRBY', P .. ':unfinished', count)
+          redis.call('INCRBY', P .. ':finished', count)
+          redis.call('XADD', P .. ':delivered:' .. app, 'MAXLEN', '~', '100000', '*', 'n', tostring(count), 't', at, 'b', blob)
           local counts = redis.call('HMGET', P .. ':push:' .. p, 'count', 'sent', 'failed', 'key')
           if (tonumber(counts[2]) or 0) + (tonumber(counts[3]) or 0) >= (tonumber(counts[1]) or 0) then
             for _, kind in ipairs({'push', 'targets', 'results', 'retry', 'claimed'}) do
@@ -134,7 +135,8 @@ enum RedisQueueScripts {
 
     /// KEYS: idempotency key (or the prefix when none), push hash, targets hash, stream.
     /// ARGV: prefix, push id, app, content, count, accepted, idempotency key ('' none),
-    /// fingerprint, capacity, chunk size, then kind, environment, value per target.
+    /// fingerprint, capacity, chunk size, then per target its index and its definition (kind
+    /// SEP environment SEP value), the field and value of `P:targets:ID` as they are stored.
     /// Returns {'ok'}, {'replay', id, fingerprint, count, accepted} or {'full', unfinished}.
     static let enqueue = RedisScript(prelude + """
         local P = ARGV[1]
@@ -151,14 +153,8 @@ enum RedisQueueScripts {
         if unfinished + n > tonumber(ARGV[9]) then return {'full', tostring(unfinished)} end
         redis.call('HSET', KEYS[2], 'app', ARGV[3], 'content', ARGV[4], 'count', ARGV[5], 'accepted', ARGV[6],
                    'key', ARGV[7], 'fp', ARGV[8], 'sent', 0, 'failed', 0)
-        local fields = {}
-        for t = 0, n - 1 do
-          local base = 11 + t * 3
-          fields[#fields + 1] = tostring(t)
-          fields[#fields + 1] = ARGV[base] .. SEP .. ARGV[base + 1] .. SEP .. ARGV[base + 2]
-          if #fields >= 1000 then redis.call('HSET', KEYS[3], unpack(fields)); fields = {} end
-        end
-        if #fields > 0 then redis.call('HSET', KEYS[3], unpack(fields)) end
+        local last = 10 + 2 * n
+        for from = 11, last, 1000 do redis.call('HSET', KEYS[3], unpack(ARGV, from, math.min(last, from + 999))) end
         for from = 0, n - 1, chunk do
           redis.call('XADD', KEYS[4], '*', 'p', ARGV[2], 'a', ARGV[3], 'f', tostring(from), 'n', tostring(math.min(chunk, n - from)))
         end
@@ -236,7 +232,7 @@ enum RedisQueueScripts {
             redis.call('DECRBY', P .. ':inflight', redis.call('SCARD', P .. ':out:' .. id))
             redis.call('DEL', P .. ':out:' .. id)
           end
-          if #list == 0 then ack(P, stream, group, id); return end
+          if #list == 0 then ack(P, stream, group, id, p); return end
           local results = redis.call('HMGET', P .. ':results:' .. p, unpack(list))
           local retry = {}
           if redis.call('EXISTS', P .. ':retry:' .. p) == 1 then retry = redis.call('HMGET', P .. ':retry:' .. p, unpack(list)) end
@@ -251,7 +247,7 @@ enum RedisQueueScripts {
               end
             end
           end
-          if #open == 0 then ack(P, stream, group, id); return end
+          if #open == 0 then ack(P, stream, group, id, p); return end
           if deliveries > maxDeliveries then
             local items = {}
             for k, i in ipairs(open) do
@@ -260,10 +256,11 @@ enum RedisQueueScripts {
                          'source-id', id, 'deliveries', tostring(deliveries), 'dead-by', consumer, 't', now)
               local outcome = cjson.encode({status = 'failed', reason = 'DeadLetter', attempts = tonumber(attempts[k]),
                                             tokenInvalid = false, finishedAt = tonumber(now)})
-              items[#items + 1] = {i, 'failed', '', 'DeadLetter', outcome, now, def[1] or '', def[2] or '', def[3] or ''}
+              items[#items + 1] = {i, '0', outcome,
+                                   p .. SEP .. i .. SEP .. (def[1] or '') .. SEP .. (def[2] or '') .. SEP .. (def[3] or '') .. SEP .. outcome .. SEP .. now, ''}
             end
-            recordMany(P, p, app, items, keep)
-            ack(P, stream, group, id)
+            recordMany(P, p, app, items, nil, now, keep)
+            ack(P, stream, group, id, p)
             return
           end
           local room = limit - handed
@@ -293,7 +290,7 @@ enum RedisQueueScripts {
           for s = 1, #open, 1000 do redis.call('SADD', P .. ':out:' .. id, unpack(open, s, math.min(#open, s + 999))) end
           redis.call('INCRBY', P .. ':inflight', #open)
           local defs = redis.call('HMGET', P .. ':targets:' .. p, unpack(open))
-          local claimed = {}
+          redis.call('HSET', P .. ':claimed:' .. p, id, consumer .. SEP .. table.concat(open, ','))
           out[#out + 1] = id .. SEP .. token
           out[#out + 1] = p
           out[#out + 1] = app
@@ -303,10 +300,7 @@ enum RedisQueueScripts {
             out[#out + 1] = i
             out[#out + 1] = defs[k] or ''
             out[#out + 1] = attempts[k]
-            claimed[#claimed + 1] = i
-            claimed[#claimed + 1] = consumer
           end
-          hsetMany(P .. ':claimed:' .. p, claimed)
           handed = handed + #open
         end
         -- Entries whose lease ended, one at a time while there is room (XCLAIM counts a delivery).
@@ -342,47 +336,43 @@ enum RedisQueueScripts {
         return out
         """)
 
-    /// KEYS: stream. ARGV: prefix, group, retention in ms, then per result: receipt, push, idx,
-    /// app, status, invalid ('1' or ''), reason, outcome JSON, finished at, kind, environment,
-    /// value. Results are stored per push in bulk; each entry whose targets are all answered is
-    /// acknowledged. Returns {recorded, duplicates, {0-based positions of the duplicates},
-    /// finished push ids…}.
+    /// KEYS: stream. ARGV: prefix, group, retention in ms, the number of pushes G, then per push:
+    /// push, app, n, its delivery-log lines joined by RS, the newest finish time, and n results of
+    /// 5 (target, '1' sent or '0' failed, outcome JSON, its delivery-log line, '' or the dead
+    /// token's kind SEP value SEP reason SEP time); then per claim entry the batch answers: its
+    /// receipt, push, k and k targets. Results are stored per push in bulk; each entry whose
+    /// targets are all answered is acknowledged. Returns {recorded, duplicates, {0-based ordinals
+    /// (in argument order) of the duplicates}, finished push ids…}.
     static let complete = RedisScript(prelude + """
-        local P, group, keep = ARGV[1], ARGV[2], ARGV[3]
+        local P, group, keep, pushes = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
         local stream = KEYS[1]
-        local pushes, order = {}, {}
-        local entries, entryOrder = {}, {}
-        local position = 0
-        for b = 4, #ARGV, 12 do
-          local receipt, p = ARGV[b], ARGV[b + 1]
-          local key = p .. SEP .. ARGV[b + 3]
-          if not pushes[key] then pushes[key] = {p = p, app = ARGV[b + 3], items = {}, positions = {}}; order[#order + 1] = key end
-          local g = pushes[key]
-          g.items[#g.items + 1] = {ARGV[b + 2], ARGV[b + 4], ARGV[b + 5], ARGV[b + 6], ARGV[b + 7], ARGV[b + 8],
-                                   ARGV[b + 9], ARGV[b + 10], ARGV[b + 11]}
-          g.positions[#g.positions + 1] = position
-          local e = split(receipt)[1]
+        local at = 5
+        local ordinal, recorded, duplicates, ignored, finished = 0, 0, 0, {}, {}
+        for _ = 1, pushes do
+          local p, app, n, blob, newest = ARGV[at], ARGV[at + 1], tonumber(ARGV[at + 2]), ARGV[at + 3], ARGV[at + 4]
+          at = at + 5
+          local items = {}
+          for k = 1, n do
+            items[k] = {ARGV[at], ARGV[at + 1], ARGV[at + 2], ARGV[at + 3], ARGV[at + 4]}
+            at = at + 5
+          end
+          local stored, done = recordMany(P, p, app, items, blob, newest, keep)
+          for k = 1, n do
+            if stored[k] then recorded = recorded + 1 else duplicates = duplicates + 1; ignored[#ignored + 1] = ordinal end
+            ordinal = ordinal + 1
+          end
+          if done then finished[#finished + 1] = p end
+        end
+        while at <= #ARGV do
+          local e = split(ARGV[at])[1]
+          local p, k = ARGV[at + 1], tonumber(ARGV[at + 2])
+          local idxs = {unpack(ARGV, at + 3, at + 2 + k)}
+          at = at + 3 + k
           if e ~= '' then
-            if not entries[e] then entries[e] = {}; entryOrder[#entryOrder + 1] = e end
-            local l = entries[e]
-            l[#l + 1] = ARGV[b + 2]
+            answered(P, e, idxs)
+            settle(P, stream, group, e, p)
           end
-          position = position + 1
         end
-        local recorded, duplicates, ignored, finished = 0, 0, {}, {}
-        for _, key in ipairs(order) do
-          local g = pushes[key]
-          local stored, done = recordMany(P, g.p, g.app, g.items, keep)
-          for k, at in ipairs(g.positions) do
-            if stored[k] then recorded = recorded + 1 else duplicates = duplicates + 1; ignored[#ignored + 1] = at end
-          end
-          if done then finished[#finished + 1] = g.p end
-        end
-        for _, e in ipairs(entryOrder) do
-          answered(P, e, entries[e])
-          settle(P, stream, group, e)
-        end
-        table.sort(ignored)
         local out = {recorded, duplicates, ignored}
         for _, p in ipairs(finished) do out[#out + 1] = p end
         return out
@@ -400,10 +390,9 @@ enum RedisQueueScripts {
           local entry, token = r[1], r[2] or ''
           local p, i = ARGV[b + 1], ARGV[b + 2]
           if redis.call('HEXISTS', P .. ':results:' .. p, i) == 0 and redis.call('HGET', P .. ':owner', entry) == token then
-            if not touched[entry] then touched[entry] = {}; order[#order + 1] = entry end
+            if not touched[entry] then touched[entry] = {p = p}; order[#order + 1] = entry end
             local l = touched[entry]
             l[#l + 1] = i
-            redis.call('HDEL', P .. ':claimed:' .. p, i)
             redis.call('HSET', P .. ':retry:' .. p, i, ARGV[b + 4] .. SEP .. ARGV[b + 5] .. SEP .. 'delayed')
             redis.call('ZADD', P .. ':delayed', ARGV[b + 6], p .. SEP .. i .. SEP .. ARGV[b + 3])
             moved = moved + 1
@@ -411,7 +400,7 @@ enum RedisQueueScripts {
         end
         for _, e in ipairs(order) do
           answered(P, e, touched[e])
-          settle(P, KEYS[1], group, e)
+          settle(P, KEYS[1], group, e, touched[e].p)
         end
         return moved
         """)

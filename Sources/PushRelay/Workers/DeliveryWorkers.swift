@@ -23,6 +23,9 @@ import PushSend
 /// answers that came in meanwhile in one `complete` (and one `reschedule`), letting a few gather
 /// first, so a result costs the queue one batch's share, not a write of its own. Sends in flight plus answers not yet recorded stay at most
 /// `2 × concurrency`: what a crash can make the relay send twice (docs/relay.md "Guarantees").
+/// Every claim held (claimed ahead, being sent — a send waits for its app's budget first — or
+/// waiting to be recorded) has its lease renewed every third of a lease, so a low
+/// `rate_per_minute` never lets a held target's lease run out and hands it out again.
 final class DeliveryWorkers: Sendable {
     private let queue: any PushQueue
     /// By app: its clients and the budgets a send takes from.
