@@ -86,7 +86,11 @@ public final class RedisPushQueue: PushQueue {
 
     /// Connects and creates the consumer group when it does not exist.
     public func prepare() async throws(PushQueueError) {
-        try await redis { () async throws(RedisError) in try await stream.prepare() }
+        try await redis { () async throws(RedisError) in
+            try await stream.prepare()
+            try await client.load([RedisQueueScripts.enqueue, RedisQueueScripts.claim, RedisQueueScripts.complete, RedisQueueScripts.reschedule,
+                                   RedisQueueScripts.renew, RedisQueueScripts.release, RedisRateBudget.luaScript])
+        }
     }
 
     /// The Redis client for the state nodes share besides the queue (provider tokens, budgets).

@@ -233,9 +233,14 @@ enum RedisQueueScripts {
             redis.call('DEL', P .. ':out:' .. id)
           end
           if #list == 0 then ack(P, stream, group, id, p); return end
-          local results = redis.call('HMGET', P .. ':results:' .. p, unpack(list))
-          local retry = {}
-          if redis.call('EXISTS', P .. ':retry:' .. p) == 1 then retry = redis.call('HMGET', P .. ':retry:' .. p, unpack(list)) end
+          -- A chunk as queued, read for the first time, was never handed out: none of its
+          -- targets can have a result or wait elsewhere yet.
+          local pristine = not takeover and not f['l'] and not f['i']
+          local results, retry = {}, {}
+          if not pristine then
+            results = redis.call('HMGET', P .. ':results:' .. p, unpack(list))
+            if redis.call('EXISTS', P .. ':retry:' .. p) == 1 then retry = redis.call('HMGET', P .. ':retry:' .. p, unpack(list)) end
+          end
           local open, attempts = {}, {}
           for k, i in ipairs(list) do
             if not results[k] then
