@@ -71,6 +71,10 @@ public protocol PushQueue: Sendable {
     /// The earliest time a waiting target becomes ready (retries wait), or nil when none waits.
     func nextReadyDate() async throws(PushQueueError) -> Date?
 
+    /// Claims of a multiple of this many targets fit the queue's unit of claim (the Redis
+    /// queue's chunk): a claim of another size splits a unit. 1 for the SQLite queue.
+    var claimGranularity: Int { get }
+
     /// Flushes and releases the store; further calls throw `.closed`.
     func close() async
     /// Where the queue's writes run, when they run on one thread: a caller that writes batch
@@ -80,4 +84,5 @@ public protocol PushQueue: Sendable {
 
 extension PushQueue {
     public var writerExecutor: (any TaskExecutor)? { nil }
+    public var claimGranularity: Int { 1 }
 }

@@ -93,6 +93,9 @@ public final class RedisPushQueue: PushQueue {
         }
     }
 
+    /// Claims of whole chunks split none.
+    public var claimGranularity: Int { configuration.chunkSize }
+
     /// The Redis client for the state nodes share besides the queue (provider tokens, budgets).
     public var sharedClient: RedisClient { client }
 

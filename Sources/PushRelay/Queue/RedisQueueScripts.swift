@@ -278,16 +278,19 @@ enum RedisQueueScripts {
             for k, i in ipairs(list) do if i == last then keepCount = k; break end end
             redis.call('HSET', P .. ':cut', id, tostring(keepCount))
             local newID = redis.call('XADD', stream, '*', 'p', p, 'a', app, 'l', table.concat(rest, ','))
-            local moved = {}
-            for k, i in ipairs(rest) do
-              local r = redis.call('HGET', P .. ':retry:' .. p, i)
-              if r then
-                local parts = split(r)
-                moved[#moved + 1] = i
-                moved[#moved + 1] = (parts[1] or '0') .. SEP .. (parts[2] or '') .. SEP .. newID
+            -- Targets of the rest that waited for a retry in this entry now wait in the new one.
+            if not pristine and redis.call('EXISTS', P .. ':retry:' .. p) == 1 then
+              local moved = {}
+              local retries = redis.call('HMGET', P .. ':retry:' .. p, unpack(rest))
+              for k, i in ipairs(rest) do
+                if retries[k] then
+                  local parts = split(retries[k])
+                  moved[#moved + 1] = i
+                  moved[#moved + 1] = (parts[1] or '0') .. SEP .. (parts[2] or '') .. SEP .. newID
+                end
               end
+              if #moved > 0 then redis.call('HSET', P .. ':retry:' .. p, unpack(moved)) end
             end
-            if #moved > 0 then redis.call('HSET', P .. ':retry:' .. p, unpack(moved)) end
           end
           local token = consumer .. ':' .. tostring(deliveries)
           redis.call('ZADD', leases, leaseEnd, id)

@@ -255,8 +255,12 @@ final class DeliveryWorkers: Sendable {
                 continue
             }
             let claims: [ClaimedTarget]
+            // Whole units of the queue's claim (the Redis queue's chunks) when there is room
+            // for one: a claim of another size splits a chunk, which costs the queue a write.
+            let granularity = queue.claimGranularity
+            let limit = room >= granularity ? min(room, 512) / granularity * granularity : min(room, 512)
             do {
-                claims = try await queue.claim(consumer: consumer, limit: min(room, 512), lease: lease)
+                claims = try await queue.claim(consumer: consumer, limit: max(1, limit), lease: lease)
             } catch {
                 log("relay: claim failed: \(error); retrying in 1 s")
                 await wakeup.wait(timeout: .seconds(1))
