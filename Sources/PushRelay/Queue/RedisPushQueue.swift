@@ -219,20 +219,28 @@ public final class RedisPushQueue: PushQueue {
         let sep = "\u{1f}"
         for push in pushOrder {
             let positions = byPush[push] ?? []
-            var items: [String] = [], lines: [String] = [], newest = 0.0
-            for position in positions {
+            var indices: [String] = [], fields: [String] = [], lines: [String] = [], invalid: [String] = []
+            var statuses = "", newest = 0.0
+            for (k, position) in positions.enumerated() {
                 let o = results[position].outcome, c = results[position].claim
                 let outcome = Self.encode(o), at = String(o.finishedAt.timeIntervalSince1970)
-                let line = [c.pushID, String(c.index), c.target.kind.rawValue, c.target.environment?.rawValue ?? "", c.target.value, outcome, at]
-                    .joined(separator: sep)
-                let invalid = o.tokenInvalid ? [c.target.kind.rawValue, c.target.value, o.reason ?? "invalid", at].joined(separator: sep) : ""
-                items += [String(c.index), o.status == .sent ? "1" : "0", outcome, line, invalid]
-                lines.append(line)
+                let index = String(c.index)
+                lines.append([c.pushID, index, c.target.kind.rawValue, c.target.environment?.rawValue ?? "", c.target.value, outcome, at]
+                    .joined(separator: sep))
+                if o.tokenInvalid {
+                    invalid += [String(k + 1), [c.target.kind.rawValue, c.target.value, o.reason ?? "invalid", at].joined(separator: sep)]
+                }
+                indices.append(index)
+                fields += [index, outcome]
+                statuses += o.status == .sent ? "1" : "0"
                 newest = max(newest, o.finishedAt.timeIntervalSince1970)
                 ordinals.append(position)
             }
-            arguments += [push, results[positions[0]].claim.app, String(positions.count), lines.joined(separator: "\u{1e}"), String(newest)]
-            arguments += items
+            arguments += [push, results[positions[0]].claim.app, String(positions.count), statuses, lines.joined(separator: "\u{1e}"),
+                          String(newest), Set(indices).count == indices.count ? "1" : "0", String(invalid.count / 2)]
+            arguments += indices
+            arguments += fields
+            arguments += invalid
         }
         for receipt in entryOrder {
             let entry = byEntry[receipt]!

@@ -80,6 +80,24 @@ enum RedisQueueScripts {
         local function hsetMany(key, fields)
           for s = 1, #fields, 1000 do redis.call('HSET', key, unpack(fields, s, math.min(#fields, s + 999))) end
         end
+        -- A push's counters, the batch's delivery-log entry and, when this finished the push, the
+        -- expiry of its keys. Returns whether it did.
+        local function finishRecord(P, p, app, count, sent, failed, blob, at, keep)
+          if sent > 0 then redis.call('HINCRBY', P .. ':push:' .. p, 'sent', sent) end
+          if failed > 0 then redis.call('HINCRBY', P .. ':push:' .. p, 'failed', failed) end
+          redis.call('DECRBY', P .. ':unfinished', count)
+          redis.call('INCRBY', P .. ':finished', count)
+          redis.call('XADD', P .. ':delivered:' .. app, 'MAXLEN', '~', '100000', '*', 'n', tostring(count), 't', at, 'b', blob)
+          local counts = redis.call('HMGET', P .. ':push:' .. p, 'count', 'sent', 'failed', 'key')
+          if (tonumber(counts[2]) or 0) + (tonumber(counts[3]) or 0) >= (tonumber(counts[1]) or 0) then
+            for _, kind in ipairs({'push', 'targets', 'results', 'retry', 'claimed'}) do
+              redis.call('PEXPIRE', P .. ':' .. kind .. ':' .. p, keep)
+            end
+            if counts[4] and counts[4] ~= '' then redis.call('PEXPIRE', P .. ':idem:' .. app .. ':' .. counts[4], keep) end
+            return true
+          end
+          return false
+        end
         -- The first final result per (push p, target) is stored, in bulk; later ones are duplicates.
         -- items: {i, '1' (sent) or '0' (failed), outcome JSON, delivery-log line, '' or (for a
         -- dead token) kind SEP value SEP reason SEP at}; blob: every line joined by RS, written
@@ -115,20 +133,7 @@ enum RedisQueueScripts {
           if count == 0 then return stored, false end
           if count < #items or not blob then blob = table.concat(lines, RS) end
           hsetMany(P .. ':results:' .. p, fields)
-          if sent > 0 then redis.call('HINCRBY', P .. ':push:' .. p, 'sent', sent) end
-          if failed > 0 then redis.call('HINCRBY', P .. ':push:' .. p, 'failed', failed) end
-          redis.call('DECRBY', P .. ':unfinished', count)
-          redis.call('INCRBY', P .. ':finished', count)
-          redis.call('XADD', P .. ':delivered:' .. app, 'MAXLEN', '~', '100000', '*', 'n', tostring(count), 't', at, 'b', blob)
-          local counts = redis.call('HMGET', P .. ':push:' .. p, 'count', 'sent', 'failed', 'key')
-          if (tonumber(counts[2]) or 0) + (tonumber(counts[3]) or 0) >= (tonumber(counts[1]) or 0) then
-            for _, kind in ipairs({'push', 'targets', 'results', 'retry', 'claimed'}) do
-              redis.call('PEXPIRE', P .. ':' .. kind .. ':' .. p, keep)
-            end
-            if counts[4] and counts[4] ~= '' then redis.call('PEXPIRE', P .. ':idem:' .. app .. ':' .. counts[4], keep) end
-            return stored, true
-          end
-          return stored, false
+          return stored, finishRecord(P, p, app, count, sent, failed, blob, at, keep)
         end
 
         """
@@ -345,26 +350,57 @@ enum RedisQueueScripts {
         """)
 
     /// KEYS: stream. ARGV: prefix, group, retention in ms, the number of pushes G, then per push:
-    /// push, app, n, its delivery-log lines joined by RS, the newest finish time, and n results of
-    /// 5 (target, '1' sent or '0' failed, outcome JSON, its delivery-log line, '' or the dead
-    /// token's kind SEP value SEP reason SEP time); then per claim entry the batch answers: its
-    /// receipt, push, k and k targets. Results are stored per push in bulk; each entry whose
-    /// targets are all answered is acknowledged. Returns {recorded, duplicates, {0-based ordinals
-    /// (in argument order) of the duplicates}, finished push ids…}.
+    /// push, app, n, statuses (n characters: '1' sent, '0' failed), its n delivery-log lines
+    /// joined by RS, the newest finish time, '1' when its n targets are distinct, m (dead
+    /// tokens), then the n targets, then n (target, outcome JSON) pairs — the fields of
+    /// `P:results:ID` as they are stored — then m (position 1…n, kind SEP value SEP reason SEP
+    /// time); then per claim entry the batch answers: its receipt, push, k and k targets.
+    /// When none of a push's results is a duplicate (the usual case) they are stored straight
+    /// from the arguments, with no work in Lua per result. Each entry whose targets are all
+    /// answered is acknowledged. Returns {recorded, duplicates, {0-based ordinals (in argument
+    /// order) of the duplicates}, finished push ids…}.
     static let complete = RedisScript(prelude + """
         local P, group, keep, pushes = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
         local stream = KEYS[1]
         local at = 5
         local ordinal, recorded, duplicates, ignored, finished = 0, 0, 0, {}, {}
         for _ = 1, pushes do
-          local p, app, n, blob, newest = ARGV[at], ARGV[at + 1], tonumber(ARGV[at + 2]), ARGV[at + 3], ARGV[at + 4]
-          at = at + 5
-          local items = {}
-          for k = 1, n do
-            items[k] = {ARGV[at], ARGV[at + 1], ARGV[at + 2], ARGV[at + 3], ARGV[at + 4]}
-            at = at + 5
+          local p, app, n, statuses, blob = ARGV[at], ARGV[at + 1], tonumber(ARGV[at + 2]), ARGV[at + 3], ARGV[at + 4]
+          local newest, unique, m = ARGV[at + 5], ARGV[at + 6], tonumber(ARGV[at + 7])
+          local idxFrom = at + 8
+          local pairFrom = idxFrom + n
+          local invFrom = pairFrom + 2 * n
+          at = invFrom + 2 * m
+          local stored, done = {}, false
+          if n > 0 and redis.call('EXISTS', P .. ':push:' .. p) == 1 then
+            local have = redis.call('HMGET', P .. ':results:' .. p, unpack(ARGV, idxFrom, pairFrom - 1))
+            local clean = unique == '1'
+            if clean then
+              for k = 1, n do if have[k] then clean = false; break end end
+            end
+            if clean then
+              for from = pairFrom, invFrom - 1, 1000 do
+                redis.call('HSET', P .. ':results:' .. p, unpack(ARGV, from, math.min(invFrom - 1, from + 999)))
+              end
+              for k = 1, n do stored[k] = true end
+              for j = 0, m - 1 do
+                local v = split(ARGV[invFrom + 2 * j + 1])
+                redis.call('XADD', P .. ':invalid:' .. app, 'MAXLEN', '~', '1000000', '*',
+                           'p', p, 'k', v[1], 'v', v[2], 'r', v[3], 't', v[4])
+              end
+              local _, sent = string.gsub(statuses, '1', '')
+              done = finishRecord(P, p, app, n, sent, n - sent, blob, newest, keep)
+            else
+              local lines = split(blob, RS)
+              local inv = {}
+              for j = 0, m - 1 do inv[tonumber(ARGV[invFrom + 2 * j])] = ARGV[invFrom + 2 * j + 1] end
+              local items = {}
+              for k = 1, n do
+                items[k] = {ARGV[idxFrom + k - 1], string.sub(statuses, k, k), ARGV[pairFrom + 2 * k - 1], lines[k] or '', inv[k] or ''}
+              end
+              stored, done = recordMany(P, p, app, items, nil, newest, keep)
+            end
           end
-          local stored, done = recordMany(P, p, app, items, blob, newest, keep)
           for k = 1, n do
             if stored[k] then recorded = recorded + 1 else duplicates = duplicates + 1; ignored[#ignored + 1] = ordinal end
             ordinal = ordinal + 1
@@ -374,12 +410,15 @@ enum RedisQueueScripts {
         while at <= #ARGV do
           local e = split(ARGV[at])[1]
           local p, k = ARGV[at + 1], tonumber(ARGV[at + 2])
-          local idxs = {unpack(ARGV, at + 3, at + 2 + k)}
-          at = at + 3 + k
-          if e ~= '' then
-            answered(P, e, idxs)
+          if e ~= '' and k > 0 then
+            local removed = 0
+            for from = at + 3, at + 2 + k, 1000 do
+              removed = removed + redis.call('SREM', P .. ':out:' .. e, unpack(ARGV, from, math.min(at + 2 + k, from + 999)))
+            end
+            if removed > 0 then redis.call('DECRBY', P .. ':inflight', removed) end
             settle(P, stream, group, e, p)
           end
+          at = at + 3 + k
         end
         local out = {recorded, duplicates, ignored}
         for _, p in ipairs(finished) do out[#out + 1] = p end
