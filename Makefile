@@ -35,7 +35,8 @@ bench: release
 fuzz: bootstrap
 	scripts/fuzz
 
-# Transport, store and device tests under ASan and TSan (own scratch paths .build-asan/.build-tsan).
+# Transport, store and device tests under ASan and TSan (own scratch paths .build-asan/.build-tsan);
+# under ASan also the Redis client and Redis outage tests, relay nodes included.
 sanitize: bootstrap
 	scripts/sanitize
 

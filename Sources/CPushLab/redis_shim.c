@@ -17,6 +17,10 @@ redisContext *cpl_redis_connect(const char *host, int port, int connect_timeout_
 }
 
 int cpl_redis_set_timeout_ms(redisContext *context, int timeout_ms) {
+    // A context that failed is about to be freed and its socket needs no timeout; hiredis
+    // would write a new error into it. Reading `err` here, in code built with the sanitizers
+    // (hiredis is not), also lets ASan report a call on a freed context (issue 43).
+    if (context->err) return REDIS_ERR;
     return redisSetTimeout(context, cpl_timeval(timeout_ms));
 }
 

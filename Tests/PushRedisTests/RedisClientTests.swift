@@ -192,14 +192,43 @@ final class RedisClientTests: XCTestCase {
         let port = server.port
         server.stop()
         let lonely = RedisClient(endpoint: RedisEndpoint(host: "127.0.0.1", port: port),
-                                 options: RedisClientOptions(initialBackoff: .milliseconds(1), maximumBackoff: .milliseconds(4)))
+                                 options: RedisClientOptions(initialBackoff: .seconds(30), maximumBackoff: .seconds(30)))
         for _ in 0..<3 {
             let error = await redisError { _ = try await lonely.ping() }
-            guard case .unavailable(let endpoint, _) = error else { return XCTFail("expected unavailable, got \(String(describing: error))") }
+            guard case .unavailable(let endpoint, let reason) = error else { return XCTFail("expected unavailable, got \(String(describing: error))") }
             XCTAssertEqual(endpoint, "redis://127.0.0.1:\(port)/0")
+            XCTAssertTrue(reason.contains("refused"), "the refused attempt's reason, also during the backoff: \(reason)")
         }
-        XCTAssertEqual(lonely.stats.failedAttempts, 3)
+        XCTAssertEqual(lonely.stats.failedAttempts, 1, "within the backoff no new attempt is made: the commands fail at once")
         XCTAssertEqual(lonely.stats.connections, 0)
+        // Once the backoff has passed, the next command tries again.
+        let quick = RedisClient(endpoint: RedisEndpoint(host: "127.0.0.1", port: port),
+                                options: RedisClientOptions(initialBackoff: .milliseconds(1), maximumBackoff: .milliseconds(4)))
+        let tried = await Poll.until(timeout: 10) {
+            _ = await redisError { _ = try await quick.ping() }
+            return quick.stats.failedAttempts >= 3
+        }
+        XCTAssertTrue(tried, "attempts resume after each backoff")
+    }
+
+    /// Issue 43: during an outage, commands queued on one client each waited out the backoff
+    /// in turn (up to 2 s each), so the 20th of 20 concurrent key lookups got its answer after
+    /// ~29 s. Now the ones inside the backoff fail at once.
+    func testCommandsQueuedDuringTheBackoffFailAtOnceNotOneBackoffEach() async throws {
+        let port = server.port
+        server.stop()
+        let client = RedisClient(endpoint: RedisEndpoint(host: "127.0.0.1", port: port),
+                                 options: RedisClientOptions(initialBackoff: .seconds(30), maximumBackoff: .seconds(30)))
+        _ = await redisError { _ = try await client.ping() }  // the attempt that starts the 30 s backoff
+        let errors = await withTaskGroup(of: RedisError?.self) { group in
+            for _ in 0..<20 { group.addTask { await redisError { _ = try await client.ping() } } }
+            return await group.reduce(into: [RedisError?]()) { $0.append($1) }
+        }
+        XCTAssertEqual(errors.count, 20)
+        for error in errors {
+            guard case .unavailable? = error else { return XCTFail("expected unavailable, got \(String(describing: error))") }
+        }
+        XCTAssertEqual(client.stats.failedAttempts, 1, "20 commands inside the backoff: no attempt, and no wait (a wait would be 30 s each)")
     }
 
     func testScriptRunsAgainAfterTheServerForgetsIt() async throws {

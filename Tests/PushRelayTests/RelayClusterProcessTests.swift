@@ -1,5 +1,4 @@
 import Foundation
-import PushStore
 import TestSupport
 import XCTest
 
@@ -12,99 +11,37 @@ import XCTest
 /// idle cluster picks up a new push, Redis restarted mid-run loses nothing acknowledged, and the
 /// nodes share one provider token (the emulator answers zero TooManyProviderTokenUpdates).
 final class RelayClusterProcessTests: XCTestCase {
-    private var directory: URL!
-    private var processes: [ServerProcess] = []
-    private var redis: RedisServer!
-    private var emulator: ServerProcess!
-    private var config = ""
-    private var key = ""
+    private var cluster: RelayClusterFixture!
     /// Sends in flight per node (relay.json workers.concurrency): a killed node leaves at most
     /// twice as many sent-but-unrecorded (its sends in flight and the answers waiting for their
     /// commit), so that many duplicates one kill may cause (docs/relay.md "Guarantees").
     private let concurrency = 16
+    private var redis: RedisServer { cluster.redis }
+    private var key: String { cluster.key }
 
     override func setUpWithError() throws {
-        directory = Fixtures.temporaryDirectory("relay-cluster")
-        redis = try RedisServer()
-        emulator = try ServerProcess(["serve", "--apns-port", "0", "--port", "0", "--h2c-port", "0", "--quiet", "--token-updates", "team",
-                                      "--db", directory.appendingPathComponent("emulator.sqlite").path]) { $0.contains("APNs: https://") }
-        processes.append(emulator)
-        guard let apnsPort = emulator.port(after: "APNs: https://127.0.0.1:") else { throw TestEnvironmentError("no APNs port in:\n\(emulator.stdout)") }
         // 30,000 sends a minute for the app across the cluster (500/s): a push of a thousand
         // targets takes seconds, so a kill or a Redis restart lands mid-push.
-        config = directory.appendingPathComponent("relay.json").path
-        let json = """
-            {"listen": {"port": 0},
-             "workers": {"concurrency": \(concurrency), "lease_seconds": 5},
-             "apps": {"demo": {"rate_per_minute": 30000,
-               "apns": {"key": "\(Fixtures.apnsKey)", "key_id": "\(Fixtures.apnsKeyID)", "team_id": "\(Fixtures.apnsTeamID)",
-                        "bundle_id": "\(Fixtures.bundleID)", "url": "https://127.0.0.1:\(apnsPort)", "ca_file": "\(Fixtures.caFile)"}}}}
-            """
-        try Data(json.utf8).write(to: URL(fileURLWithPath: config))
-        let keys = try ProcessRunner.pushlab(["relay", "keys", "create", "--queue", redis.url, "--app", "demo"])
-        guard keys.status == 0 else { throw TestEnvironmentError("relay keys create: \(keys.stderr)") }
-        key = keys.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        cluster = try RelayClusterFixture(name: "relay-cluster", concurrency: concurrency, ratePerMinute: 30_000)
     }
 
     override func tearDown() {
-        for p in processes { p.stop(grace: 5) }
-        redis?.stop()
-        try? FileManager.default.removeItem(at: directory)
+        cluster?.stop()
     }
 
-    /// Each node its own data directory: the queue and the API keys are in Redis, so a key made
-    /// once (`relay keys create --queue …`) works on every node.
-    private func data(_ node: String) -> String { directory.appendingPathComponent("data-\(node)").path }
-
+    private func data(_ node: String) -> String { cluster.data(node) }
     private func startNode(_ name: String) throws -> (ServerProcess, String) {
-        let node = try ServerProcess(["relay", "--config", config, "--data", data(name), "--queue", redis.url, "--node", name, "--quiet"]) {
-            $0.contains("relay: queue ")
-        }
-        processes.append(node)
-        guard let port = node.port(after: "relay: listening on http://127.0.0.1:") else { throw TestEnvironmentError("no port in:\n\(node.stdout)") }
-        XCTAssertTrue(node.stdout.contains("relay: queue redis://127.0.0.1:\(redis.port)/0 as node \(name)"), node.stdout)
-        return (node, "http://127.0.0.1:\(port)")
+        let node = try cluster.startNode(name)
+        return (node.process, node.url)
     }
-
-    private func curl(_ args: [String]) throws -> ProcessResult {
-        try ProcessRunner.run("/usr/bin/curl", ["-sS", "--http2-prior-knowledge", "--max-time", "40"] + args)
-    }
-
-    /// POSTs a push of `tokens` to `url` (curl, an independent client) and returns its id.
-    private func post(_ url: String, tokens: [String]) throws -> String {
-        let body = directory.appendingPathComponent("body-\(tokens.count)-\(tokens.first ?? "").json")
-        try Data(#"{"apns": {"payload": {"aps": {"alert": "cluster"}}}, "apns_tokens": [\#(tokens.map { "\"\($0)\"" }.joined(separator: ","))]}"#.utf8).write(to: body)
-        let r = try curl(["-X", "POST", url + "/v1/apps/demo/pushes", "-H", "authorization: Bearer \(key)", "-H", "content-type: application/json",
-                          "--data-binary", "@" + body.path, "-w", "\n%{http_code}"])
-        XCTAssertTrue(r.stdout.hasSuffix("\n202"), r.stdout + r.stderr)
-        return try XCTUnwrap(r.stdout.split(separator: "\"").drop { $0 != "id" }.dropFirst(2).first.map(String.init), r.stdout)
-    }
-
-    /// Waits (API `?wait=`) until the push is finished; returns the last answer.
+    private func curl(_ args: [String]) throws -> ProcessResult { try cluster.curl(args) }
+    private func post(_ url: String, tokens: [String]) throws -> String { try cluster.post(url, tokens: tokens) }
     private func waitFinished(_ url: String, _ id: String, timeout: TimeInterval = 60) throws -> String {
-        var last = ""
-        _ = Poll.blocking(timeout: timeout) {
-            last = (try? curl([url + "/v1/pushes/\(id)?wait=10s&results=false", "-H", "authorization: Bearer \(key)"]).stdout) ?? ""
-            return last.contains(#""finished":true"#)
-        }
-        return last
+        try cluster.waitFinished(url, id, timeout: timeout)
     }
-
-    private func finishedTargets() -> Int { Int((try? redis.cli(["GET", "pushlab:finished"])) ?? "") ?? 0 }
-
-    /// The emulator's records: accepted count per token, and the 429 TooManyProviderTokenUpdates answers.
-    private func emulatorRecords() throws -> (accepted: [String: Int], tokenUpdates: Int) {
-        emulator.stop()
-        let records = try SQLiteDatabase(path: directory.appendingPathComponent("emulator.sqlite").path)
-        var accepted: [String: Int] = [:]
-        for row in try records.query("SELECT token, COUNT(*) FROM pushes WHERE status = 200 GROUP BY token") {
-            accepted[row.string(0) ?? ""] = row.int(1) ?? 0
-        }
-        let updates = try records.query("SELECT COUNT(*) FROM pushes WHERE reason = 'TooManyProviderTokenUpdates'").first?.int(0) ?? -1
-        return (accepted, updates)
-    }
-
-    private func tokens(_ count: Int, base: Int) -> [String] { (0..<count).map { String(format: "%064x", base + $0) } }
+    private func finishedTargets() -> Int { cluster.finishedTargets() }
+    private func emulatorRecords() throws -> (accepted: [String: Int], tokenUpdates: Int) { try cluster.emulatorRecords() }
+    private func tokens(_ count: Int, base: Int) -> [String] { cluster.tokens(count, base: base) }
 
     /// How many times each token's final result was written: every write of a result appends
     /// it to the app's delivery log (`pushlab:delivered:demo`, a line per result) in the same

@@ -80,7 +80,8 @@ final class RelayRedisOutageTests: XCTestCase {
 
     private func call(_ method: String, _ url: String, key: String, bodyFile: String? = nil, headers: [String] = []) throws -> Answer {
         let dump = cluster.directory.appendingPathComponent("headers-\(UUID().uuidString)").path
-        var args = ["-X", method, url, "-H", "authorization: Bearer \(key)", "-D", dump, "-w", "\n%{http_code}"] + headers.flatMap { ["-H", $0] }
+        var args = ["-X", method, url, "-D", dump, "-w", "\n%{http_code}"] + (key.isEmpty ? [] : ["-H", "authorization: Bearer \(key)"])
+            + headers.flatMap { ["-H", $0] }
         if let bodyFile { args += ["-H", "content-type: application/json", "--data-binary", "@" + bodyFile] }
         let r = try cluster.curl(args, maxTime: 30)
         XCTAssertEqual(r.status, 0, "curl: \(r.stderr)")
@@ -121,6 +122,11 @@ final class RelayRedisOutageTests: XCTestCase {
                 XCTAssertFalse(answer.body.contains("127.0.0.1"), "the answer does not name Redis's address: \(answer.body)")
             }
         }
+        // gorush clients that put the key in the path: the same 503 (in gorush's error shape).
+        let gorush = try call("GET", node.url + "/gorush/demo/key/\(cluster.key)/healthz", key: "")
+        XCTAssertEqual(gorush.status, 503, gorush.body)
+        XCTAssertEqual(gorush.headers["retry-after"], "2", "\(gorush.headers)")
+        XCTAssertTrue(gorush.body.contains(#""error":"redis_unavailable""#) && gorush.body.contains(#""code":503"#), gorush.body)
         let malformed = try call("POST", node.url + "/v1/apps/demo/pushes", key: "not-a-key", bodyFile: pushes)
         XCTAssertEqual(malformed.status, 401, "a key that cannot be one needs no lookup: \(malformed.body)")
 
@@ -206,5 +212,52 @@ final class RelayRedisOutageTests: XCTestCase {
         XCTAssertEqual(tokenUpdates, 0, "the nodes share one provider token through the restarts")
         print("relay Redis outage test: 3 nodes, \(all.count) targets in \(accepted.count) pushes, \(restarts) Redis restarts "
               + "(last at \(atLastRestart) finished); duplicates sent: \(duplicates) (bound \(bound))")
+    }
+
+    /// docs/relay.md "Running several nodes": a node stopped with SIGTERM right after a Redis
+    /// restart, mid-push, exits 0 within the drain bound (`drainBound`), three times in a
+    /// row (the issue saw one node still "draining" 60 s later in one of five runs); the other
+    /// node finishes the push with exactly one result per target. The deadline is the
+    /// documented bound, not a timing claim: the measured times are printed.
+    func testSIGTERMRightAfterARedisRestartExitsWithinTheDrainBound() throws {
+        let drainBound: TimeInterval = 20  // docs/relay.md: "exits within 20 s" with Redis reachable
+        let cluster = try makeCluster(concurrency: 8, ratePerMinute: 6_000)
+        let steady = try cluster.startNode("steady", quiet: false)
+        let targets = 1_500
+        let tokens = cluster.tokens(targets, base: 0xE6_0000)
+        let id = try cluster.post(steady.url, tokens: tokens)
+        var drains: [String] = []
+        var unrecorded = 0
+        for round in 1...3 {
+            let node = try cluster.startNode("stopped", quiet: false)
+            let mark = cluster.finishedTargets()
+            XCTAssertTrue(Poll.blocking(timeout: 60) { cluster.finishedTargets() >= mark + 20 }, "round \(round): no progress")
+            XCTAssertLessThan(Int(try cluster.redis.cli(["HLEN", "pushlab:results:\(id)"])) ?? 0, targets, "round \(round): mid-push")
+            try crashAndRestartRedis()
+            let signalled = Date()
+            kill(node.process.process.processIdentifier, SIGTERM)
+            let exited = Poll.blocking(timeout: drainBound) { !node.process.process.isRunning }
+            let took = Date().timeIntervalSince(signalled)
+            XCTAssertTrue(exited, "round \(round): still draining \(Int(drainBound)) s after SIGTERM:\n\(node.process.stderr.suffix(4000))")
+            let transcript = node.process.stop(grace: 30)
+            XCTAssertEqual(node.process.exitStatus, 0, "round \(round): \(transcript.suffix(3000))")
+            XCTAssertTrue(transcript.contains("signal 15, draining"), transcript.suffix(3000).description)
+            XCTAssertFalse(transcript.contains("Sanitizer"), transcript.suffix(6000).description)
+            drains.append(String(format: "%.2f s", took))
+            unrecorded += transcript.components(separatedBy: "could not record").count - 1
+        }
+        let done = try cluster.waitFinished(steady.url, id, timeout: 120)
+        XCTAssertTrue(done.contains(#""sent":\#(targets)"#), done)
+        XCTAssertEqual(try cluster.redis.cli(["HLEN", "pushlab:results:\(id)"]), String(targets))
+        assertAlive([steady], "after the other node's drains")
+        steady.process.stop(grace: 30)
+        let (accepted, _) = try cluster.emulatorRecords()
+        XCTAssertEqual(Set(tokens).subtracting(accepted.keys).count, 0, "every target reached the emulator")
+        let duplicates = accepted.values.reduce(0) { $0 + max(0, $1 - 1) }
+        // Per Redis restart each node may add its sends in flight and unrecorded answers.
+        let bound = 3 * 2 * 2 * cluster.concurrency
+        XCTAssertLessThanOrEqual(duplicates, bound)
+        print("relay drain after a Redis restart: SIGTERM to exit \(drains.joined(separator: ", ")) (bound \(Int(drainBound)) s); "
+              + "batches not recorded by the stopped node: \(unrecorded); duplicates sent: \(duplicates) (bound \(bound))")
     }
 }

@@ -10,7 +10,8 @@
 /// otherwise check `err` on the context.
 redisContext *cpl_redis_connect(const char *host, int port, int connect_timeout_ms, int io_timeout_ms);
 
-/// Sets the socket read/write timeout (0: none). Returns REDIS_OK or REDIS_ERR.
+/// Sets the socket read/write timeout (0: none). Returns REDIS_OK, or REDIS_ERR (also, doing
+/// nothing, for a context that already failed).
 int cpl_redis_set_timeout_ms(redisContext *context, int timeout_ms);
 
 /// The context's error text (hiredis keeps it in a fixed array).

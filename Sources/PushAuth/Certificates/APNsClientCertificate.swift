@@ -87,8 +87,7 @@ public struct APNsClientCertificate: Sendable {
         } catch {
             throw .noPrivateKey(source: keyFile)
         }
-        let matches = certificate.der.withUnsafeBufferPointer { cpl_x509_matches_key($0.baseAddress, $0.count, privateKey.key.pointer) }
-        guard matches == 1 else { throw .keyDoesNotMatch(certificate: certificatePath, key: keyFile) }
+        guard privateKey.key.matches(certificateDER: certificate.der) else { throw .keyDoesNotMatch(certificate: certificatePath, key: keyFile) }
         return APNsClientCertificate(facts: facts, tls: .pem(certificateFile: certificatePath, keyFile: keyFile), source: certificatePath)
     }
 

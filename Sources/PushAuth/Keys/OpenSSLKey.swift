@@ -45,6 +45,13 @@ final class OpenSSLKey: @unchecked Sendable {
         return signature
     }
 
+    /// Whether the X.509 certificate `der` holds this key's public half. A method, like every
+    /// use of `pointer`, so the key is alive for the whole C call: reading `key.pointer` from a
+    /// caller's local whose last use that is lets Swift free the key before the call runs.
+    func matches(certificateDER der: [UInt8]) -> Bool {
+        der.withUnsafeBufferPointer { cpl_x509_matches_key($0.baseAddress, $0.count, pointer) } == 1
+    }
+
     func verify(_ signature: [UInt8], over message: UnsafeBufferPointer<UInt8>) -> Bool {
         signature.withUnsafeBufferPointer { s in
             cpl_verify_sha256(pointer, message.baseAddress, message.count, s.baseAddress, s.count) == 1
