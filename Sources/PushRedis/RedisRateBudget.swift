@@ -23,6 +23,9 @@ public struct RedisRateBudget: Sendable {
         return RateGrant(granted: Int(granted), retryAfter: wait < 0 ? budget.window : .milliseconds(wait))
     }
 
+    /// The token bucket's script (to load ahead: `RedisClient.load`).
+    public static var luaScript: RedisScript { script }
+
     // KEYS[1] the bucket; ARGV capacity, refill per ms, wanted. State: tokens (fractional) and
     // the time of the last update in ms. Returns {granted, ms until the shortfall refills}.
     static let script = RedisScript("""

@@ -30,3 +30,11 @@ extension RedisClient {
         }
     }
 }
+
+extension RedisClient {
+    /// Loads `scripts` into the server's script cache (`SCRIPT LOAD`), so the first `EVALSHA`s
+    /// of many callers at once do not each fall back to sending the whole script.
+    public func load(_ scripts: [RedisScript]) async throws(RedisError) {
+        _ = try await pipeline(scripts.map { RedisCommand("SCRIPT", "LOAD", $0.source) })
+    }
+}

@@ -111,6 +111,26 @@ enum PushQueueContract {
         await queue.close()
     }
 
+    /// Rule 4 with renewal: a consumer that still holds its targets (waiting for a send budget)
+    /// renews their lease, so they are not handed to another consumer at the first lease's end;
+    /// once it stops renewing, the lease runs out as any other.
+    static func renewedLeaseOutlastsItsFirstEnd(_ make: Factory) async throws {
+        let time = ManualTimeSource()
+        let queue = try await make(time, 1_000)
+        _ = try await queue.enqueue(submission("p_1", tokens: 3, at: time.now))
+        let held = try await queue.claim(consumer: "slow", limit: 10, lease: .seconds(10))
+        XCTAssertEqual(held.count, 3)
+        time.advance(by: 8)
+        try await queue.renew(receipts: held.map(\.receipt), lease: .seconds(10))
+        time.advance(by: 8)
+        let during = try await queue.claim(consumer: "other", limit: 10, lease: .seconds(10))
+        XCTAssertTrue(during.isEmpty, "a renewed lease (to 18 s) still runs at 16 s")
+        time.advance(by: 3)
+        let after = try await queue.claim(consumer: "other", limit: 10, lease: .seconds(10))
+        XCTAssertEqual(after.map(\.index).sorted(), [0, 1, 2], "not renewed again: ready at 19 s")
+        await queue.close()
+    }
+
     /// Rule 5: the first final result stays; a second one is counted as a duplicate.
     static func secondFinalResultIsADuplicate(_ make: Factory) async throws {
         let time = ManualTimeSource()

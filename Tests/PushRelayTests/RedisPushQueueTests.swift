@@ -39,6 +39,7 @@ final class RedisPushQueueTests: XCTestCase {
     func testIdempotencyKeyReplaysAndConflicts() async throws { try await PushQueueContract.idempotencyKeyReplaysAndConflicts(factory) }
     func testFullQueueRefusesWholeSubmission() async throws { try await PushQueueContract.fullQueueRefusesWholeSubmission(factory) }
     func testExpiredLeaseIsClaimedAgain() async throws { try await PushQueueContract.expiredLeaseIsClaimedAgain(factory) }
+    func testRenewedLeaseOutlastsItsFirstEnd() async throws { try await PushQueueContract.renewedLeaseOutlastsItsFirstEnd(factory) }
     func testSecondFinalResultIsADuplicate() async throws { try await PushQueueContract.secondFinalResultIsADuplicate(factory) }
     func testBatchReportNamesItsDuplicates() async throws { try await PushQueueContract.batchReportNamesItsDuplicates(factory) }
     func testRescheduledTargetWaitsForItsTime() async throws { try await PushQueueContract.rescheduledTargetWaitsForItsTime(factory) }
@@ -79,9 +80,9 @@ final class RedisPushQueueTests: XCTestCase {
         _ = try await q.enqueue(PushQueueContract.submission("p_1", tokens: 2, at: time.now))
         let first = try await q.claim(consumer: "dies", limit: 2, lease: .seconds(5))
         XCTAssertEqual(first.count, 2)
-        // Target 0 was answered, but its acknowledgement is "lost": put the lease back by hand.
+        XCTAssertEqual(Set(first.map(\.receipt)).count, 1, "both targets came in one chunk")
+        // Target 0 was answered; the node dies holding its chunk (target 1 unanswered).
         try await q.complete([PushQueueContract.sent(first[0], at: time.now)])
-        _ = try server.cli(["ZADD", "pushlab:leases", "0", first[0].receipt])
         time.advance(by: 6)
         let second = try await q.claim(consumer: "n2", limit: 10, lease: .seconds(5))
         XCTAssertEqual(second.map(\.index), [1], "the answered target is not handed out again")
@@ -188,5 +189,131 @@ final class RedisPushQueueTests: XCTestCase {
         let delivered = try await q.deliveries(app: "demo", token: nil, since: nil, limit: 10)
         XCTAssertEqual(delivered.count, 3, "the delivery log keeps the results after the push's keys expired")
         await q.close()
+    }
+
+    /// Redis's work is per chunk, not per target: 640 targets in chunks of 64 are 10 stream
+    /// entries, leased and acknowledged 10 times, and every command the scripts run (stream,
+    /// hashes, sets, counters, the delivery log) come to at most two per target, where one
+    /// stream entry, claim and result per target took a dozen and more.
+    func testAPushIsQueuedClaimedAndAcknowledgedInChunks() async throws {
+        let q = try queue(capacity: 10_000)
+        try await q.prepare()
+        _ = try server.cli(["CONFIG", "RESETSTAT"])
+        _ = try await q.enqueue(PushQueueContract.submission("p_1", tokens: 640, at: Date()))
+        XCTAssertEqual(try server.cli(["XLEN", "pushlab:work"]), "10")
+        var handed = 0
+        while true {
+            let claims = try await q.claim(consumer: "n1", limit: 64, lease: .seconds(30))
+            if claims.isEmpty { break }
+            handed += claims.count
+            for batch in stride(from: 0, to: claims.count, by: 16) {
+                try await q.complete(claims[batch..<min(claims.count, batch + 16)].map { PushQueueContract.sent($0, at: Date()) })
+            }
+        }
+        XCTAssertEqual(handed, 640)
+        let status = try await q.status(of: "p_1", includeTargets: false)
+        XCTAssertEqual(status?.sent, 640)
+        XCTAssertEqual(try server.cli(["XLEN", "pushlab:work"]), "0", "every chunk acknowledged and deleted")
+        let stats = try server.cli(["INFO", "commandstats"])
+        func calls(_ command: String) -> Int {
+            guard let line = stats.split(whereSeparator: \.isNewline).first(where: { $0.hasPrefix("cmdstat_\(command):") }),
+                  let field = line.split(separator: ",").first(where: { $0.contains("calls=") }) else { return 0 }
+            return Int(field.split(separator: "=").last ?? "") ?? 0
+        }
+        XCTAssertEqual(calls("xack"), 10, "one acknowledgement per chunk:\n\(stats)")
+        XCTAssertEqual(calls("xreadgroup"), 11, "one read per chunk, and the last claim's that found none:\n\(stats)")
+        let scripted = stats.split(whereSeparator: \.isNewline).filter { $0.hasPrefix("cmdstat_") }
+            .map { String($0.dropFirst("cmdstat_".count).prefix { $0 != ":" }) }
+            .filter { !["evalsha", "eval", "script", "info", "config", "ping", "client", "hello", "select"].contains($0) && !$0.hasPrefix("config") }
+            .reduce(0) { $0 + calls($1) }
+        XCTAssertLessThanOrEqual(scripted, 2 * 640, "Redis commands for 640 targets: \(scripted)\n\(stats)")
+        await q.close()
+    }
+
+    /// A chunk taken over after its node died part-way: only its targets without a result that
+    /// were not rescheduled are handed out again; the dead node's late reschedule of a target
+    /// its successor holds is refused (no second copy in the retry queue), and the rescheduled
+    /// target comes back once, at its time.
+    func testTakeOverOfAPartlyAnsweredChunkHandsOutOnlyItsOpenTargets() async throws {
+        let time = ManualTimeSource()
+        let q = try queue(time: time)
+        try await q.prepare()
+        _ = try await q.enqueue(PushQueueContract.submission("p_1", tokens: 4, at: time.now))
+        let first = try await q.claim(consumer: "dies", limit: 10, lease: .seconds(5))
+        XCTAssertEqual(first.map(\.index), [0, 1, 2, 3])
+        try await q.complete([PushQueueContract.sent(first[0], at: time.now)])
+        try await q.reschedule([TargetRetry(first[1], attempts: 1, lastError: "503", notBefore: time.now.addingTimeInterval(20))])
+        time.advance(by: 6)
+        let second = try await q.claim(consumer: "n2", limit: 10, lease: .seconds(5))
+        XCTAssertEqual(second.map(\.index), [2, 3], "answered and rescheduled targets stay out")
+        var depth = try await q.depth()
+        XCTAssertEqual(depth, QueueDepth(waiting: 1, claimed: 2, finished: 1))
+        // The first node's late answer for target 2 is a retry: its chunk is n2's now.
+        try await q.reschedule([TargetRetry(first[2], attempts: 1, lastError: "503", notBefore: time.now)])
+        XCTAssertEqual(try server.cli(["ZCARD", "pushlab:delayed"]), "1", "only target 1 waits for a retry")
+        try await q.complete(second.map { PushQueueContract.sent($0, at: time.now) })
+        XCTAssertEqual(try server.cli(["XLEN", "pushlab:work"]), "0")
+        time.advance(by: 20)
+        let retry = try await q.claim(consumer: "n2", limit: 10, lease: .seconds(5))
+        XCTAssertEqual(retry.map(\.index), [1])
+        XCTAssertEqual(retry.first?.attempts, 1)
+        try await q.complete(retry.map { PushQueueContract.sent($0, at: time.now) })
+        depth = try await q.depth()
+        XCTAssertEqual(depth, QueueDepth(waiting: 0, claimed: 0, finished: 4))
+        let status = try await q.status(of: "p_1", includeTargets: false)
+        XCTAssertEqual(status?.sent, 4)
+        XCTAssertEqual(try server.cli(["XLEN", "pushlab:work"]), "0")
+        await q.close()
+    }
+
+    /// A renewal that comes after the lease ran out and the chunk went to another node extends
+    /// nothing: the chunk stays with its new holder's lease.
+    func testLateRenewalDoesNotExtendAnotherNodesLease() async throws {
+        let time = ManualTimeSource()
+        let q = try queue(time: time)
+        try await q.prepare()
+        _ = try await q.enqueue(PushQueueContract.submission("p_1", tokens: 3, at: time.now))
+        let held = try await q.claim(consumer: "slow", limit: 10, lease: .seconds(10))
+        time.advance(by: 11)
+        let taken = try await q.claim(consumer: "other", limit: 10, lease: .seconds(10))
+        XCTAssertEqual(taken.count, 3)
+        try await q.renew(receipts: held.map(\.receipt), lease: .seconds(100))
+        time.advance(by: 11)
+        let third = try await q.claim(consumer: "third", limit: 10, lease: .seconds(10))
+        XCTAssertEqual(third.count, 3, "the late renewal extended nothing")
+        await q.close()
+    }
+
+    /// What a pushlab from before chunks left in Redis is still read: a stream entry of one
+    /// target (its fields `p i a k e v`) is claimed as a chunk of one, and a delivery-log entry
+    /// of one result (`p i k e v o t`) is listed with the batches.
+    func testEntriesWrittenBeforeChunksAreStillClaimedAndListed() async throws {
+        let q = try queue()
+        try await q.prepare()
+        let token = String(repeating: "ab", count: 32), sep = "\u{1f}"
+        _ = try server.cli(["HSET", "pushlab:push:p_old", "app", "demo", "content", "{}", "count", "1", "accepted", "0",
+                            "sent", "0", "failed", "0", "key", "", "fp", ""])
+        _ = try server.cli(["HSET", "pushlab:targets:p_old", "0", "apns" + sep + sep + token])
+        _ = try server.cli(["INCRBY", "pushlab:unfinished", "1"])
+        _ = try server.cli(["XADD", "pushlab:work", "*", "p", "p_old", "i", "0", "a", "demo", "k", "apns", "e", "", "v", token])
+        let old = TargetOutcome(status: .sent, httpStatus: 200, providerID: "old", attempts: 1, finishedAt: Date(timeIntervalSince1970: 1_000))
+        _ = try server.cli(["XADD", "pushlab:delivered:demo", "*", "p", "p_gone", "i", "3", "k", "apns", "e", "", "v", token,
+                            "o", String(decoding: try JSONEncoder.secondsSince1970.encode(old), as: UTF8.self), "t", "1000"])
+        let claims = try await q.claim(consumer: "n1", limit: 10, lease: .seconds(30))
+        XCTAssertEqual(claims.map(\.pushID), ["p_old"])
+        XCTAssertEqual(claims.first?.target.value, token)
+        try await q.complete(claims.map { PushQueueContract.sent($0, at: Date()) })
+        XCTAssertEqual(try server.cli(["XLEN", "pushlab:work"]), "0")
+        let delivered = try await q.deliveries(app: "demo", token: token, since: nil, limit: 10)
+        XCTAssertEqual(delivered.map(\.pushID), ["p_old", "p_gone"], "newest first, the old entry too")
+        await q.close()
+    }
+}
+
+private extension JSONEncoder {
+    static var secondsSince1970: JSONEncoder {
+        let e = JSONEncoder()
+        e.dateEncodingStrategy = .secondsSince1970
+        return e
     }
 }

@@ -26,6 +26,7 @@ final class SQLitePushQueueTests: XCTestCase {
     func testIdempotencyKeyReplaysAndConflicts() async throws { try await PushQueueContract.idempotencyKeyReplaysAndConflicts(factory) }
     func testFullQueueRefusesWholeSubmission() async throws { try await PushQueueContract.fullQueueRefusesWholeSubmission(factory) }
     func testExpiredLeaseIsClaimedAgain() async throws { try await PushQueueContract.expiredLeaseIsClaimedAgain(factory) }
+    func testRenewedLeaseOutlastsItsFirstEnd() async throws { try await PushQueueContract.renewedLeaseOutlastsItsFirstEnd(factory) }
     func testSecondFinalResultIsADuplicate() async throws { try await PushQueueContract.secondFinalResultIsADuplicate(factory) }
     func testBatchReportNamesItsDuplicates() async throws { try await PushQueueContract.batchReportNamesItsDuplicates(factory) }
     func testRescheduledTargetWaitsForItsTime() async throws { try await PushQueueContract.rescheduledTargetWaitsForItsTime(factory) }

@@ -43,6 +43,13 @@ public protocol PushQueue: Sendable {
     /// `lastError` are what the target's result shows meanwhile.
     func reschedule(_ retries: [TargetRetry]) async throws(PushQueueError)
 
+    /// Extends the leases of targets this consumer still holds (claimed ahead, waiting for a
+    /// send budget, or being sent) to `lease` from now, so a target that waits longer than a
+    /// lease (a low `rate_per_minute`) is not handed to another consumer and sent twice. A
+    /// claim whose lease already ran out and was handed out again is left to its new holder.
+    /// `receipts` are the claims' `ClaimedTarget.receipt`s (several targets may share one).
+    func renew(receipts: [String], lease: Duration) async throws(PushQueueError)
+
     /// Makes targets claimed before a crash ready again (rule 6); returns how many.
     @discardableResult
     func recoverAbandoned() async throws(PushQueueError) -> Int
@@ -64,6 +71,10 @@ public protocol PushQueue: Sendable {
     /// The earliest time a waiting target becomes ready (retries wait), or nil when none waits.
     func nextReadyDate() async throws(PushQueueError) -> Date?
 
+    /// Claims of a multiple of this many targets fit the queue's unit of claim (the Redis
+    /// queue's chunk): a claim of another size splits a unit. 1 for the SQLite queue.
+    var claimGranularity: Int { get }
+
     /// Flushes and releases the store; further calls throw `.closed`.
     func close() async
     /// Where the queue's writes run, when they run on one thread: a caller that writes batch
@@ -73,4 +84,5 @@ public protocol PushQueue: Sendable {
 
 extension PushQueue {
     public var writerExecutor: (any TaskExecutor)? { nil }
+    public var claimGranularity: Int { 1 }
 }

@@ -4,19 +4,23 @@ import PushHTTP
 import PushRedis
 
 /// The queue several relay nodes share: Redis Streams with one consumer group
-/// (`RedisWorkStream`'s stream, group and dead-letter stream), one stream entry per target.
+/// (`RedisWorkStream`'s stream, group and dead-letter stream), one stream entry per chunk of
+/// a push's targets (`Configuration.chunkSize`), so Redis's work is per chunk and per batch of
+/// results, not per target (`RedisQueueScripts` has the layout).
 ///
 /// - `enqueue` is one Lua script: the idempotency key, the capacity check, the push, its
 ///   targets and their stream entries are written together or not at all; it returns once
 ///   Redis has them (durable per Redis's AOF policy: docs/relay.md "Running several nodes").
 /// - `claim` (one script) puts due retries back on the stream, takes over entries whose lease
-///   ended (`XCLAIM`; past `maxDeliveries` they go to the dead-letter stream with a final
-///   failure), reads new ones (`XREADGROUP`) and leases them in `P:leases`. Lease ends are
+///   ended (`XCLAIM`; past `maxDeliveries` their targets go to the dead-letter stream with a
+///   final failure), reads new ones (`XREADGROUP`) and leases them in `P:leases`; a chunk with
+///   more targets left than the claim's limit is split. Lease ends are
 ///   judged on the queue's `TimeSource` (the nodes' clocks), so the lease rule of the contract
 ///   holds as for SQLite. When nothing is ready it waits up to `idleBlock` for a new entry
 ///   (`XREAD BLOCK`), so an idle cluster picks up new work at once.
-/// - `complete` stores the first final result per (push, target) — the done marker — and
-///   acknowledges (`XACK`) the entry in the same script. An entry taken over after its target
+/// - `complete` stores the first final result per (push, target) — the done marker — in bulk
+///   (one `HMGET` and one `HSET` per push and batch) and acknowledges (`XACK`) each entry whose
+///   targets are all answered, in the same script. An entry taken over after its target
 ///   was answered is acknowledged and not handed out again. The window left: a node that dies
 ///   between the provider's answer and this script; the target is sent again after its lease.
 /// - The read side (status, deliveries, invalid tokens) reads Redis, so any node answers for
@@ -36,7 +40,13 @@ public final class RedisPushQueue: PushQueue {
         /// with every push ever sent. `GET /v1/pushes/{id}` answers 404 after it; the delivery
         /// log (`P:delivered:APP`, capped) keeps the results.
         public var retention: Duration = .seconds(7 * 24 * 3600)
-        public init(prefix: String = "pushlab", capacity: Int = 2_000_000, maxDeliveries: Int = 5, idleBlock: Duration = .milliseconds(500)) {
+        /// Most targets in one stream entry: a push is queued as chunks of this many, and a
+        /// node claims, leases and acknowledges a chunk at a time (results stay per target).
+        public var chunkSize: Int
+        public init(prefix: String = "pushlab", capacity: Int = 2_000_000, maxDeliveries: Int = 5, idleBlock: Duration = .milliseconds(500),
+                    chunkSize: Int = 64) {
+            precondition(chunkSize > 0, "a chunk holds at least one target")
+            self.chunkSize = chunkSize
             self.prefix = prefix
             self.capacity = capacity
             self.maxDeliveries = maxDeliveries
@@ -76,8 +86,15 @@ public final class RedisPushQueue: PushQueue {
 
     /// Connects and creates the consumer group when it does not exist.
     public func prepare() async throws(PushQueueError) {
-        try await redis { () async throws(RedisError) in try await stream.prepare() }
+        try await redis { () async throws(RedisError) in
+            try await stream.prepare()
+            try await client.load([RedisQueueScripts.enqueue, RedisQueueScripts.claim, RedisQueueScripts.complete, RedisQueueScripts.reschedule,
+                                   RedisQueueScripts.renew, RedisQueueScripts.release, RedisRateBudget.luaScript])
+        }
     }
+
+    /// Claims of whole chunks split none.
+    public var claimGranularity: Int { configuration.chunkSize }
 
     /// The Redis client for the state nodes share besides the queue (provider tokens, budgets).
     public var sharedClient: RedisClient { client }
@@ -89,10 +106,12 @@ public final class RedisPushQueue: PushQueue {
         let idempotencyKey = submission.idempotencyKey.map { "\(P):idem:\(submission.app):\($0)" } ?? P
         var arguments = [P, submission.id, submission.app, String(decoding: submission.content, as: UTF8.self),
                          String(submission.targets.count), String(submission.acceptedAt.timeIntervalSince1970),
-                         submission.idempotencyKey ?? "", submission.requestFingerprint ?? "", String(configuration.capacity)]
-        arguments.reserveCapacity(arguments.count + 3 * submission.targets.count)
-        for target in submission.targets {
-            arguments += [target.kind.rawValue, target.environment?.rawValue ?? "", target.value]
+                         submission.idempotencyKey ?? "", submission.requestFingerprint ?? "", String(configuration.capacity),
+                         String(configuration.chunkSize)]
+        arguments.reserveCapacity(arguments.count + 2 * submission.targets.count)
+        for (index, target) in submission.targets.enumerated() {
+            arguments.append(String(index))
+            arguments.append(target.kind.rawValue + "\u{1f}" + (target.environment?.rawValue ?? "") + "\u{1f}" + target.value)
         }
         let keys = [idempotencyKey, "\(P):push:\(submission.id)", "\(P):targets:\(submission.id)", streamKey]
         let reply = try await redis { () async throws(RedisError) in try await client.eval(RedisQueueScripts.enqueue, keys: keys, arguments: arguments) }
@@ -133,7 +152,7 @@ public final class RedisPushQueue: PushQueue {
         let now = time.now.timeIntervalSince1970
         let leaseEnd = now + lease.seconds
         let arguments = [P, group, consumer, String(now), String(leaseEnd), String(limit), String(configuration.maxDeliveries),
-                         retentionMilliseconds]
+                         retentionMilliseconds, String(configuration.chunkSize)]
         let reply = try await redis { () async throws(RedisError) in
             try await client.eval(RedisQueueScripts.claim, keys: [streamKey], arguments: arguments)
         }
@@ -142,15 +161,24 @@ public final class RedisPushQueue: PushQueue {
         }
         var claims: [ClaimedTarget] = []
         var index = 1
-        while index + 9 <= flat.count {
-            let f = Array(flat[index..<index + 9])
-            index += 9
-            let push = f[1]
-            guard let content = try await content(of: push) else { continue }
-            claims.append(ClaimedTarget(
-                pushID: push, index: Int(f[2]) ?? 0, app: f[3],
-                target: PushTarget(kind: PushTarget.Kind(rawValue: f[4]) ?? .apnsToken, value: f[6], environment: APNsEnvironment(rawValue: f[5])),
-                content: content.content, attempts: Int(f[7]) ?? 0, receipt: f[0]))
+        // Per entry: receipt, push, app, deliveries, k, then k × (target, definition, attempts).
+        while index + 5 <= flat.count {
+            let receipt = flat[index], push = flat[index + 1], app = flat[index + 2]
+            let count = Int(flat[index + 4]) ?? 0
+            index += 5
+            guard index + 3 * count <= flat.count else { break }
+            let content = try await content(of: push)
+            for k in 0..<count {
+                let at = index + 3 * k
+                guard let content else { continue }
+                let f = Self.split(flat[at + 1])
+                claims.append(ClaimedTarget(
+                    pushID: push, index: Int(flat[at]) ?? 0, app: app,
+                    target: PushTarget(kind: PushTarget.Kind(rawValue: f[0]) ?? .apnsToken, value: f.count > 2 ? f[2] : "",
+                                       environment: f.count > 1 ? APNsEnvironment(rawValue: f[1]) : nil),
+                    content: content.content, attempts: Int(flat[at + 2]) ?? 0, receipt: receipt))
+            }
+            index += 3 * count
         }
         return (lastID, claims.sorted { ($0.pushID, $0.index) < ($1.pushID, $1.index) })
     }
@@ -172,12 +200,51 @@ public final class RedisPushQueue: PushQueue {
     public func complete(_ results: [TargetCompletion]) async throws(PushQueueError) -> CompletionReport {
         guard !results.isEmpty else { return CompletionReport() }
         try checkOpen()
-        var arguments = [P, group, retentionMilliseconds]
-        for result in results {
-            let o = result.outcome, c = result.claim
-            arguments += [c.receipt, c.pushID, String(c.index), c.app, o.status.rawValue, o.tokenInvalid ? "1" : "", o.reason ?? "invalid",
-                          Self.encode(o), String(o.finishedAt.timeIntervalSince1970), c.target.kind.rawValue,
-                          c.target.environment?.rawValue ?? "", c.target.value]
+        // Per push (in order of first appearance): its results and its delivery-log lines; then
+        // per claim entry the targets it answered. `ordinals` maps the script's argument order
+        // back to positions in `results`.
+        var pushOrder: [PushID] = [], byPush: [PushID: [Int]] = [:]
+        var entryOrder: [String] = [], byEntry: [String: (push: PushID, targets: [String])] = [:]
+        for (position, result) in results.enumerated() {
+            let c = result.claim
+            if byPush[c.pushID] == nil { pushOrder.append(c.pushID) }
+            byPush[c.pushID, default: []].append(position)
+            if byEntry[c.receipt] == nil { entryOrder.append(c.receipt) }
+            byEntry[c.receipt, default: (c.pushID, [])].targets.append(String(c.index))
+        }
+        var arguments = [P, group, retentionMilliseconds, String(pushOrder.count)]
+        arguments.reserveCapacity(arguments.count + 6 * results.count + 4 * pushOrder.count)
+        var ordinals: [Int] = []
+        ordinals.reserveCapacity(results.count)
+        let sep = "\u{1f}"
+        for push in pushOrder {
+            let positions = byPush[push] ?? []
+            var indices: [String] = [], fields: [String] = [], lines: [String] = [], invalid: [String] = []
+            var statuses = "", newest = 0.0
+            for (k, position) in positions.enumerated() {
+                let o = results[position].outcome, c = results[position].claim
+                let outcome = Self.encode(o), at = String(o.finishedAt.timeIntervalSince1970)
+                let index = String(c.index)
+                lines.append([c.pushID, index, c.target.kind.rawValue, c.target.environment?.rawValue ?? "", c.target.value, outcome, at]
+                    .joined(separator: sep))
+                if o.tokenInvalid {
+                    invalid += [String(k + 1), [c.target.kind.rawValue, c.target.value, o.reason ?? "invalid", at].joined(separator: sep)]
+                }
+                indices.append(index)
+                fields += [index, outcome]
+                statuses += o.status == .sent ? "1" : "0"
+                newest = max(newest, o.finishedAt.timeIntervalSince1970)
+                ordinals.append(position)
+            }
+            arguments += [push, results[positions[0]].claim.app, String(positions.count), statuses, lines.joined(separator: "\u{1e}"),
+                          String(newest), Set(indices).count == indices.count ? "1" : "0", String(invalid.count / 2)]
+            arguments += indices
+            arguments += fields
+            arguments += invalid
+        }
+        for receipt in entryOrder {
+            let entry = byEntry[receipt]!
+            arguments += [receipt, entry.push, String(entry.targets.count)] + entry.targets
         }
         let reply = try await redis { () async throws(RedisError) in
             try await client.eval(RedisQueueScripts.complete, keys: [streamKey], arguments: arguments)
@@ -186,7 +253,8 @@ public final class RedisPushQueue: PushQueue {
               let positions = parts[2].array else {
             throw .storage("Redis answered the complete script with \(reply.shape)")
         }
-        return CompletionReport(recorded: Int(recorded), duplicates: Int(duplicates), ignoredPositions: positions.compactMap { $0.integer.map(Int.init) },
+        let ignored = positions.compactMap { $0.integer.map { ordinals[Int($0)] } }.sorted()
+        return CompletionReport(recorded: Int(recorded), duplicates: Int(duplicates), ignoredPositions: ignored,
                                 finishedPushes: Set(parts.dropFirst(3).compactMap(\.string)))
     }
 
@@ -196,11 +264,24 @@ public final class RedisPushQueue: PushQueue {
         var arguments = [P, group]
         for retry in retries {
             let c = retry.claim
-            arguments += [c.receipt, c.pushID, String(c.index), c.app, c.target.kind.rawValue, c.target.environment?.rawValue ?? "",
-                          c.target.value, String(retry.attempts), retry.lastError ?? "", String(retry.notBefore.timeIntervalSince1970)]
+            arguments += [c.receipt, c.pushID, String(c.index), c.app, String(retry.attempts), retry.lastError ?? "",
+                          String(retry.notBefore.timeIntervalSince1970)]
         }
         try await redis { () async throws(RedisError) in
             try await client.eval(RedisQueueScripts.reschedule, keys: [streamKey], arguments: arguments)
+        }
+    }
+
+    /// Extends the leases of the entries these claims hold (one per chunk), while this node
+    /// still owns them: a lease taken over meanwhile stays the new owner's.
+    public func renew(receipts: [String], lease: Duration) async throws(PushQueueError) {
+        let receipts = Set(receipts)
+        guard !receipts.isEmpty else { return }
+        try checkOpen()
+        let leaseEnd = time.now.timeIntervalSince1970 + lease.seconds
+        let arguments = [P, String(leaseEnd)] + receipts.sorted()
+        try await redis { () async throws(RedisError) in
+            try await client.eval(RedisQueueScripts.renew, keys: [streamKey], arguments: arguments)
         }
     }
 
@@ -220,7 +301,7 @@ public final class RedisPushQueue: PushQueue {
     public func depth() async throws(PushQueueError) -> QueueDepth {
         try checkOpen()
         let replies = try await redis { () async throws(RedisError) in
-            try await client.pipeline([RedisCommand("GET", "\(P):unfinished"), RedisCommand("GET", "\(P):finished"), RedisCommand("ZCARD", "\(P):leases")])
+            try await client.pipeline([RedisCommand("GET", "\(P):unfinished"), RedisCommand("GET", "\(P):finished"), RedisCommand("GET", "\(P):inflight")])
         }
         let unfinished = Int(replies[0].integer ?? 0), finished = Int(replies[1].integer ?? 0), claimed = Int(replies[2].integer ?? 0)
         return QueueDepth(waiting: max(0, unfinished - claimed), claimed: claimed, finished: finished)
@@ -237,7 +318,19 @@ public final class RedisPushQueue: PushQueue {
         var status = PushStatus(pushID: push, app: app, acceptedAt: Date(timeIntervalSince1970: Double(head[1] ?? "") ?? 0),
                                 targetCount: Int(head[2] ?? "") ?? 0, sent: Int(head[3] ?? "") ?? 0, failed: Int(head[4] ?? "") ?? 0, targets: [])
         guard includeTargets else { return status }
-        let targets = Self.hash(replies[1]), results = Self.hash(replies[2]), retries = Self.hash(replies[3]), claims = Self.hash(replies[4])
+        let targets = Self.hash(replies[1]), results = Self.hash(replies[2]), retries = Self.hash(replies[3])
+        // Claimed: each claimed entry lists its targets; one rescheduled since waits elsewhere
+        // (its retry names another place). A field that is a target's index is one claimed
+        // target, as pushlab wrote them before chunks.
+        var claimed = Set<String>()
+        for (field, value) in Self.hash(replies[4]) {
+            guard field.contains("-") else { claimed.insert(field); continue }
+            let list = Self.split(value).last ?? ""
+            for index in list.split(separator: ",").map(String.init) {
+                let owner = retries[index].map(Self.split).flatMap { $0.count > 2 ? $0[2] : nil }
+                if owner == nil || owner == field { claimed.insert(index) }
+            }
+        }
         status.targets = targets.compactMap { index, definition -> TargetState? in
             guard let i = Int(index) else { return nil }
             let f = Self.split(definition)
@@ -248,7 +341,7 @@ public final class RedisPushQueue: PushQueue {
                 return TargetState(index: i, target: target, phase: outcome.status == .sent ? .sent : .failed, attempts: outcome.attempts,
                                    lastError: nil, outcome: outcome)
             }
-            return TargetState(index: i, target: target, phase: claims[index] == nil ? .waiting : .claimed,
+            return TargetState(index: i, target: target, phase: claimed.contains(index) ? .claimed : .waiting,
                                attempts: Int(retry?.first ?? "") ?? 0, lastError: retry.flatMap { $0.count > 1 && !$0[1].isEmpty ? $0[1] : nil },
                                outcome: nil)
         }.sorted { $0.index < $1.index }
@@ -259,14 +352,24 @@ public final class RedisPushQueue: PushQueue {
         try checkOpen()
         var out: [DeliveryRecord] = []
         try await scanNewestFirst("\(P):delivered:\(app)", since: since) { entry in
-            if let token, entry["v"] != token { return out.count < limit }
-            guard let outcome = entry["o"].flatMap(Self.decode) else { return true }
-            if let since, outcome.finishedAt < since { return true }
-            out.append(DeliveryRecord(pushID: entry["p"] ?? "", index: Int(entry["i"] ?? "") ?? 0,
-                                      target: PushTarget(kind: PushTarget.Kind(rawValue: entry["k"] ?? "") ?? .apnsToken, value: entry["v"] ?? "",
-                                                         environment: APNsEnvironment(rawValue: entry["e"] ?? "")),
-                                      outcome: outcome))
-            return out.count < limit
+            // One entry per recorded batch: its results, newest last. (An entry with `o` is one
+            // result, as pushlab wrote them before batches.)
+            let lines = entry["o"].map { _ in [[entry["p"], entry["i"], entry["k"], entry["e"], entry["v"], entry["o"], entry["t"]]
+                .map { $0 ?? "" }.joined(separator: "\u{1f}")[...]] }
+                ?? (entry["b"] ?? "").split(separator: "\u{1e}", omittingEmptySubsequences: true)
+            for line in lines.reversed() {
+                let f = Self.split(String(line))
+                guard f.count == 7 else { continue }
+                if let token, f[4] != token { continue }
+                guard let outcome = Self.decode(f[5]) else { continue }
+                if let since, outcome.finishedAt < since { continue }
+                out.append(DeliveryRecord(pushID: f[0], index: Int(f[1]) ?? 0,
+                                          target: PushTarget(kind: PushTarget.Kind(rawValue: f[2]) ?? .apnsToken, value: f[4],
+                                                             environment: APNsEnvironment(rawValue: f[3])),
+                                          outcome: outcome))
+                if out.count >= limit { return false }
+            }
+            return true
         }
         return out.sorted { $0.outcome.finishedAt > $1.outcome.finishedAt }
     }

@@ -1,84 +1,147 @@
 import PushRedis
 
 /// The Lua scripts of `RedisPushQueue`, in one place. Each runs atomically in Redis, so a
-/// push is queued whole or not at all, a claim hands a target to one consumer, and a final
-/// result, its acknowledgement and its counters change together.
+/// push is queued whole or not at all, a claim hands a chunk of targets to one consumer, and a
+/// batch of final results, their acknowledgements and their counters change together.
 ///
-/// Keys (P = the prefix, default `pushlab`): `P:work` the stream (group `P:relay`), `P:dead`
-/// dead letters, `P:leases` (zset: entry id → lease end), `P:delayed` (zset: target → retry
-/// time), `P:unfinished` / `P:finished` counters, `P:idem:APP:KEY` → push id, and per push
-/// `P:push:ID` (app, content, count, accepted, sent, failed, key, fp), `P:targets:ID`,
-/// `P:results:ID` (the done markers: index → outcome JSON), `P:retry:ID`, `P:claimed:ID`;
-/// per app the results stream `P:delivered:APP` and `P:invalid:APP`. A finished push's keys
-/// (and its idempotency key) expire after the queue's `retention`.
+/// The unit of the stream, of its lease and of its acknowledgement is a **chunk** of one push's
+/// targets (at most the queue's `chunkSize`); the unit of a result, a retry and a done marker
+/// stays the target. So Redis does per-chunk or per-batch work (a stream entry, a lease, a
+/// script call) and per target only a hash field or a set member written in bulk.
 ///
-/// An entry is deleted (`XDEL`) once acknowledged, so the stream holds only unfinished work.
+/// Keys (P = the prefix, default `pushlab`): `P:work` the stream (group `P:relay`); an entry is
+/// `p` (push), `a` (app) and either `f`/`n` (targets f … f+n−1) or `l` (a comma list of
+/// targets: a retry, or the rest of a chunk split by a claim). `P:dead` dead letters,
+/// `P:leases` (zset: entry id → lease end), `P:owner` (entry id → the claim's token,
+/// consumer:deliveries), `P:out:ENTRY` (the claimed entry's targets not yet answered),
+/// `P:cut` (entry id → how many of its targets it still covers after a split), `P:delayed`
+/// (zset: push SEP target SEP app → retry time), `P:unfinished`, `P:finished`, `P:inflight`
+/// (targets claimed) counters, `P:idem:APP:KEY` → push id, and per push `P:push:ID` (app,
+/// content, count, accepted, sent, failed, key, fp), `P:targets:ID`, `P:results:ID` (the done
+/// markers: index → outcome JSON), `P:retry:ID` (index → attempts SEP last error SEP where the
+/// target waits: `delayed` or the entry it was put back in), `P:claimed:ID` (claimed entry →
+/// consumer SEP its targets, comma-separated);
+/// per app the results stream `P:delivered:APP` (one entry per batch: `b` holds its results,
+/// RS-separated, each `p i kind env value outcome at` joined by SEP) and `P:invalid:APP`. A
+/// finished push's keys (and its idempotency key) expire after the queue's `retention`.
+///
+/// A target belongs to one entry at a time: its chunk, unless `P:retry:ID` names another (it
+/// was rescheduled), so a taken-over chunk never hands out a target that waits for its retry
+/// elsewhere. An entry is acknowledged and deleted (`XACK`, `XDEL`) once every target it
+/// handed out has a final result or was rescheduled, so the stream holds only unfinished work.
 ///
 /// Keys other than `KEYS` are derived from the prefix inside the scripts: the queue runs on one
 /// Redis (or one shard), not across a Redis Cluster's slots.
 enum RedisQueueScripts {
-    /// Splits on the unit separator (0x1f) that joins a target's fields; keeps empty fields.
     private static let prelude = """
         local SEP = string.char(31)
-        local function split(s)
+        local RS = string.char(30)
+        -- Splits on `sep` (default the unit separator); keeps empty fields.
+        local function split(s, sep)
+          sep = sep or SEP
           local out, from = {}, 1
           while true do
-            local at = string.find(s, SEP, from, true)
+            local at = string.find(s, sep, from, true)
             if not at then out[#out + 1] = string.sub(s, from); return out end
             out[#out + 1] = string.sub(s, from, at - 1)
             from = at + 1
           end
         end
-        -- The first final result of (push, idx) is stored; later ones only acknowledge their entry.
-        -- A push whose keys expired (its retention ended) takes no more results.
-        -- Returns 0 (duplicate), 1 (recorded) or 2 (recorded, and the push is now finished; its
-        -- keys then expire after `keep` ms).
-        local function record(P, stream, group, entry, p, i, app, status, invalid, reason, outcome, at, kind, env, value, keep)
-          local stored = 0
-          if redis.call('EXISTS', P .. ':push:' .. p) == 1 then
-            stored = redis.call('HSETNX', P .. ':results:' .. p, i, outcome)
+        -- An entry done with: acknowledged, deleted, its lease, owner, cut, set and claim (on
+        -- push p, when known) gone.
+        local function ack(P, stream, group, e, p)
+          if p then redis.call('HDEL', P .. ':claimed:' .. p, e) end
+          redis.call('XACK', stream, group, e)
+          redis.call('XDEL', stream, e)
+          redis.call('ZREM', P .. ':leases', e)
+          redis.call('HDEL', P .. ':owner', e)
+          redis.call('HDEL', P .. ':cut', e)
+          local left = redis.call('SCARD', P .. ':out:' .. e)
+          if left > 0 then
+            redis.call('DEL', P .. ':out:' .. e)
+            redis.call('DECRBY', P .. ':inflight', left)
           end
-          if entry ~= '' then
-            redis.call('XACK', stream, group, entry)
-            redis.call('XDEL', stream, entry)
-            redis.call('ZREM', P .. ':leases', entry)
+        end
+        -- Acknowledges `e` when it is leased and every target it handed out is answered.
+        local function settle(P, stream, group, e, p)
+          if redis.call('EXISTS', P .. ':out:' .. e) == 0 and redis.call('ZSCORE', P .. ':leases', e) then
+            ack(P, stream, group, e, p)
           end
-          if stored == 0 then return 0 end
-          local held = redis.call('HGET', P .. ':claimed:' .. p, i)
-          if held then
-            local e = split(held)[2]
-            if e and e ~= '' then
-              redis.call('XACK', stream, group, e)
-              redis.call('XDEL', stream, e)
-              redis.call('ZREM', P .. ':leases', e)
-            end
-            redis.call('HDEL', P .. ':claimed:' .. p, i)
+        end
+        -- Targets `e` answered (or gave back): out of its set and of the claimed count.
+        local function answered(P, e, idxs)
+          if #idxs == 0 then return end
+          local removed = 0
+          for s = 1, #idxs, 1000 do
+            removed = removed + redis.call('SREM', P .. ':out:' .. e, unpack(idxs, s, math.min(#idxs, s + 999)))
           end
-          redis.call('HINCRBY', P .. ':push:' .. p, status, 1)
-          redis.call('DECR', P .. ':unfinished')
-          redis.call('INCR', P .. ':finished')
-          redis.call('XADD', P .. ':delivered:' .. app, 'MAXLEN', '~', '1000000', '*',
-                     'p', p, 'i', i, 'k', kind, 'e', env, 'v', value, 'o', outcome, 't', at)
-          if invalid == '1' then
-            redis.call('XADD', P .. ':invalid:' .. app, 'MAXLEN', '~', '1000000', '*',
-                       'p', p, 'k', kind, 'v', value, 'r', reason, 't', at)
-          end
+          if removed > 0 then redis.call('DECRBY', P .. ':inflight', removed) end
+        end
+        local function hsetMany(key, fields)
+          for s = 1, #fields, 1000 do redis.call('HSET', key, unpack(fields, s, math.min(#fields, s + 999))) end
+        end
+        -- A push's counters, the batch's delivery-log entry and, when this finished the push, the
+        -- expiry of its keys. Returns whether it did.
+        local function finishRecord(P, p, app, count, sent, failed, blob, at, keep)
+          if sent > 0 then redis.call('HINCRBY', P .. ':push:' .. p, 'sent', sent) end
+          if failed > 0 then redis.call('HINCRBY', P .. ':push:' .. p, 'failed', failed) end
+          redis.call('DECRBY', P .. ':unfinished', count)
+          redis.call('INCRBY', P .. ':finished', count)
+          redis.call('XADD', P .. ':delivered:' .. app, 'MAXLEN', '~', '100000', '*', 'n', tostring(count), 't', at, 'b', blob)
           local counts = redis.call('HMGET', P .. ':push:' .. p, 'count', 'sent', 'failed', 'key')
           if (tonumber(counts[2]) or 0) + (tonumber(counts[3]) or 0) >= (tonumber(counts[1]) or 0) then
             for _, kind in ipairs({'push', 'targets', 'results', 'retry', 'claimed'}) do
               redis.call('PEXPIRE', P .. ':' .. kind .. ':' .. p, keep)
             end
             if counts[4] and counts[4] ~= '' then redis.call('PEXPIRE', P .. ':idem:' .. app .. ':' .. counts[4], keep) end
-            return 2
+            return true
           end
-          return 1
+          return false
+        end
+        -- The first final result per (push p, target) is stored, in bulk; later ones are duplicates.
+        -- items: {i, '1' (sent) or '0' (failed), outcome JSON, delivery-log line, '' or (for a
+        -- dead token) kind SEP value SEP reason SEP at}; blob: every line joined by RS, written
+        -- as is when all are stored; at: the newest finish time. A push whose keys expired takes
+        -- no more results. Returns a table of booleans (recorded) by position and whether this
+        -- call finished the push (its keys then expire after `keep` ms).
+        local function recordMany(P, p, app, items, blob, at, keep)
+          local stored = {}
+          if #items == 0 then return stored, false end
+          if redis.call('EXISTS', P .. ':push:' .. p) == 0 then return stored, false end
+          local idxs = {}
+          for k, it in ipairs(items) do idxs[k] = it[1] end
+          local have = redis.call('HMGET', P .. ':results:' .. p, unpack(idxs))
+          local fields, taken, lines = {}, {}, {}
+          local sent, failed, count = 0, 0, 0
+          for k, it in ipairs(items) do
+            local i = it[1]
+            if not have[k] and not taken[i] then
+              taken[i] = true
+              stored[k] = true
+              count = count + 1
+              fields[#fields + 1] = i
+              fields[#fields + 1] = it[3]
+              lines[#lines + 1] = it[4]
+              if it[2] == '1' then sent = sent + 1 else failed = failed + 1 end
+              if it[5] ~= '' then
+                local v = split(it[5])
+                redis.call('XADD', P .. ':invalid:' .. app, 'MAXLEN', '~', '1000000', '*',
+                           'p', p, 'k', v[1], 'v', v[2], 'r', v[3], 't', v[4])
+              end
+            end
+          end
+          if count == 0 then return stored, false end
+          if count < #items or not blob then blob = table.concat(lines, RS) end
+          hsetMany(P .. ':results:' .. p, fields)
+          return stored, finishRecord(P, p, app, count, sent, failed, blob, at, keep)
         end
 
         """
 
     /// KEYS: idempotency key (or the prefix when none), push hash, targets hash, stream.
     /// ARGV: prefix, push id, app, content, count, accepted, idempotency key ('' none),
-    /// fingerprint, capacity, then kind, environment, value per target.
+    /// fingerprint, capacity, chunk size, then per target its index and its definition (kind
+    /// SEP environment SEP value), the field and value of `P:targets:ID` as they are stored.
     /// Returns {'ok'}, {'replay', id, fingerprint, count, accepted} or {'full', unfinished}.
     static let enqueue = RedisScript(prelude + """
         local P = ARGV[1]
@@ -90,140 +153,323 @@ enum RedisQueueScripts {
           end
         end
         local n = tonumber(ARGV[5])
+        local chunk = tonumber(ARGV[10])
         local unfinished = tonumber(redis.call('GET', P .. ':unfinished') or '0')
         if unfinished + n > tonumber(ARGV[9]) then return {'full', tostring(unfinished)} end
         redis.call('HSET', KEYS[2], 'app', ARGV[3], 'content', ARGV[4], 'count', ARGV[5], 'accepted', ARGV[6],
                    'key', ARGV[7], 'fp', ARGV[8], 'sent', 0, 'failed', 0)
-        local fields = {}
-        for t = 0, n - 1 do
-          local base = 10 + t * 3
-          local kind, env, value = ARGV[base], ARGV[base + 1], ARGV[base + 2]
-          fields[#fields + 1] = tostring(t)
-          fields[#fields + 1] = kind .. SEP .. env .. SEP .. value
-          redis.call('XADD', KEYS[4], '*', 'p', ARGV[2], 'i', tostring(t), 'a', ARGV[3], 'k', kind, 'e', env, 'v', value)
-          if #fields >= 1000 then redis.call('HSET', KEYS[3], unpack(fields)); fields = {} end
+        local last = 10 + 2 * n
+        for from = 11, last, 1000 do redis.call('HSET', KEYS[3], unpack(ARGV, from, math.min(last, from + 999))) end
+        for from = 0, n - 1, chunk do
+          redis.call('XADD', KEYS[4], '*', 'p', ARGV[2], 'a', ARGV[3], 'f', tostring(from), 'n', tostring(math.min(chunk, n - from)))
         end
-        if #fields > 0 then redis.call('HSET', KEYS[3], unpack(fields)) end
         redis.call('INCRBY', P .. ':unfinished', n)
         if ARGV[7] ~= '' then redis.call('SET', KEYS[1], ARGV[2]) end
         return {'ok'}
         """)
 
-    /// KEYS: stream. ARGV: prefix, group, consumer, now, lease end, limit, max deliveries,
-    /// retention in ms.
-    /// Due retries go back on the stream; entries whose lease ended before `now` are taken over
-    /// (XCLAIM; past max deliveries they are dead-lettered with a final failure); then new
-    /// entries are read (XREADGROUP). Entries whose target has a result are acknowledged and
-    /// skipped. Returns {last stream id, id, p, i, a, k, e, v, attempts, deliveries, …}.
+    /// KEYS: stream. ARGV: prefix, group, consumer, now, lease end, limit (targets), max
+    /// deliveries, retention in ms, chunk size.
+    /// Due retries go back on the stream (one entry per push); entries whose lease ended before
+    /// `now` are taken over (XCLAIM; past max deliveries their targets get a final DeadLetter
+    /// failure); then new entries are read (XREADGROUP). Of each entry only its targets without a
+    /// result that wait nowhere else are handed out; an entry with more than the limit left is
+    /// split (the rest goes back on the stream as a new entry). Returns {last stream id, then per
+    /// entry: receipt, push, app, deliveries, k, then k × (target, definition, attempts)}.
     static let claim = RedisScript(prelude + """
         local P, stream, group, consumer = ARGV[1], KEYS[1], ARGV[2], ARGV[3]
         local now, leaseEnd, limit, maxDeliveries, keep = ARGV[4], ARGV[5], tonumber(ARGV[6]), tonumber(ARGV[7]), ARGV[8]
+        local chunk = tonumber(ARGV[9])
         local leases, delayed = P .. ':leases', P .. ':delayed'
-        for _, m in ipairs(redis.call('ZRANGEBYSCORE', delayed, '-inf', now, 'LIMIT', 0, 1000)) do
-          local f = split(m)
-          redis.call('XADD', stream, '*', 'p', f[1], 'i', f[2], 'a', f[3], 'k', f[4], 'e', f[5], 'v', f[6])
-          redis.call('ZREM', delayed, m)
-        end
-        local picked = {}
-        local expired = redis.call('ZRANGEBYSCORE', leases, '-inf', '(' .. now, 'LIMIT', 0, limit)
-        if #expired > 0 then
-          local found = {}
-          for _, e in ipairs(redis.call('XCLAIM', stream, group, consumer, 0, unpack(expired))) do
-            if e[2] then found[e[1]] = e end
+        local due = redis.call('ZRANGEBYSCORE', delayed, '-inf', now, 'LIMIT', 0, 1000)
+        if #due > 0 then
+          local byPush, order = {}, {}
+          for _, m in ipairs(due) do
+            local f = split(m)
+            local key = f[1] .. SEP .. f[3]
+            if not byPush[key] then byPush[key] = {p = f[1], a = f[3], l = {}}; order[#order + 1] = key end
+            local l = byPush[key].l
+            l[#l + 1] = f[2]
           end
-          for _, id in ipairs(expired) do
-            local e = found[id]
-            if not e then
-              redis.call('ZREM', leases, id)
-            else
-              local pending = redis.call('XPENDING', stream, group, id, id, 1)
-              local deliveries = (pending[1] and tonumber(pending[1][4])) or 1
-              picked[#picked + 1] = {e, deliveries}
+          for _, key in ipairs(order) do
+            local g = byPush[key]
+            for s = 1, #g.l, chunk do
+              local part = {unpack(g.l, s, math.min(#g.l, s + chunk - 1))}
+              local id = redis.call('XADD', stream, '*', 'p', g.p, 'a', g.a, 'l', table.concat(part, ','))
+              local retry = redis.call('HMGET', P .. ':retry:' .. g.p, unpack(part))
+              local fields = {}
+              for k, i in ipairs(part) do
+                local r = retry[k] and split(retry[k]) or {'0', ''}
+                fields[#fields + 1] = i
+                fields[#fields + 1] = (r[1] or '0') .. SEP .. (r[2] or '') .. SEP .. id
+              end
+              redis.call('HSET', P .. ':retry:' .. g.p, unpack(fields))
             end
           end
+          for s = 1, #due, 1000 do redis.call('ZREM', delayed, unpack(due, s, math.min(#due, s + 999))) end
         end
-        if #picked < limit then
-          local fresh = redis.call('XREADGROUP', 'GROUP', group, consumer, 'COUNT', limit - #picked, 'STREAMS', stream, '>')
-          if fresh and fresh[1] then
-            for _, e in ipairs(fresh[1][2]) do picked[#picked + 1] = {e, 1} end
+        local out = {''}
+        local handed = 0
+        -- The targets entry `id` (fields f) covers; `cut` when a split shortened it.
+        local function targetsOf(id, f, takeover)
+          local list = {}
+          if f['l'] then
+            list = split(f['l'], ',')
+          elseif f['i'] then
+            -- An entry of one target, as pushlab wrote them before chunks.
+            list = {f['i']}
+          else
+            local from, n = tonumber(f['f'] or '0'), tonumber(f['n'] or '0')
+            for i = from, from + n - 1 do list[#list + 1] = tostring(i) end
+          end
+          if takeover then
+            local cut = tonumber(redis.call('HGET', P .. ':cut', id) or '')
+            if cut and cut < #list then list = {unpack(list, 1, cut)} end
+          end
+          return list
+        end
+        local function handOut(id, fields, deliveries, takeover)
+          local f = {}
+          for j = 1, #fields, 2 do f[fields[j]] = fields[j + 1] end
+          local p, app = f['p'] or '', f['a'] or ''
+          local list = targetsOf(id, f, takeover)
+          if takeover and redis.call('EXISTS', P .. ':out:' .. id) == 1 then
+            redis.call('DECRBY', P .. ':inflight', redis.call('SCARD', P .. ':out:' .. id))
+            redis.call('DEL', P .. ':out:' .. id)
+          end
+          if #list == 0 then ack(P, stream, group, id, p); return end
+          -- A chunk as queued, read for the first time, was never handed out: none of its
+          -- targets can have a result or wait elsewhere yet.
+          local pristine = not takeover and not f['l'] and not f['i']
+          local results, retry = {}, {}
+          if not pristine then
+            results = redis.call('HMGET', P .. ':results:' .. p, unpack(list))
+            if redis.call('EXISTS', P .. ':retry:' .. p) == 1 then retry = redis.call('HMGET', P .. ':retry:' .. p, unpack(list)) end
+          end
+          local open, attempts = {}, {}
+          for k, i in ipairs(list) do
+            if not results[k] then
+              local r = retry[k] and split(retry[k]) or nil
+              local owner = r and r[3] or id
+              if owner == id then
+                open[#open + 1] = i
+                attempts[#open] = r and r[1] or '0'
+              end
+            end
+          end
+          if #open == 0 then ack(P, stream, group, id, p); return end
+          if deliveries > maxDeliveries then
+            local items = {}
+            for k, i in ipairs(open) do
+              local def = split(redis.call('HGET', P .. ':targets:' .. p, i) or '')
+              redis.call('XADD', P .. ':dead', '*', 'p', p, 'i', i, 'a', app, 'k', def[1] or '', 'v', def[3] or '',
+                         'source-id', id, 'deliveries', tostring(deliveries), 'dead-by', consumer, 't', now)
+              local outcome = cjson.encode({status = 'failed', reason = 'DeadLetter', attempts = tonumber(attempts[k]),
+                                            tokenInvalid = false, finishedAt = tonumber(now)})
+              items[#items + 1] = {i, '0', outcome,
+                                   p .. SEP .. i .. SEP .. (def[1] or '') .. SEP .. (def[2] or '') .. SEP .. (def[3] or '') .. SEP .. outcome .. SEP .. now, ''}
+            end
+            recordMany(P, p, app, items, nil, now, keep)
+            ack(P, stream, group, id, p)
+            return
+          end
+          local room = limit - handed
+          if #open > room then
+            -- Split: this entry keeps the first `room` open targets, the rest is a new entry.
+            local rest = {unpack(open, room + 1)}
+            open = {unpack(open, 1, room)}
+            local last = open[#open]
+            local keepCount = 0
+            for k, i in ipairs(list) do if i == last then keepCount = k; break end end
+            redis.call('HSET', P .. ':cut', id, tostring(keepCount))
+            local newID = redis.call('XADD', stream, '*', 'p', p, 'a', app, 'l', table.concat(rest, ','))
+            -- Targets of the rest that waited for a retry in this entry now wait in the new one.
+            if not pristine and redis.call('EXISTS', P .. ':retry:' .. p) == 1 then
+              local moved = {}
+              local retries = redis.call('HMGET', P .. ':retry:' .. p, unpack(rest))
+              for k, i in ipairs(rest) do
+                if retries[k] then
+                  local parts = split(retries[k])
+                  moved[#moved + 1] = i
+                  moved[#moved + 1] = (parts[1] or '0') .. SEP .. (parts[2] or '') .. SEP .. newID
+                end
+              end
+              if #moved > 0 then redis.call('HSET', P .. ':retry:' .. p, unpack(moved)) end
+            end
+          end
+          local token = consumer .. ':' .. tostring(deliveries)
+          redis.call('ZADD', leases, leaseEnd, id)
+          redis.call('HSET', P .. ':owner', id, token)
+          for s = 1, #open, 1000 do redis.call('SADD', P .. ':out:' .. id, unpack(open, s, math.min(#open, s + 999))) end
+          redis.call('INCRBY', P .. ':inflight', #open)
+          local defs = redis.call('HMGET', P .. ':targets:' .. p, unpack(open))
+          redis.call('HSET', P .. ':claimed:' .. p, id, consumer .. SEP .. table.concat(open, ','))
+          out[#out + 1] = id .. SEP .. token
+          out[#out + 1] = p
+          out[#out + 1] = app
+          out[#out + 1] = tostring(deliveries)
+          out[#out + 1] = tostring(#open)
+          for k, i in ipairs(open) do
+            out[#out + 1] = i
+            out[#out + 1] = defs[k] or ''
+            out[#out + 1] = attempts[k]
+          end
+          handed = handed + #open
+        end
+        -- Entries whose lease ended, one at a time while there is room (XCLAIM counts a delivery).
+        local expired = redis.call('ZRANGEBYSCORE', leases, '-inf', '(' .. now, 'LIMIT', 0, limit)
+        for _, id in ipairs(expired) do
+          if handed >= limit then break end
+          local taken = redis.call('XCLAIM', stream, group, consumer, 0, id)
+          if not taken[1] or not taken[1][2] then
+            ack(P, stream, group, id)
+          else
+            local pending = redis.call('XPENDING', stream, group, id, id, 1)
+            local deliveries = (pending[1] and tonumber(pending[1][4])) or 1
+            handOut(id, taken[1][2], deliveries, true)
+          end
+        end
+        local rounds = 0
+        while handed < limit and rounds < 8 do
+          rounds = rounds + 1
+          local want = math.max(1, math.ceil((limit - handed) / chunk))
+          local fresh = redis.call('XREADGROUP', 'GROUP', group, consumer, 'COUNT', want, 'STREAMS', stream, '>')
+          if not fresh or not fresh[1] or #fresh[1][2] == 0 then break end
+          for _, e in ipairs(fresh[1][2]) do
+            if handed < limit then
+              handOut(e[1], e[2], 1, false)
+            else
+              -- Read but no room left: expired at once, so the next claim (any node) takes it.
+              redis.call('ZADD', leases, '0', e[1])
+            end
           end
         end
         local last = redis.call('XREVRANGE', stream, '+', '-', 'COUNT', 1)
-        local out = {(last[1] and last[1][1]) or '0-0'}
-        for _, item in ipairs(picked) do
-          local id, fields, deliveries = item[1][1], item[1][2], item[2]
-          local f = {}
-          for j = 1, #fields, 2 do f[fields[j]] = fields[j + 1] end
-          local p, i = f['p'] or '', f['i'] or ''
-          local retry = redis.call('HGET', P .. ':retry:' .. p, i)
-          local attempts = retry and split(retry)[1] or '0'
-          if redis.call('HEXISTS', P .. ':results:' .. p, i) == 1 then
-            redis.call('XACK', stream, group, id)
-            redis.call('XDEL', stream, id)
-            redis.call('ZREM', leases, id)
-          elseif deliveries > maxDeliveries then
-            redis.call('XADD', P .. ':dead', '*', 'p', p, 'i', i, 'a', f['a'] or '', 'k', f['k'] or '', 'v', f['v'] or '',
-                       'source-id', id, 'deliveries', tostring(deliveries), 'dead-by', consumer, 't', now)
-            local outcome = cjson.encode({status = 'failed', reason = 'DeadLetter', attempts = tonumber(attempts),
-                                          tokenInvalid = false, finishedAt = tonumber(now)})
-            record(P, stream, group, id, p, i, f['a'] or '', 'failed', '', '', outcome, now, f['k'] or '', f['e'] or '', f['v'] or '', keep)
-          else
-            redis.call('ZADD', leases, leaseEnd, id)
-            redis.call('HSET', P .. ':claimed:' .. p, i, consumer .. SEP .. id)
-            for _, v in ipairs({id, p, i, f['a'] or '', f['k'] or '', f['e'] or '', f['v'] or '', attempts, tostring(deliveries)}) do
-              out[#out + 1] = v
-            end
-          end
-        end
+        out[1] = (last[1] and last[1][1]) or '0-0'
         return out
         """)
 
-    /// KEYS: stream. ARGV: prefix, group, retention in ms, then per result: entry, push, idx,
-    /// app, status, invalid ('1' or ''), reason, outcome JSON, finished at, kind, environment,
-    /// value. Returns {recorded, duplicates, {0-based positions of the duplicates}, finished push ids…}.
+    /// KEYS: stream. ARGV: prefix, group, retention in ms, the number of pushes G, then per push:
+    /// push, app, n, statuses (n characters: '1' sent, '0' failed), its n delivery-log lines
+    /// joined by RS, the newest finish time, '1' when its n targets are distinct, m (dead
+    /// tokens), then the n targets, then n (target, outcome JSON) pairs — the fields of
+    /// `P:results:ID` as they are stored — then m (position 1…n, kind SEP value SEP reason SEP
+    /// time); then per claim entry the batch answers: its receipt, push, k and k targets.
+    /// When none of a push's results is a duplicate (the usual case) they are stored straight
+    /// from the arguments, with no work in Lua per result. Each entry whose targets are all
+    /// answered is acknowledged. Returns {recorded, duplicates, {0-based ordinals (in argument
+    /// order) of the duplicates}, finished push ids…}.
     static let complete = RedisScript(prelude + """
-        local P, group, keep = ARGV[1], ARGV[2], ARGV[3]
-        local recorded, duplicates, positions, finished = 0, 0, {}, {}
-        for b = 4, #ARGV, 12 do
-          local r = record(P, KEYS[1], group, ARGV[b], ARGV[b + 1], ARGV[b + 2], ARGV[b + 3], ARGV[b + 4], ARGV[b + 5],
-                           ARGV[b + 6], ARGV[b + 7], ARGV[b + 8], ARGV[b + 9], ARGV[b + 10], ARGV[b + 11], keep)
-          if r == 0 then
-            duplicates = duplicates + 1
-            positions[#positions + 1] = (b - 4) / 12
-          else
-            recorded = recorded + 1
+        local P, group, keep, pushes = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
+        local stream = KEYS[1]
+        local at = 5
+        local ordinal, recorded, duplicates, ignored, finished = 0, 0, 0, {}, {}
+        for _ = 1, pushes do
+          local p, app, n, statuses, blob = ARGV[at], ARGV[at + 1], tonumber(ARGV[at + 2]), ARGV[at + 3], ARGV[at + 4]
+          local newest, unique, m = ARGV[at + 5], ARGV[at + 6], tonumber(ARGV[at + 7])
+          local idxFrom = at + 8
+          local pairFrom = idxFrom + n
+          local invFrom = pairFrom + 2 * n
+          at = invFrom + 2 * m
+          local stored, done = {}, false
+          if n > 0 and redis.call('EXISTS', P .. ':push:' .. p) == 1 then
+            local have = redis.call('HMGET', P .. ':results:' .. p, unpack(ARGV, idxFrom, pairFrom - 1))
+            local clean = unique == '1'
+            if clean then
+              for k = 1, n do if have[k] then clean = false; break end end
+            end
+            if clean then
+              for from = pairFrom, invFrom - 1, 1000 do
+                redis.call('HSET', P .. ':results:' .. p, unpack(ARGV, from, math.min(invFrom - 1, from + 999)))
+              end
+              for k = 1, n do stored[k] = true end
+              for j = 0, m - 1 do
+                local v = split(ARGV[invFrom + 2 * j + 1])
+                redis.call('XADD', P .. ':invalid:' .. app, 'MAXLEN', '~', '1000000', '*',
+                           'p', p, 'k', v[1], 'v', v[2], 'r', v[3], 't', v[4])
+              end
+              local _, sent = string.gsub(statuses, '1', '')
+              done = finishRecord(P, p, app, n, sent, n - sent, blob, newest, keep)
+            else
+              local lines = split(blob, RS)
+              local inv = {}
+              for j = 0, m - 1 do inv[tonumber(ARGV[invFrom + 2 * j])] = ARGV[invFrom + 2 * j + 1] end
+              local items = {}
+              for k = 1, n do
+                items[k] = {ARGV[idxFrom + k - 1], string.sub(statuses, k, k), ARGV[pairFrom + 2 * k - 1], lines[k] or '', inv[k] or ''}
+              end
+              stored, done = recordMany(P, p, app, items, nil, newest, keep)
+            end
           end
-          if r == 2 then finished[#finished + 1] = ARGV[b + 1] end
+          for k = 1, n do
+            if stored[k] then recorded = recorded + 1 else duplicates = duplicates + 1; ignored[#ignored + 1] = ordinal end
+            ordinal = ordinal + 1
+          end
+          if done then finished[#finished + 1] = p end
         end
-        local out = {recorded, duplicates, positions}
+        while at <= #ARGV do
+          local e = split(ARGV[at])[1]
+          local p, k = ARGV[at + 1], tonumber(ARGV[at + 2])
+          if e ~= '' and k > 0 then
+            local removed = 0
+            for from = at + 3, at + 2 + k, 1000 do
+              removed = removed + redis.call('SREM', P .. ':out:' .. e, unpack(ARGV, from, math.min(at + 2 + k, from + 999)))
+            end
+            if removed > 0 then redis.call('DECRBY', P .. ':inflight', removed) end
+            settle(P, stream, group, e, p)
+          end
+          at = at + 3 + k
+        end
+        local out = {recorded, duplicates, ignored}
         for _, p in ipairs(finished) do out[#out + 1] = p end
         return out
         """)
 
-    /// KEYS: stream. ARGV: prefix, group, then per retry: entry, push, idx, app, kind, env,
-    /// value, attempts, last error, not before. A target still leased and without a result is
-    /// acknowledged on the stream and waits in `P:delayed` until its time. Returns how many.
+    /// KEYS: stream. ARGV: prefix, group, then per retry: receipt, push, idx, app, attempts,
+    /// last error, not before. A target without a result whose entry this claim still owns
+    /// leaves its entry and waits in `P:delayed` until its time. Returns how many.
     static let reschedule = RedisScript(prelude + """
         local P, group = ARGV[1], ARGV[2]
         local moved = 0
-        for b = 3, #ARGV, 10 do
-          local entry, p, i = ARGV[b], ARGV[b + 1], ARGV[b + 2]
-          if redis.call('HEXISTS', P .. ':results:' .. p, i) == 0 and redis.call('ZSCORE', P .. ':leases', entry) then
-            redis.call('XACK', KEYS[1], group, entry)
-            redis.call('XDEL', KEYS[1], entry)
-            redis.call('ZREM', P .. ':leases', entry)
-            redis.call('HDEL', P .. ':claimed:' .. p, i)
-            redis.call('HSET', P .. ':retry:' .. p, i, ARGV[b + 7] .. SEP .. ARGV[b + 8])
-            local member = p .. SEP .. i .. SEP .. ARGV[b + 3] .. SEP .. ARGV[b + 4] .. SEP .. ARGV[b + 5] .. SEP .. ARGV[b + 6]
-            redis.call('ZADD', P .. ':delayed', ARGV[b + 9], member)
+        local touched, order = {}, {}
+        for b = 3, #ARGV, 7 do
+          local r = split(ARGV[b])
+          local entry, token = r[1], r[2] or ''
+          local p, i = ARGV[b + 1], ARGV[b + 2]
+          if redis.call('HEXISTS', P .. ':results:' .. p, i) == 0 and redis.call('HGET', P .. ':owner', entry) == token then
+            if not touched[entry] then touched[entry] = {p = p}; order[#order + 1] = entry end
+            local l = touched[entry]
+            l[#l + 1] = i
+            redis.call('HSET', P .. ':retry:' .. p, i, ARGV[b + 4] .. SEP .. ARGV[b + 5] .. SEP .. 'delayed')
+            redis.call('ZADD', P .. ':delayed', ARGV[b + 6], p .. SEP .. i .. SEP .. ARGV[b + 3])
             moved = moved + 1
           end
+        end
+        for _, e in ipairs(order) do
+          answered(P, e, touched[e])
+          settle(P, KEYS[1], group, e, touched[e].p)
         end
         return moved
         """)
 
-    /// KEYS: stream. ARGV: prefix, group, consumer, now. Ends the leases of every entry pending
-    /// for `consumer` (a node restarted under the same name), so the next claim takes them.
+    /// ARGV: prefix, lease end, then receipts. Extends the leases of the entries these claims
+    /// still own (a target waiting for its app's send budget outlasts no lease). Returns how many.
+    static let renew = RedisScript(prelude + """
+        local P, leaseEnd = ARGV[1], ARGV[2]
+        local renewed = 0
+        for b = 3, #ARGV do
+          local r = split(ARGV[b])
+          if r[2] and redis.call('HGET', P .. ':owner', r[1]) == r[2] and redis.call('ZSCORE', P .. ':leases', r[1]) then
+            redis.call('ZADD', P .. ':leases', leaseEnd, r[1])
+            renewed = renewed + 1
+          end
+        end
+        return renewed
+        """)
+
+    /// KEYS: stream. ARGV: prefix, group, consumer. Ends the leases of every entry pending for
+    /// `consumer` (a node restarted under the same name), so the next claim takes them.
+    /// Returns how many targets they hold.
     static let release = RedisScript("""
         local P = ARGV[1]
         local released = 0
@@ -233,7 +479,7 @@ enum RedisQueueScripts {
           if #pending == 0 then break end
           for _, item in ipairs(pending) do
             redis.call('ZADD', P .. ':leases', 0, item[1])
-            released = released + 1
+            released = released + redis.call('SCARD', P .. ':out:' .. item[1])
           end
           if #pending < 1000 then break end
           start = '(' .. pending[#pending][1]

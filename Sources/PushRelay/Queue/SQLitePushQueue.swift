@@ -190,6 +190,19 @@ public final class SQLitePushQueue: PushQueue {
         }
     }
 
+    /// Extends the in-memory leases of targets still claimed (nothing is written: claims live in
+    /// memory, see `TargetSchedule`).
+    public func renew(receipts: [String], lease: Duration) async throws(PushQueueError) {
+        guard !receipts.isEmpty else { return }
+        let leaseEnd = time.now.timeIntervalSince1970 + lease.seconds
+        try state.withLock { s throws(PushQueueError) in
+            if s.closed { throw .closed }
+            for receipt in receipts {
+                if let row = Int64(receipt) { _ = s.schedule.renew(row, leaseEnd: leaseEnd) }
+            }
+        }
+    }
+
     @discardableResult
     public func complete(_ results: [TargetCompletion]) async throws(PushQueueError) -> CompletionReport {
         guard !results.isEmpty else { return CompletionReport() }

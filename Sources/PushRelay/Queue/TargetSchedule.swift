@@ -71,6 +71,15 @@ struct TargetSchedule {
         return ids.count
     }
 
+    /// Extends the claim of `id` to `leaseEnd` when it is still claimed (a claim whose lease ran
+    /// out is ready again, or someone else's: left alone). Returns whether it was.
+    mutating func renew(_ id: Int64, leaseEnd: Double) -> Bool {
+        guard let end = claimed[id] else { return false }
+        // `earliestLeaseEnd` stays a lower bound: expiry is looked for a little early, at worst.
+        if leaseEnd > end { claimed[id] = leaseEnd }
+        return true
+    }
+
     /// Whether `id` is claimed.
     func isClaimed(_ id: Int64) -> Bool { claimed[id] != nil }
 

@@ -23,6 +23,9 @@ import PushSend
 /// answers that came in meanwhile in one `complete` (and one `reschedule`), letting a few gather
 /// first, so a result costs the queue one batch's share, not a write of its own. Sends in flight plus answers not yet recorded stay at most
 /// `2 × concurrency`: what a crash can make the relay send twice (docs/relay.md "Guarantees").
+/// Every claim held (claimed ahead, being sent — a send waits for its app's budget first — or
+/// waiting to be recorded) has its lease renewed every third of a lease, so a low
+/// `rate_per_minute` never lets a held target's lease run out and hands it out again.
 final class DeliveryWorkers: Sendable {
     private let queue: any PushQueue
     /// By app: its clients and the budgets a send takes from.
@@ -96,6 +99,12 @@ final class DeliveryWorkers: Sendable {
         /// up to `concurrency` (a relay that never needs its whole concurrency does not hold it).
         var workers: [Task<Void, Never>] = []
         var workersStarted = 0
+        /// Claims this node holds, by receipt (how many targets each): claimed ahead, being sent
+        /// (a send waits for its app's budget first) or waiting to be recorded. Their leases are
+        /// renewed every third of a lease, so a target that waits longer than a lease (a low
+        /// `rate_per_minute`) is not claimed again and sent twice.
+        var held: [String: Int] = [:]
+        var renewer: Task<Void, Never>?
 
         /// Whether the answers waiting should be written now: a batch's worth, or no send in
         /// flight (no more are coming soon), or the first has waited `gatherWait`, or stopping.
@@ -108,6 +117,12 @@ final class DeliveryWorkers: Sendable {
             guard recorderWaits, answersDue(now: now, batch: batch, gatherWait: gatherWait) else { return false }
             recorderWaits = false
             return true
+        }
+
+        /// One target of the claim `receipt` is no longer held.
+        mutating func release(_ receipt: String) {
+            guard let n = held[receipt] else { return }
+            if n <= 1 { held.removeValue(forKey: receipt) } else { held[receipt] = n - 1 }
         }
 
         /// The next claimed target, counted in flight, when one may start now: not stopping, a
@@ -153,10 +168,31 @@ final class DeliveryWorkers: Sendable {
                 self.tock()
             }
         }
+        let renewer = Task { [weak self] in
+            guard let lease = self.map({ Duration.seconds($0.settings.leaseSeconds) }) else { return }
+            let every = max(Duration.milliseconds(500), lease / 3)
+            while !Task.isCancelled {
+                try? await Task.sleep(for: every)
+                guard let self else { return }
+                await self.renewLeases(lease)
+            }
+        }
         state.withLock { s in
             s.loop = loop
             s.recorder = recorder
             s.tick = tick
+            s.renewer = renewer
+        }
+    }
+
+    /// Extends the leases of every claim this node still holds (`State.held`).
+    private func renewLeases(_ lease: Duration) async {
+        let receipts = state.withLock { Array($0.held.keys) }
+        guard !receipts.isEmpty else { return }
+        do {
+            try await queue.renew(receipts: receipts, lease: lease)
+        } catch {
+            log("relay: could not renew the leases of \(receipts.count) claims: \(error); retrying in a third of a lease")
         }
     }
 
@@ -187,8 +223,12 @@ final class DeliveryWorkers: Sendable {
         answersWaiting.signal()
         await state.withLock({ $0.recorder })?.value
         state.withLock({ $0.tick })?.cancel()
+        state.withLock({ $0.renewer })?.cancel()
         for worker in state.withLock({ $0.workers }) { await worker.value }
-        let unsent = state.withLock { s in defer { s.ready = [] }; return s.ready }
+        let unsent = state.withLock { s in
+            defer { s.ready = []; s.held = [:] }
+            return s.ready
+        }
         if !unsent.isEmpty {
             do {
                 try await queue.reschedule(unsent.map { TargetRetry($0, attempts: $0.attempts, lastError: nil, notBefore: Date()) })
@@ -215,8 +255,12 @@ final class DeliveryWorkers: Sendable {
                 continue
             }
             let claims: [ClaimedTarget]
+            // Whole units of the queue's claim (the Redis queue's chunks) when there is room
+            // for one: a claim of another size splits a chunk, which costs the queue a write.
+            let granularity = queue.claimGranularity
+            let limit = room >= granularity ? min(room, 512) / granularity * granularity : min(room, 512)
             do {
-                claims = try await queue.claim(consumer: consumer, limit: min(room, 512), lease: lease)
+                claims = try await queue.claim(consumer: consumer, limit: max(1, limit), lease: lease)
             } catch {
                 log("relay: claim failed: \(error); retrying in 1 s")
                 await wakeup.wait(timeout: .seconds(1))
@@ -228,7 +272,10 @@ final class DeliveryWorkers: Sendable {
                 await wakeup.wait(timeout: await idleWait())
                 continue
             }
-            state.withLock { $0.ready.insert(contentsOf: claims.reversed(), at: 0) }
+            state.withLock { s in
+                s.ready.insert(contentsOf: claims.reversed(), at: 0)
+                for claim in claims { s.held[claim.receipt, default: 0] += 1 }
+            }
         }
     }
 
@@ -369,9 +416,10 @@ final class DeliveryWorkers: Sendable {
 
     /// `count` answers are written (or given up on): they leave the send bound, and parked
     /// workers may take their room.
-    private func written(_ count: Int) {
+    private func written(_ batch: [Answer]) {
         let stopping = state.withLock { s in
-            s.recording -= count
+            s.recording -= batch.count
+            for answer in batch { s.release(answer.claim.receipt) }
             return s.stopping
         }
         handOut()
@@ -471,7 +519,7 @@ final class DeliveryWorkers: Sendable {
                     + "they will be sent again after their leases")
             }
         }
-        self.written(batch.count)
+        self.written(batch)
         guard let report = written else { return }
         metrics.duplicateResults(report.duplicates)
         // Only the recorded results count and are announced; `ignoredPositions` ascends.

@@ -2,7 +2,7 @@ import PushHTTP
 import PushRedis
 
 /// An app's send budget shared by every node through Redis (`RedisRateBudget`, a Lua token
-/// bucket on Redis's clock). A node takes tokens a few at a time (at most `batch`, and at most
+/// bucket on Redis's clock). A node takes tokens a few at a time (at most 128, and at most
 /// a tenth of the bucket) and spends them locally, so a send costs a Redis round trip only
 /// now and then; tokens taken are spent, so the nodes together never exceed the budget.
 /// When Redis cannot be reached the node falls back to its own local budget (sending goes on;
@@ -22,7 +22,7 @@ final class SharedSendBudget: SendBudget {
         self.budget = budget
         self.fallback = fallback
         self.log = log
-        batch = max(1, min(16, budget.budget.burst / 10))
+        batch = max(1, min(128, budget.budget.burst / 10))
     }
 
     func take() async {
