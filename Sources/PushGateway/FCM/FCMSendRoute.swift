@@ -115,15 +115,13 @@ struct FCMSendRoute: Sendable {
             return nil
         }()
 
-        var headers: [String: String] = [:]
-        for h in request.headers {
-            let name = h.name.lowercased()
-            headers[name] = name == "authorization" ? "bearer <redacted>" : h.value
-        }
         if !validateOnly || verdict != nil {
+            // The header map (authorization redacted) and the payload text are taken from the
+            // request when the record is packed, not built here (PushRecordStore).
             records.record(PushRecord(receivedAt: now, service: .fcm, token: target, device: device?.name, topic: project, pushType: nil,
                                       messageID: messageName, status: verdict?.httpStatus ?? 200, reason: verdict?.reasonName,
-                                      deliveryID: deliveryID, headers: headers, payload: String(decoding: request.body.prefix(8192), as: UTF8.self)))
+                                      deliveryID: deliveryID, headers: [:], payload: ""),
+                           rawHeaders: request.headers, body: request.body)
         }
         if let verdict { return .now(render(verdict)) }
         if let delivered, let messageName {
