@@ -16,6 +16,7 @@ struct FCMSendRoute: Sendable {
     let sink: (any PushDeliverySink)?
     let time: TimeSource
     let faults: GatewayFaults?
+    let ids: MessageIDs
     static let messagingScopes: Set<String> = ["https://www.googleapis.com/auth/firebase.messaging",
                                                "https://www.googleapis.com/auth/cloud-platform"]
 
@@ -103,7 +104,7 @@ struct FCMSendRoute: Sendable {
                     if let since = d.unregisteredSince, since <= now { return FCMError(.unregistered, message: "Requested entity was not found.") }
                 }
             }
-            let id = validateOnly ? "fake_message_id" : "0:\(Int64(now.timeIntervalSince1970 * 1_000_000))%\(String(UInt64.random(in: 0...UInt64.max), radix: 16))"
+            let id = validateOnly ? "fake_message_id" : "0:\(Int64(now.timeIntervalSince1970 * 1_000_000))%\(String(ids.nextUInt64(), radix: 16))"
             messageName = "projects/\(project)/messages/\(id)"
             if device?.platform == .android {
                 // The Android SDK reads its delivery id from `data` (docs/specs/android-side.md §2).
