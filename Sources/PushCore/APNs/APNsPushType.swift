@@ -1,3 +1,5 @@
+import Foundation
+
 /// The `apns-push-type` header (docs/specs/apns.md "Request"): what kind of push it is, which topic
 /// suffix it needs, its size limit and default priority, and what the payload implies. The one
 /// definition the sender (defaults), the validator and the gateway emulator (checks) share.
@@ -32,11 +34,15 @@ public enum APNsPushType: String, Sendable, Hashable, Codable, CaseIterable {
     /// valid topic is a bundle id); for any other topic `hasSuffix` itself decides.
     @inline(__always)
     static func hasSuffix(_ topic: String, _ suffix: String) -> Bool {
-        let t = topic.utf8, s = suffix.utf8
-        guard t.count >= s.count else { return false }
+        var topic = topic, suffix = suffix
         // An ASCII suffix's Characters are its bytes, so a Character match implies a byte match.
-        guard t.suffix(s.count).elementsEqual(s) else { return false }
-        return t.allSatisfy { $0 < 0x80 } || topic.hasSuffix(suffix)
+        let bytesMatch = topic.withUTF8 { t in
+            suffix.withUTF8 { s in
+                t.count >= s.count && (s.isEmpty || memcmp(t.baseAddress! + (t.count - s.count), s.baseAddress!, s.count) == 0)
+            }
+        }
+        guard bytesMatch else { return false }
+        return topic.withUTF8 { $0.allSatisfy { $0 < 0x80 } } || topic.hasSuffix(suffix)
     }
 
     /// True when `topic` fits this push type: it ends with the type's suffix, or — for types
