@@ -66,7 +66,7 @@ public final class Gateway: Sendable {
         let tokens = AccessTokenStore()
         accessTokens = tokens
         let oauth = OAuthRoute(keys: keys, tokens: tokens, time: time)
-        let fcm = FCMSendRoute(tokens: tokens, devices: devices, records: records, sink: sink, time: time, faults: faults)
+        let fcm = FCMSendRoute(tokens: tokens, devices: devices, records: records, sink: sink, time: time, faults: faults, ids: MessageIDs())
         var googleRouter = Router()
         googleRouter.add("POST", "/token") { oauth.handle($0) }
         googleRouter.add("POST", "/v1/projects/{project}/messages:send") { fcm.handle($0) }

@@ -14,6 +14,12 @@ final class MessageIDs: Sendable {
         state = Atomic(system.next())
     }
 
+    /// 64 random bits from the same sequence (FCM message ids): `UInt64.random(in:)` made a
+    /// getrandom(2) call per message.
+    func nextUInt64() -> UInt64 {
+        SeededRandom.mix(state.wrappingAdd(SeededRandom.increment, ordering: .relaxed).newValue)
+    }
+
     func next() -> String {
         // Two steps of the sequence at once: the states `last - increment` and `last`.
         let last = state.wrappingAdd(2 &* SeededRandom.increment, ordering: .relaxed).newValue

@@ -8,8 +8,10 @@ enum PayloadInspector {
         case object(deliveryID: String?)
     }
 
+    private static let deliveryIDKey = Array(CIOPush.deliveryIDKey.utf8)
+
     static func inspect(_ body: [UInt8]) -> Verdict {
-        switch JSONObjectSkimmer.skim(body, capturing: CIOPush.deliveryIDKey) {
+        switch JSONObjectSkimmer.skim(body, capturingUTF8: deliveryIDKey) {
         case .notAnObject: return .notAnObject
         case .object(let captured): return .object(deliveryID: captured)
         }

@@ -28,6 +28,21 @@ final class RouterTests: XCTestCase {
         XCTAssertEqual(try tag(router.match(method: "GET", path: "/admin/devices")), "param")
     }
 
+    /// Literal routes are looked up only for paths of a length some literal route has (lengths
+    /// from 63 bytes on share one bit): long and short literals still win over parameters.
+    func testLiteralRoutesOfEveryLengthWinOverParameters() throws {
+        var router = Router()
+        let long = "/" + String(repeating: "l", count: 80), longer = "/" + String(repeating: "l", count: 90)
+        router.add("GET", "/{a}", handler("param"))
+        router.add("GET", long, handler("long"))
+        router.add("GET", "/s", handler("short"))
+        XCTAssertEqual(try tag(router.match(method: "GET", path: long)), "long")
+        XCTAssertEqual(try tag(router.match(method: "GET", path: longer)), "param")
+        XCTAssertEqual(try tag(router.match(method: "GET", path: "/s")), "short")
+        XCTAssertEqual(try tag(router.match(method: "GET", path: "/t")), "param")
+        XCTAssertEqual(try tag(router.match(method: "GET", path: "/" + String(repeating: "x", count: 40))), "param")
+    }
+
     /// Fewer parameters win; among routes with as many, the one added first.
     func testRoutesAreTriedByParameterCountThenInTheOrderAdded() throws {
         var router = Router()

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The `apns-push-type` header (docs/specs/apns.md "Request"): what kind of push it is, which topic
 /// suffix it needs, its size limit and default priority, and what the payload implies. The one
 /// definition the sender (defaults), the validator and the gateway emulator (checks) share.
@@ -24,20 +26,37 @@ public enum APNsPushType: String, Sendable, Hashable, Codable, CaseIterable {
     public static let topicSuffixes: [String] = allCases.map(\.topicSuffix).filter { !$0.isEmpty }.sorted { $0.count > $1.count }
 
     /// The known suffix `topic` ends with, if any.
-    public static func suffix(of topic: String) -> String? { topicSuffixes.first { topic.hasSuffix($0) } }
+    public static func suffix(of topic: String) -> String? { topicSuffixes.first { hasSuffix(topic, $0) } }
+
+    /// `topic.hasSuffix(suffix)` for the ASCII suffixes above, on the UTF-8 bytes: the gateway
+    /// asks this several times per APNs request, and `String.hasSuffix` compares grapheme by
+    /// grapheme. Equal bytes give the same answer as `hasSuffix` when the topic is ASCII (every
+    /// valid topic is a bundle id); for any other topic `hasSuffix` itself decides.
+    @inline(__always)
+    static func hasSuffix(_ topic: String, _ suffix: String) -> Bool {
+        var topic = topic, suffix = suffix
+        // An ASCII suffix's Characters are its bytes, so a Character match implies a byte match.
+        let bytesMatch = topic.withUTF8 { t in
+            suffix.withUTF8 { s in
+                t.count >= s.count && (s.isEmpty || memcmp(t.baseAddress! + (t.count - s.count), s.baseAddress!, s.count) == 0)
+            }
+        }
+        guard bytesMatch else { return false }
+        return topic.withUTF8 { $0.allSatisfy { $0 < 0x80 } } || topic.hasSuffix(suffix)
+    }
 
     /// True when `topic` fits this push type: it ends with the type's suffix, or — for types
     /// without one — ends with none of the known suffixes. A token registered for `bundle.voip`
     /// is not a token of `bundle` (DeviceTokenNotForTopic).
     public func fits(topic: String) -> Bool {
         let suffix = topicSuffix
-        return suffix.isEmpty ? APNsPushType.suffix(of: topic) == nil : topic.hasSuffix(suffix)
+        return suffix.isEmpty ? APNsPushType.suffix(of: topic) == nil : Self.hasSuffix(topic, suffix)
     }
 
     /// The bundle id a topic of this push type addresses: the topic without the type's suffix.
     public func bundleID(fromTopic topic: String) -> String {
         let suffix = topicSuffix
-        return !suffix.isEmpty && topic.hasSuffix(suffix) ? String(topic.dropLast(suffix.count)) : topic
+        return !suffix.isEmpty && Self.hasSuffix(topic, suffix) ? String(topic.dropLast(suffix.count)) : topic
     }
 
     /// `bundleID` with this type's suffix, unless it already ends with it.

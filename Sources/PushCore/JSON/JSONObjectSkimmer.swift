@@ -19,8 +19,14 @@ public enum JSONObjectSkimmer {
     /// `maxDepth` defaults to the parser's, so both refuse the same nesting.
     public static func skim(_ bytes: [UInt8], capturing key: String,
                             maxDepth: Int = JSONParser.Options().maxDepth) -> Verdict {
-        let target = Array(key.utf8)
-        return bytes.withUnsafeBufferPointer { buf in
+        skim(bytes, capturingUTF8: Array(key.utf8), maxDepth: maxDepth)
+    }
+
+    /// `skim(_:capturing:)` with the key as UTF-8 bytes, for a caller that keeps them (the
+    /// gateway skims every APNs body: the key's array was an allocation per push).
+    public static func skim(_ bytes: [UInt8], capturingUTF8 target: [UInt8],
+                            maxDepth: Int = JSONParser.Options().maxDepth) -> Verdict {
+        bytes.withUnsafeBufferPointer { buf in
             var reader = JSONByteReader(buf: buf, maxDepth: maxDepth)
             do throws(JSONParseFailure) {
                 return try reader.skimDocument(capturing: target)

@@ -92,11 +92,17 @@ public enum DeviceToken {
     static func isFCMShape(_ token: String) -> Bool {
         let u = token.utf8
         guard u.count >= fcmMinimumLength, u.count <= fcmMaximumLength else { return false }
-        var colons = 0
-        for b in u {
-            if b == UInt8(ascii: ":") { colons += 1; continue }
-            if !isURLSafe(b) { return false }
+        // Counted over the contiguous bytes (a token always is): the FCM route asks this twice
+        // per request, and the UTF-8 view's iterator cost more than the rest of the check.
+        func count(_ bytes: some Sequence<UInt8>) -> Int? {
+            var colons = 0
+            for b in bytes {
+                if b == UInt8(ascii: ":") { colons += 1; continue }
+                if !isURLSafe(b) { return nil }
+            }
+            return colons
         }
+        guard let colons = u.withContiguousStorageIfAvailable({ count($0) }) ?? count(u) else { return false }
         if colons == 1 { return u.first != UInt8(ascii: ":") && u.last != UInt8(ascii: ":") }
         return colons == 0 && token.hasPrefix("APA91b")
     }

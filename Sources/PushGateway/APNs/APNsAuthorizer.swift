@@ -40,11 +40,17 @@ struct APNsAuthorizer: Sendable {
             if acceptsCertificates, let peer = connection.peerCertificate { return authorize(certificate: peer, now: now) }
             return .failure(APNsRejection(.missingProviderToken))
         }
-        guard let jwt = Self.bearerValue(header) else {
-            return .failure(APNsRejection(.invalidProviderToken))
-        }
         return connection.storage.update(Self.storageKey, default: APNsConnectionAuth()) { state in
-            authorize(jwt: jwt, state: &state, now: now).map { Authorized(teamID: $0, streamLimitRaised: state.authenticated) }
+            // The same header as the last accepted one: its token was verified already; only age can change.
+            if let last = state.header, last == header, let iat = state.tokenIssuedAt, let team = state.teamID {
+                if now.timeIntervalSince(iat) > Self.maxTokenAge { return .failure(APNsRejection(.expiredProviderToken)) }
+                return .success(Authorized(teamID: team, streamLimitRaised: state.authenticated))
+            }
+            guard let jwt = Self.bearerValue(header) else { return .failure(APNsRejection(.invalidProviderToken)) }
+            return authorize(jwt: jwt, state: &state, now: now).map { team in
+                state.header = header
+                return Authorized(teamID: team, streamLimitRaised: state.authenticated)
+            }
         }
     }
 

@@ -16,6 +16,7 @@ struct FCMSendRoute: Sendable {
     let sink: (any PushDeliverySink)?
     let time: TimeSource
     let faults: GatewayFaults?
+    let ids: MessageIDs
     static let messagingScopes: Set<String> = ["https://www.googleapis.com/auth/firebase.messaging",
                                                "https://www.googleapis.com/auth/cloud-platform"]
 
@@ -103,7 +104,7 @@ struct FCMSendRoute: Sendable {
                     if let since = d.unregisteredSince, since <= now { return FCMError(.unregistered, message: "Requested entity was not found.") }
                 }
             }
-            let id = validateOnly ? "fake_message_id" : "0:\(Int64(now.timeIntervalSince1970 * 1_000_000))%\(String(UInt64.random(in: 0...UInt64.max), radix: 16))"
+            let id = validateOnly ? "fake_message_id" : "0:\(Int64(now.timeIntervalSince1970 * 1_000_000))%\(String(ids.nextUInt64(), radix: 16))"
             messageName = "projects/\(project)/messages/\(id)"
             if device?.platform == .android {
                 // The Android SDK reads its delivery id from `data` (docs/specs/android-side.md §2).
@@ -115,15 +116,13 @@ struct FCMSendRoute: Sendable {
             return nil
         }()
 
-        var headers: [String: String] = [:]
-        for h in request.headers {
-            let name = h.name.lowercased()
-            headers[name] = name == "authorization" ? "bearer <redacted>" : h.value
-        }
         if !validateOnly || verdict != nil {
+            // The header map (authorization redacted) and the payload text are taken from the
+            // request when the record is packed, not built here (PushRecordStore).
             records.record(PushRecord(receivedAt: now, service: .fcm, token: target, device: device?.name, topic: project, pushType: nil,
                                       messageID: messageName, status: verdict?.httpStatus ?? 200, reason: verdict?.reasonName,
-                                      deliveryID: deliveryID, headers: headers, payload: String(decoding: request.body.prefix(8192), as: UTF8.self)))
+                                      deliveryID: deliveryID, headers: [:], payload: ""),
+                           rawHeaders: request.headers, body: request.body)
         }
         if let verdict { return .now(render(verdict)) }
         if let delivered, let messageName {

@@ -8,12 +8,13 @@ import PushStore
 ///
 /// Handlers run on the server's event loop and must not wait for disk, so with SQLite `record`
 /// only appends to a buffer that a writer thread commits in one transaction every 50 ms; in
-/// memory (no path) it puts the record straight into a ring of the newest 10,000.
+/// memory (no path) it puts the record straight into a ring of the newest 10,000. Either way a
+/// record is kept packed (`PackedPush`: one byte buffer, which the full ring overwrites in place).
 public final class PushRecordStore: @unchecked Sendable {
     private let db: SQLiteDatabase?
     // `pending`, `memory`, `stopped` are protected by `lock`; `condition` wakes the writer.
-    private var pending: [RecordedPush] = []
-    private var memory = NewestRecords(capacity: 10_000)
+    private var pending: [PackedPush] = []
+    private var memory = RecordRing<PackedPush>(capacity: 10_000)
     private var stopped = false
     private let condition = NSCondition()
     private var writer: Thread?
@@ -41,25 +42,31 @@ public final class PushRecordStore: @unchecked Sendable {
     }
 
     public func record(_ r: PushRecord) {
-        add(RecordedPush(record: r, rawHeaders: nil, body: nil))
+        add(r, rawHeaders: nil, body: nil)
     }
 
-    /// Records `r` with its request's headers and body, which are turned into the redacted
-    /// header map and the payload text only when read (memory) or on the writer thread
-    /// (SQLite), off the event loop.
+    /// Records `r` with its request's headers and body, from which the redacted header map and
+    /// the payload text are taken (packed at once, built as strings only when read).
     func record(_ r: PushRecord, rawHeaders: HTTPHeaders, body: [UInt8]) {
-        add(RecordedPush(record: r, rawHeaders: rawHeaders, body: body))
+        add(r, rawHeaders: rawHeaders, body: body)
     }
 
-    /// In memory the record goes straight into the ring, and the one it pushes out is freed
-    /// here, by the thread that recorded, outside the lock: a writer thread freeing whole batches
-    /// makes glibc's allocator contend with the event loop
-    /// (benchmarks/results/design-measurements.md).
-    private func add(_ record: RecordedPush) {
-        observer?.recorded(record)
-        var entry = record
+    /// In memory the record is packed straight into the ring's oldest slot once the ring is
+    /// full, reusing that slot's buffer: nothing is allocated or freed per push (a ring of
+    /// `RecordedPush` values freed the pushed-out one's strings and arrays on the event loop,
+    /// benchmarks/results/gateway.md). With SQLite it is packed into a new buffer for the writer.
+    private func add(_ r: PushRecord, rawHeaders: HTTPHeaders?, body: [UInt8]?) {
+        observer?.recorded(RecordedPush(record: r, rawHeaders: rawHeaders, body: body))
+        guard db == nil else {
+            var packed = PackedPush()
+            packed.pack(r, rawHeaders: rawHeaders, body: body)
+            condition.lock()
+            pending.append(packed)
+            condition.unlock()
+            return
+        }
         condition.lock()
-        if db == nil { memory.insert(&entry) } else { pending.append(entry) }
+        memory.insert(reusing: { $0.pack(r, rawHeaders: rawHeaders, body: body) }, new: PackedPush())
         condition.unlock()
     }
 
@@ -68,7 +75,7 @@ public final class PushRecordStore: @unchecked Sendable {
         flush()
         guard let db else {
             // In memory the header map and payload text are built only when someone reads them.
-            return condition.withLock { memory.newest(limit) }.map(\.completed)
+            return condition.withLock { memory.newest(limit) }.map(\.record)
         }
         let rows = try db.query("""
             SELECT received_at, service, token, device, topic, push_type, message_id, status, reason, delivery_id, headers, payload
@@ -86,7 +93,7 @@ public final class PushRecordStore: @unchecked Sendable {
 
     /// Commits everything recorded so far.
     public func flush() {
-        let batch: [RecordedPush] = condition.withLock {
+        let batch: [PackedPush] = condition.withLock {
             let b = pending
             pending.removeAll(keepingCapacity: true)
             return b
@@ -110,10 +117,10 @@ public final class PushRecordStore: @unchecked Sendable {
         }
     }
 
-    private func write(_ pendingBatch: [RecordedPush]) {
+    private func write(_ pendingBatch: [PackedPush]) {
         guard !pendingBatch.isEmpty else { return }
         guard let db else { return }  // memory: `add` filed every record already
-        let batch = pendingBatch.map(\.completed)
+        let batch = pendingBatch.map(\.record)
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         do {
@@ -137,8 +144,8 @@ public final class PushRecordStore: @unchecked Sendable {
 
 /// The newest records of an in-memory store, in a ring: keeping the last 10,000 of 40,000 a
 /// second costs one overwrite per record, not a shift of the whole array per batch.
-struct NewestRecords {
-    private var ring: [RecordedPush] = []
+struct RecordRing<Element> {
+    private var ring: [Element] = []
     /// Index of the oldest record once the ring is full.
     private var oldest = 0
     let capacity: Int
@@ -147,7 +154,7 @@ struct NewestRecords {
 
     /// Takes `record` in; the record it pushes out of a full ring is left in `record` (swapped,
     /// not copied: a record holds a dozen strings and arrays, each copy a retain and a release).
-    mutating func insert(_ record: inout RecordedPush) {
+    mutating func insert(_ record: inout Element) {
         if ring.count < capacity {
             ring.append(record)
         } else {
@@ -156,8 +163,24 @@ struct NewestRecords {
         }
     }
 
+    /// Writes the next record in place: into `new` while the ring fills, then over the oldest
+    /// record (`fill` gets the pushed-out element and may reuse its storage).
+    mutating func insert(reusing fill: (inout Element) -> Void, new: @autoclosure () -> Element) {
+        if ring.count < capacity {
+            var element = new()
+            fill(&element)
+            ring.append(element)
+        } else {
+            fill(&ring[oldest])
+            oldest = (oldest + 1) % capacity
+        }
+    }
+
     /// The newest `limit` records, oldest first.
-    func newest(_ limit: Int) -> [RecordedPush] {
+    func newest(_ limit: Int) -> [Element] {
         Array((ring[oldest...] + ring[..<oldest]).suffix(limit))
     }
 }
+
+/// The ring of `RecordedPush` values (what `NewestRecordsTests` drives).
+typealias NewestRecords = RecordRing<RecordedPush>

@@ -38,26 +38,44 @@ public final class ConnectionStorage: Sendable {
         var value: T
         init(_ value: T) { self.value = value }
     }
-    /// Each value is a `Slot<T>` of the type it was stored as.
-    private let values = SanitizerVisibleMutex<[String: AnyObject]>([:])
+    /// Each value is a `Slot<T>` of the type it was stored as; `last` is the entry found last.
+    private struct Table {
+        var values: [String: AnyObject] = [:]
+        /// The key and slot `update` used last: handlers ask for the same key on every request
+        /// of a connection (the APNs route's `apns.auth`), and comparing a short key is cheaper
+        /// than hashing it (benchmarks/results/gateway.md).
+        var lastKey = ""
+        var lastSlot: AnyObject?
+    }
+    private let table = SanitizerVisibleMutex(Table())
 
     public init() {}
 
     public subscript<T: Sendable>(key: String, as type: T.Type = T.self) -> T? {
-        get { values.withLock { ($0[key] as? Slot<T>)?.value } }
+        get { table.withLock { ($0.values[key] as? Slot<T>)?.value } }
     }
 
     public func set<T: Sendable>(_ key: String, _ value: T?) {
-        values.withLock { $0[key] = value.map { Slot($0) } }
+        table.withLock { table in
+            table.values[key] = value.map { Slot($0) }
+            if table.lastKey == key { table.lastSlot = nil }
+        }
     }
 
     /// Reads, transforms and stores a value atomically; a value of another type under `key`
     /// is replaced by `defaultValue` transformed.
     public func update<T: Sendable, R>(_ key: String, default defaultValue: T, _ body: (inout T) -> R) -> R {
-        values.withLock { values in
-            if let slot = values[key] as? Slot<T> { return body(&slot.value) }
-            let slot = Slot(defaultValue)
-            values[key] = slot
+        table.withLock { table in
+            if table.lastKey == key, let slot = table.lastSlot as? Slot<T> { return body(&slot.value) }
+            let slot: Slot<T>
+            if let found = table.values[key] as? Slot<T> {
+                slot = found
+            } else {
+                slot = Slot(defaultValue)
+                table.values[key] = slot
+            }
+            table.lastKey = key
+            table.lastSlot = slot
             return body(&slot.value)
         }
     }

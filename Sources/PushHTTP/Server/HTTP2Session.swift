@@ -375,6 +375,11 @@ final class HTTP2Session {
             }
             return
         }
+        if response.body.isEmpty, HeaderBlock.withSmallBlock(response.status, response.headers, { nva, count in
+            nghttp2_submit_response(session, stream.id, nva, count, nil)
+        }) != nil {
+            return
+        }
         let hasBody = !response.body.isEmpty && stream.method != "HEAD"
         var block = HeaderBlock(status: response.status)
         for field in response.headers where !HeaderBlock.isConnectionSpecific(field.name) {

@@ -65,6 +65,53 @@ struct HeaderBlock {
         }
     }
 
+    /// A block of `:status` and `headers` laid out on the stack, when it is small (what the
+    /// emulators answer: APNs' `apns-id` and `apns-unique-id`); nil when it does not fit, and
+    /// the caller builds a `HeaderBlock`. Saves the two arrays a `HeaderBlock` allocates.
+    static func withSmallBlock<R>(_ status: Int, _ headers: HTTPHeaders, _ body: (UnsafePointer<nghttp2_nv>, Int) -> R) -> R? {
+        let maxBytes = 512, maxFields = 8
+        guard headers.count < maxFields else { return nil }
+        var total = 10
+        for field in headers { total += field.name.utf8.count + field.value.utf8.count }
+        guard total <= maxBytes else { return nil }
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: maxBytes) { bytes in
+            withUnsafeTemporaryAllocation(of: nghttp2_nv.self, capacity: maxFields) { nva in
+                let base = bytes.baseAddress!
+                var used = 0
+                func put(_ string: String) -> (Int, Int) {
+                    let start = used
+                    var string = string
+                    string.withUTF8 { utf8 in
+                        if !utf8.isEmpty { (base + used).update(from: utf8.baseAddress!, count: utf8.count) }
+                        used += utf8.count
+                    }
+                    return (start, used - start)
+                }
+                let code = min(max(status, 100), 999)
+                _ = put(":status")
+                base[7] = UInt8(ascii: "0") + UInt8(code / 100)
+                base[8] = UInt8(ascii: "0") + UInt8(code / 10 % 10)
+                base[9] = UInt8(ascii: "0") + UInt8(code % 10)
+                used = 10
+                nva[0] = nghttp2_nv(name: base, value: base + 7, namelen: 7, valuelen: 3, flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
+                var count = 1
+                for field in headers where !isConnectionSpecific(field.name) {
+                    let (nameStart, nameLength) = put(field.name)
+                    // Lowercase in place, as `add` does (RFC 9113 §8.2.1).
+                    for index in nameStart..<nameStart + nameLength where base[index] >= UInt8(ascii: "A") && base[index] <= UInt8(ascii: "Z") {
+                        base[index] += 32
+                    }
+                    let (valueStart, valueLength) = put(field.value)
+                    nva[count] = nghttp2_nv(name: base + nameStart, value: base + valueStart, namelen: nameLength, valuelen: valueLength,
+                                            flags: valueLength >= unindexedValueLength
+                                                ? UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue) : UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
+                    count += 1
+                }
+                return body(UnsafePointer(nva.baseAddress!), count)
+            }
+        }
+    }
+
     func withNameValues<R>(_ body: (UnsafePointer<nghttp2_nv>, Int) -> R) -> R {
         // nghttp2 copies every field during the submit (NGHTTP2_NV_FLAG_NONE) and never writes
         // through these pointers; its struct merely declares them mutable.

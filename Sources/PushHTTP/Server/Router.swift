@@ -27,6 +27,10 @@ public struct Router: Sendable {
     /// Routes without parameters keyed by path, then method: one hash lookup answers the common
     /// case without splitting the path (the server's hot path; see benchmarks/results).
     private var literalRoutes: [String: [(method: String, handler: RouteHandler)]] = [:]
+    /// The UTF-8 lengths of the literal routes' paths (bit n: some literal path is n bytes long,
+    /// lengths from 64 on share bit 63). A path of another length skips the hash lookup: hashing
+    /// an APNs path (74 bytes) for the table that cannot hold it cost more than the match.
+    private var literalLengths: UInt64 = 0
     /// Answers requests no route matches (e.g. APNs' `404 {"reason":"BadPath"}`); nil leaves
     /// them to the server's plain 404.
     public var fallback: RouteHandler?
@@ -44,6 +48,7 @@ public struct Router: Sendable {
         let route = Route(method: method, segments: segments, handler: handler, parameterCount: count)
         if count == 0, literalRoutes[pattern]?.contains(where: { $0.method == method }) != true {
             literalRoutes[pattern, default: []].append((method, handler))
+            literalLengths |= Self.lengthBit(pattern.utf8.count)
         }
         // Fewer parameters first so `/admin/pushes` beats `/admin/{anything}`; among routes with
         // as many, the order they were added in. Inserted in place, so building a router stays
@@ -102,7 +107,7 @@ public struct Router: Sendable {
     /// The route for exactly `method` and `path`, with its parameters.
     private func find(method: String, path: String) -> Match? {
         // Literal routes win over parameterised ones anyway, so an exact hit is the answer.
-        if !literalRoutes.isEmpty, let candidates = literalRoutes[path] {
+        if literalLengths & Self.lengthBit(path.utf8.count) != 0, let candidates = literalRoutes[path] {
             for candidate in candidates where candidate.method == method { return .found(candidate.handler, [:]) }
         }
         // Matched byte by byte on the path's UTF-8: the hot path allocates nothing but the
@@ -115,6 +120,9 @@ public struct Router: Sendable {
             return nil
         }
     }
+
+    @inline(__always)
+    private static func lengthBit(_ length: Int) -> UInt64 { 1 << UInt64(min(length, 63)) }
 
     /// The parameters `path` binds to `segments`, or nil when they do not match. The path's
     /// components are what follows its first `/`, separated by `/`; empty ones count (so

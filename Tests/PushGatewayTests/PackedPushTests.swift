@@ -1,0 +1,85 @@
+import Foundation
+import PushHTTP
+@testable import PushGateway
+import XCTest
+
+/// The record store keeps each push packed into one byte buffer (`PackedPush`); read back, a
+/// record must be exactly what `RecordedPush.completed` builds from the same request.
+final class PackedPushTests: XCTestCase {
+    private func record(_ id: Int, token: String? = "ab", reason: String? = nil, uniqueID: String? = nil,
+                        headers: [String: String] = [:], payload: String = "") -> PushRecord {
+        PushRecord(receivedAt: Date(timeIntervalSince1970: 1_765_000_000.123 + Double(id)), service: id % 2 == 0 ? .apns : .fcm,
+                   token: token, device: id % 3 == 0 ? nil : "phone-\(id)", topic: "io.pushlab.demo", pushType: "alert",
+                   messageID: "m\(id)", status: reason == nil ? 200 : 400, reason: reason, deliveryID: id % 2 == 0 ? "d\(id)" : nil,
+                   headers: headers, payload: payload, uniqueID: uniqueID)
+    }
+
+    func testARequestRecordReadsBackAsTheCompletedRecord() {
+        // Mixed-case names (HTTP/1.1), a repeated field (the last one wins, as in the map), the
+        // authorization value redacted whatever its case, a body longer than the 8 KiB kept,
+        // non-ASCII bytes and an empty value.
+        let headers = HTTPHeaders([HTTPHeader("Authorization", "bearer eyJhbGciOiJFUzI1NiJ9.secret"), HTTPHeader("APNs-Topic", "io.pushlab.demo"),
+                                   HTTPHeader("x-note", "first"), HTTPHeader("x-note", "zweite – ü"), HTTPHeader("x-empty", "")])
+        let body = Array(#"{"aps":{"alert":"ünïcode"}}"#.utf8) + [UInt8](repeating: UInt8(ascii: "x"), count: 9000)
+        for r in [record(1), record(2, token: nil, reason: "BadDeviceToken", uniqueID: "u-2"), record(3, token: "")] {
+            var packed = PackedPush()
+            packed.pack(r, rawHeaders: headers, body: body)
+            let expected = RecordedPush(record: r, rawHeaders: headers, body: body).completed
+            XCTAssertEqual(packed.record, expected)
+            XCTAssertEqual(packed.record.headers["authorization"], "bearer <redacted>")
+            XCTAssertFalse(packed.bytes.contains(subsequence: Array("secret".utf8)), "the token never reaches the record")
+            XCTAssertEqual(packed.record.payload.utf8.count, 8192)
+        }
+    }
+
+    func testARecordWithoutTheRequestKeepsItsOwnHeadersAndPayload() {
+        let r = record(4, headers: ["content-type": "application/json", "Authorization": "kept as given"], payload: #"{"a":"é"}"#)
+        var packed = PackedPush()
+        packed.pack(r, rawHeaders: nil, body: nil)
+        XCTAssertEqual(packed.record, r)
+    }
+
+    func testRepackingABufferLeavesNothingOfTheLastRecord() {
+        var packed = PackedPush()
+        packed.pack(record(5, headers: ["x": String(repeating: "y", count: 500)], payload: String(repeating: "z", count: 900)),
+                    rawHeaders: nil, body: nil)
+        let small = record(6)
+        packed.pack(small, rawHeaders: nil, body: nil)
+        XCTAssertEqual(packed.record, small)
+    }
+
+    func testTheInMemoryStoreKeepsTheNewestAfterTheRingWrapsAround() throws {
+        let store = try PushRecordStore(path: nil)
+        defer { store.close() }
+        let headers = HTTPHeaders([HTTPHeader("authorization", "bearer t"), HTTPHeader("apns-push-type", "alert")])
+        for id in 1...10_003 {
+            store.record(record(id), rawHeaders: headers, body: Array("{\"n\":\(id)}".utf8))
+        }
+        let newest = try store.recent(limit: 3)
+        XCTAssertEqual(newest.map(\.messageID), ["m10001", "m10002", "m10003"])
+        XCTAssertEqual(newest.map(\.payload), [#"{"n":10001}"#, #"{"n":10002}"#, #"{"n":10003}"#])
+        XCTAssertEqual(newest.last?.headers, ["authorization": "bearer <redacted>", "apns-push-type": "alert"])
+        XCTAssertEqual(try store.recent(limit: 20_000).count, 10_000)
+    }
+
+    func testTheSQLiteStoreWritesPackedRecords() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("packed-push-\(UUID().uuidString).sqlite").path
+        defer { for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let store = try PushRecordStore(path: path)
+        defer { store.close() }
+        let headers = HTTPHeaders([HTTPHeader("Authorization", "bearer secret"), HTTPHeader("apns-topic", "io.pushlab.demo")])
+        store.record(record(8), rawHeaders: headers, body: Array(#"{"aps":{}}"#.utf8))
+        let read = try XCTUnwrap(try store.recent(limit: 1).first)
+        XCTAssertEqual(read.messageID, "m8")
+        XCTAssertEqual(read.deliveryID, "d8")
+        XCTAssertEqual(read.headers, ["authorization": "bearer <redacted>", "apns-topic": "io.pushlab.demo"])
+        XCTAssertEqual(read.payload, #"{"aps":{}}"#)
+    }
+}
+
+private extension Array where Element == UInt8 {
+    func contains(subsequence: [UInt8]) -> Bool {
+        guard subsequence.count <= count else { return false }
+        return (0...(count - subsequence.count)).contains { Array(self[$0..<$0 + subsequence.count]) == subsequence }
+    }
+}
