@@ -141,4 +141,19 @@ final class RelayImportGorushCommandTests: XCTestCase {
         XCTAssertEqual(forced.status, 0, forced.stderr)
         XCTAssertNotNil(try json(try String(contentsOf: output, encoding: .utf8))["apps"])
     }
+
+    // QA s12: the "Next:" line run from the directory holding the files, with the short relative
+    // names a user types (`--output r`, `--data d`): `relay --check` trapped in Foundation's
+    // deletingLastPathComponent on a one-character path (SIGILL, a backtrace) instead of checking.
+    func testShortRelativeNamesFromTheFilesDirectoryPassTheCheck() throws {
+        try copy("certs/fcm-service-account.json", to: "key.json")
+        let imported = try ProcessRunner.run(Fixtures.pushlabBinary, ["relay", "import-gorush", Fixtures.path("payloads/relay/gorush/sample.yml"), "--output", "r"],
+                                             currentDirectory: directory.path)
+        XCTAssertEqual(imported.status, 0, imported.stderr)
+        for data in ["d", "e/f/g"] {
+            let r = try ProcessRunner.run(Fixtures.pushlabBinary, ["relay", "--config", "r", "--data", data, "--check"], currentDirectory: directory.path)
+            XCTAssertEqual(r.status, 0, "relay --config r --data \(data) --check: \(r.stdout)\(r.stderr)")
+            XCTAssertTrue(r.stdout.contains("r: ok, 1 app"), r.stdout)
+        }
+    }
 }
