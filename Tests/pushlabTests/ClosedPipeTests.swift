@@ -65,4 +65,9 @@ final class ClosedPipeTests: XCTestCase {
     func testAUsageErrorToAClosedStderrEndsBySIGPIPE() throws {
         try assertEndsQuietlyBySIGPIPE(["validate", "/nonexistent.json"], errorToo: true)
     }
+
+    // QA s12: import-gorush wrote relay.json with FileHandle.write, which trapped on EPIPE (signal 4).
+    func testImportGorushToStdoutEndsBySIGPIPE() throws {
+        try assertEndsQuietlyBySIGPIPE(["relay", "import-gorush", Fixtures.path("payloads/relay/gorush/sample.yml")])
+    }
 }

@@ -156,4 +156,22 @@ final class RelayImportGorushCommandTests: XCTestCase {
             XCTAssertTrue(r.stdout.contains("r: ok, 1 app"), r.stdout)
         }
     }
+
+    // QA s12: --output a directory said "exists; pass --force", and with --force "NSCocoaErrorDomain
+    // error 512"; a missing directory got Foundation's "The file doesn't exist". Each now names the
+    // flag and what to do, exit 2, nothing written.
+    func testAnOutputThatIsADirectoryOrInAMissingDirectoryIsNamedWithItsFix() throws {
+        let sample = Fixtures.path("payloads/relay/gorush/sample.yml")
+        for extra in [[], ["--force"]] {
+            let r = try ProcessRunner.pushlab(["relay", "import-gorush", sample, "--output", directory.path] + extra)
+            XCTAssertEqual(r.status, 2, r.stderr)
+            XCTAssertTrue(r.stderr.contains("--output \(directory.path): is a directory"), r.stderr)
+            XCTAssertTrue(r.stderr.contains("fix: name the file, e.g. --output \(directory.path)/relay.json"), r.stderr)
+        }
+        let missing = directory.appendingPathComponent("no/such").path
+        let r = try ProcessRunner.pushlab(["relay", "import-gorush", sample, "--output", missing + "/relay.json"])
+        XCTAssertEqual(r.status, 2, r.stderr)
+        XCTAssertTrue(r.stderr.contains("the directory \(missing) does not exist") && r.stderr.contains("mkdir -p \(missing)"), r.stderr)
+        XCTAssertFalse(r.stderr.contains("NSCocoaErrorDomain") || r.stderr.contains("operation could not be completed"), r.stderr)
+    }
 }
