@@ -74,4 +74,31 @@ final class RetainzaCommandTests: XCTestCase {
         XCTAssertEqual(text.status, 0, text.stderr)
         XCTAssertTrue(text.stdout.contains("| Retainza | 10 | 0 | 0 | 0 |"), "no consent: the token never registered, nothing arrives\n" + text.stdout)
     }
+
+    // QA s12: `retainza reproduce --help`'s usage line left out the scenario NAME it requires, and
+    // the text reports of check and reproduce ended in an empty line (the docs show none).
+    func testReproduceUsageNamesTheScenarioAndReportsEndWithoutABlankLine() throws {
+        let help = try ProcessRunner.pushlab(["retainza", "reproduce", "--help"])
+        XCTAssertEqual(help.status, 0, help.stderr)
+        XCTAssertTrue(help.stdout.hasPrefix("usage: pushlab retainza reproduce [options] NAME\n"), help.stdout)
+        let check = try ProcessRunner.pushlab(["retainza", "check", "--app", "payloads/apps/retainza-demo.json"])
+        XCTAssertEqual(check.status, 0, check.stderr)
+        XCTAssertTrue(check.stdout.hasSuffix("integration ok\n"), check.stdout.debugDescription)
+        let reproduce = try ProcessRunner.pushlab(["retainza", "reproduce", "secret-key"], timeout: 60)
+        XCTAssertEqual(reproduce.status, 0, reproduce.stderr)
+        XCTAssertFalse(reproduce.stdout.hasSuffix("\n\n"), reproduce.stdout.debugDescription)
+    }
+
+    // QA s12: simulate's --retainza-app errors pointed at the Customer.io sample and docs
+    // ("samples: payloads/apps/demo.json", "see docs/device.md") and at --app, not the flag given.
+    func testSimulateRetainzaAppErrorsNameTheFlagAndTheRetainzaSample() throws {
+        let missing = try ProcessRunner.pushlab(["simulate", "--sdk", "retainza", "--retainza-app", "/nonexistent/app.json", "--pushes", "1"])
+        XCTAssertEqual(missing.status, 2, missing.stdout + missing.stderr)
+        XCTAssertTrue(missing.stderr.contains("--retainza-app /nonexistent/app.json: cannot read"), missing.stderr)
+        XCTAssertTrue(missing.stderr.contains("fix: check the path given to --retainza-app (samples: payloads/apps/retainza-demo.json)"), missing.stderr)
+        let wrongKind = try ProcessRunner.pushlab(["simulate", "--sdk", "retainza", "--retainza-app", "payloads/apps/demo.json", "--pushes", "1"])
+        XCTAssertEqual(wrongKind.status, 2, wrongKind.stdout + wrongKind.stderr)
+        XCTAssertTrue(wrongKind.stderr.contains("/sdkMode") && wrongKind.stderr.contains("docs/retainza.md"), wrongKind.stderr)
+        XCTAssertFalse(wrongKind.stderr.contains("docs/device.md"), wrongKind.stderr)
+    }
 }
