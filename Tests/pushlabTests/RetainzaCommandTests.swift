@@ -101,4 +101,23 @@ final class RetainzaCommandTests: XCTestCase {
         XCTAssertTrue(wrongKind.stderr.contains("/sdkMode") && wrongKind.stderr.contains("docs/retainza.md"), wrongKind.stderr)
         XCTAssertFalse(wrongKind.stderr.contains("docs/device.md"), wrongKind.stderr)
     }
+
+    // QA s12: `simulate --sdk retainza --platform android` (or --compare, --chart FILE …) ran the
+    // Retainza iPhones and exited 0: the Android run was never made, the chart never drawn.
+    func testSimulateSDKRunsRefuseTheOtherExperimentsOptions() throws {
+        let dir = Fixtures.temporaryDirectory("retainza-sim")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let chart = dir.appendingPathComponent("c.svg").path
+        let cases: [([String], String)] = [(["--sdk", "retainza", "--platform", "android"], "--platform does not apply to --sdk retainza"),
+                                           (["--compare-sdks", "--compare"], "--compare does not apply to --compare-sdks"),
+                                           (["--sdk", "retainza", "--chart", chart], "--chart does not apply to --sdk retainza"),
+                                           (["--compare-sdks", "--doze-rate", "0.5"], "--doze-rate does not apply to --compare-sdks")]
+        for (extra, message) in cases {
+            let r = try ProcessRunner.pushlab(["simulate", "--pushes", "2", "--devices", "1"] + extra)
+            XCTAssertEqual(r.status, 2, "\(extra): \(r.stdout)\(r.stderr)")
+            XCTAssertTrue(r.stderr.contains(message) && r.stderr.contains("fix: "), r.stderr)
+            XCTAssertEqual(r.stdout, "", "nothing run")
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: chart))
+    }
 }
