@@ -7,6 +7,7 @@ import PushDevice
 enum RetainzaReproduceCommand: Command {
     static let path = ["retainza", "reproduce"]
     static let positionalUsage = "NAME"
+    static let positionalCompletion = PositionalCompletion.words(RetainzaScenario.allCases.map(\.rawValue))
     static let summary = "Reproduce a Retainza troubleshooting symptom end to end (FCM, the virtual iPhone, the collector) and name its cause."
     static let discussion = """
     Starts the gateway emulator and the collector on free loopback ports, registers a virtual
