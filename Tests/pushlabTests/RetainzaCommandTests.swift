@@ -120,4 +120,17 @@ final class RetainzaCommandTests: XCTestCase {
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: chart))
     }
+
+    // QA s12: an app profile path that is a directory said only "cannot read the app profile"
+    // (and "check the path"), for retainza check and every command loading a profile.
+    func testAnAppProfileThatIsADirectoryIsNamedAsOne() throws {
+        let dir = Fixtures.temporaryDirectory("retainza-dir")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        for arguments in [["retainza", "check", "--app", dir.path], ["nse", Fixtures.path("payloads/nse/rich-push.json"), "--app", dir.path]] {
+            let r = try ProcessRunner.pushlab(arguments)
+            XCTAssertEqual(r.status, 2, "\(arguments): \(r.stdout)\(r.stderr)")
+            XCTAssertTrue(r.stderr.contains("--app \(dir.path): is a directory, expected the app profile"), r.stderr)
+            XCTAssertTrue(r.stderr.contains("fix: pass the profile's file, not its directory"), r.stderr)
+        }
+    }
 }

@@ -144,7 +144,7 @@ public struct AppProfile: Codable, Sendable, Equatable {
 extension AppProfile {
     /// Reads and checks a profile file. Errors name the file and the JSON pointer.
     public static func load(path: String) throws(AppProfileError) -> AppProfile {
-        guard let data = FileManager.default.contents(atPath: path) else { throw .unreadable(path: path) }
+        let data = try AppProfileError.contents(of: path)
         return try decode(Array(data), source: path)
     }
 
