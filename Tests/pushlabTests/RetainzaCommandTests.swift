@@ -133,4 +133,20 @@ final class RetainzaCommandTests: XCTestCase {
             XCTAssertTrue(r.stderr.contains("fix: pass the profile's file, not its directory"), r.stderr)
         }
     }
+
+    // QA s12: `simulate --retainza-app FILE` without an SDK run was ignored (exit 0, the
+    // delivered-metric experiment ran); a Retainza profile given to a Customer.io --app said
+    // "/apnsToken: unknown key; known keys: …".
+    func testARetainzaProfileGivenWhereItDoesNotApplyIsNamed() throws {
+        let ignored = try ProcessRunner.pushlab(["simulate", "--pushes", "2", "--devices", "1", "--retainza-app", "payloads/apps/retainza/no-consent.json"])
+        XCTAssertEqual(ignored.status, 2, ignored.stdout + ignored.stderr)
+        XCTAssertTrue(ignored.stderr.contains("--retainza-app applies only to the SDK runs") && ignored.stderr.contains("--sdk retainza"), ignored.stderr)
+        for arguments in [["simulate", "--compare-sdks", "--pushes", "2", "--devices", "1", "--app", "payloads/apps/retainza-demo.json"],
+                          ["nse", "payloads/nse/rich-push.json", "--app", "payloads/apps/retainza-demo.json"]] {
+            let r = try ProcessRunner.pushlab(arguments)
+            XCTAssertEqual(r.status, 2, "\(arguments): \(r.stdout)\(r.stderr)")
+            XCTAssertTrue(r.stderr.contains("/sdkMode: \"retainza\" is a Retainza app profile, not a Customer.io one"), r.stderr)
+            XCTAssertFalse(r.stderr.contains("unknown key"), r.stderr)
+        }
+    }
 }

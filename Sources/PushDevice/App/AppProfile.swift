@@ -152,6 +152,11 @@ extension AppProfile {
         if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) {
             throw .malformedJSON(source: source, detail: "the file is empty")
         }
+        // A Retainza profile given where a Customer.io one goes: say so, not "/apnsToken: unknown key".
+        if RetainzaAppProfile.isRetainza(Data(bytes)) {
+            throw .invalidValue(source: source, pointer: "/sdkMode", detail: "\"retainza\" is a Retainza app profile, not a Customer.io one: "
+                                + "it goes to pushlab retainza check|reproduce --app, or simulate --retainza-app (docs/retainza.md)")
+        }
         let profile: AppProfile
         do {
             profile = try JSONDecoder().decode(AppProfile.self, from: Data(bytes))

@@ -129,6 +129,9 @@ enum SimulateCommand: Command {
             }
             return try await runSDKs(args, parameters: p, root: root)
         }
+        if args.isGiven(retainzaApp) {
+            throw UsageError("--retainza-app applies only to the SDK runs", fix: "add --sdk retainza or --compare-sdks, or leave out --retainza-app")
+        }
         var stores = [try args[appGroup]]
         if args[compare] { stores = SimulatedStore.allCases }
         let profilePath = try args[app]
