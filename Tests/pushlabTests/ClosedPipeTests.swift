@@ -70,4 +70,15 @@ final class ClosedPipeTests: XCTestCase {
     func testImportGorushToStdoutEndsBySIGPIPE() throws {
         try assertEndsQuietlyBySIGPIPE(["relay", "import-gorush", Fixtures.path("payloads/relay/gorush/sample.yml")])
     }
+
+    // QA s12: the demo and a reproduce lab left their scratch directory in the temp dir when a
+    // closed pipe ended them (their `defer` never ran): pushlab-demo-…, pushlab-retainza-….
+    func testTheDemoAndReproduceLeaveNoScratchDirectoryInAClosedPipe() throws {
+        let tmp = Fixtures.temporaryDirectory("closed-pipe-tmp")
+        defer { try? FileManager.default.removeItem(at: tmp) }
+        for arguments in [["demo"], ["retainza", "reproduce", "cold-start-open"]] {
+            try assertEndsQuietlyBySIGPIPE(arguments, environment: ["TMPDIR": tmp.path])
+            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: tmp.path), [], "pushlab \(arguments.joined(separator: " ")) left files")
+        }
+    }
 }

@@ -40,6 +40,7 @@ enum RetainzaReproduceCommand: Command {
         let profile = try RetainzaInputs.profile(path)
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("pushlab-retainza-\(UUID().uuidString.prefix(8))")
         defer { try? FileManager.default.removeItem(at: work) }
+        StandardStreams.removeOnClosedPipe(work)
         let lab = try Lab(configuration: LabConfiguration(certsDirectory: root + "/certs", assetsDirectory: root + "/payloads/assets", workDirectory: work))
         try lab.start()
         let report: RetainzaScenarioReport
