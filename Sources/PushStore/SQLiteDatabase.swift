@@ -21,7 +21,7 @@ public final class SQLiteDatabase: @unchecked Sendable {
     /// concurrent writers from other processes wait instead of failing at once.
     public init(path: String, busyTimeoutMs: Int32 = 5_000, walMode: Bool = true) throws {
         self.path = path
-        let dir = (path as NSString).deletingLastPathComponent
+        let dir = FilePaths.parent(of: path)
         if !dir.isEmpty { try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) }
         var db: OpaquePointer?
         let rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)

@@ -178,6 +178,10 @@ def android_view(driver, root, pushlab, screenshot):
         message = wait(driver, 30, lambda d: d.find_elements(By.ID, "retainza-message"), "the Retainza message id")[0].text
         timeline = driver.find_element(By.ID, "retainza-timeline").text
         check("handleFCMToken(" in timeline and "arrived in the background" in timeline, f"the Retainza timeline lacks its steps: {timeline!r}")
+        # Each line starts with its offset from the first: t+0 s … (it read t+NaN s when the
+        # page parsed the API's millisecond numbers as date strings).
+        check(re.match(r"t\+0 s ", timeline) and all(re.match(r"t\+\d+ s ", l) for l in timeline.splitlines()),
+              f"the Retainza timeline's offsets are not whole seconds from the first entry: {timeline!r}")
         return {"android_channel": channel, "android_metric": metric, "android_picture_width": width, "retainza_message": message}
     finally:
         demo.send_signal(signal.SIGTERM)

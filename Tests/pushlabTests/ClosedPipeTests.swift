@@ -65,4 +65,20 @@ final class ClosedPipeTests: XCTestCase {
     func testAUsageErrorToAClosedStderrEndsBySIGPIPE() throws {
         try assertEndsQuietlyBySIGPIPE(["validate", "/nonexistent.json"], errorToo: true)
     }
+
+    // QA s12: import-gorush wrote relay.json with FileHandle.write, which trapped on EPIPE (signal 4).
+    func testImportGorushToStdoutEndsBySIGPIPE() throws {
+        try assertEndsQuietlyBySIGPIPE(["relay", "import-gorush", Fixtures.path("payloads/relay/gorush/sample.yml")])
+    }
+
+    // QA s12: the demo and a reproduce lab left their scratch directory in the temp dir when a
+    // closed pipe ended them (their `defer` never ran): pushlab-demo-…, pushlab-retainza-….
+    func testTheDemoAndReproduceLeaveNoScratchDirectoryInAClosedPipe() throws {
+        let tmp = Fixtures.temporaryDirectory("closed-pipe-tmp")
+        defer { try? FileManager.default.removeItem(at: tmp) }
+        for arguments in [["demo"], ["retainza", "reproduce", "cold-start-open"]] {
+            try assertEndsQuietlyBySIGPIPE(arguments, environment: ["TMPDIR": tmp.path])
+            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: tmp.path), [], "pushlab \(arguments.joined(separator: " ")) left files")
+        }
+    }
 }

@@ -85,6 +85,7 @@ final class CompletionAndManPageTests: XCTestCase {
             COMP_WORDS=(pushlab profile use ''); COMP_CWORD=3; _pushlab; echo "use: ${COMPREPLY[*]}"
             COMP_WORDS=(pushlab send apns --profile p); COMP_CWORD=4; _pushlab; echo "profile: ${COMPREPLY[*]}"
             COMP_WORDS=(pushlab validate pushlab.b); COMP_CWORD=2; _pushlab; echo "files: ${COMPREPLY[*]}"
+            COMP_WORDS=(pushlab retainza reproduce no-); COMP_CWORD=3; _pushlab; echo "scenario: ${COMPREPLY[*]}"
             """
         let r = try ProcessRunner.run("/bin/bash", ["-c", probe])
         XCTAssertEqual(r.status, 0, r.stderr)
@@ -92,6 +93,8 @@ final class CompletionAndManPageTests: XCTestCase {
         XCTAssertTrue(r.stdout.contains("use: lab prod\n"), r.stdout)
         XCTAssertTrue(r.stdout.contains("profile: prod\n"), r.stdout)
         XCTAssertTrue(r.stdout.contains("files: pushlab.bash\n"), "a payload argument still completes file names: \(r.stdout)")
+        // QA s12: `retainza reproduce` completes its scenario names (it offered file names).
+        XCTAssertTrue(r.stdout.contains("scenario: no-sessions no-consent\n"), r.stdout)
     }
 
     func testZshAndFishScriptsNameEveryOption() throws {

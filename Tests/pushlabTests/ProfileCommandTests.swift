@@ -107,7 +107,21 @@ final class ProfileCommandTests: XCTestCase {
         r = try pushlab(["profile", "use", "dev", "--none"])
         XCTAssertEqual(r.status, 2)
         XCTAssertTrue(r.stderr.contains("not both"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("fix: pushlab profile use NAME, or pushlab profile use --none"), r.stderr)
         XCTAssertEqual(try pushlab(["profile", "use", "prod"]).status, 0)
+    }
+
+    // QA s12: a config.json that is not JSON said "not a pushlab config (The operation could not
+    // be completed. The data isn't in the correct format.)": now the line and column.
+    func testABrokenConfigFileNamesTheLineAndColumn() throws {
+        try Data("{\n  \"current\": \"dev\",\n  \"profiles\": {\n}\n".utf8).write(to: dir.appendingPathComponent("config.json"))
+        for args in [["profile", "use", "--none"], ["profile", "list"]] {
+            let r = try pushlab(args)
+            XCTAssertEqual(r.status, 2, r.stdout + r.stderr)
+            XCTAssertTrue(r.stderr.contains("config.json: not valid JSON (5:1: "), r.stderr)
+            XCTAssertTrue(r.stderr.contains("fix: fix the JSON at that line and column"), r.stderr)
+            XCTAssertFalse(r.stderr.contains("correct format"), r.stderr)
+        }
     }
 
     func testSendTakesThePrecedenceFlagThenProfileThenEnvironment() throws {

@@ -141,4 +141,37 @@ final class RelayImportGorushCommandTests: XCTestCase {
         XCTAssertEqual(forced.status, 0, forced.stderr)
         XCTAssertNotNil(try json(try String(contentsOf: output, encoding: .utf8))["apps"])
     }
+
+    // QA s12: the "Next:" line run from the directory holding the files, with the short relative
+    // names a user types (`--output r`, `--data d`): `relay --check` trapped in Foundation's
+    // deletingLastPathComponent on a one-character path (SIGILL, a backtrace) instead of checking.
+    func testShortRelativeNamesFromTheFilesDirectoryPassTheCheck() throws {
+        try copy("certs/fcm-service-account.json", to: "key.json")
+        let imported = try ProcessRunner.run(Fixtures.pushlabBinary, ["relay", "import-gorush", Fixtures.path("payloads/relay/gorush/sample.yml"), "--output", "r"],
+                                             currentDirectory: directory.path)
+        XCTAssertEqual(imported.status, 0, imported.stderr)
+        for data in ["d", "e/f/g"] {
+            let r = try ProcessRunner.run(Fixtures.pushlabBinary, ["relay", "--config", "r", "--data", data, "--check"], currentDirectory: directory.path)
+            XCTAssertEqual(r.status, 0, "relay --config r --data \(data) --check: \(r.stdout)\(r.stderr)")
+            XCTAssertTrue(r.stdout.contains("r: ok, 1 app"), r.stdout)
+        }
+    }
+
+    // QA s12: --output a directory said "exists; pass --force", and with --force "NSCocoaErrorDomain
+    // error 512"; a missing directory got Foundation's "The file doesn't exist". Each now names the
+    // flag and what to do, exit 2, nothing written.
+    func testAnOutputThatIsADirectoryOrInAMissingDirectoryIsNamedWithItsFix() throws {
+        let sample = Fixtures.path("payloads/relay/gorush/sample.yml")
+        for extra in [[], ["--force"]] {
+            let r = try ProcessRunner.pushlab(["relay", "import-gorush", sample, "--output", directory.path] + extra)
+            XCTAssertEqual(r.status, 2, r.stderr)
+            XCTAssertTrue(r.stderr.contains("--output \(directory.path): is a directory"), r.stderr)
+            XCTAssertTrue(r.stderr.contains("fix: name the file, e.g. --output \(directory.path)/relay.json"), r.stderr)
+        }
+        let missing = directory.appendingPathComponent("no/such").path
+        let r = try ProcessRunner.pushlab(["relay", "import-gorush", sample, "--output", missing + "/relay.json"])
+        XCTAssertEqual(r.status, 2, r.stderr)
+        XCTAssertTrue(r.stderr.contains("the directory \(missing) does not exist") && r.stderr.contains("mkdir -p \(missing)"), r.stderr)
+        XCTAssertFalse(r.stderr.contains("NSCocoaErrorDomain") || r.stderr.contains("operation could not be completed"), r.stderr)
+    }
 }

@@ -237,9 +237,10 @@ function renderRetainza(d) {
   html += kv([["Retainza message", r.messageID ? `<span id="retainza-message">${esc(r.messageID)}</span>` : `<span class="warn">not a Retainza push</span>`],
               ["handler", r.handler ? `<span id="retainza-handler">${esc(r.handler)}</span>` : `<span class="muted">none (shown by iOS; the tap decides)</span>`],
               ["ack", r.ack ? esc(r.ack) : null]]);
-  const t0 = r.timeline.length ? Date.parse(r.timeline[0].at) : 0;
+  // `at` is milliseconds since 1970 (ConsoleAPI.encode), a number: Date.parse of it is NaN.
+  const t0 = r.timeline.length ? r.timeline[0].at : 0;
   html += `<h2>Timeline <span class="muted">the phone's SDK, launches and calls</span></h2><pre id="retainza-timeline">` +
-    r.timeline.map((e) => `t+${Math.round((Date.parse(e.at) - t0) / 1000)} s  ${esc(e.kind.padEnd(8))} ${esc(e.text)}`).join("\n") + `</pre>`;
+    r.timeline.map((e) => `t+${Math.round((e.at - t0) / 1000)} s  ${esc(e.kind.padEnd(8))} ${esc(e.text)}`).join("\n") + `</pre>`;
   return html;
 }
 function renderDevice(d) {

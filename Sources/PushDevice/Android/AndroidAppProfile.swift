@@ -134,7 +134,7 @@ public struct AndroidAppProfile: Codable, Sendable, Equatable {
 extension AndroidAppProfile {
     /// Reads and checks a profile file. Errors name the file and the JSON pointer.
     public static func load(path: String) throws(AppProfileError) -> AndroidAppProfile {
-        guard let data = FileManager.default.contents(atPath: path) else { throw .unreadable(path: path) }
+        let data = try AppProfileError.contents(of: path)
         return try decode(Array(data), source: path)
     }
 

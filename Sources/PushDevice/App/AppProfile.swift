@@ -144,13 +144,18 @@ public struct AppProfile: Codable, Sendable, Equatable {
 extension AppProfile {
     /// Reads and checks a profile file. Errors name the file and the JSON pointer.
     public static func load(path: String) throws(AppProfileError) -> AppProfile {
-        guard let data = FileManager.default.contents(atPath: path) else { throw .unreadable(path: path) }
+        let data = try AppProfileError.contents(of: path)
         return try decode(Array(data), source: path)
     }
 
     public static func decode(_ bytes: [UInt8], source: String = "app profile") throws(AppProfileError) -> AppProfile {
         if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) {
             throw .malformedJSON(source: source, detail: "the file is empty")
+        }
+        // A Retainza profile given where a Customer.io one goes: say so, not "/apnsToken: unknown key".
+        if RetainzaAppProfile.isRetainza(Data(bytes)) {
+            throw .invalidValue(source: source, pointer: "/sdkMode", detail: "\"retainza\" is a Retainza app profile, not a Customer.io one: "
+                                + "it goes to pushlab retainza check|reproduce --app, or simulate --retainza-app (docs/retainza.md)")
         }
         let profile: AppProfile
         do {

@@ -3,6 +3,8 @@ import Foundation
 /// Why an app profile could not be used, with what to do about it.
 public enum AppProfileError: Error, Sendable, Equatable, CustomStringConvertible {
     case unreadable(path: String)
+    /// The path given for a profile is a directory.
+    case directory(path: String)
     /// The tap case table itself (`--cases`) cannot be read.
     case unreadableCaseTable(path: String)
     case malformedJSON(source: String, detail: String)
@@ -12,6 +14,7 @@ public enum AppProfileError: Error, Sendable, Equatable, CustomStringConvertible
     public var reason: String {
         switch self {
         case .unreadable(let path): return "\(path): cannot read the app profile"
+        case .directory(let path): return "\(path): is a directory, expected the app profile (a JSON file)"
         case .unreadableCaseTable(let path): return "\(path): cannot read the tap case table"
         case .malformedJSON(let source, let detail): return "\(source): not valid JSON (\(detail))"
         case .missingField(let source, let pointer, let why): return "\(source): \(pointer) is missing (\(why))"
@@ -22,6 +25,7 @@ public enum AppProfileError: Error, Sendable, Equatable, CustomStringConvertible
     public var fix: String {
         switch self {
         case .unreadable: return "check the path given to --app (samples: payloads/apps/demo.json)"
+        case .directory: return "pass the profile's file, not its directory (samples: payloads/apps/demo.json)"
         case .unreadableCaseTable: return "check the path given to --cases (sample: payloads/taps/android-cases.json)"
         case .malformedJSON: return "fix the JSON syntax; see payloads/apps/demo.json for the shape"
         case .missingField(_, let pointer, _): return "add \"\(pointer.dropFirst())\" to the profile (see docs/device.md)"
@@ -30,6 +34,14 @@ public enum AppProfileError: Error, Sendable, Equatable, CustomStringConvertible
     }
 
     public var description: String { "\(reason)\n  fix: \(fix)" }
+
+    /// The bytes of the profile at `path`, or why not (missing or unreadable, or a directory).
+    static func contents(of path: String) throws(AppProfileError) -> Data {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue { throw .directory(path: path) }
+        guard let data = FileManager.default.contents(atPath: path) else { throw .unreadable(path: path) }
+        return data
+    }
 
     static func from(_ error: DecodingError, source: String) -> AppProfileError {
         func pointer(_ path: [CodingKey]) -> String {

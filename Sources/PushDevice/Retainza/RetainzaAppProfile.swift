@@ -75,7 +75,7 @@ public struct RetainzaAppProfile: Sendable, Equatable {
     }
 
     public static func load(path: String) throws(AppProfileError) -> RetainzaAppProfile {
-        guard let data = FileManager.default.contents(atPath: path) else { throw .unreadable(path: path) }
+        let data = try AppProfileError.contents(of: path)
         return try decode(data, source: path)
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import PushAuth
 import PushCore
 import PushHTTP
+import PushStore
 
 extension RelayConfig {
     /// Reads and checks `relay.json`. Paths are resolved against the file's directory and must
@@ -11,7 +12,7 @@ extension RelayConfig {
             throw RelayConfigError(file: path, pointer: "", message: "cannot read the file",
                                    fix: "check the path; docs/relay.md shows a complete relay.json")
         }
-        let base = (path as NSString).deletingLastPathComponent
+        let base = FilePaths.parent(of: path)
         return try parse(Array(data), source: path, baseDirectory: base.isEmpty ? "." : base)
     }
 

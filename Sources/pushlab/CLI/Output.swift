@@ -16,8 +16,14 @@ enum StandardStreams {
         // Any other failure (a full disk behind `> file`) cannot be reported on the same stream.
     }
 
-    /// Dies of SIGPIPE, as a program that never ignored it would have on this write.
+    /// Scratch directories a running command made (the demo's, a reproduce lab's): the `defer`
+    /// that removes them does not run when a closed pipe ends the process, so they go here.
+    static func removeOnClosedPipe(_ directory: URL) { scratch.add(directory) }
+
+    /// Dies of SIGPIPE, as a program that never ignored it would have on this write, after
+    /// removing the registered scratch directories.
     static func endInClosedPipe() -> Never {
+        for directory in scratch.all() { try? FileManager.default.removeItem(at: directory) }
         signal(SIGPIPE, SIG_DFL)
         var set = sigset_t()
         sigemptyset(&set)
@@ -25,6 +31,14 @@ enum StandardStreams {
         pthread_sigmask(SIG_UNBLOCK, &set, nil)
         raise(SIGPIPE)
         _exit(128 + SIGPIPE)  // not reached: SIGPIPE's default action ends the process
+    }
+
+    private static let scratch = ScratchDirectories()
+    private final class ScratchDirectories: @unchecked Sendable {  // `lock` guards `directories`
+        private let lock = NSLock()
+        private var directories: [URL] = []
+        func add(_ directory: URL) { lock.withLock { directories.append(directory) } }
+        func all() -> [URL] { lock.withLock { directories } }
     }
 }
 

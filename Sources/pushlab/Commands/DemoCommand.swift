@@ -48,6 +48,7 @@ enum DemoCommand: Command {
             ?? FileManager.default.temporaryDirectory.appendingPathComponent("pushlab-demo-\(UUID().uuidString.prefix(8))")
         let keep = args[Self.keep] || args.isGiven(workDir)
         defer { if !keep { try? FileManager.default.removeItem(at: work) } }
+        if !keep { StandardStreams.removeOnClosedPipe(work) }
 
         var configuration = LabConfiguration(certsDirectory: root + "/certs", assetsDirectory: root + "/payloads/assets", workDirectory: work)
         configuration.collectorFaults = DemoScenario.collectorFaults

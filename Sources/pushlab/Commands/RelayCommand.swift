@@ -172,8 +172,8 @@ extension RelayCommand {
             dataNote = "data \(data)"
         } else {
             // The nearest directory that exists must be writable (the relay creates the rest).
-            var parent = (data as NSString).deletingLastPathComponent
-            while !parent.isEmpty, parent != "/", !FileManager.default.fileExists(atPath: parent) { parent = (parent as NSString).deletingLastPathComponent }
+            var parent = FilePaths.parent(of: data)
+            while !parent.isEmpty, parent != "/", !FileManager.default.fileExists(atPath: parent) { parent = FilePaths.parent(of: parent) }
             guard FileManager.default.isWritableFile(atPath: parent.isEmpty ? "." : parent) else {
                 throw UsageError("--data \(data): cannot be created in \(parent.isEmpty ? "." : parent)", fix: "create it first, or pass a directory the relay may write")
             }

@@ -1,6 +1,7 @@
 import Foundation
 import PushCore
 import PushRelay
+import PushStore
 
 /// `pushlab relay import-gorush gorush.yml`: gorush's YAML config as a relay.json with one app,
 /// and what became of every setting (docs/relay.md "Migrating from gorush").
@@ -70,6 +71,15 @@ enum RelayImportGorushCommand: Command {
         let text = result.relay.prettyPrinted() + "\n"
         let destination = try args[output]
         if let destination {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: destination, isDirectory: &isDirectory), isDirectory.boolValue {
+                throw UsageError("--output \(destination): is a directory, expected the relay.json file to write",
+                                 fix: "name the file, e.g. --output \(destination.hasSuffix("/") ? destination : destination + "/")relay.json")
+            }
+            let parent = FilePaths.parent(of: destination)
+            if !parent.isEmpty, !FileManager.default.fileExists(atPath: parent) {
+                throw UsageError("--output \(destination): the directory \(parent) does not exist", fix: "create it first (mkdir -p \(parent)), or pass another --output")
+            }
             if FileManager.default.fileExists(atPath: destination) && !args[force] {
                 throw UsageError("\(destination) exists", fix: "pass --force to overwrite it, or another --output")
             }
@@ -83,7 +93,7 @@ enum RelayImportGorushCommand: Command {
             emit(try renderJSON(Report(file: file, output: destination, app: name, relayJSON: RawJSON(value: result.relay), settings: result.settings)))
             return ExitStatus.success
         }
-        if destination == nil { FileHandle.standardOutput.write(Data(text.utf8)) }
+        if destination == nil { writeOutput(text) }
         let toStderr = destination == nil
         func say(_ line: String) { if toStderr { printError(line) } else { emit(line) } }
         let width = min(36, result.settings.map { $0.gorush.count + ($0.value.map { $0.count + 3 } ?? 0) }.max() ?? 0)

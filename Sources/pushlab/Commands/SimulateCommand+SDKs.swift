@@ -6,8 +6,7 @@ extension SimulateCommand {
     /// `--sdk retainza` and `--compare-sdks` (docs/retainza.md).
     static func runSDKs(_ args: ParsedArguments, parameters p: SimulationParameters, root: String) async throws -> Int32 {
         let path = try args[retainzaApp] ?? root + "/payloads/apps/retainza-demo.json"
-        let profile: RetainzaAppProfile
-        do { profile = try RetainzaAppProfile.load(path: path) } catch { throw UsageError("--retainza-app \(error.reason)", fix: error.fix) }
+        let profile = try RetainzaInputs.profile(path, flag: "--retainza-app")
         let sdks: [SDKComparison.SDK] = args[compareSDKs] ? [.customerIO, .retainza] : [.retainza]
         let cioPath = try args[app]
         let cioProfile: AppProfile
@@ -18,7 +17,7 @@ extension SimulateCommand {
         var results: [SDKComparisonResult] = []
         for sdk in sdks {
             results += try await comparison.run(p, sdks: [sdk], progress: progressLine(label: sdk.label))
-            if stderrIsTTY { FileHandle.standardError.write(Data("\n".utf8)) }
+            if stderrIsTTY { writeError("\n") }
         }
         if args[json] {
             print(try renderJSON(results))

@@ -119,7 +119,18 @@ enum SimulateCommand: Command {
         p.concurrency = try args[concurrency]
         let chosenSDK = try args[sdk]
         if args[compareSDKs] || chosenSDK == .retainza {
+            // Options of the other experiments would be ignored without a word (an Android run
+            // asked for, a chart never drawn): refuse them.
+            let ignored: [any OptionDeclaration] = [platform, compare, appGroup, chart, androidApp, dozeRate, launchAfter, horizon]
+            if let given = ignored.first(where: { args.isGiven($0) }) {
+                let mode = args[compareSDKs] ? "--compare-sdks" : "--sdk retainza"
+                throw UsageError("\(given.spec.primary) does not apply to \(mode): the SDK runs are iPhones only, with no App Group store sweep or chart",
+                                 fix: "leave out \(given.spec.primary), or run it without \(mode)")
+            }
             return try await runSDKs(args, parameters: p, root: root)
+        }
+        if args.isGiven(retainzaApp) {
+            throw UsageError("--retainza-app applies only to the SDK runs", fix: "add --sdk retainza or --compare-sdks, or leave out --retainza-app")
         }
         var stores = [try args[appGroup]]
         if args[compare] { stores = SimulatedStore.allCases }

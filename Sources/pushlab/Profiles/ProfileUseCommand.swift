@@ -13,7 +13,7 @@ enum ProfileUseCommand: Command {
         let path = try args[ProfileCommandOptions.config]
         var config = try UserConfig.load(path)
         if args[none] {
-            guard args.positionals.isEmpty else { throw UsageError("give a profile name or --none, not both") }
+            guard args.positionals.isEmpty else { throw UsageError("give a profile name or --none, not both", fix: "pushlab profile use NAME, or pushlab profile use --none") }
             let previous = config.current
             config.current = nil
             try config.save(path)

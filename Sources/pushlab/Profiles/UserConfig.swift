@@ -1,4 +1,5 @@
 import Foundation
+import PushCore
 import PushStore
 
 /// The user's pushlab configuration: named profiles (an app's APNs and/or FCM credentials and
@@ -55,6 +56,10 @@ struct UserConfig: Codable, Equatable {
         guard FileManager.default.fileExists(atPath: path) else { return UserConfig() }
         guard let data = FileManager.default.contents(atPath: path) else {
             throw UsageError("\(path): cannot read the file", fix: "check its permissions, or pass another with --config")
+        }
+        // A syntax error first, with its line and column (JSONDecoder only says "not in the correct format").
+        do { _ = try JSONDocument.parse(Array(data)) } catch {
+            throw UsageError("\(path): not valid JSON (\(error.description))", fix: "fix the JSON at that line and column, or move the file away; docs/profiles.md shows the format")
         }
         do {
             return try JSONDecoder().decode(UserConfig.self, from: data)

@@ -7,6 +7,7 @@ import PushGateway
 import PushHTTP
 import OfflineLab
 import PushMetrics
+import PushStore
 
 /// `pushlab serve`: the push gateway emulator — APNs on one host; OAuth, FCM, the metrics
 /// collector and the admin routes on another — until SIGINT or SIGTERM.
@@ -96,7 +97,7 @@ enum ServeCommand: Command {
             config.apnsClientCertificateCAFile = ca
         }
 
-        let certsDirectory = (cert as NSString).deletingLastPathComponent.isEmpty ? "certs" : (cert as NSString).deletingLastPathComponent
+        let certsDirectory = FilePaths.parent(of: cert).isEmpty ? "certs" : FilePaths.parent(of: cert)
         let keys: GatewayKeys
         do {
             keys = FileManager.default.fileExists(atPath: certsDirectory + "/AuthKey_PLDEVKEY01.pub.pem")

@@ -35,17 +35,20 @@ enum RetainzaCheckCommand: Command {
                 if f.severity != .info { out += "  fix: \(f.fix)\n" }
             }
             out += failed ? "integration has errors\n" : "integration ok\n"
-            emit(out)
+            writeOutput(out)
         }
         return failed ? ExitStatus.failure : ExitStatus.success
     }
 }
 
 enum RetainzaInputs {
-    static func profile(_ path: String) throws -> RetainzaAppProfile {
+    /// The profile given to `flag` (`--app`, simulate's `--retainza-app`), its errors pointing at
+    /// the Retainza sample and docs rather than the Customer.io ones AppProfileError names.
+    static func profile(_ path: String, flag: String = "--app") throws -> RetainzaAppProfile {
         do { return try RetainzaAppProfile.load(path: path) } catch {
-            throw UsageError("--app \(error.reason)", fix: error.fix.replacingOccurrences(of: "docs/device.md", with: "docs/retainza.md")
-                .replacingOccurrences(of: "payloads/apps/demo.json", with: "payloads/apps/retainza-demo.json"))
+            throw UsageError("\(flag) \(error.reason)", fix: error.fix.replacingOccurrences(of: "docs/device.md", with: "docs/retainza.md")
+                .replacingOccurrences(of: "payloads/apps/demo.json", with: "payloads/apps/retainza-demo.json")
+                .replacingOccurrences(of: "given to --app", with: "given to \(flag)"))
         }
     }
 }

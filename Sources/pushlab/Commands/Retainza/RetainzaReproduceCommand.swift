@@ -6,6 +6,8 @@ import PushDevice
 /// end to end on an offline lab.
 enum RetainzaReproduceCommand: Command {
     static let path = ["retainza", "reproduce"]
+    static let positionalUsage = "NAME"
+    static let positionalCompletion = PositionalCompletion.words(RetainzaScenario.allCases.map(\.rawValue))
     static let summary = "Reproduce a Retainza troubleshooting symptom end to end (FCM, the virtual iPhone, the collector) and name its cause."
     static let discussion = """
     Starts the gateway emulator and the collector on free loopback ports, registers a virtual
@@ -38,6 +40,7 @@ enum RetainzaReproduceCommand: Command {
         let profile = try RetainzaInputs.profile(path)
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("pushlab-retainza-\(UUID().uuidString.prefix(8))")
         defer { try? FileManager.default.removeItem(at: work) }
+        StandardStreams.removeOnClosedPipe(work)
         let lab = try Lab(configuration: LabConfiguration(certsDirectory: root + "/certs", assetsDirectory: root + "/payloads/assets", workDirectory: work))
         try lab.start()
         let report: RetainzaScenarioReport
@@ -62,7 +65,7 @@ enum RetainzaReproduceCommand: Command {
             }
             out += "\nobserved:\n" + report.observed.map { "  \($0)\n" }.joined()
             out += "\n" + (report.reproduced ? "symptom reproduced\ncause: \(report.cause)\nfix: \(report.fix)\n" : "symptom not reproduced: \(report.cause)\n")
-            emit(out)
+            writeOutput(out)
         }
         return report.reproduced ? ExitStatus.success : ExitStatus.failure
     }
