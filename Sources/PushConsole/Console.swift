@@ -61,7 +61,7 @@ public final class Console: PushDeliverySink, Sendable {
     public func attach(relay: Relay) { attached.withLock { $0.relay = relay } }
 
     var attachedPhone: VirtualPhone? { attached.withLock { $0.phone } }
-    var attachedNotebook: DeviceNotebook? { attached.withLock { $0.notebook } }
+    public var attachedNotebook: DeviceNotebook? { attached.withLock { $0.notebook } }
     var attachedAndroidPhones: VirtualAndroidPhones? { attached.withLock { $0.androidPhones } }
     /// The sender for this lab's gateway.
     var attachedSender: ConsoleSender? { attachedSender(id: "lab") }

@@ -24,6 +24,9 @@ enum ServeCommand: Command {
         Live Activities (docs/live-activities.md): the channel-management API (/1/apps/<bundle>/channels,
         /all-channels) and broadcasts (/4/broadcasts/apps/<bundle>) on the APNs port; virtual iPhones'
         activities under /admin/activities (see pushlab activity); --live-app gives their app profile.
+        --retainza-app JSON adds a virtual iPhone whose app embeds the Retainza SDK: serve prints its FCM
+        token, its SDK reports to /retainza/v1 here, and a push sent to that token runs its handlers
+        (a `retainza` line per push; with --console, in the device view). See docs/retainza.md.
         Trusts the dev key and service account in certs/ plus --apns-key/--service-account. With no
         --devices file, any well-formed token is accepted for io.pushlab.demo / pushlab-dev
         (quick start). --images DIR serves rich-push images at /images/<name> on the Google host
@@ -63,7 +66,7 @@ enum ServeCommand: Command {
     static let options: [any OptionDeclaration] = [
         host, apnsPort, apnsCleartextPort, port, cleartextPort, cert, key, devices, db, collectorDB, images, cdpKeys, apnsKeys,
         apnsClientCA, serviceAccounts, production, streamLimit, tokenRate, tokenUpdates, idleTimeout,
-    ] + faults.options + [eventLoops, liveApp, quiet, bench] + ConsoleSetup.options
+    ] + faults.options + [eventLoops, liveApp, ServeRetainza.app, quiet, bench] + ConsoleSetup.options
 
     static func run(_ args: ParsedArguments) async throws -> Int32 {
         // Caught from the start: a SIGINT or SIGTERM sent as soon as the banner shows is kept, not
@@ -112,6 +115,9 @@ enum ServeCommand: Command {
             if let error = error as? GatewayConfigError { throw UsageError("--devices \(error.reason)", fix: error.fix) }
             throw UsageError("--devices \(error)")
         }
+        let retainzaProfile = try ServeRetainza.profile(args)
+        if let retainzaProfile { ServeRetainza.register(retainzaProfile, in: devices) }
+        let retainzaFleet = retainzaProfile.map { _ in RetainzaFleet() }
 
         let temporaryCollectorDB = !args.isGiven(Self.collectorDB)
         let collectorDB = try args[Self.collectorDB]
@@ -142,8 +148,9 @@ enum ServeCommand: Command {
         let lines: (any PushDeliverySink)? = args[quiet] ? nil : PushLogLine()
         let console = try ConsoleSetup.console(args, next: lines)
         config.recordObserver = console?.gatewayFeed
+        let first: (any PushDeliverySink)? = retainzaFleet.map { ServeRetainza.Sink(fleet: $0, lines: lines, next: console ?? lines) } ?? console ?? lines
         let gateway = try Gateway(configuration: config, keys: keys, devices: devices,
-                                  sink: SinkPair(first: console ?? lines, second: activities), broadcastSink: activities,
+                                  sink: SinkPair(first: first, second: activities), broadcastSink: activities,
                                   channels: channels) { router in
             console?.register(on: &router)
             LiveActivityAdminRoutes(fleet: activities).register(on: &router)
@@ -167,14 +174,25 @@ enum ServeCommand: Command {
             try ConsoleSetup.attach($0, args, gateway: gateway, collector: collector, certsDirectory: certsDirectory, cdpKey: cdpKeys[0])
         }
         if let console, let url = Console.url(of: gateway) { emit(try ConsoleSetup.announcement(url: url, console, args)) }
+        var retainzaClient: HTTPClient?
+        if let retainzaProfile, let retainzaFleet {
+            let started = try await ServeRetainza.start(retainzaProfile, fleet: retainzaFleet, gateway: gateway, certsDirectory: certsDirectory,
+                                                        console: console, quiet: args[quiet])
+            retainzaClient = started.client
+            for line in started.lines { emit(line) }
+        }
         emit(devices.isQuickStart ? "quick start: any well-formed token for \(devices.quickStartBundleID) / \(devices.quickStartProject)"
-                                  : "\(devices.devices.count) device(s) from --devices")
+                                  : args.isGiven(Self.devices) ? "\(devices.devices.count) device(s) from --devices"
+                                  : "\(devices.devices.count) device(s): the --retainza-app iPhone (quick start is off while devices are registered)")
         let signal = await signals.wait()
         printError("pushlab serve: signal \(signal), finishing in-flight requests")
         console?.stop()
+        // The Retainza iPhone finishes the pushes it got (its acks go to this collector) first.
+        await retainzaFleet?.waitUntilIdle()
         await gateway.stop()
+        await retainzaClient?.shutdown()
         for client in consoleClient ?? [] { await client.shutdown() }
-        if console != nil { try? FileManager.default.removeItem(at: ConsoleSetup.workDirectory) }
+        if console != nil || retainzaProfile != nil { try? FileManager.default.removeItem(at: ConsoleSetup.workDirectory) }
         collector.flush()
         if temporaryCollectorDB {
             for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: collectorDB + suffix) }
