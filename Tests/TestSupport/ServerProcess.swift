@@ -80,9 +80,13 @@ public final class ServerProcess: @unchecked Sendable {
     /// its pipes to close, and returns everything it printed: stdout, then stderr. Calling it
     /// again returns the same transcript.
     @discardableResult
-    public func stop(grace: TimeInterval = 15) -> String {
+    public func stop(grace: TimeInterval = 15) -> String { stop(signal: SIGINT, grace: grace) }
+
+    /// Stops the server with `signal` (e.g. SIGTERM), SIGKILL after `grace` seconds; as `stop()`.
+    @discardableResult
+    public func stop(signal: Int32, grace: TimeInterval = 15) -> String {
         if let done = lock.withLock({ stopped }) { return done }
-        if process.isRunning { process.interrupt() }
+        if process.isRunning { kill(process.processIdentifier, signal) }
         if !Self.poll(timeout: grace, { !self.process.isRunning }) { killGroup(SIGKILL) }
         return finish()
     }
