@@ -233,7 +233,7 @@ QUIET = ("--disable-background-networking", "--disable-component-update", "--dis
          "CertificateTransparencyComponentUpdater,InterestFeedContentSuggestions,DialMediaRouteProvider,"
          "NetworkTimeServiceQuerying",
          f"--component-updater=url-source={CLOSED}/", f"--gaia-url={CLOSED}", f"--google-apis-url={CLOSED}",
-         "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost")
+         "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1, EXCLUDE [::1]")
 LOOPBACK = {"localhost", "127.0.0.1", "::1"}
 NET_LOGS = []
 
@@ -291,15 +291,37 @@ def loopback_only(status):
 
 
 def guard_self_test():
-    """Shows the guard can fail: a page that fetches an outside host must make the run fail."""
+    """Shows the guard can fail: a page served on 127.0.0.1 (it must load: loopback is allowed)
+    that fetches an image from an outside host must make the run fail, naming that host."""
+    import socketserver
+
+    class Page(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            body = b"<title>loopback page</title><img src='https://pushlab-guard-check.example/x.png'>"
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *a):
+            pass
+
+    server = socketserver.TCPServer(("127.0.0.1", 0), Page)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
     driver = browser(400, 300)
+    status = 0
     try:
-        driver.get("data:text/html,<img src='https://pushlab-guard-check.example/x.png'>")
+        driver.get(f"http://127.0.0.1:{server.server_address[1]}/")
+        if driver.title != "loopback page":
+            print(f"the page on 127.0.0.1 did not load: {driver.title!r}", file=sys.stderr)
+            status = 1
         # The image's load ending (it cannot resolve) is the event that Chromium tried the host.
         wait(driver, 20, lambda d: d.execute_script("return document.images[0].complete"), "the outside image's load to end")
     finally:
         driver.quit()
-    return loopback_only(0)
+        server.shutdown()
+    return loopback_only(status)
 
 
 def wait(driver, seconds, condition, what):
