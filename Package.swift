@@ -96,8 +96,9 @@ if Context.environment["PUSHLAB_FUZZ"] != nil {
         .executableTarget(name: "FuzzAppGroupFile", dependencies: ["PushDevice"], path: "Fuzz/FuzzAppGroupFile"),
         .executableTarget(name: "FuzzFCMOAuth", dependencies: ["PushCore", "PushAuth", "PushHTTP", "PushGateway", "FuzzSupport", "FuzzGatewaySupport"],
                           path: "Fuzz/FuzzFCMOAuth"),
+        .executableTarget(name: "FuzzRelayRequests", dependencies: ["PushCore", "PushRelay"], path: "Fuzz/FuzzRelayRequests"),
     ]
-    package.products += ["FuzzJSON", "FuzzJWT", "FuzzServerRequests", "FuzzHTTP1", "FuzzAppGroupFile", "FuzzFCMOAuth"]
+    package.products += ["FuzzJSON", "FuzzJWT", "FuzzServerRequests", "FuzzHTTP1", "FuzzAppGroupFile", "FuzzFCMOAuth", "FuzzRelayRequests"]
         .map { .executable(name: $0, targets: [$0]) }
 }
 

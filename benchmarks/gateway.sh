@@ -135,7 +135,8 @@ for round in $(seq "$ROUNDS"); do
     rows+="| $round | $name | $rps | $ok | $failed | $refused | $unexpected | $xx | $cpu |"$'\n'
   done
 done
-median() { tr ' ' '\n' <<<"$1" | grep -v '^$' | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+# The true median: the middle value, or the mean of the two middle ones for an even count.
+median() { tr ' ' '\n' <<<"$1" | grep -v '^$' | sort -g | awk '{ a[NR] = $1 } END { if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 
 # aioapns's rate moves a lot between runs: while its one connection is "busy", every waiting

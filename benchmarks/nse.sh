@@ -47,7 +47,7 @@ NGPID=$!
 sleep 0.5
 CURL_MS=$(for _ in $(seq "$SINGLES"); do
   curl -s -o /dev/null --cacert certs/ca.pem -w '%{time_total}\n' "https://localhost:$PORT/1mb.png"
-done | sort -n | awk '{a[NR]=$1} END {printf "%.2f", a[int((NR+1)/2)]*1000}')
+done | sort -n | awk '{a[NR]=$1} END {m = NR % 2 ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2; printf "%.2f", m*1000}')
 H2LOAD_RPS=$(h2load -n "$PUSHES" -c 1 -m "$CONCURRENCY" "https://localhost:$PORT/small.png" 2>/dev/null \
   | awk '/^finished in/ { gsub(",", "", $4); print $4 }')
 

@@ -48,9 +48,9 @@ PYEOF
 }
 
 # The machine is shared: every measurement runs 3 times, interleaved; the median is reported
-# and the spread (min–max) is kept beside it.
+# and every run is kept beside it (in the order they ran).
 median() { printf '%s\n' "$@" | sort -n | sed -n 2p; }
-spread() { printf '%s\n' "$@" | sort -n | sed -n '1p;3p' | paste -sd'-' | sed 's/-/–/'; }
+spread() { printf '%s\n' "$@" | paste -sd' ' | sed 's/ /, /g'; }
 declare -a AV AP GV GP PA PG
 for i in 1 2 3; do
   read -r _ v p ALLRSS < <(run_pushlab all "${FILES[@]}"); AV+=("$v"); AP+=("$p")
@@ -81,7 +81,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else
   echo "taskset -c 0 $PY -c 'json.loads over the same bytes, same rounds'   # see benchmarks/validate.sh"
   echo '```'
   echo
-  echo "| what | corpus | payloads/s (1 core, median of 3) | min–max | peak RSS |"
+  echo "| what | corpus | payloads/s (1 core, median of 3) | the 3 runs | peak RSS |"
   echo "| --- | --- | ---: | --- | ---: |"
   echo "| pushlab: parse + all $(.build/release/pushlab validate --rules | tail -1 | cut -d' ' -f1) rules | all ${#FILES[@]} files | $ALLV | $(spread "${AV[@]}") | $ALLRSS KiB |"
   echo "| pushlab: parse + all rules | ${#GOOD[@]} good samples | $GOODV | $(spread "${GV[@]}") | $GOODRSS KiB |"

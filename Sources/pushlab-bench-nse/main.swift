@@ -60,8 +60,10 @@ for i in 0..<singles {
     for a in r.notification?.attachments ?? [] { unlink(a.path) }
 }
 let first = times[0]
-let warm = times.dropFirst().sorted()
-print(String(format: "single_first_ms=%.2f single_median_ms=%.2f single_p95_ms=%.2f", first, warm[warm.count / 2], warm[Int(Double(warm.count) * 0.95)]))
+let warm = Array(times.dropFirst().sorted())
+// The true median: the mean of the two middle runs when their count is even.
+let median = warm.count % 2 == 1 ? warm[warm.count / 2] : (warm[warm.count / 2 - 1] + warm[warm.count / 2]) / 2
+print(String(format: "single_first_ms=%.2f single_median_ms=%.2f single_p95_ms=%.2f", first, median, warm[Int(Double(warm.count) * 0.95)]))
 
 // (2) Concurrent NSE runs with the small image.
 let start = ContinuousClock.now

@@ -61,7 +61,13 @@ final class ExamplesTests: XCTestCase {
 
         // EXAMPLES_ONLY=docs/sending.md runs one file while you edit it.
         let only = ProcessInfo.processInfo.environment["EXAMPLES_ONLY"]
-        let files = try Self.documentedFiles().filter { only == nil || $0 == only }
+        let documented = try Self.documentedFiles()
+        let files = documented.filter { only == nil || $0 == only }
+        // A misspelt name must not run zero files and pass.
+        guard !files.isEmpty else {
+            throw TestEnvironmentError("EXAMPLES_ONLY=\(only ?? "") names no documented file; use one of: "
+                                       + documented.joined(separator: ", "))
+        }
         let parsed = try files.map { try Self.load($0).examples() }
         let lab = ExampleLab(pushlabBinary: Fixtures.pushlabBinary, repositoryRoot: Fixtures.root)
         let results = ConcurrentResults(count: files.count)

@@ -223,15 +223,117 @@ def remote_token_view(root, pushlab):
         stop(serve)
 
 
+# Chromium stays on loopback: no background, component, variations, sync or safe-browsing
+# traffic; the services it still calls at start (the component updater, Google accounts, the
+# network time) are pointed at a closed loopback port; and every host name but localhost resolves
+# to nothing (--host-resolver-rules). Each browser writes a net log; `loopback_only` reads them
+# after the run, and a run in which Chromium tried any other host fails, naming it.
+def _closed_port():
+    """A loopback port bound and never listening, held for this process: it refuses connections."""
+    import socket
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    _closed_port.socket = sock
+    return sock.getsockname()[1]
+
+
+CLOSED = f"http://127.0.0.1:{_closed_port()}"
+QUIET = ("--disable-background-networking", "--disable-component-update", "--disable-default-apps", "--disable-sync",
+         "--disable-domain-reliability", "--disable-client-side-phishing-detection", "--disable-breakpad",
+         "--no-default-browser-check", "--metrics-recording-only", "--no-pings", "--disable-notifications",
+         "--disable-features=OptimizationHints,MediaRouter,Translate,AutofillServerCommunication,"
+         "CertificateTransparencyComponentUpdater,InterestFeedContentSuggestions,DialMediaRouteProvider,"
+         "NetworkTimeServiceQuerying",
+         f"--component-updater=url-source={CLOSED}/", f"--gaia-url={CLOSED}", f"--google-apis-url={CLOSED}",
+         "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1, EXCLUDE [::1]")
+LOOPBACK = {"localhost", "127.0.0.1", "::1"}
+NET_LOGS = []
+
+
 def browser(width, height):
     for path in (CHROMIUM, CHROMEDRIVER):
         check(os.path.exists(path), f"{path} is missing: scripts/bootstrap installs chromium and chromium-driver")
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
+    net_log = tempfile.NamedTemporaryFile(prefix="pushlab-chromium-", suffix=".netlog.json", delete=False).name
+    NET_LOGS.append(net_log)
     for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", f"--window-size={width},{height}",
-                "--disable-extensions", "--no-first-run", "--force-device-scale-factor=1"):
+                "--disable-extensions", "--no-first-run", "--force-device-scale-factor=1",
+                f"--log-net-log={net_log}", "--net-log-capture-mode=Default") + QUIET:
         options.add_argument(arg)
     return webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
+
+
+def hosts_tried(net_log_text):
+    """Host names in a Chromium net log's events (URLs requested, names resolved, sockets)."""
+    from urllib.parse import urlsplit
+    events = net_log_text[net_log_text.find('"events"'):] if '"events"' in net_log_text else net_log_text
+    hosts = set()
+    for key, value in re.findall(r'"(url|host|origin|server|proxy_server)":\s*"([^"]*)"', events):
+        value = value.strip()
+        if not value or value.startswith(("data:", "about:", "chrome:", "chrome-", "blob:", "file:", "devtools:")):
+            continue
+        target = value if "://" in value else "//" + value
+        try:
+            host = urlsplit(target).hostname
+        except ValueError:
+            host = value
+        if host and host.lower() != "~notfound":  # the resolver rule's own target, not a host
+            hosts.add(host.strip("[]").lower())
+    return hosts
+
+
+def loopback_only(status):
+    """The run's exit status, made 1 when any browser of this run tried a host that is not loopback."""
+    outside = set()
+    for path in NET_LOGS:
+        try:
+            with open(path, encoding="utf-8", errors="replace") as f:
+                outside |= hosts_tried(f.read()) - LOOPBACK
+        except OSError as e:
+            print(f"the browser's net log {path} is unreadable: {e}", file=sys.stderr)
+            status = 1
+        finally:
+            if os.path.exists(path):
+                os.unlink(path)
+    if outside:
+        print("Chromium tried hosts that are not loopback (a test must stay offline): " + ", ".join(sorted(outside)), file=sys.stderr)
+        return 1
+    return status
+
+
+def guard_self_test():
+    """Shows the guard can fail: a page served on 127.0.0.1 (it must load: loopback is allowed)
+    that fetches an image from an outside host must make the run fail, naming that host."""
+    import socketserver
+
+    class Page(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            body = b"<title>loopback page</title><img src='https://pushlab-guard-check.example/x.png'>"
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *a):
+            pass
+
+    server = socketserver.TCPServer(("127.0.0.1", 0), Page)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    driver = browser(400, 300)
+    status = 0
+    try:
+        driver.get(f"http://127.0.0.1:{server.server_address[1]}/")
+        if driver.title != "loopback page":
+            print(f"the page on 127.0.0.1 did not load: {driver.title!r}", file=sys.stderr)
+            status = 1
+        # The image's load ending (it cannot resolve) is the event that Chromium tried the host.
+        wait(driver, 20, lambda d: d.execute_script("return document.images[0].complete"), "the outside image's load to end")
+    finally:
+        driver.quit()
+        server.shutdown()
+    return loopback_only(status)
 
 
 def wait(driver, seconds, condition, what):
@@ -387,9 +489,13 @@ def main():
     parser.add_argument("--android-screenshot", help="save the Android phone's device view here (PNG)")
     parser.add_argument("--skip-android", action="store_true", help="leave out the demo --console Android check (benchmarks)")
     parser.add_argument("--remote-token", action="store_true", help="also check serve --console --console-remote behind its access token")
+    parser.add_argument("--guard-self-test", action="store_true",
+                        help="only open a page that fetches an outside host: exits 1 naming it (the offline guard works)")
     args = parser.parse_args()
+    if args.guard_self_test:
+        sys.exit(guard_self_test())
     args.pushlab = os.path.abspath(args.pushlab or os.path.join(args.root, ".build/debug/pushlab"))
-    sys.exit(run(args))
+    sys.exit(loopback_only(run(args)))
 
 
 if __name__ == "__main__":

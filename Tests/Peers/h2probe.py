@@ -67,6 +67,8 @@ def record(event, report):
     elif isinstance(event, h2.events.DataReceived):
         report.setdefault("bodies", {}).setdefault(str(event.stream_id), "")
         report["bodies"][str(event.stream_id)] += event.data.decode("utf-8", "replace")
+    elif isinstance(event, h2.events.PingAckReceived):
+        report["ping_acked"] = True
     elif isinstance(event, h2.events.StreamEnded):
         report.setdefault("ended", []).append(event.stream_id)
     elif isinstance(event, h2.events.StreamReset):
@@ -98,8 +100,13 @@ def main(argv):
         if "--acked" in argv:
             # Let the server's SETTINGS arrive and be acknowledged first, so its limit is in force.
             pump(sock, conn, report, lambda r: "settings" in r)
+            # Then a PING: the server answers it after everything sent before it, our SETTINGS
+            # acknowledgement included, so its ACK is the event (no fixed sleep).
+            conn.ping(b"settled!")
             sock.sendall(conn.data_to_send())
-            time.sleep(0.2)
+            pump(sock, conn, report, lambda r: r.get("ping_acked", False))
+            if not report.get("ping_acked"):
+                sys.exit("h2probe: the server never acknowledged the PING sent after the SETTINGS ACK")
         # Bypass the client-side limit on purpose: this peer misbehaves.
         conn.remote_settings._settings[SettingCodes.MAX_CONCURRENT_STREAMS] = __import__("collections").deque([1 << 20])
         for i in range(count):

@@ -3,7 +3,11 @@ peer for pushlab's NGHTTP2Client tests (Tests/PushHTTPTests/NGHTTP2ClientPeerTes
 
 Binds 127.0.0.1 on a free port and prints "listening on PORT". Every request is answered with
 200, `x-peer: python-h2` and the body "METHOD PATH N" (N: request body bytes), except
-/reset (RST_STREAM INTERNAL_ERROR, no answer) and /goaway (answered, then GOAWAY and close).
+/reset (RST_STREAM INTERNAL_ERROR, no answer), /goaway (answered, then GOAWAY and close) and
+/goaway-after/K: held (it prints "held /goaway-after/K") until K more requests arrived on its
+connection; those K are left unprocessed (one "unprocessed PATH" line each), the held one is
+answered and a GOAWAY names it as the last stream processed, so a client must send the K again.
+Every answer prints "answered PATH" on stdout.
 """
 import asyncio
 
@@ -21,6 +25,8 @@ class Peer(asyncio.Protocol):
         self.conn.initiate_connection()
         self.transport.write(self.conn.data_to_send())
         self.requests = {}
+        self.held = None  # (stream id, K) of a /goaway-after/K request
+        self.unprocessed = []
 
     def data_received(self, data):
         try:
@@ -45,16 +51,34 @@ class Peer(asyncio.Protocol):
     def answer(self, stream_id):
         headers, length = self.requests.pop(stream_id)
         path = headers[":path"]
+        if path.startswith("/goaway-after/"):
+            self.held = (stream_id, int(path.rsplit("/", 1)[1]), headers, length)
+            print(f"held {path}", flush=True)
+            return False
+        if self.held is not None:
+            held_id, count, held_headers, held_length = self.held
+            self.unprocessed.append(path)
+            print(f"unprocessed {path}", flush=True)
+            if len(self.unprocessed) < count:
+                return False
+            self.reply(held_id, held_headers, held_length)
+            self.conn.close_connection(last_stream_id=held_id)
+            return True
+        self.reply(stream_id, headers, length)
+        if path == "/goaway":
+            self.conn.close_connection()
+            return True
+        return False
+
+    def reply(self, stream_id, headers, length):
+        path = headers[":path"]
         if path == "/reset":
             self.conn.reset_stream(stream_id, h2.errors.ErrorCodes.INTERNAL_ERROR)
             return False
         body = f"{headers[':method']} {path} {length}".encode()
         self.conn.send_headers(stream_id, [(":status", "200"), ("x-peer", "python-h2"), ("content-length", str(len(body)))])
         self.conn.send_data(stream_id, body, end_stream=True)
-        if path == "/goaway":
-            self.conn.close_connection()
-            return True
-        return False
+        print(f"answered {path}", flush=True)
 
 
 async def main():

@@ -28,7 +28,7 @@ import urllib.error
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from console_browser import Failure, browser, check, report, stop, wait  # noqa: E402
+from console_browser import Failure, browser, check, loopback_only, report, stop, wait  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import Select  # noqa: E402
 
@@ -229,7 +229,7 @@ def main():
     parser.add_argument("--metrics-screenshot", help="save the metrics tab here (PNG)")
     args = parser.parse_args()
     args.pushlab = os.path.abspath(args.pushlab or os.path.join(args.root, ".build/debug/pushlab"))
-    sys.exit(run(args))
+    sys.exit(loopback_only(run(args)))
 
 
 if __name__ == "__main__":

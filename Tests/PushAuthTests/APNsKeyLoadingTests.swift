@@ -142,10 +142,12 @@ final class APNsKeyLoadingTests: XCTestCase {
         // (setpriv, util-linux) and goes through the CLI, which maps the same error.
         try Fixtures.requirePushlab()
         try Fixtures.requireExecutable("/usr/bin/setpriv")
+        let closed = try ClosedPort()  // never Apple's default host: a key that loaded would meet a refused port
         let r = try ProcessRunner.run("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", Fixtures.pushlabBinary,
                                                            "send", "apns", "--key", path("locked.p8"), "--key-id", "ABCDE12345",
                                                            "--team-id", Fixtures.apnsTeamID, "--topic", Fixtures.bundleID,
-                                                           "--token", String(repeating: "ab", count: 32), "--title", "x", "--no-history"],
+                                                           "--token", String(repeating: "ab", count: 32), "--title", "x", "--no-history",
+                                                           "--url", closed.httpsURL],
                                       environment: ["HOME": dir.path])
         XCTAssertEqual(r.status, 2, r.stdout + r.stderr)
         XCTAssertTrue(r.stderr.contains(path("locked.p8")), r.stderr)

@@ -19,6 +19,8 @@ final class AppGroupCrashSafetyTests: XCTestCase {
         return path
     }
 
+    /// A writer process and its stdout. Its watchdog kills it after 60 s, so no read of the pipe
+    /// (they wait for acknowledgements or EOF) can hang the suite; a test whose watchdog fired fails.
     private func writer(_ app: String, count: Int, prefix: String) throws -> (Process, Pipe) {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: Fixtures.pushlabBinary)
@@ -27,7 +29,12 @@ final class AppGroupCrashSafetyTests: XCTestCase {
         let out = Pipe()
         p.standardOutput = out
         p.standardError = FileHandle.nullDevice
-        try p.run()
+        try ProcessRunner.start(p)
+        let watchdog = ProcessWatchdog(p, seconds: 60)
+        addTeardownBlock {
+            watchdog.cancel()
+            XCTAssertFalse(watchdog.fired, "pushlab app store --delivery-prefix \(prefix) still ran after 60 s and was killed")
+        }
         return (p, out)
     }
 

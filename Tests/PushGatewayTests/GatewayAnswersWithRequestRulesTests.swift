@@ -10,7 +10,7 @@ import XCTest
 final class GatewayAnswersWithRequestRulesTests: XCTestCase {
     func testEachRequestRuleIsAnsweredWithItsReasonAndStatus() async throws {
         let h = try GatewayHarness()
-        defer { Task { await h.stop() } }
+        addTeardownBlock { await h.stop() }
         let jwt = try h.providerToken()
         let alert = #"{"aps":{"alert":"hi"}}"#
         struct Sample { var rule: APNsRequestRule; var method = "POST"; var token = GatewayHarness.devToken

@@ -122,6 +122,35 @@ final class NGHTTP2ClientTests: XCTestCase {
             }
             await server.stop()
         }
+        // The race above may leave nothing unprocessed (on h2c the server often reads the whole
+        // burst before its GOAWAY goes out), so it cannot show a request being sent again. This
+        // part makes it certain: the Python h2 peer holds /goaway-after/8 until 8 POSTs arrived
+        // on its connection, leaves them unprocessed and sends GOAWAY naming the held stream as
+        // the last one processed. Each of the 8 must be sent again, once, on a second connection.
+        let peer = try ServerProcess([Fixtures.path("Tests/Peers/h2server.py")], executable: Fixtures.python) { $0.contains("listening on ") }
+        defer { _ = peer.stop() }
+        let port = try XCTUnwrap(peer.port(after: "listening on "), peer.banner)
+        let base = "http://127.0.0.1:\(port)"
+        let client = try NGHTTP2Client(configuration: .testing(.h2cPriorKnowledge))
+        let held = Task { try await client.send(HTTPRequest(url: base + "/goaway-after/8")).status }
+        XCTAssertTrue(peer.waitForOutput { $0.contains("held /goaway-after/8") }, "the peer never got the held request: \(peer.stdout)")
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for seq in 0..<8 {
+                group.addTask { try await client.send(HTTPRequest(method: "POST", url: base + "/item/\(seq)")).status }
+            }
+            return try await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        let heldStatus = try await held.value
+        XCTAssertEqual(heldStatus, 200)
+        XCTAssertEqual(statuses, Array(repeating: 200, count: 8))
+        let lines = peer.stdout.split(separator: "\n")
+        for seq in 0..<8 {
+            XCTAssertEqual(lines.filter { $0 == "unprocessed /item/\(seq)" }.count, 1, "/item/\(seq) was sent on the first connection: \(peer.stdout)")
+            XCTAssertEqual(lines.filter { $0 == "answered /item/\(seq)" }.count, 1, "/item/\(seq) was sent again exactly once: \(peer.stdout)")
+        }
+        XCTAssertEqual(client.stats.connectionsOpened, 2, "the second send went out on a new connection")
+        XCTAssertEqual(client.stats.requestsFailed, 0)
+        await client.shutdown()
     }
 
     func testTheFactoryFallsBackToLibcurlWhereOnlyItCanServe() {

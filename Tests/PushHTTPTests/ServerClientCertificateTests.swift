@@ -21,14 +21,21 @@ final class ServerClientCertificateTests: XCTestCase {
         var configuration = HTTPClientConfiguration(caFile: Fixtures.caFile)
         configuration.clientCertificate = certificate
         let client = try HTTPClient(configuration: configuration)
-        defer { Task { await client.shutdown() } }
-        let response = try await client.send(HTTPRequest(url: "https://localhost:\(server.tlsPort!)/whoami"))
+        // Shut down on both paths, and awaited (never a fire-and-forget `defer { Task { … } }`).
+        let response: HTTPResponse
+        do {
+            response = try await client.send(HTTPRequest(url: "https://localhost:\(server.tlsPort!)/whoami"))
+        } catch {
+            await client.shutdown()
+            throw error
+        }
         await client.shutdown()
         return String(decoding: response.body, as: UTF8.self)
     }
 
     func testVerifiedUntrustedExpiredAndNoCertificateAreToldApart() async throws {
         let server = try startServer()
+        addTeardownBlock { await server.stop() }  // a no-op once stopped below; stops it when an ask throws
         let pem = HTTPClientConfiguration.ClientCertificate(file: Fixtures.path("certs/apns-client.pem"),
                                                            format: .pem(keyFile: Fixtures.path("certs/apns-client.key")))
         let p12 = HTTPClientConfiguration.ClientCertificate(file: Fixtures.path("certs/apns-client.p12"), format: .pkcs12(password: "pushlab-dev"))

@@ -1,5 +1,6 @@
 import Foundation
 @testable import PushRelay
+import TestSupport
 import XCTest
 
 /// `RelayMetrics.finished` tallies a batch before taking its lock; `/metrics` must still show
@@ -75,7 +76,10 @@ final class WakeupTests: XCTestCase {
             await wakeup.wait(timeout: .milliseconds(20))
             first.fulfill()
         }
-        try? await Task.sleep(for: .milliseconds(5))
+        // The timed wait must be waiting (its timer armed) before the signal, or the signal is
+        // only stored and the wait never arms a timer: wait for that event, not a fixed sleep.
+        let waiting = await Poll.until(timeout: 20, interval: .milliseconds(1)) { wakeup.hasWaiter }
+        XCTAssertTrue(waiting, "the timed wait never started waiting")
         wakeup.signal()
         await fulfillment(of: [first], timeout: 60)
         let early = expectation(description: "the untimed wait returns before its signal")

@@ -20,9 +20,9 @@ final class RelayProcessTests: XCTestCase {
         try? FileManager.default.removeItem(at: directory)
     }
 
-    private func startEmulator() throws -> (ServerProcess, Int) {
+    private func startEmulator(_ extra: [String] = []) throws -> (ServerProcess, Int) {
         let emulator = try ServerProcess(["serve", "--apns-port", "0", "--port", "0", "--h2c-port", "0", "--quiet",
-                                          "--db", directory.appendingPathComponent("emulator.sqlite").path]) { $0.contains("APNs: https://") }
+                                          "--db", directory.appendingPathComponent("emulator.sqlite").path] + extra) { $0.contains("APNs: https://") }
         processes.append(emulator)
         guard let port = emulator.port(after: "APNs: https://127.0.0.1:") else { throw TestEnvironmentError("no APNs port in:\n\(emulator.stdout)") }
         return (emulator, port)
@@ -113,13 +113,16 @@ final class RelayProcessTests: XCTestCase {
     }
 
     /// SIGTERM: the relay stops taking requests, lets sends in flight record their results and exits 0.
+    /// Every APNs answer takes 3 s at the emulator, so the signal lands while all 8 sends of the
+    /// push are in flight (claimed by workers, none finished); after the exit each has its result.
     func testSIGTERMDrainsAndExitsZero() throws {
-        let (_, apnsPort) = try startEmulator()
+        let (emulator, apnsPort) = try startEmulator(["--fault", "route=/3/device/{token},latency=fixed:3s"])
         let config = try writeConfig(apnsPort: apnsPort, ratePerMinute: 600_000)
         let keys = try ProcessRunner.pushlab(["relay", "keys", "create", "--data", directory.appendingPathComponent("data").path, "--app", "demo", "--json"])
         XCTAssertEqual(keys.status, 0, keys.stderr)
         XCTAssertTrue(keys.stdout.contains(#""scope" : "app:demo""#), keys.stdout)
         let list = try ProcessRunner.pushlab(["relay", "keys", "list", "--data", directory.appendingPathComponent("data").path])
+        XCTAssertEqual(list.status, 0, list.stderr)
         XCTAssertTrue(list.stdout.contains("app:demo"), list.stdout)
         let created = try JSONSerialization.jsonObject(with: Data(keys.stdout.utf8)) as? [String: String]
         let secret = try XCTUnwrap(created?["key"])
@@ -128,10 +131,39 @@ final class RelayProcessTests: XCTestCase {
         let (relay, url) = try startRelay(config: config)
         let health = try curl([url + "/healthz"])
         XCTAssertEqual(health.stdout, #"{"status":"ok"}"#)
-        relay.process.terminate()
-        relay.process.waitUntilExit()
-        XCTAssertEqual(relay.exitStatus, 0, relay.stderr)
-        XCTAssertTrue(relay.stderr.contains("draining"), relay.stderr)
+
+        let tokens = (0..<8).map { String(format: "%064x", 0xD2A1_0000 + $0) }
+        let body = #"{"apns": {"payload": {"aps": {"alert": "drain"}}}, "apns_tokens": [\#(tokens.map { "\"\($0)\"" }.joined(separator: ","))]}"#
+        let post = try curl(["-X", "POST", url + "/v1/apps/demo/pushes", "-H", "authorization: Bearer \(secret)", "-H", "content-type: application/json",
+                             "-d", body, "-w", "\n%{http_code}"])
+        XCTAssertTrue(post.stdout.hasSuffix("\n202"), post.stdout + post.stderr)
+        let id = try XCTUnwrap(post.stdout.split(separator: "\"").drop { $0 != "id" }.dropFirst(2).first.map(String.init), post.stdout)
+        // Claimed targets live in the relay's memory: the push's status shows them.
+        func phases() -> [String] {
+            guard let r = try? curl([url + "/v1/pushes/\(id)", "-H", "authorization: Bearer \(secret)"]),
+                  let object = try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any],
+                  let results = object["results"] as? [[String: Any]] else { return [] }
+            return results.compactMap { $0["status"] as? String }
+        }
+        var seen: [String] = []
+        XCTAssertTrue(Poll.blocking(timeout: 30) { seen = phases(); return seen.filter { $0 == "claimed" }.count == tokens.count },
+                      "the sends never were all in flight: \(seen)\n\(relay.stderr)")
+        let inFlight = seen.filter { $0 == "claimed" }.count, finishedBefore = seen.filter { $0 == "sent" }.count
+        let queue = try SQLiteDatabase(path: directory.appendingPathComponent("data/queue.sqlite").path)
+        func count(_ condition: String) -> Int { (try? queue.query("SELECT COUNT(*) FROM targets WHERE \(condition)").first?.int(0)) ?? -1 }
+
+        let transcript = relay.stop(signal: SIGTERM, grace: 30)
+        XCTAssertEqual(inFlight, tokens.count, "in flight when SIGTERM was sent")
+        XCTAssertEqual(finishedBefore, 0, "finished before SIGTERM (the 3 s latency passed first?)")
+        XCTAssertEqual(relay.exitStatus, 0, transcript)
+        XCTAssertFalse(relay.exitedBySignal, transcript)
+        XCTAssertTrue(transcript.contains("draining"), transcript)
+        // Drained: each send in flight finished and recorded its result before the exit.
+        XCTAssertEqual(count("state = 2 AND status = 'sent'"), tokens.count, transcript)
+        _ = emulator.stop()
+        let records = try SQLiteDatabase(path: directory.appendingPathComponent("emulator.sqlite").path)
+        let accepted = try records.query("SELECT COUNT(DISTINCT token) FROM pushes WHERE status = 200").first?.int(0)
+        XCTAssertEqual(accepted, tokens.count, "the emulator answered every send in flight")
     }
 
     func testBadConfigExitsTwoNamingThePointer() throws {

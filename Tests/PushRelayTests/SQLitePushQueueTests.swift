@@ -159,10 +159,19 @@ final class SQLitePushQueueTests: XCTestCase {
         let time = ManualTimeSource()
         let queue = try SQLitePushQueue(path: directory.appendingPathComponent("queue.sqlite").path,
                                         configuration: .init(fsyncEveryCommit: false, resultSyncDelay: .milliseconds(10)), time: time)
-        _ = try await queue.enqueue(PushQueueContract.submission("p_1", tokens: 1, at: time.now))
-        let claims = try await queue.claim(consumer: "w", limit: 1, lease: .seconds(300))
-        try await queue.complete([PushQueueContract.sent(claims[0], at: time.now)])
-        try await Task.sleep(for: .milliseconds(200))
+        // A synced queue beside it, its result commit made after this one's with the same delay:
+        // once its WAL sync has run (the event waited for, no fixed sleep), a sync this queue had
+        // scheduled would have been due first.
+        let control = try SQLitePushQueue(path: directory.appendingPathComponent("control.sqlite").path,
+                                          configuration: .init(fsyncEveryCommit: true, resultSyncDelay: .milliseconds(10)), time: time)
+        for q in [queue, control] {
+            _ = try await q.enqueue(PushQueueContract.submission("p_1", tokens: 1, at: time.now))
+            let claims = try await q.claim(consumer: "w", limit: 1, lease: .seconds(300))
+            try await q.complete([PushQueueContract.sent(claims[0], at: time.now)])
+        }
+        let controlSynced = await Poll.until(timeout: 20, interval: .milliseconds(5)) { control.commitStatistics.resultSyncs == 1 }
+        XCTAssertTrue(controlSynced, "the synced queue's result sync never ran")
+        await control.close()
         let stats = queue.commitStatistics
         XCTAssertEqual(stats.commits, 2)
         XCTAssertEqual(stats.synced, 0)

@@ -23,12 +23,14 @@ public final class ServerProcess: @unchecked Sendable {
 
     /// Starts `executable` (default: the built pushlab) and waits at most `timeout` seconds for
     /// `ready(stdout)`. A process that exits or never gets ready throws with everything it printed.
+    /// `environment`, when given, is the child's whole environment (nil: this process's own).
     public init(_ arguments: [String], executable: String = Fixtures.pushlabBinary, currentDirectory: URL = Fixtures.root,
-                timeout: TimeInterval = 30, readyWhen ready: (String) -> Bool) throws {
+                environment: [String: String]? = nil, timeout: TimeInterval = 30, readyWhen ready: (String) -> Bool) throws {
         try Fixtures.requireExecutable(executable)
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         process.currentDirectoryURL = currentDirectory
+        if let environment { process.environment = environment }
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
@@ -78,10 +80,14 @@ public final class ServerProcess: @unchecked Sendable {
     /// its pipes to close, and returns everything it printed: stdout, then stderr. Calling it
     /// again returns the same transcript.
     @discardableResult
-    public func stop(grace: TimeInterval = 15) -> String {
+    public func stop(grace: TimeInterval = 15) -> String { stop(signal: SIGINT, grace: grace) }
+
+    /// Stops the server with `signal` (e.g. SIGTERM), SIGKILL after `grace` seconds; as `stop()`.
+    @discardableResult
+    public func stop(signal: Int32, grace: TimeInterval = 15) -> String {
         if let done = lock.withLock({ stopped }) { return done }
-        if process.isRunning { process.interrupt() }
-        if !Self.poll(timeout: grace, { !self.process.isRunning }) { kill(process.processIdentifier, SIGKILL) }
+        if process.isRunning { kill(process.processIdentifier, signal) }
+        if !Self.poll(timeout: grace, { !self.process.isRunning }) { killGroup(SIGKILL) }
         return finish()
     }
 
@@ -97,8 +103,19 @@ public final class ServerProcess: @unchecked Sendable {
     public var exitStatus: Int32 { process.isRunning ? -1 : process.terminationStatus }
     public var exitedBySignal: Bool { !process.isRunning && process.terminationReason == .uncaughtSignal }
 
+    /// `signal` to the process and what it started (Foundation makes it a process-group leader).
+    private func killGroup(_ signal: Int32) {
+        let pid = process.processIdentifier
+        kill(getpgid(pid) == pid ? -pid : pid, signal)
+    }
+
     private func finish() -> String {
-        process.waitUntilExit()
+        // Bounded: Foundation reports the exit only once every copy of the child's descriptors is
+        // closed, and a process it started may hold one; that one is killed too.
+        if !Self.poll(timeout: 10, { !self.process.isRunning }) {
+            killGroup(SIGKILL)
+            _ = Self.poll(timeout: 10) { !self.process.isRunning }
+        }
         // A grandchild holding the pipes open must not hang the suite.
         _ = readers.wait(timeout: .now() + 10)
         return lock.withLock {

@@ -3,50 +3,38 @@ import TestSupport
 import XCTest
 
 /// `pushlab serve` on free ports as a real process, for CLI tests that send to it: its URLs are
-/// read from its first lines; it is stopped (SIGINT, then waited for) by `stop()`, and a
-/// watchdog ends it if a test forgets or hangs.
+/// read from its banner. A `ServerProcess` underneath reads both pipes from the start on its own
+/// threads (nothing blocks on `availableData`, nothing fills a pipe), waits for the banner with a
+/// deadline, and `stop()` (SIGINT, SIGKILL after a grace period, waited for) ends it.
 final class LabServer {
-    let process = Process()
+    private let server: ServerProcess
     let apnsURL: String
     let googleURL: String
 
+    var process: Process { server.process }
+
+    /// `environment`, when given, is the server's whole environment.
     init(binary: String = Fixtures.pushlabBinary, extraArguments: [String] = [], currentDirectory: String? = nil,
          environment: [String: String]? = nil) throws {
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = ["serve", "--port", "0", "--h2c-port", "0", "--apns-port", "0", "--quiet"] + extraArguments
-        if let currentDirectory { process.currentDirectoryURL = URL(fileURLWithPath: currentDirectory) }
-        if let environment { process.environment = environment }
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let process = self.process
-        DispatchQueue.global().asyncAfter(deadline: .now() + 120) { if process.isRunning { process.terminate() } }
-        var text = ""
-        let deadline = Date().addingTimeInterval(30)
-        while !text.contains("quick start"), Date() < deadline {
-            let chunk = out.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            text += String(decoding: chunk, as: UTF8.self)
-        }
+        server = try ServerProcess(["serve", "--port", "0", "--h2c-port", "0", "--apns-port", "0", "--quiet"] + extraArguments,
+                                   executable: binary,
+                                   currentDirectory: currentDirectory.map { URL(fileURLWithPath: $0) } ?? Fixtures.root,
+                                   environment: environment) { $0.contains("quick start") }
+        let text = server.stdout
         func url(after prefix: String) -> String? {
             text.split(separator: "\n").first { $0.hasPrefix(prefix) }
                 .flatMap { $0.dropFirst(prefix.count).split(separator: " ").first }.map(String.init)
         }
-        guard let apns = url(after: "APNs: "), let google = url(after: "") .flatMap({ $0.hasPrefix("https://") ? $0 : nil }) else {
-            if process.isRunning { process.terminate() }
-            process.waitUntilExit()
-            let errors = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            throw LabServerError(message: "pushlab serve did not start (status \(process.terminationStatus)): \(text)\(errors)")
+        guard let apns = url(after: "APNs: "), let google = url(after: "").flatMap({ $0.hasPrefix("https://") ? $0 : nil }) else {
+            throw LabServerError(message: "pushlab serve printed no APNs and Google URLs: \(server.stop())")
         }
         apnsURL = apns
         googleURL = google
     }
 
-    func stop() {
-        if process.isRunning { process.interrupt() }
-        process.waitUntilExit()
-    }
+    /// Stops the server (SIGINT, then waited for); returns everything it printed.
+    @discardableResult
+    func stop() -> String { server.stop() }
 
     deinit { stop() }
 }

@@ -50,9 +50,17 @@ final class LiveActivityFCMAndTapMetricTests: XCTestCase {
         XCTAssertFalse(pushes.stdout.contains("push-to-start-token-hex"), "one token, the flag's")
     }
 
+    /// Sends that must stop before the network still name a URL: a refused port of our own, never
+    /// Google's default host.
+    private func closedURL() throws -> [String] {
+        let closed = try ClosedPort()
+        addTeardownBlock { withExtendedLifetime(closed) {} }
+        return ["--url", closed.httpsURL]
+    }
+
     func testAnEmptyTokenNamesTheFlag() throws {
         let r = try ProcessRunner.pushlab(["send", "fcm", "payloads/live-activities/update.json", "--token", fcmToken,
-                                           "--live-activity-token", "", "--service-account", "certs/fcm-service-account.json"])
+                                           "--live-activity-token", "", "--service-account", "certs/fcm-service-account.json"] + closedURL())
         XCTAssertEqual(r.status, 2)
         XCTAssertTrue(r.stderr.contains("--live-activity-token is empty"), r.stderr)
     }
@@ -60,7 +68,7 @@ final class LiveActivityFCMAndTapMetricTests: XCTestCase {
     func testANonObjectAPNsBlockNamesThePointer() throws {
         let file = temporaryFile(#"{"message":{"apns":"nope"}}"#)
         let r = try ProcessRunner.pushlab(["send", "fcm", file, "--token", fcmToken, "--live-activity-token", "abc",
-                                           "--service-account", "certs/fcm-service-account.json"])
+                                           "--service-account", "certs/fcm-service-account.json"] + closedURL())
         XCTAssertEqual(r.status, 2)
         XCTAssertTrue(r.stderr.contains("/message/apns is the string \"nope\""), r.stderr)
     }
@@ -69,10 +77,12 @@ final class LiveActivityFCMAndTapMetricTests: XCTestCase {
     func testTheFlaggedMessageIsValidatedLikeAFileWithTheToken() throws {
         let startWithoutAttributes = #"{"aps":{"event":"start","timestamp":1767225600,"content-state":{"status":"placed"},"alert":{"title":"t","body":"b"}}}"#
         let flagged = try ProcessRunner.pushlab(["send", "fcm", temporaryFile(startWithoutAttributes), "--token", fcmToken,
-                                                 "--live-activity-token", "abc", "--service-account", "certs/fcm-service-account.json"])
+                                                 "--live-activity-token", "abc", "--service-account", "certs/fcm-service-account.json"] + closedURL())
         let inFile = try ProcessRunner.pushlab(["send", "fcm", temporaryFile(#"{"message":{"apns":{"live_activity_token":"abc","payload":"# + startWithoutAttributes + "}}}"),
-                                                "--token", fcmToken, "--service-account", "certs/fcm-service-account.json"])
-        XCTAssertNotEqual(flagged.status, 0, "a start without attributes is refused: " + flagged.stderr)
+                                                "--token", fcmToken, "--service-account", "certs/fcm-service-account.json"] + closedURL())
+        // Refused by validation (exit 1) before any connection: the URL is a closed port of ours.
+        XCTAssertEqual(flagged.status, 1, "a start without attributes is refused: " + flagged.stderr)
+        XCTAssertFalse(flagged.stderr.contains("refused") || flagged.stderr.contains("connect"), flagged.stderr)
         XCTAssertEqual(flagged.status, inFile.status)
         XCTAssertTrue(flagged.stderr.contains("attributes"), flagged.stderr)
         func findings(_ s: String) -> [Substring] { s.split(separator: "\n").filter { $0.contains("/message/apns/payload") }.map { $0.split(separator: ":", maxSplits: 2).last ?? "" } }

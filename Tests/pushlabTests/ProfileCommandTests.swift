@@ -63,6 +63,8 @@ final class ProfileCommandTests: XCTestCase {
         let body = key.split(separator: "\n").dropFirst().first.map(String.init) ?? key
         for args in [["profile", "show"], ["profile", "show", "--json"], ["profile", "list"], ["doctor", "--json"]] {
             let r = try pushlab(args)
+            XCTAssertEqual(r.status, 0, "\(args): \(r.stderr)")
+            if args[0] == "profile" { XCTAssertTrue(r.stdout.contains(Fixtures.bundleID), "\(args) shows the profile: \(r.stdout)") }
             for text in [r.stdout, r.stderr] {
                 XCTAssertFalse(text.contains("PRIVATE KEY") || text.contains(body), "\(args): \(text)")
             }

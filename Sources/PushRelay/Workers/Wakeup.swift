@@ -23,6 +23,9 @@ final class Wakeup: Sendable {
         waiter?.resume()
     }
 
+    /// Whether a `wait` is waiting now (tests wait for this event instead of sleeping).
+    var hasWaiter: Bool { state.withLock { $0.waiter != nil } }
+
     /// Returns on `signal()`, with no timer: for a loop whose every reason to go on signals it.
     func wait() async {
         await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
