@@ -27,14 +27,7 @@ final class RelayClusterFixture: @unchecked Sendable {
         processes.append(emulator)
         guard let apnsPort = emulator.port(after: "APNs: https://127.0.0.1:") else { throw TestEnvironmentError("no APNs port in:\n\(emulator.stdout)") }
         config = directory.appendingPathComponent("relay.json").path
-        let json = """
-            {"listen": {"port": 0},
-             "workers": {"concurrency": \(concurrency), "lease_seconds": 5},
-             "apps": {"demo": {"rate_per_minute": \(ratePerMinute),
-               "apns": {"key": "\(Fixtures.apnsKey)", "key_id": "\(Fixtures.apnsKeyID)", "team_id": "\(Fixtures.apnsTeamID)",
-                        "bundle_id": "\(Fixtures.bundleID)", "url": "https://127.0.0.1:\(apnsPort)", "ca_file": "\(Fixtures.caFile)"}}}}
-            """
-        try Data(json.utf8).write(to: URL(fileURLWithPath: config))
+        try RelayEmulatorConfig.write(to: config, apnsPort: apnsPort, concurrency: concurrency, leaseSeconds: 5, ratePerMinute: ratePerMinute)
         let keys = try ProcessRunner.pushlab(["relay", "keys", "create", "--queue", redis.url, "--app", "demo"])
         guard keys.status == 0 else { throw TestEnvironmentError("relay keys create: \(keys.stderr)") }
         key = keys.stdout.trimmingCharacters(in: .whitespacesAndNewlines)

@@ -30,14 +30,7 @@ final class RelayProcessTests: XCTestCase {
 
     private func writeConfig(apnsPort: Int, ratePerMinute: Int) throws -> String {
         let path = directory.appendingPathComponent("relay.json").path
-        let json = """
-            {"listen": {"port": 0},
-             "workers": {"concurrency": 16},
-             "apps": {"demo": {"rate_per_minute": \(ratePerMinute),
-               "apns": {"key": "\(Fixtures.apnsKey)", "key_id": "\(Fixtures.apnsKeyID)", "team_id": "\(Fixtures.apnsTeamID)",
-                        "bundle_id": "\(Fixtures.bundleID)", "url": "https://127.0.0.1:\(apnsPort)", "ca_file": "\(Fixtures.caFile)"}}}}
-            """
-        try Data(json.utf8).write(to: URL(fileURLWithPath: path))
+        try RelayEmulatorConfig.write(to: path, apnsPort: apnsPort, concurrency: 16, ratePerMinute: ratePerMinute)
         return path
     }
 

@@ -24,14 +24,7 @@ final class RelayRateLimitLeaseTests: XCTestCase {
         processes.append(emulator)
         guard let apnsPort = emulator.port(after: "APNs: https://127.0.0.1:") else { throw TestEnvironmentError("no APNs port in:\n\(emulator.stdout)") }
         config = directory.appendingPathComponent("relay.json").path
-        let json = """
-            {"listen": {"port": 0},
-             "workers": {"concurrency": 4, "lease_seconds": 5},
-             "apps": {"demo": {"rate_per_minute": 60,
-               "apns": {"key": "\(Fixtures.apnsKey)", "key_id": "\(Fixtures.apnsKeyID)", "team_id": "\(Fixtures.apnsTeamID)",
-                        "bundle_id": "\(Fixtures.bundleID)", "url": "https://127.0.0.1:\(apnsPort)", "ca_file": "\(Fixtures.caFile)"}}}}
-            """
-        try Data(json.utf8).write(to: URL(fileURLWithPath: config))
+        try RelayEmulatorConfig.write(to: config, apnsPort: apnsPort, concurrency: 4, leaseSeconds: 5, ratePerMinute: 60)
     }
 
     override func tearDown() {
