@@ -116,6 +116,10 @@ public enum ProcessRunner {
             }
         }
         let closed = readers.wait(timeout: .now() + pipeGrace) == .success
+        // Close our read ends now rather than whenever Foundation lets go of the pipes: the suite runs
+        // thousands of programs in one process, and every descriptor left open makes
+        // /proc/self/fd longer, which Foundation's Process.run reads (past its buffer) at each start.
+        if closed { for handle in [out.fileHandleForReading, err.fileHandleForReading] { try? handle.close() } }
         if let ending {
             throw ProcessTimeoutError(command: ([executable] + arguments).joined(separator: " "), timeout: timeout,
                                       ending: ending, stdout: outBox.text, stderr: errBox.text)
