@@ -1,4 +1,5 @@
 import Foundation
+import PushCore
 import PushGateway
 
 /// Feeds every push the gateway emulator records into the console's log
@@ -12,7 +13,7 @@ public struct GatewayLogFeed: PushRecordObserver {
         let record = push.record
         log.append(LoggedPush(recorded: push, receivedAt: record.receivedAt, source: .gateway,
                               platform: record.service == .apns ? .apns : .fcm,
-                              app: record.topic ?? push.rawHeaders?["apns-topic"] ?? record.headers["apns-topic"], target: record.token,
+                              app: record.topic ?? push.rawHeaders?[APNsHeader.topic] ?? record.headers[APNsHeader.topic], target: record.token,
                               device: record.device, pushType: record.pushType, status: record.status, reason: record.reason,
                               messageID: record.messageID, uniqueID: record.uniqueID, deliveryID: record.deliveryID))
     }

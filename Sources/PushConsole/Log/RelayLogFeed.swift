@@ -46,11 +46,11 @@ public struct RelayLogFeed: RelayObserver {
     static func headers(_ content: RelayPushContent, app: String) -> [String: String] {
         var h = ["relay-app": app]
         if let a = content.apns {
-            h["apns-topic"] = a.topic
-            h["apns-push-type"] = a.pushType?.rawValue
-            h["apns-priority"] = a.priority.map(String.init)
-            h["apns-expiration"] = a.expiration.map(String.init)
-            h["apns-collapse-id"] = a.collapseID
+            h[APNsHeader.topic] = a.topic
+            h[APNsHeader.pushType] = a.pushType?.rawValue
+            h[APNsHeader.priority] = a.priority.map(String.init)
+            h[APNsHeader.expiration] = a.expiration.map(String.init)
+            h[APNsHeader.collapseID] = a.collapseID
         }
         return h
     }

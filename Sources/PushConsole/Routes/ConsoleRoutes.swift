@@ -221,14 +221,14 @@ extension Console {
         let fcm = form.platform == "fcm"
         var headers = ["host": host ?? "", "console-target": sender.label]
         if !fcm {
-            headers["apns-topic"] = form.topic.flatMap { $0.isEmpty ? nil : $0 } ?? sender.topic
-            headers["apns-push-type"] = form.pushType.flatMap { $0.isEmpty ? nil : $0 }
-            headers["apns-priority"] = form.priority.map(String.init)
+            headers[APNsHeader.topic] = form.topic.flatMap { $0.isEmpty ? nil : $0 } ?? sender.topic
+            headers[APNsHeader.pushType] = form.pushType.flatMap { $0.isEmpty ? nil : $0 }
+            headers[APNsHeader.priority] = form.priority.map(String.init)
         }
         let deliveryID = (try? JSONDocument.parse(Array(form.payload.utf8)).root)?[CIOPush.deliveryIDKey]?.stringValue
         return LoggedPush(receivedAt: Date(), source: .console, platform: fcm ? .fcm : .apns,
-                          app: fcm ? sender.project : headers["apns-topic"], target: report.target, device: nil,
-                          pushType: fcm ? nil : headers["apns-push-type"], status: report.status ?? 0,
+                          app: fcm ? sender.project : headers[APNsHeader.topic], target: report.target, device: nil,
+                          pushType: fcm ? nil : headers[APNsHeader.pushType], status: report.status ?? 0,
                           reason: report.outcome == .accepted ? nil : (report.reason ?? report.detail), messageID: report.id,
                           uniqueID: nil, deliveryID: deliveryID, headers: headers, payload: form.payload)
     }
@@ -277,7 +277,7 @@ extension Console {
     /// The validator set up as the gateway saw the push: its apns-* headers and token (the
     /// authorization header is redacted in the record, so it is left out).
     static func validator(for push: LoggedPush) -> Validator {
-        let headers = push.headers.filter { $0.key != "authorization" }.map { (name: $0.key, value: $0.value) }
+        let headers = push.headers.filter { $0.key != APNsHeader.authorization }.map { (name: $0.key, value: $0.value) }
         return Validator(options: ValidationOptions(apns: APNsRequest(headers: headers, deviceToken: push.target ?? "")))
     }
 
@@ -287,8 +287,8 @@ extension Console {
         let body: String
         switch push.platform {
         case .apns:
-            headers["apns-id"] = push.messageID
-            headers["apns-unique-id"] = push.uniqueID
+            headers[APNsHeader.id] = push.messageID
+            headers[APNsHeader.uniqueID] = push.uniqueID
             body = push.reason.map { #"{"reason":"\#($0)"}"# } ?? ""
         case .fcm:
             body = push.reason.map { #"{"error":{"code":\#(push.status),"details":[{"errorCode":"\#($0)"}]}}"# }

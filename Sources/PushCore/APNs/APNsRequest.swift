@@ -86,14 +86,14 @@ public struct APNsRequest: Sendable, Hashable {
     /// first keeps the common case (a header APNs ignores) to one comparison.
     private static func slot(of name: String) -> Slot? {
         switch name.utf8.count {
-        case 7: return same(name, "apns-id") ? .apnsID : nil
-        case 10: return same(name, "apns-topic") ? .topic : nil
+        case 7: return same(name, APNsHeader.id) ? .apnsID : nil
+        case 10: return same(name, APNsHeader.topic) ? .topic : nil
         case 13:
-            if same(name, "authorization") { return .authorization }
-            return same(name, "apns-priority") ? .priority : nil
-        case 14: return same(name, "apns-push-type") ? .pushType : nil
-        case 15: return same(name, "apns-expiration") ? .expiration : nil
-        case 16: return same(name, "apns-collapse-id") ? .collapseID : nil
+            if same(name, APNsHeader.authorization) { return .authorization }
+            return same(name, APNsHeader.priority) ? .priority : nil
+        case 14: return same(name, APNsHeader.pushType) ? .pushType : nil
+        case 15: return same(name, APNsHeader.expiration) ? .expiration : nil
+        case 16: return same(name, APNsHeader.collapseID) ? .collapseID : nil
         default: return nil
         }
     }
@@ -120,12 +120,12 @@ public struct APNsRequest: Sendable, Hashable {
     public var headerFields: [(name: String, value: String)] {
         var out: [(name: String, value: String)] = []
         out.reserveCapacity(6)
-        if let pushType { out.append(("apns-push-type", pushType)) }
-        if let topic { out.append(("apns-topic", topic)) }
-        if let priority { out.append(("apns-priority", priority)) }
-        if let expiration { out.append(("apns-expiration", expiration)) }
-        if let collapseID { out.append(("apns-collapse-id", collapseID)) }
-        if let apnsID { out.append(("apns-id", apnsID)) }
+        if let pushType { out.append((APNsHeader.pushType, pushType)) }
+        if let topic { out.append((APNsHeader.topic, topic)) }
+        if let priority { out.append((APNsHeader.priority, priority)) }
+        if let expiration { out.append((APNsHeader.expiration, expiration)) }
+        if let collapseID { out.append((APNsHeader.collapseID, collapseID)) }
+        if let apnsID { out.append((APNsHeader.id, apnsID)) }
         return out
     }
 

@@ -61,7 +61,7 @@ public struct PayloadBuilder: Sendable {
         appendCustomerIO(to: &payload)
         if !payload.isEmpty { message.apnsPayload = .object(payload) }
         if pushType != .alert {
-            message.apnsHeaders = [("apns-push-type", pushType.rawValue), ("apns-priority", pushType.defaultPriority.header)]
+            message.apnsHeaders = [(APNsHeader.pushType, pushType.rawValue), (APNsHeader.priority, pushType.defaultPriority.header)]
         }
         let value = FCMSendRequest(validateOnly: validateOnly, message: message).json
         try verify(Validator().validate(value, as: .fcm))

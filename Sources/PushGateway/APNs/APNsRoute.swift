@@ -25,7 +25,7 @@ struct APNsRoute: Sendable {
     func handle(_ request: ServerRequest) -> HandlerReply {
         if let faults, let reply = faults.apply(request, normal: { check(request) }, error: { status, reason in
             respond(APNsRejection(status: status, reason: reason.map(APNsReason.init(rawValue:)) ?? APNsRoute.defaultReason(status: status)),
-                    apnsID: APNsID.echoable(request.headers["apns-id"]))
+                    apnsID: APNsID.echoable(request.headers[APNsHeader.id]))
         }) {
             return reply
         }
@@ -104,8 +104,8 @@ struct APNsRoute: Sendable {
         if !streamLimitRaised { raiseStreamLimitOnce(request.connection) }
         sink?.deliver(AcceptedPush(service: .apns, device: device, payload: request.body, messageID: apnsID,
                                    deliveryID: deliveryID, receivedAt: now, token: token, priority: apns.priority.flatMap { Int($0) }))
-        let headers = uniqueID.map { [HTTPHeader("apns-id", apnsID), HTTPHeader("apns-unique-id", $0)] }
-                      ?? [HTTPHeader("apns-id", apnsID)]
+        let headers = uniqueID.map { [HTTPHeader(APNsHeader.id, apnsID), HTTPHeader(APNsHeader.uniqueID, $0)] }
+                      ?? [HTTPHeader(APNsHeader.id, apnsID)]
         return .now(ServerResponse(status: 200, headers: HTTPHeaders(headers)))
     }
 
@@ -122,7 +122,7 @@ struct APNsRoute: Sendable {
     /// `apns-id` header, as APNs sends it.
     private func respond(_ rejection: APNsRejection, apnsID: String?) -> ServerResponse {
         var headers: HTTPHeaders = [:]
-        headers.add("apns-id", apnsID ?? ids.next())
+        headers.add(APNsHeader.id, apnsID ?? ids.next())
         return .json(rejection.status, String(decoding: rejection.body.json, as: UTF8.self), headers: headers)
     }
 

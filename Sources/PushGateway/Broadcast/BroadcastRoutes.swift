@@ -90,11 +90,11 @@ struct BroadcastRoutes: Sendable {
             case .failure(let reason): return failure(reason, requestID)
             case .success(let found): (id, settings) = found
             }
-            guard let pushType = request.headers["apns-push-type"] else { return failure(.missingPushType, requestID) }
+            guard let pushType = request.headers[APNsHeader.pushType] else { return failure(.missingPushType, requestID) }
             guard pushType == APNsPushType.liveactivity.rawValue else { return failure(.apns(.invalidPushType), requestID) }
-            let priority = request.headers["apns-priority"].map { Int($0) ?? -1 } ?? 10
+            let priority = request.headers[APNsHeader.priority].map { Int($0) ?? -1 } ?? 10
             guard [1, 5, 10].contains(priority) else { return failure(.apns(.badPriority), requestID) }
-            if let raw = request.headers["apns-expiration"] {
+            if let raw = request.headers[APNsHeader.expiration] {
                 guard let expiration = Int(raw), expiration >= 0 else { return failure(.apns(.badExpirationDate), requestID) }
                 if settings.storagePolicy == .noStorage && expiration != 0 { return failure(.apns(.badExpirationDate), requestID) }
             } else if settings.storagePolicy == .noStorage {
@@ -119,7 +119,7 @@ struct BroadcastRoutes: Sendable {
         let given = request.headers[BroadcastChannelAPI.requestIDHeader]
         let requestID = APNsID.echoable(given) ?? ids.next()
         if given != nil && APNsID.echoable(given) == nil { return .now(failure(.apns(.badMessageId), requestID)) }
-        switch authorizer.authorize(header: request.headers["authorization"], connection: request.connection, now: time.now) {
+        switch authorizer.authorize(header: request.headers[APNsHeader.authorization], connection: request.connection, now: time.now) {
         case .failure(let rejection):
             return .now(failure(rejection.reason.map(ChannelReason.apns) ?? .apns(.forbidden), requestID, status: rejection.status))
         case .success(let authorized):

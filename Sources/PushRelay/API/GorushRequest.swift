@@ -354,7 +354,7 @@ struct GorushRequest {
             var payload = JSONObject([JSONMember(key: "aps", value: .object(JSONObject([JSONMember(key: "content-available", value: 1)])))])
             if let data { payload.members += data.object.members.filter { $0.key != "aps" } }
             apns = JSONObject([
-                JSONMember(key: "headers", value: .object(JSONObject([JSONMember(key: "apns-priority", value: .string("5"))]))),
+                JSONMember(key: "headers", value: .object(JSONObject([JSONMember(key: APNsHeader.priority, value: .string(APNsPriority.powerConsiderate.header))]))),
                 JSONMember(key: "payload", value: .object(payload)),
             ])
         }

@@ -59,9 +59,9 @@ public struct APNsClient: Sendable {
     public func request(_ push: PreparedAPNsPush, to token: String, apnsID: String?, authorization: String) -> HTTPRequest {
         var fields: [HTTPHeader] = []
         fields.reserveCapacity(push.sharedHeaderFields.count + 3)
-        if !authorization.isEmpty { fields.append(HTTPHeader("authorization", authorization)) }  // empty: certificate authentication
+        if !authorization.isEmpty { fields.append(HTTPHeader(APNsHeader.authorization, authorization)) }  // empty: certificate authentication
         fields += push.sharedHeaderFields
-        if let apnsID { fields.append(HTTPHeader("apns-id", apnsID)) }  // last of the apns-* fields, as in APNsRequest.headerFields
+        if let apnsID { fields.append(HTTPHeader(APNsHeader.id, apnsID)) }  // last of the apns-* fields, as in APNsRequest.headerFields
         fields.append(HTTPHeader("content-type", "application/json"))
         return HTTPRequest(method: "POST", url: endpoint.url(forDeviceToken: token), headers: HTTPHeaders(fields), body: push.payload,
                            timeout: requestTimeout, maxResponseBodyBytes: 64 * 1024)
@@ -74,13 +74,13 @@ public struct APNsClient: Sendable {
     /// What an APNs answer means: 200 is accepted, anything else a rejection with its reason.
     private func classify(_ response: HTTPResponse, apnsID: String?) -> (outcome: APNsSendResult.Outcome, retryability: Retryability) {
         if response.status == 200 {
-            let acceptance = APNsAcceptance(apnsID: response.headers["apns-id"] ?? apnsID ?? "",
-                                            uniqueID: response.headers["apns-unique-id"])
+            let acceptance = APNsAcceptance(apnsID: response.headers[APNsHeader.id] ?? apnsID ?? "",
+                                            uniqueID: response.headers[APNsHeader.uniqueID])
             return (.accepted(acceptance), .never)
         }
         let body = APNsErrorBody(json: response.body)
         let rejection = APNsRejection(status: response.status, reason: body?.reason, timestamp: body?.timestamp,
-                                      apnsID: response.headers["apns-id"] ?? apnsID ?? "")
+                                      apnsID: response.headers[APNsHeader.id] ?? apnsID ?? "")
         return (.rejected(rejection), rejection.retryability)
     }
 }

@@ -59,8 +59,8 @@ public struct BroadcastChannelClient: Sendable {
     /// `expiration` must be 0 on a No-Storage channel.
     public func broadcast(bundleID: String, channelID: String, payload: [UInt8], priority: Int = 10,
                           expiration: Int? = nil) async -> ChannelAnswer<Void> {
-        var extra: [(String, String)] = [("apns-push-type", APNsPushType.liveactivity.rawValue), ("apns-priority", String(priority))]
-        if let expiration { extra.append(("apns-expiration", String(expiration))) }
+        var extra: [(String, String)] = [(APNsHeader.pushType, APNsPushType.liveactivity.rawValue), (APNsHeader.priority, String(priority))]
+        if let expiration { extra.append((APNsHeader.expiration, String(expiration))) }
         return await exchange("POST", push.baseURL + BroadcastChannelAPI.broadcastPath(bundleID: bundleID), channelID: channelID,
                               headers: extra, body: payload) { r in r.status == 200 ? () : nil }
     }
@@ -74,7 +74,7 @@ public struct BroadcastChannelClient: Sendable {
                 return .rejected(status: 0, reason: .apns(.other("ProviderTokenError: \(error)")), requestID: nil)
             }
             var headers = HTTPHeaders()
-            headers.add("authorization", authorization)
+            headers.add(APNsHeader.authorization, authorization)
             if let channelID { headers.add(BroadcastChannelAPI.channelIDHeader, channelID) }
             for (name, value) in extra { headers.add(name, value) }
             if !body.isEmpty { headers.add("content-type", "application/json") }

@@ -47,18 +47,18 @@ enum APNsChecks {
         let pushType = h.knownPushType
         if let raw = h.pushType {
             if APNsRequestRule.pushTypeIsKnown.isViolated(by: h) {
-                let (p, hd) = place("apns-push-type")
+                let (p, hd) = place(APNsHeader.pushType)
                 let hint = closestName(to: raw, in: APNsPushType.allCases.map(\.rawValue)).map { " (did you mean \($0)?)" } ?? ""
                 c.report(RuleCatalog.apnsPushTypeUnknown, p, "apns-push-type \"\(raw)\" is not a push type APNs knows\(hint)", header: hd)
             }
         }
         if let raw = h.priority, APNsRequestRule.priorityIsKnown.isViolated(by: h) {
-            let (p, hd) = place("apns-priority")
+            let (p, hd) = place(APNsHeader.priority)
             c.report(RuleCatalog.apnsPriorityValue, p, "apns-priority is \"\(raw)\"", header: hd)
         }
         if let topic = h.topic, let type = pushType, APNsRequestRule.topicFitsPushType.isViolated(by: h) {
             let suffix = type.topicSuffix
-            let (p, hd) = place("apns-topic")
+            let (p, hd) = place(APNsHeader.topic)
             if suffix.isEmpty {
                 if let wrong = APNsPushType.suffix(of: topic) {
                     c.report(RuleCatalog.apnsTopicSuffix, p, "apns-topic \"\(topic)\" ends in \(wrong), but the push type is \(type.rawValue)",
@@ -71,15 +71,15 @@ enum APNsChecks {
             }
         }
         if let id = h.collapseID, APNsRequestRule.collapseIDAtMost64Bytes.isViolated(by: h) {
-            let (p, hd) = place("apns-collapse-id")
+            let (p, hd) = place(APNsHeader.collapseID)
             c.report(RuleCatalog.apnsCollapseIDSize, p, "apns-collapse-id is \(id.utf8.count) bytes", header: hd)
         }
         if let exp = h.expiration, APNsRequestRule.expirationIsUNIXSeconds.isViolated(by: h) {
-            let (p, hd) = place("apns-expiration")
+            let (p, hd) = place(APNsHeader.expiration)
             c.report(RuleCatalog.apnsExpirationValue, p, "apns-expiration is \"\(exp)\", not whole UNIX seconds", header: hd)
         }
         if let id = h.apnsID, APNsRequestRule.apnsIDIsCanonicalUUID.isViolated(by: h) {
-            let (p, hd) = place("apns-id")
+            let (p, hd) = place(APNsHeader.id)
             c.report(RuleCatalog.apnsIDFormat, p, "apns-id \"\(id)\" is not a canonical UUID", header: hd)
         }
         return pushType

@@ -196,8 +196,8 @@ enum FCMChecks {
                 guard let v = ho?[name] else { return nil }
                 return v.stringValue ?? v.numberValue?.text
             }
-            context = APNsRequest(pushType: header("apns-push-type"), priority: header("apns-priority"),
-                                  expiration: header("apns-expiration"), collapseID: header("apns-collapse-id"))
+            context = APNsRequest(pushType: header(APNsHeader.pushType), priority: header(APNsHeader.priority),
+                                  expiration: header(APNsHeader.expiration), collapseID: header(APNsHeader.collapseID))
         }
         let explicit = APNsChecks.headers(context, base: p / "headers", into: &c)
         if let opts = o["fcm_options"] {
@@ -215,7 +215,7 @@ enum FCMChecks {
         if let required = explicit?.requiredPriority {
             let priority = context.priority.flatMap(APNsPriority.init(header:)) ?? .immediate
             if priority != required {
-                c.report(RuleCatalog.apnsBackgroundPriority, p / "headers" / "apns-priority",
+                c.report(RuleCatalog.apnsBackgroundPriority, p / "headers" / APNsHeader.priority,
                          context.priority.map { "a background push is sent with apns-priority \($0)" }
                             ?? "a background push without apns-priority is sent at priority \(APNsPriority.immediate)")
             }

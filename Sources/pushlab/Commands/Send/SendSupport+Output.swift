@@ -35,7 +35,7 @@ extension SendSupport {
             let attempts = "\(r.attempts) attempt\(r.attempts == 1 ? "" : "s"), \(Int(ms.rounded())) ms"
             switch r.outcome {
             case .accepted:
-                let idName = r.provider == .apns ? "apns-id" : "name"
+                let idName = r.provider == .apns ? APNsHeader.id : "name"
                 var line = "accepted: \(idName) \(r.id ?? "-") (\(r.status ?? 200), \(attempts))"
                 for (k, v) in extra.sorted(by: { $0.key < $1.key }) { line += "\n  \(k): \(v)" }
                 emit(line)
