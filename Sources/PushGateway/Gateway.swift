@@ -44,8 +44,8 @@ public final class Gateway: Sendable {
         var apnsRouter = Router()
         // Other methods reach the same handler through `methodNotAllowedFallback` (below),
         // whose first check answers 405 MethodNotAllowed.
-        apnsRouter.add("POST", "/3/device/{token}") { apns.handle($0) }
-        apnsRouter.add("POST", "/3/device/") { apns.handle($0) }
+        apnsRouter.add("POST", APNsPath.deviceRoute) { apns.handle($0) }
+        apnsRouter.add("POST", APNsPath.devicePrefix) { apns.handle($0) }
         self.channels = channels
         BroadcastRoutes(authorizer: authorizer, devices: devices,
                         channels: channels, sink: broadcastSink, time: time, ids: MessageIDs(),
@@ -68,8 +68,8 @@ public final class Gateway: Sendable {
         let oauth = OAuthRoute(keys: keys, tokens: tokens, time: time)
         let fcm = FCMSendRoute(tokens: tokens, devices: devices, records: records, sink: sink, time: time, faults: faults, ids: MessageIDs())
         var googleRouter = Router()
-        googleRouter.add("POST", "/token") { oauth.handle($0) }
-        googleRouter.add("POST", "/v1/projects/{project}/messages:send") { fcm.handle($0) }
+        googleRouter.add("POST", FCMPath.oauthToken) { oauth.handle($0) }
+        googleRouter.add("POST", FCMPath.sendRoute) { fcm.handle($0) }
         AdminRoutes(devices: devices, records: records).register(on: &googleRouter)
         extraRoutes(&googleRouter)
         googleRouter.fallback = { request in
@@ -121,5 +121,5 @@ public final class Gateway: Sendable {
     /// Base URL of the FCM host (what `pushlab send fcm --url` takes).
     public var fcmURL: String? { googleServer.boundAddresses?.tlsURL }
     /// The OAuth endpoint to put in a service account's `token_uri`.
-    public var tokenURL: String? { fcmURL.map { $0 + "/token" } }
+    public var tokenURL: String? { fcmURL.map { $0 + FCMPath.oauthToken } }
 }

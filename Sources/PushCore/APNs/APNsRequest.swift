@@ -107,7 +107,7 @@ public struct APNsRequest: Sendable, Hashable {
             && zip(name.utf8, lowercase.utf8).allSatisfy { a, b in (a >= 65 && a <= 90 ? a | 0x20 : a) == b }
     }
 
-    public var path: String { "/3/device/\(deviceToken)" }
+    public var path: String { APNsPath.device(deviceToken) }
 
     /// The `apns-push-type` when it names a type APNs knows.
     public var knownPushType: APNsPushType? { pushType.flatMap(APNsPushType.init(rawValue:)) }

@@ -37,7 +37,7 @@ struct OAuthRoute: Sendable {
         do { try jwt.verify(with: account.publicKey, algorithm: .rs256) } catch {
             return .now(oauthError(400, "invalid_grant", "Invalid JWT Signature."))
         }
-        guard let aud = jwt.claims.audience, URL(string: aud)?.path == "/token" else {
+        guard let aud = jwt.claims.audience, URL(string: aud)?.path == FCMPath.oauthToken else {
             return .now(oauthError(400, "invalid_grant", "Invalid JWT: Failed audience check."))
         }
         guard let scope = jwt.claims.scope, !scope.isEmpty else {

@@ -1,4 +1,5 @@
 import Foundation
+import PushCore
 
 /// Where APNs pushes go (docs/specs/apns.md "Connection").
 public struct APNsEndpoint: Sendable, Hashable, CustomStringConvertible {
@@ -32,9 +33,9 @@ public struct APNsEndpoint: Sendable, Hashable, CustomStringConvertible {
     /// one per push.
     public func url(forDeviceToken token: String) -> String {
         var url = ""
-        url.reserveCapacity(baseURL.utf8.count + 10 + token.utf8.count)
+        url.reserveCapacity(baseURL.utf8.count + APNsPath.devicePrefix.utf8.count + token.utf8.count)
         url += baseURL
-        url += "/3/device/"
+        url += APNsPath.devicePrefix
         url += token
         return url
     }

@@ -1,5 +1,6 @@
 import Foundation
 import PushAuth
+import PushCore
 import PushHTTP
 
 /// How `--verbose` shows an exchange: never the bearer value, never a whole device token.
@@ -22,7 +23,7 @@ public enum RequestDescription {
 
     /// Shortens the device token in `/3/device/<token>`.
     static func redactedURL(_ url: String) -> String {
-        guard let range = url.range(of: "/3/device/") else { return url }
+        guard let range = url.range(of: APNsPath.devicePrefix) else { return url }
         let token = String(url[range.upperBound...])
         return String(url[..<range.upperBound]) + Redact.token(token)
     }

@@ -28,7 +28,7 @@ public struct FCMClient: Sendable {
         while base.hasSuffix("/") { base.removeLast() }
         self.baseURL = base
         self.projectID = projectID
-        sendURL = "\(base)/v1/projects/\(projectID)/messages:send"
+        sendURL = base + FCMPath.send(project: projectID)
         self.transport = transport
         self.credential = credential
         self.retry = retry

@@ -56,7 +56,7 @@ enum ServeCommand: Command {
     static let tokenRate = Option.int("--token-rate", help: "Pushes per second one device token may get before 429 TooManyRequests.", in: 1...1_000_000, described: "unlimited")
     static let tokenUpdates = Option.choice("--token-updates", help: "Count provider-token changes per connection, or also per team across connections (429 TooManyProviderTokenUpdates when a team's token changes within 20 minutes).", default: ProviderTokenUpdateScope.connection)
     static let idleTimeout = Option.duration("--idle-timeout", help: "Close idle APNs connections with GOAWAY {\"reason\":\"IdleTimeout\"}.", described: "never")
-    static let faults = FaultFlags(example: "route=/3/device/{token},status=503,p=0.1,retry-after=2", docs: "docs/gateway.md")
+    static let faults = FaultFlags(example: "route=\(APNsPath.deviceRoute),status=503,p=0.1,retry-after=2", docs: "docs/gateway.md")
     static let eventLoops = Option.value(["--event-loops"], name: "N", help: "Event-loop threads per host; connections are spread over them.", kind: .int(1...64),
                                          computed: "one per core") { ProcessInfo.processInfo.activeProcessorCount }
     static let liveApp = Option.string("--live-app", name: "JSON", help: "App profile whose liveActivities block the virtual iPhones' activities use (content-state schema, budget).")

@@ -134,7 +134,7 @@ enum SendFCMCommand: Command {
         guard isLoopback(baseURL), isLoopback(account.tokenURI) else { return account }
         let base = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         return ServiceAccount(projectID: account.projectID, clientEmail: account.clientEmail, privateKeyID: account.privateKeyID,
-                              privateKey: account.privateKey, tokenURI: base + "/token", source: account.source)
+                              privateKey: account.privateKey, tokenURI: base + FCMPath.oauthToken, source: account.source)
     }
 
     private static func isLoopback(_ url: String) -> Bool {
