@@ -27,7 +27,7 @@ let big = png(1 << 20), small = png(4096)
 var router = Router()
 router.add("GET", "/1mb.png", { _ in .now(ServerResponse(status: 200, headers: ["content-type": "image/png"], body: big)) })
 router.add("GET", "/small.png", { _ in .now(ServerResponse(status: 200, headers: ["content-type": "image/png"], body: small)) })
-router.add("POST", "/v1/track", { _ in .now(ServerResponse.json(200, "{}")) })
+router.add("POST", CIOMetricRoute.track.path, { _ in .now(ServerResponse.json(200, "{}")) })
 let server = HTTPServer(configuration: HTTPServerConfiguration(tlsPort: 0, cleartextPort: nil, certificateFile: "\(root)/certs/server.pem",
                                                                privateKeyFile: "\(root)/certs/server.key"), router: router)
 try server.start()

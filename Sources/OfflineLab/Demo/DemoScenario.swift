@@ -38,7 +38,7 @@ public struct DemoScenario: Sendable {
     /// The collector fault that makes the kill step deterministic: the killed push's metric
     /// request is held 2 s (a slow network) and then refused, so it can only arrive by recovery.
     public static var collectorFaults: FaultPlan {
-        FaultPlan(seed: 1, rules: [FaultRule(route: "/v1/track", requests: RequestWindow(lower: heldMetricRequest, upper: heldMetricRequest),
+        FaultPlan(seed: 1, rules: [FaultRule(route: CIOMetricRoute.track.path, requests: RequestWindow(lower: heldMetricRequest, upper: heldMetricRequest),
                                              latency: .fixed(.seconds(2)), outcome: .status(503, retryAfter: nil, reason: nil))])
     }
 

@@ -36,7 +36,7 @@ final class FaultyNetwork: HTTPTransport, Sendable {
             do { try await clock.sleep(until: clock.now() + fate.imageLatency) } catch { throw HTTPClientError.cancelled }
             return try await wrapped.send(request)
         }
-        guard request.url.hasSuffix("/v1/track") || request.url.hasSuffix("/push/events"),
+        guard request.url.hasSuffix(CIOMetricRoute.track.path) || request.url.hasSuffix(CIOMetricRoute.legacyEvents.path),
               let id = Self.deliveryID(request.body), let fate = fates[id] else {
             return try await wrapped.send(request)
         }

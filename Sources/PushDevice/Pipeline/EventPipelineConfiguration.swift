@@ -1,4 +1,5 @@
 import Foundation
+import PushCore
 
 /// How the host app's event pipeline uploads events (docs/specs/device-side.md §3).
 public struct EventPipelineConfiguration: Sendable {
@@ -43,12 +44,12 @@ public struct EventPipelineConfiguration: Sendable {
 
     /// `cio` mode against a base URL such as `https://cdp.customer.io` or a local collector.
     public static func cdp(baseURL: String, writeKey: String) -> EventPipelineConfiguration {
-        EventPipelineConfiguration(mode: .cdp(batchURL: joinURL(baseURL, "/v1/b"), writeKey: writeKey))
+        EventPipelineConfiguration(mode: .cdp(batchURL: joinURL(baseURL, CIOMetricRoute.batch.path), writeKey: writeKey))
     }
 
     /// `cio-legacy` mode against a base URL such as `https://track-sdk.customer.io`.
     public static func legacy(baseURL: String, siteID: String, apiKey: String) -> EventPipelineConfiguration {
-        EventPipelineConfiguration(mode: .legacy(eventsURL: joinURL(baseURL, "/push/events"), siteID: siteID, apiKey: apiKey))
+        EventPipelineConfiguration(mode: .legacy(eventsURL: joinURL(baseURL, CIOMetricRoute.legacyEvents.path), siteID: siteID, apiKey: apiKey))
     }
 
     static func joinURL(_ base: String, _ path: String) -> String {

@@ -26,7 +26,7 @@ enum CollectorCommand: Command {
     static let db = Option.string("--db", name: "PATH", help: "SQLite file for the metrics (created if missing).", default: "pushlab-metrics.sqlite")
     static let cdpKeys = Option.strings("--cdp-key", name: "KEY", help: "CDP API key accepted on /v1/track and /v1/b.")
     static let legacyKeys = Option.strings("--legacy-key", name: "SITE:KEY", help: "Site id and API key accepted on /push/events.")
-    static let faults = FaultFlags(example: "route=/v1/track,status=503,p=0.1,retry-after=2", docs: "docs/metrics.md")
+    static let faults = FaultFlags(example: "route=\(CIOMetricRoute.track.path),status=503,p=0.1,retry-after=2", docs: "docs/metrics.md")
     static let ack = Option.choice("--ack", name: "WHEN", help: "Answer accepted requests once committed (durable: survives kill -9) or once queued (about 3x faster; a crash loses what was answered in the last milliseconds).",
                                    default: CollectorConfiguration().acknowledgement)
     static let quiet = Option.flag("--quiet", help: "No line per metric.")
