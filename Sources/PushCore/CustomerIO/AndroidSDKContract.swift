@@ -36,7 +36,7 @@ public enum AndroidSDKContract {
     /// The delivered (or any push) metric body exactly as the SDK sends it: an `org.json`
     /// `JSONObject` filled in the order anonymousId, properties (recipient, metric,
     /// deliveryId), event, printed by Android's `JSONStringer`, which escapes `/` as `\/`.
-    public static func metricBody(deliveryID: String, deliveryToken: String, metric: String = "delivered") -> [UInt8] {
+    public static func metricBody(deliveryID: String, deliveryToken: String, metric: String = CIOMetric.delivered.rawValue) -> [UInt8] {
         typealias Key = CIOMetricBody.TrackKey
         func member(_ key: String, _ value: String) -> String { orgJSONString(key) + ":" + orgJSONString(value) }
         let properties = [member(Key.recipient, deliveryToken), member(Key.metric, metric.lowercased()),

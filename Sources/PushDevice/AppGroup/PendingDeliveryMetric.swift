@@ -1,4 +1,5 @@
 import Foundation
+import PushCore
 
 /// One delivered metric the extension promised to report, kept in the App Group until it is
 /// acknowledged (docs/specs/device-side.md §4). The coding keys and types match the reference SDK's
@@ -11,7 +12,7 @@ public struct PendingDeliveryMetric: Sendable, Hashable, Codable {
     public var event: String
     public var timestamp: Date
 
-    public init(id: UUID = UUID(), deliveryID: String, deviceID: String, event: String = "delivered", timestamp: Date) {
+    public init(id: UUID = UUID(), deliveryID: String, deviceID: String, event: String = CIOMetric.delivered.rawValue, timestamp: Date) {
         self.id = id
         self.deliveryID = deliveryID
         self.deviceID = deviceID

@@ -1,4 +1,5 @@
 import Foundation
+import PushCore
 
 /// How the tap reached the SDK.
 public enum TapDelivery: String, Sendable, Hashable, Codable {
@@ -45,5 +46,5 @@ public struct TapOutcome: Sendable {
 
     public var tier: DeepLinkTier? { resolution?.tier }
     /// `opened` or `none`, for tables.
-    public var metric: String { openedEvent == nil ? "none" : "opened" }
+    public var metric: String { openedEvent == nil ? "none" : CIOMetric.opened.rawValue }
 }
