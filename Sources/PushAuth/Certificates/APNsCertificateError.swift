@@ -1,5 +1,6 @@
 import CPushLab
 import Foundation
+import PushCore
 
 /// Why a certificate cannot be used, with the fix. Never carries key bytes or passwords.
 public enum APNsCertificateError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -14,7 +15,7 @@ public enum APNsCertificateError: Error, Sendable, Hashable, CustomStringConvert
     case keyDoesNotMatch(certificate: String, key: String)
     case expired(source: String, notAfter: Date)
     case notYetValid(source: String, notBefore: Date)
-    case wrongEnvironment(source: String, has: String, wanted: APNsCertificateEnvironment)
+    case wrongEnvironment(source: String, has: String, wanted: APNsEnvironment)
     case topicNotCovered(source: String, topic: String, topics: [String])
 
     public var reason: String {

@@ -1,5 +1,6 @@
 import CPushLab
 import Foundation
+import PushCore
 
 /// What an APNs provider (TLS client) certificate says about itself (docs/specs/apns.md
 /// "Certificate authentication"): its topics, environments and validity. Read from the DER certificate; the
@@ -16,7 +17,7 @@ public struct APNsCertificateFacts: Sendable, Hashable {
     public var bundleID: String?
     /// Every topic the certificate may push to (the bundle id and its .voip/.complication …).
     public var topics: [String]
-    public var environments: Set<APNsCertificateEnvironment>
+    public var environments: Set<APNsEnvironment>
     public var notBefore: Date
     public var notAfter: Date
     /// SHA-256 of the DER certificate, lowercase hex: what `openssl x509 -noout -fingerprint
@@ -35,7 +36,7 @@ public struct APNsCertificateFacts: Sendable, Hashable {
         bundleID = uid.isEmpty ? nil : uid
         notBefore = Date(timeIntervalSince1970: TimeInterval(facts.not_before))
         notAfter = Date(timeIntervalSince1970: TimeInterval(facts.not_after))
-        var environments: Set<APNsCertificateEnvironment> = []
+        var environments: Set<APNsEnvironment> = []
         if Self.extensionValue(der, Self.developmentOID) != nil { environments.insert(.sandbox) }
         if Self.extensionValue(der, Self.productionOID) != nil { environments.insert(.production) }
         if environments.isEmpty {
@@ -55,7 +56,7 @@ public struct APNsCertificateFacts: Sendable, Hashable {
 
     /// "sandbox and production", "sandbox", … for messages.
     public var environmentDescription: String {
-        let names = APNsCertificateEnvironment.allCases.filter(environments.contains).map(\.rawValue)
+        let names = APNsEnvironment.allCases.filter(environments.contains).map(\.rawValue)
         return names.isEmpty ? "no APNs environment" : names.joined(separator: " and ")
     }
 

@@ -1,5 +1,6 @@
 import CPushLab
 import Foundation
+import PushCore
 
 /// An APNs provider certificate with its private key, for the sender. The key stays inside
 /// (the TLS library reads it from the files named in `tls`); nothing here is ever printed.
@@ -92,7 +93,7 @@ public struct APNsClientCertificate: Sendable {
     }
 
     /// Why this certificate cannot push `topic` to `environment` at `now`, or nil when it can.
-    public func problem(topic: String?, environment: APNsCertificateEnvironment?, now: Date = Date()) -> APNsCertificateError? {
+    public func problem(topic: String?, environment: APNsEnvironment?, now: Date = Date()) -> APNsCertificateError? {
         if now > facts.notAfter { return .expired(source: source, notAfter: facts.notAfter) }
         if now < facts.notBefore { return .notYetValid(source: source, notBefore: facts.notBefore) }
         if let environment, !facts.environments.isEmpty, !facts.environments.contains(environment) {

@@ -62,7 +62,7 @@ struct APNsAuthorizer: Sendable {
         guard peer.verified, let facts = try? APNsCertificateFacts(der: peer.der), facts.isValid(at: now) else {
             return .failure(APNsRejection(.badCertificate))
         }
-        let wanted: APNsCertificateEnvironment = environment == .productionOnly ? .production : .sandbox
+        let wanted: APNsEnvironment = environment == .productionOnly ? .production : .sandbox
         if !facts.environments.isEmpty, !facts.environments.contains(wanted) {
             return .failure(APNsRejection(.badCertificateEnvironment))
         }

@@ -5,7 +5,6 @@ import PushCore
 /// it has been unregistered (APNs 410 / FCM UNREGISTERED).
 public struct EmulatedDevice: Codable, Sendable, Hashable {
     public enum Platform: String, Codable, Sendable { case ios, android }
-    public enum Environment: String, Codable, Sendable { case sandbox, production }
 
     public var name: String
     public var platform: Platform
@@ -20,7 +19,7 @@ public struct EmulatedDevice: Codable, Sendable, Hashable {
     public var bundleID: String
     /// The Firebase project the FCM token belongs to.
     public var firebaseProject: String?
-    public var environment: Environment
+    public var environment: APNsEnvironment
     /// Path of the app profile the device emulator runs pushes through (nil: record only).
     public var appProfile: String?
     /// When set, the token stopped being valid at this moment: APNs answers 410 Unregistered
@@ -28,7 +27,7 @@ public struct EmulatedDevice: Codable, Sendable, Hashable {
     public var unregisteredSince: Date?
 
     public init(name: String, platform: Platform = .ios, apnsToken: String? = nil, fcmToken: String? = nil,
-                bundleID: String, firebaseProject: String? = nil, environment: Environment = .sandbox,
+                bundleID: String, firebaseProject: String? = nil, environment: APNsEnvironment = .sandbox,
                 appProfile: String? = nil, unregisteredSince: Date? = nil) {
         self.name = name
         self.platform = platform
@@ -59,7 +58,7 @@ public struct EmulatedDevice: Codable, Sendable, Hashable {
                   apnsToken: apns, fcmToken: fcm,
                   bundleID: try c.decode(String.self, forKey: .bundleID),
                   firebaseProject: try c.decodeIfPresent(String.self, forKey: .firebaseProject),
-                  environment: try c.decodeIfPresent(Environment.self, forKey: .environment) ?? .sandbox,
+                  environment: try c.decodeIfPresent(APNsEnvironment.self, forKey: .environment) ?? .sandbox,
                   appProfile: try c.decodeIfPresent(String.self, forKey: .appProfile),
                   unregisteredSince: try c.decodeIfPresent(Date.self, forKey: .unregisteredSince))
         self.fid = fid

@@ -257,7 +257,7 @@ struct RelayRoutes: Sendable {
                 let formatter = ISO8601DateFormatter()
                 certificate += [("sha256", .string(facts.fingerprint)), ("subject", .string(facts.subject)),
                                 ("topics", .array(JSONArray(facts.topics.map { JSONValue.string($0) }))),
-                                ("environments", .array(JSONArray(APNsCertificateEnvironment.allCases.filter(facts.environments.contains).map { JSONValue.string($0.rawValue) }))),
+                                ("environments", .array(JSONArray(APNsEnvironment.allCases.filter(facts.environments.contains).map { JSONValue.string($0.rawValue) }))),
                                 ("not_after", .string(formatter.string(from: facts.notAfter)))]
             }
             return [("certificate", RelayJSON.object(certificate)), ("certificate_key", file(c.keyPath)),

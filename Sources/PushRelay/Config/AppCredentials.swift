@@ -1,5 +1,6 @@
 import Foundation
 import PushAuth
+import PushCore
 
 /// One app's credentials, loaded and checked before the relay serves (and by `relay --check`).
 /// A key that does not load, or a provider certificate that cannot push the app's `bundle_id`
@@ -78,8 +79,7 @@ public struct AppCredentials: Sendable {
         } catch {
             throw RelayConfigError(file: source, pointer: fields + "certificate", message: "\(error)", fix: "check the certificate file")
         }
-        let wanted = APNsCertificateEnvironment(rawValue: apns.environment.rawValue)
-        if let problem = certificate.problem(topic: apns.bundleID, environment: wanted, now: now) { throw refuse(problem) }
+        if let problem = certificate.problem(topic: apns.bundleID, environment: apns.environment, now: now) { throw refuse(problem) }
         return certificate
     }
 

@@ -1,3 +1,5 @@
+import PushCore
+
 /// One app the relay sends for.
 public struct RelayApp: Sendable, Hashable {
     /// Its APNs pushes go to the built-in emulator with a provider certificate, so the emulator

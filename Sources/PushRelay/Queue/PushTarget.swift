@@ -1,3 +1,5 @@
+import PushCore
+
 /// One place a push goes to.
 public struct PushTarget: Sendable, Hashable, Codable {
     public enum Kind: String, Sendable, Hashable, Codable, CaseIterable {

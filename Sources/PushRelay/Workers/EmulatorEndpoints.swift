@@ -1,3 +1,5 @@
+import PushCore
+
 /// Where the emulator started by `pushlab relay` listens (targets `emulator`), and the CA its
 /// certificate chains to.
 public struct EmulatorEndpoints: Sendable, Hashable {

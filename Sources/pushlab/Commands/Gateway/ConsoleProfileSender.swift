@@ -1,5 +1,6 @@
 import Foundation
 import PushAuth
+import PushCore
 import PushConsole
 import PushHTTP
 import PushSend
@@ -38,8 +39,8 @@ enum ConsoleProfileSender {
             let endpoint = try SendAPNsCommand.endpoint(args)
             let key = try SendAPNsCommand.loadKey(args)
             apns = APNsClient(endpoint: endpoint, transport: try client(args), credential: ProviderTokenCache(key: key))
-            if endpoint.baseURL.contains(APNsEndpoint.sandboxHost) { apnsEnvironment = "sandbox" }
-            if endpoint.baseURL.contains(APNsEndpoint.productionHost) { apnsEnvironment = "production" }
+            if endpoint.baseURL.contains(APNsEndpoint.sandboxHost) { apnsEnvironment = APNsEnvironment.sandbox.rawValue }
+            if endpoint.baseURL.contains(APNsEndpoint.productionHost) { apnsEnvironment = APNsEnvironment.production.rawValue }
             topic = try args[SendAPNsCommand.topic]
         }
         var fcm: FCMClient?

@@ -1,5 +1,6 @@
 import Foundation
 import PushAuth
+import PushCore
 import PushSend
 
 /// `send apns --cert …`: certificate-based authentication instead of a `.p8` key
@@ -52,7 +53,7 @@ enum APNsCertificateFlags {
     /// other app) before connecting; with `--no-validate` the server answers instead.
     static func preflight(_ certificate: APNsClientCertificate, topic: String?, endpoint: APNsEndpoint,
                           sendAnyway: String? = " (or --no-validate to send anyway)") throws {
-        let environment: APNsCertificateEnvironment?
+        let environment: APNsEnvironment?
         switch URLComponents(string: endpoint.baseURL)?.host {
         case APNsEndpoint.sandboxHost?: environment = .sandbox
         case APNsEndpoint.productionHost?: environment = .production
