@@ -379,7 +379,7 @@ final class DeliveryWorkers: Sendable {
             if !claim.target.isAPNs { await lane.fcmProjectBudget?.take() }
             attempt = await send(claim, with: lane.senders)
         } else {
-            attempt = .failed(reason: "UnknownApp", detail: "app '\(claim.app)' is no longer in relay.json")
+            attempt = .failed(reason: RelayFailure.unknownApp.rawValue, detail: "app '\(claim.app)' is no longer in relay.json")
         }
         return Answer(claim: claim, attempt: attempt, start: start)
     }
@@ -429,20 +429,20 @@ final class DeliveryWorkers: Sendable {
 
     private func send(_ claim: ClaimedTarget, with senders: AppSenders) async -> SendAttempt {
         guard let content = prepared.content(for: claim) else {
-            return .failed(reason: "BadContent", detail: "the queued content of push \(claim.pushID) cannot be read")
+            return .failed(reason: RelayFailure.badContent.rawValue, detail: "the queued content of push \(claim.pushID) cannot be read")
         }
         switch claim.target.kind {
         case .apnsToken:
             guard let sender = senders.apnsSender(for: claim.target.environment) else {
-                return .failed(reason: "NoAPNsCredentials", detail: "app '\(claim.app)' has no apns section")
+                return .failed(reason: RelayFailure.noAPNsCredentials.rawValue, detail: "app '\(claim.app)' has no apns section")
             }
             let result: APNsSendResult
             // The client and the prepared push are used where they are held (both in objects
             // shared by every send), not copied per target.
             switch content.apns {
             case .success(let push)?: result = await sender.client.send(push, to: claim.target.value, index: UInt64(claim.index))
-            case .failure(let e)?: return .failed(reason: e.wouldBeRejectedAs?.rawValue ?? "PreflightFailed", detail: "\(e)")
-            case nil: return .failed(reason: "NoAPNsPayload", detail: "push \(claim.pushID) has no APNs payload")
+            case .failure(let e)?: return .failed(reason: e.wouldBeRejectedAs?.rawValue ?? RelayFailure.preflightFailed.rawValue, detail: "\(e)")
+            case nil: return .failed(reason: RelayFailure.noAPNsPayload.rawValue, detail: "push \(claim.pushID) has no APNs payload")
             }
             switch result.outcome {
             case .accepted(let a):
@@ -451,14 +451,14 @@ final class DeliveryWorkers: Sendable {
                 return .rejected(status: r.status, reason: r.reasonName, retryable: r.retryability.isRetryable,
                                  prune: r.reason?.prunesToken ?? false, attempts: result.attempts)
             case .failed(let e):
-                return .rejected(status: nil, reason: result.report.reason ?? "TransportError", retryable: true, prune: false,
+                return .rejected(status: nil, reason: result.report.reason ?? RelayFailure.transportError.rawValue, retryable: true, prune: false,
                                  attempts: max(1, result.attempts), detail: e.description)
             case .notSent(let why, let reason):
                 return .failed(reason: reason, detail: why, prune: reason == APNsReason.badDeviceToken.rawValue)
             }
         case .fcmToken, .fcmTopic, .fcmCondition:
             guard let client = senders.fcmClient, let message = content.fcm else {
-                return .failed(reason: "NoFCMCredentials", detail: "app '\(claim.app)' has no fcm section or the push no FCM message")
+                return .failed(reason: RelayFailure.noFCMCredentials.rawValue, detail: "app '\(claim.app)' has no fcm section or the push no FCM message")
             }
             let target: FCMTarget = claim.target.kind == .fcmToken ? .token(claim.target.value)
                 : claim.target.kind == .fcmTopic ? .topic(claim.target.value) : .condition(claim.target.value)
@@ -470,12 +470,12 @@ final class DeliveryWorkers: Sendable {
                 return .rejected(status: e.httpStatus, reason: e.reasonName, retryable: e.retryability.isRetryable,
                                  prune: e.prunesToken, attempts: result.attempts)
             case .failed(let e):
-                return .rejected(status: nil, reason: result.report.reason ?? "TransportError", retryable: true, prune: false,
+                return .rejected(status: nil, reason: result.report.reason ?? RelayFailure.transportError.rawValue, retryable: true, prune: false,
                                  attempts: max(1, result.attempts), detail: e.description)
             case .notSent(let why, let reason):
                 return .failed(reason: reason, detail: why)
             case .noAccessToken(let e):
-                return .rejected(status: nil, reason: result.report.reason ?? "AccessTokenError", retryable: true, prune: false,
+                return .rejected(status: nil, reason: result.report.reason ?? RelayFailure.accessTokenError.rawValue, retryable: true, prune: false,
                                  attempts: max(1, result.attempts), detail: e.description)
             }
         }
