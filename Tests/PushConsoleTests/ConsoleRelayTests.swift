@@ -248,7 +248,7 @@ final class ConsoleRelaySendTests: XCTestCase {
         let pushID = try XCTUnwrap(posted.json["id"] as? String)
         XCTAssertTrue(pushID.hasPrefix("p_"), pushID)
         XCTAssertEqual(posted.json["targets"] as? Int, 2)
-        let finished = await Poll.until(timeout: 20) { (try? await s.relay.queue.status(of: pushID, includeTargets: false))?.isFinished == true }
+        let finished = await Poll.until(timeout: 20) { (try? await s.relay.queue.status(of: PushID(pushID), includeTargets: false))?.isFinished == true }
         XCTAssertTrue(finished, "the console's push was queued and finished by the relay's workers")
         let status = try await s.client.send(HTTPRequest(method: "GET", url: s.base + "/v1/pushes/\(pushID)", headers: ["authorization": "Bearer \(s.key)"]))
         XCTAssertEqual(status.status, 200, "the API reads the console's push like its own: \(status.text)")
@@ -289,7 +289,7 @@ final class ConsoleRelaySendTests: XCTestCase {
                                                              headers: ["authorization": "Bearer \(s.key)"], body: Array(body.utf8)))
             XCTAssertEqual(posted.status, 202, posted.text)
             let id = try XCTUnwrap(posted.json["id"] as? String)
-            let done = await Poll.until(timeout: 20) { (try? await s.relay.queue.status(of: id, includeTargets: false))?.isFinished == true }
+            let done = await Poll.until(timeout: 20) { (try? await s.relay.queue.status(of: PushID(id), includeTargets: false))?.isFinished == true }
             XCTAssertTrue(done)
         }
         let devices = try await s.get("/console/api/relay/devices?app=demo")
@@ -325,7 +325,7 @@ final class ConsoleRelaySendTests: XCTestCase {
         let posted = try await s.client.send(HTTPRequest(method: "POST", url: s.base + "/v1/apps/demo/pushes",
                                                          headers: ["authorization": "Bearer \(s.key)"], body: Array(body.utf8)))
         let id = try XCTUnwrap(posted.json["id"] as? String, posted.text)
-        let done = await Poll.until(timeout: 20) { (try? await s.relay.queue.status(of: id, includeTargets: false))?.isFinished == true }
+        let done = await Poll.until(timeout: 20) { (try? await s.relay.queue.status(of: PushID(id), includeTargets: false))?.isFinished == true }
         XCTAssertTrue(done)
         let admin = try await s.relay.keys.create(scope: .admin, label: "metrics").key
         let prometheus = try await s.client.send(HTTPRequest(method: "GET", url: s.base + "/metrics", headers: ["authorization": "Bearer \(admin)"])).text

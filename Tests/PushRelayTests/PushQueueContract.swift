@@ -12,7 +12,7 @@ enum PushQueueContract {
 
     static let lease: Duration = .seconds(30)
 
-    static func submission(_ id: String, app: String = "demo", tokens: Int, key: String? = nil, fingerprint: String? = nil,
+    static func submission(_ id: PushID, app: String = "demo", tokens: Int, key: String? = nil, fingerprint: String? = nil,
                            at date: Date) -> PushSubmission {
         PushSubmission(id: id, app: app, content: Array("{\"push\":\"\(id)\"}".utf8),
                        targets: (0..<tokens).map { PushTarget(kind: .apnsToken, value: String(format: "%064x", $0)) },
@@ -171,7 +171,7 @@ enum PushQueueContract {
         time.advance(by: 2)
         let fast = try await queue.claim(consumer: "fast", limit: 10, lease: .seconds(30))
         XCTAssertEqual(fast.count, 7)
-        func target(_ claims: [ClaimedTarget], _ push: String, _ index: Int) -> ClaimedTarget {
+        func target(_ claims: [ClaimedTarget], _ push: PushID, _ index: Int) -> ClaimedTarget {
             claims.first { $0.pushID == push && $0.index == index }!
         }
         let first = try await queue.complete([sent(target(fast, "p_1", 0), at: time.now), sent(target(fast, "p_2", 1), at: time.now)])

@@ -61,7 +61,7 @@ final class SQLitePushQueueTests: XCTestCase {
         let path = directory.appendingPathComponent("queue.sqlite").path
         let before = try SQLitePushQueue(path: path, time: time)
         for (i, size) in [10_000, 10_003, 2].enumerated() {
-            _ = try await before.enqueue(PushQueueContract.submission("p_\(i)", tokens: size, at: time.now))
+            _ = try await before.enqueue(PushQueueContract.submission(PushID("p_\(i)"), tokens: size, at: time.now))
         }
         let first = try await before.claim(consumer: "w", limit: 5, lease: .seconds(300))
         try await before.complete(first.prefix(3).map { PushQueueContract.sent($0, at: time.now) })
@@ -113,7 +113,7 @@ final class SQLitePushQueueTests: XCTestCase {
         try await withThrowingTaskGroup(of: Void.self) { group in
             for i in 0..<count {
                 group.addTask {
-                    _ = try await queue.enqueue(PushQueueContract.submission("p_\(i)", tokens: 2, at: Date()))
+                    _ = try await queue.enqueue(PushQueueContract.submission(PushID("p_\(i)"), tokens: 2, at: Date()))
                     let other = try SQLiteDatabaseProbe(path: path)
                     XCTAssertEqual(try other.targetCount(push: "p_\(i)"), 2)
                 }

@@ -57,7 +57,7 @@ extension DemoScenario {
             let counts = answer?["counts"]?.numberValue?.intValue ?? 0
             let logs = answer?["logs"]?.arrayValue?.count ?? -1
             let pushID = answer?["push_ids"]?.arrayValue?.elements.first?.stringValue ?? "?"
-            let status = try? await relay.queue.status(of: pushID, includeTargets: false)
+            let status = try? await relay.queue.status(of: PushID(pushID), includeTargets: false)
             let sent = status?.sent ?? 0
             return (response.status == 200 && counts == 1 && logs == 0 && sent == 1, [
                 "POST /gorush/demo/api/push?sync=true → \(response.status), counts \(counts), \(logs) failure log(s)",

@@ -20,10 +20,10 @@ public struct RelayLogFeed: RelayObserver {
         var row = LoggedPush(receivedAt: push.acceptedAt, source: .relay, platform: Self.showsAPNsPayload(push.content, target: shown) ? .apns : .fcm,
                              app: push.app, target: shown?.value,
                              device: "\(push.targets.count) target\(push.targets.count == 1 ? "" : "s")\(mixed ? " (APNs + FCM)" : "")",
-                             pushType: push.content.apns?.pushType?.rawValue, status: 202, reason: nil, messageID: push.pushID,
+                             pushType: push.content.apns?.pushType?.rawValue, status: 202, reason: nil, messageID: push.pushID.rawValue,
                              uniqueID: nil, deliveryID: Self.deliveryID(push.content), headers: Self.headers(push.content, app: push.app),
                              payload: Self.payload(push.content, target: shown))
-        row.relayPushID = push.pushID
+        row.relayPushID = push.pushID.rawValue
         log.append(row)
     }
 
@@ -38,7 +38,7 @@ public struct RelayLogFeed: RelayObserver {
                              deliveryID: result.content.flatMap(Self.deliveryID),
                              headers: result.content.map { Self.headers($0, app: result.app) } ?? [:],
                              payload: result.content.map { Self.payload($0, target: result.target) } ?? "")
-        row.relayPushID = result.pushID
+        row.relayPushID = result.pushID.rawValue
         log.append(row)
     }
 

@@ -27,7 +27,7 @@ enum RelayConsoleAPI {
             var providerID: String?
             var attempts: Int
             var finishedAt: Date
-            var pushID: String
+            var pushID: PushID
             var results: Int
             var sent: Int
 
@@ -51,7 +51,7 @@ enum RelayConsoleAPI {
             var token: String
             var kind: String
             var reason: String
-            var pushID: String
+            var pushID: PushID
             var reportedAt: Date
 
             init(_ t: InvalidToken) {

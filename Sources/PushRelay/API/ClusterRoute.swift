@@ -33,7 +33,7 @@ extension RelayRoutes {
             ("dead_letters", RelayJSON.object([
                 ("count", RelayJSON.number(status.deadLetterCount)),
                 ("recent", .array(JSONArray(status.recentDeadLetters.map { d in
-                    RelayJSON.object([("push_id", .string(d.pushID)), ("index", RelayJSON.number(d.index)), ("app", .string(d.app)),
+                    RelayJSON.object([("push_id", .string(d.pushID.rawValue)), ("index", RelayJSON.number(d.index)), ("app", .string(d.app)),
                                       ("deliveries", RelayJSON.number(d.deliveries)), ("dead_by", .string(d.deadBy))])
                 }))),
             ])),

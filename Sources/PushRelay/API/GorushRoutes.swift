@@ -92,13 +92,13 @@ struct GorushRoutes: Sendable {
                         ("notif_id", RelayJSON.string(notification.notifID)), ("type", .string(t.phase == .failed ? "failed-push" : "pending-push")),
                         ("platform", .string(notification.platform == GorushRequest.iOS ? "ios" : "android")), ("token", .string(t.target.value)),
                         ("message", .string(t.outcome == nil ? "not finished within \(RelayRoutes.maxWait)" : "push failed")),
-                        ("error", .string(t.outcome?.reason ?? t.lastError ?? "pending")), ("push_id", .string(receipt.pushID)),
+                        ("error", .string(t.outcome?.reason ?? t.lastError ?? "pending")), ("push_id", .string(receipt.pushID.rawValue)),
                     ]))
                 }
             }
         }
         let body = RelayJSON.object([("counts", RelayJSON.number(counts)), ("logs", .array(JSONArray(logs))), ("success", .string("ok")),
-                                     ("push_ids", .array(JSONArray(receipts.map { .string($0.1.pushID) })))])
+                                     ("push_ids", .array(JSONArray(receipts.map { .string($0.1.pushID.rawValue) })))])
         var headers = HTTPHeaders()
         if receipts.contains(where: { $0.1.isReplay }) { headers.add("idempotent-replayed", "true") }
         return .json(200, body.minifiedString, headers: headers)

@@ -15,6 +15,6 @@ final class PushIDSource: Sendable {
         out += time
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<16 { out.append(Self.alphabet[Int(generator.next() & 31)]) }
-        return String(decoding: out, as: UTF8.self)
+        return PushID(String(decoding: out, as: UTF8.self))
     }
 }

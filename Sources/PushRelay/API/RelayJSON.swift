@@ -26,7 +26,7 @@ enum RelayJSON {
 
     static func pushStatus(_ s: PushStatus) -> JSONValue {
         var members: [(String, JSONValue?)] = [
-            ("id", .string(s.pushID)), ("app", .string(s.app)), ("accepted_at", time(s.acceptedAt)),
+            ("id", .string(s.pushID.rawValue)), ("app", .string(s.app)), ("accepted_at", time(s.acceptedAt)),
             ("targets", number(s.targetCount)), ("sent", number(s.sent)), ("failed", number(s.failed)),
             ("pending", number(s.targetCount - s.sent - s.failed)), ("finished", .bool(s.isFinished)),
         ]
@@ -45,25 +45,25 @@ enum RelayJSON {
     }
 
     static func delivery(_ d: DeliveryRecord) -> JSONValue {
-        object([("push_id", .string(d.pushID)), ("index", number(d.index))] + target(d.target) + outcome(d.outcome, kind: d.target.kind))
+        object([("push_id", .string(d.pushID.rawValue)), ("index", number(d.index))] + target(d.target) + outcome(d.outcome, kind: d.target.kind))
     }
 
     static func invalidToken(_ t: InvalidToken) -> JSONValue {
-        object([(t.kind.rawValue, .string(t.token)), ("reason", .string(t.reason)), ("push_id", .string(t.pushID)),
+        object([(t.kind.rawValue, .string(t.token)), ("reason", .string(t.reason)), ("push_id", .string(t.pushID.rawValue)),
                 ("reported_at", time(t.reportedAt))])
     }
 
     static func resultEvent(pushID: PushID, index: Int, target t: PushTarget, outcome o: TargetOutcome) -> JSONValue {
-        object([("type", .string("result")), ("push_id", .string(pushID)), ("index", number(index))] + target(t) + outcome(o, kind: t.kind))
+        object([("type", .string("result")), ("push_id", .string(pushID.rawValue)), ("index", number(index))] + target(t) + outcome(o, kind: t.kind))
     }
 
     static func invalidTokenEvent(pushID: PushID, target t: PushTarget, outcome o: TargetOutcome) -> JSONValue {
-        object([("type", .string("invalid_token")), ("push_id", .string(pushID))] + target(t)
+        object([("type", .string("invalid_token")), ("push_id", .string(pushID.rawValue))] + target(t)
                + [("reason", string(o.reason)), ("reported_at", time(o.finishedAt))])
     }
 
     static func pushFinishedEvent(_ s: PushStatus) -> JSONValue {
-        object([("type", .string("push_finished")), ("push_id", .string(s.pushID)), ("targets", number(s.targetCount)),
+        object([("type", .string("push_finished")), ("push_id", .string(s.pushID.rawValue)), ("targets", number(s.targetCount)),
                 ("sent", number(s.sent)), ("failed", number(s.failed))])
     }
 }

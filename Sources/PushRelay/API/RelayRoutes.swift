@@ -103,7 +103,7 @@ struct RelayRoutes: Sendable {
         let receipt = try await enqueue(app: app, content: parsed.content, targets: parsed.targets, key: key,
                                         fingerprint: Self.fingerprint(kind: "native", app: app.name, body: body))
         var members: [(String, JSONValue?)] = [
-            ("id", .string(receipt.pushID)), ("targets", RelayJSON.number(receipt.targetCount)),
+            ("id", .string(receipt.pushID.rawValue)), ("targets", RelayJSON.number(receipt.targetCount)),
             ("accepted_at", RelayJSON.time(receipt.acceptedAt)), ("status_url", .string("/v1/pushes/\(receipt.pushID)")),
         ]
         if !parsed.warnings.isEmpty { members.append(("warnings", .array(JSONArray(parsed.warnings.map(APIError.findingJSON))))) }
@@ -149,7 +149,7 @@ struct RelayRoutes: Sendable {
 
     private func pushStatus(_ request: ServerRequest) async throws -> ServerResponse {
         let scope = try await authenticate(request)
-        let id = request.pathParameters["id"] ?? ""
+        let id = PushID(request.pathParameters["id"] ?? "")
         let query = Query(request.query)
         let wait = try query.duration("wait", max: Self.maxWait)
         let includeResults = try query.bool("results") ?? true

@@ -104,7 +104,7 @@ public final class RedisPushQueue: PushQueue {
     public func enqueue(_ submission: PushSubmission) async throws(PushQueueError) -> EnqueueReceipt {
         try checkOpen()
         let idempotencyKey = submission.idempotencyKey.map { "\(P):idem:\(submission.app):\($0)" } ?? P
-        var arguments = [P, submission.id, submission.app, String(decoding: submission.content, as: UTF8.self),
+        var arguments = [P, submission.id.rawValue, submission.app, String(decoding: submission.content, as: UTF8.self),
                          String(submission.targets.count), String(submission.acceptedAt.timeIntervalSince1970),
                          submission.idempotencyKey ?? "", submission.requestFingerprint ?? "", String(configuration.capacity),
                          String(configuration.chunkSize)]
@@ -121,8 +121,8 @@ public final class RedisPushQueue: PushQueue {
             return EnqueueReceipt(pushID: submission.id, targetCount: submission.targets.count, acceptedAt: submission.acceptedAt, isReplay: false)
         case "replay"? where parts.count == 5:
             let key = submission.idempotencyKey ?? ""
-            if parts[2] != (submission.requestFingerprint ?? "") { throw .idempotencyConflict(key: key, pushID: parts[1]) }
-            return EnqueueReceipt(pushID: parts[1], targetCount: Int(parts[3]) ?? 0,
+            if parts[2] != (submission.requestFingerprint ?? "") { throw .idempotencyConflict(key: key, pushID: PushID(parts[1])) }
+            return EnqueueReceipt(pushID: PushID(parts[1]), targetCount: Int(parts[3]) ?? 0,
                                   acceptedAt: Date(timeIntervalSince1970: Double(parts[4]) ?? 0), isReplay: true)
         case "full"? where parts.count == 2:
             throw .full(unfinished: Int(parts[1]) ?? 0, incoming: submission.targets.count, capacity: configuration.capacity)
@@ -167,13 +167,13 @@ public final class RedisPushQueue: PushQueue {
             let count = Int(flat[index + 4]) ?? 0
             index += 5
             guard index + 3 * count <= flat.count else { break }
-            let content = try await content(of: push)
+            let content = try await content(of: PushID(push))
             for k in 0..<count {
                 let at = index + 3 * k
                 guard let content else { continue }
                 let f = Self.split(flat[at + 1])
                 claims.append(ClaimedTarget(
-                    pushID: push, index: Int(flat[at]) ?? 0, app: app,
+                    pushID: PushID(push), index: Int(flat[at]) ?? 0, app: app,
                     target: PushTarget(kind: PushTarget.Kind(rawValue: f[0]) ?? .apnsToken, value: f.count > 2 ? f[2] : "",
                                        environment: f.count > 1 ? APNsEnvironment(rawValue: f[1]) : nil),
                     content: content.content, attempts: Int(flat[at + 2]) ?? 0, receipt: receipt))
@@ -225,7 +225,7 @@ public final class RedisPushQueue: PushQueue {
                 let o = results[position].outcome, c = results[position].claim
                 let outcome = Self.encode(o), at = String(o.finishedAt.timeIntervalSince1970)
                 let index = String(c.index)
-                lines.append([c.pushID, index, c.target.kind.rawValue, c.target.environment?.rawValue ?? "", c.target.value, outcome, at]
+                lines.append([c.pushID.rawValue, index, c.target.kind.rawValue, c.target.environment?.rawValue ?? "", c.target.value, outcome, at]
                     .joined(separator: sep))
                 if o.tokenInvalid {
                     invalid += [String(k + 1), [c.target.kind.rawValue, c.target.value, o.reason ?? "invalid", at].joined(separator: sep)]
@@ -236,7 +236,7 @@ public final class RedisPushQueue: PushQueue {
                 newest = max(newest, o.finishedAt.timeIntervalSince1970)
                 ordinals.append(position)
             }
-            arguments += [push, results[positions[0]].claim.app, String(positions.count), statuses, lines.joined(separator: "\u{1e}"),
+            arguments += [push.rawValue, results[positions[0]].claim.app, String(positions.count), statuses, lines.joined(separator: "\u{1e}"),
                           String(newest), Set(indices).count == indices.count ? "1" : "0", String(invalid.count / 2)]
             arguments += indices
             arguments += fields
@@ -244,7 +244,7 @@ public final class RedisPushQueue: PushQueue {
         }
         for receipt in entryOrder {
             let entry = byEntry[receipt]!
-            arguments += [receipt, entry.push, String(entry.targets.count)] + entry.targets
+            arguments += [receipt, entry.push.rawValue, String(entry.targets.count)] + entry.targets
         }
         let reply = try await redis { () async throws(RedisError) in
             try await client.eval(RedisQueueScripts.complete, keys: [streamKey], arguments: arguments)
@@ -255,7 +255,7 @@ public final class RedisPushQueue: PushQueue {
         }
         let ignored = positions.compactMap { $0.integer.map { ordinals[Int($0)] } }.sorted()
         return CompletionReport(recorded: Int(recorded), duplicates: Int(duplicates), ignoredPositions: ignored,
-                                finishedPushes: Set(parts.dropFirst(3).compactMap(\.string)))
+                                finishedPushes: Set(parts.dropFirst(3).compactMap { $0.string.map(PushID.init(rawValue:)) }))
     }
 
     public func reschedule(_ retries: [TargetRetry]) async throws(PushQueueError) {
@@ -264,7 +264,7 @@ public final class RedisPushQueue: PushQueue {
         var arguments = [P, group]
         for retry in retries {
             let c = retry.claim
-            arguments += [c.receipt, c.pushID, String(c.index), c.app, String(retry.attempts), retry.lastError ?? "",
+            arguments += [c.receipt, c.pushID.rawValue, String(c.index), c.app, String(retry.attempts), retry.lastError ?? "",
                           String(retry.notBefore.timeIntervalSince1970)]
         }
         try await redis { () async throws(RedisError) in
@@ -363,7 +363,7 @@ public final class RedisPushQueue: PushQueue {
                 if let token, f[4] != token { continue }
                 guard let outcome = Self.decode(f[5]) else { continue }
                 if let since, outcome.finishedAt < since { continue }
-                out.append(DeliveryRecord(pushID: f[0], index: Int(f[1]) ?? 0,
+                out.append(DeliveryRecord(pushID: PushID(f[0]), index: Int(f[1]) ?? 0,
                                           target: PushTarget(kind: PushTarget.Kind(rawValue: f[2]) ?? .apnsToken, value: f[4],
                                                              environment: APNsEnvironment(rawValue: f[3])),
                                           outcome: outcome))
@@ -381,7 +381,7 @@ public final class RedisPushQueue: PushQueue {
             let at = Date(timeIntervalSince1970: Double(entry["t"] ?? "") ?? 0)
             if let since, at < since { return true }
             out.append(InvalidToken(token: entry["v"] ?? "", kind: PushTarget.Kind(rawValue: entry["k"] ?? "") ?? .apnsToken,
-                                    reason: entry["r"] ?? "", pushID: entry["p"] ?? "", reportedAt: at))
+                                    reason: entry["r"] ?? "", pushID: PushID(entry["p"] ?? ""), reportedAt: at))
             return out.count < limit
         }
         return out
@@ -456,7 +456,7 @@ public final class RedisPushQueue: PushQueue {
             }
         }
         let dead = (replies[3].array ?? []).compactMap(RedisStreamEntry.init(reply:)).map { entry in
-            RedisClusterStatus.DeadLetter(pushID: entry["p"] ?? "", index: Int(entry["i"] ?? "") ?? 0, app: entry["a"] ?? "",
+            RedisClusterStatus.DeadLetter(pushID: PushID(entry["p"] ?? ""), index: Int(entry["i"] ?? "") ?? 0, app: entry["a"] ?? "",
                                           deliveries: Int(entry["deliveries"] ?? "") ?? 0, deadBy: entry["dead-by"] ?? "")
         }
         return RedisClusterStatus(redis: endpoint.description, depth: depth, retryWaiting: Int(replies[4].integer ?? 0),

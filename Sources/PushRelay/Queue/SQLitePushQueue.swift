@@ -135,7 +135,7 @@ public final class SQLitePushQueue: PushQueue {
             if let key = submission.idempotencyKey {
                 let existing = try batch.sql { try db.query(QueueStatements.pushByIdempotencyKey, [.text(submission.app), .text(key)]).first }
                 if let row = existing {
-                    let pushID = row.string(0) ?? ""
+                    let pushID = PushID(row.string(0) ?? "")
                     if row.string(1) != submission.requestFingerprint {
                         throw .idempotencyConflict(key: key, pushID: pushID)
                     }
@@ -150,7 +150,7 @@ public final class SQLitePushQueue: PushQueue {
             let first = batch.nextTargetID
             try batch.sql {
                 try db.run(QueueStatements.insertPush, [
-                    .text(submission.id), .text(submission.app), .blob(submission.content), .int(submission.targets.count),
+                    .text(submission.id.rawValue), .text(submission.app), .blob(submission.content), .int(submission.targets.count),
                     .real(accepted), .text(submission.idempotencyKey), .text(submission.requestFingerprint), .integer(first),
                 ])
                 let pushRow = db.lastInsertRowID
@@ -236,12 +236,12 @@ public final class SQLitePushQueue: PushQueue {
                     if o.tokenInvalid {
                         try db.run(QueueStatements.insertInvalidToken, [
                             .text(result.claim.app), .text(result.claim.target.kind.rawValue), .text(result.claim.target.value),
-                            .text(o.reason ?? "invalid"), .text(result.claim.pushID), .real(o.finishedAt.timeIntervalSince1970),
+                            .text(o.reason ?? "invalid"), .text(result.claim.pushID.rawValue), .real(o.finishedAt.timeIntervalSince1970),
                         ])
                     }
                 }
                 for (pushID, n) in counts {
-                    let counted = try db.query(QueueStatements.countResults, [.int(n.sent), .int(n.failed), .text(pushID)])
+                    let counted = try db.query(QueueStatements.countResults, [.int(n.sent), .int(n.failed), .text(pushID.rawValue)])
                     if counted.first?.int(0) == 1 { report.finishedPushes.insert(pushID) }
                 }
             }
@@ -292,7 +292,7 @@ public final class SQLitePushQueue: PushQueue {
     public func status(of push: PushID, includeTargets: Bool) async throws(PushQueueError) -> PushStatus? {
         try readChecked()
         let rows: (push: SQLiteRow, targets: [SQLiteRow])? = try Self.sql {
-            guard let row = try reader.query(QueueStatements.pushByID, [.text(push)]).first else { return nil }
+            guard let row = try reader.query(QueueStatements.pushByID, [.text(push.rawValue)]).first else { return nil }
             guard includeTargets, let first = row.int(6) else { return (row, []) }
             let count = row.int(3) ?? 0
             return (row, try reader.query(QueueStatements.targetsInRange, [.int(first), .int(first + count)]))
@@ -318,7 +318,7 @@ public final class SQLitePushQueue: PushQueue {
                 rows = try reader.query(QueueStatements.deliveriesOfApp, [.text(app), .real(since), .int(limit)])
             }
             return rows.map { row in
-                DeliveryRecord(pushID: row.string(0) ?? "", index: row.int(1) ?? 0,
+                DeliveryRecord(pushID: PushID(row.string(0) ?? ""), index: row.int(1) ?? 0,
                                target: Self.target(kind: row.string(2), value: row.string(3), environment: row.string(4)),
                                outcome: Self.outcome(row, from: 5))
             }
@@ -331,7 +331,7 @@ public final class SQLitePushQueue: PushQueue {
         return try Self.sql {
             try reader.query(QueueStatements.invalidTokensOfApp, [.text(app), .real(since), .int(limit)]).map { row in
                 InvalidToken(token: row.string(1) ?? "", kind: PushTarget.Kind(rawValue: row.string(0) ?? "") ?? .apnsToken,
-                             reason: row.string(2) ?? "", pushID: row.string(3) ?? "",
+                             reason: row.string(2) ?? "", pushID: PushID(row.string(3) ?? ""),
                              reportedAt: Date(timeIntervalSince1970: row.double(4) ?? 0))
             }
         }
@@ -580,7 +580,7 @@ public final class SQLitePushQueue: PushQueue {
     private func readPush(row: Int64) throws(PushQueueError) -> (id: PushID, app: String, content: [UInt8])? {
         try Self.sql {
             guard let r = try reader.query(QueueStatements.pushContent, [.integer(row)]).first else { return nil }
-            return (r.string(0) ?? "", r.string(1) ?? "", r.blob(2) ?? [])
+            return (PushID(r.string(0) ?? ""), r.string(1) ?? "", r.blob(2) ?? [])
         }
     }
 
