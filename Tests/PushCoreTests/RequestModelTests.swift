@@ -16,10 +16,24 @@ final class RequestModelTests: XCTestCase {
     func testAPNsRequestContextReadsWireHeadersCaseInsensitively() {
         let ctx = APNsRequest(headers: [("APNS-Push-Type", "voip"), ("apns-topic", "io.x.voip"), ("apns-priority", "10"),
                                                ("apns-priority", "5")], deviceToken: "abc")
-        XCTAssertEqual(ctx.pushType, "voip")
+        XCTAssertEqual(ctx.pushType, .known(.voip))
         XCTAssertEqual(ctx.topic, "io.x.voip")
-        XCTAssertEqual(ctx.priority, "10", "the first of duplicate headers")
+        XCTAssertEqual(ctx.priority, .known(.immediate), "the first of duplicate headers")
         XCTAssertEqual(ctx.deviceToken, "abc")
+    }
+
+    /// Typed fields keep a value APNs refuses as it came: the rules name it, the headers resend it.
+    func testAPNsRequestKeepsUnknownHeaderValuesAsTheyCame() {
+        let id = "0b7a3c2e-5f1d-4c8b-9a6e-2d4f8b1c3e5a"
+        let ctx = APNsRequest(headers: [("apns-push-type", "banner"), ("apns-priority", "05"), ("apns-id", "not-a-uuid")])
+        XCTAssertEqual(ctx.pushType, .unrecognized("banner"))
+        XCTAssertEqual(ctx.priority, .unrecognized("05"))
+        XCTAssertEqual(ctx.apnsID, .unrecognized("not-a-uuid"))
+        XCTAssertNil(ctx.knownPushType)
+        XCTAssertEqual(ctx.effectivePushType, .alert)
+        XCTAssertEqual(ctx.headerFields.map(\.value), ["banner", "05", "not-a-uuid"])
+        XCTAssertEqual(APNsRequest(apnsID: id).apnsID?.known?.header, id)
+        XCTAssertEqual(APNsRequest(apnsID: id.uppercased()).apnsID?.known?.header, id.uppercased(), "either case, echoed as given")
     }
 
     func testFCMRequestRoundTripsThroughJSON() throws {

@@ -49,6 +49,30 @@ final class ValidateCommandTests: XCTestCase {
         XCTAssertTrue(r.stdout.contains("header apns-topic  apns.topic.suffix"), r.stdout)
     }
 
+    /// A push type or priority APNs does not know, passed on purpose, is checked as the request
+    /// would carry it: a finding naming the value (exit 1), the push judged as the alert APNs
+    /// would apply. `send` refuses the same push type as a usage error before sending (exit 2).
+    func testUnknownPushTypeAndPriorityAreFindingsNotUsageErrors() throws {
+        let payload = Fixtures.path("payloads/apns/basic-alert.json")
+        let r = try ProcessRunner.pushlab(["validate", "--json", "--push-type", "banner", "--priority", "7", payload])
+        XCTAssertEqual(r.status, 1, r.stderr)
+        let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        let file = try XCTUnwrap((json["files"] as? [[String: Any]])?.first)
+        let findings = try XCTUnwrap(file["findings"] as? [[String: Any]])
+        XCTAssertEqual(findings.map { $0["rule"] as? String }, ["apns.push-type.unknown", "apns.priority.value"])
+        XCTAssertEqual(findings.map { $0["header"] as? String }, ["apns-push-type", "apns-priority"])
+        XCTAssertEqual(findings.first?["message"] as? String, #"apns-push-type "banner" is not a push type APNs knows"#)
+        XCTAssertEqual(findings.last?["message"] as? String, #"apns-priority is "7""#)
+        XCTAssertEqual(file["pushType"] as? String, "alert")
+
+        let closed = try ClosedPort()
+        let send = try ProcessRunner.pushlab(["send", "apns", "--key", Fixtures.path("certs/AuthKey_PLDEVKEY01.p8"), "--key-id", Fixtures.apnsKeyID,
+                                              "--team-id", Fixtures.apnsTeamID, "--topic", Fixtures.bundleID, "--token", String(repeating: "ab", count: 32),
+                                              "--url", "https://127.0.0.1:\(closed.port)", "--push-type", "banner", payload])
+        XCTAssertEqual(send.status, 2, send.stderr)
+        XCTAssertTrue(send.stderr.contains("--push-type banner is not an APNs push type"), send.stderr)
+    }
+
     func testRulesListsTheCatalog() throws {
         let r = try ProcessRunner.pushlab(["validate", "--rules"])
         XCTAssertEqual(r.status, 0)

@@ -2,8 +2,20 @@ import Foundation
 import Synchronization
 
 /// `apns-id` values (docs/specs/apns.md "Request"): a canonical UUID, 8-4-4-4-12 hex digits.
-/// The one rule for the sender's pre-flight, the validator and the gateway emulator.
-public enum APNsID {
+/// The one rule for the sender's pre-flight, the validator and the gateway emulator. A value is
+/// an id that passed it (`APNsRequest.apnsID`); the statics make and check ids as strings.
+public struct APNsID: APNsHeaderRepresentable, CustomStringConvertible {
+    /// The id exactly as given (APNs accepts either case and echoes what it got).
+    public let header: String
+
+    /// Nil unless `header` is a canonical UUID.
+    public init?(header: String) {
+        guard Self.isCanonical(header) else { return nil }
+        self.header = header
+    }
+
+    public var description: String { header }
+
     /// A new id: a version 4 (random) UUID, lowercase as APNs writes them.
     public static func generate() -> String { source.next() }
 

@@ -12,18 +12,18 @@ public struct APNsRequest: Sendable, Hashable {
     public var deviceToken: String
     /// `authorization` (`bearer <provider token>`); the sender adds it per attempt.
     public var authorization: String?
-    /// `apns-push-type`.
-    public var pushType: String?
-    /// `apns-priority`.
-    public var priority: String?
+    /// `apns-push-type`: a type APNs knows, or the text of one it does not.
+    public var pushType: APNsHeaderValue<APNsPushType>?
+    /// `apns-priority`: 10, 5 or 1, or the text of a value APNs refuses.
+    public var priority: APNsHeaderValue<APNsPriority>?
     /// `apns-topic`: the bundle id plus the push type's suffix.
     public var topic: String?
     /// `apns-expiration` in UNIX seconds (0 = deliver once).
     public var expiration: String?
     /// `apns-collapse-id`.
     public var collapseID: String?
-    /// `apns-id`; nil lets APNs generate one.
-    public var apnsID: String?
+    /// `apns-id`; nil lets APNs generate one. A canonical UUID, or the text of one that is not.
+    public var apnsID: APNsHeaderValue<APNsID>?
     /// One of the headers APNs reads came more than once (DuplicateHeaders).
     public var hasDuplicateHeader: Bool
     /// The payload bytes exactly as sent (the 4096/5120 limit applies to them).
@@ -36,12 +36,12 @@ public struct APNsRequest: Sendable, Hashable {
         self.method = method
         self.deviceToken = deviceToken
         self.authorization = authorization
-        self.pushType = pushType
-        self.priority = priority
+        self.pushType = pushType.map(APNsHeaderValue.init(header:))
+        self.priority = priority.map(APNsHeaderValue.init(header:))
         self.topic = topic
         self.expiration = expiration
         self.collapseID = collapseID
-        self.apnsID = apnsID
+        self.apnsID = apnsID.map(APNsHeaderValue.init(header:))
         self.hasDuplicateHeader = false
         self.body = body
     }
@@ -80,6 +80,10 @@ public struct APNsRequest: Sendable, Hashable {
         if slot == nil { slot = value } else { duplicate = true }
     }
 
+    private static func keep<Known>(_ value: String, in slot: inout APNsHeaderValue<Known>?, duplicate: inout Bool) {
+        if slot == nil { slot = APNsHeaderValue(header: value) } else { duplicate = true }
+    }
+
     private enum Slot { case authorization, apnsID, expiration, priority, pushType, topic, collapseID }
 
     /// Which header APNs reads `name` is; nil for every other header. Switching on the length
@@ -110,7 +114,7 @@ public struct APNsRequest: Sendable, Hashable {
     public var path: String { APNsPath.device(deviceToken) }
 
     /// The `apns-push-type` when it names a type APNs knows.
-    public var knownPushType: APNsPushType? { pushType.flatMap(APNsPushType.init(rawValue:)) }
+    public var knownPushType: APNsPushType? { pushType?.known }
 
     /// The push type APNs applies: the header's, or alert when there is none.
     public var effectivePushType: APNsPushType { knownPushType ?? .alert }
@@ -120,12 +124,12 @@ public struct APNsRequest: Sendable, Hashable {
     public var headerFields: [(name: String, value: String)] {
         var out: [(name: String, value: String)] = []
         out.reserveCapacity(6)
-        if let pushType { out.append((APNsHeader.pushType, pushType)) }
+        if let pushType { out.append((APNsHeader.pushType, pushType.header)) }
         if let topic { out.append((APNsHeader.topic, topic)) }
-        if let priority { out.append((APNsHeader.priority, priority)) }
+        if let priority { out.append((APNsHeader.priority, priority.header)) }
         if let expiration { out.append((APNsHeader.expiration, expiration)) }
         if let collapseID { out.append((APNsHeader.collapseID, collapseID)) }
-        if let apnsID { out.append((APNsHeader.id, apnsID)) }
+        if let apnsID { out.append((APNsHeader.id, apnsID.header)) }
         return out
     }
 

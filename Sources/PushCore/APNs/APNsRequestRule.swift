@@ -47,10 +47,10 @@ public enum APNsRequestRule: String, Sendable, Hashable, CaseIterable {
         case .deviceTokenPresent: return request.deviceToken.isEmpty
         case .deviceTokenIsHex: return !request.deviceToken.isEmpty && DeviceToken.classify(request.deviceToken) != .apns
         case .noDuplicateHeaders: return request.hasDuplicateHeader
-        case .apnsIDIsCanonicalUUID: return request.apnsID.map { !APNsID.isCanonical($0) } ?? false
+        case .apnsIDIsCanonicalUUID: return request.apnsID.map { $0.known == nil } ?? false
         case .expirationIsUNIXSeconds: return request.expiration.map { !APNsRequestRules.isUNIXSeconds($0) } ?? false
-        case .priorityIsKnown: return request.priority.map { APNsPriority(header: $0) == nil } ?? false
-        case .pushTypeIsKnown: return request.pushType.map { APNsPushType(rawValue: $0) == nil } ?? false
+        case .priorityIsKnown: return request.priority.map { $0.known == nil } ?? false
+        case .pushTypeIsKnown: return request.pushType.map { $0.known == nil } ?? false
         case .topicPresent: return request.topic?.isEmpty ?? true
         case .topicIsBundleID: return request.topic.map { !APNsRequestRules.isBundleID($0) } ?? false
         case .collapseIDAtMost64Bytes: return request.collapseID.map { $0.utf8.count > APNsRequestRules.maximumCollapseIDBytes } ?? false

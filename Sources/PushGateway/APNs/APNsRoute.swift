@@ -51,7 +51,7 @@ struct APNsRoute: Sendable {
         var apns = APNsRequest(method: request.method, deviceToken: request.pathParameters["token"] ?? "", body: request.body)
         for field in request.headers { apns.add(wireField: field.name, value: field.value) }
         let token = apns.deviceToken
-        let apnsID = APNsID.echoable(apns.apnsID) ?? ids.next()
+        let apnsID = apns.apnsID?.known?.header ?? ids.next()
         var device: EmulatedDevice?
         var deliveryID: String?
         var streamLimitRaised = false
@@ -98,12 +98,12 @@ struct APNsRoute: Sendable {
         }()
 
         let uniqueID = verdict == nil && sandbox ? ids.next() : nil
-        record(request: request, token: token, device: device, topic: apns.topic, pushType: apns.pushType, apnsID: apnsID,
+        record(request: request, token: token, device: device, topic: apns.topic, pushType: apns.pushType?.header, apnsID: apnsID,
                status: verdict?.status ?? 200, reason: verdict?.reasonName, deliveryID: deliveryID, uniqueID: uniqueID, now: now)
         if let verdict { return .now(respond(verdict, apnsID: apnsID)) }
         if !streamLimitRaised { raiseStreamLimitOnce(request.connection) }
         sink?.deliver(AcceptedPush(service: .apns, device: device, payload: request.body, messageID: apnsID,
-                                   deliveryID: deliveryID, receivedAt: now, token: token, priority: apns.priority.flatMap { Int($0) }))
+                                   deliveryID: deliveryID, receivedAt: now, token: token, priority: apns.priority.flatMap { Int($0.header) }))
         let headers = uniqueID.map { [HTTPHeader(APNsHeader.id, apnsID), HTTPHeader(APNsHeader.uniqueID, $0)] }
                       ?? [HTTPHeader(APNsHeader.id, apnsID)]
         return .now(ServerResponse(status: 200, headers: HTTPHeaders(headers)))

@@ -22,7 +22,7 @@ enum APNsChecks {
         deviceToken(context, into: &c)
         let pushType = explicit ?? APNsPushType.inferred(from: root)
         if let explicit, let required = explicit.requiredPriority {
-            let priority = context.priority.flatMap(APNsPriority.init(header:)) ?? .immediate
+            let priority = context.priority?.known ?? .immediate
             if priority != required {
                 c.report(RuleCatalog.apnsBackgroundPriority, nil,
                          context.priority.map { "a background push is sent with apns-priority \($0)" }
@@ -45,14 +45,14 @@ enum APNsChecks {
     static func headers(_ h: APNsRequest, base: JSONPointer? = nil, into c: inout FindingCollector) -> APNsPushType? {
         func place(_ name: String) -> (JSONPointer?, String?) { base.map { ($0 / name, nil) } ?? (nil, name) }
         let pushType = h.knownPushType
-        if let raw = h.pushType {
+        if let raw = h.pushType?.header {
             if APNsRequestRule.pushTypeIsKnown.isViolated(by: h) {
                 let (p, hd) = place(APNsHeader.pushType)
                 let hint = closestName(to: raw, in: APNsPushType.allCases.map(\.rawValue)).map { " (did you mean \($0)?)" } ?? ""
                 c.report(RuleCatalog.apnsPushTypeUnknown, p, "apns-push-type \"\(raw)\" is not a push type APNs knows\(hint)", header: hd)
             }
         }
-        if let raw = h.priority, APNsRequestRule.priorityIsKnown.isViolated(by: h) {
+        if let raw = h.priority?.header, APNsRequestRule.priorityIsKnown.isViolated(by: h) {
             let (p, hd) = place(APNsHeader.priority)
             c.report(RuleCatalog.apnsPriorityValue, p, "apns-priority is \"\(raw)\"", header: hd)
         }
@@ -78,7 +78,7 @@ enum APNsChecks {
             let (p, hd) = place(APNsHeader.expiration)
             c.report(RuleCatalog.apnsExpirationValue, p, "apns-expiration is \"\(exp)\", not whole UNIX seconds", header: hd)
         }
-        if let id = h.apnsID, APNsRequestRule.apnsIDIsCanonicalUUID.isViolated(by: h) {
+        if let id = h.apnsID?.header, APNsRequestRule.apnsIDIsCanonicalUUID.isViolated(by: h) {
             let (p, hd) = place(APNsHeader.id)
             c.report(RuleCatalog.apnsIDFormat, p, "apns-id \"\(id)\" is not a canonical UUID", header: hd)
         }

@@ -213,7 +213,7 @@ enum FCMChecks {
         guard let payload = o["payload"] else { return explicit }
         let pushType = explicit ?? APNsPushType.inferred(from: payload)
         if let required = explicit?.requiredPriority {
-            let priority = context.priority.flatMap(APNsPriority.init(header:)) ?? .immediate
+            let priority = context.priority?.known ?? .immediate
             if priority != required {
                 c.report(RuleCatalog.apnsBackgroundPriority, p / "headers" / APNsHeader.priority,
                          context.priority.map { "a background push is sent with apns-priority \($0)" }
