@@ -248,4 +248,34 @@ enum PushQueueContract {
                                               pushID: "p_1", reportedAt: start.addingTimeInterval(1))])
         await queue.close()
     }
+
+    /// A final result reads back exactly as it was recorded, from the push's status and from
+    /// the delivery log: nil fields, a reason with quotes, backslashes, control characters
+    /// (the unit and record separators the Redis queue joins its log lines with) and
+    /// non-ASCII text, whole and fractional times.
+    static func outcomesReadBackAsRecorded(_ make: Factory) async throws {
+        let time = ManualTimeSource()
+        let queue = try await make(time, 1_000)
+        _ = try await queue.enqueue(submission("p_1", tokens: 4, at: time.now))
+        let claims = try await queue.claim(consumer: "w", limit: 4, lease: lease).sorted { $0.index < $1.index }
+        XCTAssertEqual(claims.count, 4)
+        let outcomes = [
+            TargetOutcome(status: .sent, httpStatus: 200, providerID: "4F3C1E2A-9B7D-4C61-8E15-0D2B6A9F7C30", attempts: 1,
+                          finishedAt: Date(timeIntervalSince1970: 1_796_540_580.488542)),
+            TargetOutcome(status: .failed, reason: "connection reset: \"peer\" \\ closed\n\u{1f}\u{1e}\t über 🚀", attempts: 3,
+                          finishedAt: Date(timeIntervalSince1970: 1_796_540_581)),
+            TargetOutcome(status: .failed, httpStatus: 410, reason: "Unregistered", tokenInvalid: true, attempts: 1,
+                          finishedAt: Date(timeIntervalSince1970: 1_796_540_582.1234567)),
+            TargetOutcome(status: .failed, httpStatus: 400, reason: "BadDeviceToken", providerID: "", attempts: 2,
+                          finishedAt: Date(timeIntervalSince1970: 0.25)),
+        ]
+        let report = try await queue.complete(zip(claims, outcomes).map { TargetCompletion($0, $1) })
+        XCTAssertEqual(report.recorded, 4)
+        let status = try await queue.status(of: "p_1", includeTargets: true)
+        XCTAssertEqual(status?.targets.map(\.outcome), outcomes, "the push's status")
+        let log = try await queue.deliveries(app: "demo", token: nil, since: nil, limit: 10).sorted { $0.index < $1.index }
+        XCTAssertEqual(log.map(\.outcome), outcomes, "the delivery log")
+        XCTAssertEqual(log.map(\.target.value), claims.map(\.target.value))
+        await queue.close()
+    }
 }

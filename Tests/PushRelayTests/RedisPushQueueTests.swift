@@ -44,6 +44,7 @@ final class RedisPushQueueTests: XCTestCase {
     func testBatchReportNamesItsDuplicates() async throws { try await PushQueueContract.batchReportNamesItsDuplicates(factory) }
     func testRescheduledTargetWaitsForItsTime() async throws { try await PushQueueContract.rescheduledTargetWaitsForItsTime(factory) }
     func testDeliveriesAndInvalidTokens() async throws { try await PushQueueContract.deliveriesAndInvalidTokens(factory) }
+    func testOutcomesReadBackAsRecorded() async throws { try await PushQueueContract.outcomesReadBackAsRecorded(factory) }
 
     /// Two nodes (two queues, one Redis) share the work: every target is handed to exactly one
     /// of them, and either node answers for the push.

@@ -31,6 +31,7 @@ final class SQLitePushQueueTests: XCTestCase {
     func testBatchReportNamesItsDuplicates() async throws { try await PushQueueContract.batchReportNamesItsDuplicates(factory) }
     func testRescheduledTargetWaitsForItsTime() async throws { try await PushQueueContract.rescheduledTargetWaitsForItsTime(factory) }
     func testDeliveriesAndInvalidTokens() async throws { try await PushQueueContract.deliveriesAndInvalidTokens(factory) }
+    func testOutcomesReadBackAsRecorded() async throws { try await PushQueueContract.outcomesReadBackAsRecorded(factory) }
 
     /// Rule 6 on SQLite: after the process is gone, a reopened queue hands out what was claimed
     /// but not finished, and keeps what was finished. Claims are not stored, so the reopened

@@ -225,13 +225,14 @@ public final class RedisPushQueue: PushQueue {
                 let o = results[position].outcome, c = results[position].claim
                 let outcome = Self.encode(o), at = String(o.finishedAt.timeIntervalSince1970)
                 let index = String(c.index)
-                lines.append([c.pushID.rawValue, index, c.target.kind.rawValue, c.target.environment?.rawValue ?? "", c.target.value, outcome, at]
-                    .joined(separator: sep))
+                lines.append(c.pushID.rawValue + sep + index + sep + c.target.kind.rawValue + sep + (c.target.environment?.rawValue ?? "") + sep
+                    + c.target.value + sep + outcome + sep + at)
                 if o.tokenInvalid {
                     invalid += [String(k + 1), [c.target.kind.rawValue, c.target.value, o.reason ?? "invalid", at].joined(separator: sep)]
                 }
                 indices.append(index)
-                fields += [index, outcome]
+                fields.append(index)
+                fields.append(outcome)
                 statuses += o.status == .sent ? "1" : "0"
                 newest = max(newest, o.finishedAt.timeIntervalSince1970)
                 ordinals.append(position)
@@ -492,19 +493,32 @@ public final class RedisPushQueue: PushQueue {
         return out
     }
 
+    /// The fields of a value joined by the unit separator (U+001F), empty ones kept. Split on
+    /// the UTF-8 bytes: a control character always ends a grapheme, so this is the same split as
+    /// by Characters, without their segmentation (which took 5% of the relay's CPU in claims).
     static func split(_ value: String) -> [String] {
-        value.split(separator: "\u{1f}", omittingEmptySubsequences: false).map(String.init)
+        value.utf8.split(separator: 0x1F, omittingEmptySubsequences: false).map { String(Substring($0)) }
     }
 
-    private static let encoder: JSONEncoder = {
-        let e = JSONEncoder()
-        e.dateEncodingStrategy = .secondsSince1970
-        e.outputFormatting = [.sortedKeys]
-        return e
-    }()
-
+    /// The outcome as the JSON `JSONDecoder` reads back (`decode`): the object `JSONEncoder`
+    /// writes with sorted keys and dates in seconds since 1970, nil fields left out. Written
+    /// by hand, one per result on the record path: `JSONEncoder` took about 3 µs of the relay's
+    /// CPU per result, an eighth of its whole cost per delivery.
     static func encode(_ outcome: TargetOutcome) -> String {
-        String(decoding: (try? encoder.encode(outcome)) ?? Data(), as: UTF8.self)
+        var s = "{\"attempts\":" + String(outcome.attempts) + ",\"finishedAt\":" + seconds(outcome.finishedAt)
+        if let status = outcome.httpStatus { s += ",\"httpStatus\":" + String(status) }
+        if let id = outcome.providerID { s += ",\"providerID\":" + JSONValue.quoted(id) }
+        if let reason = outcome.reason { s += ",\"reason\":" + JSONValue.quoted(reason) }
+        s += ",\"status\":" + JSONValue.quoted(outcome.status.rawValue) + ",\"tokenInvalid\":" + (outcome.tokenInvalid ? "true}" : "false}")
+        return s
+    }
+
+    /// A date as JSON seconds since 1970: the shortest text that reads back as the same Double.
+    private static func seconds(_ date: Date) -> String {
+        let t = date.timeIntervalSince1970
+        guard t.isFinite else { return "0" }
+        if t == t.rounded(), abs(t) < 9_007_199_254_740_992 { return String(Int64(t)) }
+        return String(t)  // Swift's shortest form that reads back as `t` (an exponent is valid JSON)
     }
 
     static func decode(_ json: String) -> TargetOutcome? {
