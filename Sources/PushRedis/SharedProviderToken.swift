@@ -1,7 +1,7 @@
 import Foundation
 import PushAuth
 import PushCore
-import PushSend
+
 
 /// One APNs provider token per (team, key) for the whole cluster. Every node asks Redis for the
 /// current token; when there is none, or it is due (`refreshAfter`, ~50 minutes), the first node
