@@ -67,27 +67,63 @@ public final class RedisClusterServers: @unchecked Sendable {
     /// The node's cluster id (`CLUSTER MYID`).
     public func id(of node: RedisServer) throws -> String { try node.cli(["CLUSTER", "MYID"]) }
 
-    /// Moves `slot` with every key in it from its master to `target`, the way `redis-cli
-    /// --cluster reshard` does: IMPORTING on the target, MIGRATING on the source, `MIGRATE`
-    /// the keys, then `SETSLOT … NODE` everywhere. `between` runs after the first `keysFirst`
-    /// keys moved and before the rest (a client then meets `-ASK` for the moved keys).
-    public func moveSlot(_ slot: Int, to target: RedisServer, keysFirst: Int = .max, between: () throws -> Void = {}) throws {
+    /// A slot migration under way: IMPORTING on the target, MIGRATING on the source, some keys moved.
+    public struct SlotMove {
+        public var slot: Int
+        public var source: RedisServer
+        public var target: RedisServer
+        var targetID: String
+        var rest: [String]
+    }
+
+    /// Starts moving `slot` from its master to `target`, the way `redis-cli --cluster reshard`
+    /// does: IMPORTING on the target, MIGRATING on the source, then `MIGRATE` of the first
+    /// `keysFirst` keys. Until `finish`, the source answers `-ASK` for the moved keys.
+    public func startMoving(_ slot: Int, to target: RedisServer, keysFirst: Int = .max) throws -> SlotMove {
         let source = try master(ofSlot: slot)
-        guard source.port != target.port else { return }
+        guard source.port != target.port else { throw RedisServerError(message: "slot \(slot) is already on \(target.port)") }
         let sourceID = try id(of: source), targetID = try id(of: target)
         try target.cli(["CLUSTER", "SETSLOT", String(slot), "IMPORTING", sourceID])
         try source.cli(["CLUSTER", "SETSLOT", String(slot), "MIGRATING", targetID])
         let keys = try source.cli(["CLUSTER", "GETKEYSINSLOT", String(slot), "100000"]).split(separator: "\n").map(String.init)
             .filter { !$0.isEmpty }
-        func migrate(_ batch: ArraySlice<String>) throws {
-            guard !batch.isEmpty else { return }
+        let move = SlotMove(slot: slot, source: source, target: target, targetID: targetID, rest: Array(keys.dropFirst(min(keysFirst, keys.count))))
+        try migrate(Array(keys.prefix(keysFirst)), from: source, to: target)
+        return move
+    }
+
+    /// Moves the rest of the keys and gives the slot to the target on every node
+    /// (`SETSLOT … NODE`): from now on the source answers `-MOVED`.
+    public func finish(_ move: SlotMove) throws {
+        try migrate(move.rest, from: move.source, to: move.target)
+        for node in nodes { try node.cli(["CLUSTER", "SETSLOT", String(move.slot), "NODE", move.targetID]) }
+    }
+
+    /// Moves `slot` with all its keys to `target`.
+    public func moveSlot(_ slot: Int, to target: RedisServer) throws {
+        try finish(try startMoving(slot, to: target))
+    }
+
+    private func migrate(_ keys: [String], from source: RedisServer, to target: RedisServer) throws {
+        for start in stride(from: 0, to: keys.count, by: 500) {
+            let batch = Array(keys[start..<min(keys.count, start + 500)])
             let out = try source.cli(["MIGRATE", "127.0.0.1", String(target.port), "", "0", "10000", "KEYS"] + batch)
             guard out.contains("OK") || out.contains("NOKEY") else { throw RedisServerError(message: "MIGRATE: \(out)") }
         }
-        try migrate(keys.prefix(keysFirst))
-        try between()
-        try migrate(keys.dropFirst(min(keysFirst, keys.count)))
-        for node in nodes { try node.cli(["CLUSTER", "SETSLOT", String(slot), "NODE", targetID]) }
+    }
+
+    /// `redis-cli -c` (follows MOVED/ASK) through the first node that answers.
+    @discardableResult
+    public func cli(_ arguments: [String]) throws -> String {
+        var lastError: Error = RedisServerError(message: "no node answered")
+        for node in nodes {
+            do {
+                let result = try ProcessRunner.run("/usr/bin/redis-cli", ["-c", "-p", String(node.port)] + arguments, timeout: 10)
+                guard result.status == 0 else { throw RedisServerError(message: "redis-cli \(arguments.first ?? ""): \(result.stderr)") }
+                return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            } catch { lastError = error }
+        }
+        throw lastError
     }
 
     /// Stops every node.

@@ -185,8 +185,18 @@ public final class RedisPushQueue: PushQueue {
         let lanes = try lanesOrThrow()
         let lane = lane(for: submission, in: lanes)
         let P = lane.prefix
-        // The capacity is shared out evenly over the lanes (each checks its own count).
-        let capacity = (configuration.capacity + lanes.count - 1) / lanes.count
+        let capacity = configuration.capacity
+        if lanes.count > 1 {
+            // The script sees its own lane's count only: the cluster's is the sum, read first.
+            // Pushes queued at the same moment on other lanes may pass together (docs/redis.md).
+            let counts = try await redis { () async throws(RedisError) in
+                try await client.pipeline(lanes.map { RedisCommand("GET", "\($0.prefix):unfinished") })
+            }
+            let unfinished = counts.reduce(0) { $0 + Int($1.integer ?? 0) }
+            if unfinished + submission.targets.count > capacity {
+                throw .full(unfinished: unfinished, incoming: submission.targets.count, capacity: capacity)
+            }
+        }
         let idempotencyKey = submission.idempotencyKey.map { "\(P):idem:\(submission.app):\($0)" } ?? P
         var arguments = [P, submission.id, submission.app, String(decoding: submission.content, as: UTF8.self),
                          String(submission.targets.count), String(submission.acceptedAt.timeIntervalSince1970),
