@@ -140,5 +140,26 @@ final class RelayClusterFixture: @unchecked Sendable {
         return (accepted, updates)
     }
 
+    /// How many times each token's final result was written: every write of a result appends
+    /// it to the app's delivery log (`pushlab:delivered:demo`, on a Redis Cluster one per lane,
+    /// a line per result) in the same script as its done marker, so a target recorded twice
+    /// appears twice there (a hash of results, `HLEN`, would show one field either way). Also
+    /// the sum of the entries' counts.
+    func resultWrites(_ tokens: [String]) throws -> (perToken: [String: Int], total: Int) {
+        var perToken: [String: Int] = Dictionary(uniqueKeysWithValues: tokens.map { ($0, 0) })
+        var total = 0
+        for prefix in lanePrefixes() {
+            let arguments = ["--no-raw", "XRANGE", "\(prefix):delivered:demo", "-", "+"]
+            let log = try redisCluster?.cli(arguments) ?? redis.cli(arguments)
+            // redis-cli --no-raw prints the separators escaped: a result's fields are between "\x1f"s.
+            for field in log.components(separatedBy: "\\x1f") where perToken[field] != nil { perToken[field]! += 1 }
+            let lines = log.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+            for (k, line) in lines.enumerated() where line.hasSuffix("\"n\"") && k + 1 < lines.count {
+                total += Int(lines[k + 1].split(separator: " ").last?.trimmingCharacters(in: CharacterSet(charactersIn: "\"")) ?? "") ?? 0
+            }
+        }
+        return (perToken, total)
+    }
+
     func tokens(_ count: Int, base: Int) -> [String] { (0..<count).map { String(format: "%064x", base + $0) } }
 }
