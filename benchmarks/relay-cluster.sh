@@ -27,7 +27,8 @@
 #   CLUSTER=3 TARGETS=20000 ROUNDS=3 KILL_TARGETS=100000 SKIP_BUILD=1 benchmarks/relay-cluster.sh
 # Variables: TARGETS (targets per measured run), ROUNDS, KILL_TARGETS (full kill test; 0 skips),
 # CONCURRENCY (workers.concurrency per node), LEASE (workers.lease_seconds), CLUSTER (0: one
-# redis-server; N: an N-master cluster), BIN (the pushlab binary), SKIP_BUILD=1 (use $BIN as built).
+# redis-server; N: an N-master cluster), PUSH_SIZE (targets per push request: 10,000, on a cluster
+# 1,000), BIN (the pushlab binary), SKIP_BUILD=1 (use $BIN as built).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TARGETS=${TARGETS:-20000}
@@ -36,6 +37,9 @@ ROUNDS=${ROUNDS:-3}
 CONCURRENCY=${CONCURRENCY:-64}
 LEASE=${LEASE:-5}
 CLUSTER=${CLUSTER:-0}
+# Targets per push request: a push lives in one stream, so on a cluster many smaller pushes
+# spread over the masters (1,000 a request there; 10,000, the API's limit, on one Redis).
+PUSH_SIZE=${PUSH_SIZE:-$([ "$CLUSTER" -gt 0 ] && echo 1000 || echo 10000)}
 OUT=benchmarks/results/relay-cluster.md
 [ "$CLUSTER" -gt 0 ] && OUT=benchmarks/results/relay-redis-cluster.md
 BIN=${BIN:-.build/release/pushlab}
@@ -109,14 +113,14 @@ KEY=$SQLITE_KEY
 redis_key() { KEY=$("$BIN" relay keys create --queue "$REDIS_URL" --app demo 2>/dev/null); }
 
 # write_bodies PREFIX COUNT FIRST ALERT: COUNT distinct tokens from FIRST on, in push requests of
-# at most 10,000 targets (limits.max_targets), as $TMP/PREFIX-0.json, PREFIX-1.json, …
+# at most PUSH_SIZE targets (≤ 10,000, limits.max_targets), as $TMP/PREFIX-0.json, PREFIX-1.json, …
 write_bodies() {
-  python3 - "$TMP" "$1" "$2" "$3" "$4" <<'PY'
+  python3 - "$TMP" "$1" "$2" "$3" "$4" "$PUSH_SIZE" <<'PY'
 import json, sys
-tmp, prefix, n, first, alert = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4], 0), sys.argv[5]
+tmp, prefix, n, first, alert, size = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4], 0), sys.argv[5], int(sys.argv[6])
 tokens = ["%064x" % (first + i) for i in range(n)]
-for part, start in enumerate(range(0, n, 10000)):
-    body = {"apns": {"payload": {"aps": {"alert": alert}}}, "apns_tokens": tokens[start:start + 10000]}
+for part, start in enumerate(range(0, n, size)):
+    body = {"apns": {"payload": {"aps": {"alert": alert}}}, "apns_tokens": tokens[start:start + size]}
     open(f"{tmp}/{prefix}-{part}.json", "w").write(json.dumps(body))
 PY
 }
@@ -292,9 +296,9 @@ m() { median "$1"; }
   echo
   machine_lines
   echo "- binary: \`$BIN\`$( [[ "$BIN" == *debug* ]] && echo ' — a **debug build**: CPU numbers are several times those of a release build; this run only shows the script works')"
-  echo "- command: \`CLUSTER=$CLUSTER TARGETS=$TARGETS ROUNDS=$ROUNDS KILL_TARGETS=$KILL_TARGETS CONCURRENCY=$CONCURRENCY LEASE=$LEASE BIN=$BIN benchmarks/relay-cluster.sh\`"
+  echo "- command: \`CLUSTER=$CLUSTER PUSH_SIZE=$PUSH_SIZE TARGETS=$TARGETS ROUNDS=$ROUNDS KILL_TARGETS=$KILL_TARGETS CONCURRENCY=$CONCURRENCY LEASE=$LEASE BIN=$BIN benchmarks/relay-cluster.sh\`"
   [ "$CLUSTER" -gt 0 ] && echo "- Redis: a $CLUSTER-master Redis Cluster on loopback (no replicas, \`--queue $REDIS_URL\`, one stream per master); \"redis-server CPU\" is the sum over the masters, \"shard K\" one master's."
-  echo "- setup: redis-server $(redis-server --version | sed -n 's/.*v=\([0-9.]*\).*/\1/p') (AOF, appendfsync everysec), \`pushlab serve\` as APNs (it checks provider tokens per connection: every run starts from a flushed Redis, so each run's cluster signs a token of its own), every process on the same $(nproc) cores; each run posts $TARGETS APNs tokens (requests of ≤ 10,000) to node 1 and waits for the last final result; workers.concurrency $CONCURRENCY per node, lease ${LEASE} s; Redis flushed and nodes restarted between runs."
+  echo "- setup: redis-server $(redis-server --version | sed -n 's/.*v=\([0-9.]*\).*/\1/p') (AOF, appendfsync everysec), \`pushlab serve\` as APNs (it checks provider tokens per connection: every run starts from a flushed Redis, so each run's cluster signs a token of its own), every process on the same $(nproc) cores; each run posts $TARGETS APNs tokens (requests of ≤ $PUSH_SIZE) to node 1 and waits for the last final result; workers.concurrency $CONCURRENCY per node, lease ${LEASE} s; Redis flushed and nodes restarted between runs."
   echo "- deliveries/s: targets ÷ (last final result − first POST). CPU µs/delivery: the process's user+system time during the run ÷ targets."
   echo
   echo "## Medians"

@@ -188,11 +188,14 @@ public final class RedisPushQueue: PushQueue {
         let capacity = configuration.capacity
         if lanes.count > 1 {
             // The script sees its own lane's count only: the cluster's is the sum, read first.
-            // Pushes queued at the same moment on other lanes may pass together (docs/redis.md).
-            let counts = try await redis { () async throws(RedisError) in
-                try await client.pipeline(lanes.map { RedisCommand("GET", "\($0.prefix):unfinished") })
+            // Pushes queued at the same moment on other lanes may pass together, and a lane
+            // whose master is down counts 0 meanwhile (docs/redis.md "Redis Cluster"): one
+            // master down must not refuse the pushes of the others.
+            var unfinished = 0
+            for other in lanes {
+                let count = try? await client.execute(RedisCommand("GET", "\(other.prefix):unfinished"))
+                unfinished += Int(count?.integer ?? 0)
             }
-            let unfinished = counts.reduce(0) { $0 + Int($1.integer ?? 0) }
             if unfinished + submission.targets.count > capacity {
                 throw .full(unfinished: unfinished, incoming: submission.targets.count, capacity: capacity)
             }

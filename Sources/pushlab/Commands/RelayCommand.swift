@@ -17,7 +17,8 @@ enum RelayCommand: Command {
         GET /v1/apps/{app}/deliveries and …/invalid-tokens, gorush's /gorush/{app}/api/push, /healthz \
         and /metrics, on loopback by default. Pushes wait in a SQLite queue in --data; after a crash or \
         kill -9 the relay resumes from it. Several nodes share one Redis Streams queue with --queue \
-        redis://HOST:PORT and --node NAME (docs/relay.md \"Running several nodes\"). SIGINT/SIGTERM stop taking requests and drain the sends in \
+        redis://HOST:PORT and --node NAME (docs/relay.md \"Running several nodes\"), or a Redis Cluster with \
+        --queue redis-cluster://HOST:PORT,HOST:PORT,… (one stream per master; docs/redis.md \"Redis Cluster\"). SIGINT/SIGTERM stop taking requests and drain the sends in \
         flight. Apps whose target is "emulator" go to pushlab's gateway emulator, started inside the \
         relay. API keys: 'pushlab relay keys create --data DIR --app NAME'. Config and API: docs/relay.md. \
         --console serves the web console at /console on the relay's port: each accepted push and each \
