@@ -131,6 +131,43 @@ final class RedisClusterQueueTests: XCTestCase {
         await q.close()
     }
 
+    /// A batch of results over two lanes whose second lane's master dies after the first lane
+    /// was recorded: `complete` throws, and its retry (the same batch, as DeliveryWorkers
+    /// retries) records the second lane and reports the first lane's results as recorded — not
+    /// as duplicates, which would drop their events and `push_finished`.
+    func testAResultsBatchRetriedAfterOneMasterFailedReportsEveryResultOnceAndEveryFinishedPush() async throws {
+        let servers = try RedisClusterServers()
+        defer { servers.stop() }
+        let q = try queue(servers, node: "a")
+        try await q.prepare()
+        for k in 0..<12 { _ = try await q.enqueue(PushQueueContract.submission("r_\(k)", tokens: 10, at: Date())) }
+        let claims = try await q.claim(consumer: "a", limit: 1_000, lease: .seconds(60))
+        XCTAssertEqual(claims.count, 120)
+        let laneOf = { (c: ClaimedTarget) in Int(c.receipt.prefix { $0 != "@" }) ?? -1 }
+        let used = Set(claims.map(laneOf)).sorted()
+        XCTAssertGreaterThanOrEqual(used.count, 2, "12 pushes over 3 lanes")
+        let victim = try servers.master(ofSlot: RedisHashSlot.slot(of: q.lanes[used.last!].stream))
+        victim.crash()
+        let batch = claims.map { PushQueueContract.sent($0, at: Date()) }
+        do {
+            _ = try await q.complete(batch)
+            XCTFail("the lane on the dead master cannot be recorded")
+        } catch {}
+        try victim.restart()
+        try servers.waitUntilOK()
+        var report = CompletionReport()
+        let ok = try await Poll.until(timeout: 20) {
+            guard let got = try? await q.complete(batch) else { return false }
+            report = got
+            return true
+        }
+        XCTAssertTrue(ok, "the retry records once the master is back")
+        XCTAssertEqual(report.recorded, 120, "\(report.duplicates) reported as duplicates")
+        XCTAssertEqual(report.duplicates, 0)
+        XCTAssertEqual(report.finishedPushes, Set((0..<12).map { "r_\($0)" }))
+        await q.close()
+    }
+
     /// The slot of a stream moves to another master while the queue holds a push there: reads
     /// during the migration meet `-ASK`, the scripts after it `-MOVED`; the push finishes, each
     /// target once.

@@ -70,6 +70,11 @@ public final class RedisPushQueue: PushQueue {
     private let lanesState = SanitizerVisibleMutex<[RedisQueueLane]>([])
     /// Where the next claim starts reading, so every lane is read first in turn.
     private let nextLane = SanitizerVisibleMutex(0)
+    /// Lanes of a results batch recorded before a later lane of the same batch failed, by the
+    /// lane's part of the batch: `DeliveryWorkers` retries the whole batch, and a second
+    /// `complete` of a part already recorded would call its results duplicates and drop their
+    /// events (webhooks, `push_finished`). The retry takes the stored report instead.
+    private let recordedAhead = SanitizerVisibleMutex<[String: CompletionReport]>([:])
     /// A lane's blocking read in flight (cluster: one per lane, waited for together).
     private let pendingReads = SanitizerVisibleMutex<[Int: Task<Bool, Never>]>([:])
     private var retentionMilliseconds: String {
@@ -375,13 +380,27 @@ public final class RedisPushQueue: PushQueue {
         var byLane: [Int: [Int]] = [:]
         for (position, result) in results.enumerated() { byLane[unwrap(result.claim.receipt, in: lanes).0.index, default: []].append(position) }
         var report = CompletionReport()
+        var done: [(key: String, report: CompletionReport)] = []
         for (laneIndex, positions) in byLane.sorted(by: { $0.key < $1.key }) {
             let part = positions.map { position -> TargetCompletion in
                 var result = results[position]
                 result.claim.receipt = unwrap(result.claim.receipt, in: lanes).1
                 return result
             }
-            let got = try await complete(part, in: lanes[laneIndex])
+            let key = "\(laneIndex)|" + part.map { "\($0.claim.pushID)/\($0.claim.index)/\($0.claim.receipt)" }.joined(separator: ",")
+            let got: CompletionReport
+            if let stored = recordedAhead.withLock({ $0.removeValue(forKey: key) }) {
+                got = stored
+            } else {
+                do { got = try await complete(part, in: lanes[laneIndex]) } catch {
+                    recordedAhead.withLock { ahead in
+                        if ahead.count > 1_000 { ahead.removeAll() }  // retries that never came
+                        for d in done { ahead[d.key] = d.report }
+                    }
+                    throw error
+                }
+            }
+            done.append((key, got))
             report.recorded += got.recorded
             report.duplicates += got.duplicates
             report.ignoredPositions += got.ignoredPositions.map { positions[$0] }
