@@ -18,6 +18,17 @@
 # per delivery on Redis ≤ 1.2× the SQLite relay's, Redis 1 node ≥ 0.9× SQLite 1 node deliveries/s.
 #   TARGETS=20000 ROUNDS=3 KILL_TARGETS=100000 benchmarks/relay-cluster.sh   (defaults; release build)
 #   BIN=.build/debug/pushlab SKIP_BUILD=1 TARGETS=2000 ROUNDS=1 KILL_TARGETS=5000 benchmarks/relay-cluster.sh
+# CLUSTER=N (issue 37 item 2): the same runs with the Redis nodes on an N-master Redis Cluster on
+# loopback (redis-server --cluster-enabled yes, AOF everysec, `redis-cli --cluster create …
+# --cluster-replicas 0`; `--queue redis-cluster://…`, one stream per master) instead of one
+# redis-server: redis-server CPU µs per delivery summed over the masters and per master
+# ("shard K"), deliveries/s, recovery and the full kill test; writes
+# benchmarks/results/relay-redis-cluster.md (the single-Redis file is left alone).
+#   CLUSTER=3 TARGETS=20000 ROUNDS=3 KILL_TARGETS=100000 SKIP_BUILD=1 benchmarks/relay-cluster.sh
+# Variables: TARGETS (targets per measured run), ROUNDS, KILL_TARGETS (full kill test; 0 skips),
+# CONCURRENCY (workers.concurrency per node), LEASE (workers.lease_seconds), CLUSTER (0: one
+# redis-server; N: an N-master cluster), PUSH_SIZE (targets per push request: 10,000, on a cluster
+# 1,000), BIN (the pushlab binary), SKIP_BUILD=1 (use $BIN as built).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TARGETS=${TARGETS:-20000}
@@ -25,7 +36,12 @@ KILL_TARGETS=${KILL_TARGETS:-100000}
 ROUNDS=${ROUNDS:-3}
 CONCURRENCY=${CONCURRENCY:-64}
 LEASE=${LEASE:-5}
+CLUSTER=${CLUSTER:-0}
+# Targets per push request: a push lives in one stream, so on a cluster many smaller pushes
+# spread over the masters (1,000 a request there; 10,000, the API's limit, on one Redis).
+PUSH_SIZE=${PUSH_SIZE:-$([ "$CLUSTER" -gt 0 ] && echo 1000 || echo 10000)}
 OUT=benchmarks/results/relay-cluster.md
+[ "$CLUSTER" -gt 0 ] && OUT=benchmarks/results/relay-redis-cluster.md
 BIN=${BIN:-.build/release/pushlab}
 [ -n "${SKIP_BUILD:-}" ] || swift build -c release --product pushlab >/dev/null  # SKIP_BUILD=1 reuses $BIN
 TMP=$(mktemp -d)
@@ -42,13 +58,41 @@ wait_for() {  # file pattern → waits up to 30 s for the pattern in the file
 }
 
 # Redis as a team would run it: AOF on, fsync once a second (docs/relay.md "Running several nodes").
-REDIS_PORT=$(free_port)
-redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --dir "$TMP" --save '' --appendonly yes --appendfsync everysec \
-  --daemonize no --logfile "$TMP/redis.log" &
-REDIS_PID=$!; PIDS+=($REDIS_PID)
-wait_for "$TMP/redis.log" "Ready to accept connections"
-REDIS_URL="redis://127.0.0.1:$REDIS_PORT/0"
-rcli() { redis-cli -p "$REDIS_PORT" "$@"; }
+# With CLUSTER=N: N such servers as the masters of a Redis Cluster (no replicas).
+REDIS_PIDS=(); REDIS_PORTS=()
+start_redis() {  # dir [extra args…] → appends to REDIS_PIDS / REDIS_PORTS
+  local dir=$1; shift; mkdir -p "$dir"
+  local port; port=$(free_port)
+  redis-server --port "$port" --bind 127.0.0.1 --dir "$dir" --save '' --appendonly yes --appendfsync everysec \
+    --daemonize no --logfile "$dir/redis.log" "$@" &
+  REDIS_PIDS+=($!); REDIS_PORTS+=("$port"); PIDS+=($!)
+  wait_for "$dir/redis.log" "Ready to accept connections"
+}
+if [ "$CLUSTER" -gt 0 ]; then
+  for i in $(seq "$CLUSTER"); do
+    start_redis "$TMP/redis-$i" --cluster-enabled yes --cluster-config-file nodes.conf --cluster-port "$(free_port)" \
+      --cluster-require-full-coverage no
+  done
+  redis-cli --cluster create $(for p in "${REDIS_PORTS[@]}"; do printf '127.0.0.1:%s ' "$p"; done) --cluster-replicas 0 --cluster-yes >"$TMP/create.log"
+  for p in "${REDIS_PORTS[@]}"; do
+    until redis-cli -p "$p" CLUSTER INFO | grep -q 'cluster_state:ok'; do sleep 0.1; done
+  done
+  REDIS_URL="redis-cluster://$(IFS=,; for p in "${REDIS_PORTS[@]}"; do printf '127.0.0.1:%s,' "$p"; done | sed 's/,$//')"
+  rcli() { redis-cli -c -p "${REDIS_PORTS[0]}" "$@"; }
+  rflush() { for p in "${REDIS_PORTS[@]}"; do redis-cli -p "$p" FLUSHALL >/dev/null; done; }
+  # The queue's key prefixes: one per stream (`{pushlab}:lanes` names them once a node started).
+  prefixes() { rcli GET '{pushlab}:lanes' | tr ',' '\n' | sed 's/.*/{&}/'; }
+else
+  start_redis "$TMP/redis"
+  REDIS_URL="redis://127.0.0.1:${REDIS_PORTS[0]}/0"
+  rcli() { redis-cli -p "${REDIS_PORTS[0]}" "$@"; }
+  rflush() { rcli FLUSHALL >/dev/null; }
+  prefixes() { echo pushlab; }
+fi
+REDIS_PID=${REDIS_PIDS[0]}
+# finished → final results cluster-wide; redis_ticks → CPU ticks of every redis-server, one per line.
+finished() { local p n=0; for p in $(prefixes); do n=$((n + $(rcli GET "$p:finished" | sed 's/^$/0/'))); done; echo "$n"; }
+redis_ticks() { local p; for p in "${REDIS_PIDS[@]}"; do cpu_ticks "$p"; done; }
 
 "$BIN" serve --apns-port 0 --port 0 --h2c-port 0 --quiet >"$TMP/serve.log" 2>&1 &
 PIDS+=($!)
@@ -69,14 +113,14 @@ KEY=$SQLITE_KEY
 redis_key() { KEY=$("$BIN" relay keys create --queue "$REDIS_URL" --app demo 2>/dev/null); }
 
 # write_bodies PREFIX COUNT FIRST ALERT: COUNT distinct tokens from FIRST on, in push requests of
-# at most 10,000 targets (limits.max_targets), as $TMP/PREFIX-0.json, PREFIX-1.json, …
+# at most PUSH_SIZE targets (≤ 10,000, limits.max_targets), as $TMP/PREFIX-0.json, PREFIX-1.json, …
 write_bodies() {
-  python3 - "$TMP" "$1" "$2" "$3" "$4" <<'PY'
+  python3 - "$TMP" "$1" "$2" "$3" "$4" "$PUSH_SIZE" <<'PY'
 import json, sys
-tmp, prefix, n, first, alert = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4], 0), sys.argv[5]
+tmp, prefix, n, first, alert, size = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4], 0), sys.argv[5], int(sys.argv[6])
 tokens = ["%064x" % (first + i) for i in range(n)]
-for part, start in enumerate(range(0, n, 10000)):
-    body = {"apns": {"payload": {"aps": {"alert": alert}}}, "apns_tokens": tokens[start:start + 10000]}
+for part, start in enumerate(range(0, n, size)):
+    body = {"apns": {"payload": {"aps": {"alert": alert}}}, "apns_tokens": tokens[start:start + size]}
     open(f"{tmp}/{prefix}-{part}.json", "w").write(json.dumps(body))
 PY
 }
@@ -114,13 +158,13 @@ now_ms() { date +%s%3N; }
 # One measured run: start the nodes, post, wait, read CPU. $1 label, $2 node count, $3 queue (redis|sqlite).
 measure() {
   local label=$1 count=$2 queue=$3 i
-  rcli FLUSHALL >/dev/null
+  rflush
   if [ "$queue" = redis ]; then redis_key; else KEY=$SQLITE_KEY; fi
   rm -f "$TMP/data/queue.sqlite"*
   for i in $(seq "$count"); do
     if [ "$queue" = redis ]; then start_node "n$i" --queue "$REDIS_URL" --node "n$i"; else start_node "n$i"; fi
   done
-  local before=() redis_before; redis_before=$(cpu_ticks "$REDIS_PID")
+  local before=() redis_before; mapfile -t redis_before < <(redis_ticks)
   for p in "${NODE_PIDS[@]}"; do before+=("$(cpu_ticks "$p")"); done
   local t0; t0=$(now_ms)
   mapfile -t ids < <(post_all)
@@ -135,29 +179,37 @@ measure() {
   record "$label: deliveries/s" "$(awk -v n="$TARGETS" -v ms=$((t1 - t0)) 'BEGIN { printf "%.0f", n * 1000 / ms }')"
   record "$label: relay CPU µs/delivery (all nodes)" "$(awk -v t="$total" -v u="$TICK_US" -v n="$TARGETS" 'BEGIN { printf "%.1f", t * u / n }')"
   if [ "$queue" = redis ]; then
-    record "$label: redis-server CPU µs/delivery" \
-      "$(awk -v t=$(( $(cpu_ticks "$REDIS_PID") - redis_before )) -v u="$TICK_US" -v n="$TARGETS" 'BEGIN { printf "%.1f", t * u / n }')"
+    local redis_after k sum=0; mapfile -t redis_after < <(redis_ticks)
+    for k in "${!redis_after[@]}"; do
+      ticks=$(( redis_after[k] - redis_before[k] )); sum=$((sum + ticks))
+      [ "$CLUSTER" -gt 0 ] && record "$label: shard $((k + 1)) redis-server CPU µs/delivery" \
+        "$(awk -v t="$ticks" -v u="$TICK_US" -v n="$TARGETS" 'BEGIN { printf "%.1f", t * u / n }')"
+    done
+    record "$label: redis-server CPU µs/delivery" "$(awk -v t="$sum" -v u="$TICK_US" -v n="$TARGETS" 'BEGIN { printf "%.1f", t * u / n }')"
   fi
   stop_nodes
 }
 
 # Recovery: 3 nodes, kill -9 node 2 a quarter through; time until its pending entries are
 # all taken over by the others (XPENDING for consumer n2 reaches 0); the push still finishes.
+pending_n2() {  # [count] → pending entries of consumer n2 over every stream (ids, one per line)
+  local p; for p in $(prefixes); do rcli XPENDING "$p:work" "$p:relay" - + "${1:-100000}" n2 | grep '^[0-9]*-[0-9]*$' || true; done
+}
 recovery() {
-  rcli FLUSHALL >/dev/null
+  rflush
   redis_key
   for i in 1 2 3; do start_node "n$i" --queue "$REDIS_URL" --node "n$i"; done
   mapfile -t ids < <(post_all)
-  until [ "$(rcli GET pushlab:finished)" -ge $((TARGETS / 4)) ] 2>/dev/null; do sleep 0.02; done
-  local pending_before; pending_before=$(rcli XPENDING pushlab:work pushlab:relay - + 100000 n2 | grep -c '^[0-9]*-[0-9]*$' || true)
+  until [ "$(finished)" -ge $((TARGETS / 4)) ] 2>/dev/null; do sleep 0.02; done
+  local pending_before; pending_before=$(pending_n2 | wc -l)
   kill -9 "${NODE_PIDS[1]}"
   local t0; t0=$(now_ms)
-  until [ -z "$(rcli XPENDING pushlab:work pushlab:relay - + 1 n2)" ]; do sleep 0.02; done
+  until [ -z "$(pending_n2 1)" ]; do sleep 0.02; done
   local t1; t1=$(now_ms)
   wait_finished "${ids[@]}"
   record "recovery: entries (chunks) pending on the killed node" "$pending_before"
   record "recovery: kill → taken over (ms)" "$((t1 - t0))"
-  record "recovery: final results" "$(rcli GET pushlab:finished)"
+  record "recovery: final results" "$(finished)"
   NODE_PIDS=("${NODE_PIDS[0]}" "${NODE_PIDS[2]}")
   stop_nodes
 }
@@ -172,7 +224,7 @@ full_kill_test() {
   local port; port=$(sed -n 's|^APNs: https://127.0.0.1:\([0-9]*\).*|\1|p' "$elog")
   sed "s|https://127.0.0.1:$APNS_PORT|https://127.0.0.1:$port|" "$TMP/relay.json" >"$TMP/relay-kill.json"
   write_bodies kill-body "$KILL_TARGETS" 0xE0000000 "cluster kill test"
-  rcli FLUSHALL >/dev/null
+  rflush
   redis_key
   local names=(k1 k2 k3) logs=() pids=() urls=() i
   for i in 0 1 2; do
@@ -188,9 +240,9 @@ full_kill_test() {
     ids+=("$(curl -sS --http2-prior-knowledge -X POST "${urls[0]}/v1/apps/demo/pushes" -H "authorization: Bearer $KEY" \
       -H 'content-type: application/json' --data-binary "@$body" | sed -n 's/.*"id":"\([^"]*\)".*/\1/p')")
   done
-  until [ "$(rcli GET pushlab:finished)" -ge $((KILL_TARGETS / 4)) ] 2>/dev/null; do sleep 0.05; done
+  until [ "$(finished)" -ge $((KILL_TARGETS / 4)) ] 2>/dev/null; do sleep 0.05; done
   kill -9 "${pids[1]}"
-  local killed_at; killed_at=$(rcli GET pushlab:finished)
+  local killed_at; killed_at=$(finished)
   # Restart node 2 under its name: it takes its own pending entries back at once.
   logs[1]=$(mktemp "$TMP/kill-node.XXXX")
   "$BIN" relay --config "$TMP/relay-kill.json" --data "$TMP/kill-data-1" --quiet --queue "$REDIS_URL" --node k2 >"${logs[1]}" 2>&1 &
@@ -201,8 +253,8 @@ full_kill_test() {
     until curl -sS --http2-prior-knowledge "${urls[0]}/v1/pushes/$id?wait=30s&results=false" -H "authorization: Bearer $KEY" | grep -q '"finished":true'; do :; done
   done
   local t1; t1=$(now_ms)
-  local results=0
-  for id in "${ids[@]}"; do results=$((results + $(rcli HLEN "pushlab:results:$id"))); done
+  local results=0 p
+  for id in "${ids[@]}"; do for p in $(prefixes); do results=$((results + $(rcli HLEN "$p:results:$id"))); done; done
   for i in 0 1 2; do kill "${pids[$i]}" 2>/dev/null || true; while kill -0 "${pids[$i]}" 2>/dev/null; do sleep 0.05; done; done
   kill "$epid"; while kill -0 "$epid" 2>/dev/null; do sleep 0.05; done
   local db="$TMP/emulator.sqlite"
@@ -212,7 +264,8 @@ full_kill_test() {
   record "full kill test: final results" "$results"
   # Each recorded batch is one delivery-log entry whose field n counts its results (raw XRANGE
   # prints one field or value per line).
-  record "full kill test: result writes (delivery log)" "$(rcli XRANGE pushlab:delivered:demo - + | awk 'prev == "n" { s += $0 } { prev = $0 } END { print s + 0 }')"
+  record "full kill test: result writes (delivery log)" \
+    "$(for p in $(prefixes); do rcli XRANGE "$p:delivered:demo" - +; done | awk 'prev == "n" { s += $0 } { prev = $0 } END { print s + 0 }')"
   record "full kill test: targets delivered (emulator)" "$(sqlite3 "$db" "SELECT COUNT(DISTINCT token) FROM pushes WHERE status = 200")"
   record "full kill test: duplicate deliveries" "$(sqlite3 "$db" "SELECT COALESCE(SUM(n - 1), 0) FROM (SELECT COUNT(*) AS n FROM pushes WHERE status = 200 GROUP BY token)")"
   record "full kill test: TooManyProviderTokenUpdates" "$(sqlite3 "$db" "SELECT COUNT(*) FROM pushes WHERE reason = 'TooManyProviderTokenUpdates'")"
@@ -233,14 +286,19 @@ done
 
 m() { median "$1"; }
 {
-  echo "# Relay cluster: nodes on Redis Streams vs the embedded SQLite queue"
+  if [ "$CLUSTER" -gt 0 ]; then
+    echo "# Relay cluster on a $CLUSTER-master Redis Cluster vs the embedded SQLite queue"
+  else
+    echo "# Relay cluster: nodes on Redis Streams vs the embedded SQLite queue"
+  fi
   echo
   echo "Written by \`benchmarks/relay-cluster.sh\` (issues 19, 37). Every raw run is below; medians are computed by the script."
   echo
   machine_lines
   echo "- binary: \`$BIN\`$( [[ "$BIN" == *debug* ]] && echo ' — a **debug build**: CPU numbers are several times those of a release build; this run only shows the script works')"
-  echo "- command: \`TARGETS=$TARGETS ROUNDS=$ROUNDS KILL_TARGETS=$KILL_TARGETS CONCURRENCY=$CONCURRENCY LEASE=$LEASE BIN=$BIN benchmarks/relay-cluster.sh\`"
-  echo "- setup: redis-server $(redis-server --version | sed -n 's/.*v=\([0-9.]*\).*/\1/p') (AOF, appendfsync everysec), \`pushlab serve\` as APNs (it checks provider tokens per connection: every run starts from a flushed Redis, so each run's cluster signs a token of its own), every process on the same $(nproc) cores; each run posts $TARGETS APNs tokens (requests of ≤ 10,000) to node 1 and waits for the last final result; workers.concurrency $CONCURRENCY per node, lease ${LEASE} s; Redis flushed and nodes restarted between runs."
+  echo "- command: \`CLUSTER=$CLUSTER PUSH_SIZE=$PUSH_SIZE TARGETS=$TARGETS ROUNDS=$ROUNDS KILL_TARGETS=$KILL_TARGETS CONCURRENCY=$CONCURRENCY LEASE=$LEASE BIN=$BIN benchmarks/relay-cluster.sh\`"
+  [ "$CLUSTER" -gt 0 ] && echo "- Redis: a $CLUSTER-master Redis Cluster on loopback (no replicas, \`--queue $REDIS_URL\`, one stream per master); \"redis-server CPU\" is the sum over the masters, \"shard K\" one master's."
+  echo "- setup: redis-server $(redis-server --version | sed -n 's/.*v=\([0-9.]*\).*/\1/p') (AOF, appendfsync everysec), \`pushlab serve\` as APNs (it checks provider tokens per connection: every run starts from a flushed Redis, so each run's cluster signs a token of its own), every process on the same $(nproc) cores; each run posts $TARGETS APNs tokens (requests of ≤ $PUSH_SIZE) to node 1 and waits for the last final result; workers.concurrency $CONCURRENCY per node, lease ${LEASE} s; Redis flushed and nodes restarted between runs."
   echo "- deliveries/s: targets ÷ (last final result − first POST). CPU µs/delivery: the process's user+system time during the run ÷ targets."
   echo
   echo "## Medians"
@@ -260,6 +318,17 @@ m() { median "$1"; }
   echo "- redis-server CPU per delivery: $(m "Redis, 1 node: redis-server CPU µs/delivery"), $(m "Redis, 2 nodes: redis-server CPU µs/delivery"), $(m "Redis, 3 nodes: redis-server CPU µs/delivery") µs with 1, 2, 3 nodes (issue 37 target ≤ 10 µs)."
   echo "- deliveries/s, Redis 1 node vs SQLite 1 node: $(ratio "$(m "Redis, 1 node: deliveries/s")" "$(m "SQLite, 1 node: deliveries/s")")× (issue 37 target ≥ 0.9×)."
   echo "- deliveries/s, 2 and 3 nodes vs 1 (Redis): $(ratio "$(m "Redis, 2 nodes: deliveries/s")" "$(m "Redis, 1 node: deliveries/s")")×, $(ratio "$(m "Redis, 3 nodes: deliveries/s")" "$(m "Redis, 1 node: deliveries/s")")× — the $(nproc) cores are shared by every node, redis-server and the emulator: an extra node adds $CONCURRENCY sends in flight, not CPU, so this is not a scale-out measurement (docs/relay.md \"Running several nodes\" says how it scales past one machine)."
+  if [ "$CLUSTER" -gt 0 ]; then
+    echo
+    echo "| setup | redis-server CPU µs/delivery, per master (shard 1, 2, …) | sum |"
+    echo "| --- | --- | ---: |"
+    for label in "Redis, 1 node" "Redis, 2 nodes" "Redis, 3 nodes"; do
+      per=""
+      for k in $(seq "$CLUSTER"); do per+="${per:+, }$(m "$label: shard $k redis-server CPU µs/delivery")"; done
+      echo "| $label | $per | $(m "$label: redis-server CPU µs/delivery") |"
+    done
+    echo
+  fi
   echo "- recovery after kill -9 of one of 3 nodes: its pending entries taken over in $(m "recovery: kill → taken over (ms)") ms (median; target ≤ $((2 * LEASE * 1000)) ms = 2× the ${LEASE} s lease); final results $(m "recovery: final results") of $TARGETS."
   if [ "$KILL_TARGETS" -gt 0 ]; then
     echo

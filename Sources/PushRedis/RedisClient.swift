@@ -23,16 +23,40 @@ public final class RedisClient: @unchecked Sendable {
     private var connectedOnce = false
     private var isClosed = false
     private var statistics = RedisClientStatistics()
+    /// Set for a Redis Cluster client: commands go to the master of their key's slot.
+    private let router: RedisClusterRouter?
+    /// Where a cluster client's routing blocks (one thread per command in flight).
+    private static let routing = DispatchQueue(label: "pushlab.redis.cluster", attributes: .concurrent)
 
     public init(endpoint: RedisEndpoint, options: RedisClientOptions = RedisClientOptions()) {
         self.endpoint = endpoint
         self.options = options
         self.backoff = options.initialBackoff
         self.queue = DispatchQueue(label: "pushlab.redis.\(endpoint.host):\(endpoint.port)")
+        router = nil
     }
+
+    /// A Redis Cluster client: the slot map is read from the seeds (`CLUSTER SLOTS`) at the
+    /// first command; each command goes to its key's master over that master's own connection,
+    /// following `MOVED`/`ASK` (`RedisClusterRouter`). A pipeline may mix slots (it is split
+    /// per master); a Lua script must touch keys of one slot only.
+    public init(cluster: RedisClusterEndpoint, options: RedisClientOptions = RedisClientOptions()) {
+        endpoint = cluster.seeds[0]
+        self.options = options
+        backoff = options.initialBackoff
+        queue = DispatchQueue(label: "pushlab.redis.cluster-client")
+        router = RedisClusterRouter(cluster: cluster, options: options)
+    }
+
+    /// The cluster's seeds when this is a Redis Cluster client.
+    public var cluster: RedisClusterEndpoint? { router?.cluster }
+
+    /// Where this client connects, without the password (`redis://…` or `redis-cluster://…`).
+    public var location: String { router?.cluster.description ?? endpoint.description }
 
     /// Closes the connection; later commands throw `.closed`.
     public func close() {
+        router?.close()
         queue.sync {
             isClosed = true
             connection?.close()
@@ -41,7 +65,44 @@ public final class RedisClient: @unchecked Sendable {
     }
 
     /// Connections made, reconnections and failures so far (for `/metrics` and tests).
-    public var stats: RedisClientStatistics { queue.sync { statistics } }
+    public var stats: RedisClientStatistics { router?.statistics ?? queue.sync { statistics } }
+
+    // MARK: Redis Cluster
+
+    /// The cluster's masters and their slots, read now (`CLUSTER SLOTS`); nil for one Redis.
+    public func shards() async throws(RedisError) -> [RedisShard]? {
+        guard let router else { return nil }
+        let result = await withCheckedContinuation { continuation in
+            Self.routing.async { continuation.resume(returning: router.currentShards()) }
+        }
+        return try result.get()
+    }
+
+    /// MOVED/ASK/TRYAGAIN answers followed and slot-map reads so far; nil for one Redis.
+    public var clusterCounters: RedisClusterCounters? { router?.clusterCounters }
+
+    /// Runs `commands` once on every master of a cluster (`SCRIPT LOAD`), once on one Redis.
+    public func onEveryMaster(_ commands: [RedisCommand]) async throws(RedisError) {
+        guard let router else {
+            _ = try await pipeline(commands)
+            return
+        }
+        let result: Result<Void, RedisError> = await withCheckedContinuation { continuation in
+            Self.routing.async {
+                switch router.masterClients() {
+                case .failure(let error): continuation.resume(returning: .failure(error))
+                case .success(let clients):
+                    do throws(RedisError) {
+                        for client in clients { _ = try client.pipelineBlocking(commands) }
+                        continuation.resume(returning: .success(()))
+                    } catch {
+                        continuation.resume(returning: .failure(error))
+                    }
+                }
+            }
+        }
+        try result.get()
+    }
 
     // MARK: Running commands
 
@@ -57,6 +118,7 @@ public final class RedisClient: @unchecked Sendable {
     /// come back as `.error` values, not thrown.
     public func pipelineBlocking(_ commands: [RedisCommand], readTimeout: Duration? = nil) throws(RedisError) -> [RedisReply] {
         guard !commands.isEmpty else { return [] }
+        if let router { return try router.run(commands, readTimeout: readTimeout).get() }
         let result: Result<[RedisReply], RedisError> = queue.sync { run(commands, readTimeout: readTimeout) }
         return try result.get()
     }
@@ -72,6 +134,12 @@ public final class RedisClient: @unchecked Sendable {
     /// `pipelineBlocking` without blocking the caller's thread.
     public func pipeline(_ commands: [RedisCommand], readTimeout: Duration? = nil) async throws(RedisError) -> [RedisReply] {
         guard !commands.isEmpty else { return [] }
+        if let router {
+            let result: Result<[RedisReply], RedisError> = await withCheckedContinuation { continuation in
+                Self.routing.async { continuation.resume(returning: router.run(commands, readTimeout: readTimeout)) }
+            }
+            return try result.get()
+        }
         let result: Result<[RedisReply], RedisError> = await withCheckedContinuation { continuation in
             queue.async { continuation.resume(returning: self.run(commands, readTimeout: readTimeout)) }
         }

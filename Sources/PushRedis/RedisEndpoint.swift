@@ -80,9 +80,22 @@ public struct RedisEndpoint: Sendable, Hashable, CustomStringConvertible {
 public struct RedisEndpointError: Error, Sendable, Equatable, CustomStringConvertible {
     public var url: String
     public var problem: String
+    /// How to write it instead.
+    public var form = "write redis://HOST:PORT[/DB], e.g. redis://127.0.0.1:6379/0"
+
+    public init(url: String, problem: String) {
+        self.url = url
+        self.problem = problem
+    }
+
+    public init(url: String, problem: String, form: String) {
+        self.url = url
+        self.problem = problem
+        self.form = form
+    }
 
     public var description: String {
-        "'\(RedisEndpointError.redacted(url))' is not a Redis URL: \(problem); write redis://HOST:PORT[/DB], e.g. redis://127.0.0.1:6379/0"
+        "'\(RedisEndpointError.redacted(url))' is not a Redis URL: \(problem); \(form)"
     }
 
     /// The URL with any password replaced.

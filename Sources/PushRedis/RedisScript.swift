@@ -33,8 +33,9 @@ extension RedisClient {
 
 extension RedisClient {
     /// Loads `scripts` into the server's script cache (`SCRIPT LOAD`), so the first `EVALSHA`s
-    /// of many callers at once do not each fall back to sending the whole script.
+    /// of many callers at once do not each fall back to sending the whole script. On a Redis
+    /// Cluster every master gets them (a master restarted since falls back to `EVAL` once).
     public func load(_ scripts: [RedisScript]) async throws(RedisError) {
-        _ = try await pipeline(scripts.map { RedisCommand("SCRIPT", "LOAD", $0.source) })
+        try await onEveryMaster(scripts.map { RedisCommand("SCRIPT", "LOAD", $0.source) })
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import PushAuth
 import PushCore
-import PushSend
+
 
 /// One FCM OAuth access token per service account for the whole cluster. A node asks Redis
 /// for the account's current token (`P:oauth:CLIENT_EMAIL`); when there is none (or it is about

@@ -1,7 +1,7 @@
 import Foundation
 import PushAuth
 import PushCore
-import PushSend
+
 
 /// One APNs provider token per (team, key) for the whole cluster. Every node asks Redis for the
 /// current token; when there is none, or it is due (`refreshAfter`, ~50 minutes), the first node
@@ -27,6 +27,14 @@ public actor SharedProviderToken: APNsCredential {
     private var local: (jwt: String, issuedAt: Date)?
     private var signed = 0
     private var fallbacks = 0
+    /// Set while `local` is a token this node made on its own because Redis could not be
+    /// reached: from then on the node asks Redis again (at most every `retryShared` seconds)
+    /// and adopts the cluster's token once it answers, instead of keeping its own for up to
+    /// 55 minutes — every send with it would be another token for the team, which APNs answers
+    /// with 429 TooManyProviderTokenUpdates (seen in RelayRedisOutageTests under load: one node
+    /// whose first token fell in a Redis restart got 987 such answers).
+    private var askAgainAt: Date?
+    public static let retryShared: TimeInterval = 2
 
     public init(key: APNsAuthKey, client: RedisClient, timeSource: any TimeSource = SystemTimeSource(),
                 policy: ProviderTokenPolicy = .apple, keyPrefix: String = "pushlab") {
@@ -47,8 +55,13 @@ public actor SharedProviderToken: APNsCredential {
     /// The cluster's token (its JWT).
     public func currentToken() async throws -> String {
         let now = time.now
-        if let local, now.timeIntervalSince(local.issuedAt) < policy.refreshAfter { return local.jwt }
-        let fresh = try sign(at: now)
+        if let local, now.timeIntervalSince(local.issuedAt) < policy.refreshAfter, askAgainAt.map({ now < $0 }) ?? true {
+            return local.jwt
+        }
+        // Back from a fallback with a token still young: offer that one (Redis keeps a stored
+        // token younger than refresh-after, so the cluster's wins if there is one).
+        let fresh = try askAgainAt != nil && local.map({ now.timeIntervalSince($0.issuedAt) < policy.refreshAfter }) == true
+            ? local! : sign(at: now)
         do {
             let reply = try await client.eval(Self.install, keys: [redisKey],
                                               arguments: [Self.encode(fresh), String(Int64(policy.refreshAfter)),
@@ -57,9 +70,11 @@ public actor SharedProviderToken: APNsCredential {
                 throw RedisError.unexpectedReply(command: "EVALSHA provider token", reply: reply.shape)
             }
             local = shared
+            askAgainAt = nil
             return shared.jwt
         } catch let error as RedisError where error.isConnectionFailure {
             fallbacks += 1
+            askAgainAt = now.addingTimeInterval(Self.retryShared)
             // APNs takes a token up to 60 minutes old: keep ours while it lasts, else use the new one.
             if let local, now.timeIntervalSince(local.issuedAt) < 55 * 60 { return local.jwt }
             local = fresh

@@ -15,14 +15,17 @@ public final class Relay: Sendable {
 
     /// - Parameters:
     ///   - queue: the queue to use; nil opens the embedded SQLite queue at `DATA/queue.sqlite`.
+    ///   - cluster: what several nodes share besides the queue (a `RedisPushQueue` is one); nil
+    ///     for one node (keys in `DATA/keys.sqlite`, tokens and budgets of its own).
     ///   - emulator: where the in-process emulator listens, for apps whose target is `emulator`.
     ///   - log: one line per push and per problem (tokens shortened, no secrets).
     ///   - observer: sees each accepted push and each target's final result (`relay --console`).
     ///   - extraRoutes: more routes on the relay's HTTP server (the console's).
-    public init(config: RelayConfig, dataDirectory: String, queue: (any PushQueue)? = nil, emulator: EmulatorEndpoints? = nil,
+    public init(config: RelayConfig, dataDirectory: String, queue: (any PushQueue)? = nil, cluster: (any RelayClusterState)? = nil,
+                emulator: EmulatorEndpoints? = nil,
                 log: @escaping @Sendable (String) -> Void = { _ in }, observer: (any RelayObserver)? = nil,
                 extraRoutes: (inout Router) -> Void = { _ in }) throws {
-        service = try RelayService(config: config, dataDirectory: dataDirectory, queue: queue, emulator: emulator, log: log, observer: observer)
+        service = try RelayService(config: config, dataDirectory: dataDirectory, queue: queue, cluster: cluster, emulator: emulator, log: log, observer: observer)
         let serverConfiguration = HTTPServerConfiguration(
             host: config.listen.host, tlsPort: config.listen.tlsPort, cleartextPort: config.listen.port,
             certificateFile: config.listen.certificate, privateKeyFile: config.listen.privateKey,

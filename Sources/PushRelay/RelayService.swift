@@ -20,16 +20,18 @@ final class RelayService: Sendable {
     let log: @Sendable (String) -> Void
     let observer: (any RelayObserver)?
     private let pushIDs = PushIDSource()
-    /// The queue when it is the cluster's Redis queue (`--queue redis://…`).
-    var redisQueue: RedisPushQueue? { queue as? RedisPushQueue }
+    /// What the nodes share besides the queue (`--queue redis://…` or `redis-cluster://…`);
+    /// nil for the embedded SQLite queue.
+    let cluster: (any RelayClusterState)?
     /// This node's name: its consumer in the Redis group, its heartbeat in `GET /v1/cluster`.
     let node: String
     private let heartbeat = SanitizerVisibleMutex<Task<Void, Never>?>(nil)
     let startedAt = Date()
 
-    init(config: RelayConfig, dataDirectory: String, queue: (any PushQueue)?, emulator: EmulatorEndpoints?,
-         log: @escaping @Sendable (String) -> Void, observer: (any RelayObserver)? = nil) throws {
+    init(config: RelayConfig, dataDirectory: String, queue: (any PushQueue)?, cluster: (any RelayClusterState)? = nil,
+         emulator: EmulatorEndpoints?, log: @escaping @Sendable (String) -> Void, observer: (any RelayObserver)? = nil) throws {
         self.config = config
+        self.cluster = cluster
         self.dataDirectory = dataDirectory
         self.log = log
         self.observer = observer
@@ -40,8 +42,8 @@ final class RelayService: Sendable {
         self.queue = try queue ?? SQLitePushQueue(path: dataDirectory + "/queue.sqlite",
                                                   configuration: .init(capacity: config.queue.capacity, fsyncEveryCommit: config.queue.fsync))
         // A cluster's keys live in its Redis, so every node knows every key and every revoke.
-        if let redis = queue as? RedisPushQueue {
-            keys = APIKeyStore(redis: redis.sharedClient, prefix: redis.configuration.prefix)
+        if let cluster {
+            keys = APIKeyStore(redis: cluster.sharedClient, prefix: cluster.sharedPrefix)
         } else {
             keys = try APIKeyStore(path: dataDirectory + "/keys.sqlite")
         }
@@ -50,11 +52,10 @@ final class RelayService: Sendable {
         let retry = RetryPolicy(maxAttempts: min(3, config.workers.maxAttempts), baseDelay: .milliseconds(200), maxDelay: .seconds(5),
                                 maxRetryAfter: .seconds(30))
         var senders: [String: AppSenders] = [:]
-        let redisQueue = queue as? RedisPushQueue
-        node = redisQueue?.stream.consumer ?? "relay-\(ProcessInfo.processInfo.processIdentifier)"
+        node = cluster?.node ?? "relay-\(ProcessInfo.processInfo.processIdentifier)"
         for app in config.apps {
             senders[app.name] = try AppSenders(app: app, credentials: credentials[app.name]!, emulator: emulator, retry: retry,
-                                               shared: redisQueue?.sharedClient, transport: config.workers.transport)
+                                               shared: cluster?.sharedClient, sharedPrefix: cluster?.sharedPrefix ?? "pushlab", transport: config.workers.transport)
         }
         self.senders = senders
         let metrics = self.metrics
@@ -63,9 +64,9 @@ final class RelayService: Sendable {
         // One budget per app, and one FCM budget per Firebase project for every app that sends to
         // it (FCM's quota is per project, docs/specs/fcm.md); on Redis every node spends from the
         // same ones (Lua token buckets), not its own.
-        let prefix = redisQueue?.configuration.prefix ?? "pushlab"
+        let prefix = cluster?.sharedPrefix ?? "pushlab"
         func budget(_ name: String, perMinute: Int) -> any SendBudget {
-            guard let client = redisQueue?.sharedClient else { return RateBudget(perMinute: perMinute) }
+            guard let client = cluster?.sharedClient else { return RateBudget(perMinute: perMinute) }
             return SharedSendBudget(budget: RedisRateBudget(client: client, key: "\(prefix):budget:\(name)",
                                                             budget: PushRedis.RateBudget(limit: perMinute, per: .seconds(60))),
                                     fallback: RateBudget(perMinute: perMinute), log: log)
@@ -91,14 +92,14 @@ final class RelayService: Sendable {
 
     /// Every 2 s this node writes its heartbeat to Redis (nothing to do on SQLite).
     func startHeartbeat() {
-        guard let redis = redisQueue else { return }
+        guard let redis = cluster else { return }
         let node = self.node, started = startedAt, log = self.log
         let task = Task {
             var failing = false
             while !Task.isCancelled {
                 do {
                     try await redis.heartbeat(node: node, startedAt: started)
-                    if failing { log("relay: Redis reachable again (\(redis.endpoint))") }
+                    if failing { log("relay: Redis reachable again (\(redis.location))") }
                     failing = false
                 } catch {
                     if !failing { log("relay: heartbeat failed: \(error); retrying") }

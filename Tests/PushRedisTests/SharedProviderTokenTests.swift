@@ -84,6 +84,28 @@ final class SharedProviderTokenTests: XCTestCase {
         XCTAssertEqual(adopted, new, "the second node adopts the first node's replacement instead of signing its own")
     }
 
+    /// A node whose first token fell in a Redis outage signs its own; once Redis is back it
+    /// adopts the cluster's token (another node's, installed meanwhile) rather than keeping its
+    /// own for up to 55 minutes (each send with it a token update for the team).
+    func testANodeThatSignedItsOwnDuringAnOutageAdoptsTheClustersTokenWhenRedisIsBack() async throws {
+        let pair = try nodes(2)
+        let (a, b) = (pair[0], pair[1])
+        server.stop()
+        let own = try await a.currentToken()
+        try server.restart()
+        let shared = try await b.currentToken()
+        XCTAssertNotEqual(own, shared, "b could not see a's token: Redis never had it")
+        var adopted = own
+        let ok = try await Poll.until(timeout: 20) {
+            clock.advance(by: SharedProviderToken.retryShared + 1)
+            adopted = try await a.currentToken()
+            return adopted == shared
+        }
+        XCTAssertTrue(ok, "a kept its own token after Redis came back")
+        let again = try await a.currentToken()
+        XCTAssertEqual(again, shared)
+    }
+
     func testRedisDownKeepsSendingWithTheNodesOwnToken() async throws {
         let node = try nodes(1)[0]
         let jwt = try await node.currentToken()

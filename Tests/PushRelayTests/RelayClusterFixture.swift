@@ -6,9 +6,15 @@ import XCTest
 /// Relay nodes (`pushlab relay --queue redis://…`, real processes) on one real redis-server,
 /// sending to the emulator (`pushlab serve --db --token-updates team`, another real process),
 /// with one app key made for the cluster. `stop()` stops every process and Redis.
+/// With `redisCluster: true` the nodes share a 3-master Redis Cluster (`--queue
+/// redis-cluster://…`) instead; `redis` is then its first master.
 final class RelayClusterFixture: @unchecked Sendable {
     let directory: URL
     let redis: RedisServer
+    /// The Redis Cluster, when the fixture runs on one.
+    let redisCluster: RedisClusterServers?
+    /// The nodes' `--queue`.
+    let queueURL: String
     let emulator: ServerProcess
     let config: String
     let key: String
@@ -18,17 +24,26 @@ final class RelayClusterFixture: @unchecked Sendable {
 
     /// `ratePerMinute` is the app's budget across the cluster: 30,000 a minute (500/s) makes a
     /// push of a thousand targets take seconds, so a kill or a Redis restart lands mid-push.
-    init(name: String, concurrency: Int = 16, ratePerMinute: Int = 30_000) throws {
+    init(name: String, concurrency: Int = 16, ratePerMinute: Int = 30_000, redisCluster: Bool = false) throws {
         directory = Fixtures.temporaryDirectory(name)
         self.concurrency = concurrency
-        redis = try RedisServer()
+        if redisCluster {
+            let servers = try RedisClusterServers()
+            self.redisCluster = servers
+            redis = servers.nodes[0]
+            queueURL = servers.url
+        } else {
+            self.redisCluster = nil
+            redis = try RedisServer()
+            queueURL = redis.url
+        }
         emulator = try ServerProcess(["serve", "--apns-port", "0", "--port", "0", "--h2c-port", "0", "--quiet", "--token-updates", "team",
                                       "--db", directory.appendingPathComponent("emulator.sqlite").path]) { $0.contains("APNs: https://") }
         processes.append(emulator)
         guard let apnsPort = emulator.port(after: "APNs: https://127.0.0.1:") else { throw TestEnvironmentError("no APNs port in:\n\(emulator.stdout)") }
         config = directory.appendingPathComponent("relay.json").path
         try RelayEmulatorConfig.write(to: config, apnsPort: apnsPort, concurrency: concurrency, leaseSeconds: 5, ratePerMinute: ratePerMinute)
-        let keys = try ProcessRunner.pushlab(["relay", "keys", "create", "--queue", redis.url, "--app", "demo"])
+        let keys = try ProcessRunner.pushlab(["relay", "keys", "create", "--queue", queueURL, "--app", "demo"])
         guard keys.status == 0 else { throw TestEnvironmentError("relay keys create: \(keys.stderr)") }
         key = keys.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
@@ -36,6 +51,7 @@ final class RelayClusterFixture: @unchecked Sendable {
     func stop() {
         for p in processes { p.stop(grace: 5) }
         redis.stop()
+        redisCluster?.stop()
         try? FileManager.default.removeItem(at: directory)
     }
 
@@ -44,13 +60,17 @@ final class RelayClusterFixture: @unchecked Sendable {
 
     /// Starts node `name` and returns it with its base URL. `quiet: false` keeps its log on stderr.
     func startNode(_ name: String, quiet: Bool = true) throws -> (process: ServerProcess, url: String) {
-        let node = try ServerProcess(["relay", "--config", config, "--data", data(name), "--queue", redis.url, "--node", name]
+        let node = try ServerProcess(["relay", "--config", config, "--data", data(name), "--queue", queueURL, "--node", name]
                                      + (quiet ? ["--quiet"] : [])) {
             $0.contains("relay: queue ")
         }
         processes.append(node)
         guard let port = node.port(after: "relay: listening on http://127.0.0.1:") else { throw TestEnvironmentError("no port in:\n\(node.stdout)") }
-        XCTAssertTrue(node.stdout.contains("relay: queue redis://127.0.0.1:\(redis.port)/0 as node \(name)"), node.stdout)
+        if redisCluster == nil {
+            XCTAssertTrue(node.stdout.contains("relay: queue redis://127.0.0.1:\(redis.port)/0 as node \(name)"), node.stdout)
+        } else {
+            XCTAssertTrue(node.stdout.contains("relay: queue \(queueURL) (3 streams: {pushlab.") && node.stdout.contains(" as node \(name)"), node.stdout)
+        }
         return (node, "http://127.0.0.1:\(port)")
     }
 
@@ -95,7 +115,17 @@ final class RelayClusterFixture: @unchecked Sendable {
     }
 
     /// Targets with a final result, cluster-wide (0 while Redis is down).
-    func finishedTargets() -> Int { Int((try? redis.cli(["GET", "pushlab:finished"])) ?? "") ?? 0 }
+    func finishedTargets() -> Int {
+        guard let redisCluster else { return Int((try? redis.cli(["GET", "pushlab:finished"])) ?? "") ?? 0 }
+        return lanePrefixes().reduce(0) { $0 + (Int((try? redisCluster.cli(["GET", "\($1):finished"])) ?? "") ?? 0) }
+    }
+
+    /// The queue's key prefixes: `pushlab`, or on a Redis Cluster one `{pushlab.N}` per lane.
+    func lanePrefixes() -> [String] {
+        guard let redisCluster else { return ["pushlab"] }
+        let stored = (try? redisCluster.cli(["GET", "{pushlab}:lanes"])) ?? ""
+        return stored.split(separator: ",").map { "{\($0)}" }
+    }
 
     /// The emulator's records (it is stopped first): accepted count per token, and the 429
     /// TooManyProviderTokenUpdates answers.
@@ -108,6 +138,27 @@ final class RelayClusterFixture: @unchecked Sendable {
         }
         let updates = try records.query("SELECT COUNT(*) FROM pushes WHERE reason = 'TooManyProviderTokenUpdates'").first?.int(0) ?? -1
         return (accepted, updates)
+    }
+
+    /// How many times each token's final result was written: every write of a result appends
+    /// it to the app's delivery log (`pushlab:delivered:demo`, on a Redis Cluster one per lane,
+    /// a line per result) in the same script as its done marker, so a target recorded twice
+    /// appears twice there (a hash of results, `HLEN`, would show one field either way). Also
+    /// the sum of the entries' counts.
+    func resultWrites(_ tokens: [String]) throws -> (perToken: [String: Int], total: Int) {
+        var perToken: [String: Int] = Dictionary(uniqueKeysWithValues: tokens.map { ($0, 0) })
+        var total = 0
+        for prefix in lanePrefixes() {
+            let arguments = ["--no-raw", "XRANGE", "\(prefix):delivered:demo", "-", "+"]
+            let log = try redisCluster?.cli(arguments) ?? redis.cli(arguments)
+            // redis-cli --no-raw prints the separators escaped: a result's fields are between "\x1f"s.
+            for field in log.components(separatedBy: "\\x1f") where perToken[field] != nil { perToken[field]! += 1 }
+            let lines = log.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+            for (k, line) in lines.enumerated() where line.hasSuffix("\"n\"") && k + 1 < lines.count {
+                total += Int(lines[k + 1].split(separator: " ").last?.trimmingCharacters(in: CharacterSet(charactersIn: "\"")) ?? "") ?? 0
+            }
+        }
+        return (perToken, total)
     }
 
     func tokens(_ count: Int, base: Int) -> [String] { (0..<count).map { String(format: "%064x", base + $0) } }

@@ -43,22 +43,7 @@ final class RelayClusterProcessTests: XCTestCase {
     private func emulatorRecords() throws -> (accepted: [String: Int], tokenUpdates: Int) { try cluster.emulatorRecords() }
     private func tokens(_ count: Int, base: Int) -> [String] { cluster.tokens(count, base: base) }
 
-    /// How many times each token's final result was written: every write of a result appends
-    /// it to the app's delivery log (`pushlab:delivered:demo`, a line per result) in the same
-    /// script as its done marker, so a target recorded twice appears twice there (a hash of
-    /// results, `HLEN`, would show one field either way). Also the sum of the entries' counts.
-    private func resultWrites(_ tokens: [String]) throws -> (perToken: [String: Int], total: Int) {
-        let log = try redis.cli(["--no-raw", "XRANGE", "pushlab:delivered:demo", "-", "+"])
-        // redis-cli --no-raw prints the separators escaped: a result's fields are between "\x1f"s.
-        var perToken: [String: Int] = Dictionary(uniqueKeysWithValues: tokens.map { ($0, 0) })
-        for field in log.components(separatedBy: "\\x1f") where perToken[field] != nil { perToken[field]! += 1 }
-        let lines = log.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
-        var total = 0
-        for (k, line) in lines.enumerated() where line.hasSuffix("\"n\"") && k + 1 < lines.count {
-            total += Int(lines[k + 1].split(separator: " ").last?.trimmingCharacters(in: CharacterSet(charactersIn: "\"")) ?? "") ?? 0
-        }
-        return (perToken, total)
-    }
+    private func resultWrites(_ tokens: [String]) throws -> (perToken: [String: Int], total: Int) { try cluster.resultWrites(tokens) }
 
     func testKillDashNineOfOneOfThreeNodesDeliversEveryTargetAtLeastOnceDuplicatesBoundedResultsWrittenOnceAndIdleClusterPicksUp() throws {
         let targets = 1_200

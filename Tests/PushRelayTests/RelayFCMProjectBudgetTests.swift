@@ -36,7 +36,7 @@ final class RelayFCMProjectBudgetTests: XCTestCase {
         try await queue.prepare()
         let emulator = EmulatorEndpoints(apnsURL: gateway.apnsURL ?? "", fcmURL: gateway.fcmURL ?? "", tokenURL: gateway.tokenURL ?? "",
                                          caFile: Fixtures.caFile)
-        let relay = try Relay(config: config, dataDirectory: directory.appendingPathComponent("data").path, queue: queue, emulator: emulator)
+        let relay = try Relay(config: config, dataDirectory: directory.appendingPathComponent("data").path, queue: queue, cluster: queue, emulator: emulator)
         try await relay.start()
         let key = try await relay.keys.create(scope: .admin, label: "tests").key
         let client = try HTTPClient(configuration: HTTPClientConfiguration(protocolMode: .h2cPriorKnowledge))

@@ -1,4 +1,5 @@
 import XCTest
+import PushAuth
 import PushCore
 import PushHTTP
 @testable import PushSend

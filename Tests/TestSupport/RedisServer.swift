@@ -110,7 +110,7 @@ public final class RedisServer: @unchecked Sendable {
     }
 
     /// A port that was free a moment ago.
-    private static func freePort() throws -> Int {
+    public static func freePort() throws -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw RedisServerError(message: "socket() failed") }
         defer { close(fd) }

@@ -10,11 +10,11 @@ extension RelayRoutes {
 
     func cluster(_ request: ServerRequest) async throws -> ServerResponse {
         try await requireAdmin(request)
-        guard let redis = service.redisQueue else {
+        guard let redis = service.cluster else {
             throw APIError(404, "no_cluster", field: "path", "this relay runs the embedded SQLite queue, a single node",
-                           fix: "start every node with 'pushlab relay --queue redis://HOST:PORT' to run several (docs/relay.md \"Running several nodes\")")
+                           fix: "start every node with 'pushlab relay --queue redis://HOST:PORT' (or redis-cluster://HOST:PORT,…) to run several (docs/relay.md \"Running several nodes\")")
         }
-        let status = try await read { try await redis.clusterStatus() }
+        let status = try await read { try await redis.clusterStatus(deadLetterSample: 10) }
         let nodes: [JSONValue] = status.nodes.map { node in
             RelayJSON.object([("name", .string(node.name)), ("alive", .bool(node.secondsSinceHeartbeat <= Self.heartbeatStale)),
                               ("last_heartbeat", RelayJSON.time(node.lastHeartbeat)), ("started_at", RelayJSON.time(node.startedAt)),
@@ -29,6 +29,22 @@ extension RelayRoutes {
                                         ("claimed", RelayJSON.number(status.depth.claimed)), ("finished", RelayJSON.number(status.depth.finished)),
                                         ("capacity", RelayJSON.number(service.config.queue.capacity))])),
             ("nodes", .array(JSONArray(nodes))),
+            ("lanes", .array(JSONArray(status.lanes.map { lane in
+                RelayJSON.object([("stream", .string(lane.stream)), ("slot", RelayJSON.number(lane.slot)),
+                                  ("master", lane.master.map { .string($0) }), ("entries", RelayJSON.number(lane.entries)),
+                                  ("pending", RelayJSON.number(lane.pending))])
+            }))),
+            ("shards", status.shards.map { shards in
+                .array(JSONArray(shards.map { shard in
+                    RelayJSON.object([("master", .string(shard.address)),
+                                      ("slots", .array(JSONArray(shard.slots.map { .string("\($0.lowerBound)-\($0.upperBound)") }))),
+                                      ("lanes", .array(JSONArray(status.lanes.filter { $0.master == shard.address }.map { .string($0.stream) })))])
+                }))
+            }),
+            ("redirections", status.redirections.map { r in
+                RelayJSON.object([("moved", RelayJSON.number(r.moved)), ("ask", RelayJSON.number(r.ask)),
+                                  ("slot_map_reads", RelayJSON.number(r.refreshes))])
+            }),
             ("pending_by_consumer", RelayJSON.object(consumers)),
             ("dead_letters", RelayJSON.object([
                 ("count", RelayJSON.number(status.deadLetterCount)),
@@ -43,7 +59,7 @@ extension RelayRoutes {
 
     /// The cluster gauges for `/metrics`; empty on SQLite or when Redis does not answer.
     func clusterMetrics() async -> String {
-        guard let redis = service.redisQueue, let status = try? await redis.clusterStatus(deadLetterSample: 0) else { return "" }
+        guard let redis = service.cluster, let status = try? await redis.clusterStatus(deadLetterSample: 0) else { return "" }
         var out = "# HELP pushlab_relay_cluster_nodes Relay nodes sharing the Redis queue, by heartbeat state.\n# TYPE pushlab_relay_cluster_nodes gauge\n"
         let alive = status.nodes.count { $0.secondsSinceHeartbeat <= Self.heartbeatStale }
         out += "pushlab_relay_cluster_nodes{state=\"alive\"} \(alive)\npushlab_relay_cluster_nodes{state=\"stale\"} \(status.nodes.count - alive)\n"

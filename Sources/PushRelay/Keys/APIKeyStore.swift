@@ -44,7 +44,7 @@ public final class APIKeyStore: Sendable {
     public var location: String {
         switch backend {
         case .sqlite(let database): return database.path
-        case .redis(let client, _): return client.endpoint.description
+        case .redis(let client, _): return client.location
         }
     }
 
@@ -123,7 +123,7 @@ public final class APIKeyStore: Sendable {
             do {
                 reply = try await client.execute(RedisCommand("HGET", "\(P):apikeys", Self.hash(key)))
             } catch {
-                throw APIKeyLookupFailure(store: .redis, location: client.endpoint.description, reason: "\(error)")
+                throw APIKeyLookupFailure(store: .redis, location: client.location, reason: "\(error)")
             }
             guard let stored = reply.string else { return nil }
             return APIKeyScope(stored: stored)

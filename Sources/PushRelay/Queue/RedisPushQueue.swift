@@ -56,21 +56,31 @@ public final class RedisPushQueue: PushQueue {
 
     public let endpoint: RedisEndpoint
     public let configuration: Configuration
+    /// The base stream (single Redis: the queue's only stream; the consumer name).
     public let stream: RedisWorkStream
-    /// Short commands and scripts.
+    /// Short commands and scripts (on a Redis Cluster: routed to each key's master).
     let client: RedisClient
     /// Blocking reads only.
     private let reader: RedisClient
     private let time: any TimeSource
     private let closed = SanitizerVisibleMutex(false)
     private let contents = SanitizerVisibleMutex<[PushID: (app: String, content: [UInt8])]>([:])
-    private var P: String { configuration.prefix }
+    /// The streams with their keys: one on a single Redis, one per master on a Redis Cluster
+    /// (set by `prepare()`).
+    private let lanesState = SanitizerVisibleMutex<[RedisQueueLane]>([])
+    /// Where the next claim starts reading, so every lane is read first in turn.
+    private let nextLane = SanitizerVisibleMutex(0)
+    /// Lanes of a results batch recorded before a later lane of the same batch failed, by the
+    /// lane's part of the batch: `DeliveryWorkers` retries the whole batch, and a second
+    /// `complete` of a part already recorded would call its results duplicates and drop their
+    /// events (webhooks, `push_finished`). The retry takes the stored report instead.
+    private let recordedAhead = SanitizerVisibleMutex<[String: CompletionReport]>([:])
+    /// A lane's blocking read in flight (cluster: one per lane, waited for together).
+    private let pendingReads = SanitizerVisibleMutex<[Int: Task<Bool, Never>]>([:])
     private var retentionMilliseconds: String {
         let (seconds, attoseconds) = configuration.retention.components
         return String(max(1, seconds * 1000 + attoseconds / 1_000_000_000_000_000))
     }
-    private var streamKey: String { stream.configuration.stream }
-    private var group: String { stream.configuration.group }
 
     /// Connects lazily; `prepare()` creates the consumer group.
     public init(endpoint: RedisEndpoint, configuration: Configuration = Configuration(), time: any TimeSource = SystemTimeSource(),
@@ -82,15 +92,65 @@ public final class RedisPushQueue: PushQueue {
         reader = RedisClient(endpoint: endpoint, options: RedisClientOptions(clientName: clientName.map { $0 + "-reader" }))
         stream = RedisWorkStream(client: client, reader: reader, consumer: clientName ?? "relay",
                                  configuration: RedisWorkStreamConfiguration(prefix: configuration.prefix, maxDeliveries: configuration.maxDeliveries))
+        lanesState.withLock { $0 = [RedisQueueLane(index: 0, prefix: configuration.prefix)] }
     }
 
-    /// Connects and creates the consumer group when it does not exist.
+    /// A queue on a Redis Cluster (`redis-cluster://…`): one stream per master, each with its
+    /// own keys under a hash tag (`RedisQueueLane`), chosen at the first `prepare()` of the
+    /// cluster and kept in Redis so every node uses the same ones.
+    public init(cluster: RedisClusterEndpoint, configuration: Configuration = Configuration(), time: any TimeSource = SystemTimeSource(),
+                clientName: String? = nil) {
+        endpoint = cluster.seeds[0]
+        self.configuration = configuration
+        self.time = time
+        client = RedisClient(cluster: cluster, options: RedisClientOptions(clientName: clientName))
+        reader = RedisClient(cluster: cluster, options: RedisClientOptions(clientName: clientName.map { $0 + "-reader" }))
+        stream = RedisWorkStream(client: client, reader: reader, consumer: clientName ?? "relay",
+                                 configuration: RedisWorkStreamConfiguration(prefix: RedisQueueLane.sharedPrefix(configuration.prefix),
+                                                                            maxDeliveries: configuration.maxDeliveries))
+    }
+
+    /// Whether this queue runs on a Redis Cluster.
+    public var isCluster: Bool { client.cluster != nil }
+
+    /// Where the queue's Redis is, without the password.
+    public var location: String { client.location }
+
+    /// The prefix of the state the nodes share besides the queue (API keys, provider tokens,
+    /// send budgets, heartbeats): the queue's prefix on one Redis, `{PREFIX}` (one hash tag, so
+    /// one slot) on a Redis Cluster.
+    public var sharedPrefix: String { isCluster ? RedisQueueLane.sharedPrefix(configuration.prefix) : configuration.prefix }
+
+    /// The queue's streams (after `prepare()` on a cluster).
+    public var lanes: [RedisQueueLane] { lanesState.withLock { $0 } }
+
+    /// Connects and creates the consumer groups when they do not exist; on a cluster first
+    /// reads (or, the first time, chooses) the lanes.
     public func prepare() async throws(PushQueueError) {
         try await redis { () async throws(RedisError) in
-            try await stream.prepare()
+            if isCluster, lanes.isEmpty {
+                let chosen = try await chooseLanes()
+                lanesState.withLock { $0 = chosen }
+            }
+            for lane in lanes { _ = try await client.createGroup(lane.stream, group: lane.group, start: "0") }
             try await client.load([RedisQueueScripts.enqueue, RedisQueueScripts.claim, RedisQueueScripts.complete, RedisQueueScripts.reschedule,
                                    RedisQueueScripts.renew, RedisQueueScripts.release, RedisRateBudget.luaScript])
         }
+    }
+
+    /// The cluster's lanes: the ones stored at `{P}:lanes`, else one per master (a hash tag
+    /// whose slot that master serves), stored with `SET NX` so the first node's choice holds.
+    private func chooseLanes() async throws(RedisError) -> [RedisQueueLane] {
+        let key = sharedPrefix + ":lanes"
+        if let stored = try await client.get(key), let lanes = RedisQueueLane.parse(stored) { return lanes }
+        let shards = try await client.shards() ?? []
+        guard !shards.isEmpty else { throw .unexpectedReply(command: "CLUSTER SLOTS", reply: "no masters") }
+        let tags = RedisQueueLane.tags(prefix: configuration.prefix, shards: shards)
+        _ = try await client.setIfAbsent(key, value: tags.joined(separator: ","), expiresIn: nil)
+        guard let stored = try await client.get(key), let lanes = RedisQueueLane.parse(stored) else {
+            throw .unexpectedReply(command: "GET \(key)", reply: "no lanes")
+        }
+        return lanes
     }
 
     /// Claims of whole chunks split none.
@@ -99,21 +159,63 @@ public final class RedisPushQueue: PushQueue {
     /// The Redis client for the state nodes share besides the queue (provider tokens, budgets).
     public var sharedClient: RedisClient { client }
 
+    private func lanesOrThrow() throws(PushQueueError) -> [RedisQueueLane] {
+        let lanes = self.lanes
+        guard !lanes.isEmpty else { throw .storage("\(location): the queue is not prepared (no lanes read from the cluster yet)") }
+        return lanes
+    }
+
+    /// The lane of a push: by its idempotency key when it has one (a replay must find the
+    /// first push's key), else by its id.
+    private func lane(for submission: PushSubmission, in lanes: [RedisQueueLane]) -> RedisQueueLane {
+        guard lanes.count > 1 else { return lanes[0] }
+        let basis = submission.idempotencyKey.map { "idem:\(submission.app):\($0)" } ?? submission.id.rawValue
+        return lanes[RedisHashSlot.slot(of: basis) % lanes.count]
+    }
+
+    /// A receipt as the scripts know it and its lane (a cluster's receipts start with `LANE@`).
+    private func unwrap(_ receipt: String, in lanes: [RedisQueueLane]) -> (RedisQueueLane, String) {
+        guard lanes.count > 1 || isCluster, let at = receipt.firstIndex(of: "@"), let index = Int(receipt[..<at]), index < lanes.count else {
+            return (lanes[0], receipt)
+        }
+        return (lanes[index], String(receipt[receipt.index(after: at)...]))
+    }
+
+    private func wrap(_ receipt: String, lane: RedisQueueLane) -> String { isCluster ? "\(lane.index)@\(receipt)" : receipt }
+
     // MARK: - PushQueue
 
     public func enqueue(_ submission: PushSubmission) async throws(PushQueueError) -> EnqueueReceipt {
         try checkOpen()
+        let lanes = try lanesOrThrow()
+        let lane = lane(for: submission, in: lanes)
+        let P = lane.prefix
+        let capacity = configuration.capacity
+        if lanes.count > 1 {
+            // The script sees its own lane's count only: the cluster's is the sum, read first.
+            // Pushes queued at the same moment on other lanes may pass together, and a lane
+            // whose master is down counts 0 meanwhile (docs/redis.md "Redis Cluster"): one
+            // master down must not refuse the pushes of the others.
+            var unfinished = 0
+            for other in lanes {
+                let count = try? await client.execute(RedisCommand("GET", "\(other.prefix):unfinished"))
+                unfinished += Int(count?.integer ?? 0)
+            }
+            if unfinished + submission.targets.count > capacity {
+                throw .full(unfinished: unfinished, incoming: submission.targets.count, capacity: capacity)
+            }
+        }
         let idempotencyKey = submission.idempotencyKey.map { "\(P):idem:\(submission.app):\($0)" } ?? P
         var arguments = [P, submission.id.rawValue, submission.app, String(decoding: submission.content, as: UTF8.self),
                          String(submission.targets.count), String(submission.acceptedAt.timeIntervalSince1970),
-                         submission.idempotencyKey ?? "", submission.requestFingerprint ?? "", String(configuration.capacity),
+                         submission.idempotencyKey ?? "", submission.requestFingerprint ?? "", String(capacity),
                          String(configuration.chunkSize)]
         arguments.reserveCapacity(arguments.count + 2 * submission.targets.count)
         for (index, target) in submission.targets.enumerated() {
             arguments.append(String(index))
             arguments.append(target.kind.rawValue + "\u{1f}" + (target.environment?.rawValue ?? "") + "\u{1f}" + target.value)
         }
-        let keys = [idempotencyKey, "\(P):push:\(submission.id)", "\(P):targets:\(submission.id)", streamKey]
+        let keys = [idempotencyKey, "\(P):push:\(submission.id)", "\(P):targets:\(submission.id)", lane.stream]
         let reply = try await redis { () async throws(RedisError) in try await client.eval(RedisQueueScripts.enqueue, keys: keys, arguments: arguments) }
         let parts = reply.array?.compactMap(\.string) ?? []
         switch parts.first {
@@ -134,27 +236,97 @@ public final class RedisPushQueue: PushQueue {
     public func claim(consumer: String, limit: Int, lease: Duration) async throws(PushQueueError) -> [ClaimedTarget] {
         guard limit > 0 else { return [] }
         try checkOpen()
-        var (lastID, claimed) = try await claimOnce(consumer: consumer, limit: limit, lease: lease)
+        let lanes = try lanesOrThrow()
+        var (lastIDs, claimed) = try await claimFromLanes(lanes, consumer: consumer, limit: limit, lease: lease)
         if claimed.isEmpty, configuration.idleBlock > .zero {
-            // Wait for an entry newer than the last one seen, then claim again.
-            let block = configuration.idleBlock
-            let ms = String(block.components.seconds * 1000 + block.components.attoseconds / 1_000_000_000_000_000)
-            let reply = try await redis { () async throws(RedisError) in
-                try await reader.execute(RedisCommand("XREAD", "COUNT", "1", "BLOCK", ms, "STREAMS", streamKey, lastID),
-                                         readTimeout: block)
+            // Wait for an entry newer than the last one seen (on any lane), then claim again.
+            if try await waitForNewEntry(lanes, after: lastIDs) {
+                (lastIDs, claimed) = try await claimFromLanes(lanes, consumer: consumer, limit: limit, lease: lease)
             }
-            if !reply.isNull { (lastID, claimed) = try await claimOnce(consumer: consumer, limit: limit, lease: lease) }
         }
         return claimed
     }
 
-    private func claimOnce(consumer: String, limit: Int, lease: Duration) async throws(PushQueueError) -> (String, [ClaimedTarget]) {
+    /// Claims from each lane in turn until `limit` targets are claimed; the first lane read
+    /// changes with every call, so no lane waits behind another. Returns each lane's last
+    /// stream id and the claims.
+    private func claimFromLanes(_ lanes: [RedisQueueLane], consumer: String, limit: Int,
+                                lease: Duration) async throws(PushQueueError) -> ([String], [ClaimedTarget]) {
+        let first = nextLane.withLock { n in defer { n &+= 1 }; return n }
+        var lastIDs = [String](repeating: "0-0", count: lanes.count)
+        var claimed: [ClaimedTarget] = []
+        var failure: PushQueueError?
+        for k in 0..<lanes.count {
+            let lane = lanes[(first + k) % lanes.count]
+            guard claimed.count < limit else { lastIDs[lane.index] = "$"; continue }
+            do {
+                let (last, got) = try await claimOnce(lane, consumer: consumer, limit: limit - claimed.count, lease: lease)
+                lastIDs[lane.index] = last
+                claimed += got
+            } catch {
+                // One master down must not stop the others' work: its lane waits for it.
+                if lanes.count == 1 || error == .closed { throw error }
+                failure = error
+                lastIDs[lane.index] = "$"
+            }
+        }
+        if claimed.isEmpty, let failure { throw failure }
+        return (lastIDs, claimed.sorted { ($0.pushID, $0.index) < ($1.pushID, $1.index) })
+    }
+
+    /// Blocks until an entry newer than `lastIDs` is on some lane or `idleBlock` passed. On a
+    /// cluster every lane gets its own `XREAD BLOCK` (each master's connection blocks alone);
+    /// the first that sees an entry ends the wait, the others finish on their own within
+    /// `idleBlock` and are reused by the next wait rather than started again.
+    private func waitForNewEntry(_ lanes: [RedisQueueLane], after lastIDs: [String]) async throws(PushQueueError) -> Bool {
+        let block = configuration.idleBlock
+        let ms = String(block.components.seconds * 1000 + block.components.attoseconds / 1_000_000_000_000_000)
+        if lanes.count == 1 {
+            let reply = try await redis { () async throws(RedisError) in
+                try await reader.execute(RedisCommand("XREAD", "COUNT", "1", "BLOCK", ms, "STREAMS", lanes[0].stream, lastIDs[0]),
+                                         readTimeout: block)
+            }
+            return !reply.isNull
+        }
+        let laneReader = self.reader
+        let tasks: [Task<Bool, Never>] = pendingReads.withLock { pending in
+            lanes.map { lane in
+                if let running = pending[lane.index] { return running }
+                let id = lastIDs[lane.index] == "0-0" ? "$" : lastIDs[lane.index]
+                let task = Task { [pendingReads] in
+                    let reply = try? await laneReader.execute(RedisCommand("XREAD", "COUNT", "1", "BLOCK", ms, "STREAMS", lane.stream, id),
+                                                          readTimeout: block)
+                    pendingReads.withLock { $0[lane.index] = nil }
+                    return reply.map { !$0.isNull } ?? false
+                }
+                pending[lane.index] = task
+                return task
+            }
+        }
+        return await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            let state = SanitizerVisibleMutex((done: false, left: tasks.count))
+            for task in tasks {
+                Task {
+                    let seen = await task.value
+                    let resume = state.withLock { s -> Bool in
+                        guard !s.done else { return false }
+                        s.left -= 1
+                        if seen || s.left == 0 { s.done = true; return true }
+                        return false
+                    }
+                    if resume { continuation.resume(returning: seen) }
+                }
+            }
+        }
+    }
+
+    private func claimOnce(_ lane: RedisQueueLane, consumer: String, limit: Int, lease: Duration) async throws(PushQueueError) -> (String, [ClaimedTarget]) {
         let now = time.now.timeIntervalSince1970
         let leaseEnd = now + lease.seconds
-        let arguments = [P, group, consumer, String(now), String(leaseEnd), String(limit), String(configuration.maxDeliveries),
+        let arguments = [lane.prefix, lane.group, consumer, String(now), String(leaseEnd), String(limit), String(configuration.maxDeliveries),
                          retentionMilliseconds, String(configuration.chunkSize)]
         let reply = try await redis { () async throws(RedisError) in
-            try await client.eval(RedisQueueScripts.claim, keys: [streamKey], arguments: arguments)
+            try await client.eval(RedisQueueScripts.claim, keys: [lane.stream], arguments: arguments)
         }
         guard let flat = reply.array?.map({ $0.string ?? "" }), let lastID = flat.first else {
             throw .storage("Redis answered the claim script with \(reply.shape)")
@@ -163,11 +335,11 @@ public final class RedisPushQueue: PushQueue {
         var index = 1
         // Per entry: receipt, push, app, deliveries, k, then k × (target, definition, attempts).
         while index + 5 <= flat.count {
-            let receipt = flat[index], push = flat[index + 1], app = flat[index + 2]
+            let receipt = wrap(flat[index], lane: lane), push = flat[index + 1], app = flat[index + 2]
             let count = Int(flat[index + 4]) ?? 0
             index += 5
             guard index + 3 * count <= flat.count else { break }
-            let content = try await content(of: PushID(push))
+            let content = try await content(of: PushID(push), in: lane)
             for k in 0..<count {
                 let at = index + 3 * k
                 guard let content else { continue }
@@ -180,13 +352,15 @@ public final class RedisPushQueue: PushQueue {
             }
             index += 3 * count
         }
-        return (lastID, claims.sorted { ($0.pushID, $0.index) < ($1.pushID, $1.index) })
+        return (lastID, claims)
     }
 
     /// A push's app and content, read once per node.
-    private func content(of push: PushID) async throws(PushQueueError) -> (app: String, content: [UInt8])? {
+    private func content(of push: PushID, in lane: RedisQueueLane) async throws(PushQueueError) -> (app: String, content: [UInt8])? {
         if let hit = contents.withLock({ $0[push] }) { return hit }
-        let reply = try await redis { () async throws(RedisError) in try await client.execute(RedisCommand("HMGET", "\(P):push:\(push)", "app", "content")) }
+        let reply = try await redis { () async throws(RedisError) in
+            try await client.execute(RedisCommand("HMGET", "\(lane.prefix):push:\(push)", "app", "content"))
+        }
         guard let parts = reply.array, parts.count == 2, let app = parts[0].string, case .bulk(let bytes) = parts[1] else { return nil }
         let value = (app, bytes)
         contents.withLock { c in
@@ -200,6 +374,43 @@ public final class RedisPushQueue: PushQueue {
     public func complete(_ results: [TargetCompletion]) async throws(PushQueueError) -> CompletionReport {
         guard !results.isEmpty else { return CompletionReport() }
         try checkOpen()
+        let lanes = try lanesOrThrow()
+        if !isCluster { return try await complete(results, in: lanes[0]) }
+        // One script call per lane, each with the receipts as its scripts know them.
+        var byLane: [Int: [Int]] = [:]
+        for (position, result) in results.enumerated() { byLane[unwrap(result.claim.receipt, in: lanes).0.index, default: []].append(position) }
+        var report = CompletionReport()
+        var done: [(key: String, report: CompletionReport)] = []
+        for (laneIndex, positions) in byLane.sorted(by: { $0.key < $1.key }) {
+            let part = positions.map { position -> TargetCompletion in
+                var result = results[position]
+                result.claim.receipt = unwrap(result.claim.receipt, in: lanes).1
+                return result
+            }
+            let key = "\(laneIndex)|" + part.map { "\($0.claim.pushID)/\($0.claim.index)/\($0.claim.receipt)" }.joined(separator: ",")
+            let got: CompletionReport
+            if let stored = recordedAhead.withLock({ $0.removeValue(forKey: key) }) {
+                got = stored
+            } else {
+                do { got = try await complete(part, in: lanes[laneIndex]) } catch {
+                    recordedAhead.withLock { ahead in
+                        if ahead.count > 1_000 { ahead.removeAll() }  // retries that never came
+                        for d in done { ahead[d.key] = d.report }
+                    }
+                    throw error
+                }
+            }
+            done.append((key, got))
+            report.recorded += got.recorded
+            report.duplicates += got.duplicates
+            report.ignoredPositions += got.ignoredPositions.map { positions[$0] }
+            report.finishedPushes.formUnion(got.finishedPushes)
+        }
+        report.ignoredPositions.sort()
+        return report
+    }
+
+    private func complete(_ results: [TargetCompletion], in lane: RedisQueueLane) async throws(PushQueueError) -> CompletionReport {
         // Per push (in order of first appearance): its results and its delivery-log lines; then
         // per claim entry the targets it answered. `ordinals` maps the script's argument order
         // back to positions in `results`.
@@ -212,7 +423,7 @@ public final class RedisPushQueue: PushQueue {
             if byEntry[c.receipt] == nil { entryOrder.append(c.receipt) }
             byEntry[c.receipt, default: (c.pushID, [])].targets.append(String(c.index))
         }
-        var arguments = [P, group, retentionMilliseconds, String(pushOrder.count)]
+        var arguments = [lane.prefix, lane.group, retentionMilliseconds, String(pushOrder.count)]
         arguments.reserveCapacity(arguments.count + 6 * results.count + 4 * pushOrder.count)
         var ordinals: [Int] = []
         ordinals.reserveCapacity(results.count)
@@ -248,7 +459,7 @@ public final class RedisPushQueue: PushQueue {
             arguments += [receipt, entry.push.rawValue, String(entry.targets.count)] + entry.targets
         }
         let reply = try await redis { () async throws(RedisError) in
-            try await client.eval(RedisQueueScripts.complete, keys: [streamKey], arguments: arguments)
+            try await client.eval(RedisQueueScripts.complete, keys: [lane.stream], arguments: arguments)
         }
         guard let parts = reply.array, parts.count >= 3, let recorded = parts[0].integer, let duplicates = parts[1].integer,
               let positions = parts[2].array else {
@@ -262,14 +473,18 @@ public final class RedisPushQueue: PushQueue {
     public func reschedule(_ retries: [TargetRetry]) async throws(PushQueueError) {
         guard !retries.isEmpty else { return }
         try checkOpen()
-        var arguments = [P, group]
+        let lanes = try lanesOrThrow()
+        var byLane: [Int: [String]] = [:]
         for retry in retries {
             let c = retry.claim
-            arguments += [c.receipt, c.pushID.rawValue, String(c.index), c.app, String(retry.attempts), retry.lastError ?? "",
-                          String(retry.notBefore.timeIntervalSince1970)]
+            let (lane, receipt) = unwrap(c.receipt, in: lanes)
+            byLane[lane.index, default: [lane.prefix, lane.group]] += [receipt, c.pushID.rawValue, String(c.index), c.app, String(retry.attempts),
+                                                                      retry.lastError ?? "", String(retry.notBefore.timeIntervalSince1970)]
         }
-        try await redis { () async throws(RedisError) in
-            try await client.eval(RedisQueueScripts.reschedule, keys: [streamKey], arguments: arguments)
+        for (index, arguments) in byLane.sorted(by: { $0.key < $1.key }) {
+            try await redis { () async throws(RedisError) in
+                try await client.eval(RedisQueueScripts.reschedule, keys: [lanes[index].stream], arguments: arguments)
+            }
         }
     }
 
@@ -279,10 +494,17 @@ public final class RedisPushQueue: PushQueue {
         let receipts = Set(receipts)
         guard !receipts.isEmpty else { return }
         try checkOpen()
+        let lanes = try lanesOrThrow()
         let leaseEnd = time.now.timeIntervalSince1970 + lease.seconds
-        let arguments = [P, String(leaseEnd)] + receipts.sorted()
-        try await redis { () async throws(RedisError) in
-            try await client.eval(RedisQueueScripts.renew, keys: [streamKey], arguments: arguments)
+        var byLane: [Int: [String]] = [:]
+        for receipt in receipts.sorted() {
+            let (lane, bare) = unwrap(receipt, in: lanes)
+            byLane[lane.index, default: [lane.prefix, String(leaseEnd)]].append(bare)
+        }
+        for (index, arguments) in byLane.sorted(by: { $0.key < $1.key }) {
+            try await redis { () async throws(RedisError) in
+                try await client.eval(RedisQueueScripts.renew, keys: [lanes[index].stream], arguments: arguments)
+            }
         }
     }
 
@@ -293,23 +515,43 @@ public final class RedisPushQueue: PushQueue {
     public func recoverAbandoned() async throws(PushQueueError) -> Int {
         try checkOpen()
         try await prepare()
-        let reply = try await redis { () async throws(RedisError) in
-            try await client.eval(RedisQueueScripts.release, keys: [streamKey], arguments: [P, group, stream.consumer])
+        var released = 0
+        for lane in try lanesOrThrow() {
+            let reply = try await redis { () async throws(RedisError) in
+                try await client.eval(RedisQueueScripts.release, keys: [lane.stream], arguments: [lane.prefix, lane.group, stream.consumer])
+            }
+            released += Int(reply.integer ?? 0)
         }
-        return Int(reply.integer ?? 0)
+        return released
     }
 
     public func depth() async throws(PushQueueError) -> QueueDepth {
         try checkOpen()
-        let replies = try await redis { () async throws(RedisError) in
-            try await client.pipeline([RedisCommand("GET", "\(P):unfinished"), RedisCommand("GET", "\(P):finished"), RedisCommand("GET", "\(P):inflight")])
+        let lanes = try lanesOrThrow()
+        let commands = lanes.flatMap { lane in ["unfinished", "finished", "inflight"].map { RedisCommand("GET", "\(lane.prefix):\($0)") } }
+        let replies = try await redis { () async throws(RedisError) in try await client.pipeline(commands) }
+        var waiting = 0, claimed = 0, finished = 0
+        for k in lanes.indices {
+            let unfinished = Int(replies[3 * k].integer ?? 0), inflight = Int(replies[3 * k + 2].integer ?? 0)
+            waiting += max(0, unfinished - inflight)
+            claimed += inflight
+            finished += Int(replies[3 * k + 1].integer ?? 0)
         }
-        let unfinished = Int(replies[0].integer ?? 0), finished = Int(replies[1].integer ?? 0), claimed = Int(replies[2].integer ?? 0)
-        return QueueDepth(waiting: max(0, unfinished - claimed), claimed: claimed, finished: finished)
+        return QueueDepth(waiting: waiting, claimed: claimed, finished: finished)
     }
 
     public func status(of push: PushID, includeTargets: Bool) async throws(PushQueueError) -> PushStatus? {
         try checkOpen()
+        let lanes = try lanesOrThrow()
+        // The lane holding the push (one lookup per lane, in one pipeline).
+        var P = lanes[0].prefix
+        if lanes.count > 1 {
+            let heads = try await redis { () async throws(RedisError) in
+                try await client.pipeline(lanes.map { RedisCommand("HEXISTS", "\($0.prefix):push:\(push)", "app") })
+            }
+            guard let k = heads.firstIndex(where: { $0.integer == 1 }) else { return nil }
+            P = lanes[k].prefix
+        }
         var commands = [RedisCommand("HMGET", "\(P):push:\(push)", "app", "accepted", "count", "sent", "failed")]
         if includeTargets {
             commands += ["targets", "results", "retry", "claimed"].map { RedisCommand("HGETALL", "\(P):\($0):\(push)") }
@@ -352,7 +594,9 @@ public final class RedisPushQueue: PushQueue {
     public func deliveries(app: String, token: String?, since: Date?, limit: Int) async throws(PushQueueError) -> [DeliveryRecord] {
         try checkOpen()
         var out: [DeliveryRecord] = []
-        try await scanNewestFirst("\(P):delivered:\(app)", since: since) { entry in
+        for lane in try lanesOrThrow() {
+        var taken = 0
+        try await scanNewestFirst("\(lane.prefix):delivered:\(app)", since: since) { entry in
             // One entry per recorded batch: its results, newest last. (An entry with `o` is one
             // result, as pushlab wrote them before batches.)
             let lines = entry["o"].map { _ in [[entry["p"], entry["i"], entry["k"], entry["e"], entry["v"], entry["o"], entry["t"]]
@@ -368,24 +612,33 @@ public final class RedisPushQueue: PushQueue {
                                           target: PushTarget(kind: PushTarget.Kind(rawValue: f[2]) ?? .apnsToken, value: f[4],
                                                              environment: APNsEnvironment(rawValue: f[3])),
                                           outcome: outcome))
-                if out.count >= limit { return false }
+                taken += 1
+                if taken >= limit { return false }
             }
             return true
         }
-        return out.sorted { $0.outcome.finishedAt > $1.outcome.finishedAt }
+        }
+        // Each lane gave its newest `limit`; the newest `limit` of them all.
+        return Array(out.sorted { $0.outcome.finishedAt > $1.outcome.finishedAt }.prefix(limit))
     }
 
     public func invalidTokens(app: String, since: Date?, limit: Int) async throws(PushQueueError) -> [InvalidToken] {
         try checkOpen()
         var out: [InvalidToken] = []
-        try await scanNewestFirst("\(P):invalid:\(app)", since: since) { entry in
-            let at = Date(timeIntervalSince1970: Double(entry["t"] ?? "") ?? 0)
-            if let since, at < since { return true }
-            out.append(InvalidToken(token: entry["v"] ?? "", kind: PushTarget.Kind(rawValue: entry["k"] ?? "") ?? .apnsToken,
-                                    reason: entry["r"] ?? "", pushID: PushID(entry["p"] ?? ""), reportedAt: at))
-            return out.count < limit
+        let lanes = try lanesOrThrow()
+        for lane in lanes {
+            var taken = 0
+            try await scanNewestFirst("\(lane.prefix):invalid:\(app)", since: since) { entry in
+                let at = Date(timeIntervalSince1970: Double(entry["t"] ?? "") ?? 0)
+                if let since, at < since { return true }
+                out.append(InvalidToken(token: entry["v"] ?? "", kind: PushTarget.Kind(rawValue: entry["k"] ?? "") ?? .apnsToken,
+                                        reason: entry["r"] ?? "", pushID: PushID(entry["p"] ?? ""), reportedAt: at))
+                taken += 1
+                return taken < limit
+            }
         }
-        return out
+        // One lane: its order as stored (newest first); several: the newest `limit` of them all.
+        return lanes.count == 1 ? out : Array(out.sorted { $0.reportedAt > $1.reportedAt }.prefix(limit))
     }
 
     /// Walks `key` from its newest entry back, page by page, while `visit` says go on and the
@@ -410,10 +663,10 @@ public final class RedisPushQueue: PushQueue {
 
     public func nextReadyDate() async throws(PushQueueError) -> Date? {
         try checkOpen()
-        let replies = try await redis { () async throws(RedisError) in
-            try await client.pipeline([RedisCommand("ZRANGE", "\(P):delayed", "0", "0", "WITHSCORES"),
-                                       RedisCommand("ZRANGE", "\(P):leases", "0", "0", "WITHSCORES")])
+        let commands = try lanesOrThrow().flatMap { lane in
+            ["delayed", "leases"].map { RedisCommand("ZRANGE", "\(lane.prefix):\($0)", "0", "0", "WITHSCORES") }
         }
+        let replies = try await redis { () async throws(RedisError) in try await client.pipeline(commands) }
         let times = replies.compactMap { $0.array.flatMap { $0.count == 2 ? $0[1].string.flatMap(Double.init) : nil } }
         return times.min().map { Date(timeIntervalSince1970: $0) }
     }
@@ -430,19 +683,23 @@ public final class RedisPushQueue: PushQueue {
     public func heartbeat(node: String, startedAt: Date) async throws(PushQueueError) {
         let now = time.now.timeIntervalSince1970
         try await redis { () async throws(RedisError) in
-            try await client.execute(RedisCommand("HSET", "\(P):nodes", node, "\(now) \(startedAt.timeIntervalSince1970)"))
+            try await client.execute(RedisCommand("HSET", "\(sharedPrefix):nodes", node, "\(now) \(startedAt.timeIntervalSince1970)"))
         }
     }
 
-    /// Nodes by last heartbeat, the queue's depth, pending entries per consumer, dead letters.
+    /// Nodes by last heartbeat, the queue's depth, pending entries per consumer, dead letters;
+    /// on a cluster also each master with its slots and lanes.
     public func clusterStatus(deadLetterSample: Int = 10) async throws(PushQueueError) -> RedisClusterStatus {
         let depth = try await depth()
-        let replies = try await redis { () async throws(RedisError) in
-            try await client.pipeline([RedisCommand("HGETALL", "\(P):nodes"), RedisCommand("XPENDING", streamKey, group),
-                                       RedisCommand("XLEN", stream.configuration.deadLetterStream),
-                                       RedisCommand("XREVRANGE", stream.configuration.deadLetterStream, "+", "-", "COUNT", String(deadLetterSample)),
-                                       RedisCommand("ZCARD", "\(P):delayed")])
+        let lanes = try lanesOrThrow()
+        var commands = [RedisCommand("HGETALL", "\(sharedPrefix):nodes")]
+        for lane in lanes {
+            commands += [RedisCommand("XPENDING", lane.stream, lane.group), RedisCommand("XLEN", lane.deadLetters),
+                         RedisCommand("XREVRANGE", lane.deadLetters, "+", "-", "COUNT", String(deadLetterSample)),
+                         RedisCommand("ZCARD", "\(lane.prefix):delayed"), RedisCommand("XLEN", lane.stream)]
         }
+        let replies = try await redis { () async throws(RedisError) in try await client.pipeline(commands) }
+        let shards = try await redis { () async throws(RedisError) in try await client.shards() }
         let now = time.now.timeIntervalSince1970
         let nodes = Self.hash(replies[0]).map { name, value -> RedisClusterStatus.Node in
             let parts = value.split(separator: " ").compactMap { Double($0) }
@@ -450,19 +707,33 @@ public final class RedisPushQueue: PushQueue {
                                            startedAt: Date(timeIntervalSince1970: parts.count > 1 ? parts[1] : 0),
                                            secondsSinceHeartbeat: max(0, now - (parts.first ?? 0)))
         }.sorted { $0.name < $1.name }
-        var pending: [String: Int] = [:]
-        if let summary = replies[1].array, summary.count == 4 {
-            for consumer in summary[3].array ?? [] {
-                if let pair = consumer.array, pair.count == 2, let name = pair[0].string, let n = pair[1].integer { pending[name] = Int(n) }
+        var pending: [String: Int] = [:], deadCount = 0, retryWaiting = 0
+        var dead: [RedisClusterStatus.DeadLetter] = []
+        var laneStatus: [RedisClusterStatus.Lane] = []
+        for (k, lane) in lanes.enumerated() {
+            let base = 1 + 5 * k
+            var lanePending = 0
+            if let summary = replies[base].array, summary.count == 4 {
+                lanePending = Int(summary[0].integer ?? 0)
+                for consumer in summary[3].array ?? [] {
+                    if let pair = consumer.array, pair.count == 2, let name = pair[0].string, let n = pair[1].integer { pending[name, default: 0] += Int(n) }
+                }
             }
+            deadCount += Int(replies[base + 1].integer ?? 0)
+            dead += (replies[base + 2].array ?? []).compactMap(RedisStreamEntry.init(reply:)).map { entry in
+                RedisClusterStatus.DeadLetter(pushID: PushID(entry["p"] ?? ""), index: Int(entry["i"] ?? "") ?? 0, app: entry["a"] ?? "",
+                                              deliveries: Int(entry["deliveries"] ?? "") ?? 0, deadBy: entry["dead-by"] ?? "")
+            }
+            retryWaiting += Int(replies[base + 3].integer ?? 0)
+            let slot = RedisHashSlot.slot(of: lane.stream)
+            let master = shards?.first { $0.slots.contains { $0.contains(slot) } }?.address
+            laneStatus.append(RedisClusterStatus.Lane(stream: lane.stream, slot: slot, master: master,
+                                                      entries: Int(replies[base + 4].integer ?? 0), pending: lanePending))
         }
-        let dead = (replies[3].array ?? []).compactMap(RedisStreamEntry.init(reply:)).map { entry in
-            RedisClusterStatus.DeadLetter(pushID: PushID(entry["p"] ?? ""), index: Int(entry["i"] ?? "") ?? 0, app: entry["a"] ?? "",
-                                          deliveries: Int(entry["deliveries"] ?? "") ?? 0, deadBy: entry["dead-by"] ?? "")
-        }
-        return RedisClusterStatus(redis: endpoint.description, depth: depth, retryWaiting: Int(replies[4].integer ?? 0),
+        return RedisClusterStatus(redis: location, depth: depth, retryWaiting: retryWaiting,
                                   nodes: nodes, pendingByConsumer: pending,
-                                  deadLetterCount: Int(replies[2].integer ?? 0), recentDeadLetters: dead)
+                                  deadLetterCount: deadCount, recentDeadLetters: Array(dead.prefix(deadLetterSample)),
+                                  shards: shards, lanes: laneStatus, redirections: client.clusterCounters)
     }
 
     // MARK: - Helpers
@@ -478,7 +749,7 @@ public final class RedisPushQueue: PushQueue {
         } catch .closed {
             throw .closed
         } catch {
-            throw .storage("\(endpoint): \(error)")
+            throw .storage("\(location): \(error)")
         }
     }
 

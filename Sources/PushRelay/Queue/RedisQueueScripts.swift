@@ -30,8 +30,9 @@ import PushRedis
 /// elsewhere. An entry is acknowledged and deleted (`XACK`, `XDEL`) once every target it
 /// handed out has a final result or was rescheduled, so the stream holds only unfinished work.
 ///
-/// Keys other than `KEYS` are derived from the prefix inside the scripts: the queue runs on one
-/// Redis (or one shard), not across a Redis Cluster's slots.
+/// Keys other than `KEYS` are derived from the prefix (`ARGV[1]`) inside the scripts: on a Redis
+/// Cluster the prefix is a lane's hash tag (`{pushlab.N}`, `RedisQueueLane`), so every key a
+/// script touches is in one slot. Never use a key name not built from the prefix or `KEYS`.
 enum RedisQueueScripts {
     private static let prelude = """
         local SEP = string.char(31)

@@ -32,7 +32,7 @@ final class AppSenders: Sendable {
     /// per (team, key) (`SharedProviderToken`) and one FCM access token per service account
     /// (`SharedOAuthToken`) instead of its own.
     init(app: RelayApp, credentials: AppCredentials, emulator: EmulatorEndpoints?, retry: RetryPolicy,
-         shared: RedisClient? = nil, transport: HTTPTransportKind = .nghttp2) throws(SenderSetupError) {
+         shared: RedisClient? = nil, sharedPrefix: String = "pushlab", transport: HTTPTransportKind = .nghttp2) throws(SenderSetupError) {
         self.app = app
         func fail(_ message: String) -> SenderSetupError { SenderSetupError(app: app.name, message: message) }
         let usesEmulator = app.apns?.target == .emulator || app.fcm?.target == .emulator
@@ -55,7 +55,7 @@ final class AppSenders: Sendable {
         if let apns = app.apns {
             let credential: any APNsCredential
             switch credentials.apns {
-            case .token(let key)?: credential = shared.map { SharedProviderToken(key: key, client: $0) } ?? ProviderTokenCache(key: key)
+            case .token(let key)?: credential = shared.map { SharedProviderToken(key: key, client: $0, keyPrefix: sharedPrefix) } ?? ProviderTokenCache(key: key)
             case .certificate?: credential = CertificateCredential()
             case nil: throw fail("APNs credentials were not loaded")
             }
@@ -77,7 +77,7 @@ final class AppSenders: Sendable {
                                          privateKey: file.privateKey, tokenURI: tokenURL, source: file.source)
             let base = fcm.url ?? (fcm.target == .emulator ? emulator?.fcmURL : nil) ?? FCMClient.defaultBaseURL
             let oauth = OAuthTokenSource(account: account, transport: http)
-            let credential: any FCMAccessTokenProvider = shared.map { SharedOAuthToken(source: oauth, client: $0) } ?? oauth
+            let credential: any FCMAccessTokenProvider = shared.map { SharedOAuthToken(source: oauth, client: $0, keyPrefix: sharedPrefix) } ?? oauth
             fcmClient = FCMClient(baseURL: base, projectID: fcm.projectID ?? account.projectID, transport: http,
                                   credential: credential, retry: retry)
         } else {

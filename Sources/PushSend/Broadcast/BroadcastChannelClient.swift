@@ -1,4 +1,5 @@
 import Foundation
+import PushAuth
 import PushCore
 import PushHTTP
 

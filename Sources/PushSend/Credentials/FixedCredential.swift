@@ -1,3 +1,5 @@
+import PushAuth
+
 /// A credential that never changes (tests; a token minted elsewhere).
 public struct FixedCredential: APNsCredential, FCMAccessTokenProvider {
     public let value: String

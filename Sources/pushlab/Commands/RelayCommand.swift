@@ -17,7 +17,8 @@ enum RelayCommand: Command {
         GET /v1/apps/{app}/deliveries and …/invalid-tokens, gorush's /gorush/{app}/api/push, /healthz \
         and /metrics, on loopback by default. Pushes wait in a SQLite queue in --data; after a crash or \
         kill -9 the relay resumes from it. Several nodes share one Redis Streams queue with --queue \
-        redis://HOST:PORT and --node NAME (docs/relay.md \"Running several nodes\"). SIGINT/SIGTERM stop taking requests and drain the sends in \
+        redis://HOST:PORT and --node NAME (docs/relay.md \"Running several nodes\"), or a Redis Cluster with \
+        --queue redis-cluster://HOST:PORT,HOST:PORT,… (one stream per master; docs/redis.md \"Redis Cluster\"). SIGINT/SIGTERM stop taking requests and drain the sends in \
         flight. Apps whose target is "emulator" go to pushlab's gateway emulator, started inside the \
         relay. API keys: 'pushlab relay keys create --data DIR --app NAME'. Config and API: docs/relay.md. \
         --console serves the web console at /console on the relay's port: each accepted push and each \
@@ -31,7 +32,7 @@ enum RelayCommand: Command {
     static let port = Option.int("--port", name: "PORT", help: "Override listen.port (cleartext; 0 picks a free one).", in: 0...65535)
     static let certs = Option.value(["--certs"], name: "DIR", help: "Certificates of the built-in emulator (apps with target \"emulator\").", kind: .string,
                                     computed: "certs of pushlab's files") { ProjectFiles.defaultFile("certs") }
-    static let queue = Option.string("--queue", name: "URL", help: "redis://[:PASSWORD@]HOST:PORT[/DB]: share one Redis Streams queue with other nodes (docs/relay.md \"Running several nodes\"); default: the embedded SQLite queue in --data.")
+    static let queue = Option.string("--queue", name: "URL", help: "redis://[:PASSWORD@]HOST:PORT[/DB]: share one Redis Streams queue with other nodes (docs/relay.md \"Running several nodes\"); redis-cluster://[:PASSWORD@]HOST:PORT,HOST:PORT,…: the same on a Redis Cluster, one stream per master (docs/redis.md \"Redis Cluster\"); default: the embedded SQLite queue in --data.")
     static let node = Option.value(["--node"], name: "NAME", help: "With --queue: this node's name (its consumer in the group; restart a node under the same name to resume its work at once).",
                                    kind: .string, computed: "HOST-PID") { "\(ProcessInfo.processInfo.hostName)-\(ProcessInfo.processInfo.processIdentifier)" }
     static let retention = Option.duration("--retention", help: "With --queue: how long a finished push's status, results and idempotency key stay in Redis before they expire (GET /v1/pushes/{id} then answers 404; the delivery log keeps the results).",
@@ -87,7 +88,7 @@ enum RelayCommand: Command {
         }
         let relay: Relay
         do {
-            relay = try Relay(config: config, dataDirectory: data, queue: queue, emulator: emulator, log: { line in if !quiet { printError(line) } },
+            relay = try Relay(config: config, dataDirectory: data, queue: queue, cluster: queue, emulator: emulator, log: { line in if !quiet { printError(line) } },
                               observer: console.map { RelayLogFeed(log: $0.log) }) { router in console?.register(on: &router) }
         } catch {
             await queue?.close()
@@ -104,7 +105,10 @@ enum RelayCommand: Command {
         if let url = relay.addresses?.cleartextURL { emit("relay: listening on \(url) (h2c, http/1.1)") }
         if let url = relay.addresses?.tlsURL { emit("relay: listening on \(url) (h2, http/1.1)") }
         if let gateway { emit("relay: emulator \(gateway.summary)") }
-        if let queue { emit("relay: queue \(queue.endpoint) as node \(queue.stream.consumer)") }
+        if let queue {
+            let lanes = queue.isCluster ? " (\(queue.lanes.count) streams: \(queue.lanes.map(\.stream).joined(separator: ", ")))" : ""
+            emit("relay: queue \(queue.location)\(lanes) as node \(queue.node)")
+        }
         if let console, let url = relay.addresses?.cleartextURL ?? relay.addresses?.tlsURL {
             emit(try ConsoleSetup.announcement(url: url + "/console", console, args))
         }
@@ -134,10 +138,7 @@ extension RelayCommand {
             }
             return nil
         }
-        let endpoint: RedisEndpoint
-        do { endpoint = try RedisEndpoint(url: url) } catch {
-            throw UsageError("--queue: \(error.description)", fix: "e.g. --queue redis://127.0.0.1:6379/0; leave it out for the embedded SQLite queue")
-        }
+        let target = try queueTarget(url, flag: "--queue")
         let node = try args[Self.node]
         guard !node.isEmpty, node.allSatisfy({ $0.isLetter || $0.isNumber || "._-".contains($0) }) else {
             throw UsageError("--node '\(node)': use letters, digits, '.', '_' and '-' only", fix: "e.g. --node relay-1")
@@ -146,12 +147,34 @@ extension RelayCommand {
         let retention = try args[Self.retention]
         guard retention > .zero else { throw UsageError("--retention must be more than 0", fix: "e.g. --retention 168h (7 days, the default)") }
         configuration.retention = retention
-        let queue = RedisPushQueue(endpoint: endpoint, configuration: configuration, clientName: node)
+        let queue: RedisPushQueue
+        switch target {
+        case .single(let endpoint): queue = RedisPushQueue(endpoint: endpoint, configuration: configuration, clientName: node)
+        case .cluster(let cluster): queue = RedisPushQueue(cluster: cluster, configuration: configuration, clientName: node)
+        }
         do { try await queue.prepare() } catch {
             await queue.close()
-            throw UsageError("--queue \(endpoint): \(error)", fix: "start redis-server (docs/relay.md \"Running several nodes\") or check the URL")
+            throw UsageError("--queue \(queue.location): \(error)",
+                             fix: "start redis-server (docs/relay.md \"Running several nodes\", docs/redis.md \"Redis Cluster\") or check the URL")
         }
         return queue
+    }
+
+    /// Where `--queue` points: one Redis (`redis://`) or a Redis Cluster (`redis-cluster://`).
+    enum QueueTarget {
+        case single(RedisEndpoint)
+        case cluster(RedisClusterEndpoint)
+    }
+
+    /// Parses a `--queue` URL; the error names the flag and shows both forms.
+    static func queueTarget(_ url: String, flag: String) throws -> QueueTarget {
+        do {
+            if url.hasPrefix(RedisClusterEndpoint.scheme) { return .cluster(try RedisClusterEndpoint(url: url)) }
+            return .single(try RedisEndpoint(url: url))
+        } catch {
+            throw UsageError("\(flag): \(error.description)",
+                             fix: "e.g. \(flag) redis://127.0.0.1:6379/0 (one Redis) or \(flag) redis-cluster://127.0.0.1:7000,127.0.0.1:7001 (a Redis Cluster); leave it out for the embedded SQLite queue")
+        }
     }
 
     /// `--check`: the config, every credential and webhook secret, the built-in emulator's
@@ -211,7 +234,7 @@ enum RelayKeysCommand: Command {
         """
     static let data = Option.value(["--data"], name: "DIR", help: "The relay's data directory.", kind: .string,
                                    computed: "$XDG_DATA_HOME/pushlab/relay") { RelayCommand.defaultDataDirectory }
-    static let queue = Option.string("--queue", name: "URL", help: "redis://[:PASSWORD@]HOST:PORT[/DB]: the cluster's keys, in the Redis its nodes share (the same URL as their --queue).")
+    static let queue = Option.string("--queue", name: "URL", help: "redis://[:PASSWORD@]HOST:PORT[/DB] or redis-cluster://HOST:PORT,…: the cluster's keys, in the Redis its nodes share (the same URL as their --queue).")
     static let app = Option.string("--app", name: "NAME", help: "create: the app the key may push for.")
     static let admin = Option.flag("--admin", help: "create: an admin key (every app, /v1/admin/…).")
     static let label = Option.string("--label", name: "TEXT", help: "create: a note shown by list (who or what uses the key).")
@@ -296,8 +319,10 @@ enum RelayKeysCommand: Command {
 
     static func openKeys(_ args: ParsedArguments) throws -> APIKeyStore {
         if let url = try args[queue] {
-            do { return APIKeyStore(redis: RedisClient(endpoint: try RedisEndpoint(url: url))) } catch {
-                throw UsageError("--queue: \(error)", fix: "use the nodes' --queue URL, e.g. redis://127.0.0.1:6379/0")
+            switch try RelayCommand.queueTarget(url, flag: "--queue") {
+            case .single(let endpoint): return APIKeyStore(redis: RedisClient(endpoint: endpoint))
+            case .cluster(let cluster):
+                return APIKeyStore(redis: RedisClient(cluster: cluster), prefix: RedisQueueLane.sharedPrefix("pushlab"))
             }
         }
         let data = try args[Self.data]

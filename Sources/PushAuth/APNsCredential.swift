@@ -1,5 +1,3 @@
-import PushAuth
-
 /// Supplies the `authorization` value of an APNs request (`bearer <provider JWT>`). The real
 /// one wraps PushAuth's `ProviderTokenCache`; tests can hand in a fixed token.
 public protocol APNsCredential: Sendable {

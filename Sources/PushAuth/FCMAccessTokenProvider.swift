@@ -1,5 +1,3 @@
-import PushAuth
-
 /// Supplies the OAuth2 access token of an FCM request. The real one wraps PushAuth's
 /// `OAuthTokenSource`.
 public protocol FCMAccessTokenProvider: Sendable {

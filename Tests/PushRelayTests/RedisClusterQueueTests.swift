@@ -1,0 +1,198 @@
+import Foundation
+import PushCore
+import PushRedis
+import PushRelay
+import TestSupport
+import XCTest
+
+/// `RedisPushQueue` on a real 3-master Redis Cluster on loopback (`RedisClusterServers`, AOF
+/// with `appendfsync always`, as the single-Redis tests): the `PushQueueContract` checks, one
+/// stream per master, a master killed with SIGKILL and restarted, and a slot migration under
+/// the queue (real `-ASK` and `-MOVED` answers).
+final class RedisClusterQueueTests: XCTestCase {
+    /// One cluster for the contract checks (each check its own key prefix, so they share no key).
+    nonisolated(unsafe) private static var shared: RedisClusterServers?
+
+    override class func tearDown() {
+        shared?.stop()
+        shared = nil
+    }
+
+    private func sharedCluster() throws -> RedisClusterServers {
+        if let shared = Self.shared { return shared }
+        let servers = try RedisClusterServers()
+        Self.shared = servers
+        return servers
+    }
+
+    private func factory() throws -> PushQueueContract.Factory {
+        let url = try sharedCluster().url
+        return { time, capacity in
+            let prefix = "c\(UInt32.random(in: 0...UInt32.max))"
+            let queue = RedisPushQueue(cluster: try RedisClusterEndpoint(url: url),
+                                       configuration: .init(prefix: prefix, capacity: capacity, idleBlock: .zero), time: time)
+            try await queue.prepare()
+            return queue
+        }
+    }
+
+    func testClaimsEveryTargetOnce() async throws { try await PushQueueContract.claimsEveryTargetOnce(try factory()) }
+    func testIdempotencyKeyReplaysAndConflicts() async throws { try await PushQueueContract.idempotencyKeyReplaysAndConflicts(try factory()) }
+    func testFullQueueRefusesWholeSubmission() async throws { try await PushQueueContract.fullQueueRefusesWholeSubmission(try factory()) }
+    func testExpiredLeaseIsClaimedAgain() async throws { try await PushQueueContract.expiredLeaseIsClaimedAgain(try factory()) }
+    func testRenewedLeaseOutlastsItsFirstEnd() async throws { try await PushQueueContract.renewedLeaseOutlastsItsFirstEnd(try factory()) }
+    func testSecondFinalResultIsADuplicate() async throws { try await PushQueueContract.secondFinalResultIsADuplicate(try factory()) }
+    func testBatchReportNamesItsDuplicates() async throws { try await PushQueueContract.batchReportNamesItsDuplicates(try factory()) }
+    func testRescheduledTargetWaitsForItsTime() async throws { try await PushQueueContract.rescheduledTargetWaitsForItsTime(try factory()) }
+    func testDeliveriesAndInvalidTokens() async throws { try await PushQueueContract.deliveriesAndInvalidTokens(try factory()) }
+
+    private func queue(_ servers: RedisClusterServers, node: String, prefix: String = "pushlab",
+                       idleBlock: Duration = .zero) throws -> RedisPushQueue {
+        RedisPushQueue(cluster: try RedisClusterEndpoint(url: servers.url),
+                       configuration: .init(prefix: prefix, capacity: 100_000, idleBlock: idleBlock), clientName: node)
+    }
+
+    /// Claims and completes everything there is (with `queues` taking turns); returns how often
+    /// each (push, target) was claimed.
+    private func drain(_ queues: [RedisPushQueue]) async throws -> [String: Int] {
+        var claims: [String: Int] = [:]
+        var idle = 0
+        while idle < queues.count {
+            idle = 0
+            for (k, q) in queues.enumerated() {
+                let got = try await q.claim(consumer: "w\(k)", limit: 100, lease: .seconds(60))
+                if got.isEmpty { idle += 1; continue }
+                for c in got { claims["\(c.pushID)/\(c.index)", default: 0] += 1 }
+                let report = try await q.complete(got.map { PushQueueContract.sent($0, at: Date()) })
+                XCTAssertEqual(report.duplicates, 0)
+            }
+        }
+        return claims
+    }
+
+    func testOneStreamPerMasterPushesSpreadOverThemAndTwoNodesClaimEachTargetOnce() async throws {
+        let servers = try sharedCluster()
+        let prefix = "spread\(UInt32.random(in: 0...UInt32.max))"
+        let a = try queue(servers, node: "a", prefix: prefix), b = try queue(servers, node: "b", prefix: prefix)
+        try await a.prepare()
+        try await b.prepare()
+        XCTAssertEqual(a.lanes, b.lanes, "both nodes use the lanes stored by the first")
+        XCTAssertEqual(a.lanes.count, 3)
+        let masters = try Set(a.lanes.map { try servers.master(ofSlot: RedisHashSlot.slot(of: $0.stream)).port })
+        XCTAssertEqual(masters.count, 3, "one stream per master")
+        for lane in a.lanes {
+            XCTAssertEqual(RedisHashSlot.slot(of: lane.stream), RedisHashSlot.slot(of: lane.prefix + ":push:x"), "a lane's keys share a slot")
+        }
+        for k in 0..<30 { _ = try await (k % 2 == 0 ? a : b).enqueue(PushQueueContract.submission("p_\(k)", tokens: 70, at: Date())) }
+        let perLane = try a.lanes.map { Int(try servers.cli(["XLEN", $0.stream])) ?? 0 }
+        XCTAssertTrue(perLane.allSatisfy { $0 > 0 }, "every stream got pushes: \(perLane)")
+        let claims = try await drain([a, b])
+        XCTAssertEqual(claims.count, 30 * 70)
+        XCTAssertEqual(claims.values.filter { $0 != 1 }.count, 0, "each target claimed once")
+        let depth = try await a.depth()
+        XCTAssertEqual(depth, QueueDepth(waiting: 0, claimed: 0, finished: 30 * 70))
+        let status = try await b.status(of: "p_7", includeTargets: false)
+        XCTAssertEqual(status?.sent, 70, "any node finds a push on any lane")
+        let cluster = try await a.clusterStatus(deadLetterSample: 0)
+        XCTAssertEqual(cluster.shards?.count, 3)
+        XCTAssertEqual(Set(cluster.lanes.compactMap(\.master)).count, 3)
+        await a.close()
+        await b.close()
+    }
+
+    /// A master killed with SIGKILL (no shutdown, AOF fsynced per write) and started again on
+    /// its port and directory: every push acknowledged before the kill is there, whole; while
+    /// it is down the other masters' streams are still claimed.
+    func testAMasterKilledAndRestartedLosesNothingAcknowledgedAndTheOtherStreamsWorkMeanwhile() async throws {
+        let servers = try RedisClusterServers()
+        defer { servers.stop() }
+        let q = try queue(servers, node: "a")
+        try await q.prepare()
+        var ids: [String] = []
+        for k in 0..<24 {
+            _ = try await q.enqueue(PushQueueContract.submission("k_\(k)", tokens: 50, at: Date()))
+            ids.append("k_\(k)")
+        }
+        let victim = try servers.master(ofSlot: RedisHashSlot.slot(of: q.lanes[0].stream))
+        victim.crash()
+        // Claims go on from the other two streams while the victim is down.
+        let during = try await q.claim(consumer: "a", limit: 64, lease: .seconds(60))
+        XCTAssertFalse(during.isEmpty, "the other masters' streams are claimed while one master is down")
+        try await q.complete(during.map { PushQueueContract.sent($0, at: Date()) })
+        try victim.restart()
+        try servers.waitUntilOK()
+        let claims = try await drain([q])
+        XCTAssertEqual(claims.count + during.count, 24 * 50, "every acknowledged target is there after the restart")
+        XCTAssertEqual(claims.values.filter { $0 != 1 }.count, 0)
+        for id in ids {
+            let status = try await q.status(of: id, includeTargets: false)
+            XCTAssertEqual(status?.sent, 50, id)
+        }
+        await q.close()
+    }
+
+    /// A batch of results over two lanes whose second lane's master dies after the first lane
+    /// was recorded: `complete` throws, and its retry (the same batch, as DeliveryWorkers
+    /// retries) records the second lane and reports the first lane's results as recorded — not
+    /// as duplicates, which would drop their events and `push_finished`.
+    func testAResultsBatchRetriedAfterOneMasterFailedReportsEveryResultOnceAndEveryFinishedPush() async throws {
+        let servers = try RedisClusterServers()
+        defer { servers.stop() }
+        let q = try queue(servers, node: "a")
+        try await q.prepare()
+        for k in 0..<12 { _ = try await q.enqueue(PushQueueContract.submission("r_\(k)", tokens: 10, at: Date())) }
+        let claims = try await q.claim(consumer: "a", limit: 1_000, lease: .seconds(60))
+        XCTAssertEqual(claims.count, 120)
+        let laneOf = { (c: ClaimedTarget) in Int(c.receipt.prefix { $0 != "@" }) ?? -1 }
+        let used = Set(claims.map(laneOf)).sorted()
+        XCTAssertGreaterThanOrEqual(used.count, 2, "12 pushes over 3 lanes")
+        let victim = try servers.master(ofSlot: RedisHashSlot.slot(of: q.lanes[used.last!].stream))
+        victim.crash()
+        let batch = claims.map { PushQueueContract.sent($0, at: Date()) }
+        do {
+            _ = try await q.complete(batch)
+            XCTFail("the lane on the dead master cannot be recorded")
+        } catch {}
+        try victim.restart()
+        try servers.waitUntilOK()
+        var report = CompletionReport()
+        let ok = try await Poll.until(timeout: 20) {
+            guard let got = try? await q.complete(batch) else { return false }
+            report = got
+            return true
+        }
+        XCTAssertTrue(ok, "the retry records once the master is back")
+        XCTAssertEqual(report.recorded, 120, "\(report.duplicates) reported as duplicates")
+        XCTAssertEqual(report.duplicates, 0)
+        XCTAssertEqual(report.finishedPushes, Set((0..<12).map { "r_\($0)" }))
+        await q.close()
+    }
+
+    /// The slot of a stream moves to another master while the queue holds a push there: reads
+    /// during the migration meet `-ASK`, the scripts after it `-MOVED`; the push finishes, each
+    /// target once.
+    func testASlotMigrationUnderTheQueueIsFollowedByAskAndMoved() async throws {
+        let servers = try RedisClusterServers()
+        defer { servers.stop() }
+        let q = try queue(servers, node: "a")
+        try await q.prepare()
+        _ = try await q.enqueue(PushQueueContract.submission("m_1", tokens: 200, at: Date()))
+        let lane = try XCTUnwrap(q.lanes.first { (try? servers.cli(["EXISTS", $0.prefix + ":push:m_1"])) == "1" })
+        let slot = RedisHashSlot.slot(of: lane.stream)
+        let target = try XCTUnwrap(try servers.nodes.first { try $0.port != servers.master(ofSlot: slot).port })
+        let move = try servers.startMoving(slot, to: target, keysFirst: 2)
+        let midway = try await q.status(of: "m_1", includeTargets: true)
+        XCTAssertEqual(midway?.targets.count, 200, "the push is readable during the migration")
+        try servers.finish(move)
+        let claims = try await drain([q])
+        XCTAssertEqual(claims.count, 200)
+        XCTAssertEqual(claims.values.filter { $0 != 1 }.count, 0)
+        let done = try await q.status(of: "m_1", includeTargets: false)
+        XCTAssertEqual(done?.sent, 200)
+        XCTAssertEqual(try target.cli(["HGET", lane.prefix + ":push:m_1", "sent"]), "200", "written on the new master")
+        let counters = try XCTUnwrap(q.sharedClient.clusterCounters)
+        XCTAssertGreaterThanOrEqual(counters.ask, 1, "\(counters)")
+        XCTAssertGreaterThanOrEqual(counters.moved, 1, "\(counters)")
+        await q.close()
+    }
+}
