@@ -2,17 +2,19 @@ import Foundation
 import PushHTTP
 
 /// Claims targets from the queue ahead of the sends, so the sends in flight stay at
-/// `concurrency` while the queue commits: up to `2 × concurrency` more than are being sent,
-/// asked for once fewer than `concurrency` wait, so a claim arrives before they run out even
-/// when it waits behind a commit. Each claim is handed to the worker pool at once.
+/// `concurrency` while the queue commits: up to `3 × concurrency` claimed ahead or being sent
+/// (`2 × concurrency` ahead while every slot sends), asked for once fewer than `concurrency`
+/// wait, so a claim arrives before they run out even when it waits behind a commit. Each claim
+/// is handed to the worker pool at once.
 ///
 /// Guarantees:
 /// - Every target it claims is held (`HeldTargets`) until the recorder has written its answer
-///   or `giveBack` returned it to the queue; a target it could not return (the queue failing)
-///   is left to its lease, and claimed again (here or on another node) once the lease runs out.
+///   or `giveBack` returned it to the queue. A target whose answer or return could not be
+///   written (the queue failing) is left to its lease, and claimed again (here or on another
+///   node) once the lease runs out: sent at least once.
 /// - While a target is held, its claim's lease is renewed every third of a lease, so a target
 ///   that waits longer than a lease (for a low `rate_per_minute`) is not claimed again and sent
-///   twice. A lease runs out only when renewing fails for two thirds of it.
+///   twice. A held lease runs out only when renewing fails for two thirds of it.
 /// - Nothing is claimed once stopping. With nothing ready it asks the queue again at once on
 ///   `DeliverySignals.newWork` (this node queued a push), else when the next retry is due, at
 ///   most 250 ms later (another node may queue work too).

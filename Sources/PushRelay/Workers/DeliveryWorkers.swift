@@ -14,7 +14,7 @@ import PushHTTP
 ///   ahead, unsent at `stop`), or left to its lease when the queue fails; its lease is renewed
 ///   while it is held.
 /// - Exactly one final result per target (the queue keeps the first; `ResultRecorder`).
-/// - Sends in flight plus answers not yet recorded stay under `2 × concurrency`: what a crash can
+/// - At most `2 × concurrency` sends in flight plus answers not yet recorded: what a crash can
 ///   make the relay send twice.
 /// - `stop` takes no new send, waits until every send in flight has its result recorded (or
 ///   given up after the recorder's retries), then gives back what was claimed ahead.

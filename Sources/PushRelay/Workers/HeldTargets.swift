@@ -9,10 +9,10 @@ import PushHTTP
 ///   being sent (`inFlight`: it waits for its app's budget first), or answered and waiting to be
 ///   recorded (`recording`). Its claim's receipt stays in `held` (leases renewed) until the
 ///   recorder released it or `stop` handed it back.
-/// - At most `concurrency` sends at once, and sends plus answers not yet recorded stay under
-///   `2 × concurrency`: what a crash can make the relay send twice (docs/relay.md "Guarantees").
-/// - Claims are asked for once fewer than `lowWater` (`concurrency`) wait, up to `2 ×
-///   concurrency` claimed beyond the sends in flight.
+/// - At most `concurrency` sends at once, and at most `2 × concurrency` sends plus answers not
+///   yet recorded: what a crash can make the relay send twice (docs/relay.md "Guarantees").
+/// - Claims are asked for once fewer than `lowWater` (`concurrency`) wait, up to `3 ×
+///   concurrency` claimed ahead or being sent (`2 × concurrency` ahead while every slot sends).
 /// - Once stopping, no send starts and no target is handed to a worker.
 final class HeldTargets: Sendable {
     let concurrency: Int
@@ -90,8 +90,8 @@ final class HeldTargets: Sendable {
 
     // MARK: The claim loop's side
 
-    /// How many targets to claim now: up to `2 × concurrency` waiting beyond the sends in
-    /// flight, once fewer than `lowWater` wait (so a claim brings a batch rather than the one
+    /// How many targets to claim now: up to `3 × concurrency` claimed ahead or being sent,
+    /// once fewer than `lowWater` wait (so a claim brings a batch rather than the one
     /// target a finished send made room for); 0 when enough wait.
     func roomToClaim() -> Int {
         let concurrency = self.concurrency, lowWater = self.lowWater
