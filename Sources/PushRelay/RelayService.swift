@@ -81,13 +81,7 @@ final class RelayService: Sendable {
             for sender in apps { fcmProjectBudgets[sender.app.name] = shared }
         }
         workers = DeliveryWorkers(queue: self.queue, senders: senders, budgets: budgets, fcmProjectBudgets: fcmProjectBudgets, settings: config.workers, metrics: metrics,
-                                  consumer: node, events: { event in
-                                      webhooks.record(event)
-                                      if let observer, case .result(let app, let pushID, let index, let target, let outcome, let content) = event {
-                                          observer.finished(RelayTargetResult(pushID: pushID, app: app, index: index, target: target,
-                                                                              outcome: outcome, content: RelayPushContent.decode(content)))
-                                      }
-                                  }, announcesResults: observer != nil || config.apps.contains { $0.webhook != nil }, log: log)
+                                  consumer: node, events: RelayEventFanOut(webhooks: webhooks, observer: observer, apps: config.apps), log: log)
     }
 
     /// Every 2 s this node writes its heartbeat to Redis (nothing to do on SQLite).
