@@ -83,7 +83,7 @@ final class RedisClusterQueueTests: XCTestCase {
         for lane in a.lanes {
             XCTAssertEqual(RedisHashSlot.slot(of: lane.stream), RedisHashSlot.slot(of: lane.prefix + ":push:x"), "a lane's keys share a slot")
         }
-        for k in 0..<30 { _ = try await (k % 2 == 0 ? a : b).enqueue(PushQueueContract.submission("p_\(k)", tokens: 70, at: Date())) }
+        for k in 0..<30 { _ = try await (k % 2 == 0 ? a : b).enqueue(PushQueueContract.submission(PushID("p_\(k)"), tokens: 70, at: Date())) }
         let perLane = try a.lanes.map { Int(try servers.cli(["XLEN", $0.stream])) ?? 0 }
         XCTAssertTrue(perLane.allSatisfy { $0 > 0 }, "every stream got pushes: \(perLane)")
         let claims = try await drain([a, b])
@@ -108,10 +108,10 @@ final class RedisClusterQueueTests: XCTestCase {
         defer { servers.stop() }
         let q = try queue(servers, node: "a")
         try await q.prepare()
-        var ids: [String] = []
+        var ids: [PushID] = []
         for k in 0..<24 {
-            _ = try await q.enqueue(PushQueueContract.submission("k_\(k)", tokens: 50, at: Date()))
-            ids.append("k_\(k)")
+            _ = try await q.enqueue(PushQueueContract.submission(PushID("k_\(k)"), tokens: 50, at: Date()))
+            ids.append(PushID("k_\(k)"))
         }
         let victim = try servers.master(ofSlot: RedisHashSlot.slot(of: q.lanes[0].stream))
         victim.crash()
@@ -126,7 +126,7 @@ final class RedisClusterQueueTests: XCTestCase {
         XCTAssertEqual(claims.values.filter { $0 != 1 }.count, 0)
         for id in ids {
             let status = try await q.status(of: id, includeTargets: false)
-            XCTAssertEqual(status?.sent, 50, id)
+            XCTAssertEqual(status?.sent, 50, id.rawValue)
         }
         await q.close()
     }
@@ -140,7 +140,7 @@ final class RedisClusterQueueTests: XCTestCase {
         defer { servers.stop() }
         let q = try queue(servers, node: "a")
         try await q.prepare()
-        for k in 0..<12 { _ = try await q.enqueue(PushQueueContract.submission("r_\(k)", tokens: 10, at: Date())) }
+        for k in 0..<12 { _ = try await q.enqueue(PushQueueContract.submission(PushID("r_\(k)"), tokens: 10, at: Date())) }
         let claims = try await q.claim(consumer: "a", limit: 1_000, lease: .seconds(60))
         XCTAssertEqual(claims.count, 120)
         let laneOf = { (c: ClaimedTarget) in Int(c.receipt.prefix { $0 != "@" }) ?? -1 }
@@ -164,7 +164,7 @@ final class RedisClusterQueueTests: XCTestCase {
         XCTAssertTrue(ok, "the retry records once the master is back")
         XCTAssertEqual(report.recorded, 120, "\(report.duplicates) reported as duplicates")
         XCTAssertEqual(report.duplicates, 0)
-        XCTAssertEqual(report.finishedPushes, Set((0..<12).map { "r_\($0)" }))
+        XCTAssertEqual(report.finishedPushes, Set((0..<12).map { PushID("r_\($0)") }))
         await q.close()
     }
 
