@@ -9,7 +9,7 @@ import XCTest
 /// dynamic table, and never indexed after that (the name is then referred to by index); short
 /// values are indexed; every answer still carries exactly its own values.
 final class ServerResponseHPACKTests: XCTestCase {
-    func testALongChangingValueIsIndexedOnceThenSentNeverIndexedWithEveryValueIntact() async throws {
+    func testALongChangingValueIsIndexedOnceThenSentNeverIndexedWithEveryValueIntact() throws {
         let counter = Counter()
         var router = Router()
         router.add("GET", "/id") { _ in
@@ -20,8 +20,8 @@ final class ServerResponseHPACKTests: XCTestCase {
             return .now(ServerResponse(status: 200, headers: headers))
         }
         let server = try ServerTestFixture.start(router)
+        addTeardownBlock { await server.stop() }  // stopped and awaited, also when the probe throws
         let run = try ServerTestFixture.h2probe(["sequence", "127.0.0.1", String(server.cleartextPort!), "/id", "4"])
-        await server.stop()
         XCTAssertEqual(run.status, 0, run.stderr)
         let report = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any], run.stdout)
         let fields = try XCTUnwrap(report["fields"] as? [String: [String: String]], run.stdout)
