@@ -80,17 +80,20 @@ PY
 printf '%s' '{"message":{"token":"bench000001:APA91bXy9_-QXy9_-QXy9_-QXy9_-QXy9_-QXy9_-QXy9_-QXy9_-QXy9_-QXy9_-QXy9_-QXy9_-QXy9_-QXy9_-QXy9_-QXy9_-QXy9_-QXy9_-QXy9_-QXy9_-QXy9_-QXy9_-QXy9_-QXy9_-Q","notification":{"title":"Benchmark","body":"Hello from the benchmark"},"data":{"k":"v"}}}' >"$TMP/fcm.json"
 FCM_BYTES=$(wc -c <"$TMP/fcm.json")
 
-load() {  # pid url body extra-args… → "req/s succeeded failed 2xx cpu-µs/request"
+load() {  # pid url body extra-args… → "req/s succeeded failed 2xx cpu-µs/request client-cpu-µs/request"
   local pid=$1 url=$2 body=$3; shift 3
-  local before after out
+  local before after client
   before=$(cpu_ticks "$pid")
-  out=$(h2load -n "$N" -c "$CLIENTS" -m "$STREAMS" -d "$body" "$@" "$url")
+  # h2load's own user+system time too: on a machine where it shares the cores with the server,
+  # req/s follows client + server CPU, and the client's share depends on the answers it decodes.
+  { TIMEFORMAT='%U %S'; time h2load -n "$N" -c "$CLIENTS" -m "$STREAMS" -d "$body" "$@" "$url" >"$TMP/h2load.out" 2>&1; } 2>"$TMP/h2load.time"
   after=$(cpu_ticks "$pid")
-  awk -v ticks=$((after - before)) -v tick_us="$TICK_US" -v n="$N" '
+  client=$(awk -v n="$N" '{ printf "%.2f", ($1 + $2) * 1e6 / n }' "$TMP/h2load.time")
+  awk -v ticks=$((after - before)) -v tick_us="$TICK_US" -v n="$N" -v client="$client" '
        /^finished in/ { gsub(",", "", $4); rps = $4 }
        /^requests:/ { ok = $8; failed = $10 }
        /^status codes:/ { xx = $3 }
-       END { printf "%s %s %s %s %.2f\n", rps, ok, failed, xx, ticks * tick_us / n }' <<<"$out"
+       END { printf "%s %s %s %s %.2f %s\n", rps, ok, failed, xx, ticks * tick_us / n, client }' "$TMP/h2load.out"
 }
 APNS_HEADERS=(-H "authorization: bearer $JWT" -H "apns-topic: io.pushlab.demo" -H "apns-push-type: alert")
 FCM_HEADERS=(-H "authorization: Bearer $ACCESS_TOKEN" -H "content-type: application/json")
@@ -109,7 +112,7 @@ TARGETS=("nghttpd TLS|$NG_TLS_PID|https://127.0.0.1:$NG_TLS/empty|apns"
          "nghttpd h2c, 1 worker (FCM command)|$NG1_H2C_PID|http://127.0.0.1:$NG1_H2C/empty|fcm"
          "raw server h2c (FCM command)|$GW_PID|http://127.0.0.1:$G_H2C/bench|fcm"
          "gateway FCM h2c|$GW_PID|http://127.0.0.1:$G_H2C/v1/projects/pushlab-dev/messages:send|fcm")
-declare -A RPS CPU
+declare -A RPS CPU CLIENT_CPU
 rows=""
 for round in $(seq "$ROUNDS"); do
   for target in "${TARGETS[@]}"; do
@@ -123,7 +126,7 @@ for round in $(seq "$ROUNDS"); do
     else
       r=$(load "$pid" "$url" "$TMP/body.json" "${APNS_HEADERS[@]}")
     fi
-    read -r rps ok failed xx cpu <<<"$r"
+    read -r rps ok failed xx cpu client <<<"$r"
     # APNs's rule (docs/specs/apns.md): one stream per connection until the first authenticated
     # answer. h2load opens its STREAMS streams before the server's SETTINGS arrive, so on a
     # connection that loses the race the other STREAMS-1 are refused (REFUSED_STREAM) — whole
@@ -131,8 +134,8 @@ for round in $(seq "$ROUNDS"); do
     refused=$(( failed / (STREAMS - 1) )); [ "$refused" -gt "$CLIENTS" ] && refused=$CLIENTS
     unexpected=$(( failed - refused * (STREAMS - 1) ))
     UNEXPECTED_TOTAL=$(( ${UNEXPECTED_TOTAL:-0} + unexpected ))
-    RPS[$name]+="$rps "; CPU[$name]+="$cpu "
-    rows+="| $round | $name | $rps | $ok | $failed | $refused | $unexpected | $xx | $cpu |"$'\n'
+    RPS[$name]+="$rps "; CPU[$name]+="$cpu "; CLIENT_CPU[$name]+="$client "
+    rows+="| $round | $name | $rps | $ok | $failed | $refused | $unexpected | $xx | $cpu | $client |"$'\n'
   done
 done
 # The true median: the middle value, or the mean of the two middle ones for an even count.
@@ -195,20 +198,20 @@ fi
   echo "- tools: $(h2load --version | head -1), nghttpd $(nghttpd --version | head -1 | awk '{ print $2 }'), aioapns $("$PY" -c 'import importlib.metadata as m; print(m.version("aioapns"))')"
   echo "- gateway: \`$BIN serve --event-loops $THREADS --port 0 --h2c-port 0 --apns-port 0 --apns-h2c-port 0 --quiet --bench\` (quick start, records in memory; \`--bench\` adds the raw server's POST /bench on the Google host), and the same with \`--event-loops 1\` for the last row; nghttpd: \`nghttpd -n $THREADS\` (the same number of threads) and \`nghttpd\` (1 worker)"
   echo "- load: \`h2load -n $N -c $CLIENTS -m $STREAMS -d body.json\` ($BODY_BYTES-byte APNs alert body, POST); every request carries \`authorization: bearer <ES256 JWT from PyJWT>\`, \`apns-topic\`, \`apns-push-type\` (the same command for every server, only the URL differs: the gateway's \`/3/device/<64 hex>\`, the raw server's \`/bench\`, nghttpd's empty file \`/empty\`, whose answers ignore the headers). The FCM rows: \`h2load … -d fcm.json\` ($FCM_BYTES-byte messages:send body: registration token, notification, data) with \`authorization: Bearer <access token from the gateway's POST /token>\` and \`content-type: application/json\`, against \`/v1/projects/pushlab-dev/messages:send\`, \`/bench\` and \`/empty\`. $ROUNDS interleaved rounds; h2load and the servers share the 2 cores with whatever else runs."
-  echo "- cpu µs/request: the server process's own user+system time divided by the requests (from /proc/PID/stat), which shared load does not inflate the way it does req/s."
+  echo "- cpu µs/request: the server process's own user+system time divided by the requests (from /proc/PID/stat), which shared load does not inflate the way it does req/s. h2load cpu µs/request: the client's own user+system time (bash \`time\`) per request — with client and server on the same cores, req/s follows the sum, and the client's part grows with what it must decode in each answer."
   echo
   echo "- failed: h2load's count. For the gateway these are APNs's start-of-connection rule, not faults: a connection allows one stream until its first authenticated answer (docs/specs/apns.md), and h2load opens its $STREAMS streams before the server's SETTINGS arrive, so a connection that loses that race has $((STREAMS - 1)) streams refused. \"refused at start\" counts such connections (failed ÷ $((STREAMS - 1)), at most $CLIENTS); \"unexpected\" is what that leaves, and must be 0."
   echo
-  echo "| round | server | req/s | succeeded | failed | refused-at-start connections | unexpected failures | 2xx | server cpu µs/request |"
-  echo "|---|---|---:|---:|---:|---:|---:|---:|---:|"
+  echo "| round | server | req/s | succeeded | failed | refused-at-start connections | unexpected failures | 2xx | server cpu µs/request | h2load cpu µs/request |"
+  echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"
   printf '%s' "$rows"
   echo
   echo "Unexpected failures over every run: ${UNEXPECTED_TOTAL:-0}."
   echo
   echo "## Medians and ratios"
   echo
-  echo "| route, transport | nghttpd req/s (faster setting) | gateway req/s | gateway / nghttpd (req/s) | nghttpd cpu µs/req | gateway cpu µs/req | raw server cpu µs/req | gateway / raw (cpu) |"
-  echo "|---|---:|---:|---:|---:|---:|---:|---:|"
+  echo "| route, transport | nghttpd req/s (faster setting) | gateway req/s | gateway / nghttpd (req/s) | nghttpd cpu µs/req | gateway cpu µs/req | raw server cpu µs/req | gateway / raw (cpu) | h2load cpu µs/req: nghttpd, gateway, raw |"
+  echo "|---|---:|---:|---:|---:|---:|---:|---:|---|"
   row() {  # label nghttpd-name gateway-target raw-target
     local best="$2"
     local single="${2% (FCM command)}, 1 worker${2#"${2% (FCM command)}"}"
@@ -217,7 +220,7 @@ fi
     fi
     local a b c d e
     a=$(median "${RPS[$best]}"); b=$(median "${RPS[$3]}"); c=$(median "${CPU[$best]}"); d=$(median "${CPU[$3]}"); e=$(median "${CPU[$4]}")
-    echo "| $1 ($best) | $a | $b | **$(ratio "$b" "$a")** | $c | $d | $e | **$(ratio "$d" "$e")** |"
+    echo "| $1 ($best) | $a | $b | **$(ratio "$b" "$a")** | $c | $d | $e | **$(ratio "$d" "$e")** | $(median "${CLIENT_CPU[$best]}"), $(median "${CLIENT_CPU[$3]}"), $(median "${CLIENT_CPU[$4]}") |"
   }
   row "APNs, TLS, gateway on $THREADS loops" "nghttpd TLS" "gateway APNs TLS" "raw server TLS"
   row "APNs, h2c, gateway on $THREADS loops" "nghttpd h2c" "gateway APNs h2c" "raw server h2c"

@@ -8,6 +8,10 @@ independent peer; never imported by pushlab.
   h2probe.py burst HOST PORT PATH N [--acked] open N streams at once; report responses and resets
   h2probe.py idle HOST PORT SECONDS           do nothing; report the GOAWAY the server sends
   h2probe.py head HOST PORT PATH              HEAD PATH; report the response's fields and every DATA byte
+  h2probe.py sequence HOST PORT PATH N        GET PATH N times, one after another on one connection;
+                                              report each response's fields, the names the server
+                                              sent never-indexed (RFC 7541 §6.2.3) and the names in
+                                              the HPACK dynamic table at the end
 """
 import json
 import socket
@@ -19,6 +23,7 @@ import h2.connection
 import h2.events
 import h2.settings
 from h2.settings import SettingCodes
+from hpack import NeverIndexedHeaderTuple
 
 
 def connect(host, port):
@@ -64,6 +69,8 @@ def record(event, report):
         fields = dict(event.headers)
         report.setdefault("responses", {})[str(event.stream_id)] = int(fields[":status"])
         report.setdefault("fields", {})[str(event.stream_id)] = {k: v for k, v in fields.items() if not k.startswith(":")}
+        report.setdefault("never_indexed", {})[str(event.stream_id)] = sorted(
+            h[0] for h in event.headers if isinstance(h, NeverIndexedHeaderTuple))
     elif isinstance(event, h2.events.DataReceived):
         report.setdefault("bodies", {}).setdefault(str(event.stream_id), "")
         report["bodies"][str(event.stream_id)] += event.data.decode("utf-8", "replace")
@@ -119,6 +126,14 @@ def main(argv):
         sock.sendall(conn.data_to_send())
         pump(sock, conn, report, lambda r: 1 in r.get("ended", []) or "1" in r.get("resets", {}))
         report["data_bytes"] = len(report.get("bodies", {}).get("1", "").encode("utf-8"))
+    elif mode == "sequence":
+        for i in range(int(argv[5])):
+            stream = 1 + 2 * i
+            conn.send_headers(stream, headers(host, port, argv[4]), end_stream=True)
+            sock.sendall(conn.data_to_send())
+            pump(sock, conn, report, lambda r: stream in r.get("ended", []) or str(stream) in r.get("resets", {}))
+        report["dynamic_table_names"] = sorted(
+            name.decode("utf-8", "replace") for name, _ in conn.decoder.header_table.dynamic_entries)
     elif mode == "idle":
         pump(sock, conn, report, lambda r: "goaway" in r and r.get("closed", False), deadline=float(argv[4]) + 10)
     else:

@@ -84,6 +84,12 @@ public final class LiveActivityFleet: PushDeliverySink, BroadcastDeliverySink, S
 
     // MARK: - Sinks
 
+    /// Only pushes addressed to a Live Activity's token (or a push-to-start token) reach a host.
+    public func wantsPush(device: EmulatedDevice?, token: String?) -> Bool {
+        guard let token else { return false }
+        return state.withLock { $0.byToken[token] != nil }
+    }
+
     public func deliver(_ push: AcceptedPush) {
         guard let token = push.token, let host = state.withLock({ $0.byToken[token] }),
               let la = LiveActivityPush(bytes: push.payload), la.event != nil else { return }

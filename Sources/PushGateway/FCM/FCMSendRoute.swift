@@ -29,9 +29,8 @@ struct FCMSendRoute: Sendable {
         return check(request)
     }
 
-    private func check(_ request: ServerRequest) -> HandlerReply {
-        let now = time.now
-        let project = request.pathParameters["project"] ?? ""
+    /// What the checks learned of a message, for its record and its delivery.
+    private struct Outcome {
         var target: String?
         var device: EmulatedDevice?
         var deliveryID: String?
@@ -39,98 +38,123 @@ struct FCMSendRoute: Sendable {
         var validateOnly = false
         var liveActivityToken: String?
         var delivered: [UInt8]?
+    }
 
-        let verdict: FCMError? = {
-            guard let header = request.headers["authorization"], header.lowercased().hasPrefix("bearer ") else {
-                return FCMError(httpStatus: 401, status: "UNAUTHENTICATED",
-                                message: "Request is missing required authentication credential. Expected OAuth 2 access token, login cookie or other valid authentication credential.")
-            }
-            guard let grant = tokens.lookup(String(header.dropFirst(7))), grant.expiresAt > now else {
-                return FCMError(httpStatus: 401, status: "UNAUTHENTICATED",
-                                message: "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.")
-            }
-            guard !grant.scopes.isDisjoint(with: Self.messagingScopes) else {
-                return FCMError(httpStatus: 403, status: "PERMISSION_DENIED", message: "Request had insufficient authentication scopes.")
-            }
-            guard grant.projectID == project else {
-                return FCMError(httpStatus: 403, status: "PERMISSION_DENIED",
-                                message: "Permission 'cloudmessaging.messages.create' denied on resource '//cloudresourcemanager.googleapis.com/projects/\(project)' (or it may not exist).")
-            }
-            let document: JSONDocument
-            do { document = try JSONDocument.parse(request.body) } catch {
-                return FCMError(.invalidArgument, message: "Invalid JSON payload received. \((error as? JSONParseError)?.message ?? "\(error)")")
-            }
-            let report = Validator(options: ValidationOptions(scope: .serviceEnforced, receivedByteCount: request.body.count))
-                .validate(document, as: .fcm)
-            let violations = report.findings.filter { $0.severity == .error }.map {
-                FCMFieldViolation(field: dotted($0.pointer), description: $0.message)
-            }
-            if !violations.isEmpty {
-                return FCMError(.invalidArgument, message: "Request contains an invalid argument.", fieldViolations: violations)
-            }
-            guard let send = FCMSendRequest(json: document.root) else {
-                return FCMError(.invalidArgument, message: "Request contains an invalid argument.",
-                                fieldViolations: [FCMFieldViolation(field: "message", description: "Exactly one of fid, token, topic or condition must be set")])
-            }
-            validateOnly = send.validateOnly ?? false
-            liveActivityToken = send.message.liveActivityToken
-            deliveryID = send.message.apnsPayload?[CIOPush.deliveryIDKey]?.stringValue
-            let lookup: DeviceLookup
-            switch send.message.target {
-            case .token(let token):
-                if DeviceToken.classify(token) == .apns {
-                    target = token
-                    return FCMError(.invalidArgument, message: "The registration token is not a valid FCM registration token")
-                }
-                lookup = devices.lookup(fcmToken: token)
-            case .fid(let fid):
-                lookup = devices.lookup(fid: fid)
-            case .topic, .condition:
-                lookup = .quickStart
-            }
-            target = send.message.target.isDevice ? send.message.target.value
-                : send.message.target.fieldName + ":" + send.message.target.value
-            if send.message.target.isDevice {
-                // An FID no app instance registered is answered like an unknown token
-                // (docs/specs/fcm.md "`fid` beside `token`": 404 UNREGISTERED).
-                switch lookup {
-                case .unknown:
-                    return FCMError(.unregistered, message: "Requested entity was not found.")
-                case .quickStart:
-                    if project != devices.quickStartProject { return FCMError(.senderIdMismatch, message: "SenderId mismatch") }
-                case .known(let d):
-                    device = d
-                    if let p = d.firebaseProject, p != project { return FCMError(.senderIdMismatch, message: "SenderId mismatch") }
-                    if let since = d.unregisteredSince, since <= now { return FCMError(.unregistered, message: "Requested entity was not found.") }
-                }
-            }
-            let id = validateOnly ? "fake_message_id" : "0:\(Int64(now.timeIntervalSince1970 * 1_000_000))%\(String(ids.nextUInt64(), radix: 16))"
-            messageName = "projects/\(project)/messages/\(id)"
-            if device?.platform == .android {
-                // The Android SDK reads its delivery id from `data` (docs/specs/android-side.md §2).
-                deliveryID = send.message.data.first { $0.key == AndroidSDKContract.deliveryIDKey }?.value
-                if !validateOnly { delivered = request.body }
-            } else if !validateOnly {
-                delivered = send.message.apnsDeliveryPayload(messageID: id)
-            }
-            return nil
-        }()
-
-        if !validateOnly || verdict != nil {
+    private func check(_ request: ServerRequest) -> HandlerReply {
+        let now = time.now
+        let project = request.pathParameters["project"] ?? ""
+        var outcome = Outcome()
+        let verdict = authorize(request, project: project, now: now) ?? accept(request, project: project, now: now, into: &outcome)
+        if !outcome.validateOnly || verdict != nil {
             // The header map (authorization redacted) and the payload text are taken from the
             // request when the record is packed, not built here (PushRecordStore).
-            records.record(PushRecord(receivedAt: now, service: .fcm, token: target, device: device?.name, topic: project, pushType: nil,
-                                      messageID: messageName, status: verdict?.httpStatus ?? 200, reason: verdict?.reasonName,
-                                      deliveryID: deliveryID, headers: [:], payload: ""),
+            records.record(PushRecord(receivedAt: now, service: .fcm, token: outcome.target, device: outcome.device?.name, topic: project,
+                                      pushType: nil, messageID: outcome.messageName, status: verdict?.httpStatus ?? 200,
+                                      reason: verdict?.reasonName, deliveryID: outcome.deliveryID, headers: [:], payload: ""),
                            rawHeaders: request.headers, body: request.body)
         }
         if let verdict { return .now(render(verdict)) }
-        if let delivered, let messageName {
-            let push = AcceptedPush(service: .fcm, device: device, payload: delivered, messageID: messageName,
-                                    deliveryID: deliveryID, receivedAt: now, token: liveActivityToken)
-            if device?.platform == .android { sink?.deliverToAndroid(push) } else { sink?.deliver(push) }
+        if let delivered = outcome.delivered, let messageName = outcome.messageName {
+            let push = AcceptedPush(service: .fcm, device: outcome.device, payload: delivered, messageID: messageName,
+                                    deliveryID: outcome.deliveryID, receivedAt: now, token: outcome.liveActivityToken)
+            if outcome.device?.platform == .android { sink?.deliverToAndroid(push) } else { sink?.deliver(push) }
         }
-        return .now(.json(200, #"{"name":"\#(messageName ?? "")"}"#))
+        return .now(.json(200, #"{"name":"\#(outcome.messageName ?? "")"}"#))
+    }
+
+    /// The bearer access token: present (401), known and unexpired (401), with a messaging scope
+    /// (403) for this project (403).
+    private func authorize(_ request: ServerRequest, project: String, now: Date) -> FCMError? {
+        guard let header = request.headers["authorization"], header.lowercased().hasPrefix("bearer ") else {
+            return FCMError(httpStatus: 401, status: "UNAUTHENTICATED",
+                            message: "Request is missing required authentication credential. Expected OAuth 2 access token, login cookie or other valid authentication credential.")
+        }
+        guard let grant = tokens.lookup(String(header.dropFirst(7))), grant.expiresAt > now else {
+            return FCMError(httpStatus: 401, status: "UNAUTHENTICATED",
+                            message: "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.")
+        }
+        guard !grant.scopes.isDisjoint(with: Self.messagingScopes) else {
+            return FCMError(httpStatus: 403, status: "PERMISSION_DENIED", message: "Request had insufficient authentication scopes.")
+        }
+        guard grant.projectID == project else {
+            return FCMError(httpStatus: 403, status: "PERMISSION_DENIED",
+                            message: "Permission 'cloudmessaging.messages.create' denied on resource '//cloudresourcemanager.googleapis.com/projects/\(project)' (or it may not exist).")
+        }
+        return nil
+    }
+
+    /// The body as a send request: JSON, the FCM rules FCM enforces (field violations), exactly one target.
+    private func parse(_ body: [UInt8]) -> Result<FCMSendRequest, FCMError> {
+        let document: JSONDocument
+        do { document = try JSONDocument.parse(body) } catch {
+            return .failure(FCMError(.invalidArgument, message: "Invalid JSON payload received. \(error.message)"))
+        }
+        let report = Validator(options: ValidationOptions(scope: .serviceEnforced, receivedByteCount: body.count)).validate(document, as: .fcm)
+        let violations = report.findings.filter { $0.severity == .error }.map {
+            FCMFieldViolation(field: dotted($0.pointer), description: $0.message)
+        }
+        if !violations.isEmpty {
+            return .failure(FCMError(.invalidArgument, message: "Request contains an invalid argument.", fieldViolations: violations))
+        }
+        guard let send = FCMSendRequest(json: document.root) else {
+            return .failure(FCMError(.invalidArgument, message: "Request contains an invalid argument.",
+                                     fieldViolations: [FCMFieldViolation(field: "message", description: "Exactly one of fid, token, topic or condition must be set")]))
+        }
+        return .success(send)
+    }
+
+    /// Everything after the access token: the message, its target device, its id and what the
+    /// device receives. Fills `o` as far as the checks got.
+    private func accept(_ request: ServerRequest, project: String, now: Date, into o: inout Outcome) -> FCMError? {
+        let send: FCMSendRequest
+        switch parse(request.body) {
+        case .failure(let error): return error
+        case .success(let parsed): send = parsed
+        }
+        let message = send.message
+        o.validateOnly = send.validateOnly ?? false
+        o.liveActivityToken = message.liveActivityToken
+        o.deliveryID = message.apnsPayload?[CIOPush.deliveryIDKey]?.stringValue
+        if case .token(let token) = message.target, DeviceToken.classify(token) == .apns {
+            o.target = token
+            return FCMError(.invalidArgument, message: "The registration token is not a valid FCM registration token")
+        }
+        o.target = message.target.isDevice ? message.target.value : message.target.fieldName + ":" + message.target.value
+        if let error = device(for: message.target, project: project, now: now, into: &o) { return error }
+        let id = o.validateOnly ? "fake_message_id" : "0:\(Int64(now.timeIntervalSince1970 * 1_000_000))%\(String(ids.nextUInt64(), radix: 16))"
+        o.messageName = "projects/\(project)/messages/\(id)"
+        if o.device?.platform == .android {
+            // The Android SDK reads its delivery id from `data` (docs/specs/android-side.md §2).
+            o.deliveryID = message.data.first { $0.key == AndroidSDKContract.deliveryIDKey }?.value
+            if !o.validateOnly { o.delivered = request.body }
+        } else if !o.validateOnly, sink?.wantsPush(device: o.device, token: o.liveActivityToken) == true {
+            // Built only for a sink that takes it: the JSON payload costs more than the rest of the answer.
+            o.delivered = message.apnsDeliveryPayload(messageID: id)
+        }
+        return nil
+    }
+
+    /// The registered device a token or FID names (topics and conditions reach the quick-start
+    /// device): unknown or unregistered → 404 UNREGISTERED (an FID no app instance registered
+    /// too, docs/specs/fcm.md "`fid` beside `token`"), another project's → 403 SENDER_ID_MISMATCH.
+    private func device(for target: FCMTarget, project: String, now: Date, into o: inout Outcome) -> FCMError? {
+        let lookup: DeviceLookup
+        switch target {
+        case .token(let token): lookup = devices.lookup(fcmToken: token)
+        case .fid(let fid): lookup = devices.lookup(fid: fid)
+        case .topic, .condition: return nil
+        }
+        switch lookup {
+        case .unknown:
+            return FCMError(.unregistered, message: "Requested entity was not found.")
+        case .quickStart:
+            if project != devices.quickStartProject { return FCMError(.senderIdMismatch, message: "SenderId mismatch") }
+        case .known(let d):
+            o.device = d
+            if let p = d.firebaseProject, p != project { return FCMError(.senderIdMismatch, message: "SenderId mismatch") }
+            if let since = d.unregisteredSince, since <= now { return FCMError(.unregistered, message: "Requested entity was not found.") }
+        }
+        return nil
     }
 
     private func render(_ error: FCMError) -> ServerResponse {

@@ -46,7 +46,7 @@ final class HTTP2Session {
     private let context: ConnectionContext
     /// Owns the streams; nghttp2's stream user data points at the same objects, unretained.
     @exclusivity(unchecked) private var streams: [Int32: HTTP2Stream] = [:]
-    /// Closed streams kept for reuse (see `HTTP2Stream.reuse`).
+    /// Closed streams kept for reuse (see `HTTP2Stream.reuse`), up to `pooledStreams`.
     @exclusivity(unchecked) private var freeStreams: [HTTP2Stream] = []
     /// The stream whose header block is being received.
     @exclusivity(unchecked) private var currentStream: HTTP2Stream?
@@ -56,6 +56,9 @@ final class HTTP2Session {
     /// no allocation, no UTF-8 validation, and nothing to free when the request is done.
     @exclusivity(unchecked) private var previousFields: [HTTPHeader] = []
     @exclusivity(unchecked) private var previousPath = ""
+    /// Names of long-valued response fields already sent once with indexing on this connection
+    /// (`HeaderBlock.flags`).
+    @exclusivity(unchecked) private var indexedNames: [String] = []
     /// Rapid-reset defence (see `StreamResetBudget`); GOAWAY(ENHANCE_YOUR_CALM) once spent.
     private var resetBudget = StreamResetBudget()
     private var resetFloodStopped = false
@@ -88,6 +91,11 @@ final class HTTP2Session {
     }
 
     var hasActiveStreams: Bool { !streams.isEmpty }
+
+    /// How many closed streams a connection keeps: more than a busy client keeps open (h2load
+    /// -m 100, the relay's 100 per APNs connection), so a steady load reuses every stream. With
+    /// 64, a client with 100 open streams had 36 of them freed and allocated again per round.
+    static let pooledStreams = 256
 
     /// The last `flush` stopped at the high-water mark with nghttp2 still holding frames.
     /// (`nghttp2_session_want_write` alone is no guide: it stays true for DATA blocked by a
@@ -229,6 +237,7 @@ final class HTTP2Session {
         if stream.headerListBytes > maxHeaderListBytes {
             stream.headersTooLarge = true
             stream.headers.removeAll()
+            stream.headerCount = 0
             return 0
         }
         if stream.headersTooLarge { return 0 }
@@ -246,16 +255,23 @@ final class HTTP2Session {
         }
         if stream.headers.isEmpty { stream.headers.reserveCapacity(8) }
         let nameBytes = UnsafeBufferPointer(start: name, count: nameLength)
-        let position = stream.headers.count
+        let position = stream.headerCount
+        // A pooled stream still holds its previous request's fields: the same field at the same
+        // position stays where it is (no retain now, no release when the stream is reused).
+        if position < stream.headers.count, Self.same(stream.headers[position].name, nameBytes),
+           Self.same(stream.headers[position].value, valueBytes) {
+            stream.headerCount = position + 1
+            return 0
+        }
         if position < previousFields.count {
             let previous = previousFields[position]
             if Self.same(previous.name, nameBytes) {
-                stream.headers.append(Self.same(previous.value, valueBytes)
-                                      ? previous : HTTPHeader(previous.name, String(decoding: valueBytes, as: UTF8.self)))
+                stream.addField(Self.same(previous.value, valueBytes)
+                                ? previous : HTTPHeader(previous.name, String(decoding: valueBytes, as: UTF8.self)))
                 return 0
             }
         }
-        stream.headers.append(HTTPHeader(String(decoding: nameBytes, as: UTF8.self), String(decoding: valueBytes, as: UTF8.self)))
+        stream.addField(HTTPHeader(String(decoding: nameBytes, as: UTF8.self), String(decoding: valueBytes, as: UTF8.self)))
         return 0
     }
 
@@ -312,15 +328,21 @@ final class HTTP2Session {
         guard type == UInt8(NGHTTP2_HEADERS.rawValue) || type == UInt8(NGHTTP2_DATA.rawValue),
               frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0,
               let stream = stream(frame.pointee.hd.stream_id), !stream.answered else { return 0 }
+        // Added in the stream's own array (unique, with room): building the request's copy
+        // and then adding to it cost an array copy per request.
+        if let authority = stream.authority, !stream.headers[..<stream.headerCount].contains(where: { $0.hasName("host") }) {
+            let position = stream.headerCount
+            if position < stream.headers.count, stream.headers[position].hasName("host"), stream.headers[position].value == authority {
+                stream.headerCount = position + 1
+            } else {
+                stream.addField(HTTPHeader("host", authority))
+            }
+        }
+        stream.dropPreviousFields()
         rememberFields(of: stream)
         if stream.headersTooLarge {
             respond(stream, .text(431, "request header fields exceed \(maxHeaderListBytes) bytes\n"))
             return 0
-        }
-        // Appended to the stream's own array (unique, with room): building the request's copy
-        // and then adding to it cost an array copy per request.
-        if let authority = stream.authority, !stream.headers.contains(where: { $0.hasName("host") }) {
-            stream.headers.append(HTTPHeader("host", authority))
         }
         let target = stream.path
         var path = target
@@ -344,7 +366,7 @@ final class HTTP2Session {
     fileprivate func streamClosed(_ streamID: Int32) -> Int32 {
         guard let stream = streams.removeValue(forKey: streamID) else { return 0 }
         if currentStream === stream { currentStream = nil }
-        if freeStreams.count < 64 { freeStreams.append(stream) }
+        if freeStreams.count < Self.pooledStreams { freeStreams.append(stream) }
         return 0
     }
 
@@ -375,7 +397,7 @@ final class HTTP2Session {
             }
             return
         }
-        if response.body.isEmpty, HeaderBlock.withSmallBlock(response.status, response.headers, { nva, count in
+        if response.body.isEmpty, HeaderBlock.withSmallBlock(response.status, response.headers, indexedNames: &indexedNames, { nva, count in
             nghttp2_submit_response(session, stream.id, nva, count, nil)
         }) != nil {
             return
@@ -408,9 +430,9 @@ final class HTTP2Session {
                 }
                 return count
             }
-            block.withNameValues { nva, count in _ = nghttp2_submit_response(session, stream.id, nva, count, &provider) }
+            block.withNameValues(indexedNames: &indexedNames) { nva, count in _ = nghttp2_submit_response(session, stream.id, nva, count, &provider) }
         } else {
-            block.withNameValues { nva, count in _ = nghttp2_submit_response(session, stream.id, nva, count, nil) }
+            block.withNameValues(indexedNames: &indexedNames) { nva, count in _ = nghttp2_submit_response(session, stream.id, nva, count, nil) }
         }
     }
 }

@@ -38,6 +38,19 @@ struct HeaderBlock {
     /// (content-type, status-like fields) repeat and stay indexed.
     static let unindexedValueLength = 32
 
+    /// The HPACK flag for a field: short values are indexed; a long value is indexed only the
+    /// first time its name is sent on the connection (`indexedNames` remembers the names, at
+    /// most 8), which puts the name in the dynamic table, so every later literal value refers to
+    /// the name by index (RFC 7541 §6.2.3) instead of spelling it out — for APNs' answers the
+    /// client decodes and allocates two names fewer per response, the server encodes two fewer.
+    @inline(__always)
+    static func flags(name: String, valueLength: Int, indexedNames: inout [String]) -> UInt8 {
+        guard valueLength >= unindexedValueLength else { return UInt8(NGHTTP2_NV_FLAG_NONE.rawValue) }
+        for indexed in indexedNames where indexed == name { return UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue) }
+        if indexedNames.count < 8 { indexedNames.append(name) }
+        return UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)
+    }
+
     /// RFC 9113 §8.2.2: connection-specific fields must not appear in HTTP/2.
     static func isConnectionSpecific(_ name: String) -> Bool {
         switch name.utf8.count {
@@ -68,7 +81,8 @@ struct HeaderBlock {
     /// A block of `:status` and `headers` laid out on the stack, when it is small (what the
     /// emulators answer: APNs' `apns-id` and `apns-unique-id`); nil when it does not fit, and
     /// the caller builds a `HeaderBlock`. Saves the two arrays a `HeaderBlock` allocates.
-    static func withSmallBlock<R>(_ status: Int, _ headers: HTTPHeaders, _ body: (UnsafePointer<nghttp2_nv>, Int) -> R) -> R? {
+    static func withSmallBlock<R>(_ status: Int, _ headers: HTTPHeaders, indexedNames: inout [String],
+                                  _ body: (UnsafePointer<nghttp2_nv>, Int) -> R) -> R? {
         let maxBytes = 512, maxFields = 8
         guard headers.count < maxFields else { return nil }
         var total = 10
@@ -103,8 +117,7 @@ struct HeaderBlock {
                     }
                     let (valueStart, valueLength) = put(field.value)
                     nva[count] = nghttp2_nv(name: base + nameStart, value: base + valueStart, namelen: nameLength, valuelen: valueLength,
-                                            flags: valueLength >= unindexedValueLength
-                                                ? UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue) : UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
+                                            flags: flags(name: field.name, valueLength: valueLength, indexedNames: &indexedNames))
                     count += 1
                 }
                 return body(UnsafePointer(nva.baseAddress!), count)
@@ -112,17 +125,18 @@ struct HeaderBlock {
         }
     }
 
-    func withNameValues<R>(_ body: (UnsafePointer<nghttp2_nv>, Int) -> R) -> R {
+    func withNameValues<R>(indexedNames: inout [String], _ body: (UnsafePointer<nghttp2_nv>, Int) -> R) -> R {
         // nghttp2 copies every field during the submit (NGHTTP2_NV_FLAG_NONE) and never writes
         // through these pointers; its struct merely declares them mutable.
         bytes.withUnsafeBufferPointer { buffer in
             let base = UnsafeMutablePointer(mutating: buffer.baseAddress!)
             return withUnsafeTemporaryAllocation(of: nghttp2_nv.self, capacity: fields.count) { nva in
                 for (index, field) in fields.enumerated() {
+                    let flags = field.valueLength < Self.unindexedValueLength ? UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)
+                        : Self.flags(name: String(decoding: UnsafeBufferPointer(start: base + field.name, count: field.nameLength), as: UTF8.self),
+                                     valueLength: field.valueLength, indexedNames: &indexedNames)
                     nva[index] = nghttp2_nv(name: base + field.name, value: base + field.value,
-                                            namelen: field.nameLength, valuelen: field.valueLength,
-                                            flags: field.valueLength >= Self.unindexedValueLength
-                                                ? UInt8(NGHTTP2_NV_FLAG_NO_INDEX.rawValue) : UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
+                                            namelen: field.nameLength, valuelen: field.valueLength, flags: flags)
                 }
                 return body(UnsafePointer(nva.baseAddress!), fields.count)
             }

@@ -17,4 +17,7 @@ struct SinkPair: PushDeliverySink {
         first?.deliverToAndroid(push)
         second.deliverToAndroid(push)
     }
+    func wantsPush(device: EmulatedDevice?, token: String?) -> Bool {
+        first?.wantsPush(device: device, token: token) == true || second.wantsPush(device: device, token: token)
+    }
 }
