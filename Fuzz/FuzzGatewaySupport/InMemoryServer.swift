@@ -167,6 +167,7 @@ public final class InMemoryServer {
             case .now(let response): return response
             case .resetStream: return ServerResponse(status: 0)
             case .later(let work): return Self.wait(for: work)
+            case .callback(let start): return Self.wait(for: start)
             }
         }
     }
@@ -179,6 +180,21 @@ public final class InMemoryServer {
         let done = DispatchSemaphore(value: 0)
         Task.detached {
             let response = await work()
+            result.withLock { $0 = response }
+            done.signal()
+        }
+        done.wait()
+        return result.withLock { $0! }
+    }
+}
+
+extension InMemoryServer {
+    /// Runs a `.callback` handler's work and waits for its answer (the collector, committing
+    /// inside the handler with `maxPendingWrites = 1`, answers before `start` returns).
+    static func wait(for start: @Sendable (@escaping @Sendable (ServerResponse) -> Void) -> Void) -> ServerResponse {
+        let result = Mutex<ServerResponse?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        start { response in
             result.withLock { $0 = response }
             done.signal()
         }

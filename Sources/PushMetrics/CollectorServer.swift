@@ -8,10 +8,13 @@ public final class CollectorServer: Sendable {
     public let collector: MetricsCollector
     private let server: HTTPServer
 
-    public init(collector: MetricsCollector, configuration: HTTPServerConfiguration) {
+    /// `benchRoute`: also answer `POST /bench` with an empty 200 and no other work (the raw
+    /// server that benchmarks/collector.sh compares the metric routes with, in one process).
+    public init(collector: MetricsCollector, configuration: HTTPServerConfiguration, benchRoute: Bool = false) {
         self.collector = collector
         var router = collector.makeRouter()
         router.add("GET", "/health") { _ in .now(.json(200, #"{"status":"ok"}"#)) }
+        if benchRoute { router.add("POST", "/bench") { _ in .now(ServerResponse(status: 200)) } }
         server = HTTPServer(configuration: configuration, router: router)
     }
 

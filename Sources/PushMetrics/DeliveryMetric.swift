@@ -27,7 +27,19 @@ public struct ReportedMetric: Sendable, Equatable {
     }
 
     /// The key duplicates are counted by: one delivery id, one metric.
-    public var deduplicationKey: String { "\(deliveryID)\u{1F}\(metric.rawValue)" }
+    public var deduplicationKey: MetricKey { MetricKey(deliveryID: deliveryID, metric: metric) }
+}
+
+/// One delivery id and one metric: what a duplicate repeats. Hashes the id's own storage (no
+/// string built per metric on the hand-over).
+public struct MetricKey: Hashable, Sendable {
+    public var deliveryID: String
+    public var metric: CIOMetric
+
+    public init(deliveryID: String, metric: CIOMetric) {
+        self.deliveryID = deliveryID
+        self.metric = metric
+    }
 }
 
 /// A metric as the collector stored it.

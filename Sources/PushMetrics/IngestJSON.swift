@@ -4,9 +4,26 @@ import PushCore
 /// Metric bodies are parsed with PushCore's JSON parser (byte-level, booleans distinct from
 /// numbers, no Foundation bridging): fast enough for the event loop.
 enum IngestJSON {
-    static func parse(_ bytes: [UInt8]) throws(MetricRejection) -> JSONValue {
+    /// Every member name the metric routes read (`MetricRequestParser`); objects keep only these.
+    static let readMembers: JSONMemberNames = {
+        typealias T = CIOMetricBody.TrackKey
+        typealias B = CIOMetricBody.BatchKey
+        typealias L = CIOMetricBody.LegacyKey
+        return [T.type, T.event, T.properties, T.anonymousId, T.userId, T.timestamp, T.metric, T.deliveryId, T.recipient,
+                B.batch, B.writeKey, L.deliveryID, L.deviceID, L.event, L.timestamp]
+    }()
+
+    /// `pruned`: objects keep only `readMembers` — the other members (a CDP event's `context`,
+    /// `integrations`, the host app's own properties) are validated but not built. The checks
+    /// read nothing else, so they decide exactly as on the whole document
+    /// (`MetricRequestParserPruningTests`); a refused body is parsed again whole, so its error
+    /// is the parser's own.
+    static func parse(_ bytes: [UInt8], pruned: Bool = true) throws(MetricRejection) -> JSONValue {
         guard bytes.contains(where: { !($0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09) }) else {
             throw .emptyBody
+        }
+        if pruned, let document = try? JSONParser().parse(bytes, keepingMembersNamed: readMembers) {
+            return document.root
         }
         do {
             return try JSONParser().parse(bytes).root

@@ -20,7 +20,12 @@ public enum MetricRequestParser {
     static let deliveryEvent = CIOMetricBody.deliveryEvent
 
     public static func parse(route: CIOMetricRoute, body: [UInt8]) throws(MetricRejection) -> ParsedMetricRequest {
-        let json = try IngestJSON.parse(body)
+        try parse(route: route, body: body, pruned: true)
+    }
+
+    /// `pruned: false` builds the whole document (the reference the pruned parse is tested against).
+    static func parse(route: CIOMetricRoute, body: [UInt8], pruned: Bool) throws(MetricRejection) -> ParsedMetricRequest {
+        let json = try IngestJSON.parse(body, pruned: pruned)
         switch route {
         case .track:
             let reader = try FieldReader(json, pointer: "")

@@ -45,29 +45,55 @@ public final class MetricStore: Sendable {
         try database.execute(Self.schema)
     }
 
-    /// Writes requests and their metrics in one transaction.
+    static let insertRequest = """
+        INSERT INTO metric_requests (received_at, route, status, error, metric_count, ignored_events, user_agent,
+                                     http_version, remote_address, body) VALUES (?,?,?,?,?,?,?,?,?,?)
+        """
+    static let insertMetric = """
+        INSERT INTO metrics (request_id, received_at, route, delivery_id, metric, recipient, original_timestamp,
+                             original_timestamp_text, batch_index, duplicate, user_agent)
+        VALUES (?,?,?,?,?,?,?,?,?,?,?)
+        """
+
+    /// Writes requests and their metrics in one transaction (both statements prepared once for
+    /// the whole batch).
     public func insert(_ records: [MetricRequestRecord]) throws {
         guard !records.isEmpty else { return }
         try database.transaction {
-            for r in records {
-                try database.run("""
-                    INSERT INTO metric_requests (received_at, route, status, error, metric_count, ignored_events, user_agent,
-                                                 http_version, remote_address, body) VALUES (?,?,?,?,?,?,?,?,?,?)
-                    """, [.real(r.receivedAt.timeIntervalSince1970), .text(r.route.rawValue), .integer(Int64(r.status)),
-                          .text(r.error), .integer(Int64(r.metrics.count)), .integer(Int64(r.ignoredEvents)),
-                          .text(r.userAgent), .text(r.httpVersion), .text(r.remoteAddress), .blob(r.body)])
-                let requestID = database.lastInsertRowID
-                for (m, duplicate) in r.metrics {
-                    try database.run("""
-                        INSERT INTO metrics (request_id, received_at, route, delivery_id, metric, recipient, original_timestamp,
-                                             original_timestamp_text, batch_index, duplicate, user_agent)
-                        VALUES (?,?,?,?,?,?,?,?,?,?,?)
-                        """, [.integer(requestID), .real(r.receivedAt.timeIntervalSince1970), .text(m.route.rawValue),
-                              .text(m.deliveryID), .text(m.metric.rawValue), .text(m.recipient),
-                              .double(m.originalTimestamp?.timeIntervalSince1970), .text(m.originalTimestampText),
-                              .int(m.batchIndex), .integer(duplicate ? 1 : 0), .text(r.userAgent)])
+            try database.withStatement(Self.insertRequest) { request in
+                try database.withStatement(Self.insertMetric) { metric in
+                    for r in records { try insert(r, request: request, metric: metric) }
                 }
             }
+        }
+    }
+
+    private func insert(_ r: MetricRequestRecord, request: SQLiteStatement, metric: SQLiteStatement) throws {
+        let receivedAt = r.receivedAt.timeIntervalSince1970
+        try request.bind(1, receivedAt)
+        try request.bind(2, r.route.rawValue)
+        try request.bind(3, r.status)
+        try request.bind(4, r.error)
+        try request.bind(5, r.metrics.count)
+        try request.bind(6, r.ignoredEvents)
+        try request.bind(7, r.userAgent)
+        try request.bind(8, r.httpVersion)
+        try request.bind(9, r.remoteAddress)
+        try request.bind(10, r.body)
+        let requestID = try request.insert()
+        for (m, duplicate) in r.metrics {
+            try metric.bind(1, requestID)
+            try metric.bind(2, receivedAt)
+            try metric.bind(3, m.route.rawValue)
+            try metric.bind(4, m.deliveryID)
+            try metric.bind(5, m.metric.rawValue)
+            try metric.bind(6, m.recipient)
+            try metric.bind(7, m.originalTimestamp?.timeIntervalSince1970)
+            try metric.bind(8, m.originalTimestampText)
+            try metric.bind(9, m.batchIndex)
+            try metric.bind(10, Int64(duplicate ? 1 : 0))
+            try metric.bind(11, r.userAgent)
+            try metric.insert()
         }
     }
 
@@ -106,10 +132,12 @@ public final class MetricStore: Sendable {
     }
 
     /// Every (delivery id, metric) already stored — seeds duplicate detection on restart.
-    public func deduplicationKeys() throws -> Set<String> {
-        var keys = Set<String>()
+    public func deduplicationKeys() throws -> Set<MetricKey> {
+        var keys = Set<MetricKey>()
         for row in try database.query("SELECT DISTINCT delivery_id, metric FROM metrics") {
-            keys.insert("\(row.string(0) ?? "")\u{1F}\(row.string(1) ?? "")")
+            // A metric name this build does not know cannot be repeated by a metric it accepts.
+            guard let metric = CIOMetric(rawValue: row.string(1) ?? "") else { continue }
+            keys.insert(MetricKey(deliveryID: row.string(0) ?? "", metric: metric))
         }
         return keys
     }

@@ -1,10 +1,11 @@
 import Foundation
 import Synchronization
 
-/// Batches the collector's writes: handlers on the server's event loop hand their records
-/// over and return at once; a serial queue commits everything pending in one transaction a
-/// few milliseconds later (or at once past `maxPending`). Duplicate detection happens at
-/// hand-over, in arrival order, so it needs no read from disk.
+/// Batches the collector's writes (group commit): handlers on the server's event loop hand
+/// their records over and return at once; a serial queue commits everything pending in one
+/// transaction as soon as it is free — records that arrive while a commit runs wait for the
+/// next one, so the busier the collector, the larger each transaction. Duplicate detection
+/// happens at hand-over, in arrival order, so it needs no read from disk.
 ///
 /// Thread safety: the hand-over state lives in one `Mutex`; SQLite is touched only on `queue`.
 public final class MetricWriter: Sendable {
@@ -16,19 +17,20 @@ public final class MetricWriter: Sendable {
     private struct HandOver {
         var pending: [(MetricRequestRecord, Completion?)] = []
         /// Every (delivery id, metric) seen, for duplicate flags.
-        var seenKeys: Set<String>
+        var seenKeys: Set<MetricKey>
         /// A drain is already queued.
         var scheduled = false
         var failures = 0
     }
     private let state: Mutex<HandOver>
-    private let delay: DispatchTimeInterval
+    private let delay: DispatchTimeInterval?
     private let maxPending: Int
     private let onError: @Sendable (any Error) -> Void
 
-    /// `delay`: how long a record may wait for companions before its batch is committed;
+    /// `delay`: how long a record may wait for companions before its batch is committed (nil,
+    /// the default: not at all — the next commit starts as soon as the writer is free);
     /// `maxPending`: how many may wait (1 commits each one inside `submit`).
-    public init(store: MetricStore, delay: DispatchTimeInterval = .milliseconds(5), maxPending: Int = 512,
+    public init(store: MetricStore, delay: DispatchTimeInterval? = nil, maxPending: Int = 512,
                 onError: @escaping @Sendable (any Error) -> Void = { _ in }) throws {
         self.store = store
         self.delay = delay
@@ -45,7 +47,7 @@ public final class MetricWriter: Sendable {
         var record = record
         let (duplicates, flushNow, schedule): ([Bool], Bool, Bool) = state.withLock { s in
             let flags = metrics.map { !s.seenKeys.insert($0.deduplicationKey).inserted }
-            record.metrics = Array(zip(metrics, flags)).map { ($0.0, isDuplicate: $0.1) }
+            record.metrics = metrics.indices.map { (metrics[$0], isDuplicate: flags[$0]) }
             s.pending.append((record, onCommit))
             let wasScheduled = s.scheduled
             s.scheduled = true
@@ -57,8 +59,10 @@ public final class MetricWriter: Sendable {
             queue.sync { drain() }
         } else if flushNow {
             queue.async { self.drain() }
-        } else if schedule {
+        } else if schedule, let delay {
             queue.asyncAfter(deadline: .now() + delay) { self.drain() }
+        } else if schedule {
+            queue.async { self.drain() }
         }
         return duplicates
     }

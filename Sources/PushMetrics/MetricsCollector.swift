@@ -135,15 +135,17 @@ public final class MetricsCollector: Sendable {
                 let duplicates = writer.submit(template, metrics: parsed.metrics)
                 return .now(accepted(route: route, parsed, duplicates: duplicates, userAgent: userAgent))
             case .committed:
+                // Answered from the writer's thread once the transaction committed: no task, no
+                // pool thread between the event loop, the writer and the answer.
                 let writer = self.writer, record = template
-                return .later { [self] in
-                    let (duplicates, failure) = await withCheckedContinuation { (c: CheckedContinuation<([Bool], (any Error)?), Never>) in
-                        writer.submit(record, metrics: parsed.metrics) { flags, error in c.resume(returning: (flags, error)) }
+                return .callback { [self] respond in
+                    writer.submit(record, metrics: parsed.metrics) { [self] duplicates, failure in
+                        if failure != nil {
+                            respond(.json(503, jsonObjectText(["error": "store_unavailable", "reason": "could not commit the metrics; retry"])))
+                        } else {
+                            respond(accepted(route: route, parsed, duplicates: duplicates, userAgent: userAgent))
+                        }
                     }
-                    if failure != nil {
-                        return .json(503, jsonObjectText(["error": "store_unavailable", "reason": "could not commit the metrics; retry"]))
-                    }
-                    return accepted(route: route, parsed, duplicates: duplicates, userAgent: userAgent)
                 }
             }
         } catch {
@@ -171,19 +173,64 @@ public final class MetricsCollector: Sendable {
             try configuration.credentials.checkCDPKey(key, route: route)
             return parsed
         }
-        try configuration.credentials.check(authorization: authorization, route: route)
+        try checkAuthorization(authorization, route: route, connection: request.connection)
         return try MetricRequestParser.parse(route: route, body: request.body)
     }
 
+    /// The header a connection's requests last passed with, per key family: the SDKs send the
+    /// same `Authorization` on every request, and the keys are fixed for the collector's life,
+    /// so a repeated header is one string comparison instead of a base64 decode.
+    private struct AcceptedAuthorization: Sendable {
+        var cdp: String?
+        var legacy: String?
+
+        func accepts(_ header: String, _ route: CIOMetricRoute) -> Bool {
+            (route == .legacyEvents ? legacy : cdp) == header
+        }
+        mutating func remember(_ header: String, _ route: CIOMetricRoute) {
+            if route == .legacyEvents { legacy = header } else { cdp = header }
+        }
+    }
+    private static let acceptedAuthorizationKey = "collector.authorization"
+
+    private func checkAuthorization(_ header: String?, route: CIOMetricRoute, connection: ConnectionContext) throws(MetricRejection) {
+        let storage = connection.storage, key = Self.acceptedAuthorizationKey
+        if let header, !header.isEmpty, storage.update(key, default: AcceptedAuthorization(), { $0.accepts(header, route) }) { return }
+        try configuration.credentials.check(authorization: header, route: route)
+        if let header { storage.update(key, default: AcceptedAuthorization()) { $0.remember(header, route) } }
+    }
+
     private func accepted(route: CIOMetricRoute, _ parsed: ParsedMetricRequest, duplicates: [Bool], userAgent: String?) -> ServerResponse {
-        let duplicateCount = duplicates.filter { $0 }.count
+        let duplicateCount = duplicates.reduce(0) { $1 ? $0 + 1 : $0 }
         count {
             $0.accepted += 1
             $0.metrics += parsed.metrics.count
             $0.duplicates += duplicateCount
         }
         observer?(.accepted(route: route, metrics: parsed.metrics, duplicates: duplicates, userAgent: userAgent))
-        return .json(200, #"{"success":true,"stored":\#(parsed.metrics.count),"duplicates":\#(duplicateCount),"ignored":\#(parsed.ignoredEvents)}"#)
+        return ServerResponse(status: 200, headers: Self.jsonHeaders,
+                              body: Self.acceptedBody(stored: parsed.metrics.count, duplicates: duplicateCount, ignored: parsed.ignoredEvents))
+    }
+
+    private static let jsonHeaders: HTTPHeaders = ["content-type": "application/json"]
+
+    /// `{"success":true,"stored":N,"duplicates":D,"ignored":I}` written straight into one buffer.
+    static func acceptedBody(stored: Int, duplicates: Int, ignored: Int) -> [UInt8] {
+        var body: [UInt8] = []
+        body.reserveCapacity(80)
+        func text(_ text: StaticString) { body.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)) }
+        func number(_ n: Int) {
+            if n >= 10 { number(n / 10) }
+            body.append(UInt8(ascii: "0") + UInt8(n % 10))
+        }
+        text(#"{"success":true,"stored":"#)
+        number(stored)
+        text(#","duplicates":"#)
+        number(duplicates)
+        text(#","ignored":"#)
+        number(ignored)
+        text("}")
+        return body
     }
 
     private func faultResponse(_ status: Int, retryAfter: Int?, reason: String?) -> ServerResponse {

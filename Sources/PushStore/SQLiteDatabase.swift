@@ -125,6 +125,19 @@ public final class SQLiteDatabase: @unchecked Sendable {
 
     public var lastInsertRowID: Int64 { lock.withLock { handle.map { sqlite3_last_insert_rowid($0) } ?? 0 } }
 
+    /// Runs `body` with the cached prepared statement for `sql`, the connection held for the
+    /// whole body: for inserting many rows in one `transaction` without a parameter array, an
+    /// SQL lookup and a lock round trip per row (the metrics collector's writer).
+    public func withStatement<T>(_ sql: String, _ body: (inout SQLiteStatement) throws -> T) throws -> T {
+        try lock.withLock {
+            var statement = SQLiteStatement(handle: try prepared(sql, []), database: self)
+            defer { sqlite3_reset(statement.handle) }
+            return try body(&statement)
+        }
+    }
+
+    fileprivate func stepError(_ rc: Int32) -> SQLiteError { error(rc) }
+
     private func open() throws -> OpaquePointer {
         guard let h = handle else { throw SQLiteError(path: path, code: SQLITE_MISUSE, message: "database is closed") }
         return h
@@ -165,5 +178,42 @@ public final class SQLiteDatabase: @unchecked Sendable {
             guard rc == SQLITE_OK else { throw error(rc) }
         }
         return stmt
+    }
+}
+
+/// A prepared statement lent by `SQLiteDatabase.withStatement`: bind parameters (1-based), then
+/// `insert()`; valid only inside that call.
+public struct SQLiteStatement {
+    fileprivate let handle: OpaquePointer
+    fileprivate unowned let database: SQLiteDatabase
+
+    public func bind(_ index: Int32, _ value: Int64) throws { try check(sqlite3_bind_int64(handle, index, value)) }
+    public func bind(_ index: Int32, _ value: Int?) throws {
+        try check(value.map { sqlite3_bind_int64(handle, index, Int64($0)) } ?? sqlite3_bind_null(handle, index))
+    }
+    public func bind(_ index: Int32, _ value: Double?) throws {
+        try check(value.map { sqlite3_bind_double(handle, index, $0) } ?? sqlite3_bind_null(handle, index))
+    }
+    public func bind(_ index: Int32, _ value: String?) throws {
+        guard var text = value else { return try check(sqlite3_bind_null(handle, index)) }
+        try check(text.withUTF8 { bytes in
+            cpl_sqlite3_bind_text_transient(handle, index, UnsafeRawPointer(bytes.baseAddress)?.assumingMemoryBound(to: CChar.self), Int32(bytes.count))
+        })
+    }
+    public func bind(_ index: Int32, _ value: [UInt8]) throws {
+        try check(value.withUnsafeBytes { cpl_sqlite3_bind_blob_transient(handle, index, $0.baseAddress, Int32(value.count)) })
+    }
+
+    /// Steps the statement once (an INSERT), resets it for the next row and returns the new rowid.
+    @discardableResult
+    public func insert() throws -> Int64 {
+        let rc = sqlite3_step(handle)
+        sqlite3_reset(handle)
+        guard rc == SQLITE_DONE || rc == SQLITE_ROW else { throw database.stepError(rc) }
+        return sqlite3_last_insert_rowid(sqlite3_db_handle(handle))
+    }
+
+    private func check(_ rc: Int32) throws {
+        if rc != SQLITE_OK { throw database.stepError(rc) }
     }
 }

@@ -42,7 +42,7 @@ final class CollectorHarness: @unchecked Sendable {
         case reset
     }
 
-    /// Routes one request and resolves the handler's reply (awaiting `.later`).
+    /// Routes one request and resolves the handler's reply (awaiting `.later` and `.callback`).
     func post(_ path: String, _ body: String, authorization: String?, userAgent: String? = nil) async throws -> Outcome {
         var headers = HTTPHeaders()
         headers.add("content-type", "application/json; charset=utf-8")
@@ -56,6 +56,9 @@ final class CollectorHarness: @unchecked Sendable {
         case .now(let r): return .response(status: r.status, headers: r.headers, body: String(decoding: r.body, as: UTF8.self))
         case .later(let work):
             let r = await work()
+            return .response(status: r.status, headers: r.headers, body: String(decoding: r.body, as: UTF8.self))
+        case .callback(let start):
+            let r = await withCheckedContinuation { done in start { done.resume(returning: $0) } }
             return .response(status: r.status, headers: r.headers, body: String(decoding: r.body, as: UTF8.self))
         case .resetStream: return .reset
         }

@@ -83,4 +83,29 @@ final class CollectorRejectsBadCredentialsTests: XCTestCase {
         let (none, _) = try await h.send("/v1/track", track, authorization: nil)
         XCTAssertEqual(none, 401)
     }
+
+    /// The collector remembers the header a connection last passed with (one comparison instead
+    /// of a decode per request): on one connection, a good header, then bad ones, then keys of
+    /// the other family must each still get their own verdict.
+    func testEveryRequestOnOneConnectionIsCheckedOnItsOwn() async throws {
+        let h = try CollectorHarness()
+        let cdp = CollectorHarness.cdpAuthorization, legacyHeader = CollectorHarness.legacyAuthorization
+        let cases: [(String, String, String, Int, String?)] = [
+            ("/v1/track", track, cdp, 200, nil),
+            ("/v1/track", track, CollectorCredentials.basicHeader(user: "not-the-key"), 401, "unknown_credentials"),
+            ("/v1/track", track, cdp + "x", 401, "malformed_authorization"),
+            ("/v1/track", track, legacyHeader, 401, "unknown_credentials"),
+            ("/v1/track", track, cdp, 200, nil),
+            ("/push/events", legacy, cdp, 401, "unknown_credentials"),
+            ("/push/events", legacy, legacyHeader, 200, nil),
+            ("/push/events", legacy, CollectorCredentials.basicHeader(user: CollectorHarness.siteID, password: "wrong"), 401, "unknown_credentials"),
+            ("/push/events", legacy, legacyHeader, 200, nil),
+            ("/v1/track", track, legacyHeader, 401, "unknown_credentials"),
+        ]
+        for (i, (path, body, header, status, error)) in cases.enumerated() {
+            let (got, json) = try await h.send(path, body, authorization: header)
+            XCTAssertEqual(got, status, "case \(i)")
+            XCTAssertEqual(json["error"] as? String, error, "case \(i)")
+        }
+    }
 }

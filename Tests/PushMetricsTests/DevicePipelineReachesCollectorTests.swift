@@ -25,6 +25,9 @@ final class DevicePipelineReachesCollectorTests: XCTestCase {
             case .later(let work):
                 let r = await work()
                 return HTTPResponse(status: r.status, headers: r.headers, body: r.body)
+            case .callback(let start):
+                let r = await withCheckedContinuation { done in start { done.resume(returning: $0) } }
+                return HTTPResponse(status: r.status, headers: r.headers, body: r.body)
             case .resetStream: throw HTTPClientError.protocolError("stream reset")
             }
         }

@@ -8,6 +8,9 @@ struct JSONByteReader {
     var depth = 0
     /// Scratch space for strings with escapes, reused across strings.
     var scratch: [UInt8] = []
+    /// When set, objects keep only members with these names (at any depth); every other
+    /// member's value is validated without being built (`JSONParser.parse(_:keepingMembersNamed:)`).
+    var keep: JSONMemberNames?
 
     init(buf: UnsafeBufferPointer<UInt8>, maxDepth: Int) {
         self.buf = buf
@@ -109,6 +112,7 @@ struct JSONByteReader {
         try enter()
         i += 1  // {
         var members: [JSONMember] = []
+        var seen = 0  // members read, kept or not
         try skipWhitespace()
         if i < buf.count, buf[i] == UInt8(ascii: "}") {
             i += 1
@@ -119,7 +123,7 @@ struct JSONByteReader {
             guard i < buf.count else { throw fail(.unexpectedEnd(expected: "a key or '}'"), at: i) }
             let c = buf[i]
             if c != UInt8(ascii: "\"") {
-                if c == UInt8(ascii: "}") && !members.isEmpty { throw fail(.trailingComma, at: i) }
+                if c == UInt8(ascii: "}") && seen > 0 { throw fail(.trailingComma, at: i) }
                 if c == UInt8(ascii: "'") { throw fail(.singleQuotes, at: i) }
                 if isIdentifierStart(c) { throw fail(.unquotedKey, at: i) }
                 throw unexpected(expected: "a double-quoted key")
@@ -131,9 +135,14 @@ struct JSONByteReader {
             guard buf[i] == UInt8(ascii: ":") else { throw unexpected(expected: "':' after the key \"\(key)\"") }
             i += 1
             try skipWhitespace()
-            let valueOffset = i
-            let value = try parseValue()
-            members.append(JSONMember(key: key, value: value, keyOffset: keyOffset, valueOffset: valueOffset))
+            seen += 1
+            if let keep, !keep.contains(key) {
+                try skimValue()
+            } else {
+                let valueOffset = i
+                let value = try parseValue()
+                members.append(JSONMember(key: key, value: value, keyOffset: keyOffset, valueOffset: valueOffset))
+            }
             try skipWhitespace()
             guard i < buf.count else { throw fail(.unexpectedEnd(expected: "',' or '}'"), at: i) }
             if buf[i] == UInt8(ascii: ",") {

@@ -44,6 +44,14 @@ struct RequestDispatcher {
                     loop.execute { core in core.connection(connectionID)?.deliver(streamID: streamID, response) }
                 }
                 return .pending
+            case .callback(let start):
+                let loop = self.loop
+                let connectionID = request.connection.id
+                let streamID = request.streamID
+                start { response in
+                    loop.execute { core in core.connection(connectionID)?.deliver(streamID: streamID, response) }
+                }
+                return .pending
             }
         }
     }

@@ -70,6 +70,7 @@ public struct ServerFault: Sendable {
             switch early ?? answer() {
             case .now(let response): return response
             case .later(let body): return await body()
+            case .callback(let start): return await withCheckedContinuation { done in start { done.resume(returning: $0) } }
             case .resetStream: return ServerResponse(status: 500)
             }
         }

@@ -27,12 +27,13 @@ enum CollectorCommand: Command {
     static let cdpKeys = Option.strings("--cdp-key", name: "KEY", help: "CDP API key accepted on /v1/track and /v1/b.")
     static let legacyKeys = Option.strings("--legacy-key", name: "SITE:KEY", help: "Site id and API key accepted on /push/events.")
     static let faults = FaultFlags(example: "route=\(CIOMetricRoute.track.path),status=503,p=0.1,retry-after=2", docs: "docs/metrics.md")
-    static let ack = Option.choice("--ack", name: "WHEN", help: "Answer accepted requests once committed (durable: survives kill -9) or once queued (about 3x faster; a crash loses what was answered in the last milliseconds).",
+    static let ack = Option.choice("--ack", name: "WHEN", help: "Answer accepted requests once committed (durable: survives kill -9) or once queued (before the commit: a crash loses what was answered in the last milliseconds; benchmarks/results/collector.md compares the two).",
                                    default: CollectorConfiguration().acknowledgement)
     static let quiet = Option.flag("--quiet", help: "No line per metric.")
     static let json = Option.flag("--json", help: "Print JSON lines (listening, metric, rejected, fault, stopped) instead of text.")
+    static let bench = Option.flag("--bench", help: "Also answer POST /bench with an empty 200: the HTTP/2 stack with no route work, in the same process (benchmarks/collector.sh).")
 
-    static let options: [any OptionDeclaration] = [host, port, cleartextPort, cert, key, db, cdpKeys, legacyKeys] + faults.options + [ack, quiet, json]
+    static let options: [any OptionDeclaration] = [host, port, cleartextPort, cert, key, db, cdpKeys, legacyKeys] + faults.options + [ack, quiet, json, bench]
 
     static func run(_ args: ParsedArguments) async throws -> Int32 {
         // Caught from the start: a SIGINT or SIGTERM sent as soon as the banner shows is kept, not
@@ -55,7 +56,7 @@ enum CollectorCommand: Command {
             let lines = json ? jsonLines(event, at: Date()) : liveLine(event, at: Date())
             console.async { lines.forEach(emit) }
         }
-        let server = CollectorServer(collector: collector, configuration: serverConfiguration)
+        let server = CollectorServer(collector: collector, configuration: serverConfiguration, benchRoute: args[bench])
         do {
             try server.start()
         } catch {
