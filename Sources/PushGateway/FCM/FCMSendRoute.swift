@@ -15,21 +15,11 @@ struct FCMSendRoute: Sendable {
     let records: PushRecordStore
     let sink: (any PushDeliverySink)?
     let time: TimeSource
-    let faults: GatewayFaults?
     let ids: MessageIDs
     static let messagingScopes: Set<String> = ["https://www.googleapis.com/auth/firebase.messaging",
                                                "https://www.googleapis.com/auth/cloud-platform"]
 
     func handle(_ request: ServerRequest) -> HandlerReply {
-        if let faults, let reply = faults.apply(request, normal: { check(request) }, error: { status, reason in
-            render(faultError(status: status, reason: reason))
-        }) {
-            return reply
-        }
-        return check(request)
-    }
-
-    private func check(_ request: ServerRequest) -> HandlerReply {
         let now = time.now
         let project = request.pathParameters["project"] ?? ""
         var target: String?
@@ -135,6 +125,11 @@ struct FCMSendRoute: Sendable {
 
     private func render(_ error: FCMError) -> ServerResponse {
         ServerResponse(status: error.httpStatus, headers: ["content-type": "application/json; charset=UTF-8"], body: error.json)
+    }
+
+    /// The answer to a fault-plan status (`GatewayFaults`): the plan's error code, or the status's usual one.
+    func faultAnswer(_ request: ServerRequest, status: Int, reason: String?) -> ServerResponse {
+        render(faultError(status: status, reason: reason))
     }
 
     private func faultError(status: Int, reason: String?) -> FCMError {
