@@ -22,6 +22,7 @@ release: bootstrap
 test: bootstrap
 	scripts/check-portable-paths
 	scripts/check-target-imports
+	scripts/check-function-length
 	$(SWIFT) build $(SWIFTFLAGS) --build-tests
 	SWIFT="$(SWIFT)" Tests/tools/run-tests $(SWIFTFLAGS)
 
