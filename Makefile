@@ -23,6 +23,7 @@ test: bootstrap
 	scripts/check-portable-paths
 	scripts/check-target-imports
 	scripts/check-wire-names
+	scripts/check-function-length
 	$(SWIFT) build $(SWIFTFLAGS) --build-tests
 	SWIFT="$(SWIFT)" Tests/tools/run-tests $(SWIFTFLAGS)
 

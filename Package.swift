@@ -42,8 +42,10 @@ let package = Package(
         // The push gateway a team runs (docs/relay.md): API, durable queue, workers, webhooks.
         .target(name: "PushRelay", dependencies: ["CPushLab", "PushCore", "PushAuth", "PushHTTP", "PushSend", "PushStore", "PushRedis"]),
         // The web console (/console): live push log, device view, send form, metrics charts.
+        // Its page, script and style are files under Assets/, compiled into the binary.
         .target(name: "PushConsole", dependencies: ["PushCore", "PushAuth", "PushHTTP", "PushSend", "PushGateway", "PushDevice", "PushMetrics",
-                                                   "PushRelay"]),
+                                                   "PushRelay"],
+                resources: [.embedInCode("Assets/console.html"), .embedInCode("Assets/app.js"), .embedInCode("Assets/app.css")]),
         // Wires every part into one offline lab: the demo and the delivery-metric experiment.
         .target(name: "OfflineLab", dependencies: ["PushCore", "PushAuth", "PushHTTP", "PushSend", "PushGateway", "PushDevice", "PushMetrics", "PushRelay"]),
         .executableTarget(

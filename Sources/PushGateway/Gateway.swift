@@ -31,7 +31,7 @@ public final class Gateway: Sendable {
         self.keys = keys
         self.devices = devices
         records = try PushRecordStore(path: configuration.recordsPath, observer: configuration.recordObserver)
-        let faults = configuration.faultPlan.isEmpty ? nil : GatewayFaults(injector: FaultInjector(plan: configuration.faultPlan))
+        let injector = configuration.faultPlan.isEmpty ? nil : FaultInjector(plan: configuration.faultPlan)
         let devices = devices
         var authorizer = APNsAuthorizer(keys: keys, environment: configuration.environment)
         authorizer.acceptsCertificates = configuration.apnsClientCertificateCAFile != nil
@@ -39,13 +39,14 @@ public final class Gateway: Sendable {
         let apns = APNsRoute(
             authorizer: authorizer,
             devices: devices, throttle: TokenThrottle(limitPerSecond: configuration.perTokenLimit, time: time),
-            records: records, sink: sink, time: time, faults: faults, sandbox: configuration.environment == .sandboxOnly,
+            records: records, sink: sink, time: time, sandbox: configuration.environment == .sandboxOnly,
             authenticatedStreamLimit: configuration.authenticatedStreamLimit, ids: MessageIDs())
         var apnsRouter = Router()
         // Other methods reach the same handler through `methodNotAllowedFallback` (below),
         // whose first check answers 405 MethodNotAllowed.
-        apnsRouter.add("POST", APNsPath.deviceRoute) { apns.handle($0) }
-        apnsRouter.add("POST", APNsPath.devicePrefix) { apns.handle($0) }
+        let apnsFaults = injector.map { GatewayFaults(injector: $0, answer: apns.faultAnswer) }
+        apnsRouter.add("POST", APNsPath.deviceRoute, through: apnsFaults) { request, _ in apns.handle(request) }
+        apnsRouter.add("POST", APNsPath.devicePrefix, through: apnsFaults) { request, _ in apns.handle(request) }
         self.channels = channels
         BroadcastRoutes(authorizer: authorizer, devices: devices,
                         channels: channels, sink: broadcastSink, time: time, ids: MessageIDs(),
@@ -61,15 +62,17 @@ public final class Gateway: Sendable {
         }
         // Any other method on an APNs path (a made-up one too) gets APNs' JSON 405, not the
         // server's plain-text one (found by Fuzz/FuzzServerRequests).
-        apnsRouter.methodNotAllowedFallback = { apns.handle($0) }
+        let apnsResponder = apnsFaults.responder { request, _ in apns.handle(request) }
+        apnsRouter.methodNotAllowedFallback = { try apnsResponder($0, NoRouteContext()) }
 
         let tokens = AccessTokenStore()
         accessTokens = tokens
         let oauth = OAuthRoute(keys: keys, tokens: tokens, time: time)
-        let fcm = FCMSendRoute(tokens: tokens, devices: devices, records: records, sink: sink, time: time, faults: faults, ids: MessageIDs())
+        let fcm = FCMSendRoute(tokens: tokens, devices: devices, records: records, sink: sink, time: time, ids: MessageIDs())
         var googleRouter = Router()
         googleRouter.add("POST", FCMPath.oauthToken) { oauth.handle($0) }
-        googleRouter.add("POST", FCMPath.sendRoute) { fcm.handle($0) }
+        googleRouter.add("POST", FCMPath.sendRoute,
+                         through: injector.map { GatewayFaults(injector: $0, answer: fcm.faultAnswer) }) { request, _ in fcm.handle(request) }
         AdminRoutes(devices: devices, records: records).register(on: &googleRouter)
         extraRoutes(&googleRouter)
         googleRouter.fallback = { request in

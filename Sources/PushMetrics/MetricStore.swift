@@ -126,11 +126,6 @@ public final class MetricStore: Sendable {
         }
     }
 
-    /// The raw body of request `id`, as received.
-    public func requestBody(id: Int64) throws -> [UInt8]? {
-        try database.query("SELECT body FROM metric_requests WHERE id = ?", [.integer(id)]).first?.blob(0)
-    }
-
     /// Every (delivery id, metric) already stored — seeds duplicate detection on restart.
     public func deduplicationKeys() throws -> Set<MetricKey> {
         var keys = Set<MetricKey>()

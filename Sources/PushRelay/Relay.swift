@@ -20,17 +20,18 @@ public final class Relay: Sendable {
     ///   - emulator: where the in-process emulator listens, for apps whose target is `emulator`.
     ///   - log: one line per push and per problem (tokens shortened, no secrets).
     ///   - observer: sees each accepted push and each target's final result (`relay --console`).
+    ///   - accessLog: gets one line per API request (`AccessLog`); nil: none.
     ///   - extraRoutes: more routes on the relay's HTTP server (the console's).
     public init(config: RelayConfig, dataDirectory: String, queue: (any PushQueue)? = nil, cluster: (any RelayClusterState)? = nil,
                 emulator: EmulatorEndpoints? = nil,
-                log: @escaping @Sendable (String) -> Void = { _ in }, observer: (any RelayObserver)? = nil,
+                log: @escaping @Sendable (String) -> Void = { _ in }, accessLog: (@Sendable (String) -> Void)? = nil, observer: (any RelayObserver)? = nil,
                 extraRoutes: (inout Router) -> Void = { _ in }) throws {
         service = try RelayService(config: config, dataDirectory: dataDirectory, queue: queue, cluster: cluster, emulator: emulator, log: log, observer: observer)
         let serverConfiguration = HTTPServerConfiguration(
             host: config.listen.host, tlsPort: config.listen.tlsPort, cleartextPort: config.listen.port,
             certificateFile: config.listen.certificate, privateKeyFile: config.listen.privateKey,
             maxRequestBodyBytes: config.limits.maxBodyBytes, eventLoops: 1)
-        var router = RelayRoutes(service: service).router()
+        var router = RelayRoutes(service: service).router(accessLog: accessLog)
         extraRoutes(&router)
         server = HTTPServer(configuration: serverConfiguration, router: router)
     }

@@ -37,7 +37,7 @@ func runCLI(_ argv: [String]) async -> Int32 {
             print(Help.render(command), terminator: "")
             return ExitStatus.success
         }
-        if ProfileDefaults.commands.contains(command.path) { try ProfileDefaults.apply(to: &parsed, command: command.path) }
+        if let targets = ProfileDefaults.commands[command.path] { try ProfileDefaults.apply(to: &parsed, targets) }
         return try await command.run(parsed)
     } catch BulkInputError.closedStandardOutput {
         StandardStreams.endInClosedPipe()

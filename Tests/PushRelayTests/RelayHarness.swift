@@ -22,8 +22,10 @@ final class RelayHarness: @unchecked Sendable {
     let key: String
 
     /// `extra` is spliced into relay.json's top level (e.g. `"queue": {"capacity": 2},`);
-    /// `app` into the app object; `faults` is the emulator's fault plan.
-    init(extra: String = "", app: String = "", tls: Bool = false, apnsURL: String? = nil, faults: FaultPlan = .none) async throws {
+    /// `app` into the app object; `faults` is the emulator's fault plan; `accessLog` gets the
+    /// relay's access-log lines.
+    init(extra: String = "", app: String = "", tls: Bool = false, apnsURL: String? = nil, faults: FaultPlan = .none,
+         accessLog: (@Sendable (String) -> Void)? = nil) async throws {
         directory = Fixtures.temporaryDirectory("relay")
         let devices = DeviceRegistry()
         for (i, token) in Self.goodTokens.enumerated() {
@@ -61,7 +63,7 @@ final class RelayHarness: @unchecked Sendable {
         let config = try RelayConfig.parse(Array(json.utf8), source: "relay.json", baseDirectory: Fixtures.root.path)
         let emulator = EmulatorEndpoints(apnsURL: gateway.apnsURL ?? "", fcmURL: gateway.fcmURL ?? "", tokenURL: gateway.tokenURL ?? "",
                                          caFile: Fixtures.caFile)
-        relay = try Relay(config: config, dataDirectory: directory.appendingPathComponent("data").path, emulator: emulator)
+        relay = try Relay(config: config, dataDirectory: directory.appendingPathComponent("data").path, emulator: emulator, accessLog: accessLog)
         try await relay.start()
         key = try await relay.keys.create(scope: .app("demo"), label: "tests").key
         if tls {

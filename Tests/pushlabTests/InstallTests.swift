@@ -29,7 +29,7 @@ final class InstallTests: XCTestCase {
         var env = ProcessInfo.processInfo.environment
         env["PUSHLAB_HOME"] = nil
         env["PUSHLAB_CONFIG"] = elsewhere.appendingPathComponent("config.json").path
-        let server = try LabServer(binary: binary, currentDirectory: elsewhere.path, environment: env)
+        let server = try LabServer(binary: binary, extraArguments: ["--console"], currentDirectory: elsewhere.path, environment: env)
         defer { server.stop() }
 
         func run(_ args: [String]) throws -> ProcessResult {
@@ -47,6 +47,16 @@ final class InstallTests: XCTestCase {
         let nse = try run(["nse", payload, "--app", share + "/pushlab/payloads/apps/demo.json"])
         XCTAssertEqual(nse.status, 0, nse.stdout + nse.stderr)
         XCTAssertTrue(nse.stdout.contains("extension ran: yes"), nse.stdout)
+
+        // The console's script, style and page are compiled into the binary: nothing beside it.
+        let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Sources/PushConsole/Assets")
+        for name in ["app.js", "app.css"] {
+            let served = try ProcessRunner.run("/usr/bin/curl", ["-sS", "--fail", "--cacert", certs + "/ca.pem", server.googleURL + "/console/" + name],
+                                               currentDirectory: elsewhere.path, timeout: 30)
+            XCTAssertEqual(served.status, 0, served.stderr)
+            XCTAssertEqual(served.stdout, try String(contentsOf: sources.appendingPathComponent(name), encoding: .utf8), "the installed binary serves /console/\(name)")
+        }
 
         let demo = try run(["demo"])
         XCTAssertEqual(demo.status, 0, demo.stdout + demo.stderr)

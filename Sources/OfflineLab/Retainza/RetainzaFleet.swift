@@ -40,7 +40,6 @@ public final class RetainzaFleet: Sendable {
     public func add(deviceNamed name: String, _ phone: RetainzaPhone) { state.withLock { $0.phones[name] = phone } }
     public func phone(named name: String) -> RetainzaPhone? { state.withLock { $0.phones[name] } }
     public var arrivals: [Arrival] { state.withLock { $0.arrivals } }
-    public var deviceNames: [String] { state.withLock { $0.phones.keys.sorted() } }
 
     /// Takes the push when it is for a Retainza phone; false leaves it to the other fleets.
     public func deliver(_ push: AcceptedPush) -> Bool {

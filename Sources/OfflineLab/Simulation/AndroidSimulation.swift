@@ -88,15 +88,7 @@ extension Simulation {
         await lab.stop()
         try? FileManager.default.removeItem(at: work)
 
-        var counts = AndroidRunCounts()
-        for run in runs {
-            guard let metric = run.report.metric else { continue }
-            counts.tracked += 1
-            if metric.processKilled { counts.killed += 1 }
-            if metric.requests.filter({ $0.channel == .workManager }).count > 1 { counts.retried += 1 }
-            if metric.requests.contains(where: { $0.channel == .pipeline && $0.reachedServer }) { counts.handedOff += 1 }
-            if metric.fate == .pending { counts.pendingAtEnd += 1 }
-        }
+        let counts = Self.counts(runs)
         let t = report.totals
         let lost = max(accepted - t.delivered, 0)
         let missed = t.recoveredAtLaunch + lost
@@ -107,6 +99,20 @@ extension Simulation {
                                 platform: .android, android: counts,
                                 byFault: SimulationResult.faultOutcomes(fates: fates, deliveryID: Self.deliveryID, report: report),
                                 droppedByCap: dropped)
+    }
+
+    /// What the phones' delivered metrics did: tracked, killed, retried, handed off, still pending.
+    static func counts(_ runs: [AndroidFleetDelivery]) -> AndroidRunCounts {
+        var counts = AndroidRunCounts()
+        for run in runs {
+            guard let metric = run.report.metric else { continue }
+            counts.tracked += 1
+            if metric.processKilled { counts.killed += 1 }
+            if metric.requests.filter({ $0.channel == .workManager }).count > 1 { counts.retried += 1 }
+            if metric.requests.contains(where: { $0.channel == .pipeline && $0.reachedServer }) { counts.handedOff += 1 }
+            if metric.fate == .pending { counts.pendingAtEnd += 1 }
+        }
+        return counts
     }
 
     /// What happens on the phone after push arrives, from its fate: a kill during the worker's

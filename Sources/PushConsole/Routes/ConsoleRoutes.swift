@@ -10,53 +10,28 @@ import PushSend
 extension Console {
     public func register(on router: inout Router) {
         let page = ConsoleAssets.page, script = ConsoleAssets.script, style = ConsoleAssets.style
-        route(&router, "GET", "/console") { _ in .now(Self.asset(page, "text/html; charset=utf-8")) }
-        route(&router, "GET", "/console/") { _ in .now(Self.asset(page, "text/html; charset=utf-8")) }
-        route(&router, "GET", "/console/app.js") { _ in .now(Self.asset(script, "text/javascript; charset=utf-8")) }
-        route(&router, "GET", "/console/app.css") { _ in .now(Self.asset(style, "text/css; charset=utf-8")) }
-        route(&router, "GET", "/console/api/status") { _ in .now(self.status()) }
-        route(&router, "GET", "/console/api/pushes") { request in .now(self.pushes(request)) }
-        route(&router, "GET", "/console/api/pushes/{id}") { request in .now(self.detail(request)) }
-        route(&router, "GET", "/console/api/images/{messageID}") { request in .now(self.image(request)) }
-        route(&router, "GET", "/console/api/events") { request in self.events(request) }
-        route(&router, "GET", "/console/api/devices") { _ in .now(self.devices()) }
-        route(&router, "POST", "/console/api/validate") { request in .now(Self.validate(request)) }
-        route(&router, "POST", "/console/api/send") { request in self.send(request) }
-        route(&router, "GET", "/console/api/metrics") { _ in .later { self.metricsAnswer() } }
-        // The relay's console (`relay --console`): the send form posts through the native API's own path.
-        route(&router, "GET", "/console/api/relay") { _ in .now(self.relayOverview()) }
-        route(&router, "POST", "/console/api/relay/apps/{app}/pushes") { request in .later { await self.relayPush(request) } }
-        route(&router, "GET", "/console/api/relay/devices") { request in .later { await self.relayDevices(request) } }
-        route(&router, "GET", "/console/api/relay/metrics") { _ in .later { await self.relayMetrics() } }
-    }
-
-    /// Adds a route that answers 403 to peers that are not loopback unless `allowRemote`, and
-    /// 401 to a request without the access token when there is one (`ConsoleAccess`).
-    private func route(_ router: inout Router, _ method: String, _ path: String, _ handler: @escaping RouteHandler) {
-        let allowRemote = configuration.allowRemote, access = configuration.access
-        router.add(method, path) { request in
-            if !allowRemote && !AdminAccess.isLoopback(request.connection.remoteAddress) {
-                return .now(Self.refusal(403, field: nil, "the console answers loopback clients only (request from \(request.connection.remoteAddress))",
-                                         fix: "open it on the machine running pushlab, or start it with --console-remote"))
-            }
-            if let access {
-                switch access.check(request) {
-                case .none:
-                    return .now(Self.refusal(401, field: "header authorization", "the console needs its access token",
-                                             fix: "open the console link pushlab printed at start (…/console?token=…), or send 'Authorization: Bearer <token>'"))
-                case .invalid(let field):
-                    return .now(Self.refusal(401, field: field, "wrong console access token",
-                                             fix: "use the token pushlab printed at start or the one in --console-token-file"))
-                case .valid(let fromQuery):
-                    // The page's link: keep the token in a cookie and take it out of the address bar.
-                    if fromQuery, method == "GET", path == "/console" || path == "/console/" {
-                        return .now(ServerResponse(status: 303, headers: ["location": "/console", "set-cookie": access.setCookie,
-                                                                          "cache-control": "no-store"]))
-                    }
-                }
-            }
-            return try handler(request)
+        let access = ConsoleAccessCheck(allowRemote: configuration.allowRemote, access: configuration.access)
+        func route(_ method: String, _ path: String, _ handler: @escaping @Sendable (ServerRequest) throws -> HandlerReply) {
+            router.add(method, path, through: access) { request, _ in try handler(request) }
         }
+        route("GET", "/console") { _ in .now(Self.asset(page, "text/html; charset=utf-8")) }
+        route("GET", "/console/") { _ in .now(Self.asset(page, "text/html; charset=utf-8")) }
+        route("GET", "/console/app.js") { _ in .now(Self.asset(script, "text/javascript; charset=utf-8")) }
+        route("GET", "/console/app.css") { _ in .now(Self.asset(style, "text/css; charset=utf-8")) }
+        route("GET", "/console/api/status") { _ in .now(self.status()) }
+        route("GET", "/console/api/pushes") { request in .now(self.pushes(request)) }
+        route("GET", "/console/api/pushes/{id}") { request in .now(self.detail(request)) }
+        route("GET", "/console/api/images/{messageID}") { request in .now(self.image(request)) }
+        route("GET", "/console/api/events") { request in self.events(request) }
+        route("GET", "/console/api/devices") { _ in .now(self.devices()) }
+        route("POST", "/console/api/validate") { request in .now(Self.validate(request)) }
+        route("POST", "/console/api/send") { request in self.send(request) }
+        route("GET", "/console/api/metrics") { _ in .later { self.metricsAnswer() } }
+        // The relay's console (`relay --console`): the send form posts through the native API's own path.
+        route("GET", "/console/api/relay") { _ in .now(self.relayOverview()) }
+        route("POST", "/console/api/relay/apps/{app}/pushes") { request in .later { await self.relayPush(request) } }
+        route("GET", "/console/api/relay/devices") { request in .later { await self.relayDevices(request) } }
+        route("GET", "/console/api/relay/metrics") { _ in .later { await self.relayMetrics() } }
     }
 
     // MARK: handlers

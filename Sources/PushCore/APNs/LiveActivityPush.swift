@@ -87,7 +87,4 @@ public struct LiveActivityPush: Sendable, Hashable {
         guard let document = try? JSONDocument.parse(bytes) else { return nil }
         self.init(payload: document.root)
     }
-
-    /// Size of the content-state as encoded (minified), what the 4 KB cap applies to.
-    public var contentStateBytes: Int { contentState?.minifiedBytes().count ?? 0 }
 }

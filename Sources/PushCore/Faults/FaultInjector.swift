@@ -61,7 +61,4 @@ public final class FaultInjector: Sendable {
             return decision
         }
     }
-
-    /// How many requests rule `index` has considered so far.
-    public func requestsSeen(byRule index: Int) -> Int { counters.withLock { $0.seen[index] } }
 }

@@ -59,9 +59,6 @@ public final class AndroidPendingDeliveryStore: Sendable {
         }
     }
 
-    /// The file's bytes, or nil when there is no file.
-    public func fileBytes() -> [UInt8]? { FileManager.default.contents(atPath: fileURL.path).map { Array($0) } }
-
     private func readAll() -> [Entry] {
         guard let data = FileManager.default.contents(atPath: fileURL.path),
               !String(decoding: data, as: UTF8.self).allSatisfy(\.isWhitespace) else { return [] }

@@ -120,15 +120,20 @@ public final class AndroidPhone: Sendable {
 
         report.diagnostics = diagnostics
         report.timeline = timeline
-        if report.deliveredTracked, let id = message.deliveryID, let token = message.deliveryToken {
-            let runner = AndroidDeliveredMetric(profile: profile, transport: transport, store: store, conditions: metricConditions)
-            if deferMetric {
-                runner.appendEntry(deliveryID: id, deliveryToken: token)
-            } else {
-                report.metric = await runner.run(deliveryID: id, deliveryToken: token)
-            }
-        }
+        if report.deliveredTracked { report.metric = await deliveredMetric(message, conditions: metricConditions, deferred: deferMetric) }
         return report
+    }
+
+    /// The delivered metric the SDK tracked for `message`: its timeline under `conditions`, or
+    /// (`deferred`) only its pending entry, for `runDeferredMetric` to run later.
+    private func deliveredMetric(_ message: AndroidMessage, conditions: AndroidConditions, deferred: Bool) async -> AndroidDeliveredReport? {
+        guard let id = message.deliveryID, let token = message.deliveryToken else { return nil }
+        let runner = AndroidDeliveredMetric(profile: profile, transport: transport, store: store, conditions: conditions)
+        if deferred {
+            runner.appendEntry(deliveryID: id, deliveryToken: token)
+            return nil
+        }
+        return await runner.run(deliveryID: id, deliveryToken: token)
     }
 
     /// The timeline of a metric `receive(…, deferMetric: true)` stored, under `conditions` (from

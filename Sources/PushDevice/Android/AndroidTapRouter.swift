@@ -20,23 +20,7 @@ public struct AndroidTapRouter: Sendable {
             return trayTap(tap, link: link, stack: &stack, cold: cold, steps: &steps, diagnostics: &diagnostics)
         }
 
-        // Trampolines: the tap's PendingIntent starts a receiver or service that starts the activity.
-        if profile.clickHandler != .receiverActivity {
-            let kind = profile.clickHandler == .broadcastReceiver ? "BroadcastReceiver" : "Service"
-            steps.append("tap starts the app's \(kind) (a notification trampoline)")
-            let opened = profile.autoTrackPushEvents ? 1 : 0
-            if profile.targetSdk >= 31 && profile.deviceApiLevel >= 31 {
-                steps.append("startActivity from the \(kind) is blocked (targetSdk \(profile.targetSdk) on Android 12+)")
-                diagnostics.append(AndroidDiagnostic("trampoline-blocked", "apps targeting API 31+ may not start an activity from a \(kind) reached from a notification tap: nothing opens (customerio-android #154/#166)",
-                                                     fix: "let the tap open an activity directly: SDK 3.8+ does (NotificationClickReceiverActivity); remove the app's own trampoline"))
-                return AndroidTapOutcome(route: .blocked, target: nil, delivery: "none", coldStart: cold, stack: stack, openedMetrics: opened,
-                                         steps: steps, diagnostics: diagnostics)
-            }
-            diagnostics.append(AndroidDiagnostic("trampoline-allowed-until-31", "the \(kind) trampoline works only while targetSdk < 31",
-                                                 fix: "move to SDK 3.8+ before raising targetSdk to 31"))
-        } else {
-            steps.append("tap opens NotificationClickReceiverActivity (translucent, singleTask, noHistory, taskAffinity \"\")")
-        }
+        if let blocked = openThroughTrampoline(cold: cold, stack: stack, steps: &steps, diagnostics: &diagnostics) { return blocked }
 
         // (1) opened metric.
         let opened = profile.autoTrackPushEvents ? 1 : 0
@@ -89,6 +73,29 @@ public struct AndroidTapRouter: Sendable {
         let (delivery, newStack) = start(launcher, on: stack, cold: cold, steps: &steps, diagnostics: &diagnostics)
         return AndroidTapOutcome(route: .launcher, target: launcher.name, delivery: delivery, coldStart: cold, stack: newStack,
                                  openedMetrics: opened, steps: steps, diagnostics: diagnostics)
+    }
+
+    /// The tap's first hop: NotificationClickReceiverActivity, or the app's own trampoline (a
+    /// BroadcastReceiver or Service that starts the activity), which Android 12 blocks for apps
+    /// targeting API 31+. The outcome when nothing opens; nil when the tap goes on.
+    private func openThroughTrampoline(cold: Bool, stack: [String], steps: inout [String],
+                                       diagnostics: inout [AndroidDiagnostic]) -> AndroidTapOutcome? {
+        guard profile.clickHandler != .receiverActivity else {
+            steps.append("tap opens NotificationClickReceiverActivity (translucent, singleTask, noHistory, taskAffinity \"\")")
+            return nil
+        }
+        let kind = profile.clickHandler == .broadcastReceiver ? "BroadcastReceiver" : "Service"
+        steps.append("tap starts the app's \(kind) (a notification trampoline)")
+        if profile.targetSdk >= 31 && profile.deviceApiLevel >= 31 {
+            steps.append("startActivity from the \(kind) is blocked (targetSdk \(profile.targetSdk) on Android 12+)")
+            diagnostics.append(AndroidDiagnostic("trampoline-blocked", "apps targeting API 31+ may not start an activity from a \(kind) reached from a notification tap: nothing opens (customerio-android #154/#166)",
+                                                 fix: "let the tap open an activity directly: SDK 3.8+ does (NotificationClickReceiverActivity); remove the app's own trampoline"))
+            return AndroidTapOutcome(route: .blocked, target: nil, delivery: "none", coldStart: cold, stack: stack,
+                                     openedMetrics: profile.autoTrackPushEvents ? 1 : 0, steps: steps, diagnostics: diagnostics)
+        }
+        diagnostics.append(AndroidDiagnostic("trampoline-allowed-until-31", "the \(kind) trampoline works only while targetSdk < 31",
+                                             fix: "move to SDK 3.8+ before raising targetSdk to 31"))
+        return nil
     }
 
     /// Starts `activity` with the profile's `PushClickBehavior` on the app's task.

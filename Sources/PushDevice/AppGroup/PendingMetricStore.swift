@@ -8,8 +8,6 @@ public enum PendingAppendOutcome: Sendable, Equatable {
     case duplicate
     /// No store in this process (kind `off`, no container, or a group id that was never provisioned).
     case disabled(reason: String)
-
-    public var isStored: Bool { if case .stored = self { return true } else { return false } }
 }
 
 /// The App Group store the extension writes before reporting and the host app drains at launch.

@@ -9,8 +9,3 @@ public struct RichPushAttachment: Sendable, Codable, Equatable {
     public var size: Int
     public var dimensions: ImageDimensions?
 }
-
-extension RichPushAttachment {
-    /// The form the tap handler takes (it deletes the SDK's image files after a tap).
-    public var notificationAttachment: NotificationAttachment { NotificationAttachment(identifier: identifier, path: path) }
-}

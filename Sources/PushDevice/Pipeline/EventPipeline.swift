@@ -62,9 +62,6 @@ public actor EventPipeline {
         return await flush()
     }
 
-    /// When `tick()` will flush next.
-    public var nextIntervalFlush: Date { lastFlush.addingTimeInterval(configuration.flushInterval) }
-
     /// Uploads everything queued and not already in flight.
     @discardableResult
     public func flush() async -> FlushReport {

@@ -15,21 +15,16 @@ struct APNsRoute: Sendable {
     let records: PushRecordStore
     let sink: (any PushDeliverySink)?
     let time: TimeSource
-    let faults: GatewayFaults?
     /// Sandbox answers carry `apns-unique-id` (docs/specs/apns.md: sandbox only).
     let sandbox: Bool
     /// MAX_CONCURRENT_STREAMS once a request with a valid token succeeded (docs/specs/apns.md: observed 500).
     let authenticatedStreamLimit: UInt32
     let ids: MessageIDs
 
-    func handle(_ request: ServerRequest) -> HandlerReply {
-        if let faults, let reply = faults.apply(request, normal: { check(request) }, error: { status, reason in
-            respond(APNsRejection(status: status, reason: reason.map(APNsReason.init(rawValue:)) ?? APNsRoute.defaultReason(status: status)),
-                    apnsID: APNsID.echoable(request.headers[APNsHeader.id]))
-        }) {
-            return reply
-        }
-        return check(request)
+    /// The answer to a fault-plan status (`GatewayFaults`): the plan's reason, or the status's usual one.
+    func faultAnswer(_ request: ServerRequest, status: Int, reason: String?) -> ServerResponse {
+        respond(APNsRejection(status: status, reason: reason.map(APNsReason.init(rawValue:)) ?? Self.defaultReason(status: status)),
+                apnsID: APNsID.echoable(request.headers[APNsHeader.id]))
     }
 
     /// The reason a fault-plan status carries when the plan names none.
@@ -45,7 +40,7 @@ struct APNsRoute: Sendable {
         }
     }
 
-    private func check(_ request: ServerRequest) -> HandlerReply {
+    func handle(_ request: ServerRequest) -> HandlerReply {
         let now = time.now
         // The request as APNs reads it, pulled out in one pass over the header fields.
         var apns = APNsRequest(method: request.method, deviceToken: request.pathParameters["token"] ?? "", body: request.body)

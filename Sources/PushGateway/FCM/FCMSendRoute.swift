@@ -15,19 +15,9 @@ struct FCMSendRoute: Sendable {
     let records: PushRecordStore
     let sink: (any PushDeliverySink)?
     let time: TimeSource
-    let faults: GatewayFaults?
     let ids: MessageIDs
     static let messagingScopes: Set<String> = ["https://www.googleapis.com/auth/firebase.messaging",
                                                "https://www.googleapis.com/auth/cloud-platform"]
-
-    func handle(_ request: ServerRequest) -> HandlerReply {
-        if let faults, let reply = faults.apply(request, normal: { check(request) }, error: { status, reason in
-            render(faultError(status: status, reason: reason))
-        }) {
-            return reply
-        }
-        return check(request)
-    }
 
     /// What the checks learned of a message, for its record and its delivery.
     private struct Outcome {
@@ -40,7 +30,8 @@ struct FCMSendRoute: Sendable {
         var delivered: [UInt8]?
     }
 
-    private func check(_ request: ServerRequest) -> HandlerReply {
+    /// The route itself (fault plans run before it, as `GatewayFaults`).
+    func handle(_ request: ServerRequest) -> HandlerReply {
         let now = time.now
         let project = request.pathParameters["project"] ?? ""
         var outcome = Outcome()
@@ -159,6 +150,11 @@ struct FCMSendRoute: Sendable {
 
     private func render(_ error: FCMError) -> ServerResponse {
         ServerResponse(status: error.httpStatus, headers: ["content-type": "application/json; charset=UTF-8"], body: error.json)
+    }
+
+    /// The answer to a fault-plan status (`GatewayFaults`): the plan's error code, or the status's usual one.
+    func faultAnswer(_ request: ServerRequest, status: Int, reason: String?) -> ServerResponse {
+        render(faultError(status: status, reason: reason))
     }
 
     private func faultError(status: Int, reason: String?) -> FCMError {

@@ -43,6 +43,11 @@ public struct APIError: Error, Sendable {
                  headers: ["www-authenticate": "Bearer realm=\"pushlab-relay\""])
     }
 
+    /// 404 for an app relay.json does not define, listing the ones it does.
+    static func unknownApp(_ name: String, known: [String]) -> APIError {
+        APIError(404, "unknown_app", field: "path app", "no app '\(name)' in relay.json", fix: "use one of: \(known.joined(separator: ", "))")
+    }
+
     /// The key could not be looked up (its store is unreachable): 503 with Retry-After, never
     /// 401, so a client keeps its key and retries. The answer does not name the store's address.
     static func keyLookupFailed(_ failure: APIKeyLookupFailure) -> APIError {
@@ -71,14 +76,25 @@ public struct APIError: Error, Sendable {
     /// a node that has tried again.
     static var redisRetryAfterSeconds: Int { max(1, Int(RedisClientOptions().maximumBackoff.components.seconds)) }
 
-    public var response: ServerResponse {
+    /// The native API's answer: `{"error":…,"field":…,"message":…,"fix":…,"findings":[…]}`.
+    public var response: ServerResponse { answer(gorushShape: false) }
+
+    /// The gorush API's answer: gorush's `code` and `message` first, then the relay's fields:
+    /// `{"code":400,"message":…,"error":…,"field":…,"fix":…}`.
+    var gorushResponse: ServerResponse { answer(gorushShape: true) }
+
+    private func answer(gorushShape: Bool) -> ServerResponse {
         var body = JSONObject()
+        if gorushShape {
+            body.members.append(JSONMember(key: "code", value: .number(JSONNumber(status))))
+            body.members.append(JSONMember(key: "message", value: .string(gorushMessage ?? message)))
+        }
         body.members.append(JSONMember(key: "error", value: .string(code)))
         if let field { body.members.append(JSONMember(key: "field", value: .string(field))) }
         if let gorushMessage {
-            body.members.append(JSONMember(key: "message", value: .string(gorushMessage)))
+            if !gorushShape { body.members.append(JSONMember(key: "message", value: .string(gorushMessage))) }
             body.members.append(JSONMember(key: "detail", value: .string(message)))
-        } else {
+        } else if !gorushShape {
             body.members.append(JSONMember(key: "message", value: .string(message)))
         }
         body.members.append(JSONMember(key: "fix", value: .string(fix)))

@@ -8,8 +8,8 @@ extension RelayRoutes {
     /// A node whose last heartbeat is older than this shows as `"alive": false`.
     static let heartbeatStale: Double = 10
 
+    /// Behind `RelayAuth(.admin)`.
     func cluster(_ request: ServerRequest) async throws -> ServerResponse {
-        try await requireAdmin(request)
         guard let redis = service.cluster else {
             throw APIError(404, "no_cluster", field: "path", "this relay runs the embedded SQLite queue, a single node",
                            fix: "start every node with 'pushlab relay --queue redis://HOST:PORT' (or redis-cluster://HOST:PORT,…) to run several (docs/relay.md \"Running several nodes\")")

@@ -11,59 +11,22 @@ import PushHTTP
 struct GorushRoutes: Sendable {
     let service: RelayService
 
-    func add(to router: inout Router) {
+    /// Behind `api`: gorush's error shape and `RelayAuth(.gorush)` (bearer key, path key, or
+    /// unauthenticated staging).
+    func add(to router: inout Router, api: RelayAPIRoutes) {
         for base in ["/gorush/{app}", "/gorush/{app}/key/{key}"] {
-            router.add("POST", base + "/api/push") { request in .later { await answer(request) { try await push(request) } } }
-            router.add("GET", base + "/api/stat/app") { request in .later { await answer(request) { try await statApp(request) } } }
-            router.add("GET", base + "/api/stat/go") { request in .later { await answer(request) { try await statRuntime(request) } } }
-            router.add("GET", base + "/healthz") { request in .later { await answer(request) { _ = try await app(request); return ServerResponse(status: 200) } } }
-            router.add("GET", base + "/version") { request in
-                .later { await answer(request) { _ = try await app(request); return .json(200, #"{"source":"https://github.com/pushlab","version":"pushlab-relay"}"#) } }
-            }
-            router.add("GET", base) { request in
-                .later { await answer(request) { _ = try await app(request); return .json(200, #"{"text":"Welcome to notification server."}"#) } }
-            }
+            api.add(to: &router, "POST", base + "/api/push", .gorush) { request, context in try await push(request, app: try context.authorizedApp()) }
+            api.add(to: &router, "GET", base + "/api/stat/app", .gorush) { _, context in statApp(try context.authorizedApp()) }
+            api.add(to: &router, "GET", base + "/api/stat/go", .gorush) { _, _ in statRuntime() }
+            api.add(to: &router, "GET", base + "/healthz", .gorush) { _, _ in ServerResponse(status: 200) }
+            api.add(to: &router, "GET", base + "/version", .gorush) { _, _ in .json(200, #"{"source":"https://github.com/pushlab","version":"pushlab-relay"}"#) }
+            api.add(to: &router, "GET", base, .gorush) { _, _ in .json(200, #"{"text":"Welcome to notification server."}"#) }
         }
     }
 
     private var routes: RelayRoutes { RelayRoutes(service: service) }
 
-    /// Errors in gorush's shape plus the relay's fields: `{"code":400,"message":…,"error":…,"field":…,"fix":…}`.
-    private func answer(_ request: ServerRequest, _ body: () async throws -> ServerResponse) async -> ServerResponse {
-        var response = await routes.answer(request, body)
-        response.headers.set("x-gorush-version", "pushlab-relay")
-        guard response.status >= 400, let document = try? JSONDocument.parse(response.body), case .object(var o) = document.root else { return response }
-        let message = o["message"]?.stringValue ?? ""
-        o.members.insert(JSONMember(key: "code", value: .number(JSONNumber(response.status))), at: 0)
-        o.members.removeAll { $0.key == "message" }
-        o.members.insert(JSONMember(key: "message", value: .string(message)), at: 1)
-        response.body = Array((JSONValue.object(o).minifiedString + "\n").utf8)
-        return response
-    }
-
-    /// The app, if the request may use it: bearer key, path key, or unauthenticated staging.
-    private func app(_ request: ServerRequest) async throws -> RelayApp {
-        let name = request.pathParameters["app"] ?? ""
-        if let key = request.pathParameters["key"] {
-            let found: APIKeyScope?
-            do { found = try await service.keys.scope(ofKey: key) } catch { throw APIError.keyLookupFailed(error) }
-            guard let scope = found else { throw APIError.unauthorized("unknown or revoked API key in the path") }
-            guard let app = service.config.app(named: name), scope.allows(app: name) else {
-                throw APIError(403, "forbidden", field: "path app", "this API key is not for app '\(name)'", fix: "use the app's own key")
-            }
-            return app
-        }
-        if service.config.gorush.unauthenticated, request.headers["authorization"] == nil {
-            guard let app = service.config.app(named: name) else {
-                throw APIError(404, "unknown_app", field: "path app", "no app '\(name)' in relay.json", fix: "use one of: \(service.config.apps.map(\.name).joined(separator: ", "))")
-            }
-            return app
-        }
-        return try await routes.authorizedApp(request)
-    }
-
-    private func push(_ request: ServerRequest) async throws -> ServerResponse {
-        let app = try await app(request)
+    private func push(_ request: ServerRequest, app: RelayApp) async throws -> ServerResponse {
         let key = try routes.idempotencyKey(request)
         let query = Query(request.query)
         let sync = try query.bool("sync") ?? false
@@ -104,8 +67,7 @@ struct GorushRoutes: Sendable {
         return .json(200, body.minifiedString, headers: headers)
     }
 
-    private func statApp(_ request: ServerRequest) async throws -> ServerResponse {
-        let app = try await app(request)
+    private func statApp(_ app: RelayApp) -> ServerResponse {
         let totals = service.metrics.totals(app: app.name)
         let counts = service.metrics.counts()
         func platform(_ name: String) -> JSONValue {
@@ -123,8 +85,7 @@ struct GorushRoutes: Sendable {
     }
 
     /// gorush answers Go runtime numbers here; the relay answers its process's.
-    private func statRuntime(_ request: ServerRequest) async throws -> ServerResponse {
-        _ = try await app(request)
+    private func statRuntime() -> ServerResponse {
         let info = ProcessInfo.processInfo
         let body = RelayJSON.object([
             ("time", .number(JSONNumber(Int(Date().timeIntervalSince1970 * 1e9)))), ("runtime", .string("swift")),

@@ -33,13 +33,9 @@ extension Relay {
     /// validation, durable enqueue, metrics, log line and observer, and the same answer (202
     /// with the push id, or 4xx/5xx naming the field).
     public func submitPush(app name: String, body: [UInt8]) async -> ServerResponse {
-        let routes = RelayRoutes(service: service)
-        return await routes.answer(app: name) {
-            guard let app = service.config.app(named: name) else {
-                throw APIError(404, "unknown_app", field: "path app", "no app '\(name)' in relay.json",
-                               fix: "use one of: \(service.config.apps.map(\.name).joined(separator: ", "))")
-            }
-            return try await routes.createPush(app: app, body: body, idempotencyKey: nil)
+        await RelayErrorShape(shape: .native, metrics: service.metrics).answer(app: name) {
+            guard let app = service.config.app(named: name) else { throw APIError.unknownApp(name, known: service.config.apps.map(\.name)) }
+            return try await RelayRoutes(service: service).createPush(app: app, body: body, idempotencyKey: nil)
         }
     }
 

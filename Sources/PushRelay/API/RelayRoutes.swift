@@ -12,25 +12,19 @@ struct RelayRoutes: Sendable {
     /// Longest `?wait=` a client may ask for.
     static let maxWait: Duration = .seconds(30)
 
-    func router() -> Router {
+    func router(accessLog: (@Sendable (String) -> Void)? = nil) -> Router {
         var router = Router()
         router.add("GET", "/healthz") { _ in .now(.json(200, #"{"status":"ok"}"#)) }
-        router.add("GET", "/metrics") { request in
-            .later {
-                await answer(request) {
-                    if service.config.metrics.requireAdminKey { try await requireAdmin(request) }
-                    return await metrics()
-                }
-            }
-        }
-        router.add("POST", "/v1/apps/{app}/pushes") { request in .later { await answer(request) { try await createPush(request) } } }
-        router.add("GET", "/v1/pushes/{id}") { request in .later { await answer(request) { try await pushStatus(request) } } }
-        router.add("GET", "/v1/apps/{app}/deliveries") { request in .later { await answer(request) { try await deliveries(request) } } }
-        router.add("GET", "/v1/apps/{app}/invalid-tokens") { request in .later { await answer(request) { try await invalidTokens(request) } } }
-        router.add("GET", "/v1/admin/config") { request in .later { await answer(request) { try await configReadBack(request) } } }
-        router.add("GET", "/v1/admin/queue") { request in .later { await answer(request) { try await queueDepth(request) } } }
-        router.add("GET", "/v1/cluster") { request in .later { await answer(request) { try await cluster(request) } } }
-        GorushRoutes(service: service).add(to: &router)
+        let api = RelayAPIRoutes(service: service, shape: .native, accessLog: accessLog)
+        api.add(to: &router, "GET", "/metrics", .metricsAdmin) { _, _ in await metrics() }
+        api.add(to: &router, "POST", "/v1/apps/{app}/pushes", .app, createPush)
+        api.add(to: &router, "GET", "/v1/pushes/{id}", .anyKey, pushStatus)
+        api.add(to: &router, "GET", "/v1/apps/{app}/deliveries", .app, deliveries)
+        api.add(to: &router, "GET", "/v1/apps/{app}/invalid-tokens", .app, invalidTokens)
+        api.add(to: &router, "GET", "/v1/admin/config", .admin) { _, _ in configReadBack() }
+        api.add(to: &router, "GET", "/v1/admin/queue", .admin) { _, _ in try await queueDepth() }
+        api.add(to: &router, "GET", "/v1/cluster", .admin) { request, _ in try await cluster(request) }
+        GorushRoutes(service: service).add(to: &router, api: RelayAPIRoutes(service: service, shape: .gorush, accessLog: accessLog))
         router.fallback = { request in
             .now(APIError(404, "not_found", field: "path", "no route \(request.method) \(request.path)",
                           fix: "see docs/relay.md for the routes (/v1/apps/{app}/pushes, /gorush/{app}/api/push …)").response)
@@ -38,61 +32,10 @@ struct RelayRoutes: Sendable {
         return router
     }
 
-    /// Runs a handler, turning thrown `APIError`s into their answer.
-    func answer(_ request: ServerRequest, _ body: () async throws -> ServerResponse) async -> ServerResponse {
-        await answer(app: request.pathParameters["app"] ?? "", body)
-    }
-
-    /// Runs a handler for `app`'s request, counting a refusal in `/metrics` under that app.
-    func answer(app: String, _ body: () async throws -> ServerResponse) async -> ServerResponse {
-        do {
-            return try await body()
-        } catch let error as APIError {
-            service.metrics.refused(app: app, status: error.status)
-            return error.response
-        } catch {
-            return APIError(500, "internal", "\(error)", fix: "see the relay's log").response
-        }
-    }
-
-    // MARK: - Auth
-
-    /// The bearer key's scope; throws 401 when missing or unknown, 503 when the key store
-    /// cannot be read (`APIError.keyLookupFailed`).
-    func authenticate(_ request: ServerRequest) async throws -> APIKeyScope {
-        guard let header = request.headers["authorization"] else { throw APIError.unauthorized("no API key") }
-        let parts = header.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else { throw APIError.unauthorized("the Authorization header is not 'Bearer <key>'") }
-        var key = parts[1].drop(while: \.isWhitespace)
-        while key.last?.isWhitespace == true { key = key.dropLast() }
-        let found: APIKeyScope?
-        do { found = try await service.keys.scope(ofKey: String(key)) } catch { throw APIError.keyLookupFailed(error) }
-        guard let scope = found else { throw APIError.unauthorized("unknown or revoked API key") }
-        return scope
-    }
-
-    /// The app named in the path, if the key may use it.
-    func authorizedApp(_ request: ServerRequest) async throws -> RelayApp {
-        let scope = try await authenticate(request)
-        let name = request.pathParameters["app"] ?? ""
-        guard let app = service.config.app(named: name) else {
-            // Same answer for unknown and foreign apps to app-scoped keys: no app-name probing.
-            if case .app = scope { throw forbidden(name) }
-            throw APIError(404, "unknown_app", field: "path app", "no app '\(name)' in relay.json", fix: "use one of: \(service.config.apps.map(\.name).joined(separator: ", "))")
-        }
-        guard scope.allows(app: app.name) else { throw forbidden(name) }
-        return app
-    }
-
-    private func forbidden(_ name: String) -> APIError {
-        APIError(403, "forbidden", field: "path app", "this API key is not for app '\(name)'", fix: "use a key made with 'pushlab relay keys create --app \(name)'")
-    }
-
     // MARK: - Native API
 
-    private func createPush(_ request: ServerRequest) async throws -> ServerResponse {
-        let app = try await authorizedApp(request)
-        return try await createPush(app: app, body: request.body, idempotencyKey: try idempotencyKey(request))
+    private func createPush(_ request: ServerRequest, context: RelayRequestContext) async throws -> ServerResponse {
+        try await createPush(app: try context.authorizedApp(), body: request.body, idempotencyKey: try idempotencyKey(request))
     }
 
     /// The native push once its caller may push for `app` (an API key, or the console's own
@@ -147,15 +90,14 @@ struct RelayRoutes: Sendable {
         Digest.hex(Digest.sha256(Array("\(kind)\n\(app)\n".utf8) + body))
     }
 
-    private func pushStatus(_ request: ServerRequest) async throws -> ServerResponse {
-        let scope = try await authenticate(request)
+    private func pushStatus(_ request: ServerRequest, context: RelayRequestContext) async throws -> ServerResponse {
         let id = PushID(request.pathParameters["id"] ?? "")
         let query = Query(request.query)
         let wait = try query.duration("wait", max: Self.maxWait)
         let includeResults = try query.bool("results") ?? true
         let deadline = ContinuousClock.now + wait
         var status = try await read { try await service.queue.status(of: id, includeTargets: false) }
-        guard let first = status, scope.allows(app: first.app) else {
+        guard let first = status, context.scope?.allows(app: first.app) == true else {
             throw APIError(404, "unknown_push", field: "path id", "no push '\(id)' for this key", fix: "use the id a POST …/pushes answered")
         }
         // ?wait: poll the cheap counts until the push is finished or the wait is over.
@@ -169,8 +111,8 @@ struct RelayRoutes: Sendable {
         return .json(200, RelayJSON.pushStatus(status ?? first).minifiedString + "\n")
     }
 
-    private func deliveries(_ request: ServerRequest) async throws -> ServerResponse {
-        let app = try await authorizedApp(request)
+    private func deliveries(_ request: ServerRequest, context: RelayRequestContext) async throws -> ServerResponse {
+        let app = try context.authorizedApp()
         let query = Query(request.query)
         let since = try query.date("since")
         let limit = try query.int("limit", range: 1...10_000) ?? 1_000
@@ -180,8 +122,8 @@ struct RelayRoutes: Sendable {
         return .json(200, body.minifiedString + "\n")
     }
 
-    private func invalidTokens(_ request: ServerRequest) async throws -> ServerResponse {
-        let app = try await authorizedApp(request)
+    private func invalidTokens(_ request: ServerRequest, context: RelayRequestContext) async throws -> ServerResponse {
+        let app = try context.authorizedApp()
         let query = Query(request.query)
         let since = try query.date("since")
         let limit = try query.int("limit", range: 1...100_000) ?? 10_000
@@ -192,17 +134,9 @@ struct RelayRoutes: Sendable {
 
     // MARK: - Admin
 
-    func requireAdmin(_ request: ServerRequest) async throws {
-        guard case .admin = try await authenticate(request) else {
-            throw APIError(403, "forbidden", field: "header Authorization", "this route needs an admin key",
-                           fix: "make one with 'pushlab relay keys create --admin'")
-        }
-    }
-
     /// The configuration as read: file paths and SHA-256 fingerprints of the credential files,
     /// never their contents.
-    private func configReadBack(_ request: ServerRequest) async throws -> ServerResponse {
-        try await requireAdmin(request)
+    private func configReadBack() -> ServerResponse {
         let config = service.config
         func file(_ path: String?) -> JSONValue? {
             guard let path else { return nil }
@@ -266,8 +200,7 @@ struct RelayRoutes: Sendable {
         }
     }
 
-    private func queueDepth(_ request: ServerRequest) async throws -> ServerResponse {
-        try await requireAdmin(request)
+    private func queueDepth() async throws -> ServerResponse {
         let depth = try await read { try await service.queue.depth() }
         let body = RelayJSON.object([("waiting", RelayJSON.number(depth.waiting)), ("claimed", RelayJSON.number(depth.claimed)),
                                      ("finished", RelayJSON.number(depth.finished)), ("capacity", RelayJSON.number(service.config.queue.capacity)),

@@ -58,7 +58,4 @@ public struct DeliveryReport: Sendable, Hashable {
     }
 
     public var isAccepted: Bool { outcome == .accepted }
-
-    /// The token shortened for logs: first 8 characters and an ellipsis.
-    public var shortTarget: String { TokenDisplay.short(target) }
 }

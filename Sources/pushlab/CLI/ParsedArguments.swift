@@ -14,7 +14,7 @@ struct ParsedArguments: Sendable {
     subscript(_ flag: Flag) -> Bool { flags.contains(flag.spec.primary) }
 
     /// True when the option was given on the command line (or filled from a profile).
-    func isGiven(_ option: some OptionDeclaration) -> Bool {
+    func isGiven(_ option: any OptionDeclaration) -> Bool {
         let name = option.spec.primary
         return flags.contains(name) || values[name] != nil
     }
@@ -26,12 +26,17 @@ struct ParsedArguments: Sendable {
         throw UsageError("missing \(option.spec.primary)\(via)", fix: fix)
     }
 
-    /// The raw text of an option by its primary name: for the declarations and for the profile
-    /// defaults, which fill options by name before the command reads them.
+    /// The raw text of an option by its primary name, for the declarations that parse it.
     func raw(_ name: String) -> String? { values[name]?.last }
     func rawAll(_ name: String) -> [String] { values[name] ?? [] }
-    func rawFlag(_ name: String) -> Bool { flags.contains(name) }
 
     mutating func append(_ name: String, _ value: String) { values[name, default: []].append(value) }
     mutating func setFlag(_ name: String) { flags.insert(name) }
+
+    /// Sets `option` to `value` unless it was given (the profile defaults: the command line wins).
+    mutating func fill(_ option: any OptionDeclaration, _ value: String?) {
+        if !isGiven(option), let value { append(option.spec.primary, value) }
+    }
+
+    mutating func setFlag(_ flag: Flag) { flags.insert(flag.spec.primary) }
 }

@@ -39,8 +39,9 @@ enum RelayCommand: Command {
                                            default: RedisPushQueue.Configuration(capacity: 1).retention)
     static let checkOnly = Option.flag("--check", help: "Check the config and the credentials, print a summary and exit.")
     static let quiet = Option.flag("--quiet", help: "No line per push.")
+    static let accessLog = Option.flag("--access-log", help: "One line per API request on stderr: method, path (no query), status, time taken.")
 
-    static let options: [any OptionDeclaration] = [config, data, port, certs, queue, node, retention, checkOnly, quiet] + ConsoleSetup.relayOptions
+    static let options: [any OptionDeclaration] = [config, data, port, certs, queue, node, retention, checkOnly, quiet, accessLog] + ConsoleSetup.relayOptions
 
     static func run(_ args: ParsedArguments) async throws -> Int32 {
         // Caught from the start: a SIGINT or SIGTERM sent as soon as the banner shows is kept, not
@@ -87,8 +88,11 @@ enum RelayCommand: Command {
             }
         }
         let relay: Relay
+        var accessLog: (@Sendable (String) -> Void)?
+        if args[Self.accessLog] { accessLog = { line in printError("relay: access: " + line) } }
         do {
             relay = try Relay(config: config, dataDirectory: data, queue: queue, cluster: queue, emulator: emulator, log: { line in if !quiet { printError(line) } },
+                              accessLog: accessLog,
                               observer: console.map { RelayLogFeed(log: $0.log) }) { router in console?.register(on: &router) }
         } catch {
             await queue?.close()

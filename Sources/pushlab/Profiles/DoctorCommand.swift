@@ -51,7 +51,7 @@ enum DoctorCommand: Command {
     static func run(_ args: ParsedArguments) async throws -> Int32 {
         var args = args
         // The profile fills what the flags leave out, exactly as for send apns / send fcm.
-        try ProfileDefaults.apply(to: &args, command: path)
+        try ProfileDefaults.apply(to: &args, ProfileDefaults.doctor)
         var findings: [DoctorFinding] = []
         var apnsBase: String?
         if let keyPath = try args[credentials.key] {

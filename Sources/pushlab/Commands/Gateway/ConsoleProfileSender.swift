@@ -27,15 +27,15 @@ enum ConsoleProfileSender {
             return c
         }
         var base = ParsedArguments()
-        base.append("--profile", name)
-        base.append("--config", configPath)
+        base.fill(ProfileDefaults.profile, name)
+        base.fill(ProfileDefaults.config, configPath)
 
         var apns: APNsClient?
         var apnsEnvironment: String?
         var topic: String?
         if profile.apns != nil {
             var args = base
-            try ProfileDefaults.apply(to: &args, command: ["send", "apns"])
+            try ProfileDefaults.apply(to: &args, ProfileDefaults.sendAPNs)
             let endpoint = try SendAPNsCommand.endpoint(args)
             let key = try SendAPNsCommand.loadKey(args)
             apns = APNsClient(endpoint: endpoint, transport: try client(args), credential: ProviderTokenCache(key: key))
@@ -47,7 +47,7 @@ enum ConsoleProfileSender {
         var project: String?
         if let path = profile.fcm?.serviceAccount {
             var args = base
-            try ProfileDefaults.apply(to: &args, command: ["send", "fcm"])
+            try ProfileDefaults.apply(to: &args, ProfileDefaults.sendFCM)
             var account: ServiceAccount
             do { account = try ServiceAccount.load(path: path) } catch {
                 throw UsageError("--console-profile \(name): service account \(error.path): \(error.reason)", fix: error.fix)

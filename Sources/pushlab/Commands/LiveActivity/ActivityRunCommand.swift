@@ -40,33 +40,11 @@ enum ActivityRunCommand: Command {
 
     static func run(_ args: ParsedArguments) async throws -> Int32 {
         let profile = try ActivitySupport.profile(try args[app])
-        var steps: [Step] = []
-        for raw in args.positionals {
-            var spec = raw
-            var priority = 10
-            if let slash = spec.lastIndex(of: "/"), let p = Int(spec[spec.index(after: slash)...]), !spec[spec.index(after: slash)...].contains(".") {
-                guard [1, 5, 10].contains(p) else { throw UsageError("\(raw): priority \(p) is not 1, 5 or 10") }
-                priority = p
-                spec = String(spec[..<slash])
-            }
-            var when: String?
-            if let at = spec.lastIndex(of: "@") {
-                when = String(spec[spec.index(after: at)...])
-                spec = String(spec[..<at])
-            }
-            steps.append(Step(file: spec, when: when, priority: priority))
-        }
+        let steps = try args.positionals.map(step)
         if steps.isEmpty && !args[startLocal] {
             throw UsageError("nothing to do: give push files and/or --start-local", fix: "e.g. pushlab activity run payloads/live-activities/start.json payloads/live-activities/update.json@+60")
         }
-        var pushes: [(Step, LiveActivityPush)] = []
-        for step in steps {
-            let bytes = try readInput(step.file, what: "push payload")
-            guard let push = LiveActivityPush(bytes: bytes) else {
-                throw UsageError("\(step.file): not a JSON payload with an aps object", fix: "see payloads/live-activities/ for samples")
-            }
-            pushes.append((step, push))
-        }
+        let pushes = try steps.map { step in (step, try push(step)) }
         let origin = try args[at] ?? pushes.first?.1.timestamp ?? 1_767_225_600
         func time(_ when: String?, default fallback: Int) throws -> Int {
             guard let when else { return fallback }
@@ -131,6 +109,32 @@ enum ActivityRunCommand: Command {
         let rejected = all.filter(\.isRejection).count
         if !json { emit(rejected == 0 ? "every push applied." : "\(rejected) push(es) not applied: see ✘ above.") }
         return rejected == 0 ? ExitStatus.success : ExitStatus.failure
+    }
+
+    /// `FILE[@WHEN][/PRIORITY]`: the push file, when it arrives (`@+SECONDS` or `@UNIX`) and its priority.
+    static func step(_ raw: String) throws -> Step {
+        var spec = raw
+        var priority = 10
+        if let slash = spec.lastIndex(of: "/"), let p = Int(spec[spec.index(after: slash)...]), !spec[spec.index(after: slash)...].contains(".") {
+            guard [1, 5, 10].contains(p) else { throw UsageError("\(raw): priority \(p) is not 1, 5 or 10") }
+            priority = p
+            spec = String(spec[..<slash])
+        }
+        var when: String?
+        if let at = spec.lastIndex(of: "@") {
+            when = String(spec[spec.index(after: at)...])
+            spec = String(spec[..<at])
+        }
+        return Step(file: spec, when: when, priority: priority)
+    }
+
+    /// The step's push payload, read and parsed.
+    static func push(_ step: Step) throws -> LiveActivityPush {
+        let bytes = try readInput(step.file, what: "push payload")
+        guard let push = LiveActivityPush(bytes: bytes) else {
+            throw UsageError("\(step.file): not a JSON payload with an aps object", fix: "see payloads/live-activities/ for samples")
+        }
+        return push
     }
 
     static func jsonObject(_ file: String, flag: String) throws -> JSONValue {

@@ -1,6 +1,3 @@
-extension ConsoleAssets {
-    /// The console's script: vanilla JavaScript, no libraries.
-    static let script = #"""
 "use strict";
 const $ = (sel) => document.querySelector(sel);
 const esc = (s) => String(s ?? "").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));
@@ -513,5 +510,3 @@ async function loadRelayMetrics() {
   validateNow();
   showTab(location.hash.slice(1) || "log");
 })();
-"""#
-}
