@@ -74,8 +74,11 @@ public func fuzzFCMOAuth(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         let response = server.respond(request, connection: server.makeConnection())
         guard response.status == 0 || (200...599).contains(response.status) else { fatalError("status \(response.status) is not an HTTP status") }
         let path = request.target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
-        if case .found(_, let parameters) = server.router.match(method: request.method, path: path), path.hasSuffix("/messages:send") {
-            checkSend(response, project: parameters["project"] ?? "")
+        // Only the FCM route answers like FCM. Any other path, one ending in /messages:send
+        // included, reaches the Google host's fallback (a plain-text 404), which `match` also
+        // reports as found, with no parameters: the route is FCM's when it bound {project}.
+        if case .found(_, let parameters) = server.router.match(method: request.method, path: path), let project = parameters["project"] {
+            checkSend(response, project: project)
         }
     }
     server.finish()

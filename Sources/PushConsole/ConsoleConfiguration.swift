@@ -1,3 +1,5 @@
+import PushCore
+
 /// How the console runs. Every default is what `pushlab serve --console` uses.
 public struct ConsoleConfiguration: Sendable {
     /// Serve `/console` to peers that are not loopback too (`--console-remote`); off, they get 403.
@@ -5,6 +7,8 @@ public struct ConsoleConfiguration: Sendable {
     /// Most pushes a second the virtual iPhone runs its extension for (`--console-phone-rate`);
     /// the rest show in the device view as not simulated.
     public var phoneRunsPerSecond = 100
+    /// The clock of that rate (the wall clock; tests give a `ManualTimeSource`).
+    public var phoneTime: any TimeSource = SystemTimeSource()
     /// The token every request must carry (`--console-remote` sets one); nil: none asked.
     public var access: ConsoleAccess?
     /// Rows per page of the log.

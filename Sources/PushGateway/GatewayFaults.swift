@@ -17,6 +17,8 @@ struct GatewayFaults: Middleware {
         let decision = injector.decide(method: request.method, path: request.path, connectionID: request.connection.id)
         if decision.isClean { return try next(request, context) }
         var fault = ServerFault(delay: decision.delay, goAwayDebugData: decision.goAway ? APNsErrorBody(reason: .shutdown).json : nil)
+        let holds = decision.holds
+        if !holds.isEmpty { fault.hold = { for hold in holds { await hold.wait() } } }
         switch decision.outcome {
         case .drop(.stream)?: fault.outcome = .resetStream
         case .drop(.connection)?: fault.outcome = .closeConnection

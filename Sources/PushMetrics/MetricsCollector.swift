@@ -96,6 +96,8 @@ public final class MetricsCollector: Sendable {
         if decision.isClean { return answer(request, route: route, receivedAt: receivedAt) }
         // The request reaches the collector late: it is stored (or refused) after the delay.
         var fault = ServerFault(delay: decision.delay, goAwayDebugData: decision.goAway ? [] : nil, handling: .afterWait)
+        let holds = decision.holds
+        if !holds.isEmpty { fault.hold = { for hold in holds { await hold.wait() } } }
         if decision.outcome != nil || decision.delay > .zero {
             observer?(.faulted(route: route, decision))
             count { $0.faulted += 1 }

@@ -1,5 +1,6 @@
 import Foundation
 import PushConsole
+import PushCore
 import PushHTTP
 import TestSupport
 import XCTest
@@ -112,34 +113,57 @@ final class ConsoleDeviceTests: XCTestCase {
 
     /// Under load the virtual iPhone runs at most `phoneRunsPerSecond` extensions a second; the
     /// log still shows every push, and the device view marks the others "not simulated" with
-    /// the reason (so the device view never claims a run that did not happen).
+    /// the reason (so the device view never claims a run that did not happen). The phone's
+    /// token bucket reads a clock the test moves by hand, so the rate is checked exactly and no
+    /// real time is measured: at 1 run a second, a burst runs one push; half a second later
+    /// nothing; a second later one; after ten idle seconds one again (the bucket holds one
+    /// second's worth, not ten).
     func testThePhoneRunsAtMostItsRatePerSecondAndMarksTheRestNotSimulated() async throws {
+        let time = ManualTimeSource()
         var configuration = ConsoleConfiguration()
         configuration.phoneRunsPerSecond = 1
+        configuration.phoneTime = time
         let h = try ConsoleHarness(configuration: configuration)
         addTeardownBlock { await h.stop() }
-        let count = 12
-        let start = ContinuousClock.now
-        try await withThrowingTaskGroup(of: Bool.self) { group in
-            for i in 0..<count { group.addTask { try await h.send(#"{"aps": {"alert": {"title": "burst \#(i)"}}}"#).isAccepted } }
-            for try await accepted in group { XCTAssertTrue(accepted) }
-        }
-        let elapsed = ContinuousClock.now - start
         var notifications: [[String: Any]] = []
-        let allThere = try await h.eventually {
-            let devices = try await h.getJSON("/console/api/devices").json["devices"] as? [[String: Any]] ?? []
-            notifications = devices.first?["notifications"] as? [[String: Any]] ?? []
-            return notifications.count == count && notifications.allSatisfy { $0["report"] != nil || $0["skipped"] != nil }
+        /// Sends `count` pushes, then waits until the device view shows every push so far, run or not.
+        func send(_ count: Int, concurrently: Bool = false, total: Int) async throws {
+            if concurrently {
+                try await withThrowingTaskGroup(of: Bool.self) { group in
+                    for i in 0..<count { group.addTask { try await h.send(#"{"aps": {"alert": {"title": "burst \#(i)"}}}"#).isAccepted } }
+                    for try await accepted in group { XCTAssertTrue(accepted) }
+                }
+            } else {
+                for i in 0..<count {
+                    let accepted = try await h.send(#"{"aps": {"alert": {"title": "one \#(i)"}}}"#).isAccepted
+                    XCTAssertTrue(accepted)
+                }
+            }
+            let allThere = try await h.eventually(60) {
+                let devices = try await h.getJSON("/console/api/devices").json["devices"] as? [[String: Any]] ?? []
+                notifications = devices.first?["notifications"] as? [[String: Any]] ?? []
+                return notifications.count == total && notifications.allSatisfy { $0["report"] != nil || $0["skipped"] != nil }
+            }
+            XCTAssertTrue(allThere, "every push is in the device view, run or not: \(notifications.count) of \(total)")
         }
-        XCTAssertTrue(allThere, "every push is in the device view, run or not: \(notifications.count)")
-        let run = notifications.filter { $0["report"] != nil }.count
+        var runs: Int { notifications.filter { $0["report"] != nil }.count }
+
+        try await send(12, concurrently: true, total: 12)
+        XCTAssertEqual(runs, 1, "a burst of 12 at 1 run a second, with no time passing")
+        time.advance(by: 0.5)
+        try await send(1, total: 13)
+        XCTAssertEqual(runs, 1, "half a second later: half a token, no run")
+        time.advance(by: 0.5)
+        try await send(1, total: 14)
+        XCTAssertEqual(runs, 2, "a second after the burst: one more run")
+        time.advance(by: 10)
+        try await send(3, total: 17)
+        XCTAssertEqual(runs, 3, "after 10 idle seconds the bucket holds one run, not 10")
+
         let skipped = notifications.compactMap { $0["skipped"] as? String }
-        // One token at the start, one more per second the burst took.
-        XCTAssertGreaterThanOrEqual(run, 1)
-        XCTAssertLessThanOrEqual(run, 2 + Int(elapsed.components.seconds), "at 1 run a second the phone ran \(run) of \(count)")
-        XCTAssertEqual(run + skipped.count, count)
+        XCTAssertEqual(skipped.count, 14)
         XCTAssertTrue(skipped.allSatisfy { $0.contains("not simulated") && $0.contains("--console-phone-rate") }, "\(skipped)")
         let log = try await h.getJSON("/console/api/pushes")
-        XCTAssertEqual(log.json["total"] as? Int, count, "the log shows every push")
+        XCTAssertEqual(log.json["total"] as? Int, 17, "the log shows every push")
     }
 }

@@ -2,14 +2,18 @@ import PushHTTP
 import TestSupport
 import XCTest
 
-/// A request that outlives its deadline fails with `.timedOut`; the client carries on.
+/// A request that outlives its deadline fails with `.timedOut`; the client carries on. The
+/// request goes to `/held`, whose answer comes only when the server stops: no race between
+/// the deadline and a handler's sleep.
 class ClientTimeoutTests: ClientTransportTestCase {
     func testPerRequestTimeoutFailsASlowExchange() async throws {
         let server = try ClientTestServer()
+        let hangGuard = Self.openHeld(of: server)
+        defer { hangGuard.cancel() }
         let client = try makeClient(.testing())
         do {
-            _ = try await client.send(HTTPRequest(url: server.tlsURL + "/slow/3000", timeout: .milliseconds(200)))
-            XCTFail("the handler sleeps 3 s; 200 ms must time out")
+            _ = try await client.send(HTTPRequest(url: server.tlsURL + "/held", timeout: .milliseconds(200)))
+            XCTFail("the handler holds the answer until the test ends; 200 ms must time out")
         } catch let error as HTTPClientError {
             XCTAssertEqual(error, .timedOut(after: .milliseconds(200)))
         }
@@ -23,15 +27,26 @@ class ClientTimeoutTests: ClientTransportTestCase {
 
     func testConfiguredDefaultTimeoutAppliesWhenTheRequestSetsNone() async throws {
         let server = try ClientTestServer()
+        let hangGuard = Self.openHeld(of: server)
+        defer { hangGuard.cancel() }
         let client = try makeClient(.testing(.h2cPriorKnowledge, requestTimeout: .milliseconds(150)))
         do {
-            _ = try await client.send(HTTPRequest(url: server.cleartextURL + "/slow/3000"))
-            XCTFail("must time out")
+            _ = try await client.send(HTTPRequest(url: server.cleartextURL + "/held"))
+            XCTFail("the handler holds the answer until the test ends; must time out")
         } catch let error as HTTPClientError {
             XCTAssertEqual(error, .timedOut(after: .milliseconds(150)))
         }
         await client.shutdown()
         await server.stop()
+    }
+
+    /// A hang guard, not a timing assertion: if the client's timeout never fires, `/held` answers
+    /// after a minute and the test fails on the answer instead of hanging the suite.
+    static func openHeld(of server: ClientTestServer) -> Task<Void, Never> {
+        Task {
+            guard (try? await Task.sleep(for: .seconds(60))) != nil else { return }
+            server.held.open()
+        }
     }
 }
 

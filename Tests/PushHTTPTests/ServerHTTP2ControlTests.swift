@@ -115,10 +115,13 @@ final class ServerHTTP2ControlTests: XCTestCase {
     }
 
     func testBusyConnectionIsNotIdle() async throws {
-        // The first /held request stays in its handler for twice the 400 ms idle timeout: that
-        // real time passing is the case under test, not a wait for an event. The connection must
-        // still be open, and the second request must reuse it. (TLS: curl 7.88 cannot reuse an
-        // h2c prior-knowledge connection, against nghttpd either.)
+        // The first /held request stays in its handler past the 400 ms idle timeout. The event
+        // that the timeout has come and gone for this connection: a connection opened after the
+        // request (h2probe idle) is told IdleTimeout and closed. The server's one event loop
+        // fires its timers in deadline order, and the busy connection was last active before
+        // that connection opened, so its idle check ran first. It must still be open, and the
+        // second request must reuse it. (TLS: curl 7.88 cannot reuse an h2c prior-knowledge
+        // connection, against nghttpd either.)
         let base = "https://localhost:\(server.tlsPort!)"
         let curl = Task.detached {
             try ProcessRunner.run(ServerTestFixture.curlPath, ["-sS", "--http2", "--cacert", Fixtures.caFile, "-v",
@@ -127,7 +130,9 @@ final class ServerHTTP2ControlTests: XCTestCase {
         let deadline = Date().addingTimeInterval(30)
         while held.arrived == 0 && Date() < deadline { try await Task.sleep(for: .milliseconds(5)) }
         XCTAssertEqual(held.arrived, 1, "the first request never reached its handler")
-        try await Task.sleep(for: .milliseconds(800))
+        let later = try probe(["idle", "1"])
+        XCTAssertEqual((later["goaway"] as? [String: Any])?["debug"] as? String, #"{"reason":"IdleTimeout"}"#, "\(later)")
+        XCTAssertEqual(later["closed"] as? Bool, true, "\(later)")
         let open = await server.openConnectionCount()
         XCTAssertEqual(open, 1, "a connection with a request in flight was closed as idle")
         held.open()

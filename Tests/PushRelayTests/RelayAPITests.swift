@@ -36,21 +36,29 @@ final class RelayAPITests: XCTestCase {
 
     /// A result is written while another send of its push still waits for its answer: the
     /// recorder waits for a batch's worth of answers (here 4) with no timer of its own, and the
-    /// workers' tick writes the one answer that came when no other will come soon. Without the
-    /// tick the first result would wait for the second answer, 3 s later.
+    /// workers' tick writes the one answer that came when no other will come soon. The emulator
+    /// holds the slow target's answer until the test lets it go (a `FaultHold`), so "still
+    /// waiting" is a fact, not a race against a latency; without the tick the first result
+    /// would wait for the second answer, and the poll below would end at its deadline.
     func testAResultIsRecordedWhileAnotherSendOfItsPushHangs() async throws {
         let (fast, slow) = (RelayHarness.goodTokens[0], RelayHarness.goodTokens[1])
-        let hang = FaultRule(route: "/3/device/\(slow)", latency: .fixed(.seconds(3)))
-        harness = try await RelayHarness(extra: #""workers": {"concurrency": 16},"#, faults: FaultPlan(rules: [hang]))
+        let gate = Gate()
+        let hold = FaultRule(route: "/3/device/\(slow)", hold: FaultHold { await gate.pass() })
+        harness = try await RelayHarness(extra: #""workers": {"concurrency": 16},"#, faults: FaultPlan(rules: [hold]))
+        defer { gate.open() }
         let id = try await harness.push(RelayHarness.apnsBody(tokens: [fast, slow]))
+        let slowIsHeld = await Poll.until(timeout: 60) { gate.arrived == 1 }
+        XCTAssertTrue(slowIsHeld, "the slow target's request reached the emulator")
         var phases: [String] = []
-        for _ in 0..<500 {
+        let fastIsRecorded = try await Poll.until(timeout: 60, interval: .milliseconds(20)) {
             let status = try harness.json(try await harness.request("GET", "/v1/pushes/\(id)"))
             phases = (status["results"]?.arrayValue?.elements ?? []).map { $0["status"]?.stringValue ?? "" }
-            if phases.first == "sent" { break }
-            try await Task.sleep(for: .milliseconds(20))
+            return phases.first == "sent"
         }
+        XCTAssertTrue(fastIsRecorded, "the fast target's result is written while the slow one is held: \(phases)")
         XCTAssertEqual(phases, ["sent", "claimed"], "the fast target's result, while the slow one is still being sent")
+        XCTAssertEqual(gate.arrived, 1, "the slow target was sent once and is still held")
+        gate.open()
         let status = try await harness.finished(id)
         XCTAssertEqual(status["sent"]?.numberValue?.intValue, 2, "\(status)")
     }

@@ -22,15 +22,17 @@ public final class VirtualPhone: PushDeliverySink, Sendable {
     private let clock: any NSEClock
     private let budget: Duration
     private let workDirectory: URL
+    /// The token bucket's clock (tests move a `ManualTimeSource` by hand).
+    private let time: any TimeSource
     /// Where the phone keeps what it did with each push (the console's device view reads it).
     public let notebook: DeviceNotebook
-    private let state = Mutex(State())
+    private let state: Mutex<State>
 
     private struct State {
         var running = 0
         var perSecond = 100
         var tokens = 100.0
-        var refilledAt = ContinuousClock.now
+        var refilledAt: Date
     }
 
     /// Most extension runs started per second (`--console-phone-rate`); 100 by default.
@@ -47,8 +49,10 @@ public final class VirtualPhone: PushDeliverySink, Sendable {
 
     public init(name: String = "virtual iPhone", profile: AppProfile, transport: any HTTPTransport,
                 clock: any NSEClock = ScaledClock(), budget: Duration = .seconds(30), workDirectory: URL,
-                capacity: Int = 10_000, maxRunning: Int = 32) {
+                capacity: Int = 10_000, maxRunning: Int = 32, time: any TimeSource = SystemTimeSource()) {
         self.name = name
+        self.time = time
+        state = Mutex(State(refilledAt: time.now))
         self.profile = profile
         self.transport = transport
         self.clock = clock
@@ -63,11 +67,11 @@ public final class VirtualPhone: PushDeliverySink, Sendable {
 
     public func deliver(_ push: AcceptedPush) {
         let device = push.device?.name ?? name
+        let now = time.now
         let refusal = state.withLock { state -> String? in
-            let now = ContinuousClock.now
-            let elapsed = now - state.refilledAt
-            state.refilledAt = now
-            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            // A clock set back refills nothing (and a jump forward fills at most one second's worth).
+            let seconds = max(0, now.timeIntervalSince(state.refilledAt))
+            state.refilledAt = max(state.refilledAt, now)
             state.tokens = min(Double(state.perSecond), state.tokens + seconds * Double(state.perSecond))
             guard state.running < maxRunning else { return "the virtual iPhone was running \(maxRunning) extensions already" }
             guard state.tokens >= 1 else {

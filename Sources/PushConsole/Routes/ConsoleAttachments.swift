@@ -19,7 +19,7 @@ extension Console {
         var profile = profile
         profile.metricsBaseURL = gateway.fcmURL
         profile.cdpAPIKey = cdpKey
-        let phone = VirtualPhone(profile: profile, transport: client, workDirectory: workDirectory)
+        let phone = VirtualPhone(profile: profile, transport: client, workDirectory: workDirectory, time: configuration.phoneTime)
         phone.runsPerSecond = configuration.phoneRunsPerSecond
         attach(phone: phone)
 

@@ -26,6 +26,8 @@ public struct FaultDecision: Sendable, Equatable {
     public var goAway: Bool = false
     /// Indexes (into `FaultPlan.rules`) of the rules that fired, for logs and tests.
     public var firedRules: [Int] = []
+    /// The firing rules' holds: the answer waits (after `delay`) until each has returned.
+    public var holds: [FaultHold] = []
 
     public init(delay: Duration = .zero, outcome: FaultOutcome? = nil, goAway: Bool = false, firedRules: [Int] = []) {
         self.delay = delay
@@ -35,5 +37,5 @@ public struct FaultDecision: Sendable, Equatable {
     }
 
     /// Nothing to do: answer at once, normally.
-    public var isClean: Bool { delay == .zero && outcome == nil && !goAway }
+    public var isClean: Bool { delay == .zero && outcome == nil && !goAway && holds.isEmpty }
 }

@@ -48,11 +48,12 @@ public final class FaultInjector: Sendable {
                         fired = true
                     }
                 }
-                if rule.latency != nil || rule.outcome != nil, rule.requests?.contains(n) ?? true {
+                if rule.latency != nil || rule.outcome != nil || rule.hold != nil, rule.requests?.contains(n) ?? true {
                     var random = SeededRandom.derived(seed: plan.seed ^ (UInt64(i + 1) &* 0x9E37_79B9_7F4A_7C15), index: UInt64(n))
                     if rule.probability >= 1 || random.chance(rule.probability) {
                         fired = true
                         if let latency = rule.latency { decision.delay += latency.sample(&random) }
+                        if let hold = rule.hold { decision.holds.append(hold) }
                         if decision.outcome == nil, let outcome = rule.outcome { decision.outcome = outcome }
                     }
                 }

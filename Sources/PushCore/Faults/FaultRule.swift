@@ -17,9 +17,13 @@ public struct FaultRule: Sendable, Equatable {
     public var outcome: FaultOutcome?
     /// Send GOAWAY on a connection once it has carried this many requests matching the rule.
     public var goAwayAfterStreams: Int?
+    /// Hold the answer (after any latency) until this returns: the code that built the plan
+    /// decides when a request stops being in flight. No flag or JSON form.
+    public var hold: FaultHold?
 
     public init(route: String = "*", method: String? = nil, probability: Double = 1, requests: RequestWindow? = nil,
-                latency: LatencyDistribution? = nil, outcome: FaultOutcome? = nil, goAwayAfterStreams: Int? = nil) {
+                latency: LatencyDistribution? = nil, outcome: FaultOutcome? = nil, goAwayAfterStreams: Int? = nil,
+                hold: FaultHold? = nil) {
         self.route = route
         self.method = method?.uppercased()
         self.probability = probability
@@ -27,6 +31,7 @@ public struct FaultRule: Sendable, Equatable {
         self.latency = latency
         self.outcome = outcome
         self.goAwayAfterStreams = goAwayAfterStreams
+        self.hold = hold
     }
 
     /// True when the rule considers a request with this method and path.
@@ -63,4 +68,19 @@ public struct RequestWindow: Sendable, Equatable {
         if let upper { return upper == lower ? "\(lower)" : "\(lower)-\(upper)" }
         return "\(lower)-"
     }
+}
+
+/// An answer held until its owner lets it go (`FaultRule.hold`): a test waits for "this request
+/// is in flight" as an event and ends it when it has checked what it needs, instead of giving
+/// the request a latency and racing it. Two holds are equal when they are the same hold.
+public struct FaultHold: Sendable, Equatable {
+    private let token = Token()
+    /// Returns when the answer may go.
+    public let wait: @Sendable () async -> Void
+
+    public init(_ wait: @escaping @Sendable () async -> Void) { self.wait = wait }
+
+    public static func == (a: FaultHold, b: FaultHold) -> Bool { a.token === b.token }
+
+    private final class Token: Sendable {}
 }

@@ -31,12 +31,16 @@ public struct ServerFault: Sendable {
     /// last stream id covers this request, so the request is still answered (RFC 9113 §6.8).
     public var goAwayDebugData: [UInt8]?
     public var handling: Handling
+    /// After the delay, the answer also waits until this returns (PushCore `FaultHold`s).
+    public var hold: (@Sendable () async -> Void)?
 
-    public init(delay: Duration = .zero, outcome: Outcome? = nil, goAwayDebugData: [UInt8]? = nil, handling: Handling = .thenWait) {
+    public init(delay: Duration = .zero, outcome: Outcome? = nil, goAwayDebugData: [UInt8]? = nil, handling: Handling = .thenWait,
+                hold: (@Sendable () async -> Void)? = nil) {
         self.delay = delay
         self.outcome = outcome
         self.goAwayDebugData = goAwayDebugData
         self.handling = handling
+        self.hold = hold
     }
 
     /// The reply to `request`. `normal` is the handler's own reply; it is called only when the
@@ -61,12 +65,14 @@ public struct ServerFault: Sendable {
         }
         if let goAway = goAwayDebugData { connection.goAway(errorCode: .noError, debugData: goAway) }
         let wait = delay + extra
-        if wait == .zero { return answer() }
+        if wait == .zero && hold == nil { return answer() }
         let early: HandlerReply? = handling == .thenWait ? answer() : nil
         // A reset cannot wait: it goes out at once, as it would without the fault.
         if let early, case .resetStream = early { return early }
+        let hold = self.hold
         return .later {
-            try? await Task.sleep(for: wait)
+            if wait > .zero { try? await Task.sleep(for: wait) }
+            await hold?()
             switch early ?? answer() {
             case .now(let response): return response
             case .later(let body): return await body()

@@ -63,7 +63,11 @@ func closestName(to key: String, in names: [String]) -> String? {
     if let same = names.first(where: { norm($0) == k }) { return same }
     var best: (String, Int)?
     for n in names {
-        let d = editDistance(k, norm(n))
+        let m = norm(n)
+        // The distance is at least the difference in length: a key more than 2 bytes longer or
+        // shorter than a name cannot be within 2 of it (and a long key would cost length x name).
+        guard abs(k.utf8.count - m.utf8.count) <= 2 else { continue }
+        let d = editDistance(k, m)
         if d <= 2, d < (best?.1 ?? Int.max) { best = (n, d) }
     }
     return best?.0
