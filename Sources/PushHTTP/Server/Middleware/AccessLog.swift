@@ -22,6 +22,14 @@ public struct AccessLog<Context: RouteContext>: Middleware, AsyncMiddleware {
                 write(Self.line(method, path, status: String(response.status), since: start))
                 return response
             }
+        case .callback(let begin):
+            let (method, path) = (request.method, request.path)
+            return .callback { respond in
+                begin { response in
+                    write(Self.line(method, path, status: String(response.status), since: start))
+                    respond(response)
+                }
+            }
         }
         return reply
     }
