@@ -52,6 +52,7 @@ final class MiddlewareTests: XCTestCase {
         switch try handler(request) {
         case .now(let response): return response
         case .later(let work): return await work()
+        case .callback(let start): return await withCheckedContinuation { done in start { done.resume(returning: $0) } }
         case .resetStream: return ServerResponse(status: -1)
         }
     }
