@@ -80,40 +80,9 @@ public struct MetricsReport: Sendable, Codable, Equatable {
     /// Builds the report from stored metrics, request outcomes and (optionally) what was sent.
     public static func build(metrics: [StoredMetric], requests: [RequestOutcomeCount] = [], sent: [SentPush]? = nil,
                              recoveryThresholdSeconds: Double = 60, generatedAt: Date = Date()) -> MetricsReport {
-        var lines: [String: Delivery] = [:]
-        var order: [String] = []
-        // Per delivery id: the row that first brought `delivered` and `opened`.
-        var firstDelivered: [String: StoredMetric] = [:]
-        var firstOpened: [String: StoredMetric] = [:]
-        for m in metrics {
-            let id = m.reported.deliveryID
-            if lines[id] == nil {
-                order.append(id)
-                lines[id] = Delivery(deliveryID: id, recipient: m.reported.recipient, sent: nil, sentAt: nil, delivered: 0, opened: 0,
-                                     otherMetrics: 0, firstSeen: m.receivedAt, lastSeen: m.receivedAt, duplicates: 0,
-                                     recoveredAtLaunch: false, routes: [])
-            }
-            var line = lines[id]!
-            switch m.reported.metric {
-            case .delivered:
-                line.delivered += 1
-                if firstDelivered[id] == nil {
-                    firstDelivered[id] = m
-                    line.recoveredAtLaunch = isRecovered(m, threshold: recoveryThresholdSeconds)
-                }
-            case .opened:
-                line.opened += 1
-                if firstOpened[id] == nil { firstOpened[id] = m }
-            case .converted, .clicked:
-                line.otherMetrics += 1
-            }
-            if m.isDuplicate { line.duplicates += 1 }
-            line.firstSeen = min(line.firstSeen, m.receivedAt)
-            line.lastSeen = max(line.lastSeen, m.receivedAt)
-            if line.recipient == nil || line.recipient == "" { line.recipient = m.reported.recipient }
-            if !line.routes.contains(m.reported.route.path) { line.routes.append(m.reported.route.path) }
-            lines[id] = line
-        }
+        let tally = tallyDeliveries(metrics, recoveryThresholdSeconds: recoveryThresholdSeconds)
+        var lines = tally.lines
+        let (order, firstDelivered, firstOpened) = (tally.order, tally.firstDelivered, tally.firstOpened)
         let sentByID = sent.map { Dictionary($0.map { ($0.deliveryID, $0) }, uniquingKeysWith: { a, _ in a }) }
         if let sentByID {
             for id in order {
@@ -159,6 +128,47 @@ public struct MetricsReport: Sendable, Codable, Equatable {
         return MetricsReport(generatedAt: generatedAt, recoveryThresholdSeconds: recoveryThresholdSeconds,
                              hasSentRecords: sent != nil, totals: totals, byRoute: byRoute, bySDK: bySDK, byPlatform: byPlatform,
                              deliveries: order.map { lines[$0]! }, requests: requests)
+    }
+
+    /// One line per delivery id in first-seen order, and per id the row that first brought `delivered`
+    /// and `opened`.
+    private static func tallyDeliveries(_ metrics: [StoredMetric], recoveryThresholdSeconds: Double)
+        -> (lines: [String: Delivery], order: [String], firstDelivered: [String: StoredMetric],
+            firstOpened: [String: StoredMetric]) {
+        var lines: [String: Delivery] = [:]
+        var order: [String] = []
+        var firstDelivered: [String: StoredMetric] = [:]
+        var firstOpened: [String: StoredMetric] = [:]
+        for m in metrics {
+            let id = m.reported.deliveryID
+            if lines[id] == nil {
+                order.append(id)
+                lines[id] = Delivery(deliveryID: id, recipient: m.reported.recipient, sent: nil, sentAt: nil, delivered: 0, opened: 0,
+                                     otherMetrics: 0, firstSeen: m.receivedAt, lastSeen: m.receivedAt, duplicates: 0,
+                                     recoveredAtLaunch: false, routes: [])
+            }
+            var line = lines[id]!
+            switch m.reported.metric {
+            case .delivered:
+                line.delivered += 1
+                if firstDelivered[id] == nil {
+                    firstDelivered[id] = m
+                    line.recoveredAtLaunch = isRecovered(m, threshold: recoveryThresholdSeconds)
+                }
+            case .opened:
+                line.opened += 1
+                if firstOpened[id] == nil { firstOpened[id] = m }
+            case .converted, .clicked:
+                line.otherMetrics += 1
+            }
+            if m.isDuplicate { line.duplicates += 1 }
+            line.firstSeen = min(line.firstSeen, m.receivedAt)
+            line.lastSeen = max(line.lastSeen, m.receivedAt)
+            if line.recipient == nil || line.recipient == "" { line.recipient = m.reported.recipient }
+            if !line.routes.contains(m.reported.route.path) { line.routes.append(m.reported.route.path) }
+            lines[id] = line
+        }
+        return (lines, order, firstDelivered, firstOpened)
     }
 
     /// Reads the collector's store (and the gateway's records) and builds the report.

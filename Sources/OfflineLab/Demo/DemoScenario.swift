@@ -80,7 +80,27 @@ public struct DemoScenario: Sendable {
             record("tap: deep link resolved, opened metric reported", tap.ok, tap.details)
         }
 
-        // 3. The same through FCM.
+        await fcmStep(lab: lab, link: link, record: record)
+        await killedExtensionStep(lab: lab, apns: apns, record: record)
+
+        await liveActivityStep(lab: lab, credential: apns.credential, record: record)
+        await androidStep(lab: lab, record: record)
+        await relayStep(lab: lab, record: record)
+        await retainzaStep(lab: lab, record: record)
+
+        lab.collector.flush()
+        let report = try? lab.collector.report(gatewayDatabasePath: lab.gateway.configuration.recordsPath.map { lab.gateway.records.flush(); return $0 })
+        if let report {
+            let t = report.totals
+            record("collector report", t.delivered == 5 && t.opened == 2 && t.duplicates == 0 && t.recoveredAtLaunch == 1, [
+                "sent \(t.sent ?? 0), delivered \(t.delivered) (live \(t.deliveredLive), recovered at launch \(t.recoveredAtLaunch)), opened \(t.opened), duplicates \(t.duplicates)",
+            ])
+        }
+        return DemoReport(steps: steps, report: report)
+    }
+
+    /// 3. The rich push again, through FCM.
+    private func fcmStep(lab: Lab, link: String, record: (String, Bool, [String]) -> Void) async {
         let fcmDelivery = "demo-fcm-1"
         if let fcm = try? lab.fcmClient() {
             let r = await sendFCM(fcm, deliveryID: fcmDelivery, image: lab.images.url(for: "demo-image.png"), link: link)
@@ -91,8 +111,10 @@ public struct DemoScenario: Sendable {
         } else {
             record("FCM client", false, ["could not load certs/fcm-service-account.json"])
         }
+    }
 
-        // 4. An extension killed before its metric completes, recovered at the next launch.
+    /// 4. An extension killed before its metric completes, recovered at the next launch.
+    private func killedExtensionStep(lab: Lab, apns: APNsClient, record: (String, Bool, [String]) -> Void) async {
         let killedDelivery = "demo-killed-1"
         lab.fleet.setKillPolicy { push in push.deliveryID == killedDelivery ? .milliseconds(300) : nil }
         let k = await sendAPNs(apns, deliveryID: killedDelivery, image: nil, link: nil)
@@ -116,21 +138,6 @@ public struct DemoScenario: Sendable {
         } catch {
             record("app launch recovery", false, ["\(error)"])
         }
-
-        await liveActivityStep(lab: lab, credential: apns.credential, record: record)
-        await androidStep(lab: lab, record: record)
-        await relayStep(lab: lab, record: record)
-        await retainzaStep(lab: lab, record: record)
-
-        lab.collector.flush()
-        let report = try? lab.collector.report(gatewayDatabasePath: lab.gateway.configuration.recordsPath.map { lab.gateway.records.flush(); return $0 })
-        if let report {
-            let t = report.totals
-            record("collector report", t.delivered == 5 && t.opened == 2 && t.duplicates == 0 && t.recoveredAtLaunch == 1, [
-                "sent \(t.sent ?? 0), delivered \(t.delivered) (live \(t.deliveredLive), recovered at launch \(t.recoveredAtLaunch)), opened \(t.opened), duplicates \(t.duplicates)",
-            ])
-        }
-        return DemoReport(steps: steps, report: report)
     }
 
     private func sendAPNs(_ client: APNsClient, deliveryID: String, image: String?, link: String?) async -> (ok: Bool, details: [String]) {

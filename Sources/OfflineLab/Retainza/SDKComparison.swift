@@ -97,26 +97,8 @@ public struct SDKComparison: Sendable {
                 await lab.retainzaFleet.waitUntilIdle()
                 if sent.contains(where: \.accepted), lab.retainzaFleet.arrivals.count > before, let arrived = lab.retainzaFleet.arrivals.last {
                     r.received += 1
-                    r.taps += 1
-                    let open = await ph.tap(arrived.userInfo)
-                    switch open.lost {
-                    case nil: break
-                    case .offline?: if f.metricFails && !f.offline { r.opensLostOutage += 1 } else { r.opensLostOffline += 1 }
-                    case .missingHandleLaunchOptions?: r.opensLostNoLaunchOptions += 1
-                    case .missingHandleOpen?: r.opensLostNoHandleOpen += 1
-                    case .consent?, .optedOut?: r.opensLostConsent += 1
-                    default: break
-                    }
-                    let event = "viewed_\(n)"
-                    calledAt[event] = ISO8601Timestamp.format(clock.now)
-                    r.eventsTracked += 1
-                    switch await ph.track(event) {
-                    case .delivered?: r.eventsDeliveredLive += 1
-                    case .queued?, .queuedBehind?: r.eventsQueued += 1; queuedAtCall.insert(event)
-                    case .rejected?: r.eventsDropped4xx += 1
-                    case .droppedNoConsent?, .droppedOptedOut?: r.eventsDroppedConsent += 1
-                    default: break
-                    }
+                    await tapAndTrack(n, fate: f, phone: ph, userInfo: arrived.userInfo, clock: clock, into: &r,
+                                      queuedAtCall: &queuedAtCall, calledAt: &calledAt)
                 }
                 // The phone keeps this network until its next push: its back-off timer runs in it.
                 clock.advance(by: 60)
@@ -131,7 +113,45 @@ public struct SDKComparison: Sendable {
                 }
             }
         }
-        // The end: an hour later, online, each app running: its back-off has passed.
+        try await countLateEvents(lab: lab, phones: phone, network: network, clock: clock, queuedAtCall: queuedAtCall,
+                                  calledAt: calledAt, into: &r)
+        await lab.stop()
+        return r
+    }
+
+    /// The user taps the push (counting how its open was lost, if it was), then the app tracks an event
+    /// (counting whether it went out live, was queued or was dropped).
+    private func tapAndTrack(_ n: Int, fate f: PushFate, phone ph: RetainzaPhone, userInfo: JSONValue, clock: ManualTimeSource,
+                             into r: inout SDKComparisonResult, queuedAtCall: inout Set<String>,
+                             calledAt: inout [String: String]) async {
+        r.taps += 1
+        let open = await ph.tap(userInfo)
+        switch open.lost {
+        case nil: break
+        case .offline?: if f.metricFails && !f.offline { r.opensLostOutage += 1 } else { r.opensLostOffline += 1 }
+        case .missingHandleLaunchOptions?: r.opensLostNoLaunchOptions += 1
+        case .missingHandleOpen?: r.opensLostNoHandleOpen += 1
+        case .consent?, .optedOut?: r.opensLostConsent += 1
+        default: break
+        }
+        let event = "viewed_\(n)"
+        calledAt[event] = ISO8601Timestamp.format(clock.now)
+        r.eventsTracked += 1
+        switch await ph.track(event) {
+        case .delivered?: r.eventsDeliveredLive += 1
+        case .queued?, .queuedBehind?: r.eventsQueued += 1; queuedAtCall.insert(event)
+        case .rejected?: r.eventsDropped4xx += 1
+        case .droppedNoConsent?, .droppedOptedOut?: r.eventsDroppedConsent += 1
+        default: break
+        }
+    }
+
+    /// The end: what reached the collector late, what is still queued, what the storage cap dropped
+    /// and what a restart lost.
+    private func countLateEvents(lab: Lab, phones phone: [RetainzaPhone], network: [PhoneIngestFaults], clock: ManualTimeSource,
+                                 queuedAtCall: Set<String>, calledAt: [String: String],
+                                 into r: inout SDKComparisonResult) async throws {
+        // An hour later, online, each app running: its back-off has passed.
         clock.advance(by: 3600)
         for n in network { n.set(.normal) }
         var pending: Set<String> = []
@@ -155,8 +175,6 @@ public struct SDKComparison: Sendable {
         r.eventsDroppedCap = capped.subtracting(storedEvents).count
         r.eventsPendingAtEnd = pending.count
         r.eventsLostAtRestart = queuedAtCall.subtracting(storedEvents).subtracting(capped).subtracting(pending).count
-        await lab.stop()
-        return r
     }
 
     // MARK: Customer.io

@@ -78,49 +78,109 @@ public struct NotificationServiceExtension: Sendable {
         let workDeadline = improved ? budgetEnd - configuration.improvedReserve : budgetEnd
         var tasks: [Task<Void, Never>] = []
         let wantsMetric = profile.autoTrackPushEvents
-        let onSettled = configuration.onSettled
-        if wantsMetric {
-            let reporter = DeliveredMetricReporter(profile: profile, transport: transport, clock: clock, wallClock: wallClock)
-            let store = configuration.store
-            clock.join()
-            tasks.append(Task {
-                defer { clock.leave() }
-                state.log("delivered metric: POST \(reporter.request(deliveryID: push.deliveryID, deliveryToken: push.deliveryToken).url)")
-                let outcome = await reporter.send(deliveryID: push.deliveryID, deliveryToken: push.deliveryToken, deadline: workDeadline) { attempt in
-                    state.log("delivered metric attempt: " + (attempt.status.map { "HTTP \($0)" } ?? attempt.error ?? "no answer"))
-                }
-                // §2 step 4: only an acknowledged metric removes its pending row.
-                if outcome.result == .acknowledged, let id = pendingID {
-                    var removed = false
-                    state.whileLive { removed = (try? store.remove(ids: [id])) == 1 }
-                    if removed { state.markRowRemoved() }
-                }
-                state.setMetric(outcome)
-                onSettled?(.metric)
-                trigger.yield(.metricDone)
-            })
-        }
+        if wantsMetric { tasks.append(startMetricTask(push, pendingID: pendingID, deadline: workDeadline, state: state, trigger: trigger)) }
         let wantsImage = push.image.map { !$0.isEmpty } ?? false
-        if wantsImage, let url = push.image {
-            clock.join()
-            tasks.append(Task {
-                defer { clock.leave() }
-                let (report, attachment) = await fetchImage(url, deadline: workDeadline, state: state)
-                state.setImage(report, attachment: attachment)
-                onSettled?(.image)
-                trigger.yield(.imageDone)
-            })
+        if wantsImage, let url = push.image { tasks.append(startImageTask(url, deadline: workDeadline, state: state, trigger: trigger)) }
+        tasks += startTimers(budgetEnd: budgetEnd, softDeadline: improved ? workDeadline : nil, killAt: killAt, trigger: trigger)
+        if !wantsImage && !wantsMetric { trigger.yield(.metricDone) }
+
+        let ending = await firstEnding(of: triggers, wantsImage: wantsImage, wantsMetric: wantsMetric)
+        trigger.finish()
+
+        switch ending {
+        case .kill:
+            state.kill("extension process killed (--kill-at): nothing after this happens")
+            tasks.forEach { $0.cancel() }
+            return killedEarly(report, state, original, imageURL: wantsImage ? push.image : nil)
+        case .expiry, .softDeadline:
+            state.cancelInFlight()
+            tasks.forEach { $0.cancel() }
+            logDeadline(ending, report: &report, state: state)
+        default:
+            tasks.forEach { $0.cancel() }
         }
+
+        callContentHandler(&report, state: state, push: push, aps: aps, payload: payload, original: original,
+                           wantsImage: wantsImage, wantsMetric: wantsMetric)
+        return report
+    }
+
+    /// §2 step 2, the metric half: sends the delivered metric; an acknowledged one removes its pending row (§2 step 4).
+    private func startMetricTask(_ push: CIOPush, pendingID: UUID?, deadline: Duration, state: ExtensionRunState,
+                                 trigger: AsyncStream<Trigger>.Continuation) -> Task<Void, Never> {
+        let profile = configuration.profile
+        let onSettled = configuration.onSettled
+        let reporter = DeliveredMetricReporter(profile: profile, transport: transport, clock: clock, wallClock: wallClock)
+        let store = configuration.store
+        clock.join()
+        return Task {
+            defer { clock.leave() }
+            state.log("delivered metric: POST \(reporter.request(deliveryID: push.deliveryID, deliveryToken: push.deliveryToken).url)")
+            let outcome = await reporter.send(deliveryID: push.deliveryID, deliveryToken: push.deliveryToken, deadline: deadline) { attempt in
+                state.log("delivered metric attempt: " + (attempt.status.map { "HTTP \($0)" } ?? attempt.error ?? "no answer"))
+            }
+            // §2 step 4: only an acknowledged metric removes its pending row.
+            if outcome.result == .acknowledged, let id = pendingID {
+                var removed = false
+                state.whileLive { removed = (try? store.remove(ids: [id])) == 1 }
+                if removed { state.markRowRemoved() }
+            }
+            state.setMetric(outcome)
+            onSettled?(.metric)
+            trigger.yield(.metricDone)
+        }
+    }
+
+    /// §2 step 2, the image half: downloads the image within the work deadline.
+    private func startImageTask(_ url: String, deadline: Duration, state: ExtensionRunState,
+                                trigger: AsyncStream<Trigger>.Continuation) -> Task<Void, Never> {
+        let onSettled = configuration.onSettled
+        clock.join()
+        return Task {
+            defer { clock.leave() }
+            let (report, attachment) = await fetchImage(url, deadline: deadline, state: state)
+            state.setImage(report, attachment: attachment)
+            onSettled?(.image)
+            trigger.yield(.imageDone)
+        }
+    }
+
+    /// What ends the race: expiry, the soft deadline or a kill at once, else the last of the work.
+    private func firstEnding(of triggers: AsyncStream<Trigger>, wantsImage: Bool, wantsMetric: Bool) async -> Trigger {
+        var imageDone = !wantsImage, metricDone = !wantsMetric
+        var ending: Trigger = .metricDone
+        for await t in triggers {
+            if t == .imageDone { imageDone = true }
+            if t == .metricDone { metricDone = true }
+            if t == .expiry || t == .kill || t == .softDeadline { ending = t; break }
+            if imageDone && metricDone { ending = t; break }
+        }
+        return ending
+    }
+
+    private func logDeadline(_ ending: Trigger, report: inout NSERunReport, state: ExtensionRunState) {
+        if ending == .expiry {
+            report.expired = true
+            state.log("budget expired: serviceExtensionTimeWillExpire cancels the image download and the metric request")
+        } else {
+            state.log("improved mode: delivering \(configuration.improvedReserve.milliseconds) ms before expiry; unfinished work cancelled")
+        }
+    }
+
+    /// The race's other runners: budget expiry, improved mode's soft deadline, --kill-at and the kill hook.
+    private func startTimers(budgetEnd: Duration, softDeadline: Duration?, killAt: Duration?,
+                             trigger: AsyncStream<Trigger>.Continuation) -> [Task<Void, Never>] {
+        var tasks: [Task<Void, Never>] = []
         clock.join()
         tasks.append(Task {
             defer { clock.leave() }
             if (try? await clock.sleep(until: budgetEnd)) != nil { trigger.yield(.expiry) }
         })
-        if improved {
+        if let softDeadline {
             clock.join()
             tasks.append(Task {
                 defer { clock.leave() }
-                if (try? await clock.sleep(until: workDeadline)) != nil { trigger.yield(.softDeadline) }
+                if (try? await clock.sleep(until: softDeadline)) != nil { trigger.yield(.softDeadline) }
             })
         }
         if let killAt {
@@ -136,37 +196,13 @@ public struct NotificationServiceExtension: Sendable {
                 if !Task.isCancelled { trigger.yield(.kill) }
             })
         }
-        if !wantsImage && !wantsMetric { trigger.yield(.metricDone) }
+        return tasks
+    }
 
-        var imageDone = !wantsImage, metricDone = !wantsMetric
-        var ending: Trigger = .metricDone
-        for await t in triggers {
-            if t == .imageDone { imageDone = true }
-            if t == .metricDone { metricDone = true }
-            if t == .expiry || t == .kill || t == .softDeadline { ending = t; break }
-            if imageDone && metricDone { ending = t; break }
-        }
-        trigger.finish()
-
-        switch ending {
-        case .kill:
-            state.kill("extension process killed (--kill-at): nothing after this happens")
-            tasks.forEach { $0.cancel() }
-            return killedEarly(report, state, original, imageURL: wantsImage ? push.image : nil)
-        case .expiry, .softDeadline:
-            state.cancelInFlight()
-            tasks.forEach { $0.cancel() }
-            if ending == .expiry {
-                report.expired = true
-                state.log("budget expired: serviceExtensionTimeWillExpire cancels the image download and the metric request")
-            } else {
-                state.log("improved mode: delivering \(configuration.improvedReserve.milliseconds) ms before expiry; unfinished work cancelled")
-            }
-        default:
-            tasks.forEach { $0.cancel() }
-        }
-
-        // §2 steps 3/5: the content handler, exactly once: rich if composed, else the original.
+    /// §2 steps 3/5: the content handler, exactly once: rich if composed, else the original.
+    private func callContentHandler(_ report: inout NSERunReport, state: ExtensionRunState, push: CIOPush, aps: APS, payload: JSONValue,
+                                    original: DisplayedNotification, wantsImage: Bool, wantsMetric: Bool) {
+        let profile = configuration.profile
         let snap = state.snapshot
         report.image = snap.image
         if wantsImage && snap.image.verdict == .none {
@@ -186,7 +222,6 @@ public struct NotificationServiceExtension: Sendable {
         report.contentDeliveredAtMs = state.elapsed.milliseconds
         state.log("content handler called" + (snap.attachment != nil ? " with the image attached" : " without an image"))
         report.timeline = state.snapshot.timeline
-        return report
     }
 
     /// §2 step 1: the pending `delivered` row, written before the metric is sent. Returns its id

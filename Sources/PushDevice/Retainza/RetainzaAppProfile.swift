@@ -80,23 +80,7 @@ public struct RetainzaAppProfile: Sendable, Equatable {
     }
 
     public static func decode(_ data: Data, source: String) throws(AppProfileError) -> RetainzaAppProfile {
-        if data.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) {
-            throw .malformedJSON(source: source, detail: "the file is empty")
-        }
-        let root: JSONValue
-        do { root = try JSONDocument.parse(Array(data)).root } catch {
-            throw .malformedJSON(source: source, detail: error.description)
-        }
-        guard let o = root.objectValue else {
-            throw .invalidValue(source: source, pointer: "/", detail: "expected a JSON object { … }")
-        }
-        guard o["sdkMode"]?.stringValue == "retainza" else {
-            throw .invalidValue(source: source, pointer: "/sdkMode",
-                                detail: "must be \"retainza\" for a Retainza app profile, got \(o["sdkMode"]?.describedForMessage ?? "nothing") (a Customer.io profile goes to pushlab nse/open)")
-        }
-        for key in o.keys where !keys.contains(key) {
-            throw .invalidValue(source: source, pointer: "/\(key)", detail: "unknown key; allowed: \(keys.joined(separator: ", "))")
-        }
+        let o = try rootObject(data, source: source)
         func value(_ key: String) -> JSONValue? {
             guard let v = o[key], !v.isNull else { return nil }
             return v
@@ -137,18 +121,7 @@ public struct RetainzaAppProfile: Sendable, Equatable {
             }
             profile.storage = kind
         }
-        if let v = value("calls") {
-            guard let list = v.arrayValue else { throw .invalidValue(source: source, pointer: "/calls", detail: "expected a JSON array [ … ]") }
-            var calls = Set<RetainzaIntegrationCall>()
-            for (i, item) in list.enumerated() {
-                guard let name = item.stringValue, let call = RetainzaIntegrationCall(rawValue: name) else {
-                    throw .invalidValue(source: source, pointer: "/calls/\(i)",
-                                        detail: "must be one of: \(RetainzaIntegrationCall.allCases.map(\.rawValue).joined(separator: ", "))")
-                }
-                calls.insert(call)
-            }
-            profile.calls = calls
-        }
+        if let v = value("calls") { profile.calls = try decodeCalls(v, source: source) }
         if o.keys.contains("userId") { profile.userID = try string("userId") }
         if let v = try string("identifyUserId") { profile.identifyUserID = v }
         if let v = try bool("allowRuntimeBaseURL") { profile.allowRuntimeBaseURL = v }
@@ -166,23 +139,60 @@ public struct RetainzaAppProfile: Sendable, Equatable {
             profile.fcmToken = v
         }
         if let v = try string("firebaseProject") { profile.firebaseProject = v }
-        if let v = value("routes") {
-            guard let map = v.objectValue else { throw .invalidValue(source: source, pointer: "/routes", detail: "expected a JSON object { … }") }
-            var overrides: [RetainzaRoute: String] = [:]
-            for member in map.members {
-                let name = member.key
-                guard let route = RetainzaRoute(rawValue: name) else {
-                    throw .invalidValue(source: source, pointer: "/routes/\(name)",
-                                        detail: "unknown route; allowed: \(RetainzaRoute.allCases.map(\.rawValue).joined(separator: ", "))")
-                }
-                guard let path = member.value.stringValue else { throw .invalidValue(source: source, pointer: "/routes/\(name)", detail: "expected a string") }
-                if let problem = RetainzaRoutes.problem(path: path) {
-                    throw .invalidValue(source: source, pointer: "/routes/\(name)", detail: problem)
-                }
-                overrides[route] = path
-            }
-            profile.routes = RetainzaRoutes(overrides: overrides)
-        }
+        if let v = value("routes") { profile.routes = try decodeRoutes(v, source: source) }
         return profile
+    }
+
+    /// The profile's top-level object: valid JSON, a Retainza profile, no unknown keys.
+    private static func rootObject(_ data: Data, source: String) throws(AppProfileError) -> JSONObject {
+        if data.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) {
+            throw .malformedJSON(source: source, detail: "the file is empty")
+        }
+        let root: JSONValue
+        do { root = try JSONDocument.parse(Array(data)).root } catch {
+            throw .malformedJSON(source: source, detail: error.description)
+        }
+        guard let o = root.objectValue else {
+            throw .invalidValue(source: source, pointer: "/", detail: "expected a JSON object { … }")
+        }
+        guard o["sdkMode"]?.stringValue == "retainza" else {
+            throw .invalidValue(source: source, pointer: "/sdkMode",
+                                detail: "must be \"retainza\" for a Retainza app profile, got \(o["sdkMode"]?.describedForMessage ?? "nothing") (a Customer.io profile goes to pushlab nse/open)")
+        }
+        for key in o.keys where !keys.contains(key) {
+            throw .invalidValue(source: source, pointer: "/\(key)", detail: "unknown key; allowed: \(keys.joined(separator: ", "))")
+        }
+        return o
+    }
+
+    private static func decodeCalls(_ v: JSONValue, source: String) throws(AppProfileError) -> Set<RetainzaIntegrationCall> {
+        guard let list = v.arrayValue else { throw .invalidValue(source: source, pointer: "/calls", detail: "expected a JSON array [ … ]") }
+        var calls = Set<RetainzaIntegrationCall>()
+        for (i, item) in list.enumerated() {
+            guard let name = item.stringValue, let call = RetainzaIntegrationCall(rawValue: name) else {
+                throw .invalidValue(source: source, pointer: "/calls/\(i)",
+                                    detail: "must be one of: \(RetainzaIntegrationCall.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            calls.insert(call)
+        }
+        return calls
+    }
+
+    private static func decodeRoutes(_ v: JSONValue, source: String) throws(AppProfileError) -> RetainzaRoutes {
+        guard let map = v.objectValue else { throw .invalidValue(source: source, pointer: "/routes", detail: "expected a JSON object { … }") }
+        var overrides: [RetainzaRoute: String] = [:]
+        for member in map.members {
+            let name = member.key
+            guard let route = RetainzaRoute(rawValue: name) else {
+                throw .invalidValue(source: source, pointer: "/routes/\(name)",
+                                    detail: "unknown route; allowed: \(RetainzaRoute.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            guard let path = member.value.stringValue else { throw .invalidValue(source: source, pointer: "/routes/\(name)", detail: "expected a string") }
+            if let problem = RetainzaRoutes.problem(path: path) {
+                throw .invalidValue(source: source, pointer: "/routes/\(name)", detail: problem)
+            }
+            overrides[route] = path
+        }
+        return RetainzaRoutes(overrides: overrides)
     }
 }

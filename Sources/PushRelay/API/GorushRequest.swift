@@ -236,16 +236,31 @@ struct GorushRequest {
         if contentAvailable { aps["content-available"] = 1 }
         if let args = try n.stringArray("url-args", example: "a"), !args.isEmpty { aps["url-args"] = .array(JSONArray(args.map { .string($0) })) }
         if let thread = nonEmpty(try n.string("thread-id", example: "chat-1")) { aps["thread-id"] = .string(thread) }
-        var custom: [JSONMember] = []
+        let custom = try apnsCustomKeys(n)
+        try addAlertDictionary(to: &aps, from: n, title: title, message: message)
+        try addLiveActivityFields(to: &aps, from: n)
+
+        var payload = JSONObject([JSONMember(key: "aps", value: .object(aps.members))])
+        payload.members += custom
+        let silent = contentAvailable && aps["alert"] == nil && aps["sound"] == nil && aps["badge"] == nil
+        return try apnsRequestContent(n, payload: payload, silent: silent, config: config)
+    }
+
+    /// The `data` keys, which go next to `aps` in the payload.
+    private static func apnsCustomKeys(_ n: ObjectReader) throws -> [JSONMember] {
         if let data = try n.object("data") {
             if data.object["aps"] != nil {
                 // apns2 would put it in place of the payload's aps, and gorush's worker then panics.
                 throw FieldError(data.pointer / "aps", "a data key 'aps' would replace the payload's aps (gorush's worker crashes on it)",
                                  fix: "rename the key; data keys go next to aps")
             }
-            custom = data.object.members
+            return data.object.members
         }
-        // iosAlertDictionary
+        return []
+    }
+
+    /// gorush's iosAlertDictionary: the `alert` dictionary's keys, the top-level title/message first.
+    private static func addAlertDictionary(to aps: inout APS, from n: ObjectReader, title: String, message: String) throws {
         if let level = nonEmpty(try n.string("interruption_level", example: "active")) { aps["interruption-level"] = .string(level) }
         if let category = nonEmpty(try n.string("category", example: "MESSAGE")) { aps["category"] = .string(category) }
         let alert = try n.object("alert")
@@ -263,7 +278,10 @@ struct GorushRequest {
         if let v = try alertArray("loc-args") { aps.alert("loc-args", v) }
         for key in ["action-loc-key", "launch-image", "action", "summary-arg"] { if let v = try alertString(key) { aps.alert(key, .string(v)) } }
         if let count = try alert?.int("summary-arg-count", range: Int.min...Int.max), count > 0 { aps.alert("summary-arg-count", .number(JSONNumber(count))) }
-        // setLiveActivityFields
+    }
+
+    /// gorush's setLiveActivityFields.
+    private static func addLiveActivityFields(to aps: inout APS, from n: ObjectReader) throws {
         if let state = try n.object("content-state"), !state.object.isEmpty { aps["content-state"] = .object(state.object) }
         if let v = try n.int("stale-date", range: Int.min...Int.max), v > 0 { aps["stale-date"] = .number(JSONNumber(v)) }
         if let v = try n.int("dismissal-date", range: Int.min...Int.max), v > 0 { aps["dismissal-date"] = .number(JSONNumber(v)) }
@@ -272,13 +290,14 @@ struct GorushRequest {
         if let type = nonEmpty(try n.string("attributes-type", example: "DeliveryAttributes")) { aps["attributes-type"] = .string(type) }
         if let attributes = try n.object("attributes"), !attributes.object.isEmpty { aps["attributes"] = .object(attributes.object) }
         if case .number(let score)? = n.value("relevance-score") { aps["relevance-score"] = .number(score) }
+    }
 
-        var payload = JSONObject([JSONMember(key: "aps", value: .object(aps.members))])
-        payload.members += custom
+    /// The APNs headers around a built payload, checked against the catalog.
+    private static func apnsRequestContent(_ n: ObjectReader, payload: JSONObject, silent: Bool,
+                                           config: RelayApp.APNs) throws -> RelayPushContent.APNs {
         // gorush sends `alert` for everything; a push with only content-available is a
         // background push and APNs wants it as such, with priority 5 (docs/specs/apns.md).
         let explicit = try n.oneOf("push_type", APNsPushType.self)
-        let silent = contentAvailable && aps["alert"] == nil && aps["sound"] == nil && aps["badge"] == nil
         let pushType = explicit ?? (silent ? .background : .alert)
         var priority: Int?
         switch try n.string("priority", example: "high") {
@@ -310,16 +329,7 @@ struct GorushRequest {
     // MARK: - Android (notify/notification_fcm.go GetAndroidNotification, firebase-admin-go)
 
     private static func fcmMessage(_ n: ObjectReader) throws -> JSONObject {
-        var message = JSONObject()
-        // messaging.Notification: title, body, image, each left out when empty.
-        var notification: JSONObject?
-        if let given = try n.object("notification") {
-            var o = JSONObject()
-            for key in ["title", "body", "image"] {
-                if let v = nonEmpty(try given.string(key, example: "")) { o.members.append(JSONMember(key: key, value: .string(v))) }
-            }
-            notification = o
-        }
+        var notification = try givenFCMNotification(n)
         var apns: JSONObject? = try n.object("apns")?.object
         var android: JSONObject? = try n.object("android")?.object
         let title = nonEmpty(try n.string("title", example: "Hello"))
@@ -330,16 +340,12 @@ struct GorushRequest {
             throw FieldError(n.pointer / "priority", "'\(priority)' is not an FCM priority (firebase-admin refuses the whole batch)",
                              fix: "write \"high\" or \"normal\"")
         }
-        func set(_ object: inout JSONObject, _ key: String, _ value: JSONValue) {
-            object.members.removeAll { $0.key == key }
-            object.members.append(JSONMember(key: key, value: value))
-        }
         // setupFCMNotification
         if title != nil || body != nil || image != nil {
             var o = notification ?? JSONObject()
-            if let title { set(&o, "title", .string(title)) }
-            if let body { set(&o, "body", .string(body)) }
-            if let image { set(&o, "image", .string(image)) }
+            if let title { replaceMember(&o, "title", .string(title)) }
+            if let body { replaceMember(&o, "body", .string(body)) }
+            if let image { replaceMember(&o, "image", .string(image)) }
             notification = o
             if try n.bool("mutable_content") ?? false {
                 // The iOS half: an iOS device reached through FCM runs its notification service extension.
@@ -348,41 +354,67 @@ struct GorushRequest {
             }
         }
         let data = try n.object("data")
-        // setupFCMContentAvailable
-        if try n.bool("content_available") ?? false {
-            // gorush puts the data keys inside `aps`; APNs custom keys belong next to it (a correction).
-            var payload = JSONObject([JSONMember(key: "aps", value: .object(JSONObject([JSONMember(key: "content-available", value: 1)])))])
-            if let data { payload.members += data.object.members.filter { $0.key != "aps" } }
-            apns = JSONObject([
-                JSONMember(key: "headers", value: .object(JSONObject([JSONMember(key: APNsHeader.priority, value: .string(APNsPriority.powerConsiderate.header))]))),
-                JSONMember(key: "payload", value: .object(payload)),
-            ])
-        }
-        // setupFCMSound: a string sound reaches iOS (apns.payload.aps.sound) and, when the client
-        // sent no `android`, Android too.
-        if case .string(let sound)? = n.value("sound") {
-            var a = apns ?? JSONObject()
-            var payload: JSONObject
-            if case .object(let p)? = a["payload"] { payload = p } else { payload = JSONObject() }
-            var aps: JSONObject
-            if case .object(let o)? = payload["aps"] { aps = o } else { aps = JSONObject() }
-            if !sound.isEmpty { set(&aps, "sound", .string(sound)) }  // firebase-admin leaves an empty sound out
-            set(&payload, "aps", .object(aps))
-            set(&a, "payload", .object(payload))
-            apns = a
-            if android == nil {
-                var o = JSONObject()
-                if let priority { o.members.append(JSONMember(key: "priority", value: .string(priority))) }
-                o.members.append(JSONMember(key: "notification", value: .object(JSONObject(sound.isEmpty ? [] : [JSONMember(key: "sound", value: .string(sound))]))))
-                android = o
-            }
-        }
+        if try n.bool("content_available") ?? false { apns = contentAvailableAPNs(data: data) }
+        if case .string(let sound)? = n.value("sound") { addFCMSound(sound, priority: priority, apns: &apns, android: &android) }
         // setupFCMPriority: the client's own android.priority wins.
         if let priority {
             var o = android ?? JSONObject()
-            if nonEmpty(o["priority"]?.stringValue) == nil { set(&o, "priority", .string(priority)) }
+            if nonEmpty(o["priority"]?.stringValue) == nil { replaceMember(&o, "priority", .string(priority)) }
             android = o
         }
+        return try assembleFCMMessage(n, notification: notification, data: data, android: android, apns: apns)
+    }
+
+    /// The client's own `notification` (messaging.Notification: title, body, image, each left out when empty).
+    private static func givenFCMNotification(_ n: ObjectReader) throws -> JSONObject? {
+        guard let given = try n.object("notification") else { return nil }
+        var o = JSONObject()
+        for key in ["title", "body", "image"] {
+            if let v = nonEmpty(try given.string(key, example: "")) { o.members.append(JSONMember(key: key, value: .string(v))) }
+        }
+        return o
+    }
+
+    private static func replaceMember(_ object: inout JSONObject, _ key: String, _ value: JSONValue) {
+        object.members.removeAll { $0.key == key }
+        object.members.append(JSONMember(key: key, value: value))
+    }
+
+    /// gorush's setupFCMContentAvailable: a background push for iOS at priority 5.
+    private static func contentAvailableAPNs(data: ObjectReader?) -> JSONObject {
+        // gorush puts the data keys inside `aps`; APNs custom keys belong next to it (a correction).
+        var payload = JSONObject([JSONMember(key: "aps", value: .object(JSONObject([JSONMember(key: "content-available", value: 1)])))])
+        if let data { payload.members += data.object.members.filter { $0.key != "aps" } }
+        return JSONObject([
+            JSONMember(key: "headers", value: .object(JSONObject([JSONMember(key: APNsHeader.priority, value: .string(APNsPriority.powerConsiderate.header))]))),
+            JSONMember(key: "payload", value: .object(payload)),
+        ])
+    }
+
+    /// gorush's setupFCMSound: a string sound reaches iOS (apns.payload.aps.sound) and, when the
+    /// client sent no `android`, Android too.
+    private static func addFCMSound(_ sound: String, priority: String?, apns: inout JSONObject?, android: inout JSONObject?) {
+        var a = apns ?? JSONObject()
+        var payload: JSONObject
+        if case .object(let p)? = a["payload"] { payload = p } else { payload = JSONObject() }
+        var aps: JSONObject
+        if case .object(let o)? = payload["aps"] { aps = o } else { aps = JSONObject() }
+        if !sound.isEmpty { replaceMember(&aps, "sound", .string(sound)) }  // firebase-admin leaves an empty sound out
+        replaceMember(&payload, "aps", .object(aps))
+        replaceMember(&a, "payload", .object(payload))
+        apns = a
+        if android == nil {
+            var o = JSONObject()
+            if let priority { o.members.append(JSONMember(key: "priority", value: .string(priority))) }
+            o.members.append(JSONMember(key: "notification", value: .object(JSONObject(sound.isEmpty ? [] : [JSONMember(key: "sound", value: .string(sound))]))))
+            android = o
+        }
+    }
+
+    /// The message's members in firebase-admin's order.
+    private static func assembleFCMMessage(_ n: ObjectReader, notification: JSONObject?, data: ObjectReader?,
+                                           android: JSONObject?, apns: JSONObject?) throws -> JSONObject {
+        var message = JSONObject()
         // An object the client gave is sent even when empty, as firebase-admin sends a non-nil struct.
         if let notification { message.members.append(JSONMember(key: "notification", value: .object(notification))) }
         if let data, !data.object.isEmpty {

@@ -102,21 +102,7 @@ enum SimulateCommand: Command {
 
     static func run(_ args: ParsedArguments) async throws -> Int32 {
         let root = try ProjectFiles.require("simulation files")
-        var p = SimulationParameters()
-        p.pushes = try args[pushes]
-        p.seed = try args[seed]
-        p.killRate = try args[killRate]
-        p.killStage = try args[killStage]
-        p.metricFailureRate = try args[metricFailureRate]
-        p.outages = try args[outages]
-        p.offline = try args[offline]
-        p.devices = try args[devices]
-        p.extensionsPerPhone = try args[extensionsPerPhone]
-        p.imageLatency = try args[imageLatency]
-        p.budget = try args[budget]
-        p.launches = try args[launches]
-        p.misconfiguredAppGroup = args[misconfiguredAppGroup]
-        p.concurrency = try args[concurrency]
+        var p = try parameters(args)
         let chosenSDK = try args[sdk]
         if args[compareSDKs] || chosenSDK == .retainza {
             // Options of the other experiments would be ignored without a word (an Android run
@@ -164,32 +150,64 @@ enum SimulateCommand: Command {
         // The iPhone's output stays what it was before the Android phone: no per-fault rows.
         if platforms == [.ios] { results = results.map { var r = $0; r.byFault = nil; return r } }
 
+        let sweep = try await recoverySweep(args, parameters: p, platforms: platforms, stores: stores, simulation: simulation)
+        try printResults(args, parameters: p, stores: stores, platforms: platforms, ios: results, android: androidResults, sweep: sweep)
+        return ExitStatus.success
+    }
+
+    /// The simulation's parameters, from the options they share.
+    private static func parameters(_ args: ParsedArguments) throws -> SimulationParameters {
+        var p = SimulationParameters()
+        p.pushes = try args[pushes]
+        p.seed = try args[seed]
+        p.killRate = try args[killRate]
+        p.killStage = try args[killStage]
+        p.metricFailureRate = try args[metricFailureRate]
+        p.outages = try args[outages]
+        p.offline = try args[offline]
+        p.devices = try args[devices]
+        p.extensionsPerPhone = try args[extensionsPerPhone]
+        p.imageLatency = try args[imageLatency]
+        p.budget = try args[budget]
+        p.launches = try args[launches]
+        p.misconfiguredAppGroup = args[misconfiguredAppGroup]
+        p.concurrency = try args[concurrency]
+        return p
+    }
+
+    /// With --chart: the recovery ratio at kill rates 5–50% per store (and platform), drawn to the file.
+    private static func recoverySweep(_ args: ParsedArguments, parameters p: SimulationParameters, platforms: [SimulatedPlatform],
+                                      stores: [SimulatedStore], simulation: Simulation) async throws -> [(String, [RecoveryChart.Point])] {
         var sweep: [(String, [RecoveryChart.Point])] = []
-        if let chart = try args[Self.chart] {
-            for platform in platforms {
-                for store in stores {
-                    var points: [RecoveryChart.Point] = []
-                    let name = platforms == [.ios] ? store.rawValue : platform == .ios ? "iOS \(store.rawValue)" : "Android \(store.androidSDKMode.rawValue)"
-                    for rate in [0.05, 0.1, 0.2, 0.3, 0.4, 0.5] {
-                        var run = p
-                        run.store = store
-                        run.killRate = rate
-                        let label = "\(name) kill \(Int(rate * 100))%"
-                        let r = platform == .ios ? try await simulation.run(run, progress: progressLine(label: label))
-                                                 : try await simulation.runAndroid(run, progress: progressLine(label: label))
-                        if let ratio = r.recoveryRatio { points.append(.init(killRate: rate, recoveryRatio: ratio)) }
-                    }
-                    // No point: the store missed nothing at any kill rate (recovery ratio undefined).
-                    sweep.append((points.isEmpty ? name + " (nothing missed)" : name, points))
+        guard let chart = try args[Self.chart] else { return sweep }
+        for platform in platforms {
+            for store in stores {
+                var points: [RecoveryChart.Point] = []
+                let name = platforms == [.ios] ? store.rawValue : platform == .ios ? "iOS \(store.rawValue)" : "Android \(store.androidSDKMode.rawValue)"
+                for rate in [0.05, 0.1, 0.2, 0.3, 0.4, 0.5] {
+                    var run = p
+                    run.store = store
+                    run.killRate = rate
+                    let label = "\(name) kill \(Int(rate * 100))%"
+                    let r = platform == .ios ? try await simulation.run(run, progress: progressLine(label: label))
+                                             : try await simulation.runAndroid(run, progress: progressLine(label: label))
+                    if let ratio = r.recoveryRatio { points.append(.init(killRate: rate, recoveryRatio: ratio)) }
                 }
-            }
-            if stderrIsTTY { writeError("\n") }
-            let svg = RecoveryChart.svg(series: sweep, title: "Delivered-metric recovery, \(p.pushes) pushes per point, seed \(p.seed)")
-            do { try svg.write(toFile: chart, atomically: true, encoding: .utf8) } catch {
-                throw UsageError("\(chart): cannot write the chart (\(error.localizedDescription))")
+                // No point: the store missed nothing at any kill rate (recovery ratio undefined).
+                sweep.append((points.isEmpty ? name + " (nothing missed)" : name, points))
             }
         }
+        if stderrIsTTY { writeError("\n") }
+        let svg = RecoveryChart.svg(series: sweep, title: "Delivered-metric recovery, \(p.pushes) pushes per point, seed \(p.seed)")
+        do { try svg.write(toFile: chart, atomically: true, encoding: .utf8) } catch {
+            throw UsageError("\(chart): cannot write the chart (\(error.localizedDescription))")
+        }
+        return sweep
+    }
 
+    private static func printResults(_ args: ParsedArguments, parameters p: SimulationParameters, stores: [SimulatedStore],
+                                     platforms: [SimulatedPlatform], ios results: [SimulationResult], android androidResults: [SimulationResult],
+                                     sweep: [(String, [RecoveryChart.Point])]) throws {
         if args[json] {
             struct Output: Encodable {
                 var results: [SimulationResult]
@@ -213,7 +231,6 @@ enum SimulateCommand: Command {
             print(String(format: "wall time: %.1f s", (results + androidResults).map(\.wallSeconds).reduce(0, +)))
             if let chart = try args[Self.chart] { print("chart written to \(chart)") }
         }
-        return ExitStatus.success
     }
 
     private static func androidSettings(_ args: ParsedArguments) throws -> AndroidSimulationSettings {

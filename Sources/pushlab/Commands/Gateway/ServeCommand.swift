@@ -72,49 +72,11 @@ enum ServeCommand: Command {
         // Caught from the start: a SIGINT or SIGTERM sent as soon as the banner shows is kept, not
         // lost to the default action (or dropped while the handler is being set up).
         let signals = TerminationSignals()
-        let cert = try args[Self.cert]
-        let key = try args[Self.key]
-        for (flag, file) in [("--cert", cert), ("--key", key)] where !FileManager.default.isReadableFile(atPath: file) {
-            throw UsageError("\(flag) \(file): cannot read the file",
-                             fix: ProjectFiles.root == nil ? ProjectFiles.missingFix : "pass \(flag) with a PEM file (certs/README.md)")
-        }
-        KeyFilePermissions.warnIfShared(key, flag: "--key")
-        var config = GatewayConfiguration(certificateFile: cert, privateKeyFile: key)
-        config.host = try args[host]
-        config.apnsPort = try args[apnsPort]
-        config.apnsCleartextPort = try args[apnsCleartextPort]
-        config.fcmPort = try args[port]
-        config.fcmCleartextPort = try args[cleartextPort]
-        config.environment = args[production] ? .productionOnly : .sandboxOnly
-        config.authenticatedStreamLimit = UInt32(try args[streamLimit])
-        config.perTokenLimit = try args[tokenRate]
-        config.providerTokenUpdates = try args[tokenUpdates]
-        config.idleTimeout = try args[idleTimeout]
-        config.recordsPath = try args[db]
-        config.faultPlan = try faults.plan(args)
-        config.eventLoops = try args[eventLoops]
-        if let ca = try args[apnsClientCA] {
-            guard FileManager.default.isReadableFile(atPath: ca) else {
-                throw UsageError("--apns-client-ca \(ca): cannot read the file", fix: "pass the PEM file of the CA that issued the provider certificates, e.g. certs/ca.pem")
-            }
-            config.apnsClientCertificateCAFile = ca
-        }
-
+        var config = try gatewayConfiguration(args)
+        let cert = config.certificateFile
         let certsDirectory = FilePaths.parent(of: cert).isEmpty ? "certs" : FilePaths.parent(of: cert)
-        let keys: GatewayKeys
-        do {
-            keys = FileManager.default.fileExists(atPath: certsDirectory + "/AuthKey_PLDEVKEY01.pub.pem")
-                ? try GatewayKeys.developmentDefaults(certsDirectory: certsDirectory) : GatewayKeys()
-            for spec in try args[apnsKeys] { try keys.trustAPNsKey(spec: spec) }
-            for file in try args[serviceAccounts] { try keys.trustServiceAccount(path: file) }
-        } catch let error as GatewayConfigError {
-            throw UsageError(error.reason, fix: error.fix)
-        } catch { throw UsageError("\(error)") }
-        let devices: DeviceRegistry
-        do { devices = try args[Self.devices].map { try DeviceRegistry.load(path: $0) } ?? DeviceRegistry() } catch {
-            if let error = error as? GatewayConfigError { throw UsageError("--devices \(error.reason)", fix: error.fix) }
-            throw UsageError("--devices \(error)")
-        }
+        let keys = try gatewayKeys(args, certsDirectory: certsDirectory)
+        let devices = try deviceRegistry(args)
         let retainzaProfile = try ServeRetainza.profile(args)
         if let retainzaProfile { ServeRetainza.register(retainzaProfile, in: devices) }
         let retainzaFleet = retainzaProfile.map { _ in RetainzaFleet() }
@@ -129,22 +91,8 @@ enum ServeCommand: Command {
         let collector = try MetricsCollector(configuration: CollectorConfiguration(credentials: CollectorCredentials(cdpAPIKeys: Set(cdpKeys))),
                                              store: store)
         let bench = args[Self.bench]
-        var liveProfile = LiveActivityProfile()
-        if let path = try args[liveApp] {
-            do { liveProfile = try AppProfile.load(path: path).liveActivities ?? liveProfile } catch {
-                throw UsageError("--live-app \(error.reason)", fix: error.fix)
-            }
-        }
         let channels = BroadcastChannelRegistry()
-        // A Live Activity push a phone did not apply gets a line, like every push.
-        var notApplied: (@Sendable (String, LiveActivityTimelineEvent) -> Void)?
-        if !args[quiet] {
-            notApplied = { (device: String, event: LiveActivityTimelineEvent) in
-                let line: String = "live activity " + device + " " + (event.activityID ?? "-") + ": " + event.kind.rawValue + " — " + event.detail
-                emit(line)
-            }
-        }
-        let activities = LiveActivityFleet(channels: channels, profile: liveProfile, onNotApplied: notApplied)
+        let activities = try liveActivityFleet(args, channels: channels)
         let lines: (any PushDeliverySink)? = args[quiet] ? nil : PushLogLine()
         let console = try ConsoleSetup.console(args, next: lines)
         config.recordObserver = console?.gatewayFeed
@@ -161,15 +109,7 @@ enum ServeCommand: Command {
         }
         do { try gateway.start() } catch { throw UsageError("\(error)", fix: "pick other ports (0 picks free ones)") }
 
-        if let google = gateway.googleAddresses {
-            if let url = google.tlsURL { emit("\(url) (h2, http/1.1): OAuth /token, FCM /v1/projects/…/messages:send, collector, /admin, /health") }
-            if let url = google.cleartextURL { emit("\(url) (h2c, http/1.1): the same routes in cleartext") }
-            if let images, let url = google.tlsURL ?? google.cleartextURL { emit("images: \(url)/images/<name> from \(images)/") }
-        }
-        if let apns = gateway.apnsAddresses {
-            if let url = apns.tlsURL { emit("APNs: \(url) (h2)   e.g. pushlab send apns --url \(url) --ca-file \(certsDirectory)/ca.pem …") }
-            if let url = apns.cleartextURL { emit("APNs: \(url) (h2c)") }
-        }
+        announceAddresses(of: gateway, images: images, certsDirectory: certsDirectory)
         let consoleClient = try console.map {
             try ConsoleSetup.attach($0, args, gateway: gateway, collector: collector, certsDirectory: certsDirectory, cdpKey: cdpKeys[0])
         }
@@ -198,6 +138,92 @@ enum ServeCommand: Command {
             for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: collectorDB + suffix) }
         }
         return ExitStatus.success
+    }
+
+    /// The gateway's configuration from the options (the TLS files checked readable first).
+    private static func gatewayConfiguration(_ args: ParsedArguments) throws -> GatewayConfiguration {
+        let cert = try args[Self.cert]
+        let key = try args[Self.key]
+        for (flag, file) in [("--cert", cert), ("--key", key)] where !FileManager.default.isReadableFile(atPath: file) {
+            throw UsageError("\(flag) \(file): cannot read the file",
+                             fix: ProjectFiles.root == nil ? ProjectFiles.missingFix : "pass \(flag) with a PEM file (certs/README.md)")
+        }
+        KeyFilePermissions.warnIfShared(key, flag: "--key")
+        var config = GatewayConfiguration(certificateFile: cert, privateKeyFile: key)
+        config.host = try args[host]
+        config.apnsPort = try args[apnsPort]
+        config.apnsCleartextPort = try args[apnsCleartextPort]
+        config.fcmPort = try args[port]
+        config.fcmCleartextPort = try args[cleartextPort]
+        config.environment = args[production] ? .productionOnly : .sandboxOnly
+        config.authenticatedStreamLimit = UInt32(try args[streamLimit])
+        config.perTokenLimit = try args[tokenRate]
+        config.providerTokenUpdates = try args[tokenUpdates]
+        config.idleTimeout = try args[idleTimeout]
+        config.recordsPath = try args[db]
+        config.faultPlan = try faults.plan(args)
+        config.eventLoops = try args[eventLoops]
+        if let ca = try args[apnsClientCA] {
+            guard FileManager.default.isReadableFile(atPath: ca) else {
+                throw UsageError("--apns-client-ca \(ca): cannot read the file", fix: "pass the PEM file of the CA that issued the provider certificates, e.g. certs/ca.pem")
+            }
+            config.apnsClientCertificateCAFile = ca
+        }
+        return config
+    }
+
+    /// The keys the gateway trusts: the development defaults beside the certificate, then --apns-key and --service-account.
+    private static func gatewayKeys(_ args: ParsedArguments, certsDirectory: String) throws -> GatewayKeys {
+        let keys: GatewayKeys
+        do {
+            keys = FileManager.default.fileExists(atPath: certsDirectory + "/AuthKey_PLDEVKEY01.pub.pem")
+                ? try GatewayKeys.developmentDefaults(certsDirectory: certsDirectory) : GatewayKeys()
+            for spec in try args[apnsKeys] { try keys.trustAPNsKey(spec: spec) }
+            for file in try args[serviceAccounts] { try keys.trustServiceAccount(path: file) }
+        } catch let error as GatewayConfigError {
+            throw UsageError(error.reason, fix: error.fix)
+        } catch { throw UsageError("\(error)") }
+        return keys
+    }
+
+    private static func deviceRegistry(_ args: ParsedArguments) throws -> DeviceRegistry {
+        let devices: DeviceRegistry
+        do { devices = try args[Self.devices].map { try DeviceRegistry.load(path: $0) } ?? DeviceRegistry() } catch {
+            if let error = error as? GatewayConfigError { throw UsageError("--devices \(error.reason)", fix: error.fix) }
+            throw UsageError("--devices \(error)")
+        }
+        return devices
+    }
+
+    /// The phones' Live Activities (--live-app), with a line for each push a phone did not apply unless --quiet.
+    private static func liveActivityFleet(_ args: ParsedArguments, channels: BroadcastChannelRegistry) throws -> LiveActivityFleet {
+        var liveProfile = LiveActivityProfile()
+        if let path = try args[liveApp] {
+            do { liveProfile = try AppProfile.load(path: path).liveActivities ?? liveProfile } catch {
+                throw UsageError("--live-app \(error.reason)", fix: error.fix)
+            }
+        }
+        // A Live Activity push a phone did not apply gets a line, like every push.
+        var notApplied: (@Sendable (String, LiveActivityTimelineEvent) -> Void)?
+        if !args[quiet] {
+            notApplied = { (device: String, event: LiveActivityTimelineEvent) in
+                let line: String = "live activity " + device + " " + (event.activityID ?? "-") + ": " + event.kind.rawValue + " — " + event.detail
+                emit(line)
+            }
+        }
+        return LiveActivityFleet(channels: channels, profile: liveProfile, onNotApplied: notApplied)
+    }
+
+    private static func announceAddresses(of gateway: Gateway, images: String?, certsDirectory: String) {
+        if let google = gateway.googleAddresses {
+            if let url = google.tlsURL { emit("\(url) (h2, http/1.1): OAuth /token, FCM /v1/projects/…/messages:send, collector, /admin, /health") }
+            if let url = google.cleartextURL { emit("\(url) (h2c, http/1.1): the same routes in cleartext") }
+            if let images, let url = google.tlsURL ?? google.cleartextURL { emit("images: \(url)/images/<name> from \(images)/") }
+        }
+        if let apns = gateway.apnsAddresses {
+            if let url = apns.tlsURL { emit("APNs: \(url) (h2)   e.g. pushlab send apns --url \(url) --ca-file \(certsDirectory)/ca.pem …") }
+            if let url = apns.cleartextURL { emit("APNs: \(url) (h2c)") }
+        }
     }
 
     /// `--images DIR`, or payloads/assets of pushlab's files (ProjectFiles); nil: no image route.
