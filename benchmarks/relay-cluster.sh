@@ -317,11 +317,16 @@ full_kill_test() {
     urls+=("$(sed -n 's|^relay: listening on \(http://[0-9.:]*\).*|\1|p' "${logs[$i]}")")
   done
   local t0; t0=$(now_ms)
+  # Post in the background (to node 1): on a fast machine the first pushes are delivered while
+  # the later ones are posted, so the kill must not wait for the posting to end.
   local ids=() body
-  for body in "$TMP"/kill-body-*.json; do
-    ids+=("$(curl -sS --http2-prior-knowledge -X POST "${urls[0]}/v1/apps/demo/pushes" -H "authorization: Bearer $KEY" \
-      -H 'content-type: application/json' --data-binary "@$body" | sed -n 's/.*"id":"\([^"]*\)".*/\1/p')")
-  done
+  (
+    for body in "$TMP"/kill-body-*.json; do
+      curl -sS --http2-prior-knowledge -X POST "${urls[0]}/v1/apps/demo/pushes" -H "authorization: Bearer $KEY" \
+        -H 'content-type: application/json' --data-binary "@$body" | sed -n 's/.*"id":"\([^"]*\)".*/\1/p'
+    done >"$TMP/kill-ids"
+  ) &
+  local poster=$!
   until [ "$(finished)" -ge $((KILL_TARGETS / 4)) ] 2>/dev/null; do sleep 0.05; done
   kill -9 "${pids[1]}"
   local killed_at; killed_at=$(finished)
@@ -330,6 +335,11 @@ full_kill_test() {
   "$BIN" relay --config "$TMP/relay-kill.json" --data "$TMP/kill-data-1" --quiet --queue "$REDIS_URL" --node k2 >"${logs[1]}" 2>&1 &
   pids[1]=$!; PIDS+=($!); disown $!
   wait_for "${logs[1]}" "relay: listening on http://"
+  wait "$poster"
+  mapfile -t ids <"$TMP/kill-ids"
+  local n_bodies; n_bodies=$(ls "$TMP"/kill-body-*.json | wc -l)
+  [ "${#ids[@]}" -eq "$n_bodies" ] && [ -z "$(printf '%s\n' "${ids[@]}" | grep -x '')" ] ||
+    { echo "relay-cluster.sh: full kill test: ${#ids[@]} push ids for $n_bodies requests (a push was refused)" >&2; exit 1; }
   local id
   for id in "${ids[@]}"; do
     until curl -sS --http2-prior-knowledge "${urls[0]}/v1/pushes/$id?wait=30s&results=false" -H "authorization: Bearer $KEY" | grep -q '"finished":true'; do :; done
