@@ -10,8 +10,9 @@
 #    delivery. The medians are the model's parameters: relay (SQLite), relay (Redis),
 #    redis-server, emulator.
 # 2. The model: one Redis core's ceiling = 1 / (redis-server CPU per delivery); N shards = N ×
-#    that (from the one-instance number: this branch has no Redis Cluster mode; see the results
-#    file); how many relay and emulator cores one Redis core feeds; and for a setup that puts
+#    that from the one-instance number (the arithmetic upper bound; the cluster ceiling from
+#    per-master CPU and shares measured on a real N-master cluster is `CLUSTER=3
+#    benchmarks/relay-cluster.sh`'s, in benchmarks/results/relay-redis-cluster.md); how many relay and emulator cores one Redis core feeds; and for a setup that puts
 #    components on cores, the predicted deliveries/s = min over cores of (core share left to us)
 #    ÷ (sum of the CPU per delivery of the components on that core).
 # 3. Pinned runs (PIN_ROUNDS each): for every setup below, the processes pinned with `taskset`
@@ -252,7 +253,7 @@ predict() {
   echo
   one=$(calc "printf \"%.0f\", 1e6 / $REDIS_US")
   echo "- One Redis core (one instance, one shard): 10^6 ÷ $REDIS_US µs = **$one deliveries/s**."
-  echo "- N shards: N × $one (3 shards: $(calc "printf \"%.0f\", 3e6 / $REDIS_US")), taking each shard's CPU per delivery as the one instance's: this branch has no Redis Cluster mode, so the per-shard number is not measured here (benchmarks/relay-cluster.sh measures it where Redis Cluster is supported). The budget buckets, API keys and provider tokens live on the shard of their key and are not in this number."
+  echo "- N shards: N × $one (3 shards: $(calc "printf \"%.0f\", 3e6 / $REDIS_US")), taking each shard's CPU per delivery as the one instance's and the pushes as evenly spread: an upper bound, arithmetic only. The ceiling from per-master CPU and shares measured on a real cluster is in [relay-redis-cluster.md](relay-redis-cluster.md) (\`CLUSTER=3 benchmarks/relay-cluster.sh\`, \"Cluster ceiling\"). The budget buckets, API keys and provider tokens live on the shard of their key and are not in this number."
   echo "- What one Redis core feeds at its ceiling: $(calc "printf \"%.1f\", $RELAY_REDIS / $REDIS_US") relay cores ($RELAY_REDIS ÷ $REDIS_US) and $(calc "printf \"%.1f\", $EMU_REDIS / $REDIS_US") emulator cores ($EMU_REDIS ÷ $REDIS_US; a real APNs/FCM is not on your cores)."
   echo "- Per 10,000 deliveries/s: $(calc "printf \"%.2f\", $RELAY_REDIS / 100") relay cores on Redis and $(calc "printf \"%.2f\", $REDIS_US / 100") Redis cores; $(calc "printf \"%.2f\", $RELAY_SQLITE / 100") relay cores on SQLite."
   echo

@@ -25,7 +25,14 @@
 # ("shard K"), deliveries/s, recovery and the full kill test; writes
 # benchmarks/results/relay-redis-cluster.md (the single-Redis file is left alone).
 #   CLUSTER=3 TARGETS=20000 ROUNDS=3 KILL_TARGETS=100000 SKIP_BUILD=1 benchmarks/relay-cluster.sh
+# With CLUSTER=N the results also give the cluster ceiling against one shard's (issue 37's "≥ 3×"):
+# per master, its CPU and its share of the final results are measured in each run, and the
+# ceilings are arithmetic from them (see cluster_ceilings below and docs/relay.md "Capacity
+# model"); before the rounds each master's CPU with no traffic is measured for IDLE_SECONDS, and
+# each round adds "Redis (one instance), 1 node" on a plain redis-server started beside the
+# cluster (the one-instance comparator, same bodies, same run).
 # Variables: TARGETS (targets per measured run), ROUNDS, KILL_TARGETS (full kill test; 0 skips),
+# IDLE_SECONDS (CLUSTER only: idle CPU per master, default 10; 0 skips),
 # CONCURRENCY (workers.concurrency per node), LEASE (workers.lease_seconds), CLUSTER (0: one
 # redis-server; N: an N-master cluster), PUSH_SIZE (targets per push request: 10,000, on a cluster
 # 1,000), BIN (the pushlab binary), SKIP_BUILD=1 (use $BIN as built).
@@ -37,6 +44,8 @@ ROUNDS=${ROUNDS:-3}
 CONCURRENCY=${CONCURRENCY:-64}
 LEASE=${LEASE:-5}
 CLUSTER=${CLUSTER:-0}
+CLUSTER_N=$CLUSTER
+IDLE_SECONDS=${IDLE_SECONDS:-10}
 # Targets per push request: a push lives in one stream, so on a cluster many smaller pushes
 # spread over the masters (1,000 a request there; 10,000, the API's limit, on one Redis).
 PUSH_SIZE=${PUSH_SIZE:-$([ "$CLUSTER" -gt 0 ] && echo 1000 || echo 10000)}
@@ -69,6 +78,9 @@ start_redis() {  # dir [extra args…] → appends to REDIS_PIDS / REDIS_PORTS
   wait_for "$dir/redis.log" "Ready to accept connections"
 }
 if [ "$CLUSTER" -gt 0 ]; then
+  # One plain redis-server beside the cluster, for "one instance" in the same run (measure_single).
+  start_redis "$TMP/redis-single"
+  SINGLE_PID=${REDIS_PIDS[0]}; SINGLE_PORT=${REDIS_PORTS[0]}; REDIS_PIDS=(); REDIS_PORTS=()
   for i in $(seq "$CLUSTER"); do
     start_redis "$TMP/redis-$i" --cluster-enabled yes --cluster-config-file nodes.conf --cluster-port "$(free_port)" \
       --cluster-require-full-coverage no
@@ -155,6 +167,66 @@ wait_finished() {  # ids…
 }
 now_ms() { date +%s%3N; }
 
+# shard_deliveries → final results per master, one line each (in REDIS_PORTS order): the
+# `finished` counters of the streams whose keys that master holds (a master that does not hold a
+# key answers MOVED).
+shard_deliveries() {
+  local port p v n
+  for port in "${REDIS_PORTS[@]}"; do
+    n=0
+    for p in $(prefixes); do
+      v=$(redis-cli -p "$port" GET "$p:finished" 2>&1)
+      case "$v" in *MOVED*|*ASK*) ;; *) n=$((n + ${v:-0})) ;; esac
+    done
+    echo "$n"
+  done
+}
+# cluster_ceilings LABEL TICKS… (issue 37's cluster ceiling; one tick count per master, this run):
+# with a_k = master k's CPU ÷ all TARGETS (its cost per delivery of the cluster), f_k = its share
+# of the final results (pushes are spread over the streams by id hash) and c_k = a_k ÷ f_k (its
+# CPU per delivery it carried):
+#   one shard's ceiling          = 10^6 ÷ Σ a_k   (all of the cluster's Redis work on one core)
+#   cluster ceiling, this spread = 10^6 ÷ max a_k (each master k runs X × a_k µs a second at X
+#                                  deliveries/s: the busiest saturates first)
+#   cluster ceiling, even spread = Σ 10^6 ÷ c_k   (if each master got deliveries until it is full)
+# Records each, and cluster ÷ one shard for both spreads.
+cluster_ceilings() {
+  local label=$1; shift
+  local ticks=("$@") counts k; mapfile -t counts < <(shard_deliveries)
+  for k in "${!ticks[@]}"; do
+    record "$label: shard $((k + 1)) share of deliveries %" "$(awk -v c="${counts[k]}" -v n="$TARGETS" 'BEGIN { printf "%.1f", 100 * c / n }')"
+    [ "${counts[k]}" -gt 0 ] && record "$label: shard $((k + 1)) CPU µs per delivery it carried" \
+      "$(awk -v t="${ticks[k]}" -v u="$TICK_US" -v c="${counts[k]}" 'BEGIN { printf "%.1f", t * u / c }')"
+  done
+  local out; out=$(awk -v u="$TICK_US" -v n="$TARGETS" -v t="${ticks[*]}" -v c="${counts[*]}" 'BEGIN {
+      k = split(t, tk, " "); split(c, ct, " "); sum = 0; max = 0; even = 0; all = 1
+      for (i = 1; i <= k; i++) {
+        a = tk[i] * u / n; sum += a; if (a > max) max = a
+        if (ct[i] > 0 && tk[i] > 0) even += 1e6 / (tk[i] * u / ct[i]); else all = 0
+      }
+      if (sum == 0) { print "n/a n/a n/a n/a n/a"; exit }
+      one = 1e6 / sum; spread = 1e6 / max
+      printf "%.0f %.0f %.2f %s %s\n", one, spread, spread / one, (all ? sprintf("%.0f", even) : "n/a"), (all ? sprintf("%.2f", even / one) : "n/a") }')
+  local one spread spread_ratio even even_ratio; read -r one spread spread_ratio even even_ratio <<<"$out"
+  [ "$one" = n/a ] && return 0
+  record "$label: ceiling, one shard (deliveries/s)" "$one"
+  record "$label: ceiling, cluster at this spread (deliveries/s)" "$spread"
+  record "$label: cluster ÷ one shard, this spread" "$spread_ratio"
+  # A master that carried nothing this run has no cost per delivery: no even-spread value then.
+  [ "$even" = n/a ] || record "$label: ceiling, cluster at even spread (deliveries/s)" "$even"
+  [ "$even_ratio" = n/a ] || record "$label: cluster ÷ one shard, even spread" "$even_ratio"
+}
+# idle_overhead → per master, its CPU with no relay traffic over IDLE_SECONDS (cluster bus
+# heartbeats, serverCron, AOF fsync): a fixed cost a second that a master pays whatever it carries.
+idle_overhead() {
+  local before after k
+  mapfile -t before < <(redis_ticks); sleep "$IDLE_SECONDS"; mapfile -t after < <(redis_ticks)
+  for k in "${!before[@]}"; do
+    record "idle: shard $((k + 1)) CPU ms per second" \
+      "$(awk -v d=$(( after[k] - before[k] )) -v u="$TICK_US" -v s="$IDLE_SECONDS" 'BEGIN { printf "%.1f", d * u / 1000 / s }')"
+  done
+}
+
 # One measured run: start the nodes, post, wait, read CPU. $1 label, $2 node count, $3 queue (redis|sqlite).
 measure() {
   local label=$1 count=$2 queue=$3 i
@@ -179,15 +251,25 @@ measure() {
   record "$label: deliveries/s" "$(awk -v n="$TARGETS" -v ms=$((t1 - t0)) 'BEGIN { printf "%.0f", n * 1000 / ms }')"
   record "$label: relay CPU µs/delivery (all nodes)" "$(awk -v t="$total" -v u="$TICK_US" -v n="$TARGETS" 'BEGIN { printf "%.1f", t * u / n }')"
   if [ "$queue" = redis ]; then
-    local redis_after k sum=0; mapfile -t redis_after < <(redis_ticks)
+    local redis_after k sum=0 shard_ticks=(); mapfile -t redis_after < <(redis_ticks)
     for k in "${!redis_after[@]}"; do
-      ticks=$(( redis_after[k] - redis_before[k] )); sum=$((sum + ticks))
+      ticks=$(( redis_after[k] - redis_before[k] )); sum=$((sum + ticks)); shard_ticks+=("$ticks")
       [ "$CLUSTER" -gt 0 ] && record "$label: shard $((k + 1)) redis-server CPU µs/delivery" \
         "$(awk -v t="$ticks" -v u="$TICK_US" -v n="$TARGETS" 'BEGIN { printf "%.1f", t * u / n }')"
     done
     record "$label: redis-server CPU µs/delivery" "$(awk -v t="$sum" -v u="$TICK_US" -v n="$TARGETS" 'BEGIN { printf "%.1f", t * u / n }')"
+    [ "$CLUSTER" -gt 0 ] && cluster_ceilings "$label" "${shard_ticks[@]}"
   fi
   stop_nodes
+}
+
+# measure_single: on a cluster, "Redis (one instance), 1 node" — the same run on the plain
+# redis-server started beside the cluster (the comparator for one shard's ceiling).
+measure_single() {
+  local url=$REDIS_URL pids=("${REDIS_PIDS[@]}") ports=("${REDIS_PORTS[@]}")
+  REDIS_URL="redis://127.0.0.1:$SINGLE_PORT/0"; REDIS_PIDS=("$SINGLE_PID"); REDIS_PORTS=("$SINGLE_PORT"); CLUSTER=0
+  measure "Redis (one instance), 1 node" 1 redis
+  REDIS_URL=$url; REDIS_PIDS=("${pids[@]}"); REDIS_PORTS=("${ports[@]}"); CLUSTER=$CLUSTER_N
 }
 
 # Recovery: 3 nodes, kill -9 node 2 a quarter through; time until its pending entries are
@@ -235,11 +317,16 @@ full_kill_test() {
     urls+=("$(sed -n 's|^relay: listening on \(http://[0-9.:]*\).*|\1|p' "${logs[$i]}")")
   done
   local t0; t0=$(now_ms)
+  # Post in the background (to node 1): on a fast machine the first pushes are delivered while
+  # the later ones are posted, so the kill must not wait for the posting to end.
   local ids=() body
-  for body in "$TMP"/kill-body-*.json; do
-    ids+=("$(curl -sS --http2-prior-knowledge -X POST "${urls[0]}/v1/apps/demo/pushes" -H "authorization: Bearer $KEY" \
-      -H 'content-type: application/json' --data-binary "@$body" | sed -n 's/.*"id":"\([^"]*\)".*/\1/p')")
-  done
+  (
+    for body in "$TMP"/kill-body-*.json; do
+      curl -sS --http2-prior-knowledge -X POST "${urls[0]}/v1/apps/demo/pushes" -H "authorization: Bearer $KEY" \
+        -H 'content-type: application/json' --data-binary "@$body" | sed -n 's/.*"id":"\([^"]*\)".*/\1/p'
+    done >"$TMP/kill-ids"
+  ) &
+  local poster=$!
   until [ "$(finished)" -ge $((KILL_TARGETS / 4)) ] 2>/dev/null; do sleep 0.05; done
   kill -9 "${pids[1]}"
   local killed_at; killed_at=$(finished)
@@ -248,6 +335,11 @@ full_kill_test() {
   "$BIN" relay --config "$TMP/relay-kill.json" --data "$TMP/kill-data-1" --quiet --queue "$REDIS_URL" --node k2 >"${logs[1]}" 2>&1 &
   pids[1]=$!; PIDS+=($!); disown $!
   wait_for "${logs[1]}" "relay: listening on http://"
+  wait "$poster"
+  mapfile -t ids <"$TMP/kill-ids"
+  local n_bodies; n_bodies=$(ls "$TMP"/kill-body-*.json | wc -l)
+  [ "${#ids[@]}" -eq "$n_bodies" ] && [ -z "$(printf '%s\n' "${ids[@]}" | grep -x '')" ] ||
+    { echo "relay-cluster.sh: full kill test: ${#ids[@]} push ids for $n_bodies requests (a push was refused)" >&2; exit 1; }
   local id
   for id in "${ids[@]}"; do
     until curl -sS --http2-prior-knowledge "${urls[0]}/v1/pushes/$id?wait=30s&results=false" -H "authorization: Bearer $KEY" | grep -q '"finished":true'; do :; done
@@ -272,11 +364,13 @@ full_kill_test() {
   record "full kill test: seconds" "$(awk -v ms=$((t1 - t0)) 'BEGIN { printf "%.1f", ms / 1000 }')"
 }
 
+if [ "$CLUSTER" -gt 0 ] && [ "$IDLE_SECONDS" -gt 0 ]; then ROUND=idle; idle_overhead; fi
 for round in $(seq "$ROUNDS"); do
   ROUND=$round
   echo "relay-cluster.sh: round $round" >&2
   measure "SQLite, 1 node" 1 sqlite
   measure "Redis, 1 node" 1 redis
+  [ "$CLUSTER" -gt 0 ] && measure_single
   measure "Redis, 2 nodes" 2 redis
   measure "Redis, 3 nodes" 3 redis
   recovery
@@ -305,7 +399,9 @@ m() { median "$1"; }
   echo
   echo "| setup | deliveries/s | relay CPU µs/delivery (all nodes) | per node | redis-server CPU µs/delivery |"
   echo "| --- | ---: | ---: | --- | ---: |"
-  for label in "SQLite, 1 node" "Redis, 1 node" "Redis, 2 nodes" "Redis, 3 nodes"; do
+  labels=("SQLite, 1 node" "Redis, 1 node" "Redis, 2 nodes" "Redis, 3 nodes")
+  [ "$CLUSTER" -gt 0 ] && labels+=("Redis (one instance), 1 node")
+  for label in "${labels[@]}"; do
     per=""
     for i in 1 2 3; do v=$(m "$label: node $i CPU µs/delivery"); [ "$v" != n/a ] && per+="${per:+, }$v"; done
     echo "| $label | $(m "$label: deliveries/s") | $(m "$label: relay CPU µs/delivery (all nodes)") | $per | $(m "$label: redis-server CPU µs/delivery") |"
@@ -327,6 +423,36 @@ m() { median "$1"; }
       for k in $(seq "$CLUSTER"); do per+="${per:+, }$(m "$label: shard $k redis-server CPU µs/delivery")"; done
       echo "| $label | $per | $(m "$label: redis-server CPU µs/delivery") |"
     done
+    echo
+    echo "## Cluster ceiling (issue 37: ≥ 3× one shard's)"
+    echo
+    echo "Measured per master in each run: its CPU (a_k, µs per delivery of the whole cluster, the table above) and its share f_k of the final results (the \`finished\` counters of the streams it holds; pushes go to a stream by id hash). Arithmetic from those: c_k = a_k ÷ f_k, the CPU per delivery that master carried; **one shard's ceiling** = 10⁶ ÷ Σ a_k (all of the cluster's Redis work on one core); **cluster ceiling at this spread** = 10⁶ ÷ max a_k (at X deliveries/s master k is busy X × a_k µs a second, so the busiest saturates first); **at even spread** = Σ 10⁶ ÷ c_k (each master fed until it is full). Medians over $ROUNDS round(s) of the per-run values."
+    echo
+    single=$(m "Redis (one instance), 1 node: redis-server CPU µs/delivery")
+    single_ceiling=$(awk -v s="$single" 'BEGIN { if (s == "n/a" || s == 0) print "n/a"; else printf "%.0f", 1e6 / s }')
+    echo "One plain redis-server (not a cluster) in the same rounds, one node: **$single µs** per delivery, a ceiling of **$single_ceiling deliveries/s** — the other comparator for \"one shard\" (no cluster bus, one stream)."
+    echo
+    echo "| setup | share of deliveries per master, % | µs per delivery it carried, per master | one shard (Σ a_k) | cluster, this spread | ÷ one shard | ÷ one instance | cluster, even spread | ÷ one shard | ≥ ${CLUSTER}× at this spread (shard / instance) |"
+    echo "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | :---: |"
+    for label in "Redis, 1 node" "Redis, 2 nodes" "Redis, 3 nodes"; do
+      share=""; carried=""
+      for k in $(seq "$CLUSTER"); do
+        share+="${share:+, }$(m "$label: shard $k share of deliveries %")"
+        carried+="${carried:+, }$(m "$label: shard $k CPU µs per delivery it carried")"
+      done
+      r=$(m "$label: cluster ÷ one shard, this spread")
+      spread=$(m "$label: ceiling, cluster at this spread (deliveries/s)")
+      ri=$(ratio "$spread" "$single_ceiling")
+      ok=$(awk -v r="$r" -v n="$CLUSTER" 'BEGIN { if (r == "n/a") print "n/a"; else print (r >= n ? "yes" : "**no**") }')
+      oki=$(awk -v r="$ri" -v n="$CLUSTER" 'BEGIN { if (r == "n/a") print "n/a"; else print (r >= n ? "yes" : "**no**") }')
+      echo "| $label | $share | $carried | $(m "$label: ceiling, one shard (deliveries/s)") | $spread | $r | $ri | $(m "$label: ceiling, cluster at even spread (deliveries/s)") | $(m "$label: cluster ÷ one shard, even spread") | $ok / $oki |"
+    done
+    echo
+    if [ "$IDLE_SECONDS" -gt 0 ]; then
+      idle=""; for k in $(seq "$CLUSTER"); do idle+="${idle:+, }$(m "idle: shard $k CPU ms per second")"; done
+      echo "- Each master's CPU with no relay traffic (cluster bus heartbeats, serverCron, AOF), over $IDLE_SECONDS s before the runs: $idle ms per second (shard 1, 2, …). This fixed cost is in a_k: a run of T seconds adds (ms per second × T × 1000 ÷ targets) µs per delivery to each master, so short runs at small sizes overstate it."
+    fi
+    echo "- What keeps the ratio under $CLUSTER× where it is: the spread (with $CLUSTER masters at equal cost the busiest master's a_k is 1/$CLUSTER of the sum only when each gets 1/$CLUSTER of the deliveries: a push's targets all go to its one stream, so few large pushes spread unevenly — PUSH_SIZE=$PUSH_SIZE gives $(( (TARGETS + PUSH_SIZE - 1) / PUSH_SIZE )) pushes a run), and costs each master pays whatever it carries (the idle cost above; the relay nodes' blocking reads and lease checks on every stream). \"Even spread\" removes the first; the gap left between it and $CLUSTER× is the second."
     echo
   fi
   echo "- recovery after kill -9 of one of 3 nodes: its pending entries taken over in $(m "recovery: kill → taken over (ms)") ms (median; target ≤ $((2 * LEASE * 1000)) ms = 2× the ${LEASE} s lease); final results $(m "recovery: final results") of $TARGETS."
