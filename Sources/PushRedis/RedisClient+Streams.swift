@@ -124,11 +124,6 @@ extension RedisClient {
         }
     }
 
-    /// `XLEN stream`.
-    public func xlen(_ stream: String) async throws(RedisError) -> Int {
-        try await execute(RedisCommand("XLEN", stream)).intValue(command: "XLEN")
-    }
-
     /// `XINFO GROUPS stream`.
     public func xinfoGroups(_ stream: String) async throws(RedisError) -> [RedisGroupInfo] {
         let reply = try await execute(RedisCommand("XINFO", "GROUPS", stream))

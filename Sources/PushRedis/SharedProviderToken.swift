@@ -25,7 +25,6 @@ public actor SharedProviderToken: APNsCredential {
     private let time: any TimeSource
     private let policy: ProviderTokenPolicy
     private var local: (jwt: String, issuedAt: Date)?
-    private var signed = 0
     private var fallbacks = 0
     /// Set while `local` is a token this node made on its own because Redis could not be
     /// reached: from then on the node asks Redis again (at most every `retryShared` seconds)
@@ -45,8 +44,6 @@ public actor SharedProviderToken: APNsCredential {
         self.redisKey = "\(keyPrefix):apns-token:\(key.teamID):\(key.keyID)"
     }
 
-    /// Tokens this node signed (most are discarded: another node's was installed first).
-    public var signedCount: Int { signed }
     /// Times Redis could not be reached and this node used a token of its own.
     public var localFallbacks: Int { fallbacks }
 
@@ -98,7 +95,6 @@ public actor SharedProviderToken: APNsCredential {
     }
 
     private func sign(at now: Date) throws -> (jwt: String, issuedAt: Date) {
-        signed += 1
         let issuedAt = Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down))
         return (try key.providerToken(issuedAt: issuedAt), issuedAt)
     }
