@@ -60,11 +60,6 @@ trap cleanup EXIT
 source benchmarks/lib/listening.sh
 source benchmarks/lib/runs.sh
 
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-wait_for() {  # file pattern → waits up to 30 s for the pattern in the file
-  for _ in $(seq 600); do grep -q "$2" "$1" 2>/dev/null && return; sleep 0.05; done
-  echo "relay-cluster.sh: no '$2' in $1:" >&2; cat "$1" >&2; exit 1
-}
 
 # Redis as a team would run it: AOF on, fsync once a second (docs/relay.md "Running several nodes").
 # With CLUSTER=N: N such servers as the masters of a Redis Cluster (no replicas).
