@@ -49,12 +49,7 @@ final class MiddlewareTests: XCTestCase {
             XCTFail("no route for \(request.path)")
             return ServerResponse(status: 0)
         }
-        switch try handler(request) {
-        case .now(let response): return response
-        case .later(let work): return await work()
-        case .callback(let start): return await withCheckedContinuation { done in start { done.resume(returning: $0) } }
-        case .resetStream: return ServerResponse(status: -1)
-        }
+        return try await handler(request).response() ?? ServerResponse(status: -1)
     }
 
     func testOuterMiddlewareSeesTheRequestFirstAndTheAnswerLast() async throws {
@@ -115,16 +110,28 @@ final class MiddlewareTests: XCTestCase {
         router.add("GET", "/now", through: log) { _, _ in .now(.text(201, "")) }
         router.add("GET", "/later", through: log) { _, _ in .later { .text(202, "") } }
         router.add("GET", "/async", through: log) { _, _ in .text(203, "") }
+        router.add("GET", "/callback", through: log) { _, _ in .callback { respond in respond(.text(204, "")) } }
+        router.add("GET", "/reset", through: log) { _, _ in .resetStream(errorCode: .refusedStream) }
         var withQuery = request("/now")
         withQuery.query = "token=secret"
         _ = try await reply(router, withQuery)
         _ = try await reply(router, request("/later"))
         _ = try await reply(router, request("/async"))
+        let answered = try await reply(router, request("/callback"))
+        XCTAssertEqual(answered.status, 204)
+        let reset = try await reply(router, request("/reset"))
+        XCTAssertEqual(reset.status, -1, "a reset has no response")
         let written = lines.withLock { $0 }
-        XCTAssertEqual(written.count, 3)
+        guard written.count == 5 else { return XCTFail("one line per answer, got \(written)") }
         XCTAssertTrue(written[0].hasPrefix("GET /now 201 "), written[0])
         XCTAssertTrue(written[1].hasPrefix("GET /later 202 "), written[1])
         XCTAssertTrue(written[2].hasPrefix("GET /async 203 "), written[2])
+        XCTAssertTrue(written[3].hasPrefix("GET /callback 204 "), written[3])
+        XCTAssertTrue(written[4].hasPrefix("GET /reset reset(7) "), written[4])
         XCTAssertFalse(written.joined().contains("secret"))
+        // The log keeps each reply's kind: a callback is not turned into a task.
+        guard case .found(let handler, _) = router.match(method: "GET", path: "/callback"), case .callback = try handler(request("/callback")) else {
+            return XCTFail("the access log must answer a callback reply with a callback")
+        }
     }
 }

@@ -52,16 +52,8 @@ final class CollectorHarness: @unchecked Sendable {
         guard case .found(let handler, _) = router.match(method: "POST", path: path) else {
             throw TestEnvironmentError("the collector has no POST route \(path)")  // fails this test, not the whole run
         }
-        switch try handler(request) {
-        case .now(let r): return .response(status: r.status, headers: r.headers, body: String(decoding: r.body, as: UTF8.self))
-        case .later(let work):
-            let r = await work()
-            return .response(status: r.status, headers: r.headers, body: String(decoding: r.body, as: UTF8.self))
-        case .callback(let start):
-            let r = await withCheckedContinuation { done in start { done.resume(returning: $0) } }
-            return .response(status: r.status, headers: r.headers, body: String(decoding: r.body, as: UTF8.self))
-        case .resetStream: return .reset
-        }
+        guard let r = try await handler(request).response() else { return .reset }
+        return .response(status: r.status, headers: r.headers, body: String(decoding: r.body, as: UTF8.self))
     }
 
     /// Status and parsed JSON body of a response outcome.

@@ -20,16 +20,8 @@ final class DevicePipelineReachesCollectorTests: XCTestCase {
             guard case .found(let handler, _) = router.match(method: request.method, path: path) else {
                 return HTTPResponse(status: 404)
             }
-            switch try handler(server) {
-            case .now(let r): return HTTPResponse(status: r.status, headers: r.headers, body: r.body)
-            case .later(let work):
-                let r = await work()
-                return HTTPResponse(status: r.status, headers: r.headers, body: r.body)
-            case .callback(let start):
-                let r = await withCheckedContinuation { done in start { done.resume(returning: $0) } }
-                return HTTPResponse(status: r.status, headers: r.headers, body: r.body)
-            case .resetStream: throw HTTPClientError.protocolError("stream reset")
-            }
+            guard let r = try await handler(server).response() else { throw HTTPClientError.protocolError("stream reset") }
+            return HTTPResponse(status: r.status, headers: r.headers, body: r.body)
         }
     }
 

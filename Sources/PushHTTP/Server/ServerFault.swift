@@ -73,12 +73,8 @@ public struct ServerFault: Sendable {
         return .later {
             if wait > .zero { try? await Task.sleep(for: wait) }
             await hold?()
-            switch early ?? answer() {
-            case .now(let response): return response
-            case .later(let body): return await body()
-            case .callback(let start): return await withCheckedContinuation { done in start { done.resume(returning: $0) } }
-            case .resetStream: return ServerResponse(status: 500)
-            }
+            // A reset decided after the wait cannot go out from here: it is answered 500.
+            return await (early ?? answer()).response() ?? ServerResponse(status: 500)
         }
     }
 }

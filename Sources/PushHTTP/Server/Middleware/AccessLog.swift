@@ -10,28 +10,14 @@ public struct AccessLog<Context: RouteContext>: Middleware, AsyncMiddleware {
     public func handle(_ request: ServerRequest, context: Context, next: @escaping Responder<Context>) throws -> HandlerReply {
         let start = ContinuousClock.now
         let reply = try next(request, context)
-        switch reply {
-        case .now(let response):
-            write(line(request, status: String(response.status), since: start))
-        case .resetStream(let code):
+        if case .resetStream(let code) = reply {
             write(line(request, status: "reset(\(code.rawValue))", since: start))
-        case .later(let work):
-            let (method, path) = (request.method, request.path)
-            return .later {
-                let response = await work()
-                write(Self.line(method, path, status: String(response.status), since: start))
-                return response
-            }
-        case .callback(let begin):
-            let (method, path) = (request.method, request.path)
-            return .callback { respond in
-                begin { response in
-                    write(Self.line(method, path, status: String(response.status), since: start))
-                    respond(response)
-                }
-            }
+            return reply
         }
-        return reply
+        let (method, path) = (request.method, request.path)
+        return reply.observingResponse { response in
+            write(Self.line(method, path, status: String(response.status), since: start))
+        }
     }
 
     public func handle(_ request: ServerRequest, context: Context,
