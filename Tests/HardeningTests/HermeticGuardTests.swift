@@ -36,6 +36,28 @@ final class HermeticGuardTests: XCTestCase {
         XCTAssertTrue(r.stderr.contains("127.0.0.1"), r.stderr)
     }
 
+    /// run-tests gives the test process a TMPDIR inside its guard, removed with it: SwiftPM keeps
+    /// a lock file named after each path it locks (the private HOME's) in the temporary
+    /// directory and never removes it, so with the outer /tmp every run left two behind.
+    /// run-tests also fails a run that leaves anything named after its guard outside it.
+    func testTemporaryDirectoryIsInsideTheGuard() throws {
+        XCTAssertTrue(HermeticEnvironment.underRunTests,
+                      "not under Tests/tools/run-tests' guard (PUSHLAB_TEST_GUARD=netns): run the suite with `make test` or Tests/tools/run-tests")
+        guard HermeticEnvironment.underRunTests else { return }
+        let env = ProcessInfo.processInfo.environment
+        let guardDirectory = URL(fileURLWithPath: try XCTUnwrap(env["HOME"])).deletingLastPathComponent().path
+        XCTAssertTrue(URL(fileURLWithPath: guardDirectory).lastPathComponent.hasPrefix("pushlab-test-guard."), guardDirectory)
+        XCTAssertEqual(env["TMPDIR"], guardDirectory + "/tmp")
+        XCTAssertTrue(FileManager.default.temporaryDirectory.path.hasPrefix(guardDirectory + "/tmp"),
+                      FileManager.default.temporaryDirectory.path)
+        // A child's temporary files land there too.
+        let made = try ProcessRunner.run("/usr/bin/mktemp", [])
+        XCTAssertEqual(made.status, 0, made.stderr)
+        let path = made.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        XCTAssertTrue(path.hasPrefix(guardDirectory + "/tmp/"), path)
+        try? FileManager.default.removeItem(atPath: path)
+    }
+
     /// Only run-tests can give a process its own network namespace; run directly (swift test),
     /// this test fails and says so.
     func testNoNameButLocalhostResolves() throws {

@@ -2,13 +2,14 @@ import Foundation
 
 /// The suite's guard against the machine it runs on (Tests/README.md, "The hermetic guard").
 /// `Tests/tools/run-tests` (what `make test` runs) sets it up for the whole test process: a
-/// private network namespace (loopback only), a private HOME and XDG directories, no
+/// private network namespace (loopback only), a private HOME, XDG directories and TMPDIR, no
 /// credential variables, proxies at a closed port, and `PUSHLAB_TEST_GUARD=netns`.
 ///
 /// A test process started some other way (`swift test --filter …`) gets the part a process can
 /// give itself: `ensure()`, called before every child `ProcessRunner` or `ServerProcess`
-/// starts, points HOME and the XDG directories at a private directory of this process and
-/// clears the same variables, so no user profile, history or saved push leaks into a test.
+/// starts, points HOME and the XDG directories at a private directory of this process (removed
+/// when it exits) and clears the same variables, so no user profile, history or saved push
+/// leaks into a test.
 public enum HermeticEnvironment {
     /// The variables pushlab takes credentials or its configuration from; never inherited.
     public static let clearedVariables = ["PUSHLAB_CONFIG", "PUSHLAB_HOME", "PUSHLAB_CONSOLE_TOKEN",
@@ -30,6 +31,9 @@ public enum HermeticEnvironment {
     private static let installed: Bool = {
         if underRunTests { return true }
         let base = FileManager.default.temporaryDirectory.appendingPathComponent("pushlab-test-home-\(getpid())-\(UUID().uuidString)")
+        // Removed when the test process exits (XCTest ends with exit()), as run-tests removes its guard.
+        privateBase = base.path
+        atexit { HermeticEnvironment.removePrivateBase() }
         let home = base.appendingPathComponent("home")
         let dirs = ["XDG_CONFIG_HOME": ".config", "XDG_DATA_HOME": ".local/share",
                     "XDG_STATE_HOME": ".local/state", "XDG_CACHE_HOME": ".cache"]
@@ -55,4 +59,10 @@ public enum HermeticEnvironment {
     }()
 
     nonisolated(unsafe) private static var closedProxyPort: ClosedPort?
+    /// The private directory `ensure()` made (set once, before any test reads it).
+    nonisolated(unsafe) private static var privateBase: String?
+
+    private static func removePrivateBase() {
+        if let privateBase { try? FileManager.default.removeItem(atPath: privateBase) }
+    }
 }
