@@ -36,16 +36,9 @@ public struct APNsSendResult: Sendable {
             r.timestamp = rejection.timestamp
             r.prune = rejection.reason?.prunesToken ?? false
         case .failed(let error):
-            r.outcome = .failed
-            r.reason = error.failureName
-            r.detail = error.description
+            r.recordFailure(error)
         case .notSent(let why, let reason):
-            r.outcome = .invalid
-            r.reason = reason
-            r.detail = why
-            // Never sent, so APNs never said the token is dead: a token of the wrong kind (an
-            // FCM token in an APNs list) may be alive, and must not reach --prune-file.
-            r.prune = false
+            r.recordNotSent(why, reason: reason)
         }
         return r
     }

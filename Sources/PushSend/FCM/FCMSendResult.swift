@@ -38,13 +38,9 @@ public struct FCMSendResult: Sendable {
             r.detail = e.message
             r.prune = e.prunesToken
         case .failed(let error):
-            r.outcome = .failed
-            r.reason = error.failureName
-            r.detail = error.description
+            r.recordFailure(error)
         case .notSent(let why, let reason):
-            r.outcome = .invalid
-            r.reason = reason
-            r.detail = why
+            r.recordNotSent(why, reason: reason)
         case .noAccessToken(let error):
             r.outcome = .failed
             r.reason = "AccessTokenError"

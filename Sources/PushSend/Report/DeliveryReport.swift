@@ -1,4 +1,5 @@
 import Foundation
+import PushHTTP
 
 /// The outcome of one push, whichever provider carried it: what the bulk engine counts,
 /// the JSONL writer writes, and the history stores.
@@ -58,4 +59,24 @@ public struct DeliveryReport: Sendable, Hashable {
     }
 
     public var isAccepted: Bool { outcome == .accepted }
+}
+
+extension DeliveryReport {
+    /// No answer after the allowed attempts: `.failed`, with the transport error's short name
+    /// as the reason and its sentence as the detail. The same for every provider.
+    mutating func recordFailure(_ error: HTTPClientError) {
+        outcome = .failed
+        reason = error.failureName
+        detail = error.description
+    }
+
+    /// Refused before sending: `.invalid`, `reason` the short name, `why` the sentence. Never
+    /// sent, so the provider never said the token is dead: never pruned (a token of the wrong
+    /// kind, an FCM token in an APNs list, may be alive and must not reach --prune-file).
+    mutating func recordNotSent(_ why: String, reason: String) {
+        outcome = .invalid
+        self.reason = reason
+        detail = why
+        prune = false
+    }
 }
