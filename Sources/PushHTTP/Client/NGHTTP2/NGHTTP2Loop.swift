@@ -92,9 +92,12 @@ final class NGHTTP2Loop {
             flushQueued()
             if stop != nil && live.isEmpty && finished.isEmpty && !executor.hasLocalJobs && remoteJobs.isEmpty { break }
 
-            // Sleep only when nothing is left to do this turn and no work is queued.
+            // Sleep only when nothing is left to do this turn and no work is queued. Jobs the
+            // second drain above took (enqueued by other threads while the first ran, without a
+            // wakeup: the loop was awake) are work left to do: sleeping on them stranded their
+            // tasks until something else woke the loop (the relay stall, docs/relay.md).
             var timeout: Int32 = 0
-            if mayBlock && finished.isEmpty && inbox.mayPoll() {
+            if mayBlock && remoteJobs.isEmpty && !executor.hasLocalJobs && finished.isEmpty && inbox.mayPoll() {
                 timeout = millisecondsToNextTimer()
             }
             let count = cpl_h2c_epoll_wait(epoll, &readyConnections, &readyEvents, 64, timeout)
