@@ -140,8 +140,45 @@ class ClientLoopExecutorTests: ClientTransportTestCase {
                 return
             }
             await second.value
+            // The loop's sleeps are capped (1 s): a stranded job would run after the cap, but
+            // the loop counts each such sleep as a missed wake-up.
+            XCTAssertEqual(client.loopState.missedWakeups, 0, "round \(round): the loop slept on work it held")
         }
         await client.shutdown()
+    }
+
+    /// The loop's state as a dump shows it: asleep with a request in flight (the nghttp2 loop
+    /// counts it and names its next deadline), then finished after shutdown.
+    func testTheLoopStateShowsItAsleepWithARequestInFlight() async throws {
+        let server = try ClientTestServer()
+        let client = try makeClient(.testing())
+        let held = Task { try await client.send(HTTPRequest(url: server.tlsURL + "/held")) }
+        let arrived = await Poll.until { server.held.arrived == 1 }
+        XCTAssertTrue(arrived, "the held request never reached the server")
+        let nghttp2 = client is NGHTTP2Client
+        var state = client.loopState
+        let asleep = await Poll.until {
+            state = client.loopState
+            return state.asleep && (!nghttp2 || state.inFlight == 1)
+        }
+        XCTAssertTrue(asleep, "the loop never slept with the request in flight: \(state.summary)")
+        XCTAssertEqual(state.queuedRequests, 0)
+        XCTAssertEqual(state.queuedJobs, 0)
+        XCTAssertEqual(state.missedWakeups, 0)
+        if nghttp2 {
+            let next = try XCTUnwrap(state.nextTimerMilliseconds, state.summary)
+            XCTAssertGreaterThan(next, 0, "the request's deadline is ahead: \(state.summary)")
+            XCTAssertTrue(state.summary.contains("1 in flight"), state.summary)
+        } else {
+            XCTAssertNil(state.inFlight, "libcurl keeps its transfers: \(state.summary)")
+        }
+        XCTAssertTrue(state.summary.hasPrefix("asleep"), state.summary)
+        server.held.open()
+        _ = try await held.value
+        await client.shutdown()
+        XCTAssertTrue(client.loopState.finished)
+        XCTAssertTrue(client.loopState.summary.hasPrefix("finished"), client.loopState.summary)
+        await server.stop()
     }
 
     func testTheWarmupGateKnowsAnOriginByItsPrefixWithoutParsingEveryURL() throws {
@@ -168,6 +205,7 @@ final class NGHTTP2ClientLoopExecutorTests: ClientLoopExecutorTests {
     override func testAbortingShutdownFailsRequestsOfTasksOnTheExecutor() async throws { try await super.testAbortingShutdownFailsRequestsOfTasksOnTheExecutor() }
     override func testTheWarmupGateKnowsAnOriginByItsPrefixWithoutParsingEveryURL() throws { try super.testTheWarmupGateKnowsAnOriginByItsPrefixWithoutParsingEveryURL() }
     override func testATaskResumedFromAnotherThreadWhileTheLoopRunsAJobStillRuns() async throws { try await super.testATaskResumedFromAnotherThreadWhileTheLoopRunsAJobStillRuns() }
+    override func testTheLoopStateShowsItAsleepWithARequestInFlight() async throws { try await super.testTheLoopStateShowsItAsleepWithARequestInFlight() }
 }
 
 /// One continuation, parked by a task and resumed by another thread.
