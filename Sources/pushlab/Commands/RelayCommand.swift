@@ -37,16 +37,19 @@ enum RelayCommand: Command {
                                    kind: .string, computed: "HOST-PID") { "\(ProcessInfo.processInfo.hostName)-\(ProcessInfo.processInfo.processIdentifier)" }
     static let retention = Option.duration("--retention", help: "With --queue: how long a finished push's status, results and idempotency key stay in Redis before they expire (GET /v1/pushes/{id} then answers 404; the delivery log keeps the results).",
                                            default: RedisPushQueue.Configuration(capacity: 1).retention)
+    static let drainTimeout = Option.duration("--drain-timeout", help: "The bound on a stop (SIGINT/SIGTERM): past it the node prints what it still waits on, gives back the targets claimed ahead and exits with status 1; what it had not recorded is sent again after its lease (docs/relay.md \"Stopping a node\").",
+                                              default: .seconds(20))
     static let checkOnly = Option.flag("--check", help: "Check the config and the credentials, print a summary and exit.")
     static let quiet = Option.flag("--quiet", help: "No line per push.")
     static let accessLog = Option.flag("--access-log", help: "One line per API request on stderr: method, path (no query), status, time taken.")
 
-    static let options: [any OptionDeclaration] = [config, data, port, certs, queue, node, retention, checkOnly, quiet, accessLog] + ConsoleSetup.relayOptions
+    static let options: [any OptionDeclaration] = [config, data, port, certs, queue, node, retention, drainTimeout, checkOnly, quiet, accessLog] + ConsoleSetup.relayOptions
 
     static func run(_ args: ParsedArguments) async throws -> Int32 {
         // Caught from the start: a SIGINT or SIGTERM sent as soon as the banner shows is kept, not
         // lost to the default action (or dropped while the handler is being set up).
         let signals = TerminationSignals()
+        let stateDump = StateDumpSignal()
         guard let path = try args[Self.config] else {
             throw UsageError("--config is required", fix: "pass --config relay.json (docs/relay.md shows one)")
         }
@@ -55,6 +58,10 @@ enum RelayCommand: Command {
         if let port = try args[Self.port] { config.listen.port = port }
         let data = try args[Self.data]
         let quiet = args[Self.quiet]
+        let drainLimit = try args[Self.drainTimeout]
+        guard drainLimit > .zero else {
+            throw UsageError("--drain-timeout must be more than 0", fix: "pass a duration such as 20s (the default)")
+        }
         let console = try ConsoleSetup.relayConsole(args)
         // Keys and certificates are checked before anything starts (the relay loads them again).
         let credentials: [String: AppCredentials]
@@ -101,6 +108,7 @@ enum RelayCommand: Command {
             throw UsageError("\(error)", fix: "check relay.json and --data \(data)")
         }
         console?.attach(relay: relay)
+        stateDump.answer { relay.stateReport() }
         do { try await relay.start() } catch {
             await relay.stop()
             await gateway?.stop()
@@ -117,15 +125,31 @@ enum RelayCommand: Command {
             emit(try ConsoleSetup.announcement(url: url + "/console", console, args))
         }
         let signal = await signals.wait()
-        printError("pushlab relay: signal \(signal), draining the sends in flight")
+        printError("pushlab relay: signal \(signal), draining the sends in flight (at most \(drainLimit.compactText); kill -QUIT \(ProcessInfo.processInfo.processIdentifier) shows what it waits on)")
+        let deadline = StopDeadline(limit: drainLimit) { abandonStop(relay, limit: drainLimit) }
         console?.stop()
         await relay.stop()
         await gateway?.stop()
+        deadline.finish()
+        let missed = relay.missedWakeups
+        if missed > 0 {
+            printError("pushlab relay: its HTTP client loops missed \(missed) wake-ups (each recovered within 1 s); this is a bug, please report it")
+        }
         return ExitStatus.success
     }
 }
 
 extension RelayCommand {
+    /// The stop overran `--drain-timeout` (on the deadline's own thread): say what was still
+    /// pending, give back what can be given back (within 5 s), and exit 1.
+    static func abandonStop(_ relay: Relay, limit: Duration) -> Never {
+        printError("pushlab relay: the stop overran its bound (--drain-timeout \(limit.compactText)); still pending:\n  " + relay.stateReport())
+        let given = StopDeadline.run(within: 5) { await relay.abandonStop() }
+        printError("pushlab relay: " + (given ?? "could not give back the targets claimed ahead within 5 s; they and the sends in flight are left to their lease"))
+        printError("pushlab relay: exiting with status 1 before the drain finished (nothing acknowledged is lost: what was not recorded is sent again after its lease)")
+        _exit(ExitStatus.failure)
+    }
+
     /// The relay's data when `--data` is not given: user data (`make uninstall` leaves it).
     static var defaultDataDirectory: String { UserDirectories.data() + "/relay" }
 
