@@ -10,7 +10,7 @@
 # overran its bound) counts too, and so does a node that reports missed wake-ups as it exits (its
 # client loops slept on work they held; since the 1 s cap such a sleep only delays). Prints one
 # line per round and a summary; the dumps stay in
-# OUT_DIR (default benchmarks/results/drain-stress).
+# OUT_DIR (default $TMPDIR/pushlab-drain-stress). Measured runs: benchmarks/results/relay-drain-stress.md.
 #   ROUNDS=50 TARGETS=2000 SKIP_BUILD=1 BIN=.build/debug/pushlab nice -n 19 benchmarks/relay-drain-stress.sh
 # Variables: ROUNDS, TARGETS, CONCURRENCY (workers.concurrency), RATE (rate_per_minute; a low one
 # makes the workers wait in the shared Redis budget as RelayRateLimitLeaseTests does), WHEN (mid:
@@ -26,7 +26,7 @@ CONCURRENCY=${CONCURRENCY:-64}
 RATE=${RATE:-100000000}
 STALL=${STALL:-8}
 WHEN=${WHEN:-both}
-OUT_DIR=${OUT_DIR:-benchmarks/results/drain-stress}
+OUT_DIR=${OUT_DIR:-${TMPDIR:-/tmp}/pushlab-drain-stress}
 BIN=${BIN:-.build/debug/pushlab}
 
 if [ -n "${TESTS:-}" ]; then
