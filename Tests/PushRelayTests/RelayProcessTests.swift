@@ -215,6 +215,13 @@ final class RelayProcessTests: XCTestCase {
         XCTAssertEqual(rows, tokens.count)
     }
 
+    func testADrainTimeoutOfZeroExitsTwoNamingTheFlag() throws {
+        let r = try ProcessRunner.pushlab(["relay", "--config", "relay.json", "--drain-timeout", "0s"])
+        XCTAssertEqual(r.status, 2, r.stdout + r.stderr)
+        XCTAssertTrue(r.stderr.contains("--drain-timeout must be more than 0"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("fix: pass a duration such as 20s"), r.stderr)
+    }
+
     func testBadConfigExitsTwoNamingThePointer() throws {
         let path = directory.appendingPathComponent("relay.json").path
         try Data(#"{"apps": {"demo": {"apns": {"key": "nope.p8"}}}}"#.utf8).write(to: URL(fileURLWithPath: path))

@@ -28,6 +28,7 @@ final class DeliveryWorkers: Sendable {
     /// The queue calls pending (the state dump shows them) and how far `stop` has come.
     private let calls = PendingCalls()
     private let queue: any PushQueue
+    private let lanes: [String: DeliveryLane]
     let progress: StopProgress
     private let tick = SanitizerVisibleMutex<Task<Void, Never>?>(nil)
     /// Wakes the recorder when answers have waited `gatherWait` and no send came back since to
@@ -46,6 +47,7 @@ final class DeliveryWorkers: Sendable {
         let lanes = senders.mapValues {
             DeliveryLane(senders: $0, budget: budgets[$0.app.name], fcmProjectBudget: fcmProjectBudgets[$0.app.name])
         }
+        self.lanes = lanes
         held = HeldTargets(concurrency: settings.concurrency)
         pool = WorkerPool(held: held, lanes: lanes, signals: signals)
         claimLoop = ClaimLoop(queue: queue, held: held, pool: pool, signals: signals, consumer: consumer,
@@ -125,6 +127,10 @@ final class DeliveryWorkers: Sendable {
                      + "recorded (\(h.answersWaiting) waiting for the recorder); \(h.claims) claims with leases renewed")
         lines.append("workers: \(h.workersStarted) started of \(held.concurrency), \(h.parkedWorkers) parked waiting for a target"
                      + (h.stopping ? "; no send starts (stopping)" : ""))
+        let budgetWaits = lanes.keys.sorted().compactMap { app in
+            lanes[app].map { $0.waitingForBudget > 0 ? "\(app) \($0.waitingForBudget)" : nil } ?? nil
+        }
+        lines.append("sending and waiting for a send budget (rate_per_minute): " + (budgetWaits.isEmpty ? "none" : budgetWaits.joined(separator: ", ")))
         let pending = calls.pending(now: now)
         lines.append("queue calls pending: " + (pending.isEmpty ? "none"
             : pending.map { "\($0.name) for \(RelayStateText.seconds($0.waited))" }.joined(separator: ", ")))

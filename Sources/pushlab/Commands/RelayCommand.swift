@@ -19,7 +19,7 @@ enum RelayCommand: Command {
         kill -9 the relay resumes from it. Several nodes share one Redis Streams queue with --queue \
         redis://HOST:PORT and --node NAME (docs/relay.md \"Running several nodes\"), or a Redis Cluster with \
         --queue redis-cluster://HOST:PORT,HOST:PORT,… (one stream per master; docs/redis.md \"Redis Cluster\"). SIGINT/SIGTERM stop taking requests and drain the sends in \
-        flight. Apps whose target is "emulator" go to pushlab's gateway emulator, started inside the \
+        flight (at most --drain-timeout, then exit 1 saying what was pending); SIGQUIT prints what the node waits on. Apps whose target is "emulator" go to pushlab's gateway emulator, started inside the \
         relay. API keys: 'pushlab relay keys create --data DIR --app NAME'. Config and API: docs/relay.md. \
         --console serves the web console at /console on the relay's port: each accepted push and each \
         target's final result (and the built-in emulator's answers) in the live log, a send form that \
@@ -50,6 +50,10 @@ enum RelayCommand: Command {
         // lost to the default action (or dropped while the handler is being set up).
         let signals = TerminationSignals()
         let stateDump = StateDumpSignal()
+        let drainLimit = try args[Self.drainTimeout]
+        guard drainLimit > .zero else {
+            throw UsageError("--drain-timeout must be more than 0", fix: "pass a duration such as 20s (the default)")
+        }
         guard let path = try args[Self.config] else {
             throw UsageError("--config is required", fix: "pass --config relay.json (docs/relay.md shows one)")
         }
@@ -58,10 +62,6 @@ enum RelayCommand: Command {
         if let port = try args[Self.port] { config.listen.port = port }
         let data = try args[Self.data]
         let quiet = args[Self.quiet]
-        let drainLimit = try args[Self.drainTimeout]
-        guard drainLimit > .zero else {
-            throw UsageError("--drain-timeout must be more than 0", fix: "pass a duration such as 20s (the default)")
-        }
         let console = try ConsoleSetup.relayConsole(args)
         // Keys and certificates are checked before anything starts (the relay loads them again).
         let credentials: [String: AppCredentials]
