@@ -114,6 +114,17 @@ enum RelayCommand: Command {
             await gateway?.stop()
             throw UsageError("cannot start: \(error)", fix: "pick another port (0 picks a free one) or check --data \(data)")
         }
+        try announce(relay, gateway: gateway, queue: queue, console: console, args)
+        let signal = await signals.wait()
+        printError("pushlab relay: signal \(signal), draining the sends in flight (at most \(drainLimit.compactText); kill -QUIT \(ProcessInfo.processInfo.processIdentifier) shows what it waits on)")
+        await stop(relay, gateway: gateway, console: console, limit: drainLimit)
+        return ExitStatus.success
+    }
+}
+
+extension RelayCommand {
+    /// The banner: where the relay listens, its emulator, its queue, its console.
+    static func announce(_ relay: Relay, gateway: RelayEmulator?, queue: RedisPushQueue?, console: Console?, _ args: ParsedArguments) throws {
         if let url = relay.addresses?.cleartextURL { emit("relay: listening on \(url) (h2c, http/1.1)") }
         if let url = relay.addresses?.tlsURL { emit("relay: listening on \(url) (h2, http/1.1)") }
         if let gateway { emit("relay: emulator \(gateway.summary)") }
@@ -124,9 +135,11 @@ enum RelayCommand: Command {
         if let console, let url = relay.addresses?.cleartextURL ?? relay.addresses?.tlsURL {
             emit(try ConsoleSetup.announcement(url: url + "/console", console, args))
         }
-        let signal = await signals.wait()
-        printError("pushlab relay: signal \(signal), draining the sends in flight (at most \(drainLimit.compactText); kill -QUIT \(ProcessInfo.processInfo.processIdentifier) shows what it waits on)")
-        let deadline = StopDeadline(limit: drainLimit) { abandonStop(relay, limit: drainLimit) }
+    }
+
+    /// The graceful stop after SIGINT/SIGTERM, bounded by `limit` (`abandonStop` past it).
+    static func stop(_ relay: Relay, gateway: RelayEmulator?, console: Console?, limit: Duration) async {
+        let deadline = StopDeadline(limit: limit) { abandonStop(relay, limit: limit) }
         console?.stop()
         await relay.stop()
         await gateway?.stop()
@@ -135,11 +148,8 @@ enum RelayCommand: Command {
         if missed > 0 {
             printError("pushlab relay: its HTTP client loops missed \(missed) wake-ups (each recovered within 1 s); this is a bug, please report it")
         }
-        return ExitStatus.success
     }
-}
 
-extension RelayCommand {
     /// The stop overran `--drain-timeout` (on the deadline's own thread): say what was still
     /// pending, give back what can be given back (within 5 s), and exit 1.
     static func abandonStop(_ relay: Relay, limit: Duration) -> Never {
