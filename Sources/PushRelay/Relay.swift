@@ -68,11 +68,52 @@ public final class Relay: Sendable {
     /// Stops taking requests, lets every send in flight finish and record its result,
     /// flushes webhooks (briefly) and closes the queue.
     public func stop() async {
+        let progress = service.workers.progress
+        progress.enter("stopping the API server (its requests in flight get up to 10 s)")
         await server.stop()
         await service.workers.stop()
+        progress.enter("stopping the heartbeat")
         await service.stopHeartbeat()
+        progress.enter("flushing the webhooks")
         await service.webhooks.stop()
+        progress.enter("closing the HTTP clients")
         for sender in service.senders.values { await sender.shutdown() }
+        progress.enter("closing the queue")
         await service.queue.close()
+        progress.enter("stopped")
+    }
+
+    /// What each part of this node waits on now, one line each, for a person: the stop's
+    /// step, the targets held by stage, the workers, the queue calls pending with their ages,
+    /// each HTTP client loop (`pushlab relay` prints it on SIGQUIT and when a stop overruns its
+    /// bound; docs/relay.md "Asking a node what it waits on"). Reads only locked state: it
+    /// answers even when every task is stuck.
+    public func stateReport() -> String {
+        let now = ContinuousClock.now
+        var lines = ["relay state: node \(service.node), pid \(ProcessInfo.processInfo.processIdentifier), up "
+                     + RelayStateText.seconds(.seconds(Date().timeIntervalSince(service.startedAt)))]
+        lines += service.workers.stateLines(now: now)
+        for name in service.senders.keys.sorted() {
+            for (client, state) in service.senders[name]!.loopStates {
+                lines.append("client \(name) \(client): \(state.summary)")
+            }
+        }
+        return lines.joined(separator: "\n  ")
+    }
+
+    /// Sleeps of this node's HTTP client loops that ran out their cap with work left undone
+    /// (`HTTPClientLoopState.missedWakeups`): 0 unless a wake-up was lost.
+    public var missedWakeups: Int {
+        service.senders.values.reduce(0) { sum, senders in sum + senders.loopStates.reduce(0) { $0 + $1.state.missedWakeups } }
+    }
+
+    /// The stop overran its bound: no send starts any more and the targets claimed ahead go
+    /// back to the queue (each given back at most once; the sends in flight and answers not
+    /// yet recorded are left to their leases). Returns one line saying what happened.
+    public func abandonStop() async -> String {
+        let (givenBack, left, error) = await service.workers.abandonDrain()
+        var line = givenBack > 0 ? "gave back \(givenBack) targets claimed ahead" : "no target claimed ahead to give back"
+        if let error { line += " (could not give them back: \(error))" }
+        return line + "; \(left) targets sending or not yet recorded are left to their lease (sent again after it, elsewhere or at the next start)"
     }
 }

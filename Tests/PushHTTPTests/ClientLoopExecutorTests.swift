@@ -1,5 +1,6 @@
 @testable import PushHTTP
 import Foundation
+import Synchronization
 import TestSupport
 import XCTest
 
@@ -105,6 +106,81 @@ class ClientLoopExecutorTests: ClientTransportTestCase {
         await server.stop()
     }
 
+    /// A task resumed from another thread while the loop is running a job lands in the inbox
+    /// without a wakeup (the loop is awake). The loop must run it before it sleeps: the
+    /// relay's stall (docs/relay.md) was the nghttp2 loop sleeping with such a job drained but
+    /// not run, until something else woke it. Each round parks one task, then has a second task
+    /// (on the loop thread) resume it from a plain thread and wait for that thread, so the job
+    /// arrives exactly while the loop runs a job; no request is in flight (no timer either).
+    func testATaskResumedFromAnotherThreadWhileTheLoopRunsAJobStillRuns() async throws {
+        let client = try makeClient(.testing())
+        for round in 0..<10 {
+            let parked = ParkedContinuation()
+            let ran = Flag()
+            let second = Task(executorPreference: client.executor) {
+                await withCheckedContinuation { parked.park($0) }
+                ran.set()
+            }
+            let isParked = await Poll.until { parked.isParked }
+            XCTAssertTrue(isParked, "round \(round): the task never parked")
+            let first = Task(executorPreference: client.executor) {
+                let resumed = DispatchSemaphore(value: 0)
+                Thread {
+                    parked.resume()
+                    resumed.signal()
+                }.start()
+                resumed.wait()  // on the loop thread, on purpose: the job is queued while this one runs
+            }
+            await first.value
+            let didRun = await Poll.until(timeout: 10) { ran.isSet }
+            XCTAssertTrue(didRun, "round \(round): the resumed task never ran (the loop slept with its job queued)")
+            if !didRun {
+                await client.shutdown()  // wakes the loop: the stranded job runs, the task ends
+                await second.value
+                return
+            }
+            await second.value
+            // The loop's sleeps are capped (1 s): a stranded job would run after the cap, but
+            // the loop counts each such sleep as a missed wake-up.
+            XCTAssertEqual(client.loopState.missedWakeups, 0, "round \(round): the loop slept on work it held")
+        }
+        await client.shutdown()
+    }
+
+    /// The loop's state as a dump shows it: asleep with a request in flight (the nghttp2 loop
+    /// counts it and names its next deadline), then finished after shutdown.
+    func testTheLoopStateShowsItAsleepWithARequestInFlight() async throws {
+        let server = try ClientTestServer()
+        let client = try makeClient(.testing())
+        let held = Task { try await client.send(HTTPRequest(url: server.tlsURL + "/held")) }
+        let arrived = await Poll.until { server.held.arrived == 1 }
+        XCTAssertTrue(arrived, "the held request never reached the server")
+        let nghttp2 = client is NGHTTP2Client
+        var state = client.loopState
+        let asleep = await Poll.until {
+            state = client.loopState
+            return state.asleep && (!nghttp2 || state.inFlight == 1)
+        }
+        XCTAssertTrue(asleep, "the loop never slept with the request in flight: \(state.summary)")
+        XCTAssertEqual(state.queuedRequests, 0)
+        XCTAssertEqual(state.queuedJobs, 0)
+        XCTAssertEqual(state.missedWakeups, 0)
+        if nghttp2 {
+            let next = try XCTUnwrap(state.nextTimerMilliseconds, state.summary)
+            XCTAssertGreaterThan(next, 0, "the request's deadline is ahead: \(state.summary)")
+            XCTAssertTrue(state.summary.contains("1 in flight"), state.summary)
+        } else {
+            XCTAssertNil(state.inFlight, "libcurl keeps its transfers: \(state.summary)")
+        }
+        XCTAssertTrue(state.summary.hasPrefix("asleep"), state.summary)
+        server.held.open()
+        _ = try await held.value
+        await client.shutdown()
+        XCTAssertTrue(client.loopState.finished)
+        XCTAssertTrue(client.loopState.summary.hasPrefix("finished"), client.loopState.summary)
+        await server.stop()
+    }
+
     func testTheWarmupGateKnowsAnOriginByItsPrefixWithoutParsingEveryURL() throws {
         let gate = try XCTUnwrap(ConnectionWarmupGate(mode: .http2))
         XCTAssertEqual(gate.originKey("https://Push.Example:8443/3/device/aa"), "https://push.example:8443")
@@ -128,4 +204,20 @@ final class NGHTTP2ClientLoopExecutorTests: ClientLoopExecutorTests {
     override func testShutdownFromATaskOnTheExecutorReturnsAndTheTaskContinuesOffTheLoop() async throws { try await super.testShutdownFromATaskOnTheExecutorReturnsAndTheTaskContinuesOffTheLoop() }
     override func testAbortingShutdownFailsRequestsOfTasksOnTheExecutor() async throws { try await super.testAbortingShutdownFailsRequestsOfTasksOnTheExecutor() }
     override func testTheWarmupGateKnowsAnOriginByItsPrefixWithoutParsingEveryURL() throws { try super.testTheWarmupGateKnowsAnOriginByItsPrefixWithoutParsingEveryURL() }
+    override func testATaskResumedFromAnotherThreadWhileTheLoopRunsAJobStillRuns() async throws { try await super.testATaskResumedFromAnotherThreadWhileTheLoopRunsAJobStillRuns() }
+    override func testTheLoopStateShowsItAsleepWithARequestInFlight() async throws { try await super.testTheLoopStateShowsItAsleepWithARequestInFlight() }
+}
+
+/// One continuation, parked by a task and resumed by another thread.
+private final class ParkedContinuation: Sendable {
+    private let slot = Mutex<CheckedContinuation<Void, Never>?>(nil)
+    func park(_ continuation: CheckedContinuation<Void, Never>) { slot.withLock { $0 = continuation } }
+    var isParked: Bool { slot.withLock { $0 != nil } }
+    func resume() { slot.withLock { $0.take() }?.resume() }
+}
+
+private final class Flag: Sendable {
+    private let value = Atomic<Bool>(false)
+    func set() { value.store(true, ordering: .sequentiallyConsistent) }
+    var isSet: Bool { value.load(ordering: .sequentiallyConsistent) }
 }

@@ -1,5 +1,6 @@
 import Foundation
 @testable import PushRelay
+import Synchronization
 import TestSupport
 import XCTest
 
@@ -93,6 +94,40 @@ final class WakeupTests: XCTestCase {
         await fulfillment(of: [early], timeout: 0.2)
         wakeup.signal()
         await fulfillment(of: [done], timeout: 60)
+    }
+
+    /// Every wait returns while signals race the waits and their timers: 3,000 waits, timed
+    /// (0-1 ms) and untimed (every 10th, ended only by a signal), against a thread that
+    /// signals until the waiter is done. A lost signal or a continuation never resumed hangs
+    /// the waiter (60 s guard).
+    func testEveryWaitReturnsUnderRacingSignalsAndTimers() async {
+        let wakeup = Wakeup()
+        let finished = expectation(description: "every wait returned")
+        let done = Mutex(false)
+        // Not awaited: a waiter stuck on a lost signal cannot be cancelled (the test then fails
+        // at the guard below and leaves it behind).
+        Task.detached {
+            for i in 0..<3_000 {
+                if i % 10 == 9 {
+                    await wakeup.wait()
+                } else {
+                    await wakeup.wait(timeout: .microseconds(i % 1_000))
+                }
+            }
+            done.withLock { $0 = true }
+            finished.fulfill()
+        }
+        let signaller = Thread {
+            var n = 0
+            while !done.withLock({ $0 }) {
+                wakeup.signal()
+                n += 1
+                if n % 4 == 0 { usleep(50) }
+            }
+        }
+        signaller.start()
+        await fulfillment(of: [finished], timeout: 60)
+        done.withLock { $0 = true }  // stops the signaller either way
     }
 
     func testAWaitWithoutASignalEndsAtItsTimeout() async {

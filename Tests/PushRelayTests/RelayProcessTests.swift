@@ -159,6 +159,69 @@ final class RelayProcessTests: XCTestCase {
         XCTAssertEqual(accepted, tokens.count, "the emulator answered every send in flight")
     }
 
+    /// A stop that cannot finish within `--drain-timeout` (every APNs answer is held 120 s at the
+    /// emulator, so the 8 sends stay in flight): the node prints what it still waits on, gives
+    /// back what it claimed ahead, and exits 1 with that said, instead of draining for as long
+    /// as the sends take. SIGQUIT before the stop shows the same state and the node carries on.
+    func testAStopThatOverrunsItsBoundSaysWhatWasPendingAndExitsOne() throws {
+        let (_, apnsPort) = try startEmulator(["--fault", "route=/3/device/{token},latency=fixed:120s"])
+        let path = directory.appendingPathComponent("relay.json").path
+        try RelayEmulatorConfig.write(to: path, apnsPort: apnsPort, concurrency: 4, ratePerMinute: 600_000)
+        let data = directory.appendingPathComponent("data").path
+        let keys = try ProcessRunner.pushlab(["relay", "keys", "create", "--data", data, "--app", "demo"])
+        XCTAssertEqual(keys.status, 0, keys.stderr)
+        let key = keys.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let relay = try ServerProcess(["relay", "--config", path, "--data", data, "--quiet", "--drain-timeout", "2s"]) {
+            $0.contains("relay: listening on http://")
+        }
+        processes.append(relay)
+        let port = try XCTUnwrap(relay.port(after: "relay: listening on http://127.0.0.1:"), relay.stdout)
+        let tokens = (0..<12).map { String(format: "%064x", 0xD2A2_0000 + $0) }
+        let body = #"{"apns": {"payload": {"aps": {"alert": "overrun"}}}, "apns_tokens": [\#(tokens.map { "\"\($0)\"" }.joined(separator: ","))]}"#
+        let post = try curl(["-X", "POST", "http://127.0.0.1:\(port)/v1/apps/demo/pushes", "-H", "authorization: Bearer \(key)",
+                             "-H", "content-type: application/json", "-d", body, "-w", "\n%{http_code}"])
+        XCTAssertTrue(post.stdout.hasSuffix("\n202"), post.stdout + post.stderr)
+
+        // Ask for the state until it shows the 4 sends in flight (the 8 others claimed ahead).
+        var shown = false
+        for _ in 0..<60 where !shown {
+            relay.send(signal: SIGQUIT)
+            shown = relay.waitForOutput(timeout: 1) {
+                $0.contains("targets held: 8 claimed ahead (not sent), 4 sending") && $0.contains("4 in flight, next timer in")
+            }
+        }
+        XCTAssertTrue(shown, "no state with 4 sends in flight at the client:\n\(relay.stderr)")
+        XCTAssertTrue(relay.stderr.contains("stop: not asked"), relay.stderr)
+        XCTAssertTrue(relay.stderr.contains("workers: 4 started of 4"), relay.stderr)
+        XCTAssertTrue(relay.stderr.contains("client demo APNs, NGHTTP2Client: "), relay.stderr)
+        XCTAssertTrue(relay.stderr.contains("missed wake-ups 0"), relay.stderr)
+
+        // The hang guard (60 s) is far beyond the 2 s bound; no timing is asserted.
+        let transcript = relay.stop(signal: SIGTERM, grace: 60)
+        XCTAssertFalse(relay.exitedBySignal, transcript)
+        XCTAssertEqual(relay.exitStatus, 1, transcript)
+        XCTAssertTrue(transcript.contains("the stop overran its bound (--drain-timeout 2s); still pending:"), transcript)
+        XCTAssertTrue(transcript.contains("stop: asked "), transcript)
+        XCTAssertTrue(transcript.contains("now waiting for the sends in flight and their results"), transcript)
+        XCTAssertTrue(transcript.contains("gave back 8 targets claimed ahead; 4 targets sending or not yet recorded are left to their lease"), transcript)
+        XCTAssertTrue(transcript.contains("exiting with status 1 before the drain finished"), transcript)
+
+        // The 8 given back are ready again in the queue, the 4 sent are still claimed (their
+        // lease runs out), nothing is final: a restarted node sends all 12.
+        let queue = try SQLiteDatabase(path: directory.appendingPathComponent("data/queue.sqlite").path)
+        let final = try queue.query("SELECT COUNT(*) FROM targets WHERE state = 2").first?.int(0)
+        XCTAssertEqual(final, 0, transcript)
+        let rows = try queue.query("SELECT COUNT(*) FROM targets").first?.int(0)
+        XCTAssertEqual(rows, tokens.count)
+    }
+
+    func testADrainTimeoutOfZeroExitsTwoNamingTheFlag() throws {
+        let r = try ProcessRunner.pushlab(["relay", "--config", "relay.json", "--drain-timeout", "0s"])
+        XCTAssertEqual(r.status, 2, r.stdout + r.stderr)
+        XCTAssertTrue(r.stderr.contains("--drain-timeout must be more than 0"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("fix: pass a duration such as 20s"), r.stderr)
+    }
+
     func testBadConfigExitsTwoNamingThePointer() throws {
         let path = directory.appendingPathComponent("relay.json").path
         try Data(#"{"apps": {"demo": {"apns": {"key": "nope.p8"}}}}"#.utf8).write(to: URL(fileURLWithPath: path))

@@ -57,8 +57,17 @@ final class RelayRateLimitLeaseTests: XCTestCase {
             last = (try? self.curl([url + "/v1/pushes/\(id)?wait=10s&results=false", "-H", "authorization: Bearer \(key)"]).stdout) ?? ""
             return last.contains(#""finished":true"#)
         }
-        XCTAssertTrue(finished, last)
+        // The node's own account of what it waits on (SIGQUIT, docs/relay.md): attached to a
+        // failure, and checked for missed wake-ups (its client loops' sleeps that ran out their
+        // cap holding work: the relay stall's cause, counted since).
+        relay.send(signal: SIGQUIT)
+        let reported = relay.waitForOutput(timeout: 10) { $0.contains("client demo shared") }
+        XCTAssertTrue(reported, "no state report on SIGQUIT:\n\(relay.stderr)")
+        XCTAssertTrue(finished, last + "\n" + relay.stderr)
         XCTAssertTrue(last.contains(#""sent":\#(targets)"#), last)
+        let loops = relay.stderr.split(separator: "\n").filter { $0.contains("missed wake-ups ") }
+        XCTAssertFalse(loops.isEmpty, relay.stderr)
+        for line in loops { XCTAssertTrue(line.hasSuffix("missed wake-ups 0"), String(line)) }
         let output = relay.stop(grace: 10)
         XCTAssertEqual(relay.exitStatus, 0, output)
         emulator.stop()

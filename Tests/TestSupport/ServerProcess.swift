@@ -91,6 +91,11 @@ public final class ServerProcess: @unchecked Sendable {
         return finish()
     }
 
+    /// Sends `signal` (e.g. SIGQUIT) to the process without waiting for anything.
+    public func send(signal: Int32) {
+        if process.isRunning { kill(process.processIdentifier, signal) }
+    }
+
     /// `kill -9`: the process dies at once, without its shutdown path. Returns what it printed.
     @discardableResult
     public func killHard() -> String {

@@ -21,6 +21,11 @@ final class ClientInbox: Sendable {
         /// the queue before it sleeps again. The first waker clears it, so one wakeup serves
         /// every submission queued meanwhile.
         var loopAsleep = false
+        /// When the loop last went to sleep, and what it held then (`mayPoll`): for `loopState`.
+        var sleptAtNanos: UInt64 = 0
+        var sleepInFlight: Int?
+        var sleepNextTimerNanos: UInt64?
+        var missedWakeups = 0
         var stats = HTTPClientStats()
         var finished = false
         var finishWaiters: [CheckedContinuation<Void, Never>] = []
@@ -134,12 +139,45 @@ final class ClientInbox: Sendable {
     }
 
     /// Called by the loop before it sleeps: false when work is already queued (drain it
-    /// instead), otherwise marks the loop asleep so the next submission wakes it.
-    func mayPoll() -> Bool {
+    /// instead), otherwise marks the loop asleep so the next submission wakes it. The nghttp2
+    /// loop passes what it holds (requests in flight, its next deadline) for `loopState`.
+    func mayPoll(inFlight: Int? = nil, nextTimerNanos: UInt64? = nil) -> Bool {
         state.withLock { s in
             guard s.submissions.isEmpty && s.cancellations.isEmpty && s.jobs.isEmpty else { return false }
             s.loopAsleep = true
+            s.sleptAtNanos = cpl_h2c_now_ns()
+            s.sleepInFlight = inFlight
+            s.sleepNextTimerNanos = nextTimerNanos
             return true
+        }
+    }
+
+    /// Called by the nghttp2 loop when a sleep without a deadline ran out its cap. Counts a
+    /// missed wake-up when the loop held work it had taken (`heldWork`) or work was queued
+    /// while it still counted as asleep (no waker saw it asleep): both mean a wake-up was lost.
+    func cappedSleepEnded(heldWork: Bool) {
+        state.withLock { s in
+            let queuedUnseen = s.loopAsleep && !(s.submissions.isEmpty && s.cancellations.isEmpty && s.jobs.isEmpty)
+            if heldWork || queuedUnseen { s.missedWakeups += 1 }
+        }
+    }
+
+    /// What the loop is doing now (`HTTPClientLoopState`).
+    func loopState() -> HTTPClientLoopState {
+        let now = cpl_h2c_now_ns()
+        return state.withLock { s in
+            var out = HTTPClientLoopState()
+            out.asleep = s.loopAsleep
+            if s.loopAsleep && s.sleptAtNanos > 0 { out.asleepMilliseconds = Int((now &- s.sleptAtNanos) / 1_000_000) }
+            out.queuedRequests = s.submissions.count
+            out.queuedCancellations = s.cancellations.count
+            out.queuedJobs = s.jobs.count
+            out.inFlight = s.sleepInFlight
+            if let next = s.sleepNextTimerNanos { out.nextTimerMilliseconds = next > now ? Int((next - now) / 1_000_000) : 0 }
+            out.missedWakeups = s.missedWakeups
+            out.stopping = s.stopMode != nil
+            out.finished = s.finished
+            return out
         }
     }
 

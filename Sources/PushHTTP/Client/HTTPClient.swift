@@ -50,6 +50,10 @@ public final class HTTPClient: HTTPTransport {
     /// Counters over every exchange so far (each redirect hop counts as one).
     public var stats: HTTPClientStats { inbox.stats }
 
+    /// What the loop thread is doing now (`HTTPClientLoopState`; no in-flight count or timer:
+    /// libcurl keeps those).
+    public var loopState: HTTPClientLoopState { inbox.loopState() }
+
     /// How many times the loop corked its connections while libcurl wrote a batch of requests
     /// (see `CurlMultiLoop.performCorked`). For tests.
     var corkedTurns: Int { inbox.corkedTurns.load(ordering: .relaxed) }

@@ -7,6 +7,9 @@ public protocol LoopHTTPTransport: HTTPTransport, AnyObject {
     var stats: HTTPClientStats { get }
     /// The loop thread as a task executor: tasks preferring it send without thread hand-offs.
     var executor: any TaskExecutor { get }
+    /// What the loop thread is doing now (asleep, queued work, in flight, missed wake-ups):
+    /// for state dumps (`pushlab relay`'s SIGQUIT report).
+    var loopState: HTTPClientLoopState { get }
     /// Stops the client: requests not yet started fail with `.shutDown`; requests in flight
     /// finish or, with `abortInFlight`, fail with `.shutDown` at once. Idempotent.
     func shutdown(abortInFlight: Bool) async

@@ -110,6 +110,15 @@ final class AppSenders: Sendable {
         return out
     }
 
+    /// Each HTTP client's loop, named for the state dump: "APNs" (the APNs connections' own
+    /// client, when the app has one) and "shared" (FCM, token exchanges, APNs otherwise).
+    var loopStates: [(client: String, state: HTTPClientLoopState)] {
+        var out: [(String, HTTPClientLoopState)] = []
+        if let apnsHTTP { out.append(("APNs, \(type(of: apnsHTTP))", apnsHTTP.loopState)) }
+        out.append(("shared, \(type(of: http))", http.loopState))
+        return out
+    }
+
     func shutdown() async {
         await apnsHTTP?.shutdown()
         await http.shutdown()

@@ -26,11 +26,13 @@ final class ClaimLoop: Sendable {
     private let consumer: String
     private let lease: Duration
     private let log: @Sendable (String) -> Void
+    private let calls: PendingCalls
     private let tasks = SanitizerVisibleMutex<(loop: Task<Void, Never>?, renewer: Task<Void, Never>?)>((nil, nil))
 
     init(queue: any PushQueue, held: HeldTargets, pool: WorkerPool, signals: DeliverySignals, consumer: String,
-         leaseSeconds: Int, log: @escaping @Sendable (String) -> Void) {
+         leaseSeconds: Int, calls: PendingCalls, log: @escaping @Sendable (String) -> Void) {
         self.queue = queue
+        self.calls = calls
         self.held = held
         self.pool = pool
         self.signals = signals
@@ -68,7 +70,7 @@ final class ClaimLoop: Sendable {
         let unsent = held.takeUnsent()
         guard !unsent.isEmpty else { return }
         do {
-            try await queue.reschedule(unsent.map { TargetRetry($0, attempts: $0.attempts, lastError: nil, notBefore: Date()) })
+            try await calls.track("give back \(unsent.count) targets") { try await queue.reschedule(unsent.map { TargetRetry($0, attempts: $0.attempts, lastError: nil, notBefore: Date()) }) }
         } catch {
             log("relay: could not give back \(unsent.count) claimed targets: \(error); they are sent after their lease")
         }
@@ -89,7 +91,7 @@ final class ClaimLoop: Sendable {
             let granularity = queue.claimGranularity
             let limit = room >= granularity ? min(room, 512) / granularity * granularity : min(room, 512)
             do {
-                claims = try await queue.claim(consumer: consumer, limit: max(1, limit), lease: lease)
+                claims = try await calls.track("claim") { try await queue.claim(consumer: consumer, limit: max(1, limit), lease: lease) }
             } catch {
                 log("relay: claim failed: \(error); retrying in 1 s")
                 await signals.newWork.wait(timeout: .seconds(1))
@@ -107,7 +109,7 @@ final class ClaimLoop: Sendable {
 
     /// Until the next retry is due, at most 250 ms (another node may queue work too).
     private func idleWait() async -> Duration {
-        guard let next = try? await queue.nextReadyDate() else { return .milliseconds(250) }
+        guard let next = try? await calls.track("next ready date", { try await queue.nextReadyDate() }) else { return .milliseconds(250) }
         let seconds = next.timeIntervalSinceNow
         if seconds <= 0 { return .milliseconds(1) }
         return .milliseconds(min(250, Int(seconds * 1000) + 1))
@@ -118,7 +120,7 @@ final class ClaimLoop: Sendable {
         let receipts = held.heldReceipts
         guard !receipts.isEmpty else { return }
         do {
-            try await queue.renew(receipts: receipts, lease: lease)
+            try await calls.track("renew \(receipts.count) leases") { try await queue.renew(receipts: receipts, lease: lease) }
         } catch {
             log("relay: could not renew the leases of \(receipts.count) claims: \(error); retrying in a third of a lease")
         }

@@ -1,5 +1,6 @@
 import PushCore
 import PushSend
+import Synchronization
 
 /// One app's clients and the budgets its sends take from, looked up once per send; it sends
 /// one claimed target and says what the send came to (`SendAttempt`), leaving final or retry
@@ -12,6 +13,10 @@ final class DeliveryLane: Sendable {
     /// Where its APNs and its FCM sends run (`AppSenders.executor`).
     let apnsExecutor: any TaskExecutor
     let fcmExecutor: any TaskExecutor
+    /// Sends waiting for a budget now (the state dump shows them: a send that waits for
+    /// `rate_per_minute` is not stuck).
+    private let budgetWaits = Atomic<Int>(0)
+    var waitingForBudget: Int { budgetWaits.load(ordering: .relaxed) }
 
     init(senders: AppSenders, budget: (any SendBudget)?, fcmProjectBudget: (any SendBudget)?) {
         self.senders = senders
@@ -25,8 +30,10 @@ final class DeliveryLane: Sendable {
 
     /// Sends `claim`: its budgets first, then the app's client.
     func send(_ claim: ClaimedTarget, prepared: PreparedContentCache) async -> SendAttempt {
+        budgetWaits.add(1, ordering: .relaxed)
         await budget?.take()
         if !claim.target.isAPNs { await fcmProjectBudget?.take() }
+        budgetWaits.subtract(1, ordering: .relaxed)
         guard let content = prepared.content(for: claim) else {
             return .failed(reason: RelayFailure.badContent.rawValue, detail: "the queued content of push \(claim.pushID) cannot be read")
         }

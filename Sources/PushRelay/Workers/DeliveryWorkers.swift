@@ -1,3 +1,4 @@
+import Foundation
 import PushHTTP
 
 /// The relay's sends, in three parts over one account of the targets this node holds
@@ -24,6 +25,11 @@ final class DeliveryWorkers: Sendable {
     private let pool: WorkerPool
     private let claimLoop: ClaimLoop
     private let recorder: ResultRecorder
+    /// The queue calls pending (the state dump shows them) and how far `stop` has come.
+    private let calls = PendingCalls()
+    private let queue: any PushQueue
+    private let lanes: [String: DeliveryLane]
+    let progress: StopProgress
     private let tick = SanitizerVisibleMutex<Task<Void, Never>?>(nil)
     /// Wakes the recorder when answers have waited `gatherWait` and no send came back since to
     /// see it, and the claim loop in case a signal was missed: the waits on the send path have
@@ -34,16 +40,20 @@ final class DeliveryWorkers: Sendable {
 
     init(queue: any PushQueue, senders: [String: AppSenders], budgets: [String: any SendBudget],
          fcmProjectBudgets: [String: any SendBudget] = [:], settings: RelayConfig.Workers,
-         metrics: RelayMetrics, consumer: String, events: RelayEventFanOut, log: @escaping @Sendable (String) -> Void) {
+         metrics: RelayMetrics, consumer: String, events: RelayEventFanOut, progress: StopProgress = StopProgress(),
+         log: @escaping @Sendable (String) -> Void) {
+        self.progress = progress
+        self.queue = queue
         let lanes = senders.mapValues {
             DeliveryLane(senders: $0, budget: budgets[$0.app.name], fcmProjectBudget: fcmProjectBudgets[$0.app.name])
         }
+        self.lanes = lanes
         held = HeldTargets(concurrency: settings.concurrency)
         pool = WorkerPool(held: held, lanes: lanes, signals: signals)
         claimLoop = ClaimLoop(queue: queue, held: held, pool: pool, signals: signals, consumer: consumer,
-                              leaseSeconds: settings.leaseSeconds, log: log)
+                              leaseSeconds: settings.leaseSeconds, calls: calls, log: log)
         recorder = ResultRecorder(queue: queue, held: held, pool: pool, signals: signals, maxAttempts: settings.maxAttempts,
-                                  metrics: metrics, events: events, log: log)
+                                  metrics: metrics, events: events, calls: calls, log: log)
     }
 
     func start() {
@@ -74,14 +84,57 @@ final class DeliveryWorkers: Sendable {
         pool.stop()
         signals.newWork.signal()
         signals.claimsLow.signal()
+        progress.enter("waiting for the claim loop to end")
         await claimLoop.finish()
+        progress.enter("waiting for the sends in flight and their results")
         // The pool and the recorder signal `claimsLow` as sends end and batches are written.
         while held.unrecorded > 0 { await signals.claimsLow.wait(timeout: .milliseconds(50)) }
+        progress.enter("writing the last results")
         await recorder.finish()
         tick.withLock({ $0 })?.cancel()
         claimLoop.stopRenewing()
+        progress.enter("waiting for the workers to end")
         await pool.finish()
+        progress.enter("giving back the targets claimed ahead")
         await claimLoop.giveBack()
+    }
+
+    /// The drain overran its bound (`pushlab relay`'s deadline): no send starts any more, and the
+    /// targets claimed ahead and never sent go back to the queue now. Returns how many went
+    /// back and what is left to the leases; the caller exits the process after it.
+    func abandonDrain() async -> (givenBack: Int, leftToLease: Int, error: String?) {
+        pool.stop()
+        let before = held.snapshot
+        let unsent = held.takeUnsent()
+        let left = before.inFlight + before.recording
+        guard !unsent.isEmpty else { return (0, left, nil) }
+        do {
+            try await calls.track("give back \(unsent.count) targets") {
+                try await queue.reschedule(unsent.map { TargetRetry($0, attempts: $0.attempts, lastError: nil, notBefore: Date()) })
+            }
+            return (unsent.count, left, nil)
+        } catch {
+            return (0, left + unsent.count, "\(error)")
+        }
+    }
+
+    /// The state dump's lines about the sends: the stop, the targets held by stage, the
+    /// workers, the queue calls pending.
+    func stateLines(now: ContinuousClock.Instant) -> [String] {
+        let h = held.snapshot
+        var lines = ["stop: " + progress.line(now: now)]
+        lines.append("targets held: \(h.ready) claimed ahead (not sent), \(h.inFlight) sending, \(h.recording) answered and not yet "
+                     + "recorded (\(h.answersWaiting) waiting for the recorder); \(h.claims) claims with leases renewed")
+        lines.append("workers: \(h.workersStarted) started of \(held.concurrency), \(h.parkedWorkers) parked waiting for a target"
+                     + (h.stopping ? "; no send starts (stopping)" : ""))
+        let budgetWaits = lanes.keys.sorted().compactMap { app in
+            lanes[app].map { $0.waitingForBudget > 0 ? "\(app) \($0.waitingForBudget)" : nil } ?? nil
+        }
+        lines.append("sending and waiting for a send budget (rate_per_minute): " + (budgetWaits.isEmpty ? "none" : budgetWaits.joined(separator: ", ")))
+        let pending = calls.pending(now: now)
+        lines.append("queue calls pending: " + (pending.isEmpty ? "none"
+            : pending.map { "\($0.name) for \(RelayStateText.seconds($0.waited))" }.joined(separator: ", ")))
+        return lines
     }
 
     var inFlight: Int { held.inFlight }

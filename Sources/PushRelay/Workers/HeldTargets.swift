@@ -82,6 +82,20 @@ final class HeldTargets: Sendable {
     }
 
     var isStopping: Bool { state.withLock { $0.stopping } }
+
+    /// The counts a state dump shows (`Relay.stateReport`), read in one step.
+    struct Snapshot: Sendable {
+        var ready = 0, inFlight = 0, recording = 0, answersWaiting = 0
+        var parkedWorkers = 0, workersStarted = 0, claims = 0
+        var stopping = false
+    }
+
+    var snapshot: Snapshot {
+        state.withLock { s in
+            Snapshot(ready: s.ready.count, inFlight: s.inFlight, recording: s.recording, answersWaiting: s.answers.count,
+                     parkedWorkers: s.idle.count, workersStarted: s.workersStarted, claims: s.held.count, stopping: s.stopping)
+        }
+    }
     var inFlight: Int { state.withLock { $0.inFlight } }
     /// Sends in flight plus answers not yet recorded: `stop` drains them to zero.
     var unrecorded: Int { state.withLock { $0.inFlight + $0.recording } }

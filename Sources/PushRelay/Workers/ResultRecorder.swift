@@ -29,6 +29,7 @@ import PushHTTP
 /// - It ends once stopping with no send in flight and no answer left to write.
 final class ResultRecorder: Sendable {
     private let queue: any PushQueue
+    private let calls: PendingCalls
     private let held: HeldTargets
     private let pool: WorkerPool
     private let signals: DeliverySignals
@@ -42,8 +43,9 @@ final class ResultRecorder: Sendable {
     private let announced = SanitizerVisibleMutex(AnnouncedPushes())
 
     init(queue: any PushQueue, held: HeldTargets, pool: WorkerPool, signals: DeliverySignals, maxAttempts: Int,
-         metrics: RelayMetrics, events: RelayEventFanOut, log: @escaping @Sendable (String) -> Void) {
+         metrics: RelayMetrics, events: RelayEventFanOut, calls: PendingCalls, log: @escaping @Sendable (String) -> Void) {
         self.queue = queue
+        self.calls = calls
         self.held = held
         self.pool = pool
         self.signals = signals
@@ -108,7 +110,9 @@ final class ResultRecorder: Sendable {
     private func reschedule(_ retries: [TargetRetry]) async {
         guard !retries.isEmpty else { return }
         do {
-            try await persisting { () async throws(PushQueueError) in try await queue.reschedule(retries) }
+            try await persisting { () async throws(PushQueueError) in
+                try await calls.track("reschedule \(retries.count) results") { () async throws(PushQueueError) in try await queue.reschedule(retries) }
+            }
             for retry in retries { metrics.retried(app: retry.claim.app, platform: retry.claim.target.platform) }
         } catch {
             log("relay: could not reschedule \(retries.count) targets (first \(retries[0].claim.pushID)#\(retries[0].claim.index)): \(error); "
@@ -119,7 +123,9 @@ final class ResultRecorder: Sendable {
     private func complete(_ finals: [TargetCompletion]) async -> CompletionReport? {
         guard !finals.isEmpty else { return nil }
         do {
-            return try await persisting { () async throws(PushQueueError) in try await queue.complete(finals) }
+            return try await persisting { () async throws(PushQueueError) in
+                try await calls.track("complete \(finals.count) results") { () async throws(PushQueueError) in try await queue.complete(finals) }
+            }
         } catch {
             log("relay: could not record \(finals.count) results (first \(finals[0].claim.pushID)#\(finals[0].claim.index)): \(error); "
                 + "they will be sent again after their leases")

@@ -2,6 +2,8 @@ import Dispatch
 import PushHTTP
 
 /// Wakes one waiting loop early: `signal()` before `wait` makes the next `wait` return at once.
+/// One waiter at a time (a second would replace the first, whose continuation would never be
+/// resumed: debug builds stop there); `DeliverySignals` documents who waits on each.
 final class Wakeup: Sendable {
     private struct State {
         var signalled = false
@@ -34,6 +36,7 @@ final class Wakeup: Sendable {
                     s.signalled = false
                     return false
                 }
+                assert(s.waiter == nil, "a second waiter on one Wakeup: the first would never be resumed")
                 s.generation += 1
                 s.waiter = c
                 return true
@@ -52,6 +55,7 @@ final class Wakeup: Sendable {
                     s.signalled = false
                     return nil
                 }
+                assert(s.waiter == nil, "a second waiter on one Wakeup: the first would never be resumed")
                 s.generation += 1
                 s.waiter = c
                 return s.generation

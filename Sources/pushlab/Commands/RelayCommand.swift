@@ -19,7 +19,7 @@ enum RelayCommand: Command {
         kill -9 the relay resumes from it. Several nodes share one Redis Streams queue with --queue \
         redis://HOST:PORT and --node NAME (docs/relay.md \"Running several nodes\"), or a Redis Cluster with \
         --queue redis-cluster://HOST:PORT,HOST:PORT,… (one stream per master; docs/redis.md \"Redis Cluster\"). SIGINT/SIGTERM stop taking requests and drain the sends in \
-        flight. Apps whose target is "emulator" go to pushlab's gateway emulator, started inside the \
+        flight (at most --drain-timeout, then exit 1 saying what was pending); SIGQUIT prints what the node waits on. Apps whose target is "emulator" go to pushlab's gateway emulator, started inside the \
         relay. API keys: 'pushlab relay keys create --data DIR --app NAME'. Config and API: docs/relay.md. \
         --console serves the web console at /console on the relay's port: each accepted push and each \
         target's final result (and the built-in emulator's answers) in the live log, a send form that \
@@ -37,16 +37,23 @@ enum RelayCommand: Command {
                                    kind: .string, computed: "HOST-PID") { "\(ProcessInfo.processInfo.hostName)-\(ProcessInfo.processInfo.processIdentifier)" }
     static let retention = Option.duration("--retention", help: "With --queue: how long a finished push's status, results and idempotency key stay in Redis before they expire (GET /v1/pushes/{id} then answers 404; the delivery log keeps the results).",
                                            default: RedisPushQueue.Configuration(capacity: 1).retention)
+    static let drainTimeout = Option.duration("--drain-timeout", help: "The bound on a stop (SIGINT/SIGTERM): past it the node prints what it still waits on, gives back the targets claimed ahead and exits with status 1; what it had not recorded is sent again after its lease (docs/relay.md \"Stopping a node\").",
+                                              default: .seconds(20))
     static let checkOnly = Option.flag("--check", help: "Check the config and the credentials, print a summary and exit.")
     static let quiet = Option.flag("--quiet", help: "No line per push.")
     static let accessLog = Option.flag("--access-log", help: "One line per API request on stderr: method, path (no query), status, time taken.")
 
-    static let options: [any OptionDeclaration] = [config, data, port, certs, queue, node, retention, checkOnly, quiet, accessLog] + ConsoleSetup.relayOptions
+    static let options: [any OptionDeclaration] = [config, data, port, certs, queue, node, retention, drainTimeout, checkOnly, quiet, accessLog] + ConsoleSetup.relayOptions
 
     static func run(_ args: ParsedArguments) async throws -> Int32 {
         // Caught from the start: a SIGINT or SIGTERM sent as soon as the banner shows is kept, not
         // lost to the default action (or dropped while the handler is being set up).
         let signals = TerminationSignals()
+        let stateDump = StateDumpSignal()
+        let drainLimit = try args[Self.drainTimeout]
+        guard drainLimit > .zero else {
+            throw UsageError("--drain-timeout must be more than 0", fix: "pass a duration such as 20s (the default)")
+        }
         guard let path = try args[Self.config] else {
             throw UsageError("--config is required", fix: "pass --config relay.json (docs/relay.md shows one)")
         }
@@ -101,11 +108,23 @@ enum RelayCommand: Command {
             throw UsageError("\(error)", fix: "check relay.json and --data \(data)")
         }
         console?.attach(relay: relay)
+        stateDump.answer { relay.stateReport() }
         do { try await relay.start() } catch {
             await relay.stop()
             await gateway?.stop()
             throw UsageError("cannot start: \(error)", fix: "pick another port (0 picks a free one) or check --data \(data)")
         }
+        try announce(relay, gateway: gateway, queue: queue, console: console, args)
+        let signal = await signals.wait()
+        printError("pushlab relay: signal \(signal), draining the sends in flight (at most \(drainLimit.compactText); kill -QUIT \(ProcessInfo.processInfo.processIdentifier) shows what it waits on)")
+        await stop(relay, gateway: gateway, console: console, limit: drainLimit)
+        return ExitStatus.success
+    }
+}
+
+extension RelayCommand {
+    /// The banner: where the relay listens, its emulator, its queue, its console.
+    static func announce(_ relay: Relay, gateway: RelayEmulator?, queue: RedisPushQueue?, console: Console?, _ args: ParsedArguments) throws {
         if let url = relay.addresses?.cleartextURL { emit("relay: listening on \(url) (h2c, http/1.1)") }
         if let url = relay.addresses?.tlsURL { emit("relay: listening on \(url) (h2, http/1.1)") }
         if let gateway { emit("relay: emulator \(gateway.summary)") }
@@ -116,16 +135,31 @@ enum RelayCommand: Command {
         if let console, let url = relay.addresses?.cleartextURL ?? relay.addresses?.tlsURL {
             emit(try ConsoleSetup.announcement(url: url + "/console", console, args))
         }
-        let signal = await signals.wait()
-        printError("pushlab relay: signal \(signal), draining the sends in flight")
+    }
+
+    /// The graceful stop after SIGINT/SIGTERM, bounded by `limit` (`abandonStop` past it).
+    static func stop(_ relay: Relay, gateway: RelayEmulator?, console: Console?, limit: Duration) async {
+        let deadline = StopDeadline(limit: limit) { abandonStop(relay, limit: limit) }
         console?.stop()
         await relay.stop()
         await gateway?.stop()
-        return ExitStatus.success
+        deadline.finish()
+        let missed = relay.missedWakeups
+        if missed > 0 {
+            printError("pushlab relay: its HTTP client loops missed \(missed) wake-ups (each recovered within 1 s); this is a bug, please report it")
+        }
     }
-}
 
-extension RelayCommand {
+    /// The stop overran `--drain-timeout` (on the deadline's own thread): say what was still
+    /// pending, give back what can be given back (within 5 s), and exit 1.
+    static func abandonStop(_ relay: Relay, limit: Duration) -> Never {
+        printError("pushlab relay: the stop overran its bound (--drain-timeout \(limit.compactText)); still pending:\n  " + relay.stateReport())
+        let given = StopDeadline.run(within: 5) { await relay.abandonStop() }
+        printError("pushlab relay: " + (given ?? "could not give back the targets claimed ahead within 5 s; they and the sends in flight are left to their lease"))
+        printError("pushlab relay: exiting with status 1 before the drain finished (nothing acknowledged is lost: what was not recorded is sent again after its lease)")
+        _exit(ExitStatus.failure)
+    }
+
     /// The relay's data when `--data` is not given: user data (`make uninstall` leaves it).
     static var defaultDataDirectory: String { UserDirectories.data() + "/relay" }
 

@@ -41,6 +41,10 @@ public final class NGHTTP2Client: LoopHTTPTransport {
     /// The client's loop thread as a task executor (see `HTTPClient.executor`: the same contract).
     public var executor: any TaskExecutor { loopExecutor }
 
+    /// What the loop thread is doing now (`HTTPClientLoopState`; the HTTP/1.1 fallback's loop
+    /// is not included).
+    public var loopState: HTTPClientLoopState { inbox.loopState() }
+
     /// Counters over every exchange so far, this client's own and its HTTP/1.1 fallback's.
     public var stats: HTTPClientStats {
         var total = inbox.stats

@@ -92,12 +92,21 @@ final class NGHTTP2Loop {
             flushQueued()
             if stop != nil && live.isEmpty && finished.isEmpty && !executor.hasLocalJobs && remoteJobs.isEmpty { break }
 
-            // Sleep only when nothing is left to do this turn and no work is queued.
+            // Sleep only when nothing is left to do this turn and no work is queued. Jobs the
+            // second drain above took (enqueued by other threads while the first ran, without a
+            // wakeup: the loop was awake) are work left to do: sleeping on them stranded their
+            // tasks until something else woke the loop (the relay stall, docs/relay.md).
             var timeout: Int32 = 0
-            if mayBlock && finished.isEmpty && inbox.mayPoll() {
-                timeout = millisecondsToNextTimer()
+            var capped = false
+            if mayBlock && remoteJobs.isEmpty && !executor.hasLocalJobs && finished.isEmpty
+                && inbox.mayPoll(inFlight: live.count, nextTimerNanos: nextTimerNanos == .max ? nil : nextTimerNanos) {
+                (timeout, capped) = millisecondsToNextTimer()
             }
             let count = cpl_h2c_epoll_wait(epoll, &readyConnections, &readyEvents, 64, timeout)
+            if capped && count == 0 {
+                // Slept the whole cap with no deadline: nothing should have been left to do.
+                inbox.cappedSleepEnded(heldWork: !remoteJobs.isEmpty || executor.hasLocalJobs)
+            }
             for index in 0..<Int(count) {
                 guard let pointer = readyConnections[index] else {
                     var drained: UInt64 = 0
@@ -131,11 +140,18 @@ final class NGHTTP2Loop {
         tearDown()
     }
 
-    private func millisecondsToNextTimer() -> Int32 {
-        guard nextTimerNanos != .max else { return -1 }  // no deadline: only a socket or a wakeup ends the sleep
+    /// The longest sleep (ms): with no deadline, as with a far one, the loop looks again after
+    /// this long. Only a safety net (as CurlMultiLoop's 1 s): sockets and wakeups end a sleep;
+    /// a sleep that runs out the cap holding work counts a missed wake-up (`loopState`).
+    static let idleSleepCap: Int32 = 1000
+
+    /// The sleep before the next deadline, and whether it is the cap (no deadline within it).
+    private func millisecondsToNextTimer() -> (Int32, capped: Bool) {
+        guard nextTimerNanos != .max else { return (Self.idleSleepCap, true) }
         let now = cpl_h2c_now_ns()
-        guard nextTimerNanos > now else { return 0 }
-        return Int32(min(1000, (nextTimerNanos - now + 999_999) / 1_000_000))
+        guard nextTimerNanos > now else { return (0, false) }
+        let milliseconds = (nextTimerNanos - now + 999_999) / 1_000_000
+        return milliseconds >= UInt64(Self.idleSleepCap) ? (Self.idleSleepCap, true) : (Int32(milliseconds), false)
     }
 
     // MARK: starting
