@@ -219,7 +219,7 @@ profile() {
         pick("collector › hand-over (duplicate flags, queue)", "^MetricWriter.submit")
         pick("writer: one group commit", "MetricWriter.drain")
         pick("writer › SQLite inserts", "MetricStore.insert")
-        pick("writer › answers (to the loop)", "MetricWriter.answer")
+        pick("checkpoint thread (WAL copied into the file)", "MetricStore.checkpointSoon")
         pick("HTTP/2 output (frames + writev)", "^ServerConnection.finishEvent")
         pick("answers delivered on the loop", "^ServerConnection.deliver")
         pick("SQLite: sqlite3_step, all callers", "^sqlite3_step$")
