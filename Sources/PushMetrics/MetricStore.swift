@@ -72,11 +72,12 @@ public final class MetricStore: Sendable {
     /// A row's size apart from its request body (the other columns, the metrics row), estimated.
     static let rowOverheadBytes = 256
 
-    /// After a commit of `bytes` (by `insert` or the Retainza tables on the same connection): starts a PASSIVE checkpoint on the checkpoint thread once
-    /// enough was written and none is running. Passive: it never blocks the writer, and copies
-    /// what was committed when it started; the WAL starts over from its beginning at the first
-    /// commit after a checkpoint that copied everything (under a steady load the WAL file grows
-    /// meanwhile, as with the relay's SQLite queue).
+    /// After a commit of `bytes` (by `insert`, or by the Retainza tables on the same connection):
+    /// starts a PASSIVE checkpoint on the checkpoint thread once enough was written and none is
+    /// running. Passive: it never blocks the writer, and copies what was committed when it
+    /// started; the WAL starts over from its beginning at the first commit after a checkpoint
+    /// that copied everything (under a steady load the WAL file grows meanwhile, as with the
+    /// relay's SQLite queue).
     func checkpointSoon(afterWriting bytes: Int) {
         let start = checkpoints.withLock { c in
             c.written += bytes
