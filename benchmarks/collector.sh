@@ -9,7 +9,8 @@
 #   b20    — /v1/b with 20 `opened` metrics (the worst case: 20 rows per request; committed only).
 # Both acknowledgement modes (--ack committed, the default: answered after the commit; --ack
 # queued). For every run: req/s, server CPU µs per request (user+system from /proc/PID/stat,
-# which shared load does not inflate the way it does req/s). After each round the SQLite files
+# which shared load does not inflate the way it does req/s; taken once the server is idle again,
+# so a queued collector's commits after the last answer count). After each round the SQLite files
 # are counted: every 2xx must be stored (requests and metrics rows). ROUNDS interleaved rounds
 # (default 3), medians; every run is in the results file. Then the SQLite floor (the collector's
 # rows written by a C program alone, benchmarks/lib/collector-sqlite-floor.c) and a perf profile
@@ -97,6 +98,22 @@ start_collector() {
 }
 stop_pid() { kill -INT "$1"; wait "$1" 2>/dev/null || true; }
 
+# settled_ticks PID → cpu_ticks once PID stopped using CPU (unchanged over 0.3 s; at most 30 s): a
+# queued collector's writer may still be committing after h2load got its last answer, and that
+# CPU belongs to this run — measured too early it lowered the run's µs/request and slowed the
+# next server measured.
+settled_ticks() {
+  local last now
+  last=$(cpu_ticks "$1")
+  for _ in $(seq 100); do
+    sleep 0.3
+    now=$(cpu_ticks "$1")
+    [ "$now" = "$last" ] && break
+    last=$now
+  done
+  echo "$last"
+}
+
 # load PID URL COMMAND → "req/s succeeded failed 2xx cpu-µs/request"; the same h2load command
 # for every server of a COMMAND (body, content-type, authorization, the SDK's user-agent).
 load() {
@@ -104,7 +121,7 @@ load() {
   before=$(cpu_ticks "$pid")
   out=$(h2load -n "$n" -c "$CLIENTS" -m "$STREAMS" -d "${BODY[$cmd]}" -H "content-type: application/json; charset=utf-8" \
         -H "$AUTH" -H "$NSE_UA" "$url")
-  after=$(cpu_ticks "$pid")
+  after=$(settled_ticks "$pid")
   awk -v ticks=$((after - before)) -v tick_us="$TICK_US" -v n="$n" '
        /^finished in/ { gsub(",", "", $4); rps = $4 }
        /^requests:/ { ok = $8; failed = $10 }
@@ -203,7 +220,7 @@ profile() {
   before=$(cpu_ticks "$child")
   h2load -n "$PROFILE_N" -c "$CLIENTS" -m "$STREAMS" -d "${BODY[$cmd]}" -H "content-type: application/json; charset=utf-8" \
     -H "$AUTH" -H "$NSE_UA" "http://127.0.0.1:$port${ROUTE[$cmd]}" >/dev/null
-  after=$(cpu_ticks "$child")
+  after=$(settled_ticks "$child")
   local us; us=$(awk -v t=$((after - before)) -v u="$TICK_US" -v n="$PROFILE_N" 'BEGIN { printf "%.2f", t * u / n }')
   record "profile $label ($cmd) cpu µs/req" "$us"
   kill -INT "$child"; wait "$perf_pid" 2>/dev/null || true
@@ -256,7 +273,7 @@ best_ngh() {
   [ -n "$BASE_BIN" ] && echo "- before: \`$BASE_BIN\` (BASE_BIN), the same commands, a pair of its collectors started beside this build's in every round"
   echo "- collector: \`$BIN collector --port off --h2c-port 0 --db FILE --cdp-key k1 --quiet --ack committed|queued --bench\` (one event loop; \`--bench\` adds the raw server's POST /bench, an empty 200 from the event loop with no route work); nghttpd: \`nghttpd --no-tls 0 -d DOCROOT\` (1 worker) and \`nghttpd -n $(nproc) …\`, serving an empty file"
   echo "- $ROUNDS interleaved rounds; fresh collectors (committed, queued) and fresh SQLite files each round; values are medians, ratios are of medians; every run is under \"Every run\""
-  echo "- cpu µs/request: the server process's user+system time over the run (from /proc/PID/stat), all threads (event loop, SQLite writer, task pool), divided by the requests"
+  echo "- cpu µs/request: the server process's user+system time over the run (from /proc/PID/stat), all threads (event loop, SQLite writer, checkpoint thread), from the run's start until the process is idle again (a queued collector's last commits included), divided by the requests; a queued collector's req/s counts answers, given before their commits"
   echo
   echo "| route, body, ack | nghttpd req/s (faster setting) | collector req/s | **collector ÷ nghttpd (req/s)** | nghttpd cpu µs/req | raw server cpu µs/req | collector cpu µs/req | **collector ÷ raw (cpu)** | metrics/s |"
   echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
