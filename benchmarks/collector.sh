@@ -9,10 +9,15 @@
 #   b20    — /v1/b with 20 `opened` metrics (the worst case: 20 rows per request; committed only).
 # Both acknowledgement modes (--ack committed, the default: answered after the commit; --ack
 # queued). For every run: req/s, server CPU µs per request (user+system from /proc/PID/stat,
-# which shared load does not inflate the way it does req/s). After each round the SQLite files
+# which shared load does not inflate the way it does req/s; taken once the server is idle again,
+# so a queued collector's commits after the last answer count). After each round the SQLite files
 # are counted: every 2xx must be stored (requests and metrics rows). ROUNDS interleaved rounds
-# (default 3), medians; every run is in the results file. Then a perf profile of the collector
-# (committed, /v1/track) when perf is allowed. Writes benchmarks/results/collector.md.
+# (default 3), medians; every run is in the results file. Then the SQLite floor (the collector's
+# rows written by a C program alone, benchmarks/lib/collector-sqlite-floor.c) and a perf profile
+# of the collector (committed, track and tap) with each frame's µs per request, when perf is
+# allowed. Writes benchmarks/results/collector.md.
+# BASE_BIN=path/to/an/older/pushlab adds that build's collector ("before") to every round and to
+# the profile, so a change is compared with what it replaced in the same run, under the same load.
 # Small check: N=2000 ROUNDS=1 benchmarks/collector.sh; after a release build: SKIP_BUILD=1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,6 +29,8 @@ ROUNDS=${ROUNDS:-3}
 PROFILE=${PROFILE:-1}
 OUT=${OUT:-benchmarks/results/collector.md}
 BIN=${BIN:-.build/release/pushlab}
+BASE_BIN=${BASE_BIN:-}
+PROFILE_N=${PROFILE_N:-$((N / 2))}
 [ -n "${SKIP_BUILD:-}" ] || swift build -c release --product pushlab >/dev/null  # SKIP_BUILD=1 reuses the current release binary
 for tool in h2load nghttpd sqlite3; do
   command -v $tool >/dev/null || { echo "collector.sh: $tool missing (scripts/bootstrap installs nghttp2-client, nghttp2-server, sqlite3)" >&2; exit 1; }
@@ -77,10 +84,10 @@ NG1_PID=$!; PIDS+=($!); NG1=$(port_of $!)
 nghttpd -n "$(nproc)" --no-tls 0 -d "$TMP/docroot" >/dev/null 2>&1 &
 NGN_PID=$!; PIDS+=($!); NGN=$(port_of $!)
 
-# start_collector LOG ACK DB → sets C_PID, C_PORT (cleartext).
+# start_collector LOG ACK DB [BINARY] → sets C_PID, C_PORT (cleartext).
 start_collector() {
   : >"$TMP/$1"  # before the fork: the log is reused each round
-  "$BIN" collector --port off --h2c-port 0 --db "$3" --cdp-key k1 --quiet --ack "$2" --bench >"$TMP/$1" 2>&1 &
+  "${4:-$BIN}" collector --port off --h2c-port 0 --db "$3" --cdp-key k1 --quiet --ack "$2" --bench >"$TMP/$1" 2>&1 &
   C_PID=$!; PIDS+=($!)
   for _ in $(seq 200); do
     C_PORT=$(sed -n 's|^http://127.0.0.1:\([0-9]*\).*|\1|p' "$TMP/$1" | head -1)
@@ -91,6 +98,22 @@ start_collector() {
 }
 stop_pid() { kill -INT "$1"; wait "$1" 2>/dev/null || true; }
 
+# settled_ticks PID → cpu_ticks once PID stopped using CPU (unchanged over 0.3 s; at most 30 s): a
+# queued collector's writer may still be committing after h2load got its last answer, and that
+# CPU belongs to this run — measured too early it lowered the run's µs/request and slowed the
+# next server measured.
+settled_ticks() {
+  local last now
+  last=$(cpu_ticks "$1")
+  for _ in $(seq 100); do
+    sleep 0.3
+    now=$(cpu_ticks "$1")
+    [ "$now" = "$last" ] && break
+    last=$now
+  done
+  echo "$last"
+}
+
 # load PID URL COMMAND → "req/s succeeded failed 2xx cpu-µs/request"; the same h2load command
 # for every server of a COMMAND (body, content-type, authorization, the SDK's user-agent).
 load() {
@@ -98,7 +121,7 @@ load() {
   before=$(cpu_ticks "$pid")
   out=$(h2load -n "$n" -c "$CLIENTS" -m "$STREAMS" -d "${BODY[$cmd]}" -H "content-type: application/json; charset=utf-8" \
         -H "$AUTH" -H "$NSE_UA" "$url")
-  after=$(cpu_ticks "$pid")
+  after=$(settled_ticks "$pid")
   awk -v ticks=$((after - before)) -v tick_us="$TICK_US" -v n="$n" '
        /^finished in/ { gsub(",", "", $4); rps = $4 }
        /^requests:/ { ok = $8; failed = $10 }
@@ -118,56 +141,92 @@ rows() { sqlite3 "$1" "$2"; }
 
 STORED=yes
 CMDS=(track tap b20)
+# The collectors of a round: after (this build) and, with BASE_BIN, before (that build).
+BUILDS=(collector); [ -n "$BASE_BIN" ] && BUILDS+=(before)
+declare -A BUILD_BIN=([collector]="$BIN" [before]="$BASE_BIN")
 for ROUND in $(seq "$ROUNDS"); do
-  start_collector committed.log committed "$TMP/committed-$ROUND.sqlite"; CC_PID=$C_PID CC_PORT=$C_PORT
-  start_collector queued.log queued "$TMP/queued-$ROUND.sqlite"; CQ_PID=$C_PID CQ_PORT=$C_PORT
-  declare -A EXPECT_METRICS=() EXPECT_REQUESTS=([committed]=0 [queued]=0)
+  declare -A CPID=() CPORT=() EXPECT_METRICS=() EXPECT_REQUESTS=()
+  for b in "${BUILDS[@]}"; do
+    for ack in committed queued; do
+      start_collector "$b-$ack.log" "$ack" "$TMP/$b-$ack-$ROUND.sqlite" "${BUILD_BIN[$b]}"
+      CPID[$b $ack]=$C_PID; CPORT[$b $ack]=$C_PORT; EXPECT_REQUESTS[$b $ack]=0
+    done
+  done
   for cmd in "${CMDS[@]}"; do
     run "nghttpd, 1 worker ($cmd)" "$NG1_PID" "http://127.0.0.1:$NG1/empty" "$cmd"
     run "nghttpd, $(nproc) workers ($cmd)" "$NGN_PID" "http://127.0.0.1:$NGN/empty" "$cmd"
-    run "raw server ($cmd)" "$CC_PID" "http://127.0.0.1:$CC_PORT/bench" "$cmd"
-    run "collector committed ($cmd)" "$CC_PID" "http://127.0.0.1:$CC_PORT${ROUTE[$cmd]}" "$cmd"
-    EXPECT_METRICS[committed ${ROUTE[$cmd]}]=$(( ${EXPECT_METRICS[committed ${ROUTE[$cmd]}]:-0} + XX * PER[$cmd] ))
-    EXPECT_REQUESTS[committed]=$(( EXPECT_REQUESTS[committed] + XX ))
-    [ "$cmd" = b20 ] && continue
-    run "collector queued ($cmd)" "$CQ_PID" "http://127.0.0.1:$CQ_PORT${ROUTE[$cmd]}" "$cmd"
-    EXPECT_METRICS[queued ${ROUTE[$cmd]}]=$(( ${EXPECT_METRICS[queued ${ROUTE[$cmd]}]:-0} + XX * PER[$cmd] ))
-    EXPECT_REQUESTS[queued]=$(( EXPECT_REQUESTS[queued] + XX ))
+    run "raw server ($cmd)" "${CPID[collector committed]}" "http://127.0.0.1:${CPORT[collector committed]}/bench" "$cmd"
+    for b in "${BUILDS[@]}"; do
+      for ack in committed queued; do
+        [ "$cmd" = b20 ] && [ "$ack" = queued ] && continue
+        run "$b $ack ($cmd)" "${CPID[$b $ack]}" "http://127.0.0.1:${CPORT[$b $ack]}${ROUTE[$cmd]}" "$cmd"
+        EXPECT_METRICS[$b $ack ${ROUTE[$cmd]}]=$(( ${EXPECT_METRICS[$b $ack ${ROUTE[$cmd]}]:-0} + XX * PER[$cmd] ))
+        EXPECT_REQUESTS[$b $ack]=$(( EXPECT_REQUESTS[$b $ack] + XX ))
+      done
+    done
   done
-  stop_pid "$CC_PID"; stop_pid "$CQ_PID"
-  for ack in committed queued; do
-    db="$TMP/$ack-$ROUND.sqlite"
-    got_requests=$(rows "$db" "SELECT COUNT(*) FROM metric_requests WHERE status = 200")
-    record "$ack: 2xx answered" "${EXPECT_REQUESTS[$ack]}"; record "$ack: metric_requests rows (status 200)" "$got_requests"
-    [ "$got_requests" = "${EXPECT_REQUESTS[$ack]}" ] || STORED="NO (round $ROUND, $ack requests)"
-    for route in /v1/track /v1/b; do
-      [ -n "${EXPECT_METRICS[$ack $route]:-}" ] || continue
-      got=$(rows "$db" "SELECT COUNT(*) FROM metrics WHERE route = '$route'")
-      record "$ack: $route metrics expected (2xx × metrics per body)" "${EXPECT_METRICS[$ack $route]}"; record "$ack: $route metrics rows" "$got"
-      [ "$got" = "${EXPECT_METRICS[$ack $route]}" ] || STORED="NO (round $ROUND, $ack $route)"
+  for b in "${BUILDS[@]}"; do
+    for ack in committed queued; do
+      stop_pid "${CPID[$b $ack]}"
+      db="$TMP/$b-$ack-$ROUND.sqlite"
+      got_requests=$(rows "$db" "SELECT COUNT(*) FROM metric_requests WHERE status = 200")
+      record "$b $ack: 2xx answered" "${EXPECT_REQUESTS[$b $ack]}"; record "$b $ack: metric_requests rows (status 200)" "$got_requests"
+      [ "$got_requests" = "${EXPECT_REQUESTS[$b $ack]}" ] || STORED="NO (round $ROUND, $b $ack requests)"
+      for route in /v1/track /v1/b; do
+        [ -n "${EXPECT_METRICS[$b $ack $route]:-}" ] || continue
+        got=$(rows "$db" "SELECT COUNT(*) FROM metrics WHERE route = '$route'")
+        record "$b $ack: $route metrics expected (2xx × metrics per body)" "${EXPECT_METRICS[$b $ack $route]}"; record "$b $ack: $route metrics rows" "$got"
+        [ "$got" = "${EXPECT_METRICS[$b $ack $route]}" ] || STORED="NO (round $ROUND, $b $ack $route)"
+      done
     done
   done
 done
 
+# SQLite floor: the same two INSERTs per request in C with nothing else in the process
+# (benchmarks/lib/collector-sqlite-floor.c), for the file as the collector made it before
+# 2026-12-06 (4 KiB pages, the metrics index) and as it makes it now (16 KiB pages, no index);
+# both with SQLite's automatic checkpoints in the process, so their CPU is counted. The least
+# any collector storing these rows in SQLite spends per request, whatever its HTTP side does.
+FLOOR_CMDS=()
+CC_BIN=$(command -v cc || command -v clang || true)
+if [ -n "$CC_BIN" ] && "$CC_BIN" -O2 -o "$TMP/floor" benchmarks/lib/collector-sqlite-floor.c -lsqlite3 2>"$TMP/floor.err"; then
+  echo "collector.sh: SQLite floor" >&2
+  for ROUND in $(seq "$ROUNDS"); do
+    for cmd in track tap; do
+      record "SQLite floor ($cmd), 4 KiB pages + index" "$("$TMP/floor" "$TMP/floor.sqlite" "${BODY[$cmd]}" "$N" 256 4096 1 1)"
+      record "SQLite floor ($cmd), 16 KiB pages, no index" "$("$TMP/floor" "$TMP/floor.sqlite" "${BODY[$cmd]}" "$N" 256 16384 0 1)"
+    done
+  done
+  FLOOR_CMDS=(track tap)
+fi
+
 # Where the collector's CPU goes: perf samples of the whole process (event loop, writer, pool)
-# during one more committed /v1/track load, as shares of the samples ("children": a frame and
-# everything it calls). Skipped when perf is missing or not permitted, or PROFILE=0.
-PROFILE_ROWS=""
-if [ "$PROFILE" = 1 ] && command -v perf >/dev/null && perf record -o "$TMP/probe.data" -- true >/dev/null 2>&1; then
-  echo "collector.sh: profile (perf, --ack committed, /v1/track)" >&2
+# during one more committed load per body, as shares of the samples ("children": a frame and
+# everything it calls) and as µs per request (share × the process's CPU µs per request in that
+# same profiled run). Skipped when perf is missing or not permitted, or PROFILE=0.
+# profile LABEL BINARY COMMAND → prints "frame<TAB>share<TAB>µs" rows; the profiled run's CPU
+# µs/request is recorded as "profile LABEL (COMMAND) cpu µs/req".
+profile() {
+  local label=$1 bin=$2 cmd=$3 child before after
+  echo "collector.sh: profile (perf, --ack committed, $label, $cmd)" >&2
+  : >"$TMP/profile.log"; rm -f "$TMP/profile.sqlite"*
   # Started under perf, so every thread it ever runs (the SQLite writer's too) is sampled.
-  : >"$TMP/profile.log"
-  perf record -F 1999 -g --call-graph dwarf,16384 -o "$TMP/perf.data" -- \
-    "$BIN" collector --port off --h2c-port 0 --db "$TMP/profile.sqlite" --cdp-key k1 --quiet --ack committed >"$TMP/profile.log" 2>&1 &
-  PERF_PID=$!; PIDS+=($!)
+  perf record -F 999 -g --call-graph dwarf,16384 -o "$TMP/perf.data" -- \
+    "$bin" collector --port off --h2c-port 0 --db "$TMP/profile.sqlite" --cdp-key k1 --quiet --ack committed >"$TMP/profile.log" 2>&1 &
+  local perf_pid=$!; PIDS+=($!)
   for _ in $(seq 400); do grep -q '^http://' "$TMP/profile.log" && break; sleep 0.05; done
-  C_PORT=$(sed -n 's|^http://127.0.0.1:\([0-9]*\).*|\1|p' "$TMP/profile.log" | head -1)
-  h2load -n $((N / 2)) -c "$CLIENTS" -m "$STREAMS" -d "$TMP/track.json" -H "content-type: application/json; charset=utf-8" \
-    -H "$AUTH" -H "$NSE_UA" "http://127.0.0.1:$C_PORT/v1/track" >/dev/null
-  kill -INT "$(pgrep -P "$PERF_PID" | head -1)"; wait "$PERF_PID" 2>/dev/null || true
-  PROFILE_ROWS=$(perf report -i "$TMP/perf.data" --children --sort symbol -g none --stdio 2>/dev/null | swift demangle --simplified |
+  local port; port=$(sed -n 's|^http://127.0.0.1:\([0-9]*\).*|\1|p' "$TMP/profile.log" | head -1)
+  child=$(pgrep -P "$perf_pid" | head -1)
+  before=$(cpu_ticks "$child")
+  h2load -n "$PROFILE_N" -c "$CLIENTS" -m "$STREAMS" -d "${BODY[$cmd]}" -H "content-type: application/json; charset=utf-8" \
+    -H "$AUTH" -H "$NSE_UA" "http://127.0.0.1:$port${ROUTE[$cmd]}" >/dev/null
+  after=$(settled_ticks "$child")
+  local us; us=$(awk -v t=$((after - before)) -v u="$TICK_US" -v n="$PROFILE_N" 'BEGIN { printf "%.2f", t * u / n }')
+  record "profile $label ($cmd) cpu µs/req" "$us"
+  kill -INT "$child"; wait "$perf_pid" 2>/dev/null || true
+  perf report -i "$TMP/perf.data" --children --sort symbol -g none --stdio 2>/dev/null | swift demangle --simplified |
     awk '/^ +[0-9.]+%/ { share = $1; $1 = ""; $2 = ""; $3 = ""; sub(/^ +/, ""); print share "\t" $0 }' |
-    awk -F'\t' '
+    awk -F'\t' -v us="$us" '
       function pick(label, pattern) { if (!(label in seen) && $2 ~ pattern) { seen[label] = $1; order[++n] = label } }
       { pick("HTTP/2 input (nghttp2 + request assembly)", "^HTTP2Session.receive")
         pick("request dispatch (router + handler)", "^RequestDispatcher.dispatch")
@@ -177,13 +236,25 @@ if [ "$PROFILE" = 1 ] && command -v perf >/dev/null && perf record -o "$TMP/prob
         pick("collector › hand-over (duplicate flags, queue)", "^MetricWriter.submit")
         pick("writer: one group commit", "MetricWriter.drain")
         pick("writer › SQLite inserts", "MetricStore.insert")
+        pick("checkpoint thread (WAL copied into the file)", "MetricStore.checkpointSoon")
         pick("HTTP/2 output (frames + writev)", "^ServerConnection.finishEvent")
-        pick("answer delivered back to the loop", "^ServerConnection.deliver")
+        pick("answers delivered on the loop", "^ServerConnection.deliver")
         pick("SQLite: sqlite3_step, all callers", "^sqlite3_step$")
         pick("malloc, all callers", "^__GI___libc_malloc|^malloc$")
         pick("free, all callers", "^__GI___libc_free|^free$")
-        pick("kernel: write/fsync of the SQLite WAL", "^__libc_pwrite|^pwrite64|^__GI___pwrite64") }
-      END { for (i = 1; i <= n; i++) printf "| %s | %s |\n", order[i], seen[order[i]] }')
+        pick("kernel: write/fsync of the SQLite WAL and database", "^__libc_pwrite|^pwrite64|^__GI___pwrite64") }
+      END { for (i = 1; i <= n; i++) { s = seen[order[i]]; sub(/%/, "", s); printf "%s\t%s\t%.2f\n", order[i], seen[order[i]], s * us / 100 } }'
+}
+declare -A PROFILE_ROWS=()
+PROFILE_CMDS=(track tap)
+PROFILED=()
+if [ "$PROFILE" = 1 ] && command -v perf >/dev/null && perf record -o "$TMP/probe.data" -- true >/dev/null 2>&1; then
+  for cmd in "${PROFILE_CMDS[@]}"; do
+    for b in "${BUILDS[@]}"; do
+      PROFILE_ROWS[$b $cmd]=$(profile "$b" "${BUILD_BIN[$b]}" "$cmd")
+    done
+  done
+  PROFILED=("${PROFILE_CMDS[@]}")
 fi
 
 # best_ngh COMMAND → the nghttpd setting with the higher median req/s for COMMAND.
@@ -199,9 +270,10 @@ best_ngh() {
   echo "- tools: $(swift --version 2>&1 | head -1), $(h2load --version | head -1), nghttpd $(nghttpd --version | head -1 | awk '{ print $2 }'), SQLite $(sqlite3 --version | cut -d' ' -f1)"
   echo "- load: \`h2load -n $N -c $CLIENTS -m $STREAMS -d BODY -H 'content-type: application/json; charset=utf-8' -H 'authorization: Basic base64(k1:)' -H 'user-agent: Customer.io NSE Client/4.7.5 (iPhone15,2; iOS 18.1) io.pushlab.demo/2.4.1' http://127.0.0.1:PORT/PATH\` over h2c (\`-n $N_B20\` for b20); the same command for every server of a body, only PATH differs: the collector's route, the raw server's \`/bench\`, nghttpd's empty file \`/empty\`"
   echo "- bodies: track = the NSE's \`delivered\` call ($(wc -c <"$TMP/track.json") bytes); tap = a \`/v1/b\` batch as the host app's pipeline sends it after a tap: Application Opened, the \`opened\` Report Delivery Event, a screen event, each with the CDP \`context\` ($(wc -c <"$TMP/tap.json") bytes, 1 metric); b20 = 20 \`opened\` metrics in one batch ($(wc -c <"$TMP/b20.json") bytes, the worst case: 20 rows per request)"
+  [ -n "$BASE_BIN" ] && echo "- before: \`$BASE_BIN\` (BASE_BIN), the same commands, a pair of its collectors started beside this build's in every round"
   echo "- collector: \`$BIN collector --port off --h2c-port 0 --db FILE --cdp-key k1 --quiet --ack committed|queued --bench\` (one event loop; \`--bench\` adds the raw server's POST /bench, an empty 200 from the event loop with no route work); nghttpd: \`nghttpd --no-tls 0 -d DOCROOT\` (1 worker) and \`nghttpd -n $(nproc) …\`, serving an empty file"
-  echo "- $ROUNDS interleaved rounds; a fresh collector pair (committed, queued) and fresh SQLite files each round; values are medians, ratios are of medians; every run is under \"Every run\""
-  echo "- cpu µs/request: the server process's user+system time over the run (from /proc/PID/stat), all threads (event loop, SQLite writer, task pool), divided by the requests"
+  echo "- $ROUNDS interleaved rounds; fresh collectors (committed, queued) and fresh SQLite files each round; values are medians, ratios are of medians; every run is under \"Every run\""
+  echo "- cpu µs/request: the server process's user+system time over the run (from /proc/PID/stat), all threads (event loop, SQLite writer, checkpoint thread), from the run's start until the process is idle again (a queued collector's last commits included), divided by the requests; a queued collector's req/s counts answers, given before their commits"
   echo
   echo "| route, body, ack | nghttpd req/s (faster setting) | collector req/s | **collector ÷ nghttpd (req/s)** | nghttpd cpu µs/req | raw server cpu µs/req | collector cpu µs/req | **collector ÷ raw (cpu)** | metrics/s |"
   echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
@@ -225,16 +297,55 @@ best_ngh() {
   echo "Every 2xx stored in SQLite (metric_requests rows with status 200 = 2xx answered; metrics rows per route = 2xx × metrics per body; counted with sqlite3 after each round): **$STORED**. Failed requests over every run (h2load's count): ${FAILED_TOTAL:-0}."
   echo
   echo "h2load repeats one body, so every metric after the first of each (delivery id, metric) is stored as a duplicate — the same work as a new one (a row with duplicate = 1)."
-  if [ -n "$PROFILE_ROWS" ]; then
+  if [ -n "$BASE_BIN" ]; then
     echo
-    echo "## Where the collector's time goes (--ack committed, /v1/track, perf)"
+    echo "## Before and after, same run"
     echo
-    echo "\`perf record -F 1999 -g --call-graph dwarf\` on a fresh committed collector during \`h2load -n $((N / 2))\` track requests; share of all samples of the process in each frame and what it calls (nested rows overlap their parent)."
-    echo
-    echo "| frame | share of samples |"
-    echo "| --- | ---: |"
-    printf '%s\n' "$PROFILE_ROWS"
+    echo "| route, body, ack | before req/s | after req/s | before ÷ nghttpd | **after ÷ nghttpd** | before cpu µs/req | after cpu µs/req | after ÷ before (cpu) |"
+    echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+    for cmd in "${CMDS[@]}"; do
+      for ack in committed queued; do
+        [ "$cmd" = b20 ] && [ "$ack" = queued ] && continue
+        ng=$(median "$(best_ngh "$cmd") req/s"); x=$(median "before $ack ($cmd) req/s"); y=$(median "collector $ack ($cmd) req/s")
+        cx=$(median "before $ack ($cmd) cpu µs/req"); cy=$(median "collector $ack ($cmd) cpu µs/req")
+        echo "| ${ROUTE[$cmd]} $cmd, $ack | $x | $y | $(ratio "$x" "$ng") | **$(ratio "$y" "$ng")** | $cx | $cy | $(ratio "$cy" "$cx") |"
+      done
+    done
   fi
+  if [ ${#FLOOR_CMDS[@]} -gt 0 ]; then
+    echo
+    echo "## SQLite floor: the rows alone"
+    echo
+    echo "CPU µs per request (user + system, medians of $ROUNDS) of \`benchmarks/lib/collector-sqlite-floor.c\` ($("$CC_BIN" --version | head -1)): a C program making the collector's two INSERTs per accepted request (the metric_requests row with the body, the metrics row) for $N requests in transactions of 256, WAL, synchronous=NORMAL, SQLite's automatic checkpoints included — no HTTP, no JSON, no threads. No collector that stores these rows in SQLite on this machine can spend less per request."
+    echo
+    echo "| body | 4 KiB pages + metrics index (the file before) | 16 KiB pages, no index (the file now) | collector cpu µs/req, committed | raw server cpu µs/req |"
+    echo "| --- | ---: | ---: | ---: | ---: |"
+    for cmd in "${FLOOR_CMDS[@]}"; do
+      echo "| $cmd | $(median "SQLite floor ($cmd), 4 KiB pages + index") | $(median "SQLite floor ($cmd), 16 KiB pages, no index") | $(median "collector committed ($cmd) cpu µs/req") | $(median "raw server ($cmd) cpu µs/req") |"
+    done
+  fi
+  for cmd in "${PROFILED[@]}"; do
+    echo
+    echo "## Where the µs go (--ack committed, ${ROUTE[$cmd]} $cmd, perf)"
+    echo
+    echo "\`perf record -F 999 -g --call-graph dwarf\` on a fresh committed collector during \`h2load -n $PROFILE_N\` $cmd requests (the same h2load options); share of all samples of the process in each frame and what it calls (nested rows overlap their parent), and that share of the process's CPU µs per request measured in the same profiled run (perf's own overhead included)."
+    echo
+    if [ -n "$BASE_BIN" ]; then
+      echo "| frame | before: share | before: µs/req | after: share | after: µs/req |"
+      echo "| --- | ---: | ---: | ---: | ---: |"
+      echo "| whole process (CPU µs/req in the profiled run) | 100% | $(median "profile before ($cmd) cpu µs/req") | 100% | $(median "profile collector ($cmd) cpu µs/req") |"
+      awk -F'\t' 'NR == FNR { b[$1] = $2 "\t" $3; if (!($1 in o)) { o[$1] = ++n; name[n] = $1 }; next }
+                   { a[$1] = $2 "\t" $3; if (!($1 in o)) { o[$1] = ++n; name[n] = $1 } }
+                   END { for (i = 1; i <= n; i++) { k = name[i]; split((k in b) ? b[k] : "-\t-", x, "\t"); split((k in a) ? a[k] : "-\t-", y, "\t")
+                         printf "| %s | %s | %s | %s | %s |\n", k, x[1], x[2], y[1], y[2] } }' \
+        <(printf '%s\n' "${PROFILE_ROWS[before $cmd]}") <(printf '%s\n' "${PROFILE_ROWS[collector $cmd]}")
+    else
+      echo "| frame | share | µs/req |"
+      echo "| --- | ---: | ---: |"
+      echo "| whole process (CPU µs/req in the profiled run) | 100% | $(median "profile collector ($cmd) cpu µs/req") |"
+      printf '%s\n' "${PROFILE_ROWS[collector $cmd]}" | awk -F'\t' 'NF == 3 { printf "| %s | %s | %s |\n", $1, $2, $3 }'
+    fi
+  done
   echo
   echo "## Every run"
   echo

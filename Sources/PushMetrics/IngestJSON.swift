@@ -45,13 +45,61 @@ enum IngestJSON {
 /// Reads fields of one JSON object, turning every absence or wrong type into the
 /// `MetricRejection` that names its pointer.
 struct FieldReader {
+    /// One step of a JSON pointer below `base`.
+    enum Step {
+        case member(String)
+        case index(Int)
+    }
+
     let object: JSONObject
-    let pointer: String
+    /// The object's JSON pointer is `base` followed by `steps`: kept in parts and joined only
+    /// when an error names it, since an accepted body never needs it (joining cost a string
+    /// per object on every request).
+    private let base: String
+    private let steps: (Step?, Step?, Step?)
 
     init(_ value: JSONValue, pointer: String) throws(MetricRejection) {
-        guard case .object(let o) = value else { throw .notAnObject(pointer: pointer) }
+        try self.init(value, base: pointer, steps: (nil, nil, nil))
+    }
+
+    private init(_ value: JSONValue, base: String, steps: (Step?, Step?, Step?)) throws(MetricRejection) {
+        guard case .object(let o) = value else { throw .notAnObject(pointer: Self.join(base, steps)) }
         object = o
-        self.pointer = pointer
+        self.base = base
+        self.steps = steps
+    }
+
+    var pointer: String { Self.join(base, steps) }
+
+    private static func join(_ base: String, _ steps: (Step?, Step?, Step?)) -> String {
+        var pointer = base
+        for step in [steps.0, steps.1, steps.2] {
+            switch step {
+            case .member(let key)?: pointer += "/\(key)"
+            case .index(let i)?: pointer += "/\(i)"
+            case nil: break
+            }
+        }
+        return pointer
+    }
+
+    /// The reader of `value`, found at `step` below this object.
+    func child(_ value: JSONValue, _ step: Step) throws(MetricRejection) -> FieldReader {
+        switch steps {
+        case (nil, _, _): return try FieldReader(value, base: base, steps: (step, nil, nil))
+        case (let a?, nil, _): return try FieldReader(value, base: base, steps: (a, step, nil))
+        case (let a?, let b?, nil): return try FieldReader(value, base: base, steps: (a, b, step))
+        default: return try FieldReader(value, base: pointer, steps: (step, nil, nil))  // deeper than the routes' bodies go
+        }
+    }
+
+    /// The reader of `value`, found at `first` then `second` below this object.
+    func child(_ value: JSONValue, _ first: Step, _ second: Step) throws(MetricRejection) -> FieldReader {
+        switch steps {
+        case (nil, _, _): return try FieldReader(value, base: base, steps: (first, second, nil))
+        case (let a?, nil, _): return try FieldReader(value, base: base, steps: (a, first, second))
+        default: return try FieldReader(value, base: pointer, steps: (first, second, nil))  // deeper than the routes' bodies go
+        }
     }
 
     func at(_ key: String) -> String { "\(pointer)/\(key)" }
@@ -76,6 +124,6 @@ struct FieldReader {
 
     func reader(_ key: String, _ expected: String) throws(MetricRejection) -> FieldReader {
         guard let v = value(key) else { throw .missingField(pointer: at(key), expected: expected) }
-        return try FieldReader(v, pointer: at(key))
+        return try child(v, .member(key))
     }
 }

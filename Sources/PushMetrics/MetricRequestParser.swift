@@ -54,7 +54,7 @@ public enum MetricRequestParser {
         var metrics: [ReportedMetric] = []
         var ignored = 0
         for (i, item) in items.enumerated() {
-            let itemReader = try FieldReader(item, pointer: "\(reader.at(CIOMetricBody.BatchKey.batch))/\(i)")
+            let itemReader = try reader.child(item, .member(CIOMetricBody.BatchKey.batch), .index(i))
             let type = try itemReader.string(Track.type, "the event type, e.g. \"track\"")
             // The host app's pipeline carries all of its analytics events; only delivery
             // metrics are ours to store.

@@ -1,6 +1,7 @@
 import Foundation
 import PushCore
 import PushStore
+import Synchronization
 
 /// The collector's SQLite file: tables `metric_requests` and `metrics` (schema in
 /// docs/metrics.md). All of the collector's SQL lives here.
@@ -36,13 +37,72 @@ public final class MetricStore: Sendable {
       duplicate INTEGER NOT NULL,
       user_agent TEXT
     );
-    CREATE INDEX IF NOT EXISTS metrics_delivery_metric ON metrics(delivery_id, metric);
     """
 
-    /// Opens or creates the store at `path` (WAL mode).
+    /// Page size of a new file: a `/v1/b` body of a few kilobytes is stored with every request,
+    /// and with 4 KiB pages the kernel's per-page work on the WAL and the checkpoints cost more
+    /// than the rows themselves (benchmarks/results/collector.md, "where the µs go").
+    static let pageSize = 16_384
+
+    /// Opens or creates the store at `path` (WAL mode; 16 KiB pages when it creates the file).
+    /// No index on `metrics`: nothing the collector or the report reads needs one (duplicate
+    /// flags come from memory, the report reads every row in order), and each index is one more
+    /// b-tree written per metric. A file made with the former `metrics_delivery_metric` index
+    /// keeps it; create one yourself for ad-hoc queries by delivery id.
     public init(path: String) throws {
-        database = try SQLiteDatabase(path: path)
+        database = try SQLiteDatabase(path: path, pageSize: Self.pageSize)
         try database.execute(Self.schema)
+        // Checkpoints run on their own connection and thread (`checkpointSoon`), not inside a
+        // commit: SQLite's automatic one copies the WAL into the file and syncs both (about
+        // 0.1 s per 16 MB here), and every answer waiting for the commit would wait for it too.
+        // But a checkpoint that runs beside the writer never catches up with it under a steady
+        // load, and the WAL only starts over once everything in it was copied: it grew to 556 MB
+        // for 290 MB of rows. So the writer's own automatic checkpoint stays, as a backstop at
+        // `walBackstopPages`: it copies only what the checkpoint thread has not, then the WAL
+        // starts over.
+        try database.execute("PRAGMA wal_autocheckpoint=\(Self.walBackstopPages)")
+    }
+
+    /// WAL pages (64 MiB of 16 KiB pages) at which the writer's commit checkpoints by itself.
+    static let walBackstopPages = 4_096
+
+    /// Bytes of rows written since the last checkpoint started (the rows' size, estimated), and
+    /// whether one is running; the checkpoint connection is opened by the first checkpoint.
+    private struct CheckpointState {
+        var written = 0
+        var running = false
+        var connection: SQLiteDatabase?
+    }
+    private let checkpoints = Mutex(CheckpointState())
+    private let checkpointQueue = DispatchQueue(label: "pushlab.metrics.checkpoint")
+    /// About as much WAL as SQLite's default of 1,000 pages of 16 KiB.
+    static let checkpointAfterBytes = 16 << 20
+    /// A row's size apart from its request body (the other columns, the metrics row), estimated.
+    static let rowOverheadBytes = 256
+
+    /// After a commit of `bytes` (by `insert`, or by the Retainza tables on the same connection):
+    /// starts a PASSIVE checkpoint on the checkpoint thread once enough was written and none is
+    /// running. Passive: it never blocks the writer, and copies what was committed when it
+    /// started; the WAL starts over from its beginning at the first commit after a checkpoint
+    /// that copied everything (under a steady load, the writer's backstop checkpoint).
+    func checkpointSoon(afterWriting bytes: Int) {
+        let start = checkpoints.withLock { c in
+            c.written += bytes
+            guard c.written >= Self.checkpointAfterBytes, !c.running else { return false }
+            c.written = 0
+            c.running = true
+            return true
+        }
+        guard start else { return }
+        checkpointQueue.async { [self] in
+            let connection = checkpoints.withLock { $0.connection } ?? (try? SQLiteDatabase(path: database.path))
+            // A failed checkpoint leaves the WAL to the next one (or to the last connection's close).
+            _ = try? connection?.query("PRAGMA wal_checkpoint(PASSIVE)")
+            checkpoints.withLock { c in
+                c.connection = connection
+                c.running = false
+            }
+        }
     }
 
     static let insertRequest = """
@@ -59,13 +119,18 @@ public final class MetricStore: Sendable {
     /// the whole batch).
     public func insert(_ records: [MetricRequestRecord]) throws {
         guard !records.isEmpty else { return }
+        var bytes = 0
         try database.transaction {
             try database.withStatement(Self.insertRequest) { request in
                 try database.withStatement(Self.insertMetric) { metric in
-                    for r in records { try insert(r, request: request, metric: metric) }
+                    for r in records {
+                        try insert(r, request: request, metric: metric)
+                        bytes += r.body.count + Self.rowOverheadBytes * (1 + r.metrics.count)
+                    }
                 }
             }
         }
+        checkpointSoon(afterWriting: bytes)
     }
 
     private func insert(_ r: MetricRequestRecord, request: SQLiteStatement, metric: SQLiteStatement) throws {
@@ -79,8 +144,7 @@ public final class MetricStore: Sendable {
         try request.bind(7, r.userAgent)
         try request.bind(8, r.httpVersion)
         try request.bind(9, r.remoteAddress)
-        try request.bind(10, r.body)
-        let requestID = try request.insert()
+        let requestID = try request.insert(binding: r.body, at: 10)
         for (m, duplicate) in r.metrics {
             try metric.bind(1, requestID)
             try metric.bind(2, receivedAt)
@@ -96,6 +160,9 @@ public final class MetricStore: Sendable {
             try metric.insert()
         }
     }
+
+    /// Returns once every checkpoint started so far has finished (tests).
+    func finishCheckpoints() { checkpointQueue.sync {} }
 
     /// Every stored metric, in arrival order.
     public func metrics() throws -> [StoredMetric] {

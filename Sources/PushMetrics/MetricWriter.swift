@@ -15,7 +15,11 @@ public final class MetricWriter: Sendable {
     private let store: MetricStore
     private let queue = DispatchQueue(label: "pushlab.metrics.writer")
     private struct HandOver {
-        var pending: [(MetricRequestRecord, Completion?)] = []
+        /// Handed over, not yet committed; `completions` and `duplicates` run beside `pending`
+        /// (kept apart so a commit passes `pending` to the store as it is, without a copy).
+        var pending: [MetricRequestRecord] = []
+        var completions: [Completion?] = []
+        var duplicates: [[Bool]] = []
         /// Every (delivery id, metric) seen, for duplicate flags.
         var seenKeys: Set<MetricKey>
         /// A drain is already queued.
@@ -48,7 +52,9 @@ public final class MetricWriter: Sendable {
         let (duplicates, flushNow, schedule): ([Bool], Bool, Bool) = state.withLock { s in
             let flags = metrics.map { !s.seenKeys.insert($0.deduplicationKey).inserted }
             record.metrics = metrics.indices.map { (metrics[$0], isDuplicate: flags[$0]) }
-            s.pending.append((record, onCommit))
+            s.pending.append(record)
+            s.completions.append(onCommit)
+            s.duplicates.append(flags)
             let wasScheduled = s.scheduled
             s.scheduled = true
             return (flags, s.pending.count >= maxPending, !wasScheduled)
@@ -76,31 +82,44 @@ public final class MetricWriter: Sendable {
     public var failedAttempts: Int { state.withLock { $0.failures } }
 
     private func drain() {
-        let batch: [(MetricRequestRecord, Completion?)] = state.withLock { s in
-            let b = s.pending
-            s.pending.removeAll(keepingCapacity: true)
+        var records: [MetricRequestRecord] = [], completions: [Completion?] = [], duplicates: [[Bool]] = []
+        state.withLock { s in
+            swap(&records, &s.pending)
+            swap(&completions, &s.completions)
+            swap(&duplicates, &s.duplicates)
+            s.pending.reserveCapacity(records.count)
+            s.completions.reserveCapacity(records.count)
+            s.duplicates.reserveCapacity(records.count)
             s.scheduled = false
-            return b
         }
-        guard !batch.isEmpty else { return }
+        guard !records.isEmpty else { return }
         do {
-            try store.insert(batch.map(\.0))
-            for (record, done) in batch { done?(record.metrics.map(\.isDuplicate), nil) }
+            try store.insert(records)
+            for (done, flags) in zip(completions, duplicates) { done?(flags, nil) }
         } catch {
             onError(error)
             // Records whose client waits for the commit get the error (it answers 503 and the
             // client retries); the others stay queued and are retried, never dropped. A refused
             // record was never stored, so its keys are forgotten first — before its client can
             // retry — or the retry would count as a duplicate.
-            let retry = batch.filter { $0.1 == nil }
-            let refusedKeys = batch.filter { $0.1 != nil }.flatMap { $0.0.metrics.filter { !$0.isDuplicate }.map(\.0.deduplicationKey) }
+            var retry: [MetricRequestRecord] = [], retryFlags: [[Bool]] = [], refusedKeys: [MetricKey] = []
+            for (k, record) in records.enumerated() {
+                if completions[k] == nil {
+                    retry.append(record)
+                    retryFlags.append(duplicates[k])
+                } else {
+                    refusedKeys += record.metrics.filter { !$0.isDuplicate }.map(\.0.deduplicationKey)
+                }
+            }
             state.withLock { s in
                 for key in refusedKeys { s.seenKeys.remove(key) }
                 s.failures += 1
                 s.pending.insert(contentsOf: retry, at: 0)
+                s.completions.insert(contentsOf: Array(repeating: nil, count: retry.count), at: 0)
+                s.duplicates.insert(contentsOf: retryFlags, at: 0)
                 s.scheduled = true
             }
-            for (record, done) in batch { done?(record.metrics.map(\.isDuplicate), error) }
+            for (done, flags) in zip(completions, duplicates) { done?(flags, error) }
             queue.asyncAfter(deadline: .now() + .milliseconds(200)) { self.drain() }
         }
     }

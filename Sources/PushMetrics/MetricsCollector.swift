@@ -44,7 +44,7 @@ public final class MetricsCollector: Sendable {
         self.time = timeSource
         self.observer = observer
         injector = FaultInjector(plan: configuration.faultPlan)
-        retainza = RetainzaIngest(store: try RetainzaIngestStore(database: store.database), timeSource: timeSource)
+        retainza = RetainzaIngest(store: try RetainzaIngestStore(database: store.database, wrote: { [store] in store.checkpointSoon(afterWriting: $0) }), timeSource: timeSource)
         writer = try MetricWriter(store: store, maxPending: configuration.maxPendingWrites,
                                   onError: { error in observer?(.storeFailed("\(error)")) })
     }

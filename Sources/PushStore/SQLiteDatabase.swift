@@ -18,8 +18,10 @@ public final class SQLiteDatabase: @unchecked Sendable {
     private let lock = NSRecursiveLock()
 
     /// Opens (creating if needed) the database at `path` in WAL mode. `busyTimeoutMs` makes
-    /// concurrent writers from other processes wait instead of failing at once.
-    public init(path: String, busyTimeoutMs: Int32 = 5_000, walMode: Bool = true) throws {
+    /// concurrent writers from other processes wait instead of failing at once. `pageSize`
+    /// (bytes, a power of two 512–65536) applies only to a file created here: SQLite fixes the
+    /// page size when the first page is written, so an existing file keeps its own.
+    public init(path: String, busyTimeoutMs: Int32 = 5_000, walMode: Bool = true, pageSize: Int? = nil) throws {
         self.path = path
         let dir = FilePaths.parent(of: path)
         if !dir.isEmpty { try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) }
@@ -32,6 +34,7 @@ public final class SQLiteDatabase: @unchecked Sendable {
         }
         handle = db
         sqlite3_busy_timeout(db, busyTimeoutMs)
+        if let pageSize { try execute("PRAGMA page_size=\(pageSize)") }
         if walMode {
             try switchToWAL(busyTimeoutMs: busyTimeoutMs)
             try execute("PRAGMA synchronous=NORMAL")
@@ -202,6 +205,19 @@ public struct SQLiteStatement {
     }
     public func bind(_ index: Int32, _ value: [UInt8]) throws {
         try check(value.withUnsafeBytes { cpl_sqlite3_bind_blob_transient(handle, index, $0.baseAddress, Int32(value.count)) })
+    }
+
+    /// Binds `blob` at `index` and steps the statement once (an INSERT), like `bind` + `insert()`,
+    /// without SQLite's own copy of the bytes: they are bound in place (SQLITE_STATIC) for this
+    /// one step, which copies them into the page, and the parameter is set to NULL before
+    /// `blob`'s memory can go away. For a large value per row (the collector's request bodies).
+    @discardableResult
+    public func insert(binding blob: [UInt8], at index: Int32) throws -> Int64 {
+        try blob.withUnsafeBytes { bytes in
+            try check(sqlite3_bind_blob(handle, index, bytes.baseAddress, Int32(bytes.count), nil))
+            defer { sqlite3_bind_null(handle, index) }
+            return try insert()
+        }
     }
 
     /// Steps the statement once (an INSERT), resets it for the next row and returns the new rowid.

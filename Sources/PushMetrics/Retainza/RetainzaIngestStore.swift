@@ -6,6 +6,9 @@ import PushStore
 /// with its outcome, and the push registrations (token → install, user; pruned or unregistered).
 public final class RetainzaIngestStore: Sendable {
     public let database: SQLiteDatabase
+    /// Told the (estimated) bytes of every write: the metric store counts them toward its next
+    /// checkpoint (`MetricStore` turns SQLite's automatic checkpoints off on its connection).
+    private let wrote: @Sendable (Int) -> Void
 
     static let schema = """
     CREATE TABLE IF NOT EXISTS retainza_requests (
@@ -33,10 +36,14 @@ public final class RetainzaIngestStore: Sendable {
     );
     """
 
-    public init(database: SQLiteDatabase) throws {
+    public init(database: SQLiteDatabase, wrote: @escaping @Sendable (_ bytes: Int) -> Void = { _ in }) throws {
         self.database = database
+        self.wrote = wrote
         try database.execute(Self.schema)
     }
+
+    /// A row's size apart from a request body, estimated.
+    private static let rowBytes = 256
 
     public struct Request: Sendable, Equatable {
         public var receivedAt: Date
@@ -59,6 +66,7 @@ public final class RetainzaIngestStore: Sendable {
             """, [.real(r.receivedAt.timeIntervalSince1970), .text(r.route), .integer(Int64(r.status)), .text(r.error),
                   .text(r.installID), .text(r.userID), .text(r.event), .text(r.messageID), .text(r.action),
                   .text(r.callTimestamp), .blob(body)])
+        wrote(body.count + Self.rowBytes)
     }
 
     func register(token: String, installID: String, userID: String?, at: Date) throws {
@@ -67,18 +75,22 @@ public final class RetainzaIngestStore: Sendable {
             ON CONFLICT(token) DO UPDATE SET install_id = excluded.install_id, user_id = excluded.user_id,
               registered_at = excluded.registered_at, unregistered_at = NULL, pruned_at = NULL, pruned_reason = NULL
             """, [.text(token), .text(installID), .text(userID), .real(at.timeIntervalSince1970)])
+        wrote(Self.rowBytes)
     }
 
     func unregister(token: String, at: Date) throws {
         _ = try database.run("UPDATE retainza_devices SET unregistered_at = ? WHERE token = ?", [.real(at.timeIntervalSince1970), .text(token)])
+        wrote(Self.rowBytes)
     }
 
     /// What the Retainza server does when FCM answers a token with an invalid-token error (§4):
     /// the device is pruned as dead. Returns whether a registration was pruned.
     @discardableResult
     public func prune(token: String, reason: String, at: Date) throws -> Bool {
-        try database.run("UPDATE retainza_devices SET pruned_at = ?, pruned_reason = ? WHERE token = ? AND pruned_at IS NULL",
-                         [.real(at.timeIntervalSince1970), .text(reason), .text(token)]) > 0
+        let pruned = try database.run("UPDATE retainza_devices SET pruned_at = ?, pruned_reason = ? WHERE token = ? AND pruned_at IS NULL",
+                                      [.real(at.timeIntervalSince1970), .text(reason), .text(token)]) > 0
+        wrote(Self.rowBytes)
+        return pruned
     }
 
     public func requests() throws -> [Request] {
