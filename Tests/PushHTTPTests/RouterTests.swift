@@ -67,6 +67,29 @@ final class RouterTests: XCTestCase {
         XCTAssertEqual(allowed, ["POST"])
     }
 
+    /// Parameter routes are kept per method: a route of another method never matches, a route
+    /// that fails after its parameter leaves nothing bound, and a path without a leading `/`
+    /// (HTTP/1.1's `*` or a malformed target) is matched as before, literals included.
+    func testParameterRoutesAreTriedPerMethodAndBindOnlyTheMatch() throws {
+        var router = Router()
+        router.add("POST", "/a/{x}/b", handler("post-b"))
+        router.add("GET", "/a/{x}/c", handler("get-c"))
+        router.add("POST", "/a/{y}/c", handler("post-c"))
+        router.add("POST", "/lit", handler("literal"))
+        guard case .found(let post, let postParams) = router.match(method: "POST", path: "/a/1/c") else { return XCTFail("no POST match") }
+        XCTAssertEqual(try tag(.found(post, postParams)), "post-c")
+        XCTAssertEqual(postParams, ["y": "1"])
+        guard case .found(let get, let getParams) = router.match(method: "GET", path: "/a/2/c") else { return XCTFail("no GET match") }
+        XCTAssertEqual(try tag(.found(get, getParams)), "get-c")
+        XCTAssertEqual(getParams, ["x": "2"])
+        XCTAssertEqual(try tag(router.match(method: "POST", path: "/a/3/b")), "post-b")
+        guard case .notFound = router.match(method: "POST", path: "/a/1/d") else { return XCTFail("matched /a/1/d") }
+        guard case .methodNotAllowed(let allowed) = router.match(method: "PUT", path: "/a/1/b") else { return XCTFail("PUT has no routes") }
+        XCTAssertEqual(allowed, ["POST"])
+        XCTAssertEqual(try tag(router.match(method: "POST", path: "x/lit")), "literal", "a path without a leading / binds after its first /")
+        XCTAssertEqual(try tag(router.match(method: "POST", path: "x/a/4/c")), "post-c")
+    }
+
     func testEmptyParameterSegmentDoesNotMatch() {
         var router = Router()
         router.add("POST", "/3/device/{token}", handler("apns"))

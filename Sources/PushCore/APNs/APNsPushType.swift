@@ -26,7 +26,18 @@ public enum APNsPushType: String, Sendable, Hashable, Codable, CaseIterable {
     public static let topicSuffixes: [String] = allCases.map(\.topicSuffix).filter { !$0.isEmpty }.sorted { $0.count > $1.count }
 
     /// The known suffix `topic` ends with, if any.
-    public static func suffix(of topic: String) -> String? { topicSuffixes.first { hasSuffix(topic, $0) } }
+    public static func suffix(of topic: String) -> String? {
+        // Most topics are bare bundle ids: when the last byte ends no suffix, none can match
+        // (`hasSuffix` needs the bytes to match), without comparing each suffix.
+        guard let last = topic.utf8.last, last < 128, suffixLastBytes[Int(last >> 6)] & (1 << UInt64(last & 63)) != 0 else { return nil }
+        return topicSuffixes.first { hasSuffix(topic, $0) }
+    }
+
+    /// The last bytes of `topicSuffixes` (all ASCII), as a 128-bit set.
+    private static let suffixLastBytes: [UInt64] = topicSuffixes.reduce(into: [0, 0]) { set, suffix in
+        let byte = suffix.utf8.last!
+        set[Int(byte >> 6)] |= 1 << UInt64(byte & 63)
+    }
 
     /// `topic.hasSuffix(suffix)` for the ASCII suffixes above, on the UTF-8 bytes: the gateway
     /// asks this several times per APNs request, and `String.hasSuffix` compares grapheme by

@@ -46,7 +46,7 @@ struct APNsAuthorizer: Sendable {
                 if now.timeIntervalSince(iat) > Self.maxTokenAge { return .failure(APNsRejection(.expiredProviderToken)) }
                 return .success(Authorized(teamID: team, streamLimitRaised: state.authenticated))
             }
-            guard let jwt = Self.bearerValue(header) else { return .failure(APNsRejection(.invalidProviderToken)) }
+            guard let jwt = BearerCredential.token(in: header), !jwt.isEmpty else { return .failure(APNsRejection(.invalidProviderToken)) }
             return authorize(jwt: jwt, state: &state, now: now).map { team in
                 state.header = header
                 return Authorized(teamID: team, streamLimitRaised: state.authenticated)
@@ -67,15 +67,6 @@ struct APNsAuthorizer: Sendable {
             return .failure(APNsRejection(.badCertificateEnvironment))
         }
         return .success(Authorized(teamID: facts.subject, streamLimitRaised: false, certificateTopics: facts.topics))
-    }
-
-    /// The token after `bearer ` (any case), or nil when the header is not a bearer value.
-    private static func bearerValue(_ header: String) -> Substring? {
-        let scheme = "bearer ".utf8
-        guard header.utf8.count > scheme.count,
-              header.utf8.prefix(scheme.count).elementsEqual(scheme, by: { a, b in a == b || (a >= 65 && a <= 90 && a + 32 == b) })
-        else { return nil }
-        return header[header.utf8.index(header.startIndex, offsetBy: scheme.count)...]
     }
 
     private func authorize(jwt: Substring, state: inout APNsConnectionAuth, now: Date) -> Result<String, APNsRejection> {

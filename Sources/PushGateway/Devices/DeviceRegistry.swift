@@ -128,7 +128,8 @@ public final class DeviceRegistry: Sendable {
 
     public func lookup(fcmToken: String) -> DeviceLookup {
         state.withLock { s in
-            if let d = s.byFCMToken[fcmToken] { return .known(d) }
+            // Quick start has no tokens: no need to hash a 150-byte registration token.
+            if !s.byFCMToken.isEmpty, let d = s.byFCMToken[fcmToken] { return .known(d) }
             return s.isEmpty ? .quickStart : .unknown
         }
     }
@@ -136,7 +137,7 @@ public final class DeviceRegistry: Sendable {
     /// The device behind a Firebase Installation ID (the `fid` target).
     public func lookup(fid: String) -> DeviceLookup {
         state.withLock { s in
-            if let d = s.byFID[fid] { return .known(d) }
+            if !s.byFID.isEmpty, let d = s.byFID[fid] { return .known(d) }
             return s.isEmpty ? .quickStart : .unknown
         }
     }

@@ -56,23 +56,39 @@ struct FCMSendRoute: Sendable {
     /// The bearer access token: present (401), known and unexpired (401), with a messaging scope
     /// (403) for this project (403).
     private func authorize(_ request: ServerRequest, project: String, now: Date) -> FCMError? {
-        guard let header = request.headers["authorization"], header.lowercased().hasPrefix("bearer ") else {
+        guard let header = request.headers["authorization"], let token = BearerCredential.token(in: header) else {
             return FCMError(httpStatus: 401, status: "UNAUTHENTICATED",
                             message: "Request is missing required authentication credential. Expected OAuth 2 access token, login cookie or other valid authentication credential.")
         }
-        guard let grant = tokens.lookup(String(header.dropFirst(7))), grant.expiresAt > now else {
+        guard let known = grant(header, token: token, connection: request.connection), known.grant.expiresAt > now else {
             return FCMError(httpStatus: 401, status: "UNAUTHENTICATED",
                             message: "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.")
         }
-        guard !grant.scopes.isDisjoint(with: Self.messagingScopes) else {
+        guard known.allowsMessaging else {
             return FCMError(httpStatus: 403, status: "PERMISSION_DENIED", message: "Request had insufficient authentication scopes.")
         }
-        guard grant.projectID == project else {
+        guard known.grant.projectID == project else {
             return FCMError(httpStatus: 403, status: "PERMISSION_DENIED",
                             message: "Permission 'cloudmessaging.messages.create' denied on resource '//cloudresourcemanager.googleapis.com/projects/\(project)' (or it may not exist).")
         }
         return nil
     }
+
+    /// The grant of the access token in `header` (`Bearer <token>`). Issued tokens never change,
+    /// so the connection keeps the last header it looked up with its grant and scope verdict:
+    /// the next request with the same header (the HTTP/2 session hands the route the same
+    /// string, so the comparison is a pointer check) skips the copy, the shared store's lock
+    /// and the scope set. Expiry and project are still checked on every request.
+    private func grant(_ header: String, token: Substring, connection: ConnectionContext) -> FCMConnectionGrant? {
+        connection.storage.update(Self.storageKey, default: FCMConnectionGrant?.none) { cached in
+            if let cached, cached.header == header { return cached }
+            guard let grant = tokens.lookup(String(token)) else { return nil }
+            cached = FCMConnectionGrant(header: header, grant: grant, allowsMessaging: !grant.scopes.isDisjoint(with: Self.messagingScopes))
+            return cached
+        }
+    }
+
+    static let storageKey = "fcm.grant"
 
     /// The body as a send request: JSON, the FCM rules FCM enforces (field violations), exactly one target.
     private func parse(_ body: [UInt8]) -> Result<FCMSendRequest, FCMError> {
@@ -112,17 +128,46 @@ struct FCMSendRoute: Sendable {
         }
         o.target = message.target.isDevice ? message.target.value : message.target.fieldName + ":" + message.target.value
         if let error = device(for: message.target, project: project, now: now, into: &o) { return error }
-        let id = o.validateOnly ? "fake_message_id" : "0:\(Int64(now.timeIntervalSince1970 * 1_000_000))%\(String(ids.nextUInt64(), radix: 16))"
-        o.messageName = "projects/\(project)/messages/\(id)"
+        let name = o.validateOnly ? "projects/\(project)/messages/fake_message_id"
+            : Self.messageName(project: project, micros: Int64(now.timeIntervalSince1970 * 1_000_000), random: ids.nextUInt64())
+        o.messageName = name
         if o.device?.platform == .android {
             // The Android SDK reads its delivery id from `data` (docs/specs/android-side.md §2).
             o.deliveryID = message.data.first { $0.key == AndroidSDKContract.deliveryIDKey }?.value
             if !o.validateOnly { o.delivered = request.body }
         } else if !o.validateOnly, sink?.wantsPush(device: o.device, token: o.liveActivityToken) == true {
             // Built only for a sink that takes it: the JSON payload costs more than the rest of the answer.
-            o.delivered = message.apnsDeliveryPayload(messageID: id)
+            o.delivered = message.apnsDeliveryPayload(messageID: String(name[name.index(after: name.lastIndex(of: "/")!)...]))
         }
         return nil
+    }
+
+    /// The emulator's message name, `projects/<project>/messages/0:<µs since 1970>%<random, hex>`
+    /// (docs/specs/fcm.md "Send": `projects/<p>/messages/<id>`), written into one buffer: the
+    /// interpolated version built three intermediate strings per message.
+    static func messageName(project: String, micros: Int64, random: UInt64) -> String {
+        String(unsafeUninitializedCapacity: project.utf8.count + 64) { out in
+            var o = 0
+            func put<S: Sequence>(_ bytes: S) where S.Element == UInt8 { for b in bytes { out[o] = b; o += 1 } }
+            func digits(_ value: UInt64, radix: UInt64) {
+                let start = o
+                var v = value
+                repeat {
+                    let d = UInt8(v % radix)
+                    out[o] = d < 10 ? UInt8(ascii: "0") + d : UInt8(ascii: "a") + d - 10
+                    o += 1
+                    v /= radix
+                } while v > 0
+                var a = start, b = o - 1
+                while a < b { (out[a], out[b]) = (out[b], out[a]); a += 1; b -= 1 }
+            }
+            put("projects/".utf8); put(project.utf8); put("/messages/0:".utf8)
+            if micros < 0 { put("-".utf8) }
+            digits(micros.magnitude, radix: 10)
+            put("%".utf8)
+            digits(random, radix: 16)
+            return o
+        }
     }
 
     /// The registered device a token or FID names (topics and conditions reach the quick-start
@@ -172,4 +217,12 @@ struct FCMSendRoute: Sendable {
         guard let pointer, !pointer.tokens.isEmpty else { return "message" }
         return pointer.tokens.joined(separator: ".")
     }
+}
+
+/// The access token a connection last presented and its grant (`FCMSendRoute.grant`).
+struct FCMConnectionGrant: Sendable {
+    var header: String
+    var grant: IssuedAccessToken
+    /// The grant has a messaging scope (`FCMSendRoute.messagingScopes`).
+    var allowsMessaging: Bool
 }

@@ -47,6 +47,9 @@ struct PackedPush: Sendable {
             if bytes.count > size {
                 bytes.removeLast(bytes.count - size)
             } else {
+                // Once, to the exact size: a fresh slot (the ring's first 10,000 records) grew
+                // step by step through `append`'s doubling.
+                bytes.reserveCapacity(size)
                 bytes.append(contentsOf: repeatElement(0, count: size - bytes.count))
             }
         }

@@ -66,7 +66,11 @@ public final class ConnectionStorage: Sendable {
     /// is replaced by `defaultValue` transformed.
     public func update<T: Sendable, R>(_ key: String, default defaultValue: T, _ body: (inout T) -> R) -> R {
         table.withLock { table in
-            if table.lastKey == key, let slot = table.lastSlot as? Slot<T> { return body(&slot.value) }
+            // The type compared by identity, not `as?`: a dynamic cast on every request cost
+            // more than the rest of the lookup (benchmarks/results/gateway.md).
+            if table.lastKey == key, let last = table.lastSlot, ObjectIdentifier(type(of: last)) == ObjectIdentifier(Slot<T>.self) {
+                return body(&unsafeDowncast(last, to: Slot<T>.self).value)
+            }
             let slot: Slot<T>
             if let found = table.values[key] as? Slot<T> {
                 slot = found

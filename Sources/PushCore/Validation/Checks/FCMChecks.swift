@@ -59,7 +59,7 @@ enum FCMChecks {
             notification(n, at: p / "notification", into: &c)
             let o = n.objectValue
             implied.aps = true
-            implied.alert = [o?["title"], o?["body"]].contains { !($0??.stringValue ?? "").isEmpty }
+            implied.alert = !(o?["title"]?.stringValue ?? "").isEmpty || !(o?["body"]?.stringValue ?? "").isEmpty
         }
         if let apns = m["apns"] { result.pushType = self.apns(apns, at: p / "apns", implied: implied, into: &c) }
         if let android = m["android"] { self.android(android, at: p / "android", into: &c) }
@@ -68,10 +68,15 @@ enum FCMChecks {
 
         // Size: the message content, i.e. the message without its target (pushlab's reading of
         // docs/specs/fcm.md's "4096 bytes of message content"; 2048 for topic messages).
-        var content = m
-        content.members.removeAll { FCMTarget.fieldNames.contains($0.key) }
+        // Counted as `JSONValue.minifiedByteCount` counts an object, over the members that are
+        // not the target (a copy of the message without them cost an array per request).
+        var size = 2, contentMembers = 0
+        for mem in m.members where !FCMTarget.fieldNames.contains(mem.key) {
+            size += JSONValue.escapedCount(mem.key) + 1 + mem.value.minifiedByteCount
+            contentMembers += 1
+        }
+        size += max(contentMembers - 1, 0)
         let limit = m["topic"] != nil ? FCMTarget.topicContentLimit : FCMTarget.contentLimit
-        let size = JSONValue.object(content).minifiedByteCount
         result.byteCount = size
         result.byteLimit = limit
         if size > limit {
