@@ -468,17 +468,15 @@ public final class RedisPushQueue: PushQueue {
             let key = "\(laneIndex)|" + part.map { "\($0.claim.pushID)/\($0.claim.index)/\($0.claim.receipt)" }.joined(separator: ",")
             return (lane: lanes[laneIndex], positions: positions, part: part, key: key)
         }
-        let outcomes = await withTaskGroup(of: (Int, Result<CompletionReport, PushQueueError>).self) { group in
-            for (k, w) in work.enumerated() {
-                group.addTask {
-                    if let stored = self.recordedAhead.withLock({ $0.removeValue(forKey: w.key) }) { return (k, .success(stored)) }
-                    do throws(PushQueueError) { return (k, .success(try await self.complete(w.part, in: w.lane))) } catch { return (k, .failure(error)) }
-                }
+        let byKey = await withTaskGroup(of: (String, Result<CompletionReport, PushQueueError>).self) { group in
+            for w in work {
+                group.addTask { (w.key, await self.completeLanePart(w.part, in: w.lane, key: w.key)) }
             }
-            var out = [Result<CompletionReport, PushQueueError>?](repeating: nil, count: work.count)
-            for await (k, outcome) in group { out[k] = outcome }
-            return out.map { $0! }
+            var out: [String: Result<CompletionReport, PushQueueError>] = [:]
+            for await (key, outcome) in group { out[key] = outcome }
+            return out
         }
+        let outcomes = work.map { byKey[$0.key] ?? .failure(.storage("\(location): no answer for lane \($0.lane.index)")) }
         var report = CompletionReport()
         var failure: PushQueueError?
         for (w, outcome) in zip(work, outcomes) {
@@ -505,6 +503,17 @@ public final class RedisPushQueue: PushQueue {
         }
         report.ignoredPositions.sort()
         return report
+    }
+
+    /// One lane's part of a results batch: the report stored by an earlier try that failed in
+    /// another lane, or the lane's complete script.
+    private func completeLanePart(_ part: [TargetCompletion], in lane: RedisQueueLane, key: String) async -> Result<CompletionReport, PushQueueError> {
+        if let stored = recordedAhead.withLock({ $0.removeValue(forKey: key) }) { return .success(stored) }
+        do {
+            return .success(try await complete(part, in: lane))
+        } catch {
+            return .failure(error)
+        }
     }
 
     /// Of the pushes whose part in a lane just finished, those finished whole: a push in one
