@@ -46,8 +46,9 @@ LEASE=${LEASE:-5}
 CLUSTER=${CLUSTER:-0}
 CLUSTER_N=$CLUSTER
 IDLE_SECONDS=${IDLE_SECONDS:-10}
-# Targets per push request: a push lives in one stream, so on a cluster many smaller pushes
-# spread over the masters (1,000 a request there; 10,000, the API's limit, on one Redis).
+# Targets per push request (1,000 on a cluster, as in the runs before pushes were cut into one
+# part per stream; 10,000, the API's limit, on one Redis). A push of more than one chunk is cut
+# into near-equal parts, one per stream, so the spread no longer depends on it.
 PUSH_SIZE=${PUSH_SIZE:-$([ "$CLUSTER" -gt 0 ] && echo 1000 || echo 10000)}
 OUT=benchmarks/results/relay-cluster.md
 [ "$CLUSTER" -gt 0 ] && OUT=benchmarks/results/relay-redis-cluster.md
@@ -178,7 +179,7 @@ shard_deliveries() {
 }
 # cluster_ceilings LABEL TICKS… (issue 37's cluster ceiling; one tick count per master, this run):
 # with a_k = master k's CPU ÷ all TARGETS (its cost per delivery of the cluster), f_k = its share
-# of the final results (pushes are spread over the streams by id hash) and c_k = a_k ÷ f_k (its
+# of the final results (a push is cut into one part per stream) and c_k = a_k ÷ f_k (its
 # CPU per delivery it carried):
 #   one shard's ceiling          = 10^6 ÷ Σ a_k   (all of the cluster's Redis work on one core)
 #   cluster ceiling, this spread = 10^6 ÷ max a_k (each master k runs X × a_k µs a second at X
@@ -421,7 +422,7 @@ m() { median "$1"; }
     echo
     echo "## Cluster ceiling (issue 37: ≥ 3× one shard's)"
     echo
-    echo "Measured per master in each run: its CPU (a_k, µs per delivery of the whole cluster, the table above) and its share f_k of the final results (the \`finished\` counters of the streams it holds; pushes go to a stream by id hash). Arithmetic from those: c_k = a_k ÷ f_k, the CPU per delivery that master carried; **one shard's ceiling** = 10⁶ ÷ Σ a_k (all of the cluster's Redis work on one core); **cluster ceiling at this spread** = 10⁶ ÷ max a_k (at X deliveries/s master k is busy X × a_k µs a second, so the busiest saturates first); **at even spread** = Σ 10⁶ ÷ c_k (each master fed until it is full). Medians over $ROUNDS round(s) of the per-run values."
+    echo "Measured per master in each run: its CPU (a_k, µs per delivery of the whole cluster, the table above) and its share f_k of the final results (the \`finished\` counters of the streams it holds; a push of more than one chunk is cut into near-equal parts, one per stream). Arithmetic from those: c_k = a_k ÷ f_k, the CPU per delivery that master carried; **one shard's ceiling** = 10⁶ ÷ Σ a_k (all of the cluster's Redis work on one core); **cluster ceiling at this spread** = 10⁶ ÷ max a_k (at X deliveries/s master k is busy X × a_k µs a second, so the busiest saturates first); **at even spread** = Σ 10⁶ ÷ c_k (each master fed until it is full). Medians over $ROUNDS round(s) of the per-run values."
     echo
     single=$(m "Redis (one instance), 1 node: redis-server CPU µs/delivery")
     single_ceiling=$(awk -v s="$single" 'BEGIN { if (s == "n/a" || s == 0) print "n/a"; else printf "%.0f", 1e6 / s }')
@@ -447,7 +448,7 @@ m() { median "$1"; }
       idle=""; for k in $(seq "$CLUSTER"); do idle+="${idle:+, }$(m "idle: shard $k CPU ms per second")"; done
       echo "- Each master's CPU with no relay traffic (cluster bus heartbeats, serverCron, AOF), over $IDLE_SECONDS s before the runs: $idle ms per second (shard 1, 2, …). This fixed cost is in a_k: a run of T seconds adds (ms per second × T × 1000 ÷ targets) µs per delivery to each master, so short runs at small sizes overstate it."
     fi
-    echo "- What keeps the ratio under $CLUSTER× where it is: the spread (with $CLUSTER masters at equal cost the busiest master's a_k is 1/$CLUSTER of the sum only when each gets 1/$CLUSTER of the deliveries: a push's targets all go to its one stream, so few large pushes spread unevenly — PUSH_SIZE=$PUSH_SIZE gives $(( (TARGETS + PUSH_SIZE - 1) / PUSH_SIZE )) pushes a run), and costs each master pays whatever it carries (the idle cost above; the relay nodes' blocking reads and lease checks on every stream). \"Even spread\" removes the first; the gap left between it and $CLUSTER× is the second."
+    echo "- What keeps the ratio under $CLUSTER× where it is: the spread (with $CLUSTER masters at equal cost the busiest master's a_k is 1/$CLUSTER of the sum only when each gets 1/$CLUSTER of the deliveries; a push of more than one chunk is cut into one near-equal part per stream, PUSH_SIZE=$PUSH_SIZE gives $(( (TARGETS + PUSH_SIZE - 1) / PUSH_SIZE )) pushes a run), and costs each master pays whatever it carries (the idle cost above; the relay nodes' blocking reads and lease checks on every stream). \"Even spread\" removes the first; the gap left between it and $CLUSTER× is the second."
     echo
   fi
   echo "- recovery after kill -9 of one of 3 nodes: its pending entries taken over in $(m "recovery: kill → taken over (ms)") ms (median; target ≤ $((2 * LEASE * 1000)) ms = 2× the ${LEASE} s lease); final results $(m "recovery: final results") of $TARGETS."

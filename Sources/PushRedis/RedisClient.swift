@@ -25,8 +25,6 @@ public final class RedisClient: @unchecked Sendable {
     private var statistics = RedisClientStatistics()
     /// Set for a Redis Cluster client: commands go to the master of their key's slot.
     private let router: RedisClusterRouter?
-    /// Where a cluster client's routing blocks (one thread per command in flight).
-    private static let routing = DispatchQueue(label: "pushlab.redis.cluster", attributes: .concurrent)
 
     public init(endpoint: RedisEndpoint, options: RedisClientOptions = RedisClientOptions()) {
         self.endpoint = endpoint
@@ -72,10 +70,7 @@ public final class RedisClient: @unchecked Sendable {
     /// The cluster's masters and their slots, read now (`CLUSTER SLOTS`); nil for one Redis.
     public func shards() async throws(RedisError) -> [RedisShard]? {
         guard let router else { return nil }
-        let result = await withCheckedContinuation { continuation in
-            Self.routing.async { continuation.resume(returning: router.currentShards()) }
-        }
-        return try result.get()
+        return try await router.currentShards().get()
     }
 
     /// MOVED/ASK/TRYAGAIN answers followed and slot-map reads so far; nil for one Redis.
@@ -87,21 +82,7 @@ public final class RedisClient: @unchecked Sendable {
             _ = try await pipeline(commands)
             return
         }
-        let result: Result<Void, RedisError> = await withCheckedContinuation { continuation in
-            Self.routing.async {
-                switch router.masterClients() {
-                case .failure(let error): continuation.resume(returning: .failure(error))
-                case .success(let clients):
-                    do throws(RedisError) {
-                        for client in clients { _ = try client.pipelineBlocking(commands) }
-                        continuation.resume(returning: .success(()))
-                    } catch {
-                        continuation.resume(returning: .failure(error))
-                    }
-                }
-            }
-        }
-        try result.get()
+        for client in try await router.masterClients().get() { _ = try await client.pipeline(commands) }
     }
 
     // MARK: Running commands
@@ -115,10 +96,20 @@ public final class RedisClient: @unchecked Sendable {
     }
 
     /// Sends the commands in one round trip and returns each reply in order; error replies
-    /// come back as `.error` values, not thrown.
+    /// come back as `.error` values, not thrown. (A cluster client routes asynchronously: this
+    /// waits for it, so call it from a thread of your own, never from Swift concurrency's pool.)
     public func pipelineBlocking(_ commands: [RedisCommand], readTimeout: Duration? = nil) throws(RedisError) -> [RedisReply] {
         guard !commands.isEmpty else { return [] }
-        if let router { return try router.run(commands, readTimeout: readTimeout).get() }
+        if let router {
+            let done = DispatchSemaphore(value: 0)
+            let box = BlockingResult()
+            Task {
+                box.set(await router.run(commands, readTimeout: readTimeout))
+                done.signal()
+            }
+            done.wait()
+            return try box.get().get()
+        }
         let result: Result<[RedisReply], RedisError> = queue.sync { run(commands, readTimeout: readTimeout) }
         return try result.get()
     }
@@ -134,12 +125,7 @@ public final class RedisClient: @unchecked Sendable {
     /// `pipelineBlocking` without blocking the caller's thread.
     public func pipeline(_ commands: [RedisCommand], readTimeout: Duration? = nil) async throws(RedisError) -> [RedisReply] {
         guard !commands.isEmpty else { return [] }
-        if let router {
-            let result: Result<[RedisReply], RedisError> = await withCheckedContinuation { continuation in
-                Self.routing.async { continuation.resume(returning: router.run(commands, readTimeout: readTimeout)) }
-            }
-            return try result.get()
-        }
+        if let router { return try await router.run(commands, readTimeout: readTimeout).get() }
         let result: Result<[RedisReply], RedisError> = await withCheckedContinuation { continuation in
             queue.async { continuation.resume(returning: self.run(commands, readTimeout: readTimeout)) }
         }
@@ -216,6 +202,14 @@ public final class RedisClient: @unchecked Sendable {
             }
         }
     }
+}
+
+/// The answer a blocking call on a cluster client waits for.
+private final class BlockingResult: @unchecked Sendable {
+    private let lock = NSLock()
+    private var result: Result<[RedisReply], RedisError> = .failure(.closed)
+    func set(_ value: Result<[RedisReply], RedisError>) { lock.withLock { result = value } }
+    func get() -> Result<[RedisReply], RedisError> { lock.withLock { result } }
 }
 
 private struct RedisHandshakeFailure: Error {

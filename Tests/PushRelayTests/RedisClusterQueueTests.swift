@@ -100,6 +100,103 @@ final class RedisClusterQueueTests: XCTestCase {
         await b.close()
     }
 
+    /// Each lane's part of a push: the `count` of `{lane}:push:ID` (0 where it has none).
+    private func partCounts(_ servers: RedisClusterServers, _ q: RedisPushQueue, _ push: PushID) throws -> [Int] {
+        try q.lanes.map { Int(try servers.cli(["HGET", "\($0.prefix):push:\(push)", "count"])) ?? 0 }
+    }
+
+    /// A push of many chunks is cut into one part per master of near-equal size (so each master
+    /// gets about a third of the targets, whatever the push sizes), a push of one chunk stays
+    /// whole; any node reads a spread push whole, two nodes drain it each target once, and its
+    /// end is reported once (by the node that recorded its last part), however its parts end.
+    func testAPushOfManyChunksIsSpreadOverEveryMasterInNearEqualPartsAndReportedFinishedOnce() async throws {
+        let servers = try sharedCluster()
+        let prefix = "parts\(UInt32.random(in: 0...UInt32.max))"
+        let a = try queue(servers, node: "a", prefix: prefix), b = try queue(servers, node: "b", prefix: prefix)
+        try await a.prepare()
+        try await b.prepare()
+        let sizes: [PushID: Int] = ["s_1000": 1_000, "s_700": 700, "s_130": 130, "s_40": 40]
+        for (id, n) in sizes.sorted(by: { $0.key < $1.key }) {
+            _ = try await a.enqueue(PushQueueContract.submission(id, tokens: n, at: Date()))
+        }
+        for (id, n) in sizes {
+            let parts = try partCounts(servers, a, id)
+            XCTAssertEqual(parts.reduce(0, +), n, "\(id): \(parts)")
+            if n <= 64 {
+                XCTAssertEqual(parts.filter { $0 > 0 }.count, 1, "a push of one chunk stays in one lane: \(parts)")
+            } else {
+                XCTAssertTrue(parts.allSatisfy { abs($0 - n / 3) <= 1 }, "\(id) cut in near-equal thirds: \(parts)")
+            }
+        }
+        let head = try await b.status(of: "s_1000", includeTargets: true)
+        XCTAssertEqual(head?.targetCount, 1_000)
+        XCTAssertEqual(head?.targets.map(\.index), Array(0..<1_000), "every part's targets, in order")
+        XCTAssertEqual(head?.targets.first { $0.index == 999 }?.target.value, String(format: "%064x", 999))
+        // Drained by both nodes in turns; count each push's end report.
+        var claims: [String: Int] = [:], finished: [PushID: Int] = [:]
+        var idle = 0
+        while idle < 2 {
+            idle = 0
+            for (k, q) in [a, b].enumerated() {
+                let got = try await q.claim(consumer: "w\(k)", limit: 100, lease: .seconds(60))
+                if got.isEmpty { idle += 1; continue }
+                for c in got { claims["\(c.pushID)/\(c.index)", default: 0] += 1 }
+                let report = try await q.complete(got.map { PushQueueContract.sent($0, at: Date()) })
+                XCTAssertEqual(report.duplicates, 0)
+                for push in report.finishedPushes { finished[push, default: 0] += 1 }
+            }
+        }
+        XCTAssertEqual(claims.count, sizes.values.reduce(0, +))
+        XCTAssertEqual(claims.values.filter { $0 != 1 }.count, 0, "each target claimed once")
+        XCTAssertEqual(finished, sizes.mapValues { _ in 1 }, "each push reported finished once, when whole")
+        let done = try await a.status(of: "s_700", includeTargets: false)
+        XCTAssertEqual(done?.sent, 700)
+        XCTAssertEqual(done?.isFinished, true)
+        await a.close()
+        await b.close()
+    }
+
+    /// A spread push with an idempotency key whose second part cannot be written (its master is
+    /// down) is refused; its retry with the same key answers the first push's id and writes the
+    /// missing part once; a replay after that writes nothing.
+    func testASpreadPushRetriedAfterAPartFailedIsQueuedOnceWithTheFirstPushsID() async throws {
+        let servers = try RedisClusterServers()
+        defer { servers.stop() }
+        let q = try queue(servers, node: "a")
+        try await q.prepare()
+        let first = PushQueueContract.submission("i_1", tokens: 300, key: "k", fingerprint: "f", at: Date())
+        let plan = q.parts(of: first, lanes: q.lanes, unfinished: q.lanes.map { _ in 0 })
+        XCTAssertEqual(plan.count, 3)
+        let victim = try servers.master(ofSlot: RedisHashSlot.slot(of: plan[1].lane.stream))
+        victim.crash()
+        do {
+            _ = try await q.enqueue(first)
+            XCTFail("a part on a dead master cannot be written")
+        } catch {}
+        try victim.restart()
+        try servers.waitUntilOK()
+        let retry = PushQueueContract.submission("i_2", tokens: 300, key: "k", fingerprint: "f", at: Date())
+        var receipt: EnqueueReceipt?
+        let ok = try await Poll.until(timeout: 20) {
+            receipt = try? await q.enqueue(retry)
+            return receipt != nil
+        }
+        XCTAssertTrue(ok, "the retry is queued once the master is back")
+        XCTAssertEqual(receipt?.pushID, "i_1")
+        XCTAssertEqual(receipt?.isReplay, true)
+        XCTAssertEqual(receipt?.targetCount, 300)
+        let again = try await q.enqueue(PushQueueContract.submission("i_3", tokens: 300, key: "k", fingerprint: "f", at: Date()))
+        XCTAssertEqual(again.pushID, "i_1")
+        XCTAssertEqual(try partCounts(servers, q, "i_1"), q.lanes.map { lane in plan.first { $0.lane == lane }?.targets.count ?? 0 })
+        XCTAssertEqual(try partCounts(servers, q, "i_2"), [0, 0, 0], "nothing under the retry's own id")
+        let claims = try await drain([q])
+        XCTAssertEqual(claims.count, 300)
+        XCTAssertEqual(claims.values.filter { $0 != 1 }.count, 0)
+        let status = try await q.status(of: "i_1", includeTargets: false)
+        XCTAssertEqual(status?.sent, 300)
+        await q.close()
+    }
+
     /// A master killed with SIGKILL (no shutdown, AOF fsynced per write) and started again on
     /// its port and directory: every push acknowledged before the kill is there, whole; while
     /// it is down the other masters' streams are still claimed.
@@ -189,7 +286,8 @@ final class RedisClusterQueueTests: XCTestCase {
         XCTAssertEqual(claims.values.filter { $0 != 1 }.count, 0)
         let done = try await q.status(of: "m_1", includeTargets: false)
         XCTAssertEqual(done?.sent, 200)
-        XCTAssertEqual(try target.cli(["HGET", lane.prefix + ":push:m_1", "sent"]), "200", "written on the new master")
+        let part = try target.cli(["HGET", lane.prefix + ":push:m_1", "count"])
+        XCTAssertEqual(try target.cli(["HGET", lane.prefix + ":push:m_1", "sent"]), part, "written on the new master")
         let counters = try XCTUnwrap(q.sharedClient.clusterCounters)
         XCTAssertGreaterThanOrEqual(counters.ask, 1, "\(counters)")
         XCTAssertGreaterThanOrEqual(counters.moved, 1, "\(counters)")

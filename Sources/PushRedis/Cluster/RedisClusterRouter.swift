@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 
 /// One master of a Redis Cluster and the slots it serves.
@@ -11,7 +10,9 @@ public struct RedisShard: Sendable, Hashable {
 /// A Redis Cluster client's routing: the slot map (`CLUSTER SLOTS`, read at the first command,
 /// again after a `MOVED` answer or a lost connection), one `RedisClient` per master (each its own
 /// connection, serial queue and reconnect backoff, so a restarted master is reconnected to on
-/// the next command after its backoff), and the two redirections of the cluster protocol:
+/// the next command after its backoff), and the two redirections of the cluster protocol.
+/// Routing runs on the caller's task (no thread of its own): a command's only hop is onto its
+/// master's connection queue, as on one Redis.
 /// - `-MOVED SLOT HOST:PORT`: the slot has a new owner; the map is read again and the command
 ///   is sent to the owner.
 /// - `-ASK SLOT HOST:PORT`: the slot is being migrated and this key is already on the target;
@@ -31,6 +32,8 @@ final class RedisClusterRouter: @unchecked Sendable {
     private var stale = true
     private var closed = false
     private var counters = RedisClusterCounters()
+    /// The slot-map read under way, shared by the commands that need it.
+    private var reading: Task<Result<Void, RedisError>, Never>?
 
     /// Most redirections one command follows before its last answer is returned as it is.
     static let maximumRedirections = 5
@@ -62,14 +65,14 @@ final class RedisClusterRouter: @unchecked Sendable {
     var clusterCounters: RedisClusterCounters { lock.withLock { counters } }
 
     /// The masters and their slots, read from the cluster now.
-    func currentShards() -> Result<[RedisShard], RedisError> {
-        if case .failure(let error) = refresh() { return .failure(error) }
+    func currentShards() async -> Result<[RedisShard], RedisError> {
+        if case .failure(let error) = await refresh() { return .failure(error) }
         return .success(lock.withLock { shards })
     }
 
     /// Every master's client (after reading the map when there is none yet).
-    func masterClients() -> Result<[RedisClient], RedisError> {
-        if lock.withLock({ owners.isEmpty }), case .failure(let error) = refresh() { return .failure(error) }
+    func masterClients() async -> Result<[RedisClient], RedisError> {
+        if lock.withLock({ owners.isEmpty }), case .failure(let error) = await refresh() { return .failure(error) }
         let addresses = lock.withLock { shards.map(\.address) }
         var out: [RedisClient] = []
         for address in addresses {
@@ -79,55 +82,70 @@ final class RedisClusterRouter: @unchecked Sendable {
         return .success(out)
     }
 
-    /// The commands' replies in order; blocks the calling thread (never a client's queue).
-    func run(_ commands: [RedisCommand], readTimeout: Duration?) -> Result<[RedisReply], RedisError> {
-        if lock.withLock({ stale || owners.isEmpty }), case .failure(let error) = refresh(), lock.withLock({ owners.isEmpty }) {
+    /// The commands' replies in order. Routed on the caller's task: the slot map is read under
+    /// the lock, each master's share of the commands goes out as one pipeline on that master's
+    /// connection, and the masters' pipelines run at the same time; then the redirections.
+    func run(_ commands: [RedisCommand], readTimeout: Duration?) async -> Result<[RedisReply], RedisError> {
+        if lock.withLock({ stale || owners.isEmpty }), case .failure(let error) = await refresh(), lock.withLock({ owners.isEmpty }) {
             return .failure(error)
         }
         let slots = Self.routingSlots(commands)
         var order: [String] = [], groups: [String: [Int]] = [:]
-        for (index, slot) in slots.enumerated() {
-            guard let address = address(forSlot: slot) else { return .failure(.closed) }
+        let addresses: [String?] = lock.withLock { slots.map(addressLocked(forSlot:)) }
+        for (index, address) in addresses.enumerated() {
+            guard let address else { return .failure(.closed) }
             if groups[address] == nil { order.append(address) }
             groups[address, default: []].append(index)
         }
         var replies = [RedisReply](repeating: .null, count: commands.count)
-        for address in order {
-            let indices = groups[address]!
-            switch send(indices.map { commands[$0] }, to: address, readTimeout: readTimeout) {
-            case .success(let answers):
-                for (k, index) in indices.enumerated() { replies[index] = answers[k] }
-            case .failure(let error):
-                return .failure(error)
+        if order.count == 1 {
+            switch await send(commands, to: order[0], readTimeout: readTimeout) {
+            case .success(let answers): replies = answers
+            case .failure(let error): return .failure(error)
+            }
+        } else {
+            let sent = await withTaskGroup(of: (String, Result<[RedisReply], RedisError>).self) { group in
+                for address in order {
+                    let part = groups[address]!.map { commands[$0] }
+                    group.addTask { (address, await self.send(part, to: address, readTimeout: readTimeout)) }
+                }
+                var out: [String: Result<[RedisReply], RedisError>] = [:]
+                for await (address, result) in group { out[address] = result }
+                return out
+            }
+            for address in order {
+                switch sent[address]! {
+                case .success(let answers):
+                    for (k, index) in groups[address]!.enumerated() { replies[index] = answers[k] }
+                case .failure(let error):
+                    return .failure(error)
+                }
             }
         }
         for index in replies.indices {
             var hops = 0
             while hops < Self.maximumRedirections, let redirect = Redirect(replies[index]) {
                 hops += 1
+                let result: Result<[RedisReply], RedisError>
                 switch redirect.kind {
                 case .moved:
                     lock.withLock { counters.moved += 1 }
-                    _ = refresh()
-                    switch send([commands[index]], to: redirect.address, readTimeout: readTimeout) {
-                    case .success(let answers): replies[index] = answers[0]
-                    case .failure(let error): return .failure(error)
-                    }
+                    _ = await refresh()
+                    result = await send([commands[index]], to: redirect.address, readTimeout: readTimeout)
                 case .ask:
                     lock.withLock { counters.ask += 1 }
-                    switch send([RedisCommand("ASKING"), commands[index]], to: redirect.address, readTimeout: readTimeout) {
-                    case .success(let answers): replies[index] = answers[1]
-                    case .failure(let error): return .failure(error)
-                    }
+                    result = await send([RedisCommand("ASKING"), commands[index]], to: redirect.address, readTimeout: readTimeout)
+                        .map { [$0[1]] }
                 case .tryAgain:
                     lock.withLock { counters.tryAgain += 1 }
                     // A migration moves the slot's keys in a few milliseconds; no clock shared to wait on.
-                    Thread.sleep(forTimeInterval: 0.05 * Double(hops))
-                    let address = address(forSlot: slots[index]) ?? redirect.address
-                    switch send([commands[index]], to: address, readTimeout: readTimeout) {
-                    case .success(let answers): replies[index] = answers[0]
-                    case .failure(let error): return .failure(error)
-                    }
+                    try? await Task.sleep(for: .milliseconds(50 * hops))
+                    let address = lock.withLock { addressLocked(forSlot: slots[index]) } ?? redirect.address
+                    result = await send([commands[index]], to: address, readTimeout: readTimeout)
+                }
+                switch result {
+                case .success(let answers): replies[index] = answers[0]
+                case .failure(let error): return .failure(error)
                 }
             }
         }
@@ -136,9 +154,22 @@ final class RedisClusterRouter: @unchecked Sendable {
 
     // MARK: - Slot map
 
-    /// Reads `CLUSTER SLOTS` from the first master (known or seed) that answers.
+    /// Reads `CLUSTER SLOTS` from the first master (known or seed) that answers. Callers that
+    /// need the map at the same time share one read.
     @discardableResult
-    func refresh() -> Result<Void, RedisError> {
+    func refresh() async -> Result<Void, RedisError> {
+        let (task, started): (Task<Result<Void, RedisError>, Never>, Bool) = lock.withLock {
+            if let reading { return (reading, false) }
+            let task = Task { await self.readSlots() }
+            reading = task
+            return (task, true)
+        }
+        let result = await task.value
+        if started { lock.withLock { reading = nil } }
+        return result
+    }
+
+    private func readSlots() async -> Result<Void, RedisError> {
         let known = lock.withLock { shards.map(\.address) }
         let seeds = cluster.seeds.map { Self.address(host: $0.host, port: $0.port) }
         var candidates: [String] = []
@@ -147,7 +178,7 @@ final class RedisClusterRouter: @unchecked Sendable {
         for address in candidates {
             guard let client = client(for: address) else { return .failure(.closed) }
             let reply: RedisReply
-            do { reply = try client.executeBlocking(RedisCommand("CLUSTER", "SLOTS")) } catch {
+            do { reply = try await client.execute(RedisCommand("CLUSTER", "SLOTS")) } catch {
                 lastError = error
                 continue
             }
@@ -197,19 +228,18 @@ final class RedisClusterRouter: @unchecked Sendable {
 
     // MARK: - Sending
 
-    private func address(forSlot slot: Int?) -> String? {
-        lock.withLock {
-            if closed { return nil }
-            if let slot, slot < owners.count, owners[slot] >= 0 { return shards[Int(owners[slot])].address }
-            // No key, or a slot no master serves (the cluster is not ok): any master or a seed.
-            return shards.first?.address ?? Self.address(host: cluster.seeds[0].host, port: cluster.seeds[0].port)
-        }
+    /// The master of `slot`; called with `lock` held.
+    private func addressLocked(forSlot slot: Int?) -> String? {
+        if closed { return nil }
+        if let slot, slot < owners.count, owners[slot] >= 0 { return shards[Int(owners[slot])].address }
+        // No key, or a slot no master serves (the cluster is not ok): any master or a seed.
+        return shards.first?.address ?? Self.address(host: cluster.seeds[0].host, port: cluster.seeds[0].port)
     }
 
-    private func send(_ commands: [RedisCommand], to address: String, readTimeout: Duration?) -> Result<[RedisReply], RedisError> {
+    private func send(_ commands: [RedisCommand], to address: String, readTimeout: Duration?) async -> Result<[RedisReply], RedisError> {
         guard let client = client(for: address) else { return .failure(.closed) }
         do {
-            return .success(try client.pipelineBlocking(commands, readTimeout: readTimeout))
+            return .success(try await client.pipeline(commands, readTimeout: readTimeout))
         } catch {
             // A master that went away may have been replaced: read the map before the next command.
             if error.isConnectionFailure { lock.withLock { stale = true } }

@@ -64,7 +64,9 @@ public final class RedisPushQueue: PushQueue {
     private let reader: RedisClient
     private let time: any TimeSource
     private let closed = SanitizerVisibleMutex(false)
-    private let contents = SanitizerVisibleMutex<[PushID: (app: String, content: [UInt8])]>([:])
+    /// Per push read on this node: its app, content and — for a push spread over a cluster's
+    /// lanes — its whole target count (`complete` then adds up its parts before calling it finished).
+    private let contents = SanitizerVisibleMutex<[PushID: (app: String, content: [UInt8], total: Int?)]>([:])
     /// The streams with their keys: one on a single Redis, one per master on a Redis Cluster
     /// (set by `prepare()`).
     private let lanesState = SanitizerVisibleMutex<[RedisQueueLane]>([])
@@ -165,12 +167,34 @@ public final class RedisPushQueue: PushQueue {
         return lanes
     }
 
-    /// The lane of a push: by its idempotency key when it has one (a replay must find the
-    /// first push's key), else by its id.
-    private func lane(for submission: PushSubmission, in lanes: [RedisQueueLane]) -> RedisQueueLane {
-        guard lanes.count > 1 else { return lanes[0] }
-        let basis = submission.idempotencyKey.map { "idem:\(submission.app):\($0)" } ?? submission.id.rawValue
-        return lanes[RedisHashSlot.slot(of: basis) % lanes.count]
+    /// Where a push's targets go on a cluster: a push of more than one chunk is cut into one
+    /// part per lane (at most one per chunk), of near-equal sizes and consecutive targets, so each
+    /// master gets about 1/N of the targets whatever the push sizes; a smaller push is one part.
+    /// The first part's lane is the least loaded (fewest unfinished targets) of the lanes that
+    /// answered, or — for a push with an idempotency key, whose retry must find the same lanes —
+    /// one chosen by the key's hash. Each part is a push of its own in its lane (the scripts are
+    /// per lane), with the push's id and its `total`; the read side adds the parts up.
+    /// `unfinished`: each lane's unfinished targets, nil for a lane whose master did not answer.
+    public func parts(of submission: PushSubmission, lanes: [RedisQueueLane], unfinished: [Int?]) -> [(lane: RedisQueueLane, targets: Range<Int>)] {
+        let n = submission.targets.count
+        guard lanes.count > 1 else { return [(lanes[0], 0..<n)] }
+        let chunks = (n + configuration.chunkSize - 1) / configuration.chunkSize
+        let hashed = RedisHashSlot.slot(of: submission.idempotencyKey.map { "idem:\(submission.app):\($0)" } ?? submission.id.rawValue)
+        var usable = lanes.indices.filter { submission.idempotencyKey != nil || unfinished[$0] != nil }
+        if usable.isEmpty { usable = Array(lanes.indices) }
+        let first: Int
+        if submission.idempotencyKey != nil {
+            first = hashed % lanes.count
+        } else {
+            // Fewest unfinished; ties by the id's hash, so equal lanes are chosen alike often.
+            let rotated = usable.indices.map { usable[($0 + hashed) % usable.count] }
+            first = rotated.min { (unfinished[$0] ?? 0) < (unfinished[$1] ?? 0) } ?? usable[0]
+        }
+        let start = usable.firstIndex(of: first) ?? 0
+        let k = max(1, min(usable.count, chunks))
+        return (0..<k).map { part in
+            (lanes[usable[(start + part) % usable.count]], (n * part / k)..<(n * (part + 1) / k))
+        }
     }
 
     /// A receipt as the scripts know it and its lane (a cluster's receipts start with `LANE@`).
@@ -188,46 +212,101 @@ public final class RedisPushQueue: PushQueue {
     public func enqueue(_ submission: PushSubmission) async throws(PushQueueError) -> EnqueueReceipt {
         try checkOpen()
         let lanes = try lanesOrThrow()
-        let lane = lane(for: submission, in: lanes)
-        let P = lane.prefix
         let capacity = configuration.capacity
+        var unfinished: [Int?] = [0]
         if lanes.count > 1 {
             // The script sees its own lane's count only: the cluster's is the sum, read first.
             // Pushes queued at the same moment on other lanes may pass together, and a lane
             // whose master is down counts 0 meanwhile (docs/redis.md "Redis Cluster"): one
             // master down must not refuse the pushes of the others.
-            var unfinished = 0
-            for other in lanes {
-                let count = try? await client.execute(RedisCommand("GET", "\(other.prefix):unfinished"))
-                unfinished += Int(count?.integer ?? 0)
-            }
-            if unfinished + submission.targets.count > capacity {
-                throw .full(unfinished: unfinished, incoming: submission.targets.count, capacity: capacity)
+            unfinished = await unfinishedPerLane(lanes)
+            let sum = unfinished.reduce(0) { $0 + ($1 ?? 0) }
+            if sum + submission.targets.count > capacity {
+                throw .full(unfinished: sum, incoming: submission.targets.count, capacity: capacity)
             }
         }
+        let parts = parts(of: submission, lanes: lanes, unfinished: unfinished)
+        // Part by part, the first first: its answer says whether this is a replay, and of which
+        // push; the later parts then carry that push's id. A later part's idempotency key names
+        // the push (`KEY@ID`), so a retry after a part failed writes the missing parts once.
+        var id = submission.id
+        var replay: EnqueueReceipt?
+        for (k, part) in parts.enumerated() {
+            var piece = submission
+            piece.id = id
+            if k > 0 { piece.idempotencyKey = submission.idempotencyKey.map { "\($0)@\(id)" } }
+            let answer = try await enqueue(piece, part: part.targets, in: part.lane, total: parts.count > 1 ? submission.targets.count : nil,
+                                           capacity: k == 0 ? capacity : Int.max)
+            switch answer {
+            case .ok:
+                continue
+            case .replay(let first, let fingerprint, let count, let acceptedAt):
+                if fingerprint != (submission.requestFingerprint ?? "") {
+                    throw .idempotencyConflict(key: submission.idempotencyKey ?? "", pushID: first)
+                }
+                if k == 0 {
+                    id = first
+                    // The same request (same fingerprint) as the first: the same targets.
+                    replay = EnqueueReceipt(pushID: first, targetCount: parts.count > 1 ? submission.targets.count : count,
+                                            acceptedAt: acceptedAt, isReplay: true)
+                }
+            case .full(let count):
+                throw .full(unfinished: count, incoming: submission.targets.count, capacity: capacity)
+            }
+        }
+        return replay ?? EnqueueReceipt(pushID: submission.id, targetCount: submission.targets.count, acceptedAt: submission.acceptedAt,
+                                        isReplay: false)
+    }
+
+    /// Each lane's unfinished targets, read on every master at once; nil for a lane whose master
+    /// did not answer.
+    private func unfinishedPerLane(_ lanes: [RedisQueueLane]) async -> [Int?] {
+        await withTaskGroup(of: (Int, Int?).self) { group in
+            for lane in lanes {
+                group.addTask { [client] in
+                    let reply = try? await client.execute(RedisCommand("GET", "\(lane.prefix):unfinished"))
+                    return (lane.index, reply.map { Int($0.integer ?? 0) })
+                }
+            }
+            var out = [Int?](repeating: nil, count: lanes.count)
+            for await (index, count) in group { out[index] = count }
+            return out
+        }
+    }
+
+    private enum EnqueueAnswer {
+        case ok
+        case replay(PushID, fingerprint: String, count: Int, acceptedAt: Date)
+        case full(unfinished: Int)
+    }
+
+    /// The enqueue script for the targets `part` of `submission` in `lane`.
+    private func enqueue(_ submission: PushSubmission, part: Range<Int>, in lane: RedisQueueLane, total: Int?,
+                         capacity: Int) async throws(PushQueueError) -> EnqueueAnswer {
+        let P = lane.prefix
         let idempotencyKey = submission.idempotencyKey.map { "\(P):idem:\(submission.app):\($0)" } ?? P
         var arguments = [P, submission.id.rawValue, submission.app, String(decoding: submission.content, as: UTF8.self),
-                         String(submission.targets.count), String(submission.acceptedAt.timeIntervalSince1970),
+                         String(part.count), String(submission.acceptedAt.timeIntervalSince1970),
                          submission.idempotencyKey ?? "", submission.requestFingerprint ?? "", String(capacity),
                          String(configuration.chunkSize)]
-        arguments.reserveCapacity(arguments.count + 2 * submission.targets.count)
-        for (index, target) in submission.targets.enumerated() {
+        arguments.reserveCapacity(arguments.count + 2 * part.count + 1)
+        for index in part {
+            let target = submission.targets[index]
             arguments.append(String(index))
             arguments.append(target.kind.rawValue + "\u{1f}" + (target.environment?.rawValue ?? "") + "\u{1f}" + target.value)
         }
+        if let total { arguments.append(String(total)) }
         let keys = [idempotencyKey, "\(P):push:\(submission.id)", "\(P):targets:\(submission.id)", lane.stream]
         let reply = try await redis { () async throws(RedisError) in try await client.eval(RedisQueueScripts.enqueue, keys: keys, arguments: arguments) }
         let parts = reply.array?.compactMap(\.string) ?? []
         switch parts.first {
         case "ok"?:
-            return EnqueueReceipt(pushID: submission.id, targetCount: submission.targets.count, acceptedAt: submission.acceptedAt, isReplay: false)
+            return .ok
         case "replay"? where parts.count == 5:
-            let key = submission.idempotencyKey ?? ""
-            if parts[2] != (submission.requestFingerprint ?? "") { throw .idempotencyConflict(key: key, pushID: PushID(parts[1])) }
-            return EnqueueReceipt(pushID: PushID(parts[1]), targetCount: Int(parts[3]) ?? 0,
-                                  acceptedAt: Date(timeIntervalSince1970: Double(parts[4]) ?? 0), isReplay: true)
+            return .replay(PushID(parts[1]), fingerprint: parts[2], count: Int(parts[3]) ?? 0,
+                           acceptedAt: Date(timeIntervalSince1970: Double(parts[4]) ?? 0))
         case "full"? where parts.count == 2:
-            throw .full(unfinished: Int(parts[1]) ?? 0, incoming: submission.targets.count, capacity: configuration.capacity)
+            return .full(unfinished: Int(parts[1]) ?? 0)
         default:
             throw .storage("Redis answered the enqueue script with \(reply.shape)")
         }
@@ -355,14 +434,14 @@ public final class RedisPushQueue: PushQueue {
         return (lastID, claims)
     }
 
-    /// A push's app and content, read once per node.
-    private func content(of push: PushID, in lane: RedisQueueLane) async throws(PushQueueError) -> (app: String, content: [UInt8])? {
+    /// A push's app, content and `total` (a part of a push spread over lanes), read once per node.
+    private func content(of push: PushID, in lane: RedisQueueLane) async throws(PushQueueError) -> (app: String, content: [UInt8], total: Int?)? {
         if let hit = contents.withLock({ $0[push] }) { return hit }
         let reply = try await redis { () async throws(RedisError) in
-            try await client.execute(RedisCommand("HMGET", "\(lane.prefix):push:\(push)", "app", "content"))
+            try await client.execute(RedisCommand("HMGET", "\(lane.prefix):push:\(push)", "app", "content", "total"))
         }
-        guard let parts = reply.array, parts.count == 2, let app = parts[0].string, case .bulk(let bytes) = parts[1] else { return nil }
-        let value = (app, bytes)
+        guard let parts = reply.array, parts.count == 3, let app = parts[0].string, case .bulk(let bytes) = parts[1] else { return nil }
+        let value = (app, bytes, parts[2].string.flatMap { Int($0) })
         contents.withLock { c in
             if c.count >= 256 { c.removeAll(keepingCapacity: true) }
             c[push] = value
@@ -376,38 +455,99 @@ public final class RedisPushQueue: PushQueue {
         try checkOpen()
         let lanes = try lanesOrThrow()
         if !isCluster { return try await complete(results, in: lanes[0]) }
-        // One script call per lane, each with the receipts as its scripts know them.
+        // One script call per lane, each with the receipts as its scripts know them; the lanes'
+        // masters record at the same time.
         var byLane: [Int: [Int]] = [:]
         for (position, result) in results.enumerated() { byLane[unwrap(result.claim.receipt, in: lanes).0.index, default: []].append(position) }
-        var report = CompletionReport()
-        var done: [(key: String, report: CompletionReport)] = []
-        for (laneIndex, positions) in byLane.sorted(by: { $0.key < $1.key }) {
+        let work = byLane.sorted(by: { $0.key < $1.key }).map { laneIndex, positions in
             let part = positions.map { position -> TargetCompletion in
                 var result = results[position]
                 result.claim.receipt = unwrap(result.claim.receipt, in: lanes).1
                 return result
             }
             let key = "\(laneIndex)|" + part.map { "\($0.claim.pushID)/\($0.claim.index)/\($0.claim.receipt)" }.joined(separator: ",")
-            let got: CompletionReport
-            if let stored = recordedAhead.withLock({ $0.removeValue(forKey: key) }) {
-                got = stored
-            } else {
-                do { got = try await complete(part, in: lanes[laneIndex]) } catch {
-                    recordedAhead.withLock { ahead in
-                        if ahead.count > 1_000 { ahead.removeAll() }  // retries that never came
-                        for d in done { ahead[d.key] = d.report }
-                    }
-                    throw error
-                }
+            return (lane: lanes[laneIndex], positions: positions, part: part, key: key)
+        }
+        let byKey = await withTaskGroup(of: (String, Result<CompletionReport, PushQueueError>).self) { group in
+            for w in work {
+                group.addTask { (w.key, await self.completeLanePart(w.part, in: w.lane, key: w.key)) }
             }
-            done.append((key, got))
-            report.recorded += got.recorded
-            report.duplicates += got.duplicates
-            report.ignoredPositions += got.ignoredPositions.map { positions[$0] }
-            report.finishedPushes.formUnion(got.finishedPushes)
+            var out: [String: Result<CompletionReport, PushQueueError>] = [:]
+            for await (key, outcome) in group { out[key] = outcome }
+            return out
+        }
+        let outcomes = work.map { byKey[$0.key] ?? .failure(.storage("\(location): no answer for lane \($0.lane.index)")) }
+        var report = CompletionReport()
+        var failure: PushQueueError?
+        for (w, outcome) in zip(work, outcomes) {
+            switch outcome {
+            case .failure(let error): failure = failure ?? error
+            case .success(let got):
+                report.recorded += got.recorded
+                report.duplicates += got.duplicates
+                report.ignoredPositions += got.ignoredPositions.map { w.positions[$0] }
+                report.finishedPushes.formUnion(got.finishedPushes)
+            }
+        }
+        do throws(PushQueueError) {
+            if let failure { throw failure }
+            report.finishedPushes = try await wholePushesFinished(report.finishedPushes, lanes: lanes)
+        } catch {
+            // `DeliveryWorkers` retries the whole batch: the lanes recorded now give their
+            // reports to the retry.
+            recordedAhead.withLock { ahead in
+                if ahead.count > 1_000 { ahead.removeAll() }  // retries that never came
+                for (w, outcome) in zip(work, outcomes) { if case .success(let got) = outcome { ahead[w.key] = got } }
+            }
+            throw error
         }
         report.ignoredPositions.sort()
         return report
+    }
+
+    /// One lane's part of a results batch: the report stored by an earlier try that failed in
+    /// another lane, or the lane's complete script.
+    private func completeLanePart(_ part: [TargetCompletion], in lane: RedisQueueLane, key: String) async -> Result<CompletionReport, PushQueueError> {
+        if let stored = recordedAhead.withLock({ $0.removeValue(forKey: key) }) { return .success(stored) }
+        do {
+            return .success(try await complete(part, in: lane))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Of the pushes whose part in a lane just finished, those finished whole: a push in one
+    /// part is; a push spread over lanes is when its parts' results add up to its `total`, and
+    /// then it is announced by one node only (`SET NX` of `P:announced:ID` in the lane its id
+    /// hashes to): two nodes finishing its last two parts at once may both see it whole.
+    private func wholePushesFinished(_ pushes: Set<PushID>, lanes: [RedisQueueLane]) async throws(PushQueueError) -> Set<PushID> {
+        let cached = contents.withLock { c in pushes.map { c[$0] } }
+        var whole = Set<PushID>(), check: [PushID] = []
+        for (push, hit) in zip(pushes, cached) {
+            if let hit, hit.total == nil { whole.insert(push) } else { check.append(push) }
+        }
+        guard !check.isEmpty else { return whole }
+        let commands = check.flatMap { push in lanes.map { RedisCommand("HMGET", "\($0.prefix):push:\(push)", "count", "sent", "failed", "total") } }
+        let replies = try await redis { () async throws(RedisError) in try await client.pipeline(commands) }
+        var announce: [PushID] = []
+        for (k, push) in check.enumerated() {
+            var answered = 0, total: Int?
+            for reply in replies[(k * lanes.count)..<((k + 1) * lanes.count)] {
+                guard let f = reply.array?.map({ $0.string.flatMap { Int($0) } }), f.count == 4, f[0] != nil else { continue }
+                answered += (f[1] ?? 0) + (f[2] ?? 0)
+                if let t = f[3] { total = t }
+            }
+            guard let total else { whole.insert(push); continue }  // one part
+            if answered >= total { announce.append(push) }
+        }
+        guard !announce.isEmpty else { return whole }
+        let keep = retentionMilliseconds
+        let claims = announce.map { push in
+            RedisCommand("SET", "\(lanes[RedisHashSlot.slot(of: push.rawValue) % lanes.count].prefix):announced:\(push)", "1", "NX", "PX", keep)
+        }
+        let answers = try await redis { () async throws(RedisError) in try await client.pipeline(claims) }
+        for (push, answer) in zip(announce, answers) where answer.string == "OK" { whole.insert(push) }
+        return whole
     }
 
     private func complete(_ results: [TargetCompletion], in lane: RedisQueueLane) async throws(PushQueueError) -> CompletionReport {
@@ -543,52 +683,71 @@ public final class RedisPushQueue: PushQueue {
     public func status(of push: PushID, includeTargets: Bool) async throws(PushQueueError) -> PushStatus? {
         try checkOpen()
         let lanes = try lanesOrThrow()
-        // The lane holding the push (one lookup per lane, in one pipeline).
-        var P = lanes[0].prefix
-        if lanes.count > 1 {
-            let heads = try await redis { () async throws(RedisError) in
-                try await client.pipeline(lanes.map { RedisCommand("HEXISTS", "\($0.prefix):push:\(push)", "app") })
+        // The push's head in every lane (one pipeline): one lane holds it, or — a push spread
+        // over a cluster's lanes — several hold a part each, whose counts add up.
+        let heads = try await redis { () async throws(RedisError) in
+            try await client.pipeline(lanes.map { RedisCommand("HMGET", "\($0.prefix):push:\(push)", "app", "accepted", "count", "sent", "failed", "total") })
+        }
+        var holding: [RedisQueueLane] = []
+        var status: PushStatus?
+        var total: Int?
+        for (lane, reply) in zip(lanes, heads) {
+            guard let head = reply.array?.map(\.string), head.count == 6, let app = head[0] else { continue }
+            holding.append(lane)
+            let count = Int(head[2] ?? "") ?? 0, sent = Int(head[3] ?? "") ?? 0, failed = Int(head[4] ?? "") ?? 0
+            if let t = head[5].flatMap({ Int($0) }) { total = t }
+            if status == nil {
+                status = PushStatus(pushID: push, app: app, acceptedAt: Date(timeIntervalSince1970: Double(head[1] ?? "") ?? 0),
+                                    targetCount: count, sent: sent, failed: failed, targets: [])
+            } else {
+                status?.targetCount += count
+                status?.sent += sent
+                status?.failed += failed
             }
-            guard let k = heads.firstIndex(where: { $0.integer == 1 }) else { return nil }
-            P = lanes[k].prefix
         }
-        var commands = [RedisCommand("HMGET", "\(P):push:\(push)", "app", "accepted", "count", "sent", "failed")]
-        if includeTargets {
-            commands += ["targets", "results", "retry", "claimed"].map { RedisCommand("HGETALL", "\(P):\($0):\(push)") }
-        }
-        let replies = try await redis { () async throws(RedisError) in try await client.pipeline(commands) }
-        guard let head = replies[0].array?.map(\.string), head.count == 5, let app = head[0] else { return nil }
-        var status = PushStatus(pushID: push, app: app, acceptedAt: Date(timeIntervalSince1970: Double(head[1] ?? "") ?? 0),
-                                targetCount: Int(head[2] ?? "") ?? 0, sent: Int(head[3] ?? "") ?? 0, failed: Int(head[4] ?? "") ?? 0, targets: [])
+        guard var status else { return nil }
+        // A part not written yet (its enqueue is under way) still counts.
+        if let total { status.targetCount = total }
         guard includeTargets else { return status }
-        let targets = Self.hash(replies[1]), results = Self.hash(replies[2]), retries = Self.hash(replies[3])
+        let commands = holding.flatMap { lane in ["targets", "results", "retry", "claimed"].map { RedisCommand("HGETALL", "\(lane.prefix):\($0):\(push)") } }
+        let replies = try await redis { () async throws(RedisError) in try await client.pipeline(commands) }
+        for k in holding.indices {
+            status.targets += Self.targetStates(targets: Self.hash(replies[4 * k]), results: Self.hash(replies[4 * k + 1]),
+                                                retries: Self.hash(replies[4 * k + 2]), claimedEntries: Self.hash(replies[4 * k + 3]))
+        }
+        status.targets.sort { $0.index < $1.index }
+        return status
+    }
+
+    /// The targets of a push (or of its part in one lane) from its hashes.
+    private static func targetStates(targets: [String: String], results: [String: String], retries: [String: String],
+                                     claimedEntries: [String: String]) -> [TargetState] {
         // Claimed: each claimed entry lists its targets; one rescheduled since waits elsewhere
         // (its retry names another place). A field that is a target's index is one claimed
         // target, as pushlab wrote them before chunks.
         var claimed = Set<String>()
-        for (field, value) in Self.hash(replies[4]) {
+        for (field, value) in claimedEntries {
             guard field.contains("-") else { claimed.insert(field); continue }
-            let list = Self.split(value).last ?? ""
+            let list = split(value).last ?? ""
             for index in list.split(separator: ",").map(String.init) {
-                let owner = retries[index].map(Self.split).flatMap { $0.count > 2 ? $0[2] : nil }
+                let owner = retries[index].map(split).flatMap { $0.count > 2 ? $0[2] : nil }
                 if owner == nil || owner == field { claimed.insert(index) }
             }
         }
-        status.targets = targets.compactMap { index, definition -> TargetState? in
+        return targets.compactMap { index, definition -> TargetState? in
             guard let i = Int(index) else { return nil }
-            let f = Self.split(definition)
+            let f = split(definition)
             let target = PushTarget(kind: PushTarget.Kind(rawValue: f[0]) ?? .apnsToken, value: f.count > 2 ? f[2] : "",
                                     environment: f.count > 1 ? APNsEnvironment(rawValue: f[1]) : nil)
-            let retry = retries[index].map(Self.split)
-            if let outcome = results[index].flatMap(Self.decode) {
+            let retry = retries[index].map(split)
+            if let outcome = results[index].flatMap(decode) {
                 return TargetState(index: i, target: target, phase: outcome.status == .sent ? .sent : .failed, attempts: outcome.attempts,
                                    lastError: nil, outcome: outcome)
             }
             return TargetState(index: i, target: target, phase: claimed.contains(index) ? .claimed : .waiting,
                                attempts: Int(retry?.first ?? "") ?? 0, lastError: retry.flatMap { $0.count > 1 && !$0[1].isEmpty ? $0[1] : nil },
                                outcome: nil)
-        }.sorted { $0.index < $1.index }
-        return status
+        }
     }
 
     public func deliveries(app: String, token: String?, since: Date?, limit: Int) async throws(PushQueueError) -> [DeliveryRecord] {

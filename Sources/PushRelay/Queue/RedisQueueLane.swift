@@ -2,7 +2,8 @@ import PushRedis
 
 /// One stream of the Redis queue with every key its scripts touch: the stream `P:work`, its
 /// group `P:relay`, dead letters `P:dead`, and each push's keys (`RedisQueueScripts`). A push
-/// lives in one lane.
+/// lives in one lane, or — on a cluster, a push of more than one chunk — as one part in each
+/// lane (`RedisPushQueue.parts(of:lanes:unfinished:)`).
 ///
 /// On one Redis there is one lane and `P` is the queue's prefix (`pushlab`), as before Redis
 /// Cluster support. On a Redis Cluster every lane's prefix is a hash tag, `{pushlab.N}`, so

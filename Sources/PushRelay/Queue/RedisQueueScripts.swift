@@ -17,10 +17,11 @@ import PushRedis
 /// `P:cut` (entry id → how many of its targets it still covers after a split), `P:delayed`
 /// (zset: push SEP target SEP app → retry time), `P:unfinished`, `P:finished`, `P:inflight`
 /// (targets claimed) counters, `P:idem:APP:KEY` → push id, and per push `P:push:ID` (app,
-/// content, count, accepted, sent, failed, key, fp), `P:targets:ID`, `P:results:ID` (the done
-/// markers: index → outcome JSON), `P:retry:ID` (index → attempts SEP last error SEP where the
-/// target waits: `delayed` or the entry it was put back in), `P:claimed:ID` (claimed entry →
-/// consumer SEP its targets, comma-separated);
+/// content, count, accepted, sent, failed, key, fp; `total` in a part of a push spread over a
+/// cluster's lanes), `P:targets:ID`, `P:results:ID` (the done markers: index → outcome JSON),
+/// `P:retry:ID` (index → attempts SEP last error SEP where the target waits: `delayed` or the
+/// entry it was put back in), `P:claimed:ID` (claimed entry → consumer SEP its targets,
+/// comma-separated);
 /// per app the results stream `P:delivered:APP` (one entry per batch: `b` holds its results,
 /// RS-separated, each `p i kind env value outcome at` joined by SEP) and `P:invalid:APP`. A
 /// finished push's keys (and its idempotency key) expire after the queue's `retention`.
@@ -142,7 +143,9 @@ enum RedisQueueScripts {
     /// KEYS: idempotency key (or the prefix when none), push hash, targets hash, stream.
     /// ARGV: prefix, push id, app, content, count, accepted, idempotency key ('' none),
     /// fingerprint, capacity, chunk size, then per target its index and its definition (kind
-    /// SEP environment SEP value), the field and value of `P:targets:ID` as they are stored.
+    /// SEP environment SEP value), the field and value of `P:targets:ID` as they are stored
+    /// (indices consecutive), then — for one part of a push spread over a cluster's lanes — the
+    /// whole push's target count (`total` in `P:push:ID`; `count` is the part's).
     /// Returns {'ok'}, {'replay', id, fingerprint, count, accepted} or {'full', unfinished}.
     static let enqueue = RedisScript(prelude + """
         local P = ARGV[1]
@@ -161,8 +164,12 @@ enum RedisQueueScripts {
                    'key', ARGV[7], 'fp', ARGV[8], 'sent', 0, 'failed', 0)
         local last = 10 + 2 * n
         for from = 11, last, 1000 do redis.call('HSET', KEYS[3], unpack(ARGV, from, math.min(last, from + 999))) end
+        -- A part of a push spread over a cluster's lanes: the push's target count after the
+        -- targets, and its targets are consecutive from the first one's index.
+        if ARGV[last + 1] then redis.call('HSET', KEYS[2], 'total', ARGV[last + 1]) end
+        local first = n > 0 and tonumber(ARGV[11]) or 0
         for from = 0, n - 1, chunk do
-          redis.call('XADD', KEYS[4], '*', 'p', ARGV[2], 'a', ARGV[3], 'f', tostring(from), 'n', tostring(math.min(chunk, n - from)))
+          redis.call('XADD', KEYS[4], '*', 'p', ARGV[2], 'a', ARGV[3], 'f', tostring(first + from), 'n', tostring(math.min(chunk, n - from)))
         end
         redis.call('INCRBY', P .. ':unfinished', n)
         if ARGV[7] ~= '' then redis.call('SET', KEYS[1], ARGV[2]) end
