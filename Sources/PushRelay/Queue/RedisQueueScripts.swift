@@ -37,6 +37,7 @@ enum RedisQueueScripts {
     private static let prelude = """
         local SEP = string.char(31)
         local RS = string.char(30)
+        local BIT = {128, 64, 32, 16, 8, 4, 2, 1}
         -- Splits on `sep` (default the unit separator); keeps empty fields.
         local function split(s, sep)
           sep = sep or SEP
@@ -48,6 +49,43 @@ enum RedisQueueScripts {
             from = at + 1
           end
         end
+        -- The targets entry `e` handed out and not yet answered: the set `P:out:E`, or for a chunk
+        -- handed out whole at its first claim the bitmap `P:outb:E` (bit j: target f+j, f the
+        -- chunk's first target, which its receipt carries). Both go; the claimed count drops by
+        -- what they held.
+        local function dropOut(P, e)
+          local left = redis.call('SCARD', P .. ':out:' .. e) + redis.call('BITCOUNT', P .. ':outb:' .. e)
+          if left > 0 then
+            redis.call('DEL', P .. ':out:' .. e, P .. ':outb:' .. e)
+            redis.call('DECRBY', P .. ':inflight', left)
+          end
+        end
+        -- A bitmap of k targets, all open (bit j of byte j/8, highest bit first).
+        local function allOpen(k)
+          local whole, rest = math.floor(k / 8), k % 8
+          return string.rep(string.char(255), whole) .. (rest > 0 and string.char(256 - 2 ^ (8 - rest)) or '')
+        end
+        -- Clears the bits at `positions` (0-based) in entry e's bitmap; returns how many were set
+        -- (an answer for a target not open there changes nothing), nil when e has no bitmap.
+        local function clearBits(P, e, positions)
+          local key = P .. ':outb:' .. e
+          local s = redis.call('GET', key)
+          if not s then return nil end
+          local b = {string.byte(s, 1, -1)}
+          local removed = 0
+          for _, j in ipairs(positions) do
+            if j >= 0 and j < 8 * #b then
+              local at, mask = (j - j % 8) / 8 + 1, BIT[j % 8 + 1]
+              if b[at] % (2 * mask) >= mask then b[at] = b[at] - mask; removed = removed + 1 end
+            end
+          end
+          if removed > 0 then
+            local open = false
+            for q = 1, #b do if b[q] ~= 0 then open = true; break end end
+            if open then redis.call('SET', key, string.char(unpack(b))) else redis.call('DEL', key) end
+          end
+          return removed
+        end
         -- An entry done with: acknowledged, deleted, its lease, owner, cut, set and claim (on
         -- push p, when known) gone.
         local function ack(P, stream, group, e, p)
@@ -57,24 +95,25 @@ enum RedisQueueScripts {
           redis.call('ZREM', P .. ':leases', e)
           redis.call('HDEL', P .. ':owner', e)
           redis.call('HDEL', P .. ':cut', e)
-          local left = redis.call('SCARD', P .. ':out:' .. e)
-          if left > 0 then
-            redis.call('DEL', P .. ':out:' .. e)
-            redis.call('DECRBY', P .. ':inflight', left)
-          end
+          dropOut(P, e)
         end
         -- Acknowledges `e` when it is leased and every target it handed out is answered.
         local function settle(P, stream, group, e, p)
-          if redis.call('EXISTS', P .. ':out:' .. e) == 0 and redis.call('ZSCORE', P .. ':leases', e) then
+          if redis.call('EXISTS', P .. ':out:' .. e, P .. ':outb:' .. e) == 0 and redis.call('ZSCORE', P .. ':leases', e) then
             ack(P, stream, group, e, p)
           end
         end
-        -- Targets `e` answered (or gave back): out of its set and of the claimed count.
-        local function answered(P, e, idxs)
-          if #idxs == 0 then return end
-          local removed = 0
-          for s = 1, #idxs, 1000 do
-            removed = removed + redis.call('SREM', P .. ':out:' .. e, unpack(idxs, s, math.min(#idxs, s + 999)))
+        -- Targets idxs[first..last] that `e` answered (or gave back): out of its bitmap (given
+        -- their bit positions, while it has one) or its set — a claim whose chunk was taken over
+        -- answers for the new claim's set, as any claim does —; and out of the claimed count.
+        local function answered(P, e, idxs, first, last, positions)
+          if last < first then return end
+          local removed = positions and clearBits(P, e, positions)
+          if not removed then
+            removed = 0
+            for s = first, last, 1000 do
+              removed = removed + redis.call('SREM', P .. ':out:' .. e, unpack(idxs, s, math.min(last, s + 999)))
+            end
           end
           if removed > 0 then redis.call('DECRBY', P .. ':inflight', removed) end
         end
@@ -141,8 +180,10 @@ enum RedisQueueScripts {
 
     /// KEYS: idempotency key (or the prefix when none), push hash, targets hash, stream.
     /// ARGV: prefix, push id, app, content, count, accepted, idempotency key ('' none),
-    /// fingerprint, capacity, chunk size, then per target its index and its definition (kind
-    /// SEP environment SEP value), the field and value of `P:targets:ID` as they are stored.
+    /// fingerprint, capacity, chunk size, '1' when no definition holds RS (then each chunk's
+    /// entry carries its definitions, `d`, so its first claim reads no hash), then per target
+    /// its index and its definition (kind SEP environment SEP value), the field and value of
+    /// `P:targets:ID` as they are stored.
     /// Returns {'ok'}, {'replay', id, fingerprint, count, accepted} or {'full', unfinished}.
     static let enqueue = RedisScript(prelude + """
         local P = ARGV[1]
@@ -159,10 +200,18 @@ enum RedisQueueScripts {
         if unfinished + n > tonumber(ARGV[9]) then return {'full', tostring(unfinished)} end
         redis.call('HSET', KEYS[2], 'app', ARGV[3], 'content', ARGV[4], 'count', ARGV[5], 'accepted', ARGV[6],
                    'key', ARGV[7], 'fp', ARGV[8], 'sent', 0, 'failed', 0)
-        local last = 10 + 2 * n
-        for from = 11, last, 1000 do redis.call('HSET', KEYS[3], unpack(ARGV, from, math.min(last, from + 999))) end
+        local last = 11 + 2 * n
+        for from = 12, last, 1000 do redis.call('HSET', KEYS[3], unpack(ARGV, from, math.min(last, from + 999))) end
+        local withDefs = ARGV[11] == '1'
         for from = 0, n - 1, chunk do
-          redis.call('XADD', KEYS[4], '*', 'p', ARGV[2], 'a', ARGV[3], 'f', tostring(from), 'n', tostring(math.min(chunk, n - from)))
+          local size = math.min(chunk, n - from)
+          if withDefs then
+            local defs = {}
+            for k = 1, size do defs[k] = ARGV[11 + 2 * (from + k)] end
+            redis.call('XADD', KEYS[4], '*', 'p', ARGV[2], 'a', ARGV[3], 'f', tostring(from), 'n', tostring(size), 'd', table.concat(defs, RS))
+          else
+            redis.call('XADD', KEYS[4], '*', 'p', ARGV[2], 'a', ARGV[3], 'f', tostring(from), 'n', tostring(size))
+          end
         end
         redis.call('INCRBY', P .. ':unfinished', n)
         if ARGV[7] ~= '' then redis.call('SET', KEYS[1], ARGV[2]) end
@@ -175,8 +224,10 @@ enum RedisQueueScripts {
     /// `now` are taken over (XCLAIM; past max deliveries their targets get a final DeadLetter
     /// failure); then new entries are read (XREADGROUP). Of each entry only its targets without a
     /// result that wait nowhere else are handed out; an entry with more than the limit left is
-    /// split (the rest goes back on the stream as a new entry). Returns {last stream id, then per
-    /// entry: receipt, push, app, deliveries, k, then k × (target, definition, attempts)}.
+    /// split (the rest goes back on the stream as a new entry). Returns {the newest stream id ('' when it handed out targets), then per
+    /// entry: receipt, push, app, deliveries, k, then either 'r', the first target f and the k
+    /// definitions joined by RS (targets f … f+k−1, attempts 0: a chunk handed out whole at its
+    /// first claim; its receipt ends in SEP f) or 'l' and k × (target, definition, attempts)}.
     static let claim = RedisScript(prelude + """
         local P, stream, group, consumer = ARGV[1], KEYS[1], ARGV[2], ARGV[3]
         local now, leaseEnd, limit, maxDeliveries, keep = ARGV[4], ARGV[5], tonumber(ARGV[6]), tonumber(ARGV[7]), ARGV[8]
@@ -233,11 +284,41 @@ enum RedisQueueScripts {
           local f = {}
           for j = 1, #fields, 2 do f[fields[j]] = fields[j + 1] end
           local p, app = f['p'] or '', f['a'] or ''
-          local list = targetsOf(id, f, takeover)
-          if takeover and redis.call('EXISTS', P .. ':out:' .. id) == 1 then
-            redis.call('DECRBY', P .. ':inflight', redis.call('SCARD', P .. ':out:' .. id))
-            redis.call('DEL', P .. ':out:' .. id)
+          if not takeover and f['d'] and f['f'] and not f['l'] and not f['i'] then
+            -- A chunk as queued with its definitions, read for the first time: handed out whole
+            -- (or its first `room` targets) with no work per target — none can have a result or
+            -- wait elsewhere yet; its open targets are a bitmap, its definitions the entry's.
+            local from, n = tonumber(f['f']), tonumber(f['n'] or '0')
+            local defs, k = f['d'], n
+            local room = limit - handed
+            if k > room then
+              -- Split: this entry keeps its first `room` targets, the rest is a new chunk as queued.
+              k = room
+              local cut = 0
+              for _ = 1, k do cut = string.find(defs, RS, cut + 1, true) end
+              redis.call('HSET', P .. ':cut', id, tostring(k))
+              redis.call('XADD', stream, '*', 'p', p, 'a', app, 'f', tostring(from + k), 'n', tostring(n - k), 'd', string.sub(defs, cut + 1))
+              defs = string.sub(defs, 1, cut - 1)
+            end
+            local token = consumer .. ':' .. tostring(deliveries)
+            redis.call('ZADD', leases, leaseEnd, id)
+            redis.call('HSET', P .. ':owner', id, token)
+            redis.call('SET', P .. ':outb:' .. id, allOpen(k))
+            redis.call('INCRBY', P .. ':inflight', k)
+            redis.call('HSET', P .. ':claimed:' .. p, id, consumer .. SEP .. tostring(from) .. '+' .. tostring(k))
+            out[#out + 1] = id .. SEP .. token .. SEP .. tostring(from)
+            out[#out + 1] = p
+            out[#out + 1] = app
+            out[#out + 1] = tostring(deliveries)
+            out[#out + 1] = tostring(k)
+            out[#out + 1] = 'r'
+            out[#out + 1] = tostring(from)
+            out[#out + 1] = defs
+            handed = handed + k
+            return
           end
+          local list = targetsOf(id, f, takeover)
+          if takeover then dropOut(P, id) end
           if #list == 0 then ack(P, stream, group, id, p); return end
           -- A chunk as queued, read for the first time, was never handed out: none of its
           -- targets can have a result or wait elsewhere yet.
@@ -310,6 +391,7 @@ enum RedisQueueScripts {
           out[#out + 1] = app
           out[#out + 1] = tostring(deliveries)
           out[#out + 1] = tostring(#open)
+          out[#out + 1] = 'l'
           for k, i in ipairs(open) do
             out[#out + 1] = i
             out[#out + 1] = defs[k] or ''
@@ -345,17 +427,25 @@ enum RedisQueueScripts {
             end
           end
         end
-        local last = redis.call('XREVRANGE', stream, '+', '-', 'COUNT', 1)
-        out[1] = (last[1] and last[1][1]) or '0-0'
+        -- The newest entry's id, for a node that found nothing and waits for a newer one (a
+        -- claim that hands out targets does not need it: its entry carries a chunk's definitions).
+        if handed == 0 then
+          local last = redis.call('XREVRANGE', stream, '+', '-', 'COUNT', 1)
+          out[1] = (last[1] and last[1][1]) or '0-0'
+        end
         return out
         """)
 
     /// KEYS: stream. ARGV: prefix, group, retention in ms, the number of pushes G, then per push:
     /// push, app, n, statuses (n characters: '1' sent, '0' failed), its n delivery-log lines
     /// joined by RS, the newest finish time, '1' when its n targets are distinct, m (dead
-    /// tokens), then the n targets, then n (target, outcome JSON) pairs — the fields of
+    /// tokens), E (claim entries), then E (receipt, k, mask) — the entry's k answered targets are
+    /// the next k of the push's n, in order; for an entry whose open targets are a bitmap (its
+    /// receipt ends in SEP f) the mask has '1' at j for target f+j, else it is '' — then n
+    /// (target, outcome JSON) pairs — the fields of
     /// `P:results:ID` as they are stored — then m (position 1…n, kind SEP value SEP reason SEP
-    /// time); then per claim entry the batch answers: its receipt, push, k and k targets.
+    /// time). Each target is passed once: the done-marker lookup and each entry's answered
+    /// targets reuse the pairs' strings (an argument costs Redis a parse and a Lua string).
     /// When none of a push's results is a duplicate (the usual case) they are stored straight
     /// from the arguments, with no work in Lua per result. Each entry whose targets are all
     /// answered is acknowledged. Returns {recorded, duplicates, {0-based ordinals (in argument
@@ -367,14 +457,16 @@ enum RedisQueueScripts {
         local ordinal, recorded, duplicates, ignored, finished = 0, 0, 0, {}, {}
         for _ = 1, pushes do
           local p, app, n, statuses, blob = ARGV[at], ARGV[at + 1], tonumber(ARGV[at + 2]), ARGV[at + 3], ARGV[at + 4]
-          local newest, unique, m = ARGV[at + 5], ARGV[at + 6], tonumber(ARGV[at + 7])
-          local idxFrom = at + 8
-          local pairFrom = idxFrom + n
+          local newest, unique, m, entries = ARGV[at + 5], ARGV[at + 6], tonumber(ARGV[at + 7]), tonumber(ARGV[at + 8])
+          local entryFrom = at + 9
+          local pairFrom = entryFrom + 3 * entries
           local invFrom = pairFrom + 2 * n
           at = invFrom + 2 * m
+          local idxs = {}
+          for k = 1, n do idxs[k] = ARGV[pairFrom + 2 * k - 2] end
           local stored, done = {}, false
           if n > 0 and redis.call('EXISTS', P .. ':push:' .. p) == 1 then
-            local have = redis.call('HMGET', P .. ':results:' .. p, unpack(ARGV, idxFrom, pairFrom - 1))
+            local have = redis.call('HMGET', P .. ':results:' .. p, unpack(idxs))
             local clean = unique == '1'
             if clean then
               for k = 1, n do if have[k] then clean = false; break end end
@@ -397,7 +489,7 @@ enum RedisQueueScripts {
               for j = 0, m - 1 do inv[tonumber(ARGV[invFrom + 2 * j])] = ARGV[invFrom + 2 * j + 1] end
               local items = {}
               for k = 1, n do
-                items[k] = {ARGV[idxFrom + k - 1], string.sub(statuses, k, k), ARGV[pairFrom + 2 * k - 1], lines[k] or '', inv[k] or ''}
+                items[k] = {idxs[k], string.sub(statuses, k, k), ARGV[pairFrom + 2 * k - 1], lines[k] or '', inv[k] or ''}
               end
               stored, done = recordMany(P, p, app, items, nil, newest, keep)
             end
@@ -407,19 +499,22 @@ enum RedisQueueScripts {
             ordinal = ordinal + 1
           end
           if done then finished[#finished + 1] = p end
-        end
-        while at <= #ARGV do
-          local e = split(ARGV[at])[1]
-          local p, k = ARGV[at + 1], tonumber(ARGV[at + 2])
-          if e ~= '' and k > 0 then
-            local removed = 0
-            for from = at + 3, at + 2 + k, 1000 do
-              removed = removed + redis.call('SREM', P .. ':out:' .. e, unpack(ARGV, from, math.min(at + 2 + k, from + 999)))
+          local first = 1
+          for j = 0, entries - 1 do
+            local e = split(ARGV[entryFrom + 3 * j])[1]
+            local k, mask = tonumber(ARGV[entryFrom + 3 * j + 1]), ARGV[entryFrom + 3 * j + 2]
+            if e ~= '' and k > 0 then
+              local positions = nil
+              if mask ~= '' then
+                positions = {}
+                local m = {string.byte(mask, 1, -1)}
+                for q = 1, #m do if m[q] == 49 then positions[#positions + 1] = q - 1 end end
+              end
+              answered(P, e, idxs, first, first + k - 1, positions)
+              settle(P, stream, group, e, p)
             end
-            if removed > 0 then redis.call('DECRBY', P .. ':inflight', removed) end
-            settle(P, stream, group, e, p)
+            first = first + k
           end
-          at = at + 3 + k
         end
         local out = {recorded, duplicates, ignored}
         for _, p in ipairs(finished) do out[#out + 1] = p end
@@ -438,16 +533,17 @@ enum RedisQueueScripts {
           local entry, token = r[1], r[2] or ''
           local p, i = ARGV[b + 1], ARGV[b + 2]
           if redis.call('HEXISTS', P .. ':results:' .. p, i) == 0 and redis.call('HGET', P .. ':owner', entry) == token then
-            if not touched[entry] then touched[entry] = {p = p}; order[#order + 1] = entry end
+            if not touched[entry] then touched[entry] = {p = p, from = tonumber(r[3] or ''), bits = {}}; order[#order + 1] = entry end
             local l = touched[entry]
             l[#l + 1] = i
+            if l.from then l.bits[#l.bits + 1] = tonumber(i) - l.from end
             redis.call('HSET', P .. ':retry:' .. p, i, ARGV[b + 4] .. SEP .. ARGV[b + 5] .. SEP .. 'delayed')
             redis.call('ZADD', P .. ':delayed', ARGV[b + 6], p .. SEP .. i .. SEP .. ARGV[b + 3])
             moved = moved + 1
           end
         end
         for _, e in ipairs(order) do
-          answered(P, e, touched[e])
+          answered(P, e, touched[e], 1, #touched[e], touched[e].from and touched[e].bits)
           settle(P, KEYS[1], group, e, touched[e].p)
         end
         return moved
@@ -480,7 +576,7 @@ enum RedisQueueScripts {
           if #pending == 0 then break end
           for _, item in ipairs(pending) do
             redis.call('ZADD', P .. ':leases', 0, item[1])
-            released = released + redis.call('SCARD', P .. ':out:' .. item[1])
+            released = released + redis.call('SCARD', P .. ':out:' .. item[1]) + redis.call('BITCOUNT', P .. ':outb:' .. item[1])
           end
           if #pending < 1000 then break end
           start = '(' .. pending[#pending][1]
