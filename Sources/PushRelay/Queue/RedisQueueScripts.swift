@@ -66,7 +66,8 @@ enum RedisQueueScripts {
           return string.rep(string.char(255), whole) .. (rest > 0 and string.char(256 - 2 ^ (8 - rest)) or '')
         end
         -- Clears the bits at `positions` (0-based) in entry e's bitmap; returns how many were set
-        -- (an answer for a target not open there changes nothing), nil when e has no bitmap.
+        -- (an answer for a target not open there changes nothing), nil when e has no bitmap, and
+        -- whether this cleared its last bit (the bitmap is then deleted).
         local function clearBits(P, e, positions)
           local key = P .. ':outb:' .. e
           local s = redis.call('GET', key)
@@ -82,20 +83,21 @@ enum RedisQueueScripts {
           if removed > 0 then
             local open = false
             for q = 1, #b do if b[q] ~= 0 then open = true; break end end
-            if open then redis.call('SET', key, string.char(unpack(b))) else redis.call('DEL', key) end
+            if open then redis.call('SET', key, string.char(unpack(b))) else redis.call('DEL', key); return removed, true end
           end
-          return removed
+          return removed, false
         end
         -- An entry done with: acknowledged, deleted, its lease, owner, cut, set and claim (on
-        -- push p, when known) gone.
-        local function ack(P, stream, group, e, p)
+        -- push p, when known) gone; `answeredAll` when its bitmap was just emptied (it has no
+        -- set then: a set comes only with a take-over, which drops the bitmap).
+        local function ack(P, stream, group, e, p, answeredAll)
           if p then redis.call('HDEL', P .. ':claimed:' .. p, e) end
           redis.call('XACK', stream, group, e)
           redis.call('XDEL', stream, e)
           redis.call('ZREM', P .. ':leases', e)
           redis.call('HDEL', P .. ':owner', e)
           redis.call('HDEL', P .. ':cut', e)
-          dropOut(P, e)
+          if not answeredAll then dropOut(P, e) end
         end
         -- Acknowledges `e` when it is leased and every target it handed out is answered.
         local function settle(P, stream, group, e, p)
@@ -106,9 +108,14 @@ enum RedisQueueScripts {
         -- Targets idxs[first..last] that `e` answered (or gave back): out of its bitmap (given
         -- their bit positions, while it has one) or its set — a claim whose chunk was taken over
         -- answers for the new claim's set, as any claim does —; and out of the claimed count.
-        local function answered(P, e, idxs, first, last, positions)
+        -- Then `e` is acknowledged when nothing it handed out is open: at once when this emptied
+        -- its bitmap (a bitmap lives only while its entry is leased), else when its set is gone
+        -- and it is leased.
+        local function answered(P, stream, group, e, p, idxs, first, last, positions)
           if last < first then return end
-          local removed = positions and clearBits(P, e, positions)
+          local removed, emptied = nil, false
+          if positions then removed, emptied = clearBits(P, e, positions) end
+          local bitmap = removed ~= nil
           if not removed then
             removed = 0
             for s = first, last, 1000 do
@@ -116,20 +123,27 @@ enum RedisQueueScripts {
             end
           end
           if removed > 0 then redis.call('DECRBY', P .. ':inflight', removed) end
+          if emptied then
+            ack(P, stream, group, e, p, true)
+          elseif not bitmap then
+            settle(P, stream, group, e, p)
+          end
         end
         local function hsetMany(key, fields)
           for s = 1, #fields, 1000 do redis.call('HSET', key, unpack(fields, s, math.min(#fields, s + 999))) end
         end
         -- A push's counters, the batch's delivery-log entry and, when this finished the push, the
-        -- expiry of its keys. Returns whether it did.
-        local function finishRecord(P, p, app, count, sent, failed, blob, at, keep)
+        -- expiry of its keys. `head`: the push's count, sent, failed and key read before (same
+        -- script), else they are read after. Returns whether it finished the push.
+        local function finishRecord(P, p, app, count, sent, failed, blob, at, keep, head)
           if sent > 0 then redis.call('HINCRBY', P .. ':push:' .. p, 'sent', sent) end
           if failed > 0 then redis.call('HINCRBY', P .. ':push:' .. p, 'failed', failed) end
           redis.call('DECRBY', P .. ':unfinished', count)
           redis.call('INCRBY', P .. ':finished', count)
           redis.call('XADD', P .. ':delivered:' .. app, 'MAXLEN', '~', '100000', '*', 'n', tostring(count), 't', at, 'b', blob)
-          local counts = redis.call('HMGET', P .. ':push:' .. p, 'count', 'sent', 'failed', 'key')
-          if (tonumber(counts[2]) or 0) + (tonumber(counts[3]) or 0) >= (tonumber(counts[1]) or 0) then
+          local counts, done = head, count
+          if not counts then counts, done = redis.call('HMGET', P .. ':push:' .. p, 'count', 'sent', 'failed', 'key'), 0 end
+          if (tonumber(counts[2]) or 0) + (tonumber(counts[3]) or 0) + done >= (tonumber(counts[1]) or 0) then
             for _, kind in ipairs({'push', 'targets', 'results', 'retry', 'claimed'}) do
               redis.call('PEXPIRE', P .. ':' .. kind .. ':' .. p, keep)
             end
@@ -144,10 +158,10 @@ enum RedisQueueScripts {
         -- as is when all are stored; at: the newest finish time. A push whose keys expired takes
         -- no more results. Returns a table of booleans (recorded) by position and whether this
         -- call finished the push (its keys then expire after `keep` ms).
-        local function recordMany(P, p, app, items, blob, at, keep)
+        local function recordMany(P, p, app, items, blob, at, keep, head)
           local stored = {}
           if #items == 0 then return stored, false end
-          if redis.call('EXISTS', P .. ':push:' .. p) == 0 then return stored, false end
+          if not head and redis.call('EXISTS', P .. ':push:' .. p) == 0 then return stored, false end
           local idxs = {}
           for k, it in ipairs(items) do idxs[k] = it[1] end
           local have = redis.call('HMGET', P .. ':results:' .. p, unpack(idxs))
@@ -173,7 +187,7 @@ enum RedisQueueScripts {
           if count == 0 then return stored, false end
           if count < #items or not blob then blob = table.concat(lines, RS) end
           hsetMany(P .. ':results:' .. p, fields)
-          return stored, finishRecord(P, p, app, count, sent, failed, blob, at, keep)
+          return stored, finishRecord(P, p, app, count, sent, failed, blob, at, keep, head)
         end
 
         """
@@ -465,7 +479,9 @@ enum RedisQueueScripts {
           local idxs = {}
           for k = 1, n do idxs[k] = ARGV[pairFrom + 2 * k - 2] end
           local stored, done = {}, false
-          if n > 0 and redis.call('EXISTS', P .. ':push:' .. p) == 1 then
+          -- The push's counts, read once (no count: its keys expired, every result is a duplicate).
+          local head = n > 0 and redis.call('HMGET', P .. ':push:' .. p, 'count', 'sent', 'failed', 'key')
+          if head and head[1] then
             local have = redis.call('HMGET', P .. ':results:' .. p, unpack(idxs))
             local clean = unique == '1'
             if clean then
@@ -482,7 +498,7 @@ enum RedisQueueScripts {
                            'p', p, 'k', v[1], 'v', v[2], 'r', v[3], 't', v[4])
               end
               local _, sent = string.gsub(statuses, '1', '')
-              done = finishRecord(P, p, app, n, sent, n - sent, blob, newest, keep)
+              done = finishRecord(P, p, app, n, sent, n - sent, blob, newest, keep, head)
             else
               local lines = split(blob, RS)
               local inv = {}
@@ -491,7 +507,7 @@ enum RedisQueueScripts {
               for k = 1, n do
                 items[k] = {idxs[k], string.sub(statuses, k, k), ARGV[pairFrom + 2 * k - 1], lines[k] or '', inv[k] or ''}
               end
-              stored, done = recordMany(P, p, app, items, nil, newest, keep)
+              stored, done = recordMany(P, p, app, items, nil, newest, keep, head)
             end
           end
           for k = 1, n do
@@ -510,8 +526,7 @@ enum RedisQueueScripts {
                 local m = {string.byte(mask, 1, -1)}
                 for q = 1, #m do if m[q] == 49 then positions[#positions + 1] = q - 1 end end
               end
-              answered(P, e, idxs, first, first + k - 1, positions)
-              settle(P, stream, group, e, p)
+              answered(P, stream, group, e, p, idxs, first, first + k - 1, positions)
             end
             first = first + k
           end
@@ -543,8 +558,7 @@ enum RedisQueueScripts {
           end
         end
         for _, e in ipairs(order) do
-          answered(P, e, touched[e], 1, #touched[e], touched[e].from and touched[e].bits)
-          settle(P, KEYS[1], group, e, touched[e].p)
+          answered(P, KEYS[1], group, e, touched[e].p, touched[e], 1, #touched[e], touched[e].from and touched[e].bits)
         end
         return moved
         """)
