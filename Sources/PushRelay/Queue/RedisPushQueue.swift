@@ -263,7 +263,8 @@ public final class RedisPushQueue: PushQueue {
             guard claimed.count < limit else { lastIDs[lane.index] = "$"; continue }
             do {
                 let (last, got) = try await claimOnce(lane, consumer: consumer, limit: limit - claimed.count, lease: lease)
-                lastIDs[lane.index] = last
+                // '': the script handed targets out and read no newest id (waiting then reads from now on).
+                lastIDs[lane.index] = last.isEmpty ? "$" : last
                 claimed += got
             } catch {
                 // One master down must not stop the others' work: its lane waits for it.

@@ -10,17 +10,20 @@ import PushRedis
 /// script call) and per target only a hash field or a set member written in bulk.
 ///
 /// Keys (P = the prefix, default `pushlab`): `P:work` the stream (group `P:relay`); an entry is
-/// `p` (push), `a` (app) and either `f`/`n` (targets f … f+n−1) or `l` (a comma list of
-/// targets: a retry, or the rest of a chunk split by a claim). `P:dead` dead letters,
+/// `p` (push), `a` (app) and either `f`/`n` (targets f … f+n−1; `d` their definitions joined by
+/// RS, since 2026-12-06) or `l` (a comma list of targets: a retry, or the rest of a chunk split
+/// by a take-over). `P:dead` dead letters,
 /// `P:leases` (zset: entry id → lease end), `P:owner` (entry id → the claim's token,
-/// consumer:deliveries), `P:out:ENTRY` (the claimed entry's targets not yet answered),
+/// consumer:deliveries), `P:out:ENTRY` (the claimed entry's targets not yet answered, a set) or,
+/// for a chunk handed out whole at its first claim, `P:outb:ENTRY` (the same as a bitmap: bit j
+/// for target f+j, highest bit of each byte first),
 /// `P:cut` (entry id → how many of its targets it still covers after a split), `P:delayed`
 /// (zset: push SEP target SEP app → retry time), `P:unfinished`, `P:finished`, `P:inflight`
 /// (targets claimed) counters, `P:idem:APP:KEY` → push id, and per push `P:push:ID` (app,
 /// content, count, accepted, sent, failed, key, fp), `P:targets:ID`, `P:results:ID` (the done
 /// markers: index → outcome JSON), `P:retry:ID` (index → attempts SEP last error SEP where the
 /// target waits: `delayed` or the entry it was put back in), `P:claimed:ID` (claimed entry →
-/// consumer SEP its targets, comma-separated);
+/// consumer SEP its targets, comma-separated, or F+K for a whole chunk's first K from F);
 /// per app the results stream `P:delivered:APP` (one entry per batch: `b` holds its results,
 /// RS-separated, each `p i kind env value outcome at` joined by SEP) and `P:invalid:APP`. A
 /// finished push's keys (and its idempotency key) expire after the queue's `retention`.
