@@ -275,6 +275,40 @@ final class RedisPushQueueTests: XCTestCase {
         await q.close()
     }
 
+    /// A push's definitions are stored once per chunk (`P:targets:ID` field `cF`), and every path
+    /// that needs a target's own finds it across chunks: a take-over, a retry, a dead letter and
+    /// the push's status.
+    func testDefinitionsStoredPerChunkServeTakeOversRetriesDeadLettersAndStatus() async throws {
+        let time = ManualTimeSource()
+        let q = try queue(time: time, maxDeliveries: 2)
+        try await q.prepare()
+        let submission = PushQueueContract.submission("p_1", tokens: 130, at: time.now)
+        let values = submission.targets.map(\.value)
+        _ = try await q.enqueue(submission)
+        XCTAssertEqual(try server.cli(["HLEN", "pushlab:targets:p_1"]), "3", "one field per chunk of 64")
+        let first = try await q.claim(consumer: "a", limit: 192, lease: .seconds(5))
+        XCTAssertEqual(first.map(\.target.value), values)
+        let retried = try XCTUnwrap(first.first { $0.index == 100 })
+        try await q.reschedule([TargetRetry(retried, attempts: 1, lastError: "503", notBefore: time.now)])
+        try await q.complete(first.filter { $0.index >= 64 && $0.index != 100 }.map { PushQueueContract.sent($0, at: time.now) })
+        time.advance(by: 6)
+        // Chunk 1's lease ended: taken over (its second delivery), and target 100 is due.
+        let second = try await q.claim(consumer: "b", limit: 192, lease: .seconds(5))
+        XCTAssertEqual(second.map(\.index), Array(0..<64) + [100])
+        XCTAssertEqual(second.map(\.target.value), Array(values[0..<64]) + [values[100]])
+        try await q.complete(second.filter { $0.index == 100 }.map { PushQueueContract.sent($0, at: time.now) })
+        time.advance(by: 6)
+        // Its third delivery is past maxDeliveries: its 64 open targets are dead letters.
+        let third = try await q.claim(consumer: "c", limit: 192, lease: .seconds(5))
+        XCTAssertEqual(third.count, 0)
+        XCTAssertTrue(try server.cli(["XREVRANGE", "pushlab:dead", "+", "-", "COUNT", "1"]).contains(values[63]), "the dead letter names its token")
+        let status = try await q.status(of: "p_1", includeTargets: true)
+        XCTAssertEqual(status?.targets.map(\.target.value), values)
+        XCTAssertEqual(status?.targets.filter { $0.outcome?.reason == "DeadLetter" }.map(\.index), Array(0..<64))
+        XCTAssertEqual(status.map { $0.sent + $0.failed }, 130)
+        await q.close()
+    }
+
     /// A chunk taken over after its node died part-way: only its targets without a result that
     /// were not rescheduled are handed out again; the dead node's late reschedule of a target
     /// its successor holds is refused (no second copy in the retry queue), and the rescheduled

@@ -580,7 +580,16 @@ public final class RedisPushQueue: PushQueue {
         var status = PushStatus(pushID: push, app: app, acceptedAt: Date(timeIntervalSince1970: Double(head[1] ?? "") ?? 0),
                                 targetCount: Int(head[2] ?? "") ?? 0, sent: Int(head[3] ?? "") ?? 0, failed: Int(head[4] ?? "") ?? 0, targets: [])
         guard includeTargets else { return status }
-        let targets = Self.hash(replies[1]), results = Self.hash(replies[2]), retries = Self.hash(replies[3])
+        let results = Self.hash(replies[2]), retries = Self.hash(replies[3])
+        // Definitions: one field per target (index → definition), or per chunk (`cF` → the
+        // chunk's definitions from target F on, joined by RS).
+        var targets: [String: String] = [:]
+        for (field, value) in Self.hash(replies[1]) {
+            guard field.hasPrefix("c"), let first = Int(field.dropFirst()) else { targets[field] = value; continue }
+            for (k, definition) in value.utf8.split(separator: 0x1E, omittingEmptySubsequences: false).enumerated() {
+                targets[String(first + k)] = String(Substring(definition))
+            }
+        }
         // Claimed: each claimed entry lists its targets (or, a chunk handed out whole, its
         // first target and count: `F+K`); one rescheduled since waits elsewhere (its retry names
         // another place). A field that is a target's index is one claimed target, as pushlab

@@ -132,6 +132,26 @@ enum RedisQueueScripts {
             settle(P, stream, group, e, p)
           end
         end
+        -- The definitions of push p's targets `idxs` (index strings): from the field of the chunk
+        -- holding each, `cF` (F its first target, the push's chunk size in `P:push:ID`), for a
+        -- push queued that way; else from the per-target fields.
+        local function definitions(P, p, idxs)
+          if #idxs == 0 then return {} end
+          local key = P .. ':targets:' .. p
+          local chunk = tonumber(redis.call('HGET', P .. ':push:' .. p, 'chunk') or '')
+          if not chunk then return redis.call('HMGET', key, unpack(idxs)) end
+          local defs, chunks = {}, {}
+          for k, i in ipairs(idxs) do
+            local n = tonumber(i) or -1
+            local from = n - n % chunk
+            if chunks[from] == nil then
+              local blob = redis.call('HGET', key, 'c' .. tostring(from))
+              chunks[from] = blob and split(blob, RS) or false
+            end
+            defs[k] = chunks[from] and chunks[from][n - from + 1] or false
+          end
+          return defs
+        end
         local function hsetMany(key, fields)
           for s = 1, #fields, 1000 do redis.call('HSET', key, unpack(fields, s, math.min(#fields, s + 999))) end
         end
@@ -197,10 +217,12 @@ enum RedisQueueScripts {
 
     /// KEYS: idempotency key (or the prefix when none), push hash, targets hash, stream.
     /// ARGV: prefix, push id, app, content, count, accepted, idempotency key ('' none),
-    /// fingerprint, capacity, chunk size, '1' when no definition holds RS (then each chunk's
-    /// entry carries its definitions, `d`, so its first claim reads no hash), then per target
-    /// its index and its definition (kind SEP environment SEP value), the field and value of
-    /// `P:targets:ID` as they are stored.
+    /// fingerprint, capacity, chunk size, '1' when no definition holds RS, then per target its
+    /// index and its definition (kind SEP environment SEP value). With '1' the definitions are
+    /// stored per chunk — `P:targets:ID` field `cF` (F the chunk's first target) holds the
+    /// chunk's definitions joined by RS, the push's `chunk` its chunk size — and each chunk's
+    /// entry carries them too (`d`), so its first claim reads no hash; else (a value holding
+    /// RS) one field per target (index → definition), as before 2026-12-06.
     /// Returns {'ok'}, {'replay', id, fingerprint, count, accepted} or {'full', unfinished}.
     static let enqueue = RedisScript(prelude + """
         local P = ARGV[1]
@@ -218,18 +240,27 @@ enum RedisQueueScripts {
         redis.call('HSET', KEYS[2], 'app', ARGV[3], 'content', ARGV[4], 'count', ARGV[5], 'accepted', ARGV[6],
                    'key', ARGV[7], 'fp', ARGV[8], 'sent', 0, 'failed', 0)
         local last = 11 + 2 * n
-        for from = 12, last, 1000 do redis.call('HSET', KEYS[3], unpack(ARGV, from, math.min(last, from + 999))) end
         local withDefs = ARGV[11] == '1'
+        if withDefs then
+          redis.call('HSET', KEYS[2], 'chunk', tostring(chunk))
+        else
+          for from = 12, last, 1000 do redis.call('HSET', KEYS[3], unpack(ARGV, from, math.min(last, from + 999))) end
+        end
+        local fields = {}
         for from = 0, n - 1, chunk do
           local size = math.min(chunk, n - from)
           if withDefs then
             local defs = {}
             for k = 1, size do defs[k] = ARGV[11 + 2 * (from + k)] end
-            redis.call('XADD', KEYS[4], '*', 'p', ARGV[2], 'a', ARGV[3], 'f', tostring(from), 'n', tostring(size), 'd', table.concat(defs, RS))
+            local joined = table.concat(defs, RS)
+            fields[#fields + 1] = 'c' .. tostring(from)
+            fields[#fields + 1] = joined
+            redis.call('XADD', KEYS[4], '*', 'p', ARGV[2], 'a', ARGV[3], 'f', tostring(from), 'n', tostring(size), 'd', joined)
           else
             redis.call('XADD', KEYS[4], '*', 'p', ARGV[2], 'a', ARGV[3], 'f', tostring(from), 'n', tostring(size))
           end
         end
+        hsetMany(KEYS[3], fields)
         redis.call('INCRBY', P .. ':unfinished', n)
         if ARGV[7] ~= '' then redis.call('SET', KEYS[1], ARGV[2]) end
         return {'ok'}
@@ -359,8 +390,9 @@ enum RedisQueueScripts {
           if #open == 0 then ack(P, stream, group, id, p); return end
           if deliveries > maxDeliveries then
             local items = {}
+            local defs = definitions(P, p, open)
             for k, i in ipairs(open) do
-              local def = split(redis.call('HGET', P .. ':targets:' .. p, i) or '')
+              local def = split(defs[k] or '')
               redis.call('XADD', P .. ':dead', '*', 'p', p, 'i', i, 'a', app, 'k', def[1] or '', 'v', def[3] or '',
                          'source-id', id, 'deliveries', tostring(deliveries), 'dead-by', consumer, 't', now)
               local outcome = cjson.encode({status = 'failed', reason = 'DeadLetter', attempts = tonumber(attempts[k]),
@@ -401,7 +433,7 @@ enum RedisQueueScripts {
           redis.call('HSET', P .. ':owner', id, token)
           for s = 1, #open, 1000 do redis.call('SADD', P .. ':out:' .. id, unpack(open, s, math.min(#open, s + 999))) end
           redis.call('INCRBY', P .. ':inflight', #open)
-          local defs = redis.call('HMGET', P .. ':targets:' .. p, unpack(open))
+          local defs = definitions(P, p, open)
           redis.call('HSET', P .. ':claimed:' .. p, id, consumer .. SEP .. table.concat(open, ','))
           out[#out + 1] = id .. SEP .. token
           out[#out + 1] = p
