@@ -20,7 +20,9 @@ import PushRedis
 /// `P:cut` (entry id → how many of its targets it still covers after a split), `P:delayed`
 /// (zset: push SEP target SEP app → retry time), `P:unfinished`, `P:finished`, `P:inflight`
 /// (targets claimed) counters, `P:idem:APP:KEY` → push id, and per push `P:push:ID` (app,
-/// content, count, accepted, sent, failed, key, fp), `P:targets:ID`, `P:results:ID` (the done
+/// content, count, accepted, sent, failed, key, fp, and `chunk` when its definitions are stored per
+/// chunk), `P:targets:ID` (`cF` → the definitions of the chunk from target F on, joined by RS; or,
+/// queued before 2026-12-06 or with a value holding RS, index → definition), `P:results:ID` (the done
 /// markers: index → outcome JSON), `P:retry:ID` (index → attempts SEP last error SEP where the
 /// target waits: `delayed` or the entry it was put back in), `P:claimed:ID` (claimed entry →
 /// consumer SEP its targets, comma-separated, or F+K for a whole chunk's first K from F);
