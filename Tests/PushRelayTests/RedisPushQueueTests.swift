@@ -231,6 +231,84 @@ final class RedisPushQueueTests: XCTestCase {
         await q.close()
     }
 
+    /// A chunk's first claim does no Redis work per target: its definitions come with its stream
+    /// entry and its open targets are one bitmap, so claiming 10 chunks of 64 runs a few commands
+    /// per chunk (a set and a hash of the definitions took one command argument per target and
+    /// three reply strings). A claim of 40 splits a chunk: the other 24 become a chunk as queued,
+    /// claimed the same way. The push's status lists the claimed targets as claimed meanwhile.
+    func testFirstClaimOfAChunkHandsItOutWholeWithoutPerTargetWork() async throws {
+        let q = try queue(capacity: 10_000)
+        try await q.prepare()
+        _ = try await q.enqueue(PushQueueContract.submission("p_1", tokens: 640, at: Date()))
+        _ = try server.cli(["CONFIG", "RESETSTAT"])
+        var claims: [ClaimedTarget] = []
+        for _ in 0..<10 { claims += try await q.claim(consumer: "n1", limit: 64, lease: .seconds(30)) }
+        XCTAssertEqual(claims.map(\.index), Array(0..<640))
+        XCTAssertEqual(claims.map(\.target.value), PushQueueContract.submission("p_1", tokens: 640, at: Date()).targets.map(\.value))
+        XCTAssertEqual(Set(claims.map(\.receipt)).count, 10, "one receipt per chunk")
+        let stats = try server.cli(["INFO", "commandstats"])
+        let commands = stats.split(whereSeparator: \.isNewline).filter { $0.hasPrefix("cmdstat_") && !$0.hasPrefix("cmdstat_evalsha:") }
+            .compactMap { line in line.split(separator: ",").first { $0.contains("calls=") }.flatMap { Int($0.split(separator: "=").last ?? "") } }
+            .reduce(0, +)
+        XCTAssertLessThanOrEqual(commands, 10 * 12, "Redis commands for 10 claims of a chunk each:\n\(stats)")
+        XCTAssertFalse(stats.contains("cmdstat_sadd:"), "no set of open targets:\n\(stats)")
+        XCTAssertTrue(stats.contains("cmdstat_hmget:calls=1,"), "one lookup: the push's content, once per node:\n\(stats)")
+        var status = try await q.status(of: "p_1", includeTargets: true)
+        XCTAssertEqual(status?.targets.filter { $0.phase == .claimed }.count, 640)
+        try await q.complete(claims.map { PushQueueContract.sent($0, at: Date()) })
+        XCTAssertEqual(try server.cli(["XLEN", "pushlab:work"]), "0", "every chunk acknowledged")
+
+        _ = try await q.enqueue(PushQueueContract.submission("p_2", tokens: 64, at: Date()))
+        let part = try await q.claim(consumer: "n1", limit: 40, lease: .seconds(30))
+        XCTAssertEqual(part.map(\.index), Array(0..<40))
+        status = try await q.status(of: "p_2", includeTargets: true)
+        XCTAssertEqual(status?.targets.filter { $0.phase == .claimed }.map(\.index), Array(0..<40))
+        XCTAssertEqual(status?.targets.filter { $0.phase == .waiting }.map(\.index), Array(40..<64))
+        let rest = try await q.claim(consumer: "n2", limit: 64, lease: .seconds(30))
+        XCTAssertEqual(rest.map(\.index), Array(40..<64))
+        XCTAssertEqual(rest.map(\.target.value), Array(PushQueueContract.submission("p_2", tokens: 64, at: Date()).targets.map(\.value)[40...]))
+        try await q.complete((part + rest).map { PushQueueContract.sent($0, at: Date()) })
+        let depth = try await q.depth()
+        XCTAssertEqual(depth, QueueDepth(waiting: 0, claimed: 0, finished: 704))
+        XCTAssertEqual(try server.cli(["XLEN", "pushlab:work"]), "0")
+        XCTAssertEqual(try server.cli(["KEYS", "pushlab:out*"]), "", "no open-target set or bitmap left")
+        await q.close()
+    }
+
+    /// A push's definitions are stored once per chunk (`P:targets:ID` field `cF`), and every path
+    /// that needs a target's own finds it across chunks: a take-over, a retry, a dead letter and
+    /// the push's status.
+    func testDefinitionsStoredPerChunkServeTakeOversRetriesDeadLettersAndStatus() async throws {
+        let time = ManualTimeSource()
+        let q = try queue(time: time, maxDeliveries: 2)
+        try await q.prepare()
+        let submission = PushQueueContract.submission("p_1", tokens: 130, at: time.now)
+        let values = submission.targets.map(\.value)
+        _ = try await q.enqueue(submission)
+        XCTAssertEqual(try server.cli(["HLEN", "pushlab:targets:p_1"]), "3", "one field per chunk of 64")
+        let first = try await q.claim(consumer: "a", limit: 192, lease: .seconds(5))
+        XCTAssertEqual(first.map(\.target.value), values)
+        let retried = try XCTUnwrap(first.first { $0.index == 100 })
+        try await q.reschedule([TargetRetry(retried, attempts: 1, lastError: "503", notBefore: time.now)])
+        try await q.complete(first.filter { $0.index >= 64 && $0.index != 100 }.map { PushQueueContract.sent($0, at: time.now) })
+        time.advance(by: 6)
+        // Chunk 1's lease ended: taken over (its second delivery), and target 100 is due.
+        let second = try await q.claim(consumer: "b", limit: 192, lease: .seconds(5))
+        XCTAssertEqual(second.map(\.index), Array(0..<64) + [100])
+        XCTAssertEqual(second.map(\.target.value), Array(values[0..<64]) + [values[100]])
+        try await q.complete(second.filter { $0.index == 100 }.map { PushQueueContract.sent($0, at: time.now) })
+        time.advance(by: 6)
+        // Its third delivery is past maxDeliveries: its 64 open targets are dead letters.
+        let third = try await q.claim(consumer: "c", limit: 192, lease: .seconds(5))
+        XCTAssertEqual(third.count, 0)
+        XCTAssertTrue(try server.cli(["XREVRANGE", "pushlab:dead", "+", "-", "COUNT", "1"]).contains(values[63]), "the dead letter names its token")
+        let status = try await q.status(of: "p_1", includeTargets: true)
+        XCTAssertEqual(status?.targets.map(\.target.value), values)
+        XCTAssertEqual(status?.targets.filter { $0.outcome?.reason == "DeadLetter" }.map(\.index), Array(0..<64))
+        XCTAssertEqual(status.map { $0.sent + $0.failed }, 130)
+        await q.close()
+    }
+
     /// A chunk taken over after its node died part-way: only its targets without a result that
     /// were not rescheduled are handed out again; the dead node's late reschedule of a target
     /// its successor holds is refused (no second copy in the retry queue), and the rescheduled
@@ -297,12 +375,20 @@ final class RedisPushQueueTests: XCTestCase {
         _ = try server.cli(["HSET", "pushlab:targets:p_old", "0", "apns" + sep + sep + token])
         _ = try server.cli(["INCRBY", "pushlab:unfinished", "1"])
         _ = try server.cli(["XADD", "pushlab:work", "*", "p", "p_old", "i", "0", "a", "demo", "k", "apns", "e", "", "v", token])
+        // A chunk as a pushlab from before the definitions in the entry queued it (f, n only).
+        _ = try server.cli(["HSET", "pushlab:push:p_chunk", "app", "demo", "content", "{}", "count", "2", "accepted", "0",
+                            "sent", "0", "failed", "0", "key", "", "fp", ""])
+        let chunkToken = String(repeating: "cd", count: 32)
+        _ = try server.cli(["HSET", "pushlab:targets:p_chunk", "0", "apns" + sep + sep + chunkToken, "1", "fcm" + sep + sep + "f1"])
+        _ = try server.cli(["INCRBY", "pushlab:unfinished", "2"])
+        _ = try server.cli(["XADD", "pushlab:work", "*", "p", "p_chunk", "a", "demo", "f", "0", "n", "2"])
         let old = TargetOutcome(status: .sent, httpStatus: 200, providerID: "old", attempts: 1, finishedAt: Date(timeIntervalSince1970: 1_000))
         _ = try server.cli(["XADD", "pushlab:delivered:demo", "*", "p", "p_gone", "i", "3", "k", "apns", "e", "", "v", token,
                             "o", String(decoding: try JSONEncoder.secondsSince1970.encode(old), as: UTF8.self), "t", "1000"])
         let claims = try await q.claim(consumer: "n1", limit: 10, lease: .seconds(30))
-        XCTAssertEqual(claims.map(\.pushID), ["p_old"])
-        XCTAssertEqual(claims.first?.target.value, token)
+        XCTAssertEqual(claims.map(\.pushID), ["p_chunk", "p_chunk", "p_old"])
+        XCTAssertEqual(claims.map(\.target.value), [chunkToken, "f1", token])
+        XCTAssertEqual(claims.map(\.target.kind), [.apnsToken, .fcmToken, .apnsToken])
         try await q.complete(claims.map { PushQueueContract.sent($0, at: Date()) })
         XCTAssertEqual(try server.cli(["XLEN", "pushlab:work"]), "0")
         let delivered = try await q.deliveries(app: "demo", token: token, since: nil, limit: 10)

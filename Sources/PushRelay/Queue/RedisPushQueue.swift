@@ -288,12 +288,14 @@ public final class RedisPushQueue: PushQueue {
         var arguments = [P, submission.id.rawValue, submission.app, String(decoding: submission.content, as: UTF8.self),
                          String(part.count), String(submission.acceptedAt.timeIntervalSince1970),
                          submission.idempotencyKey ?? "", submission.requestFingerprint ?? "", String(capacity),
-                         String(configuration.chunkSize)]
+                         String(configuration.chunkSize), "1"]
         arguments.reserveCapacity(arguments.count + 2 * part.count + 1)
         for index in part {
             let target = submission.targets[index]
             arguments.append(String(index))
             arguments.append(target.kind.rawValue + "\u{1f}" + (target.environment?.rawValue ?? "") + "\u{1f}" + target.value)
+            // A chunk's entry carries its definitions joined by RS unless a value holds one.
+            if target.value.utf8.contains(0x1E) { arguments[10] = "0" }
         }
         if let total { arguments.append(String(total)) }
         let keys = [idempotencyKey, "\(P):push:\(submission.id)", "\(P):targets:\(submission.id)", lane.stream]
@@ -340,7 +342,8 @@ public final class RedisPushQueue: PushQueue {
             guard claimed.count < limit else { lastIDs[lane.index] = "$"; continue }
             do {
                 let (last, got) = try await claimOnce(lane, consumer: consumer, limit: limit - claimed.count, lease: lease)
-                lastIDs[lane.index] = last
+                // '': the script handed targets out and read no newest id (waiting then reads from now on).
+                lastIDs[lane.index] = last.isEmpty ? "$" : last
                 claimed += got
             } catch {
                 // One master down must not stop the others' work: its lane waits for it.
@@ -412,24 +415,39 @@ public final class RedisPushQueue: PushQueue {
         }
         var claims: [ClaimedTarget] = []
         var index = 1
-        // Per entry: receipt, push, app, deliveries, k, then k × (target, definition, attempts).
-        while index + 5 <= flat.count {
-            let receipt = wrap(flat[index], lane: lane), push = flat[index + 1], app = flat[index + 2]
-            let count = Int(flat[index + 4]) ?? 0
-            index += 5
-            guard index + 3 * count <= flat.count else { break }
-            let content = try await content(of: PushID(push), in: lane)
-            for k in 0..<count {
-                let at = index + 3 * k
-                guard let content else { continue }
-                let f = Self.split(flat[at + 1])
-                claims.append(ClaimedTarget(
-                    pushID: PushID(push), index: Int(flat[at]) ?? 0, app: app,
-                    target: PushTarget(kind: PushTarget.Kind(rawValue: f[0]) ?? .apnsToken, value: f.count > 2 ? f[2] : "",
-                                       environment: f.count > 1 ? APNsEnvironment(rawValue: f[1]) : nil),
-                    content: content.content, attempts: Int(flat[at + 2]) ?? 0, receipt: receipt))
+        // Per entry: receipt, push, app, deliveries, k, then 'r', the first target and the k
+        // definitions joined by RS (a whole chunk), or 'l' and k × (target, definition, attempts).
+        while index + 6 <= flat.count {
+            let receipt = wrap(flat[index], lane: lane), push = PushID(flat[index + 1]), app = flat[index + 2]
+            let count = Int(flat[index + 4]) ?? 0, whole = flat[index + 5] == "r"
+            index += 6
+            let content = try await content(of: push, in: lane)
+            func claimed(_ target: Int, _ definition: Substring, attempts: Int) -> ClaimedTarget? {
+                guard let content else { return nil }
+                let f = Self.split(definition)
+                return ClaimedTarget(pushID: push, index: target, app: app,
+                                     target: PushTarget(kind: PushTarget.Kind(rawValue: f[0]) ?? .apnsToken, value: f.count > 2 ? f[2] : "",
+                                                        environment: f.count > 1 ? APNsEnvironment(rawValue: f[1]) : nil),
+                                     content: content.content, attempts: attempts, receipt: receipt)
             }
-            index += 3 * count
+            if whole {
+                guard index + 2 <= flat.count, let first = Int(flat[index]) else { break }
+                let definitions = flat[index + 1].utf8.split(separator: 0x1E, omittingEmptySubsequences: false)
+                guard definitions.count == count else {
+                    throw .storage("Redis answered the claim script with \(definitions.count) definitions for a chunk of \(count)")
+                }
+                for (k, definition) in definitions.enumerated() {
+                    if let claim = claimed(first + k, Substring(definition), attempts: 0) { claims.append(claim) }
+                }
+                index += 2
+            } else {
+                guard index + 3 * count <= flat.count else { break }
+                for k in 0..<count {
+                    let at = index + 3 * k
+                    if let claim = claimed(Int(flat[at]) ?? 0, flat[at + 1][...], attempts: Int(flat[at + 2]) ?? 0) { claims.append(claim) }
+                }
+                index += 3 * count
+            }
         }
         return (lastID, claims)
     }
@@ -551,52 +569,53 @@ public final class RedisPushQueue: PushQueue {
     }
 
     private func complete(_ results: [TargetCompletion], in lane: RedisQueueLane) async throws(PushQueueError) -> CompletionReport {
-        // Per push (in order of first appearance): its results and its delivery-log lines; then
-        // per claim entry the targets it answered. `ordinals` maps the script's argument order
-        // back to positions in `results`.
-        var pushOrder: [PushID] = [], byPush: [PushID: [Int]] = [:]
-        var entryOrder: [String] = [], byEntry: [String: (push: PushID, targets: [String])] = [:]
+        // Per push (in order of first appearance): its claim entries (an entry holds one push's
+        // targets) with how many of the push's results each answered, its results grouped by
+        // entry, and its delivery-log lines. `ordinals` maps the script's argument order back to
+        // positions in `results`.
+        var pushOrder: [PushID] = [], entriesOf: [PushID: [String]] = [:], positionsOf: [String: [Int]] = [:]
         for (position, result) in results.enumerated() {
             let c = result.claim
-            if byPush[c.pushID] == nil { pushOrder.append(c.pushID) }
-            byPush[c.pushID, default: []].append(position)
-            if byEntry[c.receipt] == nil { entryOrder.append(c.receipt) }
-            byEntry[c.receipt, default: (c.pushID, [])].targets.append(String(c.index))
+            if entriesOf[c.pushID] == nil { pushOrder.append(c.pushID) }
+            if positionsOf[c.receipt] == nil { entriesOf[c.pushID, default: []].append(c.receipt) }
+            positionsOf[c.receipt, default: []].append(position)
         }
         var arguments = [lane.prefix, lane.group, retentionMilliseconds, String(pushOrder.count)]
-        arguments.reserveCapacity(arguments.count + 6 * results.count + 4 * pushOrder.count)
+        arguments.reserveCapacity(arguments.count + 2 * results.count + 11 * pushOrder.count)
         var ordinals: [Int] = []
         ordinals.reserveCapacity(results.count)
         let sep = "\u{1f}"
         for push in pushOrder {
-            let positions = byPush[push] ?? []
-            var indices: [String] = [], fields: [String] = [], lines: [String] = [], invalid: [String] = []
-            var statuses = "", newest = 0.0
-            for (k, position) in positions.enumerated() {
-                let o = results[position].outcome, c = results[position].claim
-                let outcome = Self.encode(o), at = String(o.finishedAt.timeIntervalSince1970)
-                let index = String(c.index)
-                lines.append(c.pushID.rawValue + sep + index + sep + c.target.kind.rawValue + sep + (c.target.environment?.rawValue ?? "") + sep
-                    + c.target.value + sep + outcome + sep + at)
-                if o.tokenInvalid {
-                    invalid += [String(k + 1), [c.target.kind.rawValue, c.target.value, o.reason ?? "invalid", at].joined(separator: sep)]
+            let receipts = entriesOf[push] ?? []
+            var fields: [String] = [], lines: [String] = [], invalid: [String] = [], entries: [String] = []
+            var statuses = "", newest = 0.0, seen = Set<Int>(), unique = true
+            for receipt in receipts {
+                let positions = positionsOf[receipt] ?? []
+                entries += [receipt, String(positions.count), Self.answeredMask(receipt: receipt, results: positions.map { results[$0].claim.index })]
+                for position in positions {
+                    let o = results[position].outcome, c = results[position].claim
+                    let outcome = Self.encode(o), at = String(o.finishedAt.timeIntervalSince1970)
+                    let index = String(c.index)
+                    lines.append(c.pushID.rawValue + sep + index + sep + c.target.kind.rawValue + sep + (c.target.environment?.rawValue ?? "") + sep
+                        + c.target.value + sep + outcome + sep + at)
+                    if o.tokenInvalid {
+                        // Its position (1…n) among the push's results in argument order.
+                        invalid += [String(fields.count / 2 + 1), [c.target.kind.rawValue, c.target.value, o.reason ?? "invalid", at].joined(separator: sep)]
+                    }
+                    if !seen.insert(c.index).inserted { unique = false }
+                    fields.append(index)
+                    fields.append(outcome)
+                    statuses += o.status == .sent ? "1" : "0"
+                    newest = max(newest, o.finishedAt.timeIntervalSince1970)
+                    ordinals.append(position)
                 }
-                indices.append(index)
-                fields.append(index)
-                fields.append(outcome)
-                statuses += o.status == .sent ? "1" : "0"
-                newest = max(newest, o.finishedAt.timeIntervalSince1970)
-                ordinals.append(position)
             }
-            arguments += [push.rawValue, results[positions[0]].claim.app, String(positions.count), statuses, lines.joined(separator: "\u{1e}"),
-                          String(newest), Set(indices).count == indices.count ? "1" : "0", String(invalid.count / 2)]
-            arguments += indices
+            arguments += [push.rawValue, results[ordinals[ordinals.count - fields.count / 2]].claim.app, String(fields.count / 2), statuses,
+                          lines.joined(separator: "\u{1e}"), String(newest), unique ? "1" : "0", String(invalid.count / 2),
+                          String(receipts.count)]
+            arguments += entries
             arguments += fields
             arguments += invalid
-        }
-        for receipt in entryOrder {
-            let entry = byEntry[receipt]!
-            arguments += [receipt, entry.push.rawValue, String(entry.targets.count)] + entry.targets
         }
         let reply = try await redis { () async throws(RedisError) in
             try await client.eval(RedisQueueScripts.complete, keys: [lane.stream], arguments: arguments)
@@ -712,7 +731,7 @@ public final class RedisPushQueue: PushQueue {
         let commands = holding.flatMap { lane in ["targets", "results", "retry", "claimed"].map { RedisCommand("HGETALL", "\(lane.prefix):\($0):\(push)") } }
         let replies = try await redis { () async throws(RedisError) in try await client.pipeline(commands) }
         for k in holding.indices {
-            status.targets += Self.targetStates(targets: Self.hash(replies[4 * k]), results: Self.hash(replies[4 * k + 1]),
+            status.targets += Self.targetStates(stored: Self.hash(replies[4 * k]), results: Self.hash(replies[4 * k + 1]),
                                                 retries: Self.hash(replies[4 * k + 2]), claimedEntries: Self.hash(replies[4 * k + 3]))
         }
         status.targets.sort { $0.index < $1.index }
@@ -720,16 +739,30 @@ public final class RedisPushQueue: PushQueue {
     }
 
     /// The targets of a push (or of its part in one lane) from its hashes.
-    private static func targetStates(targets: [String: String], results: [String: String], retries: [String: String],
+    private static func targetStates(stored: [String: String], results: [String: String], retries: [String: String],
                                      claimedEntries: [String: String]) -> [TargetState] {
-        // Claimed: each claimed entry lists its targets; one rescheduled since waits elsewhere
-        // (its retry names another place). A field that is a target's index is one claimed
-        // target, as pushlab wrote them before chunks.
+        // Definitions: one field per target (index → definition), or per chunk (`cF` → the
+        // chunk's definitions from target F on, joined by RS).
+        var targets: [String: String] = [:]
+        for (field, value) in stored {
+            guard field.hasPrefix("c"), let first = Int(field.dropFirst()) else { targets[field] = value; continue }
+            for (k, definition) in value.utf8.split(separator: 0x1E, omittingEmptySubsequences: false).enumerated() {
+                targets[String(first + k)] = String(Substring(definition))
+            }
+        }
+        // Claimed: each claimed entry lists its targets (or, a chunk handed out whole, its
+        // first target and count: `F+K`); one rescheduled since waits elsewhere (its retry names
+        // another place). A field that is a target's index is one claimed target, as pushlab
+        // wrote them before chunks.
         var claimed = Set<String>()
         for (field, value) in claimedEntries {
             guard field.contains("-") else { claimed.insert(field); continue }
             let list = split(value).last ?? ""
-            for index in list.split(separator: ",").map(String.init) {
+            var indices = list.split(separator: ",").map(String.init)
+            if let plus = list.firstIndex(of: "+"), let first = Int(list[..<plus]), let count = Int(list[list.index(after: plus)...]) {
+                indices = (first..<first + max(0, count)).map(String.init)
+            }
+            for index in indices {
                 let owner = retries[index].map(split).flatMap { $0.count > 2 ? $0[2] : nil }
                 if owner == nil || owner == field { claimed.insert(index) }
             }
@@ -926,8 +959,25 @@ public final class RedisPushQueue: PushQueue {
     /// The fields of a value joined by the unit separator (U+001F), empty ones kept. Split on
     /// the UTF-8 bytes: a control character always ends a grapheme, so this is the same split as
     /// by Characters, without their segmentation (which took 5% of the relay's CPU in claims).
-    static func split(_ value: String) -> [String] {
+    static func split(_ value: String) -> [String] { split(value[...]) }
+
+    static func split(_ value: Substring) -> [String] {
         value.utf8.split(separator: 0x1F, omittingEmptySubsequences: false).map { String(Substring($0)) }
+    }
+
+    /// For a receipt of a chunk handed out whole (`entry SEP token SEP f`: its open targets are a
+    /// bitmap in Redis), which of its targets these results answer: '1' at j for target f+j;
+    /// '' for a receipt whose open targets are a set.
+    static func answeredMask(receipt: String, results indices: [Int]) -> String {
+        let parts = split(receipt)
+        guard parts.count > 2, let first = Int(parts[2]) else { return "" }
+        var mask = [UInt8]()
+        for index in indices where index >= first && index - first < 1 << 16 {
+            let j = index - first
+            if mask.count <= j { mask += [UInt8](repeating: 0x30, count: j + 1 - mask.count) }
+            mask[j] = 0x31
+        }
+        return String(decoding: mask, as: UTF8.self)
     }
 
     /// The outcome as the JSON `JSONDecoder` reads back (`decode`): the object `JSONEncoder`
