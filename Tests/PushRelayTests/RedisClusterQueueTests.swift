@@ -156,6 +156,38 @@ final class RedisClusterQueueTests: XCTestCase {
         await b.close()
     }
 
+    /// A target of a spread push's part that starts inside a chunk (1,000 targets in thirds: the
+    /// second part starts at 333) keeps its own definition when it is put back and claimed again:
+    /// the claim then reads the definitions from the part's stored chunks, which start at the
+    /// part's first target (before the merge of the two queue layouts this fell back to the
+    /// wrong chunk).
+    func testARetriedTargetOfASpreadPushIsClaimedAgainWithItsOwnToken() async throws {
+        let servers = try sharedCluster()
+        let prefix = "retry\(UInt32.random(in: 0...UInt32.max))"
+        let q = try queue(servers, node: "a", prefix: prefix)
+        try await q.prepare()
+        _ = try await q.enqueue(PushQueueContract.submission("r_1000", tokens: 1_000, at: Date()))
+        var claimed: [ClaimedTarget] = []
+        while true {
+            let got = try await q.claim(consumer: "w", limit: 512, lease: .seconds(60))
+            if got.isEmpty { break }
+            claimed += got
+        }
+        XCTAssertEqual(claimed.count, 1_000)
+        let putBack = claimed.filter { [333, 400, 665, 666, 999].contains($0.index) }
+        XCTAssertEqual(putBack.count, 5)
+        try await q.reschedule(putBack.map { TargetRetry($0, attempts: 1, lastError: "test", notBefore: Date()) })
+        var again: [ClaimedTarget] = []
+        for _ in 0..<20 where again.count < 5 {
+            again += try await q.claim(consumer: "w", limit: 512, lease: .seconds(60))
+        }
+        XCTAssertEqual(again.map(\.index).sorted(), [333, 400, 665, 666, 999])
+        for c in again {
+            XCTAssertEqual(c.target.value, String(format: "%064x", c.index), "target \(c.index) claimed again with its own token")
+        }
+        await q.close()
+    }
+
     /// A spread push with an idempotency key whose second part cannot be written (its master is
     /// down) is refused; its retry with the same key answers the first push's id and writes the
     /// missing part once; a replay after that writes nothing.
