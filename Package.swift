@@ -94,7 +94,7 @@ if Context.environment["PUSHLAB_FUZZ"] != nil {
         .executableTarget(name: "FuzzJWT", dependencies: ["PushAuth"], path: "Fuzz/FuzzJWT"),
         .executableTarget(name: "FuzzServerRequests", dependencies: ["PushCore", "PushHTTP", "FuzzSupport", "FuzzGatewaySupport"],
                           path: "Fuzz/FuzzServerRequests"),
-        .executableTarget(name: "FuzzHTTP1", dependencies: ["TestSupport", "FuzzSupport"], path: "Fuzz/FuzzHTTP1"),
+        .executableTarget(name: "FuzzHTTP1", dependencies: ["TestSupport", "FuzzSupport", "PushHTTP"], path: "Fuzz/FuzzHTTP1"),
         .executableTarget(name: "FuzzAppGroupFile", dependencies: ["PushDevice"], path: "Fuzz/FuzzAppGroupFile"),
         .executableTarget(name: "FuzzFCMOAuth", dependencies: ["PushCore", "PushAuth", "PushHTTP", "PushGateway", "FuzzSupport", "FuzzGatewaySupport"],
                           path: "Fuzz/FuzzFCMOAuth"),

@@ -5,7 +5,8 @@ import Foundation
 /// `CIOPendingMetricFile.decode` (the reference rule: the whole file or nothing) and
 /// `intactRows` (pushlab's reading of a damaged file). Two checks per input:
 ///
-/// 1. The input as a file: neither parser traps; if it decodes, writing its rows and reading
+/// 1. The input as a file: neither parser traps; where the direct reading of the store's form
+///    (`canonicalDecode`) reads it, JSONDecoder reads the same rows; if it decodes, writing its rows and reading
 ///    them back gives the same rows (timestamps are whole seconds in the file).
 /// 2. The input as a recipe (`AppGroupFileCase`): rows made from its bytes are written as the
 ///    store writes them, the file is truncated, overwritten or spliced with garbage, and every row
@@ -19,6 +20,11 @@ public func fuzzAppGroupFile(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt 
 }
 
 func checkFile(_ bytes: [UInt8]) {
+    // The direct reading of the store's own form must agree with JSONDecoder's wherever it
+    // reads a file (it gives up, and JSONDecoder reads, on anything else).
+    if let direct = CIOPendingMetricFile.canonicalDecode(bytes), CIOPendingMetricFile.foundationDecode(bytes) != direct {
+        fatalError("canonicalDecode and JSONDecoder read different rows: \(String(decoding: bytes.prefix(300), as: UTF8.self).debugDescription)")
+    }
     let salvaged = CIOPendingMetricFile.intactRows(bytes)
     guard let rows = CIOPendingMetricFile.decode(bytes) else { return }
     guard salvaged == rows else { fatalError("intactRows differs from decode on a file that decodes") }

@@ -1,4 +1,5 @@
 import FuzzSupport
+import PushHTTP
 import TestSupport
 
 /// libFuzzer target: the server's HTTP/1.1 request parser (`HTTP1Session` + `RequestHead`:
@@ -12,12 +13,19 @@ import TestSupport
 /// end within the input, so nothing of one input is freed during the next.
 let inlineTasks: Void = InlineGlobalExecutor.install()
 
+/// One server (event base, core, router) for every input of the process; each input is a new
+/// connection to it, closed and freed before the input returns (`InMemoryServerHost`). Used by
+/// libFuzzer's one thread only, hence `nonisolated(unsafe)`.
+nonisolated(unsafe) let host: InMemoryServerHost = {
+    do { return try HTTP1FuzzExchange.makeHost() } catch { fatalError("cannot set up the in-memory server: \(error)") }
+}()
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzHTTP1(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     _ = inlineTasks
     let input = Array(UnsafeBufferPointer(start: data, count: size))
     do {
-        _ = try HTTP1FuzzExchange.run(input)
+        _ = try HTTP1FuzzExchange.run(input, host: host)
     } catch {
         fatalError("\(error)")
     }

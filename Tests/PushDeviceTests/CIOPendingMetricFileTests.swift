@@ -95,4 +95,52 @@ final class CIOPendingMetricEncodingTests: XCTestCase {
         XCTAssertEqual(CIOPendingMetricFile.encode([row]), CIOPendingMetricFile.foundationEncode([row]))
         XCTAssertEqual(CIOPendingMetricFile.decode(CIOPendingMetricFile.encode([row])), [row])
     }
+
+    /// The store's own form is read without JSONDecoder (`canonicalDecode`); wherever that
+    /// reading succeeds it must equal JSONDecoder's, and it must give up on everything else
+    /// (escapes, whitespace, other key orders, a bad id or date, trailing bytes), which JSONDecoder
+    /// then reads. Checked on written files and on every kept input of Fuzz/FuzzAppGroupFile.
+    func testDirectReadingEqualsJSONDecoderWhereverItReads() throws {
+        let rows = (0..<4).map { n in
+            PendingDeliveryMetric(deliveryID: "RPILAgUBcRhIBqSfeiIwdIYJKxT\(n)", deviceID: "0f8b3e5a\(n)", timestamp: Date(timeIntervalSince1970: 1_775_126_768 + Double(n) * 3600))
+        }
+        for count in 0...rows.count {
+            let file = CIOPendingMetricFile.encode(Array(rows.prefix(count)))
+            XCTAssertEqual(CIOPendingMetricFile.canonicalDecode(file), Array(rows.prefix(count)))
+            XCTAssertEqual(CIOPendingMetricFile.foundationDecode(file), Array(rows.prefix(count)))
+        }
+        let one = String(decoding: CIOPendingMetricFile.encode([rows[0]]), as: UTF8.self)
+        let variants = [
+            one.replacingOccurrences(of: "RPIL", with: "R\\/PIL"),                     // an escape
+            one.replacingOccurrences(of: ",\"device_id\"", with: ", \"device_id\""),     // whitespace
+            one.replacingOccurrences(of: "RPIL", with: "\u{e9}"),                    // non-ASCII
+            one + " ",                                                                // trailing bytes
+            one.replacingOccurrences(of: "2026-04-02T", with: "2026-14-02T"),         // not a date
+            String(one.dropLast()),                                                   // truncated
+        ]
+        for variant in variants {
+            XCTAssertNil(CIOPendingMetricFile.canonicalDecode(Array(variant.utf8)), variant)
+        }
+        // JSONDecoder still reads those that are JSON with a valid id and date.
+        XCTAssertEqual(CIOPendingMetricFile.decode(Array(variants[1].utf8)), [rows[0]])
+        XCTAssertEqual(CIOPendingMetricFile.decode(Array(variants[3].utf8)), [rows[0]])
+        XCTAssertNil(CIOPendingMetricFile.decode(Array(variants[4].utf8)))
+        var escaped = rows[0]
+        escaped.deliveryID = "R/PILAgUBcRhIBqSfeiIwdIYJKxT0"
+        XCTAssertEqual(CIOPendingMetricFile.decode(Array(variants[0].utf8)), [escaped])
+
+        var checked = 0, direct = 0
+        for folder in ["Fuzz/seeds/FuzzAppGroupFile", "Fuzz/corpus/FuzzAppGroupFile", "Tests/Corpus/fuzz-regressions/FuzzAppGroupFile"] {
+            let path = Fixtures.path(folder)
+            for file in (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [] {
+                let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path + "/" + file)))
+                checked += 1
+                guard let read = CIOPendingMetricFile.canonicalDecode(bytes) else { continue }
+                direct += 1
+                XCTAssertEqual(read, CIOPendingMetricFile.foundationDecode(bytes), "\(folder)/\(file)")
+            }
+        }
+        XCTAssertGreaterThan(checked, 10)
+        XCTAssertGreaterThan(direct, 0)
+    }
 }

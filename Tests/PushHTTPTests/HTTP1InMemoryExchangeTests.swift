@@ -1,4 +1,5 @@
 import Foundation
+import PushHTTP
 import TestSupport
 import XCTest
 
@@ -70,6 +71,31 @@ final class HTTP1InMemoryExchangeTests: XCTestCase {
     }
 
     /// The oracle itself must catch a split header (else the fuzz target could never fail).
+    /// The fuzz target serves every input as one more connection to one long-lived server
+    /// (`InMemoryServerHost`); each input must get exactly the bytes a server of its own gives,
+    /// whatever ran before it (forwards and backwards), and no connection may outlive its input.
+    func testOneHostAnswersEachInputAsAServerOfItsOwnWould() throws {
+        var inputs: [[UInt8]] = []
+        for folder in ["Fuzz/seeds/FuzzHTTP1", "Tests/Corpus/fuzz-regressions/FuzzHTTP1", "Fuzz/corpus/FuzzHTTP1"] {
+            let path = Fixtures.path(folder)
+            let files = (try? FileManager.default.contentsOfDirectory(atPath: path).sorted()) ?? []
+            for file in files.prefix(150) {
+                inputs.append([UInt8](try Data(contentsOf: URL(fileURLWithPath: path + "/" + file))))
+            }
+        }
+        XCTAssertGreaterThan(inputs.count, 20)
+        let alone = try inputs.map { try HTTP1FuzzExchange.run($0) }
+        let host = try HTTP1FuzzExchange.makeHost()
+        defer { host.finish() }
+        for order in [Array(inputs.indices), inputs.indices.reversed()] {
+            for i in order {
+                let shared = try HTTP1FuzzExchange.run(inputs[i], host: host)
+                XCTAssertEqual(shared.rawOutput, alone[i].rawOutput, "input \(i)")
+                XCTAssertEqual(shared.closedByServer, alone[i].closedByServer, "input \(i)")
+            }
+        }
+    }
+
     func testResponseStreamCheckerRejectsASplitHeader() {
         let bad = Array("HTTP/1.1 200 OK\r\nx-echo: a\rInjected: 1\r\ncontent-length: 0\r\n\r\n".utf8)
         guard case .failure(let malformed) = HTTP1ResponseStream.parse(bad) else { return XCTFail("accepted \(bad)") }

@@ -44,14 +44,28 @@ public enum HTTP1FuzzExchange {
         return router
     }
 
+    /// The server every input of a fuzzing process connects to (`run(_:host:)`).
+    package static func makeHost() throws -> InMemoryServerHost {
+        try InMemoryServerHost(configuration: configuration, router: router())
+    }
+
     /// Runs one input; a `Failure` says which invariant broke (the output is not a valid
     /// sequence of HTTP/1.1 responses).
-    public static func run(_ input: [UInt8]) throws -> Report {
+    public static func run(_ input: [UInt8]) throws -> Report { try run(input, host: nil) }
+
+    /// With `host` (from `makeHost()`, used by one thread) the input is one more connection to
+    /// it, as the fuzz target runs every input: no event base, core or router per input.
+    /// Without, the input gets a server of its own.
+    package static func run(_ input: [UInt8], host: InMemoryServerHost?) throws -> Report {
         guard let first = input.first else { return Report(responses: [], closedByServer: false, rawOutput: []) }
         let bytes = Array(input.dropFirst())
         let connection: InMemoryServerConnection
         do {
-            connection = try InMemoryServerConnection(configuration: configuration, router: router())
+            if let host {
+                connection = try InMemoryServerConnection(host: host)
+            } else {
+                connection = try InMemoryServerConnection(configuration: configuration, router: router())
+            }
         } catch {
             throw Failure(description: "cannot set up the in-memory server: \(error)")
         }

@@ -81,15 +81,79 @@ extension CIOPendingMetricFile {
     }
 
     /// Rows from file bytes; nil when they do not decode (the SDK then treats the file as empty).
+    /// A file in the form the store writes (`encode`: rows with the five keys in order, ASCII
+    /// strings without escapes) is read directly (`canonicalDecode`); any other file goes through
+    /// `JSONDecoder` (`foundationDecode`, the reference's reading), which gives the same rows for
+    /// a file in that form.
     public static func decode(_ bytes: [UInt8]) -> [PendingDeliveryMetric]? {
+        canonicalDecode(bytes) ?? foundationDecode(bytes)
+    }
+
+    /// What `JSONDecoder` reads from `bytes` (the reference SDK's decoding), nil when it throws.
+    static func foundationDecode(_ bytes: [UInt8]) -> [PendingDeliveryMetric]? {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .custom { decoder in
             let c = try decoder.singleValueContainer()
             let text = try c.decode(String.self)
-            if let date = WholeSecondISO8601.date(text) ?? (try? Date(text, strategy: .iso8601)) { return date }
+            if let date = fileDate(text) { return date }
             throw DecodingError.dataCorruptedError(in: c, debugDescription: "not an ISO 8601 date: \(text)")
         }
         return try? decoder.decode([PendingDeliveryMetric].self, from: Data(bytes))
+    }
+
+    /// A timestamp of the file: whole-second UTC as the store writes it, or any ISO 8601 date.
+    static func fileDate(_ text: String) -> Date? {
+        WholeSecondISO8601.date(text) ?? (try? Date(text, strategy: .iso8601))
+    }
+
+    /// The rows of a file exactly in the form `encode` writes (`[` rows `,` `]`, each row
+    /// `{"delivery_id":"…","device_id":"…","event":"…","id":"…","timestamp":"…"}` with strings
+    /// of printable ASCII other than `"` and `\`), decoded without Foundation; nil for anything
+    /// else, including an id or timestamp that does not read (the caller then asks
+    /// `JSONDecoder`, which refuses those too). The store's own file always takes this path.
+    static func canonicalDecode(_ b: [UInt8]) -> [PendingDeliveryMetric]? {
+        var i = 0
+        func literal(_ text: StaticString) -> Bool {
+            let count = text.utf8CodeUnitCount
+            guard b.count - i >= count else { return false }
+            let matches = text.withUTF8Buffer { lit in
+                for k in 0..<count where b[i + k] != lit[k] { return false }
+                return true
+            }
+            if matches { i += count }
+            return matches
+        }
+        // A string's text up to its closing quote (consumed); nil for an escape, a control
+        // character or a non-ASCII byte.
+        func text() -> String? {
+            let start = i
+            while i < b.count {
+                let c = b[i]
+                if c == UInt8(ascii: "\"") {
+                    i += 1
+                    return String(decoding: b[start..<(i - 1)], as: UTF8.self)
+                }
+                guard c >= 0x20, c < 0x80, c != UInt8(ascii: "\\") else { return nil }
+                i += 1
+            }
+            return nil
+        }
+        guard literal("[") else { return nil }
+        var rows: [PendingDeliveryMetric] = []
+        if literal("]") { return i == b.count ? rows : nil }
+        while true {
+            guard literal(#"{"delivery_id":""#), let deliveryID = text(),
+                  literal(#","device_id":""#), let deviceID = text(),
+                  literal(#","event":""#), let event = text(),
+                  literal(#","id":""#), let idText = text(), let id = UUID(uuidString: idText),
+                  literal(#","timestamp":""#), let dateText = text(), let timestamp = fileDate(dateText),
+                  literal("}")
+            else { return nil }
+            rows.append(PendingDeliveryMetric(id: id, deliveryID: deliveryID, deviceID: deviceID, event: event, timestamp: timestamp))
+            if literal(",") { continue }
+            guard literal("]"), i == b.count else { return nil }
+            return rows
+        }
     }
 }
 

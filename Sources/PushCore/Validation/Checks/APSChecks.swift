@@ -53,9 +53,10 @@ enum APSChecks {
                 if cioKeys.contains(m.key) {
                     c.report(RuleCatalog.cioMisplaced, mp(), "\(m.key) is inside aps; the SDK reads it only at the top level")
                 } else {
+                    let close = closestName(to: m.key, in: knownKeys)
                     c.report(RuleCatalog.apsUnknownKey, mp(),
-                             "aps.\(m.key) is not an aps key" + (closestName(to: m.key, in: knownKeys).map { " — did you mean \"\($0)\"?" } ?? ""),
-                             fix: closestName(to: m.key, in: knownKeys).map { "rename it to \($0), or move custom keys beside aps" })
+                             "aps.\(m.key) is not an aps key" + (close.map { " — did you mean \"\($0)\"?" } ?? ""),
+                             fix: close.map { "rename it to \($0), or move custom keys beside aps" })
                 }
             }
         }

@@ -58,23 +58,38 @@ struct URLShape {
 
 /// A close known name for a misspelt key (`mutable_content` → `mutable-content`).
 func closestName(to key: String, in names: [String]) -> String? {
-    func norm(_ s: String) -> String { s.lowercased().filter { $0 != "-" && $0 != "_" } }
-    let k = norm(key)
-    if let same = names.first(where: { norm($0) == k }) { return same }
+    let k = nameForMatching(key)
     var best: (String, Int)?
     for n in names {
-        let m = norm(n)
+        // Each name is normalised once (the names are ASCII: the byte loop, no String copies).
+        let m = nameForMatching(n)
+        if m == k { return n }  // the same name but for case, '-' and '_': the first such wins
         // The distance is at least the difference in length: a key more than 2 bytes longer or
         // shorter than a name cannot be within 2 of it (and a long key would cost length x name).
-        guard abs(k.utf8.count - m.utf8.count) <= 2 else { continue }
+        guard abs(k.count - m.count) <= 2 else { continue }
         let d = editDistance(k, m)
         if d <= 2, d < (best?.1 ?? Int.max) { best = (n, d) }
     }
     return best?.0
 }
 
-func editDistance(_ a: String, _ b: String) -> Int {
-    let a = Array(a.utf8), b = Array(b.utf8)
+/// The UTF-8 bytes closestName compares: lowercased, without '-' and '_'. ASCII text takes a
+/// byte loop; anything else goes through `lowercased()` (which can change the length, e.g. the
+/// Kelvin sign becomes "k") and filters characters, as closestName always did.
+func nameForMatching(_ s: String) -> [UInt8] {
+    var out: [UInt8] = []
+    out.reserveCapacity(s.utf8.count)
+    for b in s.utf8 {
+        if b >= 0x80 { return Array(s.lowercased().filter { $0 != "-" && $0 != "_" }.utf8) }
+        if b == UInt8(ascii: "-") || b == UInt8(ascii: "_") { continue }
+        out.append(b >= 0x41 && b <= 0x5A ? b | 0x20 : b)
+    }
+    return out
+}
+
+func editDistance(_ a: String, _ b: String) -> Int { editDistance(Array(a.utf8), Array(b.utf8)) }
+
+func editDistance(_ a: [UInt8], _ b: [UInt8]) -> Int {
     if a.isEmpty { return b.count }
     if b.isEmpty { return a.count }
     var row = Array(0...b.count)
