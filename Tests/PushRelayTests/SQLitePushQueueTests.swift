@@ -182,9 +182,9 @@ final class SQLitePushQueueTests: XCTestCase {
     }
 
     /// Under a steady stream of commits, with a read held open now and then (nothing after its
-    /// snapshot can be copied back meanwhile), the WAL file stays near `walBackstopPages`: the
-    /// writer's backstop checkpoint lets it start over. Without it (checkpoints beside the
-    /// writer only) it grew with every commit.
+    /// snapshot can be copied back meanwhile), the WAL keeps starting over and its file stays far
+    /// below what the commits wrote: the writer's backstop checkpoint lets it start over.
+    /// Without it (checkpoints beside the writer only) it grew with every commit.
     func testWALStaysBoundedUnderSteadyCommits() async throws {
         let time = ManualTimeSource()
         let path = directory.appendingPathComponent("queue.sqlite").path
