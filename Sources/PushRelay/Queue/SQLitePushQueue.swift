@@ -22,7 +22,13 @@ import PushStore
 /// (claimed rows, status, deliveries) use a second connection, which WAL lets run beside the
 /// writer. Checkpoints (copying the WAL back into the file) run on a third connection and
 /// thread, not inside the writer's commits: a checkpoint copies and syncs up to a thousand
-/// pages, and a result commit waiting behind it would hold up the sends.
+/// pages, and a result commit waiting behind it would hold up the sends. But such a checkpoint,
+/// beside a writer that keeps committing, never finds the WAL copied to its end, and the WAL
+/// starts over from its beginning only after one did: under a steady load it grew without end.
+/// So once the checkpoint thread finds the WAL at `walBackstopPages`, the writer runs the next
+/// checkpoint itself before its next transaction, copying the little that thread has not, and
+/// that transaction starts the WAL over (`journal_size_limit` cuts a WAL that a long read made
+/// longer back to that size); SQLite's own automatic checkpoint at that length is the last resort.
 public final class SQLitePushQueue: PushQueue {
     public struct Configuration: Sendable {
         /// Most unfinished targets (waiting + claimed) the queue holds; beyond it `enqueue` throws `.full`.
@@ -31,10 +37,16 @@ public final class SQLitePushQueue: PushQueue {
         public var fsyncEveryCommit: Bool
         /// How long a result commit may stay unsynced (with `fsyncEveryCommit`).
         public var resultSyncDelay: Duration
-        public init(capacity: Int = 2_000_000, fsyncEveryCommit: Bool = true, resultSyncDelay: Duration = .seconds(1)) {
+        /// WAL pages (4 KiB each) from which the writer runs the checkpoint itself, and the
+        /// size the WAL file is cut back to when it starts over: the WAL's bound under a steady
+        /// load (16 MiB by default), while no read holds it longer.
+        public var walBackstopPages: Int
+        public init(capacity: Int = 2_000_000, fsyncEveryCommit: Bool = true, resultSyncDelay: Duration = .seconds(1),
+                    walBackstopPages: Int = 4_096) {
             self.capacity = capacity
             self.fsyncEveryCommit = fsyncEveryCommit
             self.resultSyncDelay = resultSyncDelay
+            self.walBackstopPages = walBackstopPages
         }
     }
 
@@ -83,6 +95,9 @@ public final class SQLitePushQueue: PushQueue {
         /// Commits since the last checkpoint started, and whether one runs.
         var commitsSinceCheckpoint = 0
         var checkpointRunning = false
+        /// The checkpoint thread found the WAL at `walBackstopPages` or more: the writer runs
+        /// the next checkpoint itself, before its next transaction (`checkpoint`).
+        var writerCheckpoints = false
     }
 
     /// Opens (creating if needed) the queue at `path`; a file written by an earlier version is
@@ -96,7 +111,11 @@ public final class SQLitePushQueue: PushQueue {
             writer = try SQLiteDatabase(path: path)
             try writer.execute(Self.synchronous(configuration.fsyncEveryCommit))
             try QueueSchema.prepare(writer)
-            try writer.execute("PRAGMA wal_autocheckpoint=0")
+            // The checkpoint thread does the bulk, then hands over to the writer (`checkpoint`);
+            // this is the last resort (it gives up while that thread's checkpoint runs).
+            try writer.execute("PRAGMA wal_autocheckpoint=\(configuration.walBackstopPages)")
+            let pageSize = try writer.query("PRAGMA page_size").first?.int(0) ?? 4_096
+            _ = try writer.query("PRAGMA journal_size_limit=\(configuration.walBackstopPages * pageSize)")
             reader = try SQLiteDatabase(path: path)
             checkpointer = try SQLiteDatabase(path: path)
             try checkpointer.execute(Self.synchronous(configuration.fsyncEveryCommit))
@@ -459,6 +478,17 @@ public final class SQLitePushQueue: PushQueue {
                     try writer.execute(Self.synchronous(syncs))
                     state.withLock { $0.writerSyncs = syncs }
                 }
+                if state.withLock({ $0.writerCheckpoints }) {
+                    // No checkpoint runs beside this one and no frame is added meanwhile: it
+                    // copies what is left (the checkpoint thread did the bulk), and this
+                    // transaction starts the WAL over unless a read still holds old frames.
+                    _ = try? writer.query("PRAGMA wal_checkpoint(PASSIVE)")
+                    state.withLock { s in
+                        s.writerCheckpoints = false
+                        s.checkpointRunning = false
+                        s.commitsSinceCheckpoint = 0
+                    }
+                }
                 try writer.execute("BEGIN IMMEDIATE")
                 for write in writes {
                     if let failed = batch.storageError {
@@ -517,9 +547,19 @@ public final class SQLitePushQueue: PushQueue {
     /// Copies what the WAL holds into the database file without waiting for the writer or the
     /// readers (PASSIVE: frames still in use stay for the next one). On its own connection and
     /// thread; a failure leaves the WAL to the next checkpoint (or the close).
+    /// Its answer names the WAL's length (frames): once that reaches `walBackstopPages`, the
+    /// next checkpoint is the writer's (`writerCheckpoints`), as a checkpoint beside a writer
+    /// that keeps committing may never copy the WAL to its end, and until one does the WAL
+    /// never starts over. The writer's automatic checkpoint at the same length is the last
+    /// resort, but it gives up whenever this thread's checkpoint runs.
     private func checkpoint() {
-        if !state.withLock({ $0.closed }) { _ = try? checkpointer.query("PRAGMA wal_checkpoint(PASSIVE)") }
-        state.withLock { $0.checkpointRunning = false }
+        var frames = 0
+        if !state.withLock({ $0.closed }) {
+            frames = (try? checkpointer.query("PRAGMA wal_checkpoint(PASSIVE)").first?.int(1)) ?? 0
+        }
+        state.withLock { s in
+            if frames >= configuration.walBackstopPages, !s.closed { s.writerCheckpoints = true } else { s.checkpointRunning = false }
+        }
     }
 
     /// Syncs the WAL if result commits wrote to it since it was last synced (by a commit that
