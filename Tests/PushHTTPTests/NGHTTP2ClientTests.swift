@@ -143,6 +143,10 @@ final class NGHTTP2ClientTests: XCTestCase {
         let heldStatus = try await held.value
         XCTAssertEqual(heldStatus, 200)
         XCTAssertEqual(statuses, Array(repeating: 200, count: 8))
+        // The peer prints each line before it writes the answer, but its output reaches this
+        // process through a pipe and a reader thread: wait for the lines, not just the answers.
+        let printed = peer.waitForOutput { out in (0..<8).allSatisfy { out.contains("answered /item/\($0)\n") } }
+        XCTAssertTrue(printed, "the peer never printed every answer: \(peer.stdout)")
         let lines = peer.stdout.split(separator: "\n")
         for seq in 0..<8 {
             XCTAssertEqual(lines.filter { $0 == "unprocessed /item/\(seq)" }.count, 1, "/item/\(seq) was sent on the first connection: \(peer.stdout)")
