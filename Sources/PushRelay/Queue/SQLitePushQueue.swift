@@ -459,6 +459,20 @@ public final class SQLitePushQueue: PushQueue {
         return try result.get()
     }
 
+    /// The checkpoint the checkpoint thread handed to the writer (the WAL reached
+    /// `walBackstopPages`), run before the writer's next transaction. No checkpoint runs beside
+    /// this one and no frame is added meanwhile: it copies what is left (the checkpoint thread did
+    /// the bulk), and the next transaction starts the WAL over unless a read still holds old frames.
+    private func checkpointOnWriterIfHandedOver() {
+        guard state.withLock({ $0.writerCheckpoints }) else { return }
+        _ = try? writer.query("PRAGMA wal_checkpoint(PASSIVE)")
+        state.withLock { s in
+            s.writerCheckpoints = false
+            s.checkpointRunning = false
+            s.commitsSinceCheckpoint = 0
+        }
+    }
+
     /// Commits everything pending, batch after batch, until nothing is left.
     private func drain() {
         while true {
@@ -478,17 +492,7 @@ public final class SQLitePushQueue: PushQueue {
                     try writer.execute(Self.synchronous(syncs))
                     state.withLock { $0.writerSyncs = syncs }
                 }
-                if state.withLock({ $0.writerCheckpoints }) {
-                    // No checkpoint runs beside this one and no frame is added meanwhile: it
-                    // copies what is left (the checkpoint thread did the bulk), and this
-                    // transaction starts the WAL over unless a read still holds old frames.
-                    _ = try? writer.query("PRAGMA wal_checkpoint(PASSIVE)")
-                    state.withLock { s in
-                        s.writerCheckpoints = false
-                        s.checkpointRunning = false
-                        s.commitsSinceCheckpoint = 0
-                    }
-                }
+                checkpointOnWriterIfHandedOver()
                 try writer.execute("BEGIN IMMEDIATE")
                 for write in writes {
                     if let failed = batch.storageError {
