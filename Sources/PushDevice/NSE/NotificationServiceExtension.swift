@@ -84,8 +84,7 @@ public struct NotificationServiceExtension: Sendable {
         tasks += startTimers(budgetEnd: budgetEnd, softDeadline: improved ? workDeadline : nil, killAt: killAt, trigger: trigger)
         if !wantsImage && !wantsMetric { trigger.yield(.metricDone) }
 
-        let ending = await firstEnding(of: triggers, wantsImage: wantsImage, wantsMetric: wantsMetric, budgetEnd: budgetEnd,
-                                       softDeadline: improved ? workDeadline : nil, state: state)
+        let ending = await firstEnding(of: triggers, wantsImage: wantsImage, wantsMetric: wantsMetric)
         trigger.finish()
 
         switch ending {
@@ -147,14 +146,7 @@ public struct NotificationServiceExtension: Sendable {
     }
 
     /// What ends the race: expiry, the soft deadline or a kill at once, else the last of the work.
-    /// The download and the metric request stop at the same deadline as the expiry (or improved
-    /// mode's soft deadline) timer, so work that ended at that deadline — the clock past it, or
-    /// the download dropped as timed out — ends the run by the deadline, whichever task was
-    /// scheduled first: iOS calls serviceExtensionTimeWillExpire at the budget's end whatever
-    /// else finishes at that instant (under load the download's own timeout often won the race,
-    /// and a run that expired reported `expired: false`).
-    private func firstEnding(of triggers: AsyncStream<Trigger>, wantsImage: Bool, wantsMetric: Bool,
-                             budgetEnd: Duration, softDeadline: Duration?, state: ExtensionRunState) async -> Trigger {
+    private func firstEnding(of triggers: AsyncStream<Trigger>, wantsImage: Bool, wantsMetric: Bool) async -> Trigger {
         var imageDone = !wantsImage, metricDone = !wantsMetric
         var ending: Trigger = .metricDone
         for await t in triggers {
@@ -163,11 +155,6 @@ public struct NotificationServiceExtension: Sendable {
             if t == .expiry || t == .kill || t == .softDeadline { ending = t; break }
             if imageDone && metricDone { ending = t; break }
         }
-        guard ending == .imageDone || ending == .metricDone else { return ending }
-        let timedOut = state.snapshot.image.code == ImageDropReason.timedOut(afterMs: 0).code
-        let now = clock.now()
-        if now >= budgetEnd || (timedOut && softDeadline == nil) { return .expiry }
-        if let softDeadline, now >= softDeadline || timedOut { return .softDeadline }
         return ending
     }
 
