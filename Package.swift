@@ -35,7 +35,7 @@ let package = Package(
         .target(name: "PushStore", dependencies: ["CPushLab"]),
         .target(name: "PushSend", dependencies: ["PushCore", "PushAuth", "PushHTTP", "PushStore"]),
         // The Redis client (hiredis) and the cluster state several relay nodes share through it.
-        .target(name: "PushRedis", dependencies: ["CPushLab", "PushCore", "PushAuth"]),
+        .target(name: "PushRedis", dependencies: ["CPushLab", "PushCore", "PushAuth", "PushHTTP"]),
         .target(name: "PushDevice", dependencies: ["PushCore", "PushHTTP", "PushStore"]),
         .target(name: "PushMetrics", dependencies: ["PushCore", "PushHTTP", "PushStore"]),
         .target(name: "PushGateway", dependencies: ["PushCore", "PushAuth", "PushHTTP", "PushStore"]),

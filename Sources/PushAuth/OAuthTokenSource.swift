@@ -167,7 +167,7 @@ public actor OAuthTokenSource {
     /// (false only while nothing newer can be had: never, since the exchange is not rate-limited).
     @discardableResult
     public func invalidate(afterRejecting value: String) -> Bool {
-        let bare = value.hasPrefix("Bearer ") || value.hasPrefix("bearer ") ? String(value.dropFirst(7)) : value
+        let bare = BearerAuthorization.token(in: value).map(String.init) ?? value
         if cached?.value == bare { cached = nil }
         return true
     }

@@ -12,12 +12,14 @@ public struct ConsoleAccess: Sendable {
     public static let cookie = "pushlab_console"
     public let token: String
 
-    /// A token of at least 16 characters, from `--console-token-file` or the environment.
+    /// A token of at least 16 characters of RFC 6750's b64token, from `--console-token-file` or
+    /// the environment.
     public init(token: String) throws(ConsoleAccessError) {
         let trimmed = token.trimmingCharacters(in: .whitespacesAndNewlines)
         guard trimmed.count >= 16 else { throw ConsoleAccessError(reason: "the console token has \(trimmed.count) characters; use at least 16") }
-        guard trimmed.allSatisfy({ $0.isASCII && !$0.isWhitespace && $0 != ";" && $0 != "," }) else {
-            throw ConsoleAccessError(reason: "the console token may hold printable ASCII only, without spaces, ';' or ','")
+        // It must travel as `Authorization: Bearer <token>`: RFC 6750's b64token.
+        guard BearerAuthorization.token(in: "Bearer " + trimmed) == Substring(trimmed) else {
+            throw ConsoleAccessError(reason: "the console token may hold letters, digits and - . _ ~ + / only, with = only at its end (it is sent as 'Authorization: Bearer <token>', RFC 6750)")
         }
         self.token = trimmed
     }
@@ -43,9 +45,8 @@ public struct ConsoleAccess: Sendable {
     /// The token the request presents, and where; checked in constant time.
     func check(_ request: ServerRequest) -> Presented {
         if let header = request.headers["authorization"] {
-            let parts = header.split(separator: " ", maxSplits: 1)
-            guard parts.count == 2, parts[0].lowercased() == "bearer" else { return .invalid(field: "header authorization") }
-            return matches(String(parts[1]).trimmingCharacters(in: .whitespaces)) ? .valid(fromQuery: false) : .invalid(field: "header authorization")
+            guard let presented = BearerAuthorization.token(in: header) else { return .invalid(field: "header authorization") }
+            return matches(String(presented)) ? .valid(fromQuery: false) : .invalid(field: "header authorization")
         }
         if let value = QueryItems(request.query)["token"] {
             return matches(value) ? .valid(fromQuery: true) : .invalid(field: "query token")

@@ -1,6 +1,7 @@
 import Foundation
 import PushAuth
 import PushCore
+import PushHTTP
 
 
 /// One FCM OAuth access token per service account for the whole cluster. A node asks Redis
@@ -54,7 +55,7 @@ public actor SharedOAuthToken: FCMAccessTokenProvider {
     /// Drops the rejected token here and, if it is still the one stored, in Redis; the next call
     /// gets a fresh one (minted once for the cluster).
     public func renew(afterRejecting rejected: String) async -> Bool {
-        let bare = rejected.hasPrefix("Bearer ") || rejected.hasPrefix("bearer ") ? String(rejected.dropFirst(7)) : rejected
+        let bare = BearerAuthorization.token(in: rejected).map(String.init) ?? rejected
         if local?.value == bare { local = nil }
         await source.invalidate(afterRejecting: bare)
         _ = try? await client.eval(Self.deleteIfToken, keys: [redisKey], arguments: [" " + bare])

@@ -144,6 +144,22 @@ final class SimulationTests: XCTestCase {
         XCTAssertEqual(r.lost, r.killed)
     }
 
+    /// Issue 41: an image that arrives at the budget's last instant is too late — the expiry
+    /// ends the run — and one a millisecond earlier is in time. The extension clock decides
+    /// ties, not the threads: every run of the same seed gives the same counts.
+    func testAnImageAtTheDeadlineIsAnExpiryAndOneJustBeforeItIsNot() async throws {
+        var p = params(.cio, pushes: 20)  // cio-4: the expiry is the run's only deadline
+        p.budget = .seconds(2)
+        p.imageLatency = .fixed(.seconds(2))
+        let atTheDeadline = try await simulation().run(p)
+        XCTAssertEqual(atTheDeadline.expired, 20)
+        XCTAssertEqual(atTheDeadline.deliveredLive, 20, "the metric was acknowledged before the deadline")
+        p.imageLatency = .fixed(.milliseconds(1999))
+        let justBefore = try await simulation().run(p)
+        XCTAssertEqual(justBefore.expired, 0)
+        XCTAssertEqual(justBefore.deliveredLive, 20)
+    }
+
     func testBatchesSpreadLaunchesEvenly() {
         XCTAssertEqual(Simulation.batches(pushes: 10, launches: 2).map(\.range), [1...5, 6...10])
         XCTAssertEqual(Simulation.batches(pushes: 10, launches: 0), [Simulation.Batch(range: 1...10, launchAfter: false)])

@@ -107,6 +107,10 @@ final class OAuthTokenSourceTests: XCTestCase {
         await source.invalidate(afterRejecting: "Bearer token-2")
         let third = try await source.accessToken()
         XCTAssertEqual(third.value, "token-3")
+        // The header's scheme in any case, with several spaces (RFC 6750: one Bearer parser).
+        await source.invalidate(afterRejecting: "BEARER  token-3")
+        let fourth = try await source.accessToken()
+        XCTAssertEqual(fourth.value, "token-4")
     }
 
     func testTwoHundredConcurrentCallersShareOneExchange() async throws {

@@ -34,7 +34,10 @@ final class ImageTransferLimitTests: XCTestCase {
     func testSlowDripBodyIsCutOffAtTheBudget() async throws {
         let r = try await run("/drip.png", budget: .milliseconds(800))
         XCTAssertEqual(r.image.verdict, .dropped)
-        XCTAssertTrue(["timed-out", "cancelled-at-expiry"].contains(r.image.code ?? ""), r.image.code ?? "")
+        // The SDK's own timeout (30 s from the download's start) lies past the budget: the
+        // expiry cancels the transfer, whatever the machine's load (issue 41).
+        XCTAssertTrue(r.expired)
+        XCTAssertEqual(r.image.code, "cancelled-at-expiry")
         XCTAssertEqual(r.delivered, .original)
         XCTAssertEqual(r.contentHandlerCalls, 1)
     }

@@ -147,6 +147,42 @@ final class NSELifecycleTests: XCTestCase {
         XCTAssertTrue(r.timeline.last!.event.contains("killed"))
     }
 
+    /// Issue 41: the work's own timeout and the expiry at one instant. The transport here gives
+    /// up at once, before the emulated clock moves — what a loaded machine does when the
+    /// transport's timer runs before the expiry timer's task. In the model the image's timeout
+    /// is the SDK's 30 s resource timeout from the download's start, after the 400 ms budget:
+    /// the expiry ends the run and cancels the download, and the report says expired.
+    func testAnImageTimeoutReachedBeforeTheExpiryTimerRunsStillEndsTheRunAsAnExpiry() async throws {
+        let t = imageThenMetric(image: .init(error: .timedOut(after: .milliseconds(1))), metric: .init(response: ok))
+        let (r, store) = try await run(TestPayloads.cio(image: "https://img.test/a.png"), profile: profile(),
+                                       advance: (to: .milliseconds(400), sleepers: 1, settled: [.metric]), transport: t)
+        XCTAssertTrue(r.expired, "the download's timeout lies past the budget: the expiry ends the run")
+        XCTAssertEqual(r.delivered, .original)
+        XCTAssertEqual(r.contentHandlerCalls, 1)
+        XCTAssertEqual(r.image.code, "cancelled-at-expiry")
+        XCTAssertEqual(r.metric.result, .acknowledged)
+        XCTAssertEqual(try store.loadAll(), [])
+        let request = try XCTUnwrap(t.requests.first { $0.url.hasPrefix("https://img.test") })
+        XCTAssertEqual(request.timeout, CIONSESession.resourceTimeout, "the SDK's own timeout, not the remaining budget")
+    }
+
+    /// The same for the metric: its attempt's timeout is bounded by the deadline, so it ends at
+    /// the deadline in the model however early the transport gave up; the expiry comes first, the
+    /// request counts as cancelled and its pending row stays.
+    func testAMetricTimeoutAtTheDeadlineIsAnExpiryNotAFailedMetric() async throws {
+        let t = imageThenMetric(image: .init(response: HTTPResponse(status: 200, headers: ["content-type": "image/png"], body: TestImages.png())),
+                                metric: .init(error: .timedOut(after: .milliseconds(1))))
+        let (r, store) = try await run(TestPayloads.cio(image: "https://img.test/banner.png"), profile: profile(),
+                                       advance: (to: .milliseconds(400), sleepers: 1, settled: [.image]), transport: t)
+        XCTAssertTrue(r.expired)
+        XCTAssertEqual(r.delivered, .rich, "the image was ready before the deadline")
+        XCTAssertEqual(r.metric.result, .cancelled)
+        XCTAssertEqual(r.metric.attempts, [], "the attempt was still in flight at the deadline")
+        XCTAssertEqual(try store.loadAll().count, 1, "the cancelled metric's row stays for recovery")
+    }
+
+    /// A metric that failed before the deadline keeps its failure, and the run ends without
+    /// waiting for the expiry (the deadline decides only what ends at or after it).
     func testCIO4SendsTheMetricOnceEvenWhenItFails() async throws {
         let t = imageThenMetric(image: .init(response: HTTPResponse(status: 200, body: TestImages.png())),
                                 metric: .init(response: HTTPResponse(status: 503)))

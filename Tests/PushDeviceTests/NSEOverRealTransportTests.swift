@@ -52,7 +52,10 @@ final class NSEOverRealTransportTests: XCTestCase {
 
     func testImageStallingPastTheBudgetDeliversTheOriginalAtExpiry() async throws {
         let r = try await run(image: "/stall.png", budget: .milliseconds(500))
-        XCTAssertTrue(r.expired)
+        // The download's own timeout is the SDK's 30 s from its start, past the budget: the
+        // expiry wins however late its timer runs on a loaded machine (issue 41).
+        XCTAssertTrue(r.expired, "\(r.timeline.map(\.event))")
+        XCTAssertEqual(r.image.code, "cancelled-at-expiry")
         XCTAssertEqual(r.delivered, .original)
         XCTAssertEqual(r.contentHandlerCalls, 1)
         XCTAssertEqual(r.image.verdict, .dropped)

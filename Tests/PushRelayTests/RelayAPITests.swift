@@ -206,6 +206,24 @@ final class RelayAPITests: XCTestCase {
         XCTAssertTrue(text.contains(#"pushlab_relay_queue_targets{state="finished"} 2"#), text)
     }
 
+    /// The key is read with the one Bearer parser (RFC 6750): any case of the scheme, one or more
+    /// spaces; another scheme, a tab, or a key with a space inside is not a Bearer credential.
+    func testTheKeyIsReadAsABearerCredential() async throws {
+        harness = try await RelayHarness()
+        let key = harness.key
+        for header in ["Bearer \(key)", "bearer \(key)", "BEARER   \(key)"] {
+            let r = try await harness.request("GET", "/v1/apps/demo/deliveries?limit=1", key: "", headers: ["authorization": header])
+            XCTAssertEqual(r.status, 200, "\(header.prefix(9)): \(r.bodyText)")
+        }
+        // (HTTP/2 refuses a field value ending in a space, so "Bearer " cannot be sent here: the
+        // parser's own table has it.)
+        for header in ["Basic \(key)", "Bearer\t\(key)", "Bearer \(key) x", "Bearer"] {
+            let r = try await harness.request("GET", "/v1/apps/demo/deliveries?limit=1", key: "", headers: ["authorization": header])
+            XCTAssertEqual(r.status, 401, r.bodyText)
+            XCTAssertTrue(r.bodyText.contains("is not 'Bearer <key>'"), r.bodyText)
+        }
+    }
+
     /// By default /metrics wants an admin key as a bearer token (what Prometheus sends with
     /// bearer_token); an app key is refused, /healthz stays open.
     func testMetricsNeedTheAdminKeyByDefault() async throws {

@@ -22,7 +22,8 @@ public enum ImageDropReason: Error, Sendable, Equatable {
     case unsupportedExtension(fileName: String)
     /// JPEG/PNG/GIF bytes under a file extension of another type (e.g. a PNG named .jpg).
     case extensionMismatch(actual: ImageFormat, fileName: String)
-    /// The download did not finish before its deadline (the remaining budget).
+    /// The download did not finish within its own timeout (on iOS the SDK's 30 s resource
+    /// timeout, which only a budget longer than 30 s lets pass before the expiry).
     case timedOut(afterMs: Int64)
     /// The budget expired (or the extension was killed) while downloading.
     case cancelled
@@ -69,7 +70,7 @@ public enum ImageDropReason: Error, Sendable, Equatable {
             : "image is \(f.rawValue.uppercased()), not an iOS attachment type (JPEG, PNG, GIF)"
         case .unsupportedExtension(let name): return "saved file '\(name)' has no JPEG/PNG/GIF extension, so iOS cannot type the attachment"
         case .extensionMismatch(let actual, let name): return "file '\(name)' holds \(actual.rawValue.uppercased()) bytes but its extension names another type; iOS refuses the attachment"
-        case .timedOut(let ms): return "download did not finish within the remaining budget (\(ms) ms)"
+        case .timedOut(let ms): return "download did not finish within its \(ms) ms timeout"
         case .cancelled: return "download cancelled when the budget expired"
         case .tlsFailed(let why): return "TLS failed: \(why)"
         case .networkError(let why): return "download failed: \(why)"

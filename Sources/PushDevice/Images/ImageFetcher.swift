@@ -15,7 +15,7 @@ public struct ImageDownload: Sendable {
 /// unless App Transport Security allows arbitrary loads, redirects followed here one hop at a
 /// time (the transport follows none) so that an http hop is refused *before* it is fetched,
 /// at most `maxBytes` (the transport aborts the transfer as soon as it passes the limit), and
-/// a deadline that is the remaining budget.
+/// and a deadline the caller sets (the NSE: the SDK's resource timeout).
 public struct ImageFetcher: Sendable {
     public var transport: any HTTPTransport
     public var allowArbitraryLoads: Bool

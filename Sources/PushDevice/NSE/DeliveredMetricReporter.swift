@@ -36,8 +36,6 @@ public struct DeliveredMetricReporter: Sendable {
     public var clock: any NSEClock
     public var wallClock: any TimeSource
 
-    /// The 4.x NSE client's resource timeout.
-    public static let resourceTimeout: Duration = .seconds(30)
     /// The 2.x SDK's back-off ladder for 5xx.
     public static let legacyBackoff: [Duration] = [0.1, 0.2, 0.4, 0.8, 1.6, 3.2].map { .milliseconds(Int64($0 * 1000)) }
 
@@ -66,22 +64,31 @@ public struct DeliveredMetricReporter: Sendable {
         }
     }
 
-    /// Sends until acknowledged, refused, or `deadline` (emulated time) leaves no room.
-    /// `onAttempt` reports each attempt for the timeline.
+    /// Sends until acknowledged, refused, or no room is left before `deadline` (emulated time) for
+    /// another try. `onAttempt` reports each attempt that ended before the deadline.
+    ///
+    /// nil: the metric had not settled when `deadline` came — an attempt ended at that instant or
+    /// later (by an answer, an error, or its own timeout, which the deadline bounds and which
+    /// counts at the instant it was set for, whenever the transport's timer fired) — so the
+    /// run's deadline ends the run first and cancels the request, whatever the machine's load
+    /// (docs/specs/device-side.md §2 step 5).
     public func send(deliveryID: String, deliveryToken: String, deadline: Duration,
-                     onAttempt: @Sendable (MetricAttempt) -> Void = { _ in }) async -> DeliveredMetricOutcome {
+                     onAttempt: @Sendable (MetricAttempt) -> Void = { _ in }) async -> DeliveredMetricOutcome? {
         var request = request(deliveryID: deliveryID, deliveryToken: deliveryToken)
         var attempts: [MetricAttempt] = []
         var backoff: Duration = profile.sdkMode == .improved ? .milliseconds(250) : .zero
         var retry = 0
         while true {
             let left = deadline - clock.now()
-            if left <= .zero { return DeliveredMetricOutcome(url: request.url, result: attempts.isEmpty ? .cancelled : .failed, attempts: attempts) }
-            request.timeout = clock.realDuration(min(left, DeliveredMetricReporter.resourceTimeout))
-            var attempt = MetricAttempt(atMs: clock.now().milliseconds)
+            if left <= .zero { return nil }
+            let timeout = min(left, CIONSESession.resourceTimeout)
+            let started = clock.now()
+            request.timeout = clock.realDuration(timeout)
+            var attempt = MetricAttempt(atMs: started.milliseconds)
             var retryable = false
             do {
                 let response = try await transport.send(request)
+                if clock.now() >= deadline { return nil }
                 attempt.status = response.status
                 if (200..<300).contains(response.status) && !response.body.isEmpty {
                     attempts.append(attempt); onAttempt(attempt)
@@ -93,6 +100,13 @@ public struct DeliveredMetricReporter: Sendable {
                     attempt.error = "cancelled"
                     attempts.append(attempt); onAttempt(attempt)
                     return DeliveredMetricOutcome(url: request.url, result: .cancelled, attempts: attempts)
+                }
+                // The attempt's own timeout ends it at `started + timeout` in the model, whenever
+                // the transport's timer fired in real time; any other failure when it came.
+                if case .timedOut? = error as? HTTPClientError {
+                    if started + timeout >= deadline { return nil }
+                } else if clock.now() >= deadline {
+                    return nil
                 }
                 attempt.error = "\(error)"
                 retryable = profile.sdkMode == .improved

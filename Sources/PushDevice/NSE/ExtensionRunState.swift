@@ -17,6 +17,7 @@ final class ExtensionRunState: Sendable {
         var attachment: RichPushAttachment?
         var image: ImageReport = .noImage
         var metric: DeliveredMetricOutcome?
+        var metricAttempts: [MetricAttempt] = []
         var rowRemoved = false
     }
 
@@ -65,11 +66,28 @@ final class ExtensionRunState: Sendable {
         }
     }
 
-    func setMetric(_ outcome: DeliveredMetricOutcome) { fields.withLock { if $0.metric == nil { $0.metric = outcome } } }
-    func markRowRemoved() { fields.withLock { $0.rowRemoved = true } }
+    /// A metric attempt that ended before the deadline: kept for the report even when a later
+    /// attempt is still in flight at expiry.
+    func addMetricAttempt(_ attempt: MetricAttempt) {
+        fields.withLock { fields in
+            guard !fields.killed && !fields.cancelled else { return }
+            fields.metricAttempts.append(attempt)
+        }
+    }
+
+    /// The metric settled before the deadline: records it and, for an acknowledged one, runs
+    /// `removeRow` (§2 step 4) — both only while the run is live, under one lock, so expiry or a
+    /// kill sees either both or neither.
+    func settleMetric(_ outcome: DeliveredMetricOutcome, removeRow: () -> Bool) {
+        fields.withLock { fields in
+            guard !fields.killed && !fields.cancelled else { return }
+            fields.metric = outcome
+            if outcome.result == .acknowledged && removeRow() { fields.rowRemoved = true }
+        }
+    }
 
     var snapshot: (timeline: [NSETimelineEntry], attachment: RichPushAttachment?, image: ImageReport,
-                   metric: DeliveredMetricOutcome?, rowRemoved: Bool, killed: Bool) {
-        fields.withLock { ($0.entries, $0.attachment, $0.image, $0.metric, $0.rowRemoved, $0.killed) }
+                   metric: DeliveredMetricOutcome?, metricAttempts: [MetricAttempt], rowRemoved: Bool, killed: Bool) {
+        fields.withLock { ($0.entries, $0.attachment, $0.image, $0.metric, $0.metricAttempts, $0.rowRemoved, $0.killed) }
     }
 }

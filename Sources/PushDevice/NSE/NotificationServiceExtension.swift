@@ -116,29 +116,31 @@ public struct NotificationServiceExtension: Sendable {
         return Task {
             defer { clock.leave() }
             state.log("delivered metric: POST \(reporter.request(deliveryID: push.deliveryID, deliveryToken: push.deliveryToken).url)")
-            let outcome = await reporter.send(deliveryID: push.deliveryID, deliveryToken: push.deliveryToken, deadline: deadline) { attempt in
+            let settled = await reporter.send(deliveryID: push.deliveryID, deliveryToken: push.deliveryToken, deadline: deadline) { attempt in
+                state.addMetricAttempt(attempt)
                 state.log("delivered metric attempt: " + (attempt.status.map { "HTTP \($0)" } ?? attempt.error ?? "no answer"))
             }
+            // Still in flight at the deadline: the deadline ends the run and cancels it.
+            guard let outcome = settled else { return }
             // §2 step 4: only an acknowledged metric removes its pending row.
-            if outcome.result == .acknowledged, let id = pendingID {
-                var removed = false
-                state.whileLive { removed = (try? store.remove(ids: [id])) == 1 }
-                if removed { state.markRowRemoved() }
-            }
-            state.setMetric(outcome)
+            state.settleMetric(outcome) { pendingID.map { (try? store.remove(ids: [$0])) == 1 } ?? false }
             onSettled?(.metric)
             trigger.yield(.metricDone)
         }
     }
 
-    /// §2 step 2, the image half: downloads the image within the work deadline.
+    /// §2 step 2, the image half: downloads the image with the SDK's own timeout. A download
+    /// that ends at the work deadline or later — the SDK's timeout included, which for a budget
+    /// of 30 s or less falls after iOS's expiry — does not end the run: the deadline does, and
+    /// cancels it (§2 step 5). So the expiry wins a stall past the budget whatever the machine's
+    /// load, and an image ready before the deadline wins, on every clock.
     private func startImageTask(_ url: String, deadline: Duration, state: ExtensionRunState,
                                 trigger: AsyncStream<Trigger>.Continuation) -> Task<Void, Never> {
         let onSettled = configuration.onSettled
         clock.join()
         return Task {
             defer { clock.leave() }
-            let (report, attachment) = await fetchImage(url, deadline: deadline, state: state)
+            guard let (report, attachment) = await fetchImage(url, deadline: deadline, state: state) else { return }
             state.setImage(report, attachment: attachment)
             onSettled?(.image)
             trigger.yield(.imageDone)
@@ -209,7 +211,7 @@ public struct NotificationServiceExtension: Sendable {
             report.image = .dropped(push.image, .cancelled)
         }
         report.metric = snap.metric ?? DeliveredMetricOutcome(url: profile.metricsEndpoint.url(profile.sdkMode == .cioLegacy ? .legacyEvents : .track),
-                                                              result: wantsMetric ? .cancelled : .skipped, attempts: [])
+                                                              result: wantsMetric ? .cancelled : .skipped, attempts: snap.metricAttempts)
         report.pendingRow.removed = snap.rowRemoved
         if let attachment = snap.attachment {
             report.notification = displayed(aps: aps, payload: payload, attachments: [attachment])
@@ -257,18 +259,37 @@ public struct NotificationServiceExtension: Sendable {
         return stored ? row.id : nil
     }
 
-    /// Downloads and attaches the image; reports the verdict.
-    private func fetchImage(_ url: String, deadline: Duration, state: ExtensionRunState) async -> (ImageReport, RichPushAttachment?) {
+    /// Downloads and attaches the image; reports the verdict. nil: the work ended at `deadline`
+    /// or later — the SDK's own timeout at the emulated instant it was set for, whenever the
+    /// transport's timer fired in real time; anything else when it returned — so the deadline
+    /// ends the run first.
+    private func fetchImage(_ url: String, deadline: Duration, state: ExtensionRunState) async -> (ImageReport, RichPushAttachment?)? {
         let profile = configuration.profile
         let fetcher = ImageFetcher(transport: transport, allowArbitraryLoads: profile.allowArbitraryLoads,
                                    maxRedirects: configuration.maxRedirects)
         let clock = self.clock
+        let timeoutAt = clock.now() + CIONSESession.resourceTimeout
         state.log("image download starts: \(url)")
-        let result = await fetcher.fetch(url, remaining: { clock.realDuration(deadline - clock.now()) },
+        let result = await fetcher.fetch(url, remaining: { clock.realDuration(timeoutAt - clock.now()) },
                                          onHop: { hop in if hop != url { state.log("image redirect to \(hop)") } })
+        let timedOut = if case .failure(let reason) = result { reason.code == ImageDropReason.timedOut(afterMs: 0).code } else { false }
+        guard (timedOut ? timeoutAt : clock.now()) < deadline else { return nil }
+        let verdict = imageVerdict(url, result, state: state)
+        guard clock.now() < deadline else {
+            state.log("image ready only at the deadline or later: too late")
+            return nil
+        }
+        return verdict
+    }
+
+    /// The verdict on a finished download: dropped (and why), or attached.
+    private func imageVerdict(_ url: String, _ result: Result<ImageDownload, ImageDropReason>,
+                              state: ExtensionRunState) -> (ImageReport, RichPushAttachment?) {
+        let profile = configuration.profile
         switch result {
         case .failure(let reason):
-            let effective = reason == .timedOut(afterMs: 0) ? ImageDropReason.timedOut(afterMs: (deadline - clock.now()).milliseconds) : reason
+            let effective = reason.code == ImageDropReason.timedOut(afterMs: 0).code
+                ? ImageDropReason.timedOut(afterMs: CIONSESession.resourceTimeout.milliseconds) : reason
             state.log("image dropped: \(effective.reason)")
             return (.dropped(url, effective), nil)
         case .success(let download):

@@ -46,7 +46,7 @@ struct APNsAuthorizer: Sendable {
                 if now.timeIntervalSince(iat) > Self.maxTokenAge { return .failure(APNsRejection(.expiredProviderToken)) }
                 return .success(Authorized(teamID: team, streamLimitRaised: state.authenticated))
             }
-            guard let jwt = BearerCredential.token(in: header), !jwt.isEmpty else { return .failure(APNsRejection(.invalidProviderToken)) }
+            guard let jwt = BearerAuthorization.token(in: header) else { return .failure(APNsRejection(.invalidProviderToken)) }
             return authorize(jwt: jwt, state: &state, now: now).map { team in
                 state.header = header
                 return Authorized(teamID: team, streamLimitRaised: state.authenticated)

@@ -56,7 +56,7 @@ struct FCMSendRoute: Sendable {
     /// The bearer access token: present (401), known and unexpired (401), with a messaging scope
     /// (403) for this project (403).
     private func authorize(_ request: ServerRequest, project: String, now: Date) -> FCMError? {
-        guard let header = request.headers["authorization"], let token = BearerCredential.token(in: header) else {
+        guard let header = request.headers["authorization"], let token = BearerAuthorization.token(in: header) else {
             return FCMError(httpStatus: 401, status: "UNAUTHENTICATED",
                             message: "Request is missing required authentication credential. Expected OAuth 2 access token, login cookie or other valid authentication credential.")
         }

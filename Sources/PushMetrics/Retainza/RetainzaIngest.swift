@@ -61,8 +61,8 @@ public final class RetainzaIngest: Sendable {
     }
 
     private func checkKey(_ header: String?) throws(RetainzaIngestRejection) {
-        guard let header, header.lowercased().hasPrefix("bearer ") else { throw .missingKey }
-        let key = String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
+        guard let header, let token = BearerAuthorization.token(in: header) else { throw .missingKey }
+        let key = String(token)
         switch RetainzaContract.classify(key: key) {
         case .secret: throw .secretKey
         case .notAKey: throw .notAPublicKey

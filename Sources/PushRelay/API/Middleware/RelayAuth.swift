@@ -43,10 +43,7 @@ struct RelayAuth: AsyncMiddleware {
     /// cannot be read (`APIError.keyLookupFailed`).
     func authenticate(_ request: ServerRequest) async throws -> APIKeyScope {
         guard let header = request.headers["authorization"] else { throw APIError.unauthorized("no API key") }
-        let parts = header.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else { throw APIError.unauthorized("the Authorization header is not 'Bearer <key>'") }
-        var key = parts[1].drop(while: \.isWhitespace)
-        while key.last?.isWhitespace == true { key = key.dropLast() }
+        guard let key = BearerAuthorization.token(in: header) else { throw APIError.unauthorized("the Authorization header is not 'Bearer <key>'") }
         guard let scope = try await scope(ofKey: String(key)) else { throw APIError.unauthorized("unknown or revoked API key") }
         return scope
     }

@@ -13,7 +13,7 @@ enum ConsoleSetup {
     static let remote = Option.flag("--console-remote", help: "Let the console answer peers that are not loopback (it refuses them by default); every request then needs the console's access token.")
     static let tokenFile = Option.string(
         "--console-token-file", name: "FILE",
-        help: "The console's access token (first line, 16+ characters); also PUSHLAB_CONSOLE_TOKEN. With --console-remote and neither, pushlab makes one and prints the console link with it once.")
+        help: "The console's access token (first line, 16+ characters: letters, digits, - . _ ~ + /, = at the end); also PUSHLAB_CONSOLE_TOKEN. With --console-remote and neither, pushlab makes one and prints the console link with it once.")
     static let app = Option.value(["--console-app"], name: "FILE", help: "App profile of the console's virtual iPhone.", kind: .string,
                                   computed: "payloads/apps/demo.json") { ProjectFiles.defaultFile("payloads/apps/demo.json") }
     static let androidApp = Option.value(["--console-android-app"], name: "FILE", help: "Android app profile of the console's virtual Android phones (devices registered as android in --devices).", kind: .string,
