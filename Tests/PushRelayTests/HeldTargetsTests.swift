@@ -62,7 +62,7 @@ final class HeldTargetsTests: XCTestCase {
     }
 
     func testAnswersGatherUntilABatchOrTheGatherWaitWhileSendsAreInFlight() {
-        let held = HeldTargets(concurrency: 8)
+        let held = HeldTargets(concurrency: 4)
         XCTAssertEqual(held.recordBatch, 2)
         let claimed = claims(8)
         held.claimed(claimed)

@@ -309,6 +309,45 @@ final class RedisPushQueueTests: XCTestCase {
         await q.close()
     }
 
+    /// A target whose definition is gone from Redis (its chunk's field deleted) is never handed
+    /// out with an empty token: the claim gives it a final failure, `MissingDefinition`, and a
+    /// dead letter naming the missing field; the chunk's other targets go on as usual.
+    func testATargetWhoseDefinitionIsGoneIsAFinalFailureNotAnEmptyToken() async throws {
+        let time = ManualTimeSource()
+        let q = try queue(time: time)
+        try await q.prepare()
+        let submission = PushQueueContract.submission("p_1", tokens: 70, at: time.now)
+        _ = try await q.enqueue(submission)
+        // The first node dies holding both chunks (0…63 and 64…69); then chunk 64's definitions go.
+        let first = try await q.claim(consumer: "dies", limit: 100, lease: .seconds(5))
+        XCTAssertEqual(first.count, 70)
+        XCTAssertEqual(try server.cli(["HDEL", "pushlab:targets:p_1", "c64"]), "1")
+        time.advance(by: 6)
+        let second = try await q.claim(consumer: "n2", limit: 100, lease: .seconds(5))
+        XCTAssertEqual(second.map(\.index), Array(0..<64), "the targets without a definition are not handed out")
+        XCTAssertFalse(second.contains { $0.target.value.isEmpty }, "no target is sent with an empty token")
+        XCTAssertEqual(second.map(\.target.value), Array(submission.targets[0..<64].map(\.value)))
+        var status = try await q.status(of: "p_1", includeTargets: true)
+        XCTAssertEqual(status?.failed, 6)
+        let dead = try server.cli(["XREVRANGE", "pushlab:dead", "+", "-", "COUNT", "1"])
+        XCTAssertTrue(dead.contains("MissingDefinition") && dead.contains("pushlab:targets:p_1 field c64"), dead)
+        var depth = try await q.depth()
+        XCTAssertEqual(depth, QueueDepth(waiting: 0, claimed: 64, finished: 6))
+        try await q.complete(second.map { PushQueueContract.sent($0, at: time.now) })
+        status = try await q.status(of: "p_1", includeTargets: true)
+        XCTAssertEqual(status?.isFinished, true)
+        XCTAssertEqual(status.map { [$0.sent, $0.failed] }, [64, 6])
+        let cluster = try await q.clusterStatus()
+        XCTAssertEqual(cluster.deadLetterCount, 6)
+        depth = try await q.depth()
+        XCTAssertEqual(depth, QueueDepth(waiting: 0, claimed: 0, finished: 70))
+        XCTAssertEqual(try server.cli(["XLEN", "pushlab:work"]), "0")
+        // Every target of the lost chunk has its final result, named.
+        let results = try server.cli(["HGET", "pushlab:results:p_1", "69"])
+        XCTAssertTrue(results.contains("MissingDefinition"), results)
+        await q.close()
+    }
+
     /// A chunk taken over after its node died part-way: only its targets without a result that
     /// were not rescheduled are handed out again; the dead node's late reschedule of a target
     /// its successor holds is refused (no second copy in the retry queue), and the rescheduled
@@ -385,6 +424,17 @@ final class RedisPushQueueTests: XCTestCase {
         let old = TargetOutcome(status: .sent, httpStatus: 200, providerID: "old", attempts: 1, finishedAt: Date(timeIntervalSince1970: 1_000))
         _ = try server.cli(["XADD", "pushlab:delivered:demo", "*", "p", "p_gone", "i", "3", "k", "apns", "e", "", "v", token,
                             "o", String(decoding: try JSONEncoder.secondsSince1970.encode(old), as: UTF8.self), "t", "1000"])
+        // A batch entry as written before 2026-12-06: each line `p i kind env value outcome at`,
+        // the outcome a JSON object; and a done marker of that form.
+        let batchOutcome = TargetOutcome(status: .failed, httpStatus: 410, reason: "Unregistered", providerID: "b1", tokenInvalid: true,
+                                         attempts: 2, finishedAt: Date(timeIntervalSince1970: 2_000.5))
+        let batchJSON = String(decoding: try JSONEncoder.secondsSince1970.encode(batchOutcome), as: UTF8.self)
+        _ = try server.cli(["XADD", "pushlab:delivered:demo", "*", "n", "1", "t", "2000.5",
+                            "b", ["p_batch", "7", "apns", "production", token, batchJSON, "2000.5"].joined(separator: sep)])
+        _ = try server.cli(["HSET", "pushlab:push:p_done", "app", "demo", "content", "{}", "count", "1", "accepted", "0",
+                            "sent", "0", "failed", "1", "key", "", "fp", ""])
+        _ = try server.cli(["HSET", "pushlab:targets:p_done", "0", "apns" + sep + sep + token])
+        _ = try server.cli(["HSET", "pushlab:results:p_done", "0", batchJSON])
         let claims = try await q.claim(consumer: "n1", limit: 10, lease: .seconds(30))
         XCTAssertEqual(claims.map(\.pushID), ["p_chunk", "p_chunk", "p_old"])
         XCTAssertEqual(claims.map(\.target.value), [chunkToken, "f1", token])
@@ -392,7 +442,17 @@ final class RedisPushQueueTests: XCTestCase {
         try await q.complete(claims.map { PushQueueContract.sent($0, at: Date()) })
         XCTAssertEqual(try server.cli(["XLEN", "pushlab:work"]), "0")
         let delivered = try await q.deliveries(app: "demo", token: token, since: nil, limit: 10)
-        XCTAssertEqual(delivered.map(\.pushID), ["p_old", "p_gone"], "newest first, the old entry too")
+        XCTAssertEqual(delivered.map(\.pushID), ["p_old", "p_batch", "p_gone"], "newest first, the old entries too")
+        XCTAssertEqual(delivered.map(\.index), [0, 7, 3])
+        XCTAssertEqual(delivered[1].outcome, batchOutcome, "an outcome stored as a JSON object reads back")
+        XCTAssertEqual(delivered[0].target.value, token)
+        // Written now: the outcome is the compact array, the line has no push id (the entry's `p`).
+        XCTAssertTrue(try server.cli(["HGET", "pushlab:results:p_old", "0"]).hasPrefix("[1,"))
+        XCTAssertTrue(try server.cli(["XREVRANGE", "pushlab:delivered:demo", "+", "-", "COUNT", "1"]).split(separator: "\n").contains("p_old"))
+        let now = try await q.status(of: "p_old", includeTargets: true)
+        XCTAssertEqual(now?.targets.first?.outcome?.status, .sent)
+        let done = try await q.status(of: "p_done", includeTargets: true)
+        XCTAssertEqual(done?.targets.first?.outcome, batchOutcome, "a done marker stored as a JSON object reads back")
         await q.close()
     }
 }

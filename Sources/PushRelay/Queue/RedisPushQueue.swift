@@ -288,14 +288,23 @@ public final class RedisPushQueue: PushQueue {
         var arguments = [P, submission.id.rawValue, submission.app, String(decoding: submission.content, as: UTF8.self),
                          String(part.count), String(submission.acceptedAt.timeIntervalSince1970),
                          submission.idempotencyKey ?? "", submission.requestFingerprint ?? "", String(capacity),
-                         String(configuration.chunkSize), "1"]
-        arguments.reserveCapacity(arguments.count + 2 * part.count + 1)
-        for index in part {
-            let target = submission.targets[index]
-            arguments.append(String(index))
-            arguments.append(target.kind.rawValue + "\u{1f}" + (target.environment?.rawValue ?? "") + "\u{1f}" + target.value)
-            // A chunk's entry carries its definitions joined by RS unless a value holds one.
-            if target.value.utf8.contains(0x1E) { arguments[10] = "0" }
+                         String(configuration.chunkSize)]
+        func definition(_ target: PushTarget) -> String {
+            target.kind.rawValue + "\u{1f}" + (target.environment?.rawValue ?? "") + "\u{1f}" + target.value
+        }
+        if part.contains(where: { submission.targets[$0].value.utf8.contains(0x1E) }) {
+            // A value holding RS cannot be joined by RS: one argument (and field) per target.
+            arguments.append("0")
+            arguments.reserveCapacity(arguments.count + 2 * part.count + 1)
+            for index in part { arguments += [String(index), definition(submission.targets[index])] }
+        } else {
+            // Each chunk's definitions joined here, one argument per chunk: the script stores
+            // them as they are, with no work per target.
+            arguments += ["1", String(part.lowerBound)]
+            for from in stride(from: part.lowerBound, to: part.upperBound, by: configuration.chunkSize) {
+                let chunk = from..<min(part.upperBound, from + configuration.chunkSize)
+                arguments.append(chunk.map { definition(submission.targets[$0]) }.joined(separator: "\u{1e}"))
+            }
         }
         if let total { arguments.append(String(total)) }
         let keys = [idempotencyKey, "\(P):push:\(submission.id)", "\(P):targets:\(submission.id)", lane.stream]
@@ -596,8 +605,8 @@ public final class RedisPushQueue: PushQueue {
                     let o = results[position].outcome, c = results[position].claim
                     let outcome = Self.encode(o), at = String(o.finishedAt.timeIntervalSince1970)
                     let index = String(c.index)
-                    lines.append(c.pushID.rawValue + sep + index + sep + c.target.kind.rawValue + sep + (c.target.environment?.rawValue ?? "") + sep
-                        + c.target.value + sep + outcome + sep + at)
+                    // The push id is the log entry's (`p`), the time the outcome's (finishedAt).
+                    lines.append(index + sep + c.target.kind.rawValue + sep + (c.target.environment?.rawValue ?? "") + sep + c.target.value + sep + outcome)
                     if o.tokenInvalid {
                         // Its position (1…n) among the push's results in argument order.
                         invalid += [String(fields.count / 2 + 1), [c.target.kind.rawValue, c.target.value, o.reason ?? "invalid", at].joined(separator: sep)]
@@ -789,14 +798,17 @@ public final class RedisPushQueue: PushQueue {
         for lane in try lanesOrThrow() {
         var taken = 0
         try await scanNewestFirst("\(lane.prefix):delivered:\(app)", since: since) { entry in
-            // One entry per recorded batch: its results, newest last. (An entry with `o` is one
-            // result, as pushlab wrote them before batches.)
+            // One entry per recorded batch of one push (`p`): its results, newest last, each
+            // `i kind env value outcome`; written before 2026-12-06, each also carried the push
+            // id first and the time last. (An entry with `o` is one result, as pushlab wrote them
+            // before batches.)
             let lines = entry["o"].map { _ in [[entry["p"], entry["i"], entry["k"], entry["e"], entry["v"], entry["o"], entry["t"]]
                 .map { $0 ?? "" }.joined(separator: "\u{1f}")[...]] }
                 ?? (entry["b"] ?? "").split(separator: "\u{1e}", omittingEmptySubsequences: true)
             for line in lines.reversed() {
-                let f = Self.split(String(line))
-                guard f.count == 7 else { continue }
+                var f = Self.split(String(line))
+                if f.count == 5 { f.insert(entry["p"] ?? "", at: 0) }
+                guard f.count >= 6 else { continue }
                 if let token, f[4] != token { continue }
                 guard let outcome = Self.decode(f[5]) else { continue }
                 if let since, outcome.finishedAt < since { continue }
@@ -980,17 +992,20 @@ public final class RedisPushQueue: PushQueue {
         return String(decoding: mask, as: UTF8.self)
     }
 
-    /// The outcome as the JSON `JSONDecoder` reads back (`decode`): the object `JSONEncoder`
-    /// writes with sorted keys and dates in seconds since 1970, nil fields left out. Written
-    /// by hand, one per result on the record path: `JSONEncoder` took about 3 µs of the relay's
-    /// CPU per result, an eighth of its whole cost per delivery.
+    /// The outcome as stored in Redis (its done marker and its delivery-log line): a JSON array
+    /// `[status (1 sent, 0 failed), attempts, finishedAt (seconds since 1970), httpStatus or
+    /// null, providerID or null]`, then `reason` when there is one or the token is invalid, then
+    /// `1` when it is — less than half the bytes of the object with its keys, and every byte
+    /// of a result is parsed, hashed and written (AOF) by Redis twice (issue 37). Written by hand,
+    /// one per result on the record path (`JSONEncoder` took about 3 µs of the relay's CPU per
+    /// result). `decode` reads it, and the object pushlab stored before 2026-12-06 (and the
+    /// scripts' own dead-letter results).
     static func encode(_ outcome: TargetOutcome) -> String {
-        var s = "{\"attempts\":" + String(outcome.attempts) + ",\"finishedAt\":" + seconds(outcome.finishedAt)
-        if let status = outcome.httpStatus { s += ",\"httpStatus\":" + String(status) }
-        if let id = outcome.providerID { s += ",\"providerID\":" + JSONValue.quoted(id) }
-        if let reason = outcome.reason { s += ",\"reason\":" + JSONValue.quoted(reason) }
-        s += ",\"status\":" + JSONValue.quoted(outcome.status.rawValue) + ",\"tokenInvalid\":" + (outcome.tokenInvalid ? "true}" : "false}")
-        return s
+        var s = (outcome.status == .sent ? "[1," : "[0,") + String(outcome.attempts) + "," + seconds(outcome.finishedAt)
+        s += "," + (outcome.httpStatus.map { String($0) } ?? "null") + "," + (outcome.providerID.map(JSONValue.quoted) ?? "null")
+        if outcome.reason != nil || outcome.tokenInvalid { s += "," + (outcome.reason.map(JSONValue.quoted) ?? "null") }
+        if outcome.tokenInvalid { s += ",1" }
+        return s + "]"
     }
 
     /// A date as JSON seconds since 1970: the shortest text that reads back as the same Double.
@@ -1002,6 +1017,14 @@ public final class RedisPushQueue: PushQueue {
     }
 
     static func decode(_ json: String) -> TargetOutcome? {
+        if json.utf8.first == UInt8(ascii: "[") {
+            guard let a = (try? JSONDocument.parse(Array(json.utf8)))?.root.arrayValue, a.count >= 5,
+                  let status = a[0].numberValue?.intValue, let attempts = a[1].numberValue?.intValue, let at = a[2].numberValue else { return nil }
+            return TargetOutcome(status: status == 1 ? .sent : .failed, httpStatus: a[3].numberValue?.intValue,
+                                 reason: a.count > 5 ? a[5].stringValue : nil, providerID: a[4].stringValue,
+                                 tokenInvalid: a.count > 6 && a[6].numberValue?.intValue == 1, attempts: attempts,
+                                 finishedAt: Date(timeIntervalSince1970: at.doubleValue))
+        }
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .secondsSince1970
         return try? decoder.decode(TargetOutcome.self, from: Data(json.utf8))

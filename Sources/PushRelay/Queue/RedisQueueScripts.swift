@@ -24,12 +24,14 @@ import PushRedis
 /// chunk, and — in a part of a push spread over a cluster's lanes — `total` (the whole push's
 /// count) and `first` (the part's first target)), `P:targets:ID` (`cF` → the definitions of the
 /// chunk from target F on, joined by RS; or, queued before 2026-12-06 or with a value holding RS,
-/// index → definition), `P:results:ID` (the done markers: index → outcome JSON), `P:retry:ID`
+/// index → definition), `P:results:ID` (the done markers: index → outcome: the JSON array of `RedisPushQueue.encode`, or — written before 2026-12-06 or by these scripts — a JSON object), `P:retry:ID`
 /// (index → attempts SEP last error SEP where the target waits: `delayed` or the entry it was put
 /// back in), `P:claimed:ID` (claimed entry → consumer SEP its targets, comma-separated, or F+K
 /// for a whole chunk's first K from F);
-/// per app the results stream `P:delivered:APP` (one entry per batch: `b` holds its results,
-/// RS-separated, each `p i kind env value outcome at` joined by SEP) and `P:invalid:APP`. A
+/// per app the results stream `P:delivered:APP` (one entry per batch and push: `p` the push,
+/// `t` the newest finish time, `n` the count, `b` its results, RS-separated, each `i kind env
+/// value outcome` joined by SEP — before 2026-12-06 `p i kind env value outcome at`, still
+/// read) and `P:invalid:APP`. A
 /// finished push's keys (and its idempotency key) expire after the queue's `retention`.
 ///
 /// A target belongs to one entry at a time: its chunk, unless `P:retry:ID` names another (it
@@ -139,26 +141,28 @@ enum RedisQueueScripts {
         -- The definitions of push p's targets `idxs` (index strings): from the field of the chunk
         -- holding each, `cF` (F its first target; the push's chunk size and, for a part of a
         -- push spread over lanes, its first target in `P:push:ID`), for a push queued that way;
-        -- else from the per-target fields.
+        -- else from the per-target fields. A definition not found is false. Also returns, per
+        -- target, the field that holds (or should hold) its definition.
         local function definitions(P, p, idxs)
-          if #idxs == 0 then return {} end
+          if #idxs == 0 then return {}, {} end
           local key = P .. ':targets:' .. p
           local head = redis.call('HMGET', P .. ':push:' .. p, 'chunk', 'first')
           local chunk = tonumber(head[1] or '')
-          if not chunk then return redis.call('HMGET', key, unpack(idxs)) end
+          if not chunk then return redis.call('HMGET', key, unpack(idxs)), idxs end
           -- A part of a push spread over a cluster's lanes: its chunks start at its first target.
           local base = tonumber(head[2] or '') or 0
-          local defs, chunks = {}, {}
+          local defs, fields, chunks = {}, {}, {}
           for k, i in ipairs(idxs) do
             local n = tonumber(i) or -1
             local from = n - (n - base) % chunk
+            fields[k] = 'c' .. tostring(from)
             if chunks[from] == nil then
-              local blob = redis.call('HGET', key, 'c' .. tostring(from))
+              local blob = redis.call('HGET', key, fields[k])
               chunks[from] = blob and split(blob, RS) or false
             end
             defs[k] = chunks[from] and chunks[from][n - from + 1] or false
           end
-          return defs
+          return defs, fields
         end
         local function hsetMany(key, fields)
           for s = 1, #fields, 1000 do redis.call('HSET', key, unpack(fields, s, math.min(#fields, s + 999))) end
@@ -171,7 +175,7 @@ enum RedisQueueScripts {
           if failed > 0 then redis.call('HINCRBY', P .. ':push:' .. p, 'failed', failed) end
           redis.call('DECRBY', P .. ':unfinished', count)
           redis.call('INCRBY', P .. ':finished', count)
-          redis.call('XADD', P .. ':delivered:' .. app, 'MAXLEN', '~', '100000', '*', 'n', tostring(count), 't', at, 'b', blob)
+          redis.call('XADD', P .. ':delivered:' .. app, 'MAXLEN', '~', '100000', '*', 'n', tostring(count), 't', at, 'p', p, 'b', blob)
           local counts, done = head, count
           if not counts then counts, done = redis.call('HMGET', P .. ':push:' .. p, 'count', 'sent', 'failed', 'key'), 0 end
           if (tonumber(counts[2]) or 0) + (tonumber(counts[3]) or 0) + done >= (tonumber(counts[1]) or 0) then
@@ -225,14 +229,17 @@ enum RedisQueueScripts {
 
     /// KEYS: idempotency key (or the prefix when none), push hash, targets hash, stream.
     /// ARGV: prefix, push id, app, content, count, accepted, idempotency key ('' none),
-    /// fingerprint, capacity, chunk size, '1' when no definition holds RS, then per target its
-    /// index and its definition (kind SEP environment SEP value), indices consecutive, then — for
-    /// one part of a push spread over a cluster's lanes — the whole push's target count (`total`
-    /// in `P:push:ID`; `count` is the part's; `first` its first target). With '1' the definitions
-    /// are stored per chunk — `P:targets:ID` field `cF` (F the chunk's first target) holds the
-    /// chunk's definitions joined by RS, the push's `chunk` its chunk size — and each chunk's
-    /// entry carries them too (`d`), so its first claim reads no hash; else (a value holding
-    /// RS) one field per target (index → definition), as before 2026-12-06.
+    /// fingerprint, capacity, chunk size, then either '1', the first target's index and per
+    /// chunk (of `chunk size` consecutive targets, the last one shorter) its targets'
+    /// definitions (kind SEP environment SEP value) joined by RS, already joined by the caller —
+    /// the definitions are stored per chunk: `P:targets:ID` field `cF` (F the chunk's first
+    /// target) holds the chunk's argument as is, the push's `chunk` its chunk size, and each
+    /// chunk's entry carries it too (`d`), so its first claim reads no hash; Lua does no work per
+    /// target (an argument costs Redis a parse and a Lua string) — or, when a definition holds
+    /// RS, '0' and per target its index and definition, indices consecutive, stored one field
+    /// per target (index → definition), as before 2026-12-06. Then — for one part of a push
+    /// spread over a cluster's lanes — the whole push's target count (`total` in `P:push:ID`;
+    /// `count` is the part's; `first` its first target).
     /// Returns {'ok'}, {'replay', id, fingerprint, count, accepted} or {'full', unfinished}.
     static let enqueue = RedisScript(prelude + """
         local P = ARGV[1]
@@ -249,8 +256,9 @@ enum RedisQueueScripts {
         if unfinished + n > tonumber(ARGV[9]) then return {'full', tostring(unfinished)} end
         redis.call('HSET', KEYS[2], 'app', ARGV[3], 'content', ARGV[4], 'count', ARGV[5], 'accepted', ARGV[6],
                    'key', ARGV[7], 'fp', ARGV[8], 'sent', 0, 'failed', 0)
-        local last = 11 + 2 * n
         local withDefs = ARGV[11] == '1'
+        local chunks = math.ceil(n / chunk)
+        local last = withDefs and 12 + chunks or 11 + 2 * n
         -- A part of a push spread over a cluster's lanes: the push's target count after the
         -- targets, and its targets are consecutive from the first one's index.
         local first = n > 0 and tonumber(ARGV[12]) or 0
@@ -264,9 +272,7 @@ enum RedisQueueScripts {
         for from = 0, n - 1, chunk do
           local size = math.min(chunk, n - from)
           if withDefs then
-            local defs = {}
-            for k = 1, size do defs[k] = ARGV[11 + 2 * (from + k)] end
-            local joined = table.concat(defs, RS)
+            local joined = ARGV[13 + from / chunk]
             fields[#fields + 1] = 'c' .. tostring(first + from)
             fields[#fields + 1] = joined
             redis.call('XADD', KEYS[4], '*', 'p', ARGV[2], 'a', ARGV[3], 'f', tostring(first + from), 'n', tostring(size), 'd', joined)
@@ -412,7 +418,7 @@ enum RedisQueueScripts {
               local outcome = cjson.encode({status = 'failed', reason = 'DeadLetter', attempts = tonumber(attempts[k]),
                                             tokenInvalid = false, finishedAt = tonumber(now)})
               items[#items + 1] = {i, '0', outcome,
-                                   p .. SEP .. i .. SEP .. (def[1] or '') .. SEP .. (def[2] or '') .. SEP .. (def[3] or '') .. SEP .. outcome .. SEP .. now, ''}
+                                   i .. SEP .. (def[1] or '') .. SEP .. (def[2] or '') .. SEP .. (def[3] or '') .. SEP .. outcome, ''}
             end
             recordMany(P, p, app, items, nil, now, keep)
             ack(P, stream, group, id, p)
@@ -442,12 +448,34 @@ enum RedisQueueScripts {
               if #moved > 0 then redis.call('HSET', P .. ':retry:' .. p, unpack(moved)) end
             end
           end
+          -- A target whose definition is gone (a key edited or lost by hand, a bug) is not sent
+          -- with an empty token: it gets a final failure, MissingDefinition, and a dead letter
+          -- naming the missing field.
+          local found, foundDefs, foundAttempts = {}, {}, {}
+          local defs, fieldOf = definitions(P, p, open)
+          local missing = {}
+          for k, i in ipairs(open) do
+            if defs[k] then
+              found[#found + 1] = i
+              foundDefs[#found] = defs[k]
+              foundAttempts[#found] = attempts[k]
+            else
+              local outcome = cjson.encode({status = 'failed', reason = 'MissingDefinition', attempts = tonumber(attempts[k]),
+                                            tokenInvalid = false, finishedAt = tonumber(now)})
+              redis.call('XADD', P .. ':dead', '*', 'p', p, 'i', i, 'a', app, 'k', '', 'v', '', 'source-id', id,
+                         'deliveries', tostring(deliveries), 'dead-by', consumer, 't', now, 'reason', 'MissingDefinition',
+                         'missing', P .. ':targets:' .. p .. ' field ' .. tostring(fieldOf[k]))
+              missing[#missing + 1] = {i, '0', outcome, i .. SEP .. SEP .. SEP .. SEP .. outcome, ''}
+            end
+          end
+          if #missing > 0 then recordMany(P, p, app, missing, nil, now, keep) end
+          open, defs, attempts = found, foundDefs, foundAttempts
+          if #open == 0 then ack(P, stream, group, id, p); return end
           local token = consumer .. ':' .. tostring(deliveries)
           redis.call('ZADD', leases, leaseEnd, id)
           redis.call('HSET', P .. ':owner', id, token)
           for s = 1, #open, 1000 do redis.call('SADD', P .. ':out:' .. id, unpack(open, s, math.min(#open, s + 999))) end
           redis.call('INCRBY', P .. ':inflight', #open)
-          local defs = definitions(P, p, open)
           redis.call('HSET', P .. ':claimed:' .. p, id, consumer .. SEP .. table.concat(open, ','))
           out[#out + 1] = id .. SEP .. token
           out[#out + 1] = p
@@ -457,7 +485,7 @@ enum RedisQueueScripts {
           out[#out + 1] = 'l'
           for k, i in ipairs(open) do
             out[#out + 1] = i
-            out[#out + 1] = defs[k] or ''
+            out[#out + 1] = defs[k]
             out[#out + 1] = attempts[k]
           end
           handed = handed + #open
