@@ -98,9 +98,13 @@ else
   prefixes() { echo pushlab; }
 fi
 REDIS_PID=${REDIS_PIDS[0]}
-# finished → final results cluster-wide; redis_ticks → CPU ticks of every redis-server, one per line.
+# finished → final results cluster-wide; redis_ticks → CPU time of every redis-server, one per
+# line, in REDIS_TICK_US units: µs, the sum over its threads of the scheduler's run time
+# (/proc/PID/task/*/schedstat, ns), not /proc/PID/stat's 10 ms ticks — a master's share of a
+# run is a few hundred ms, where one tick is several percent of it.
 finished() { local p n=0; for p in $(prefixes); do n=$((n + $(rcli GET "$p:finished" | sed 's/^$/0/'))); done; echo "$n"; }
-redis_ticks() { local p; for p in "${REDIS_PIDS[@]}"; do cpu_ticks "$p"; done; }
+REDIS_TICK_US=1
+redis_ticks() { local p; for p in "${REDIS_PIDS[@]}"; do cat /proc/"$p"/task/*/schedstat | awk '{ ns += $1 } END { printf "%.0f\n", ns / 1000 }'; done; }
 
 "$BIN" serve --apns-port 0 --port 0 --h2c-port 0 --quiet >"$TMP/serve.log" 2>&1 &
 PIDS+=($!)
@@ -192,9 +196,17 @@ cluster_ceilings() {
   for k in "${!ticks[@]}"; do
     record "$label: shard $((k + 1)) share of deliveries %" "$(awk -v c="${counts[k]}" -v n="$TARGETS" 'BEGIN { printf "%.1f", 100 * c / n }')"
     [ "${counts[k]}" -gt 0 ] && record "$label: shard $((k + 1)) CPU µs per delivery it carried" \
-      "$(awk -v t="${ticks[k]}" -v u="$TICK_US" -v c="${counts[k]}" 'BEGIN { printf "%.1f", t * u / c }')"
+      "$(awk -v t="${ticks[k]}" -v u="$REDIS_TICK_US" -v c="${counts[k]}" 'BEGIN { printf "%.1f", t * u / c }')"
   done
-  local out; out=$(awk -v u="$TICK_US" -v n="$TARGETS" -v t="${ticks[*]}" -v c="${counts[*]}" 'BEGIN {
+  # The shared state's master against the others: its CPU per delivery it carried ÷ their mean
+  # (1 when it costs what they do; what it carries on top of its stream's work shows as > 1).
+  local shared; shared=$(shared_shard)
+  [ -n "$shared" ] && record "$label: {pushlab} master ÷ the others, CPU per delivery carried" \
+    "$(awk -v s="$shared" -v t="${ticks[*]}" -v c="${counts[*]}" 'BEGIN {
+        k = split(t, tk, " "); split(c, ct, " "); o = 0; n = 0
+        for (i = 1; i <= k; i++) { if (ct[i] == 0) { print "n/a"; exit } ; if (i != s) { o += tk[i] / ct[i]; n++ } }
+        printf "%.3f", (tk[s] / ct[s]) / (o / n) }')"
+  local out; out=$(awk -v u="$REDIS_TICK_US" -v n="$TARGETS" -v t="${ticks[*]}" -v c="${counts[*]}" 'BEGIN {
       k = split(t, tk, " "); split(c, ct, " "); sum = 0; max = 0; even = 0; all = 1
       for (i = 1; i <= k; i++) {
         a = tk[i] * u / n; sum += a; if (a > max) max = a
@@ -212,6 +224,34 @@ cluster_ceilings() {
   [ "$even" = n/a ] || record "$label: ceiling, cluster at even spread (deliveries/s)" "$even"
   [ "$even_ratio" = n/a ] || record "$label: cluster ÷ one shard, even spread" "$even_ratio"
 }
+# shared_shard → the number (1…N, REDIS_PORTS order) of the master that holds `{pushlab}`, the
+# state the nodes share (API keys, provider tokens, send budgets, heartbeats); empty before a
+# node stored `{pushlab}:lanes`.
+shared_shard() {
+  local port k=0
+  for port in "${REDIS_PORTS[@]}"; do
+    k=$((k + 1)); case "$(redis-cli -p "$port" EXISTS '{pushlab}:lanes' 2>&1)" in 1) echo "$k"; return ;; esac
+  done
+}
+# reset_commandstats / shard_commands LABEL: per master, the commands it ran during the run
+# (`INFO commandstats`, reset before it), per 1000 deliveries of the whole cluster: script calls
+# (EVALSHA + EVAL, a NOSCRIPT answer counted once) and every command (the commands scripts run
+# count too), so the masters' work can be compared call by call.
+reset_commandstats() { local port; for port in "${REDIS_PORTS[@]}"; do redis-cli -p "$port" CONFIG RESETSTAT >/dev/null; done; }
+shard_commands() {
+  local label=$1 port k=0 out scripts all
+  for port in "${REDIS_PORTS[@]}"; do
+    k=$((k + 1))
+    out=$(redis-cli -p "$port" INFO commandstats | tr -d '\r' | awk -F'[:=,]' -v n="$TARGETS" '
+      /^cmdstat_/ { calls = $3; failed = 0; for (i = 4; i < NF; i++) if ($i == "failed_calls") failed = $(i + 1)
+                    if ($1 ~ /^cmdstat_(config|info)/) next
+                    all += calls; if ($1 == "cmdstat_evalsha") scripts += calls - failed; if ($1 == "cmdstat_eval") scripts += calls }
+      END { printf "%.1f %.1f", 1000 * scripts / n, 1000 * all / n }')
+    read -r scripts all <<<"$out"
+    record "$label: shard $k script calls per 1000 deliveries" "$scripts"
+    record "$label: shard $k commands per 1000 deliveries" "$all"
+  done
+}
 # idle_overhead → per master, its CPU with no relay traffic over IDLE_SECONDS (cluster bus
 # heartbeats, serverCron, AOF fsync): a fixed cost a second that a master pays whatever it carries.
 idle_overhead() {
@@ -219,7 +259,7 @@ idle_overhead() {
   mapfile -t before < <(redis_ticks); sleep "$IDLE_SECONDS"; mapfile -t after < <(redis_ticks)
   for k in "${!before[@]}"; do
     record "idle: shard $((k + 1)) CPU ms per second" \
-      "$(awk -v d=$(( after[k] - before[k] )) -v u="$TICK_US" -v s="$IDLE_SECONDS" 'BEGIN { printf "%.1f", d * u / 1000 / s }')"
+      "$(awk -v d=$(( after[k] - before[k] )) -v u="$REDIS_TICK_US" -v s="$IDLE_SECONDS" 'BEGIN { printf "%.1f", d * u / 1000 / s }')"
   done
 }
 
@@ -232,6 +272,7 @@ measure() {
   for i in $(seq "$count"); do
     if [ "$queue" = redis ]; then start_node "n$i" --queue "$REDIS_URL" --node "n$i"; else start_node "n$i"; fi
   done
+  [ "$CLUSTER" -gt 0 ] && reset_commandstats
   local before=() redis_before; mapfile -t redis_before < <(redis_ticks)
   for p in "${NODE_PIDS[@]}"; do before+=("$(cpu_ticks "$p")"); done
   local t0; t0=$(now_ms)
@@ -251,10 +292,10 @@ measure() {
     for k in "${!redis_after[@]}"; do
       ticks=$(( redis_after[k] - redis_before[k] )); sum=$((sum + ticks)); shard_ticks+=("$ticks")
       [ "$CLUSTER" -gt 0 ] && record "$label: shard $((k + 1)) redis-server CPU µs/delivery" \
-        "$(awk -v t="$ticks" -v u="$TICK_US" -v n="$TARGETS" 'BEGIN { printf "%.1f", t * u / n }')"
+        "$(awk -v t="$ticks" -v u="$REDIS_TICK_US" -v n="$TARGETS" 'BEGIN { printf "%.1f", t * u / n }')"
     done
-    record "$label: redis-server CPU µs/delivery" "$(awk -v t="$sum" -v u="$TICK_US" -v n="$TARGETS" 'BEGIN { printf "%.1f", t * u / n }')"
-    [ "$CLUSTER" -gt 0 ] && cluster_ceilings "$label" "${shard_ticks[@]}"
+    record "$label: redis-server CPU µs/delivery" "$(awk -v t="$sum" -v u="$REDIS_TICK_US" -v n="$TARGETS" 'BEGIN { printf "%.1f", t * u / n }')"
+    [ "$CLUSTER" -gt 0 ] && cluster_ceilings "$label" "${shard_ticks[@]}" && shard_commands "$label"
   fi
   stop_nodes
 }
@@ -389,7 +430,7 @@ m() { median "$1"; }
   echo "- command: \`CLUSTER=$CLUSTER PUSH_SIZE=$PUSH_SIZE TARGETS=$TARGETS ROUNDS=$ROUNDS KILL_TARGETS=$KILL_TARGETS CONCURRENCY=$CONCURRENCY LEASE=$LEASE BIN=$BIN benchmarks/relay-cluster.sh\`"
   [ "$CLUSTER" -gt 0 ] && echo "- Redis: a $CLUSTER-master Redis Cluster on loopback (no replicas, \`--queue $REDIS_URL\`, one stream per master); \"redis-server CPU\" is the sum over the masters, \"shard K\" one master's."
   echo "- setup: redis-server $(redis-server --version | sed -n 's/.*v=\([0-9.]*\).*/\1/p') (AOF, appendfsync everysec), \`pushlab serve\` as APNs (it checks provider tokens per connection: every run starts from a flushed Redis, so each run's cluster signs a token of its own), every process on the same $(nproc) cores; each run posts $TARGETS APNs tokens (requests of ≤ $PUSH_SIZE) to node 1 and waits for the last final result; workers.concurrency $CONCURRENCY per node, lease ${LEASE} s; Redis flushed and nodes restarted between runs."
-  echo "- deliveries/s: targets ÷ (last final result − first POST). CPU µs/delivery: the process's user+system time during the run ÷ targets."
+  echo "- deliveries/s: targets ÷ (last final result − first POST). CPU µs/delivery: the process's CPU time during the run ÷ targets (relay nodes: user+system from /proc/PID/stat, 10 ms ticks; redis-server: its threads' run time from /proc/PID/task/*/schedstat, ns)."
   echo
   echo "## Medians"
   echo
@@ -420,6 +461,19 @@ m() { median "$1"; }
       echo "| $label | $per | $(m "$label: redis-server CPU µs/delivery") |"
     done
     echo
+    echo "Per master, what it ran (\`INFO commandstats\`, reset before each run; per 1000 deliveries of the whole cluster; medians): script calls, then every command including those the scripts ran. The lanes' work is the same on each master; what one master (here shard $(shared_shard)) runs on top of it is the state the nodes share (\`{pushlab}\`: send budgets, provider tokens, API keys, heartbeats)."
+    echo
+    echo "| setup | script calls per 1000 deliveries, per master | commands per 1000 deliveries, per master |"
+    echo "| --- | --- | --- |"
+    for label in "Redis, 1 node" "Redis, 2 nodes" "Redis, 3 nodes"; do
+      sc=""; cm=""
+      for k in $(seq "$CLUSTER"); do
+        sc+="${sc:+, }$(m "$label: shard $k script calls per 1000 deliveries")"
+        cm+="${cm:+, }$(m "$label: shard $k commands per 1000 deliveries")"
+      done
+      echo "| $label | $sc | $cm |"
+    done
+    echo
     echo "## Cluster ceiling (issue 37: ≥ 3× one shard's)"
     echo
     echo "Measured per master in each run: its CPU (a_k, µs per delivery of the whole cluster, the table above) and its share f_k of the final results (the \`finished\` counters of the streams it holds; a push of more than one chunk is cut into near-equal parts, one per stream). Arithmetic from those: c_k = a_k ÷ f_k, the CPU per delivery that master carried; **one shard's ceiling** = 10⁶ ÷ Σ a_k (all of the cluster's Redis work on one core); **cluster ceiling at this spread** = 10⁶ ÷ max a_k (at X deliveries/s master k is busy X × a_k µs a second, so the busiest saturates first); **at even spread** = Σ 10⁶ ÷ c_k (each master fed until it is full). Medians over $ROUNDS round(s) of the per-run values."
@@ -448,6 +502,7 @@ m() { median "$1"; }
       idle=""; for k in $(seq "$CLUSTER"); do idle+="${idle:+, }$(m "idle: shard $k CPU ms per second")"; done
       echo "- Each master's CPU with no relay traffic (cluster bus heartbeats, serverCron, AOF), over $IDLE_SECONDS s before the runs: $idle ms per second (shard 1, 2, …). This fixed cost is in a_k: a run of T seconds adds (ms per second × T × 1000 ÷ targets) µs per delivery to each master, so short runs at small sizes overstate it."
     fi
+    echo "- The master that holds \`{pushlab}\` (shard $(shared_shard)), CPU per delivery it carried ÷ the other masters' mean (medians): $(m "Redis, 1 node: {pushlab} master ÷ the others, CPU per delivery carried"), $(m "Redis, 2 nodes: {pushlab} master ÷ the others, CPU per delivery carried"), $(m "Redis, 3 nodes: {pushlab} master ÷ the others, CPU per delivery carried") with 1, 2, 3 nodes — 1 when the shared state costs it nothing measurable. Note that at equal shares \"cluster ÷ one shard, this spread\" = Σ a_k ÷ max a_k is at most $CLUSTER by construction, and $CLUSTER only when every master's a_k is the same to the last digit: run-to-run noise in any one master's CPU takes it under $CLUSTER×, so read it together with this ratio and with the even-spread column."
     echo "- What keeps the ratio under $CLUSTER× where it is: the spread (with $CLUSTER masters at equal cost the busiest master's a_k is 1/$CLUSTER of the sum only when each gets 1/$CLUSTER of the deliveries; a push of more than one chunk is cut into one near-equal part per stream, PUSH_SIZE=$PUSH_SIZE gives $(( (TARGETS + PUSH_SIZE - 1) / PUSH_SIZE )) pushes a run), and costs each master pays whatever it carries (the idle cost above; the relay nodes' blocking reads and lease checks on every stream). \"Even spread\" removes the first; the gap left between it and $CLUSTER× is the second."
     echo
   fi
