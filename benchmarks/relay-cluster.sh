@@ -31,6 +31,9 @@
 # model"); before the rounds each master's CPU with no traffic is measured for IDLE_SECONDS, and
 # each round adds "Redis (one instance), 1 node" on a plain redis-server started beside the
 # cluster (the one-instance comparator, same bodies, same run).
+# PIN=1 (with CLUSTER=N): after the rounds, one run per setup with the masters, the relay and the
+# emulator pinned to the two cores of CPUS (default "0 1") with taskset, against the prediction
+# from the unpinned costs (issue 37 item 3; what it checks and what it cannot is in pinned_run).
 # Variables: TARGETS (targets per measured run), ROUNDS, KILL_TARGETS (full kill test; 0 skips),
 # IDLE_SECONDS (CLUSTER only: idle CPU per master, default 10; 0 skips),
 # CONCURRENCY (workers.concurrency per node), LEASE (workers.lease_seconds), CLUSTER (0: one
@@ -107,7 +110,7 @@ REDIS_TICK_US=1
 redis_ticks() { local p; for p in "${REDIS_PIDS[@]}"; do cat /proc/"$p"/task/*/schedstat | awk '{ ns += $1 } END { printf "%.0f\n", ns / 1000 }'; done; }
 
 "$BIN" serve --apns-port 0 --port 0 --h2c-port 0 --quiet >"$TMP/serve.log" 2>&1 &
-PIDS+=($!)
+PIDS+=($!); EMU_PID=$!
 wait_for "$TMP/serve.log" "^APNs: https://"
 APNS_PORT=$(sed -n 's|^APNs: https://127.0.0.1:\([0-9]*\).*|\1|p' "$TMP/serve.log")
 
@@ -273,7 +276,7 @@ measure() {
     if [ "$queue" = redis ]; then start_node "n$i" --queue "$REDIS_URL" --node "n$i"; else start_node "n$i"; fi
   done
   [ "$CLUSTER" -gt 0 ] && reset_commandstats
-  local before=() redis_before; mapfile -t redis_before < <(redis_ticks)
+  local before=() redis_before emu_before; mapfile -t redis_before < <(redis_ticks); emu_before=$(cpu_ticks "$EMU_PID")
   for p in "${NODE_PIDS[@]}"; do before+=("$(cpu_ticks "$p")"); done
   local t0; t0=$(now_ms)
   mapfile -t ids < <(post_all)
@@ -287,6 +290,7 @@ measure() {
   done
   record "$label: deliveries/s" "$(awk -v n="$TARGETS" -v ms=$((t1 - t0)) 'BEGIN { printf "%.0f", n * 1000 / ms }')"
   record "$label: relay CPU µs/delivery (all nodes)" "$(awk -v t="$total" -v u="$TICK_US" -v n="$TARGETS" 'BEGIN { printf "%.1f", t * u / n }')"
+  record "$label: emulator CPU µs/delivery" "$(awk -v t=$(( $(cpu_ticks "$EMU_PID") - emu_before )) -v u="$TICK_US" -v n="$TARGETS" 'BEGIN { printf "%.1f", t * u / n }')"
   if [ "$queue" = redis ]; then
     local redis_after k sum=0 shard_ticks=(); mapfile -t redis_after < <(redis_ticks)
     for k in "${!redis_after[@]}"; do
@@ -413,6 +417,75 @@ for round in $(seq "$ROUNDS"); do
   recovery
 done
 
+# PIN=1 with CLUSTER=N (issue 37 item 3): one pinned run per setup below, checking the model's
+# prediction. Every master on core A is what a 2-core machine allows for a cluster (N masters at
+# one core each need N cores for Redis alone): it checks that the masters' per-delivery costs
+# measured above add up on one core and predict the run's deliveries/s — not that N cores carry
+# N× (that stays arithmetic from the per-master costs). The costs are the unpinned "Redis, 1
+# node" medians: Σ_k shard k (masters), the relay, the emulator. Predicted deliveries/s = min over
+# the two cores of (share of the core left to us) × 10⁶ ÷ (sum of the costs on it); the share left
+# is 1 − (the core's busy time from /proc/stat − our processes' CPU on it) ÷ the run's time,
+# i.e. what other users of a shared machine left us, measured in the same run.
+core_busy_us() { awk -v c="cpu$1" -v u="$TICK_US" '$1 == c { printf "%.0f\n", ($2 + $3 + $4 + $7 + $8 + $9) * u }' /proc/stat; }
+pin() { taskset -a -p -c "$1" "$2" >/dev/null; }
+pinned_run() {  # label, cores of: masters, relay, emulator (each CPU_A or CPU_B)
+  local label=$1 cm=$2 cr=$3 ce=$4 p all; all="0-$(( $(nproc) - 1 ))"
+  rflush; redis_key
+  for p in "${REDIS_PIDS[@]}"; do pin "$cm" "$p"; done
+  pin "$ce" "$EMU_PID"
+  start_node n1 --queue "$REDIS_URL" --node n1
+  pin "$cr" "${NODE_PIDS[0]}"
+  local masters0 relay0 emu0 a0 b0 t0 t1
+  masters0=$(redis_ticks | awk '{ s += $1 } END { print s }'); relay0=$(cpu_ticks "${NODE_PIDS[0]}"); emu0=$(cpu_ticks "$EMU_PID")
+  a0=$(core_busy_us "$CPU_A"); b0=$(core_busy_us "$CPU_B"); t0=$(now_ms)
+  mapfile -t ids < <(post_all)
+  wait_finished "${ids[@]}"
+  t1=$(now_ms)
+  local masters relay emu a b
+  masters=$(( $(redis_ticks | awk '{ s += $1 } END { print s }') - masters0 ))
+  relay=$(( ($(cpu_ticks "${NODE_PIDS[0]}") - relay0) * TICK_US )); emu=$(( ($(cpu_ticks "$EMU_PID") - emu0) * TICK_US ))
+  a=$(( $(core_busy_us "$CPU_A") - a0 )); b=$(( $(core_busy_us "$CPU_B") - b0 ))
+  stop_nodes
+  for p in "${REDIS_PIDS[@]}"; do pin "$all" "$p"; done
+  pin "$all" "$EMU_PID"
+  local -A on=([m]=$cm [r]=$cr [e]=$ce)
+  local ours_a=0 ours_b=0 k
+  for k in m r e; do
+    local v; case $k in m) v=$masters ;; r) v=$relay ;; e) v=$emu ;; esac
+    if [ "${on[$k]}" = "$CPU_A" ]; then ours_a=$((ours_a + v)); else ours_b=$((ours_b + v)); fi
+  done
+  local cost_m=0 cost_r cost_e
+  for k in $(seq "$CLUSTER"); do cost_m=$(awk -v a="$cost_m" -v b="$(median "Redis, 1 node: shard $k redis-server CPU µs/delivery")" 'BEGIN { print a + b }'); done
+  cost_r=$(median "Redis, 1 node: relay CPU µs/delivery (all nodes)"); cost_e=$(median "Redis, 1 node: emulator CPU µs/delivery")
+  local out; out=$(awk -v ms=$((t1 - t0)) -v a="$a" -v b="$b" -v oa="$ours_a" -v ob="$ours_b" -v m="$cost_m" -v r="$cost_r" -v e="$cost_e" \
+      -v cm="$cm" -v cr="$cr" -v ce="$ce" -v A="$CPU_A" -v n="$TARGETS" 'BEGIN {
+      us = ms * 1000; la = 1 - (a - oa) / us; lb = 1 - (b - ob) / us; if (la > 1) la = 1; if (lb > 1) lb = 1; if (la < 0) la = 0; if (lb < 0) lb = 0
+      ca = (cm == A ? m : 0) + (cr == A ? r : 0) + (ce == A ? e : 0); cb = m + r + e - ca
+      pa = ca > 0 ? 1e6 / ca : 1e12; pb = cb > 0 ? 1e6 / cb : 1e12
+      full = pa < pb ? pa : pb; left = (la * pa < lb * pb) ? la * pa : lb * pb; got = n * 1000 / ms
+      printf "%.0f %.2f %.2f %.0f %.0f %.2f %.0f %.0f %s\n", full, la, lb, left, got, (left > 0 ? got / left : 0), 100 * oa / us, 100 * ob / us, (la * pa < lb * pb ? "A" : "B") }')
+  local full la lb left got r_ busy_a busy_b bound; read -r full la lb left got r_ busy_a busy_b bound <<<"$out"
+  record "pinned $label: core that bounds the prediction" "$bound"
+  record "pinned $label: predicted, full cores (deliveries/s)" "$full"
+  record "pinned $label: core A share left to us" "$la"
+  record "pinned $label: core B share left to us" "$lb"
+  record "pinned $label: predicted, share left (deliveries/s)" "$left"
+  record "pinned $label: measured (deliveries/s)" "$got"
+  record "pinned $label: measured ÷ predicted" "$r_"
+  record "pinned $label: core A busy with ours %" "$busy_a"
+  record "pinned $label: core B busy with ours %" "$busy_b"
+  record "pinned $label: masters / relay / emulator CPU µs per delivery" \
+    "$(awk -v m="$masters" -v r="$relay" -v e="$emu" -v n="$TARGETS" 'BEGIN { printf "%.1f / %.1f / %.1f", m / n, r / n, e / n }')"
+}
+PIN_SETUPS=("A: every master, B: relay + emulator" "A: every master + relay, B: emulator")
+if [ "${PIN:-}" = 1 ] && [ "$CLUSTER" -gt 0 ]; then
+  read -r CPU_A CPU_B <<<"${CPUS:-0 1}"
+  ROUND=pinned
+  echo "relay-cluster.sh: pinned runs" >&2
+  pinned_run "${PIN_SETUPS[0]}" "$CPU_A" "$CPU_B" "$CPU_B"
+  pinned_run "${PIN_SETUPS[1]}" "$CPU_A" "$CPU_A" "$CPU_B"
+fi
+
 [ "$KILL_TARGETS" -gt 0 ] && full_kill_test
 
 m() { median "$1"; }
@@ -507,6 +580,21 @@ m() { median "$1"; }
     echo
   fi
   echo "- recovery after kill -9 of one of 3 nodes: its pending entries taken over in $(m "recovery: kill → taken over (ms)") ms (median; target ≤ $((2 * LEASE * 1000)) ms = 2× the ${LEASE} s lease); final results $(m "recovery: final results") of $TARGETS."
+  if [ "${PIN:-}" = 1 ] && [ "$CLUSTER" -gt 0 ]; then
+    echo
+    echo "## Pinned runs against the model (PIN=1)"
+    echo
+    echo "One node, $TARGETS targets a run, processes pinned with \`taskset\` to core A = cpu$CPU_A and core B = cpu$CPU_B. The costs are this file's unpinned \"Redis, 1 node\" medians: every master together $(awk -v t="$(for k in $(seq "$CLUSTER"); do m "Redis, 1 node: shard $k redis-server CPU µs/delivery"; done | tr '\n' ' ')" 'BEGIN { n = split(t, a, " "); for (i = 1; i <= n; i++) s += a[i]; print s }') µs per delivery, the relay $(m "Redis, 1 node: relay CPU µs/delivery (all nodes)"), the emulator $(m "Redis, 1 node: emulator CPU µs/delivery"). Predicted deliveries/s = min over the cores of (share of the core left to us) × 10⁶ ÷ (sum of the costs on it); within 20 % is judged on that. **What this checks:** that the $CLUSTER masters' per-delivery costs, measured unpinned, add up when they share one core and, with the relay's and the emulator's, predict the run. **What it does not:** a cluster's ceiling of $CLUSTER cores (N × one master's, or 10⁶ ÷ max a_k) — this machine has 2 cores, so $CLUSTER masters at one core each cannot run here; that ceiling stays the arithmetic of the table above. With whole cores, core B (relay + emulator) bounds the first setup and core A (masters + relay) the second; with the shares left on a shared machine either can (the \"bound\" column). **On a loaded machine** a core that others keep busy leaves us about the share our processes took, so the prediction for it comes down to the pinned run's own CPU per delivery against the unpinned costs: then the check says the costs hold when pinned, not that the run was bound where the model says. It means more the closer the shares left are to 1 (a quiet machine)."
+    echo
+    echo "| setup | predicted, full cores | core A / B left to us | predicted, share left | bound | measured | measured ÷ predicted | within 20 % | core A / B busy with ours | masters / relay / emulator µs per delivery in this run |"
+    echo "| --- | ---: | ---: | ---: | :---: | ---: | ---: | :---: | ---: | --- |"
+    for label in "${PIN_SETUPS[@]}"; do
+      r=$(m "pinned $label: measured ÷ predicted")
+      ok=$(awk -v r="$r" 'BEGIN { if (r == "n/a") print "n/a"; else print (r >= 0.8 && r <= 1.2 ? "yes" : "**no**") }')
+      echo "| $label | $(m "pinned $label: predicted, full cores (deliveries/s)") | $(m "pinned $label: core A share left to us") / $(m "pinned $label: core B share left to us") | $(m "pinned $label: predicted, share left (deliveries/s)") | $(values "pinned $label: core that bounds the prediction" | head -1) | $(m "pinned $label: measured (deliveries/s)") | $r | $ok | $(m "pinned $label: core A busy with ours %")% / $(m "pinned $label: core B busy with ours %")% | $(values "pinned $label: masters / relay / emulator CPU µs per delivery" | head -1) |"
+    done
+    echo
+  fi
   if [ "$KILL_TARGETS" -gt 0 ]; then
     echo
     echo "## The issue's test at full size"
