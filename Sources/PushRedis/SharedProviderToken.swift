@@ -63,12 +63,14 @@ public actor SharedProviderToken: APNsCredential {
         if let inFlight { return try await inFlight.value }
         let request = Task { try await self.fetch(at: now) }
         inFlight = request
-        defer { inFlight = nil }
         return try await request.value
     }
 
     /// Asks Redis for the cluster's token, offering one of this node's (the body of `currentToken`).
+    /// Ends the request in flight in the same turn of the actor as it stores the answer, so no
+    /// caller joins a request that has already answered.
     private func fetch(at now: Date) async throws -> String {
+        defer { inFlight = nil }
         // Back from a fallback with a token still young: offer that one (Redis keeps a stored
         // token younger than refresh-after, so the cluster's wins if there is one).
         let fresh = try askAgainAt != nil && local.map({ now.timeIntervalSince($0.issuedAt) < policy.refreshAfter }) == true
@@ -104,6 +106,12 @@ public actor SharedProviderToken: APNsCredential {
             // Drop it in Redis only if it is still the one there (another node may have replaced it).
             _ = try? await client.eval(Self.deleteIfEqual, keys: [redisKey], arguments: [Self.encode(local)])
             self.local = nil
+            // A request that was already in flight may have read the rejected token before the
+            // delete: let it finish, and drop what it brought back if that is the rejected one.
+            if let inFlight {
+                _ = try? await inFlight.value
+                if self.local?.jwt == jwt { self.local = nil }
+            }
         }
         return (try? await currentToken()) != nil
     }
