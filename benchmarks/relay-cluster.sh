@@ -31,6 +31,9 @@
 # model"); before the rounds each master's CPU with no traffic is measured for IDLE_SECONDS, and
 # each round adds "Redis (one instance), 1 node" on a plain redis-server started beside the
 # cluster (the one-instance comparator, same bodies, same run).
+# PIN=1 (with CLUSTER=N): after the rounds, one run per setup with the masters, the relay and the
+# emulator pinned to the two cores of CPUS (default "0 1") with taskset, against the prediction
+# from the unpinned costs (issue 37 item 3; what it checks and what it cannot is in pinned_run).
 # Variables: TARGETS (targets per measured run), ROUNDS, KILL_TARGETS (full kill test; 0 skips),
 # IDLE_SECONDS (CLUSTER only: idle CPU per master, default 10; 0 skips),
 # CONCURRENCY (workers.concurrency per node), LEASE (workers.lease_seconds), CLUSTER (0: one
@@ -98,12 +101,16 @@ else
   prefixes() { echo pushlab; }
 fi
 REDIS_PID=${REDIS_PIDS[0]}
-# finished → final results cluster-wide; redis_ticks → CPU ticks of every redis-server, one per line.
+# finished → final results cluster-wide; redis_ticks → CPU time of every redis-server, one per
+# line, in REDIS_TICK_US units: µs, the sum over its threads of the scheduler's run time
+# (/proc/PID/task/*/schedstat, ns), not /proc/PID/stat's 10 ms ticks — a master's share of a
+# run is a few hundred ms, where one tick is several percent of it.
 finished() { local p n=0; for p in $(prefixes); do n=$((n + $(rcli GET "$p:finished" | sed 's/^$/0/'))); done; echo "$n"; }
-redis_ticks() { local p; for p in "${REDIS_PIDS[@]}"; do cpu_ticks "$p"; done; }
+REDIS_TICK_US=1
+redis_ticks() { local p; for p in "${REDIS_PIDS[@]}"; do cat /proc/"$p"/task/*/schedstat | awk '{ ns += $1 } END { printf "%.0f\n", ns / 1000 }'; done; }
 
 "$BIN" serve --apns-port 0 --port 0 --h2c-port 0 --quiet >"$TMP/serve.log" 2>&1 &
-PIDS+=($!)
+PIDS+=($!); EMU_PID=$!
 wait_for "$TMP/serve.log" "^APNs: https://"
 APNS_PORT=$(sed -n 's|^APNs: https://127.0.0.1:\([0-9]*\).*|\1|p' "$TMP/serve.log")
 
@@ -192,9 +199,17 @@ cluster_ceilings() {
   for k in "${!ticks[@]}"; do
     record "$label: shard $((k + 1)) share of deliveries %" "$(awk -v c="${counts[k]}" -v n="$TARGETS" 'BEGIN { printf "%.1f", 100 * c / n }')"
     [ "${counts[k]}" -gt 0 ] && record "$label: shard $((k + 1)) CPU µs per delivery it carried" \
-      "$(awk -v t="${ticks[k]}" -v u="$TICK_US" -v c="${counts[k]}" 'BEGIN { printf "%.1f", t * u / c }')"
+      "$(awk -v t="${ticks[k]}" -v u="$REDIS_TICK_US" -v c="${counts[k]}" 'BEGIN { printf "%.1f", t * u / c }')"
   done
-  local out; out=$(awk -v u="$TICK_US" -v n="$TARGETS" -v t="${ticks[*]}" -v c="${counts[*]}" 'BEGIN {
+  # The shared state's master against the others: its CPU per delivery it carried ÷ their mean
+  # (1 when it costs what they do; what it carries on top of its stream's work shows as > 1).
+  local shared; shared=$(shared_shard)
+  [ -n "$shared" ] && record "$label: {pushlab} master ÷ the others, CPU per delivery carried" \
+    "$(awk -v s="$shared" -v t="${ticks[*]}" -v c="${counts[*]}" 'BEGIN {
+        k = split(t, tk, " "); split(c, ct, " "); o = 0; n = 0
+        for (i = 1; i <= k; i++) { if (ct[i] == 0) { print "n/a"; exit } ; if (i != s) { o += tk[i] / ct[i]; n++ } }
+        printf "%.3f", (tk[s] / ct[s]) / (o / n) }')"
+  local out; out=$(awk -v u="$REDIS_TICK_US" -v n="$TARGETS" -v t="${ticks[*]}" -v c="${counts[*]}" 'BEGIN {
       k = split(t, tk, " "); split(c, ct, " "); sum = 0; max = 0; even = 0; all = 1
       for (i = 1; i <= k; i++) {
         a = tk[i] * u / n; sum += a; if (a > max) max = a
@@ -212,6 +227,34 @@ cluster_ceilings() {
   [ "$even" = n/a ] || record "$label: ceiling, cluster at even spread (deliveries/s)" "$even"
   [ "$even_ratio" = n/a ] || record "$label: cluster ÷ one shard, even spread" "$even_ratio"
 }
+# shared_shard → the number (1…N, REDIS_PORTS order) of the master that holds `{pushlab}`, the
+# state the nodes share (API keys, provider tokens, send budgets, heartbeats); empty before a
+# node stored `{pushlab}:lanes`.
+shared_shard() {
+  local port k=0
+  for port in "${REDIS_PORTS[@]}"; do
+    k=$((k + 1)); case "$(redis-cli -p "$port" EXISTS '{pushlab}:lanes' 2>&1)" in 1) echo "$k"; return ;; esac
+  done
+}
+# reset_commandstats / shard_commands LABEL: per master, the commands it ran during the run
+# (`INFO commandstats`, reset before it), per 1000 deliveries of the whole cluster: script calls
+# (EVALSHA + EVAL, a NOSCRIPT answer counted once) and every command (the commands scripts run
+# count too), so the masters' work can be compared call by call.
+reset_commandstats() { local port; for port in "${REDIS_PORTS[@]}"; do redis-cli -p "$port" CONFIG RESETSTAT >/dev/null; done; }
+shard_commands() {
+  local label=$1 port k=0 out scripts all
+  for port in "${REDIS_PORTS[@]}"; do
+    k=$((k + 1))
+    out=$(redis-cli -p "$port" INFO commandstats | tr -d '\r' | awk -F'[:=,]' -v n="$TARGETS" '
+      /^cmdstat_/ { calls = $3; failed = 0; for (i = 4; i < NF; i++) if ($i == "failed_calls") failed = $(i + 1)
+                    if ($1 ~ /^cmdstat_(config|info)/) next
+                    all += calls; if ($1 == "cmdstat_evalsha") scripts += calls - failed; if ($1 == "cmdstat_eval") scripts += calls }
+      END { printf "%.1f %.1f", 1000 * scripts / n, 1000 * all / n }')
+    read -r scripts all <<<"$out"
+    record "$label: shard $k script calls per 1000 deliveries" "$scripts"
+    record "$label: shard $k commands per 1000 deliveries" "$all"
+  done
+}
 # idle_overhead → per master, its CPU with no relay traffic over IDLE_SECONDS (cluster bus
 # heartbeats, serverCron, AOF fsync): a fixed cost a second that a master pays whatever it carries.
 idle_overhead() {
@@ -219,7 +262,7 @@ idle_overhead() {
   mapfile -t before < <(redis_ticks); sleep "$IDLE_SECONDS"; mapfile -t after < <(redis_ticks)
   for k in "${!before[@]}"; do
     record "idle: shard $((k + 1)) CPU ms per second" \
-      "$(awk -v d=$(( after[k] - before[k] )) -v u="$TICK_US" -v s="$IDLE_SECONDS" 'BEGIN { printf "%.1f", d * u / 1000 / s }')"
+      "$(awk -v d=$(( after[k] - before[k] )) -v u="$REDIS_TICK_US" -v s="$IDLE_SECONDS" 'BEGIN { printf "%.1f", d * u / 1000 / s }')"
   done
 }
 
@@ -232,7 +275,8 @@ measure() {
   for i in $(seq "$count"); do
     if [ "$queue" = redis ]; then start_node "n$i" --queue "$REDIS_URL" --node "n$i"; else start_node "n$i"; fi
   done
-  local before=() redis_before; mapfile -t redis_before < <(redis_ticks)
+  [ "$CLUSTER" -gt 0 ] && reset_commandstats
+  local before=() redis_before emu_before; mapfile -t redis_before < <(redis_ticks); emu_before=$(cpu_ticks "$EMU_PID")
   for p in "${NODE_PIDS[@]}"; do before+=("$(cpu_ticks "$p")"); done
   local t0; t0=$(now_ms)
   mapfile -t ids < <(post_all)
@@ -246,15 +290,16 @@ measure() {
   done
   record "$label: deliveries/s" "$(awk -v n="$TARGETS" -v ms=$((t1 - t0)) 'BEGIN { printf "%.0f", n * 1000 / ms }')"
   record "$label: relay CPU µs/delivery (all nodes)" "$(awk -v t="$total" -v u="$TICK_US" -v n="$TARGETS" 'BEGIN { printf "%.1f", t * u / n }')"
+  record "$label: emulator CPU µs/delivery" "$(awk -v t=$(( $(cpu_ticks "$EMU_PID") - emu_before )) -v u="$TICK_US" -v n="$TARGETS" 'BEGIN { printf "%.1f", t * u / n }')"
   if [ "$queue" = redis ]; then
     local redis_after k sum=0 shard_ticks=(); mapfile -t redis_after < <(redis_ticks)
     for k in "${!redis_after[@]}"; do
       ticks=$(( redis_after[k] - redis_before[k] )); sum=$((sum + ticks)); shard_ticks+=("$ticks")
       [ "$CLUSTER" -gt 0 ] && record "$label: shard $((k + 1)) redis-server CPU µs/delivery" \
-        "$(awk -v t="$ticks" -v u="$TICK_US" -v n="$TARGETS" 'BEGIN { printf "%.1f", t * u / n }')"
+        "$(awk -v t="$ticks" -v u="$REDIS_TICK_US" -v n="$TARGETS" 'BEGIN { printf "%.1f", t * u / n }')"
     done
-    record "$label: redis-server CPU µs/delivery" "$(awk -v t="$sum" -v u="$TICK_US" -v n="$TARGETS" 'BEGIN { printf "%.1f", t * u / n }')"
-    [ "$CLUSTER" -gt 0 ] && cluster_ceilings "$label" "${shard_ticks[@]}"
+    record "$label: redis-server CPU µs/delivery" "$(awk -v t="$sum" -v u="$REDIS_TICK_US" -v n="$TARGETS" 'BEGIN { printf "%.1f", t * u / n }')"
+    [ "$CLUSTER" -gt 0 ] && cluster_ceilings "$label" "${shard_ticks[@]}" && shard_commands "$label"
   fi
   stop_nodes
 }
@@ -372,6 +417,75 @@ for round in $(seq "$ROUNDS"); do
   recovery
 done
 
+# PIN=1 with CLUSTER=N (issue 37 item 3): one pinned run per setup below, checking the model's
+# prediction. Every master on core A is what a 2-core machine allows for a cluster (N masters at
+# one core each need N cores for Redis alone): it checks that the masters' per-delivery costs
+# measured above add up on one core and predict the run's deliveries/s — not that N cores carry
+# N× (that stays arithmetic from the per-master costs). The costs are the unpinned "Redis, 1
+# node" medians: Σ_k shard k (masters), the relay, the emulator. Predicted deliveries/s = min over
+# the two cores of (share of the core left to us) × 10⁶ ÷ (sum of the costs on it); the share left
+# is 1 − (the core's busy time from /proc/stat − our processes' CPU on it) ÷ the run's time,
+# i.e. what other users of a shared machine left us, measured in the same run.
+core_busy_us() { awk -v c="cpu$1" -v u="$TICK_US" '$1 == c { printf "%.0f\n", ($2 + $3 + $4 + $7 + $8 + $9) * u }' /proc/stat; }
+pin() { taskset -a -p -c "$1" "$2" >/dev/null; }
+pinned_run() {  # label, cores of: masters, relay, emulator (each CPU_A or CPU_B)
+  local label=$1 cm=$2 cr=$3 ce=$4 p all; all="0-$(( $(nproc) - 1 ))"
+  rflush; redis_key
+  for p in "${REDIS_PIDS[@]}"; do pin "$cm" "$p"; done
+  pin "$ce" "$EMU_PID"
+  start_node n1 --queue "$REDIS_URL" --node n1
+  pin "$cr" "${NODE_PIDS[0]}"
+  local masters0 relay0 emu0 a0 b0 t0 t1
+  masters0=$(redis_ticks | awk '{ s += $1 } END { print s }'); relay0=$(cpu_ticks "${NODE_PIDS[0]}"); emu0=$(cpu_ticks "$EMU_PID")
+  a0=$(core_busy_us "$CPU_A"); b0=$(core_busy_us "$CPU_B"); t0=$(now_ms)
+  mapfile -t ids < <(post_all)
+  wait_finished "${ids[@]}"
+  t1=$(now_ms)
+  local masters relay emu a b
+  masters=$(( $(redis_ticks | awk '{ s += $1 } END { print s }') - masters0 ))
+  relay=$(( ($(cpu_ticks "${NODE_PIDS[0]}") - relay0) * TICK_US )); emu=$(( ($(cpu_ticks "$EMU_PID") - emu0) * TICK_US ))
+  a=$(( $(core_busy_us "$CPU_A") - a0 )); b=$(( $(core_busy_us "$CPU_B") - b0 ))
+  stop_nodes
+  for p in "${REDIS_PIDS[@]}"; do pin "$all" "$p"; done
+  pin "$all" "$EMU_PID"
+  local -A on=([m]=$cm [r]=$cr [e]=$ce)
+  local ours_a=0 ours_b=0 k
+  for k in m r e; do
+    local v; case $k in m) v=$masters ;; r) v=$relay ;; e) v=$emu ;; esac
+    if [ "${on[$k]}" = "$CPU_A" ]; then ours_a=$((ours_a + v)); else ours_b=$((ours_b + v)); fi
+  done
+  local cost_m=0 cost_r cost_e
+  for k in $(seq "$CLUSTER"); do cost_m=$(awk -v a="$cost_m" -v b="$(median "Redis, 1 node: shard $k redis-server CPU µs/delivery")" 'BEGIN { print a + b }'); done
+  cost_r=$(median "Redis, 1 node: relay CPU µs/delivery (all nodes)"); cost_e=$(median "Redis, 1 node: emulator CPU µs/delivery")
+  local out; out=$(awk -v ms=$((t1 - t0)) -v a="$a" -v b="$b" -v oa="$ours_a" -v ob="$ours_b" -v m="$cost_m" -v r="$cost_r" -v e="$cost_e" \
+      -v cm="$cm" -v cr="$cr" -v ce="$ce" -v A="$CPU_A" -v n="$TARGETS" 'BEGIN {
+      us = ms * 1000; la = 1 - (a - oa) / us; lb = 1 - (b - ob) / us; if (la > 1) la = 1; if (lb > 1) lb = 1; if (la < 0) la = 0; if (lb < 0) lb = 0
+      ca = (cm == A ? m : 0) + (cr == A ? r : 0) + (ce == A ? e : 0); cb = m + r + e - ca
+      pa = ca > 0 ? 1e6 / ca : 1e12; pb = cb > 0 ? 1e6 / cb : 1e12
+      full = pa < pb ? pa : pb; left = (la * pa < lb * pb) ? la * pa : lb * pb; got = n * 1000 / ms
+      printf "%.0f %.2f %.2f %.0f %.0f %.2f %.0f %.0f %s\n", full, la, lb, left, got, (left > 0 ? got / left : 0), 100 * oa / us, 100 * ob / us, (la * pa < lb * pb ? "A" : "B") }')
+  local full la lb left got r_ busy_a busy_b bound; read -r full la lb left got r_ busy_a busy_b bound <<<"$out"
+  record "pinned $label: core that bounds the prediction" "$bound"
+  record "pinned $label: predicted, full cores (deliveries/s)" "$full"
+  record "pinned $label: core A share left to us" "$la"
+  record "pinned $label: core B share left to us" "$lb"
+  record "pinned $label: predicted, share left (deliveries/s)" "$left"
+  record "pinned $label: measured (deliveries/s)" "$got"
+  record "pinned $label: measured ÷ predicted" "$r_"
+  record "pinned $label: core A busy with ours %" "$busy_a"
+  record "pinned $label: core B busy with ours %" "$busy_b"
+  record "pinned $label: masters / relay / emulator CPU µs per delivery" \
+    "$(awk -v m="$masters" -v r="$relay" -v e="$emu" -v n="$TARGETS" 'BEGIN { printf "%.1f / %.1f / %.1f", m / n, r / n, e / n }')"
+}
+PIN_SETUPS=("A: every master, B: relay + emulator" "A: every master + relay, B: emulator")
+if [ "${PIN:-}" = 1 ] && [ "$CLUSTER" -gt 0 ]; then
+  read -r CPU_A CPU_B <<<"${CPUS:-0 1}"
+  ROUND=pinned
+  echo "relay-cluster.sh: pinned runs" >&2
+  pinned_run "${PIN_SETUPS[0]}" "$CPU_A" "$CPU_B" "$CPU_B"
+  pinned_run "${PIN_SETUPS[1]}" "$CPU_A" "$CPU_A" "$CPU_B"
+fi
+
 [ "$KILL_TARGETS" -gt 0 ] && full_kill_test
 
 m() { median "$1"; }
@@ -386,10 +500,10 @@ m() { median "$1"; }
   echo
   machine_lines
   echo "- binary: \`$BIN\`$( [[ "$BIN" == *debug* ]] && echo ' — a **debug build**: CPU numbers are several times those of a release build; this run only shows the script works')"
-  echo "- command: \`CLUSTER=$CLUSTER PUSH_SIZE=$PUSH_SIZE TARGETS=$TARGETS ROUNDS=$ROUNDS KILL_TARGETS=$KILL_TARGETS CONCURRENCY=$CONCURRENCY LEASE=$LEASE BIN=$BIN benchmarks/relay-cluster.sh\`"
+  echo "- command: \`CLUSTER=$CLUSTER ${PIN:+PIN=$PIN }IDLE_SECONDS=$IDLE_SECONDS PUSH_SIZE=$PUSH_SIZE TARGETS=$TARGETS ROUNDS=$ROUNDS KILL_TARGETS=$KILL_TARGETS CONCURRENCY=$CONCURRENCY LEASE=$LEASE BIN=$BIN benchmarks/relay-cluster.sh\`"
   [ "$CLUSTER" -gt 0 ] && echo "- Redis: a $CLUSTER-master Redis Cluster on loopback (no replicas, \`--queue $REDIS_URL\`, one stream per master); \"redis-server CPU\" is the sum over the masters, \"shard K\" one master's."
   echo "- setup: redis-server $(redis-server --version | sed -n 's/.*v=\([0-9.]*\).*/\1/p') (AOF, appendfsync everysec), \`pushlab serve\` as APNs (it checks provider tokens per connection: every run starts from a flushed Redis, so each run's cluster signs a token of its own), every process on the same $(nproc) cores; each run posts $TARGETS APNs tokens (requests of ≤ $PUSH_SIZE) to node 1 and waits for the last final result; workers.concurrency $CONCURRENCY per node, lease ${LEASE} s; Redis flushed and nodes restarted between runs."
-  echo "- deliveries/s: targets ÷ (last final result − first POST). CPU µs/delivery: the process's user+system time during the run ÷ targets."
+  echo "- deliveries/s: targets ÷ (last final result − first POST). CPU µs/delivery: the process's CPU time during the run ÷ targets (relay nodes: user+system from /proc/PID/stat, 10 ms ticks; redis-server: its threads' run time from /proc/PID/task/*/schedstat, ns)."
   echo
   echo "## Medians"
   echo
@@ -420,6 +534,19 @@ m() { median "$1"; }
       echo "| $label | $per | $(m "$label: redis-server CPU µs/delivery") |"
     done
     echo
+    echo "Per master, what it ran (\`INFO commandstats\`, reset before each run; per 1000 deliveries of the whole cluster; medians): script calls, then every command including those the scripts ran. The lanes' work is the same on each master; what one master (here shard $(shared_shard)) runs on top of it is the state the nodes share (\`{pushlab}\`: send budgets, provider tokens, API keys, heartbeats)."
+    echo
+    echo "| setup | script calls per 1000 deliveries, per master | commands per 1000 deliveries, per master |"
+    echo "| --- | --- | --- |"
+    for label in "Redis, 1 node" "Redis, 2 nodes" "Redis, 3 nodes"; do
+      sc=""; cm=""
+      for k in $(seq "$CLUSTER"); do
+        sc+="${sc:+, }$(m "$label: shard $k script calls per 1000 deliveries")"
+        cm+="${cm:+, }$(m "$label: shard $k commands per 1000 deliveries")"
+      done
+      echo "| $label | $sc | $cm |"
+    done
+    echo
     echo "## Cluster ceiling (issue 37: ≥ 3× one shard's)"
     echo
     echo "Measured per master in each run: its CPU (a_k, µs per delivery of the whole cluster, the table above) and its share f_k of the final results (the \`finished\` counters of the streams it holds; a push of more than one chunk is cut into near-equal parts, one per stream). Arithmetic from those: c_k = a_k ÷ f_k, the CPU per delivery that master carried; **one shard's ceiling** = 10⁶ ÷ Σ a_k (all of the cluster's Redis work on one core); **cluster ceiling at this spread** = 10⁶ ÷ max a_k (at X deliveries/s master k is busy X × a_k µs a second, so the busiest saturates first); **at even spread** = Σ 10⁶ ÷ c_k (each master fed until it is full). Medians over $ROUNDS round(s) of the per-run values."
@@ -448,10 +575,26 @@ m() { median "$1"; }
       idle=""; for k in $(seq "$CLUSTER"); do idle+="${idle:+, }$(m "idle: shard $k CPU ms per second")"; done
       echo "- Each master's CPU with no relay traffic (cluster bus heartbeats, serverCron, AOF), over $IDLE_SECONDS s before the runs: $idle ms per second (shard 1, 2, …). This fixed cost is in a_k: a run of T seconds adds (ms per second × T × 1000 ÷ targets) µs per delivery to each master, so short runs at small sizes overstate it."
     fi
+    echo "- The master that holds \`{pushlab}\` (shard $(shared_shard)), CPU per delivery it carried ÷ the other masters' mean (medians): $(m "Redis, 1 node: {pushlab} master ÷ the others, CPU per delivery carried"), $(m "Redis, 2 nodes: {pushlab} master ÷ the others, CPU per delivery carried"), $(m "Redis, 3 nodes: {pushlab} master ÷ the others, CPU per delivery carried") with 1, 2, 3 nodes — 1 when the shared state costs it nothing measurable. Note that at equal shares \"cluster ÷ one shard, this spread\" = Σ a_k ÷ max a_k is at most $CLUSTER by construction, and $CLUSTER only when every master's a_k is the same to the last digit: run-to-run noise in any one master's CPU takes it under $CLUSTER×, so read it together with this ratio and with the even-spread column."
     echo "- What keeps the ratio under $CLUSTER× where it is: the spread (with $CLUSTER masters at equal cost the busiest master's a_k is 1/$CLUSTER of the sum only when each gets 1/$CLUSTER of the deliveries; a push of more than one chunk is cut into one near-equal part per stream, PUSH_SIZE=$PUSH_SIZE gives $(( (TARGETS + PUSH_SIZE - 1) / PUSH_SIZE )) pushes a run), and costs each master pays whatever it carries (the idle cost above; the relay nodes' blocking reads and lease checks on every stream). \"Even spread\" removes the first; the gap left between it and $CLUSTER× is the second."
     echo
   fi
   echo "- recovery after kill -9 of one of 3 nodes: its pending entries taken over in $(m "recovery: kill → taken over (ms)") ms (median; target ≤ $((2 * LEASE * 1000)) ms = 2× the ${LEASE} s lease); final results $(m "recovery: final results") of $TARGETS."
+  if [ "${PIN:-}" = 1 ] && [ "$CLUSTER" -gt 0 ]; then
+    echo
+    echo "## Pinned runs against the model (PIN=1)"
+    echo
+    echo "One node, $TARGETS targets a run, processes pinned with \`taskset\` to core A = cpu$CPU_A and core B = cpu$CPU_B. The costs are this file's unpinned \"Redis, 1 node\" medians: every master together $(awk -v t="$(for k in $(seq "$CLUSTER"); do m "Redis, 1 node: shard $k redis-server CPU µs/delivery"; done | tr '\n' ' ')" 'BEGIN { n = split(t, a, " "); for (i = 1; i <= n; i++) s += a[i]; print s }') µs per delivery, the relay $(m "Redis, 1 node: relay CPU µs/delivery (all nodes)"), the emulator $(m "Redis, 1 node: emulator CPU µs/delivery"). Predicted deliveries/s = min over the cores of (share of the core left to us) × 10⁶ ÷ (sum of the costs on it); within 20 % is judged on that. **What this checks:** that the $CLUSTER masters' per-delivery costs, measured unpinned, add up when they share one core and, with the relay's and the emulator's, predict the run. **What it does not:** a cluster's ceiling of $CLUSTER cores (N × one master's, or 10⁶ ÷ max a_k) — this machine has 2 cores, so $CLUSTER masters at one core each cannot run here; that ceiling stays the arithmetic of the table above. With whole cores, core B (relay + emulator) bounds the first setup and core A (masters + relay) the second; with the shares left on a shared machine either can (the \"bound\" column). **On a loaded machine** a core that others keep busy leaves us about the share our processes took, so the prediction for it comes down to the pinned run's own CPU per delivery against the unpinned costs: then the check says the costs hold when pinned, not that the run was bound where the model says. It means more the closer the shares left are to 1 (a quiet machine)."
+    echo
+    echo "| setup | predicted, full cores | core A / B left to us | predicted, share left | bound | measured | measured ÷ predicted | within 20 % | core A / B busy with ours | masters / relay / emulator µs per delivery in this run |"
+    echo "| --- | ---: | ---: | ---: | :---: | ---: | ---: | :---: | ---: | --- |"
+    for label in "${PIN_SETUPS[@]}"; do
+      r=$(m "pinned $label: measured ÷ predicted")
+      ok=$(awk -v r="$r" 'BEGIN { if (r == "n/a") print "n/a"; else print (r >= 0.8 && r <= 1.2 ? "yes" : "**no**") }')
+      echo "| $label | $(m "pinned $label: predicted, full cores (deliveries/s)") | $(m "pinned $label: core A share left to us") / $(m "pinned $label: core B share left to us") | $(m "pinned $label: predicted, share left (deliveries/s)") | $(values "pinned $label: core that bounds the prediction" | head -1) | $(m "pinned $label: measured (deliveries/s)") | $r | $ok | $(m "pinned $label: core A busy with ours %")% / $(m "pinned $label: core B busy with ours %")% | $(values "pinned $label: masters / relay / emulator CPU µs per delivery" | head -1) |"
+    done
+    echo
+  fi
   if [ "$KILL_TARGETS" -gt 0 ]; then
     echo
     echo "## The issue's test at full size"

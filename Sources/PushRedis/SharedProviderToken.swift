@@ -33,6 +33,8 @@ public actor SharedProviderToken: APNsCredential {
     /// with 429 TooManyProviderTokenUpdates (seen in RelayRedisOutageTests under load: one node
     /// whose first token fell in a Redis restart got 987 such answers).
     private var askAgainAt: Date?
+    /// The request to Redis in flight, if any (`currentToken`).
+    private var inFlight: Task<String, any Error>?
     public static let retryShared: TimeInterval = 2
 
     public init(key: APNsAuthKey, client: RedisClient, timeSource: any TimeSource = SystemTimeSource(),
@@ -49,12 +51,26 @@ public actor SharedProviderToken: APNsCredential {
 
     public func authorization() async throws -> String { "bearer \(try await currentToken())" }
 
-    /// The cluster's token (its JWT).
+    /// The cluster's token (its JWT). One request to Redis at a time per node: callers that
+    /// find no usable local token while a request is in flight wait for its answer (a node's
+    /// workers all need a token at its first sends; each asking on its own was one script call
+    /// per worker, all on the one master that holds the key on a Redis Cluster).
     public func currentToken() async throws -> String {
         let now = time.now
         if let local, now.timeIntervalSince(local.issuedAt) < policy.refreshAfter, askAgainAt.map({ now < $0 }) ?? true {
             return local.jwt
         }
+        if let inFlight { return try await inFlight.value }
+        let request = Task { try await self.fetch(at: now) }
+        inFlight = request
+        return try await request.value
+    }
+
+    /// Asks Redis for the cluster's token, offering one of this node's (the body of `currentToken`).
+    /// Ends the request in flight in the same turn of the actor as it stores the answer, so no
+    /// caller joins a request that has already answered.
+    private func fetch(at now: Date) async throws -> String {
+        defer { inFlight = nil }
         // Back from a fallback with a token still young: offer that one (Redis keeps a stored
         // token younger than refresh-after, so the cluster's wins if there is one).
         let fresh = try askAgainAt != nil && local.map({ now.timeIntervalSince($0.issuedAt) < policy.refreshAfter }) == true
@@ -90,6 +106,12 @@ public actor SharedProviderToken: APNsCredential {
             // Drop it in Redis only if it is still the one there (another node may have replaced it).
             _ = try? await client.eval(Self.deleteIfEqual, keys: [redisKey], arguments: [Self.encode(local)])
             self.local = nil
+            // A request that was already in flight may have read the rejected token before the
+            // delete: let it finish, and drop what it brought back if that is the rejected one.
+            if let inFlight {
+                _ = try? await inFlight.value
+                if self.local?.jwt == jwt { self.local = nil }
+            }
         }
         return (try? await currentToken()) != nil
     }

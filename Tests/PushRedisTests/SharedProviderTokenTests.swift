@@ -42,6 +42,46 @@ final class SharedProviderTokenTests: XCTestCase {
         XCTAssertLessThanOrEqual(ttl, 50 * 60)
     }
 
+    /// A node's workers all need a token at its first sends: 64 of them at once make one request
+    /// to Redis (one run of the install script), not one each — on a Redis Cluster every such
+    /// request lands on the one master of `{pushlab}`. The 64 get the one token.
+    func testManyWorkersNeedingATokenAtOnceMakeOneRequestToRedis() async throws {
+        let node = try nodes(1)[0]
+        _ = try server.cli(["CONFIG", "RESETSTAT"])
+        let got = try await withThrowingTaskGroup(of: String.self) { group in
+            for _ in 0..<64 { group.addTask { try await node.currentToken() } }
+            return try await group.reduce(into: [String]()) { $0.append($1) }
+        }
+        XCTAssertEqual(got.count, 64)
+        XCTAssertEqual(Set(got).count, 1, "every worker got the one token")
+        let stats = try server.cli(["INFO", "commandstats"])
+        XCTAssertEqual(try scriptRuns(), 1, "one install script for 64 workers:\n\(stats)")
+        // Due again after 51 minutes: again one request for all of them.
+        clock.advance(by: 51 * 60)
+        _ = try server.cli(["CONFIG", "RESETSTAT"])
+        let later = try await withThrowingTaskGroup(of: String.self) { group in
+            for _ in 0..<64 { group.addTask { try await node.currentToken() } }
+            return try await group.reduce(into: Set<String>()) { $0.insert($1) }
+        }
+        XCTAssertEqual(later.count, 1)
+        XCTAssertNotEqual(later, Set(got), "a new token after 51 minutes")
+        let laterStats = try server.cli(["INFO", "commandstats"])
+        XCTAssertEqual(try scriptRuns(), 1, "one install script for the refresh:\n\(laterStats)")
+    }
+
+    /// Script runs since the last `CONFIG RESETSTAT`: EVALSHA calls that ran (a NOSCRIPT answer
+    /// is a failed call, then the EVAL runs it) plus EVAL calls.
+    private func scriptRuns() throws -> Int {
+        let stats = try server.cli(["INFO", "commandstats"])
+        func field(_ command: String, _ name: String) -> Int {
+            guard let line = stats.split(whereSeparator: \.isNewline).first(where: { $0.hasPrefix("cmdstat_\(command):") }),
+                  let value = line.split(separator: ",").first(where: { $0.hasPrefix("\(name)=") || $0.contains(":\(name)=") })
+            else { return 0 }
+            return Int(value.split(separator: "=").last ?? "") ?? 0
+        }
+        return field("evalsha", "calls") - field("evalsha", "failed_calls") + field("eval", "calls")
+    }
+
     func testTokenChangesOnceForTheClusterAfterFiftyMinutesAndNotBefore() async throws {
         let cluster = try nodes(3)
         let first = try await tokens(cluster)
