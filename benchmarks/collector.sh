@@ -18,6 +18,9 @@
 # allowed. Writes benchmarks/results/collector.md.
 # BASE_BIN=path/to/an/older/pushlab adds that build's collector ("before") to every round and to
 # the profile, so a change is compared with what it replaced in the same run, under the same load.
+# This build's collectors run with their default event loops (one per core; EVENT_LOOPS=N to
+# change it); ONE_LOOP=1 adds this build on one loop ("one loop") to every round, to tell the
+# loops' share of a change from the rest. BASE_BIN's run with its own default.
 # Small check: N=2000 ROUNDS=1 benchmarks/collector.sh; after a release build: SKIP_BUILD=1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -30,6 +33,8 @@ PROFILE=${PROFILE:-1}
 OUT=${OUT:-benchmarks/results/collector.md}
 BIN=${BIN:-.build/release/pushlab}
 BASE_BIN=${BASE_BIN:-}
+EVENT_LOOPS=${EVENT_LOOPS:-}
+ONE_LOOP=${ONE_LOOP:-}
 PROFILE_N=${PROFILE_N:-$((N / 2))}
 [ -n "${SKIP_BUILD:-}" ] || swift build -c release --product pushlab >/dev/null  # SKIP_BUILD=1 reuses the current release binary
 for tool in h2load nghttpd sqlite3; do
@@ -84,10 +89,11 @@ NG1_PID=$!; PIDS+=($!); NG1=$(port_of $!)
 nghttpd -n "$(nproc)" --no-tls 0 -d "$TMP/docroot" >/dev/null 2>&1 &
 NGN_PID=$!; PIDS+=($!); NGN=$(port_of $!)
 
-# start_collector LOG ACK DB [BINARY] → sets C_PID, C_PORT (cleartext).
+# start_collector LOG ACK DB [BINARY [EXTRA-ARGS]] → sets C_PID, C_PORT (cleartext).
 start_collector() {
   : >"$TMP/$1"  # before the fork: the log is reused each round
-  "${4:-$BIN}" collector --port off --h2c-port 0 --db "$3" --cdp-key k1 --quiet --ack "$2" --bench >"$TMP/$1" 2>&1 &
+  # shellcheck disable=SC2086  # EXTRA-ARGS are words
+  "${4:-$BIN}" collector --port off --h2c-port 0 --db "$3" --cdp-key k1 --quiet --ack "$2" --bench ${5:-} >"$TMP/$1" 2>&1 &
   C_PID=$!; PIDS+=($!)
   for _ in $(seq 200); do
     C_PORT=$(sed -n 's|^http://127.0.0.1:\([0-9]*\).*|\1|p' "$TMP/$1" | head -1)
@@ -141,14 +147,16 @@ rows() { sqlite3 "$1" "$2"; }
 
 STORED=yes
 CMDS=(track tap b20)
-# The collectors of a round: after (this build) and, with BASE_BIN, before (that build).
-BUILDS=(collector); [ -n "$BASE_BIN" ] && BUILDS+=(before)
-declare -A BUILD_BIN=([collector]="$BIN" [before]="$BASE_BIN")
+# The collectors of a round: after (this build), with ONE_LOOP this build on one event loop, and
+# with BASE_BIN before (that build).
+BUILDS=(collector); [ -n "$ONE_LOOP" ] && BUILDS+=("one loop"); [ -n "$BASE_BIN" ] && BUILDS+=(before)
+declare -A BUILD_BIN=([collector]="$BIN" ["one loop"]="$BIN" [before]="$BASE_BIN")
+declare -A BUILD_ARGS=([collector]="${EVENT_LOOPS:+--event-loops $EVENT_LOOPS}" ["one loop"]="--event-loops 1" [before]="")
 for ROUND in $(seq "$ROUNDS"); do
   declare -A CPID=() CPORT=() EXPECT_METRICS=() EXPECT_REQUESTS=()
   for b in "${BUILDS[@]}"; do
     for ack in committed queued; do
-      start_collector "$b-$ack.log" "$ack" "$TMP/$b-$ack-$ROUND.sqlite" "${BUILD_BIN[$b]}"
+      start_collector "${b// /-}-$ack.log" "$ack" "$TMP/${b// /-}-$ack-$ROUND.sqlite" "${BUILD_BIN[$b]}" "${BUILD_ARGS[$b]}"
       CPID[$b $ack]=$C_PID; CPORT[$b $ack]=$C_PORT; EXPECT_REQUESTS[$b $ack]=0
     done
   done
@@ -168,7 +176,7 @@ for ROUND in $(seq "$ROUNDS"); do
   for b in "${BUILDS[@]}"; do
     for ack in committed queued; do
       stop_pid "${CPID[$b $ack]}"
-      db="$TMP/$b-$ack-$ROUND.sqlite"
+      db="$TMP/${b// /-}-$ack-$ROUND.sqlite"
       got_requests=$(rows "$db" "SELECT COUNT(*) FROM metric_requests WHERE status = 200")
       record "$b $ack: 2xx answered" "${EXPECT_REQUESTS[$b $ack]}"; record "$b $ack: metric_requests rows (status 200)" "$got_requests"
       [ "$got_requests" = "${EXPECT_REQUESTS[$b $ack]}" ] || STORED="NO (round $ROUND, $b $ack requests)"
@@ -207,12 +215,12 @@ fi
 # profile LABEL BINARY COMMAND → prints "frame<TAB>share<TAB>µs" rows; the profiled run's CPU
 # µs/request is recorded as "profile LABEL (COMMAND) cpu µs/req".
 profile() {
-  local label=$1 bin=$2 cmd=$3 child before after
+  local label=$1 bin=$2 cmd=$3 extra=${4:-} child before after
   echo "collector.sh: profile (perf, --ack committed, $label, $cmd)" >&2
   : >"$TMP/profile.log"; rm -f "$TMP/profile.sqlite"*
   # Started under perf, so every thread it ever runs (the SQLite writer's too) is sampled.
   perf record -F 999 -g --call-graph dwarf,16384 -o "$TMP/perf.data" -- \
-    "$bin" collector --port off --h2c-port 0 --db "$TMP/profile.sqlite" --cdp-key k1 --quiet --ack committed >"$TMP/profile.log" 2>&1 &
+    "$bin" collector --port off --h2c-port 0 --db "$TMP/profile.sqlite" --cdp-key k1 --quiet --ack committed $extra >"$TMP/profile.log" 2>&1 &
   local perf_pid=$!; PIDS+=($!)
   for _ in $(seq 400); do grep -q '^http://' "$TMP/profile.log" && break; sleep 0.05; done
   local port; port=$(sed -n 's|^http://127.0.0.1:\([0-9]*\).*|\1|p' "$TMP/profile.log" | head -1)
@@ -251,7 +259,8 @@ PROFILED=()
 if [ "$PROFILE" = 1 ] && command -v perf >/dev/null && perf record -o "$TMP/probe.data" -- true >/dev/null 2>&1; then
   for cmd in "${PROFILE_CMDS[@]}"; do
     for b in "${BUILDS[@]}"; do
-      PROFILE_ROWS[$b $cmd]=$(profile "$b" "${BUILD_BIN[$b]}" "$cmd")
+      [ "$b" = "one loop" ] && continue
+      PROFILE_ROWS[$b $cmd]=$(profile "$b" "${BUILD_BIN[$b]}" "$cmd" "${BUILD_ARGS[$b]}")
     done
   done
   PROFILED=("${PROFILE_CMDS[@]}")
@@ -271,7 +280,7 @@ best_ngh() {
   echo "- load: \`h2load -n $N -c $CLIENTS -m $STREAMS -d BODY -H 'content-type: application/json; charset=utf-8' -H 'authorization: Basic base64(k1:)' -H 'user-agent: Customer.io NSE Client/4.7.5 (iPhone15,2; iOS 18.1) io.pushlab.demo/2.4.1' http://127.0.0.1:PORT/PATH\` over h2c (\`-n $N_B20\` for b20); the same command for every server of a body, only PATH differs: the collector's route, the raw server's \`/bench\`, nghttpd's empty file \`/empty\`"
   echo "- bodies: track = the NSE's \`delivered\` call ($(wc -c <"$TMP/track.json") bytes); tap = a \`/v1/b\` batch as the host app's pipeline sends it after a tap: Application Opened, the \`opened\` Report Delivery Event, a screen event, each with the CDP \`context\` ($(wc -c <"$TMP/tap.json") bytes, 1 metric); b20 = 20 \`opened\` metrics in one batch ($(wc -c <"$TMP/b20.json") bytes, the worst case: 20 rows per request)"
   [ -n "$BASE_BIN" ] && echo "- before: \`$BASE_BIN\` (BASE_BIN), the same commands, a pair of its collectors started beside this build's in every round"
-  echo "- collector: \`$BIN collector --port off --h2c-port 0 --db FILE --cdp-key k1 --quiet --ack committed|queued --bench\` (one event loop; \`--bench\` adds the raw server's POST /bench, an empty 200 from the event loop with no route work); nghttpd: \`nghttpd --no-tls 0 -d DOCROOT\` (1 worker) and \`nghttpd -n $(nproc) …\`, serving an empty file"
+  echo "- collector: \`$BIN collector --port off --h2c-port 0 --db FILE --cdp-key k1 --quiet --ack committed|queued --bench${EVENT_LOOPS:+ --event-loops $EVENT_LOOPS}\` ($( [ -n "$EVENT_LOOPS" ] && echo "$EVENT_LOOPS event loops" || echo "its default event loops: one per core, $(nproc) here" )$( [ -n "$ONE_LOOP" ] && echo "; \"one loop\": the same with \`--event-loops 1\`" ); \`--bench\` adds the raw server's POST /bench, an empty 200 from an event loop with no route work, in the same process); nghttpd: \`nghttpd --no-tls 0 -d DOCROOT\` (1 worker) and \`nghttpd -n $(nproc) …\`, serving an empty file"
   echo "- $ROUNDS interleaved rounds; fresh collectors (committed, queued) and fresh SQLite files each round; values are medians, ratios are of medians; every run is under \"Every run\""
   echo "- cpu µs/request: the server process's user+system time over the run (from /proc/PID/stat), all threads (event loop, SQLite writer, checkpoint thread), from the run's start until the process is idle again (a queued collector's last commits included), divided by the requests; a queued collector's req/s counts answers, given before their commits"
   echo
@@ -309,6 +318,20 @@ best_ngh() {
         ng=$(median "$(best_ngh "$cmd") req/s"); x=$(median "before $ack ($cmd) req/s"); y=$(median "collector $ack ($cmd) req/s")
         cx=$(median "before $ack ($cmd) cpu µs/req"); cy=$(median "collector $ack ($cmd) cpu µs/req")
         echo "| ${ROUTE[$cmd]} $cmd, $ack | $x | $y | $(ratio "$x" "$ng") | **$(ratio "$y" "$ng")** | $cx | $cy | $(ratio "$cy" "$cx") |"
+      done
+    done
+  fi
+  if [ -n "$ONE_LOOP" ]; then
+    echo
+    echo "## This build on one event loop, same run"
+    echo
+    echo "| route, body, ack | one loop req/s | default loops req/s | one loop ÷ nghttpd | **default loops ÷ nghttpd** | one loop cpu µs/req | default loops cpu µs/req |"
+    echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"
+    for cmd in "${CMDS[@]}"; do
+      for ack in committed queued; do
+        [ "$cmd" = b20 ] && [ "$ack" = queued ] && continue
+        ng=$(median "$(best_ngh "$cmd") req/s"); x=$(median "one loop $ack ($cmd) req/s"); y=$(median "collector $ack ($cmd) req/s")
+        echo "| ${ROUTE[$cmd]} $cmd, $ack | $x | $y | $(ratio "$x" "$ng") | **$(ratio "$y" "$ng")** | $(median "one loop $ack ($cmd) cpu µs/req") | $(median "collector $ack ($cmd) cpu µs/req") |"
       done
     done
   fi

@@ -133,31 +133,26 @@ public final class MetricStore: Sendable {
         checkpointSoon(afterWriting: bytes)
     }
 
+    /// One request's rows. The strings are bound in place (`insert(bindingInPlace:)`): SQLite's
+    /// own copy of each (ten per request) cost more than the rest of the binding
+    /// (benchmarks/results/collector.md).
     private func insert(_ r: MetricRequestRecord, request: SQLiteStatement, metric: SQLiteStatement) throws {
         let receivedAt = r.receivedAt.timeIntervalSince1970
+        let route = r.route.rawValue
         try request.bind(1, receivedAt)
-        try request.bind(2, r.route.rawValue)
         try request.bind(3, r.status)
-        try request.bind(4, r.error)
         try request.bind(5, r.metrics.count)
         try request.bind(6, r.ignoredEvents)
-        try request.bind(7, r.userAgent)
-        try request.bind(8, r.httpVersion)
-        try request.bind(9, r.remoteAddress)
-        let requestID = try request.insert(binding: r.body, at: 10)
+        let requestID = try request.insert(bindingInPlace: [(2, route), (4, r.error), (7, r.userAgent), (8, r.httpVersion), (9, r.remoteAddress)],
+                                           blob: r.body, at: 10)
         for (m, duplicate) in r.metrics {
             try metric.bind(1, requestID)
             try metric.bind(2, receivedAt)
-            try metric.bind(3, m.route.rawValue)
-            try metric.bind(4, m.deliveryID)
-            try metric.bind(5, m.metric.rawValue)
-            try metric.bind(6, m.recipient)
             try metric.bind(7, m.originalTimestamp?.timeIntervalSince1970)
-            try metric.bind(8, m.originalTimestampText)
             try metric.bind(9, m.batchIndex)
             try metric.bind(10, Int64(duplicate ? 1 : 0))
-            try metric.bind(11, r.userAgent)
-            try metric.insert()
+            try metric.insert(bindingInPlace: [(3, m.route.rawValue), (4, m.deliveryID), (5, m.metric.rawValue), (6, m.recipient),
+                                               (8, m.originalTimestampText), (11, r.userAgent)])
         }
     }
 

@@ -1,11 +1,15 @@
 import Foundation
 import Synchronization
 
-/// Batches the collector's writes (group commit): handlers on the server's event loop hand
+/// Batches the collector's writes (group commit): handlers on the server's event loops hand
 /// their records over and return at once; a serial queue commits everything pending in one
 /// transaction as soon as it is free — records that arrive while a commit runs wait for the
-/// next one, so the busier the collector, the larger each transaction. Duplicate detection
-/// happens at hand-over, in arrival order, so it needs no read from disk.
+/// next one, so the busier the collector, the larger each transaction. One exception keeps
+/// transactions large under load: when the last commit held at least `gatherFrom` records and
+/// fewer than half as many are pending, the writer waits `gatherWait` once for more (a commit
+/// writes whole pages, so a few records per commit cost several times more each; a lone
+/// request is still committed at once). Duplicate detection happens at hand-over, in arrival
+/// order, so it needs no read from disk.
 ///
 /// Thread safety: the hand-over state lives in one `Mutex`; SQLite is touched only on `queue`.
 public final class MetricWriter: Sendable {
@@ -25,6 +29,22 @@ public final class MetricWriter: Sendable {
         /// A drain is already queued.
         var scheduled = false
         var failures = 0
+        /// Records in the last commit, and whether the queued drain already waited for more.
+        var lastBatch = 0
+        var gathered = false
+        /// Times a drain waited for companions (tests).
+        var gatherWaits = 0
+    }
+    /// Batches from this size on count as "busy" (see the type's comment).
+    static let gatherFrom = 32
+    /// How long a busy writer waits once for companions of a small batch.
+    static let gatherWait: DispatchTimeInterval = .milliseconds(1)
+
+    /// Whether a drain finding `pending` records should wait `gatherWait` first: only when the
+    /// last commit was busy, this batch is not empty and less than half of it, and it has not
+    /// waited yet.
+    static func shouldGather(pending: Int, lastBatch: Int, alreadyWaited: Bool) -> Bool {
+        !alreadyWaited && pending > 0 && lastBatch >= gatherFrom && pending < lastBatch / 2
     }
     private let state: Mutex<HandOver>
     private let delay: DispatchTimeInterval?
@@ -64,7 +84,7 @@ public final class MetricWriter: Sendable {
             // hop and no timer left behind (the fuzz targets' collectors, Fuzz/README.md).
             queue.sync { drain() }
         } else if flushNow {
-            queue.async { self.drain() }
+            queue.async { self.drain(waitingAllowed: false) }
         } else if schedule, let delay {
             queue.asyncAfter(deadline: .now() + delay) { self.drain() }
         } else if schedule {
@@ -75,15 +95,29 @@ public final class MetricWriter: Sendable {
 
     /// Commits everything handed over so far before returning.
     public func flush() {
-        queue.sync { drain() }
+        queue.sync { drain(waitingAllowed: false) }
     }
+
+    /// Times the writer waited for companions of a small batch (tests).
+    var gatherWaits: Int { state.withLock { $0.gatherWaits } }
+
+    /// Makes the writer act as if its last commit held `count` records (tests: a busy writer
+    /// without a race to get there).
+    func assumeLastCommit(of count: Int) { state.withLock { $0.lastBatch = count } }
 
     /// Writes that failed and are waiting to be retried (0 in a healthy run).
     public var failedAttempts: Int { state.withLock { $0.failures } }
 
-    private func drain() {
+    /// `waitingAllowed`: false commits what is pending now (`flush`, a full batch, the end of a
+    /// gather wait).
+    private func drain(waitingAllowed: Bool = true) {
         var records: [MetricRequestRecord] = [], completions: [Completion?] = [], duplicates: [[Bool]] = []
-        state.withLock { s in
+        let waits = state.withLock { s in
+            if waitingAllowed, delay == nil, Self.shouldGather(pending: s.pending.count, lastBatch: s.lastBatch, alreadyWaited: s.gathered) {
+                s.gathered = true  // `scheduled` stays set: handlers queue no other drain meanwhile
+                s.gatherWaits += 1
+                return true
+            }
             swap(&records, &s.pending)
             swap(&completions, &s.completions)
             swap(&duplicates, &s.duplicates)
@@ -91,6 +125,13 @@ public final class MetricWriter: Sendable {
             s.completions.reserveCapacity(records.count)
             s.duplicates.reserveCapacity(records.count)
             s.scheduled = false
+            s.gathered = false
+            if !records.isEmpty { s.lastBatch = records.count }
+            return false
+        }
+        if waits {
+            queue.asyncAfter(deadline: .now() + Self.gatherWait) { self.drain(waitingAllowed: false) }
+            return
         }
         guard !records.isEmpty else { return }
         do {

@@ -33,7 +33,10 @@ public final class MetricsCollector: Sendable {
     private let injector: FaultInjector
     private let time: any TimeSource
     private let observer: (@Sendable (CollectorEvent) -> Void)?
-    private let tally = Mutex(CollectorCounters())
+    /// The running counts, one atomic each: every request counts on its loop thread and again on
+    /// the writer's (committed answers), and a lock shared by the loops and the writer was
+    /// contended on every request.
+    private let tally = Tally()
     /// The modelled Retainza ingest API (docs/retainza.md), mounted beside the metric routes.
     public let retainza: RetainzaIngest
 
@@ -83,7 +86,8 @@ public final class MetricsCollector: Sendable {
                                    recoveryThresholdSeconds: recoveryThresholdSeconds, generatedAt: time.now)
     }
 
-    public var counters: CollectorCounters { tally.withLock { $0 } }
+    /// Each count read on its own (a request in flight may show in `requests` before `accepted`).
+    public var counters: CollectorCounters { tally.snapshot }
 
     /// Commits that failed and were (or will be) retried; 0 in a healthy run.
     public var writerFailures: Int { writer.failedAttempts }
@@ -100,7 +104,7 @@ public final class MetricsCollector: Sendable {
         if !holds.isEmpty { fault.hold = { for hold in holds { await hold.wait() } } }
         if decision.outcome != nil || decision.delay > .zero {
             observer?(.faulted(route: route, decision))
-            count { $0.faulted += 1 }
+            tally.faulted.add(1, ordering: .relaxed)
         }
         switch decision.outcome {
         case .drop(let scope)?:
@@ -154,7 +158,7 @@ public final class MetricsCollector: Sendable {
             template.status = error.status
             template.error = error.code
             writer.submit(template, metrics: [])
-            count { $0.rejected += 1 }
+            tally.rejected.add(1, ordering: .relaxed)
             observer?(.rejected(route: route, error))
             return .now(.json(error.status, error.responseBody))
         }
@@ -204,11 +208,9 @@ public final class MetricsCollector: Sendable {
 
     private func accepted(route: CIOMetricRoute, _ parsed: ParsedMetricRequest, duplicates: [Bool], userAgent: String?) -> ServerResponse {
         let duplicateCount = duplicates.reduce(0) { $1 ? $0 + 1 : $0 }
-        count {
-            $0.accepted += 1
-            $0.metrics += parsed.metrics.count
-            $0.duplicates += duplicateCount
-        }
+        tally.accepted.add(1, ordering: .relaxed)
+        tally.metrics.add(parsed.metrics.count, ordering: .relaxed)
+        if duplicateCount > 0 { tally.duplicates.add(duplicateCount, ordering: .relaxed) }
         observer?(.accepted(route: route, metrics: parsed.metrics, duplicates: duplicates, userAgent: userAgent))
         return ServerResponse(status: 200, headers: Self.jsonHeaders,
                               body: Self.acceptedBody(stored: parsed.metrics.count, duplicates: duplicateCount, ignored: parsed.ignoredEvents))
@@ -242,13 +244,19 @@ public final class MetricsCollector: Sendable {
     }
 
     private func record(_ request: ServerRequest, route: CIOMetricRoute, receivedAt: Date, status: Int) -> MetricRequestRecord {
-        count { $0.requests += 1 }
+        tally.requests.add(1, ordering: .relaxed)
         return MetricRequestRecord(receivedAt: receivedAt, route: route, status: status, userAgent: request.headers["user-agent"],
                                    httpVersion: request.version.rawValue, remoteAddress: request.connection.remoteAddress,
                                    body: request.body)
     }
 
-    private func count(_ change: (inout CollectorCounters) -> Void) {
-        tally.withLock { change(&$0) }
+    private final class Tally: Sendable {
+        let requests = Atomic(0), accepted = Atomic(0), rejected = Atomic(0), faulted = Atomic(0), metrics = Atomic(0), duplicates = Atomic(0)
+
+        var snapshot: CollectorCounters {
+            CollectorCounters(requests: requests.load(ordering: .relaxed), accepted: accepted.load(ordering: .relaxed),
+                              rejected: rejected.load(ordering: .relaxed), faulted: faulted.load(ordering: .relaxed),
+                              metrics: metrics.load(ordering: .relaxed), duplicates: duplicates.load(ordering: .relaxed))
+        }
     }
 }

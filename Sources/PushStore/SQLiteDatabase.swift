@@ -220,6 +220,43 @@ public struct SQLiteStatement {
         }
     }
 
+    /// Binds each of `texts` at its index (nil: NULL) and `blob` at `blobIndex`, all in place
+    /// (SQLITE_STATIC), and steps the statement once (an INSERT), like `bind` + `insert()` — without
+    /// SQLite's copy of every string (`bind(_:_: String?)` makes one, a malloc and a memcpy per
+    /// value): the step copies the bytes into the row, and every parameter bound here is set to
+    /// NULL again before the strings' memory can go away. For rows written by the thousand (the
+    /// collector's).
+    @discardableResult
+    public func insert(bindingInPlace texts: [(index: Int32, text: String?)], blob: [UInt8], at blobIndex: Int32) throws -> Int64 {
+        try bindInPlace(texts[...]) { try insert(binding: blob, at: blobIndex) }
+    }
+
+    /// As `insert(bindingInPlace:blob:at:)`, without a blob.
+    @discardableResult
+    public func insert(bindingInPlace texts: [(index: Int32, text: String?)]) throws -> Int64 {
+        try bindInPlace(texts[...]) { try insert() }
+    }
+
+    /// Binds the first of `texts` in place, then the rest (one `withUTF8` scope each, nested, so
+    /// every pointer is valid during `step`), then runs `step`.
+    private func bindInPlace(_ texts: ArraySlice<(index: Int32, text: String?)>, then step: () throws -> Int64) throws -> Int64 {
+        guard let (index, value) = texts.first else { return try step() }
+        let rest = texts.dropFirst()
+        guard var text = value else {
+            try check(sqlite3_bind_null(handle, index))
+            return try bindInPlace(rest, then: step)
+        }
+        return try text.withUTF8 { bytes in
+            if let base = bytes.baseAddress, bytes.count > 0 {
+                try check(sqlite3_bind_text(handle, index, UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self), Int32(bytes.count), nil))
+            } else {
+                try check(cpl_sqlite3_bind_text_transient(handle, index, nil, 0))  // "" (a NULL pointer would bind NULL)
+            }
+            defer { sqlite3_bind_null(handle, index) }
+            return try bindInPlace(rest, then: step)
+        }
+    }
+
     /// Steps the statement once (an INSERT), resets it for the next row and returns the new rowid.
     @discardableResult
     public func insert() throws -> Int64 {

@@ -36,6 +36,44 @@ final class MetricStoreFileTests: XCTestCase {
         XCTAssertEqual(try store.metrics().map(\.reported.deliveryID), ["d1"])
     }
 
+    /// The strings are bound in place (`SQLiteStatement.insert(bindingInPlace:)`): an empty
+    /// string stays '' (not NULL), nil stays NULL, non-ASCII text is kept byte for byte, and a
+    /// row's values never leak into the next row's.
+    func testEveryTextColumnIsStoredAsGivenEmptyNullAndNonASCII() throws {
+        let file = path("texts.sqlite")
+        let store = try MetricStore(path: file)
+        let first = MetricRequestRecord(
+            receivedAt: Date(timeIntervalSince1970: 1_775_126_768.5), route: .batch, status: 503, error: "fault:status-503", ignoredEvents: 2,
+            userAgent: "", httpVersion: "HTTP/1.1", remoteAddress: "[::1]:443", body: [],
+            metrics: [(ReportedMetric(route: .batch, deliveryID: "d-ü", metric: .opened, recipient: "",
+                                      originalTimestamp: Date(timeIntervalSince1970: 1_775_126_768.123),
+                                      originalTimestampText: "2026-04-02T10:46:08.123Z", batchIndex: 1), true)])
+        let second = MetricRequestRecord(
+            receivedAt: Date(timeIntervalSince1970: 1_775_126_769), route: .legacyEvents, status: 200, userAgent: nil, httpVersion: nil,
+            remoteAddress: nil, body: Array(#"{"x":"✓"}"#.utf8),
+            metrics: [(ReportedMetric(route: .legacyEvents, deliveryID: "d2", metric: .delivered, recipient: nil), false)])
+        try store.insert([first, second])
+        let requests = try ProcessRunner.run("/usr/bin/sqlite3", ["-separator", "|", file, """
+            SELECT received_at, route, status, quote(error), metric_count, ignored_events, quote(user_agent), quote(http_version),
+                   quote(remote_address), quote(body) FROM metric_requests ORDER BY id
+            """])
+        XCTAssertEqual(requests.status, 0, requests.stderr)
+        XCTAssertEqual(requests.stdout.split(separator: "\n").map(String.init), [
+            "1775126768.5|/v1/b|503|'fault:status-503'|1|2|''|'HTTP/1.1'|'[::1]:443'|X''",
+            "1775126769.0|/push/events|200|NULL|1|0|NULL|NULL|NULL|X'7B2278223A22E29C93227D'",
+        ])
+        let metrics = try ProcessRunner.run("/usr/bin/sqlite3", ["-separator", "|", file, """
+            SELECT request_id, route, delivery_id, metric, quote(recipient), quote(original_timestamp), quote(original_timestamp_text),
+                   quote(batch_index), duplicate, quote(user_agent) FROM metrics ORDER BY id
+            """])
+        XCTAssertEqual(metrics.status, 0, metrics.stderr)
+        XCTAssertEqual(metrics.stdout.split(separator: "\n").map(String.init), [
+            "1|/v1/b|d-ü|opened|''|1775126768.123|'2026-04-02T10:46:08.123Z'|1|1|''",
+            "2|/push/events|d2|delivered|NULL|NULL|NULL|NULL|0|NULL",
+        ])
+        XCTAssertEqual(try store.metrics().map { [$0.reported.deliveryID, $0.reported.recipient, $0.userAgent] }, [["d-ü", "", ""], ["d2", nil, nil]])
+    }
+
     func testAFileMadeWithTheFormerIndexKeepsItAndItsPageSize() throws {
         let file = path("old.sqlite")
         do {

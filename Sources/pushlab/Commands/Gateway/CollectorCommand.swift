@@ -32,8 +32,10 @@ enum CollectorCommand: Command {
     static let quiet = Option.flag("--quiet", help: "No line per metric.")
     static let json = Option.flag("--json", help: "Print JSON lines (listening, metric, rejected, fault, stopped) instead of text.")
     static let bench = Option.flag("--bench", help: "Also answer POST /bench with an empty 200: the HTTP/2 stack with no route work, in the same process (benchmarks/collector.sh).")
+    /// The same flag as `pushlab serve`'s (one declaration).
+    static let eventLoops = ServeCommand.eventLoops
 
-    static let options: [any OptionDeclaration] = [host, port, cleartextPort, cert, key, db, cdpKeys, legacyKeys] + faults.options + [ack, quiet, json, bench]
+    static let options: [any OptionDeclaration] = [host, port, cleartextPort, cert, key, db, cdpKeys, legacyKeys] + faults.options + [ack, eventLoops, quiet, json, bench]
 
     static func run(_ args: ParsedArguments) async throws -> Int32 {
         // Caught from the start: a SIGINT or SIGTERM sent as soon as the banner shows is kept, not
@@ -124,7 +126,7 @@ enum CollectorCommand: Command {
             KeyFilePermissions.warnIfShared(key, flag: "--key")
         }
         return HTTPServerConfiguration(host: try args[host], tlsPort: tlsPort, cleartextPort: cleartextPort,
-                                       certificateFile: cert, privateKeyFile: key)
+                                       certificateFile: cert, privateKeyFile: key, eventLoops: try args[eventLoops])
     }
 
     /// One JSON object per line, keys sorted.
