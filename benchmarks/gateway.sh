@@ -211,17 +211,18 @@ fi
   echo
   echo "## Medians and ratios"
   echo
-  echo "| route, transport | nghttpd req/s (faster setting) | gateway req/s | gateway / nghttpd (req/s) | nghttpd cpu µs/req | gateway cpu µs/req | raw server cpu µs/req | gateway / raw (cpu) | h2load cpu µs/req: nghttpd, gateway, raw |"
-  echo "|---|---:|---:|---:|---:|---:|---:|---:|---|"
+  echo "| route, transport | nghttpd req/s (faster setting) | gateway req/s | gateway / nghttpd (req/s) | raw server req/s | gateway / raw (req/s) | nghttpd cpu µs/req | gateway cpu µs/req | raw server cpu µs/req | gateway / raw (cpu) | h2load cpu µs/req: nghttpd, gateway, raw |"
+  echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
   row() {  # label nghttpd-name gateway-target raw-target
     local best="$2"
     local single="${2% (FCM command)}, 1 worker${2#"${2% (FCM command)}"}"
     if awk -v a="$(median "${RPS[$single]}")" -v b="$(median "${RPS[$2]}")" 'BEGIN { exit !(a > b) }'; then
       best="$single"
     fi
-    local a b c d e
+    local a b c d e f
     a=$(median "${RPS[$best]}"); b=$(median "${RPS[$3]}"); c=$(median "${CPU[$best]}"); d=$(median "${CPU[$3]}"); e=$(median "${CPU[$4]}")
-    echo "| $1 ($best) | $a | $b | **$(ratio "$b" "$a")** | $c | $d | $e | **$(ratio "$d" "$e")** | $(median "${CLIENT_CPU[$best]}"), $(median "${CLIENT_CPU[$3]}"), $(median "${CLIENT_CPU[$4]}") |"
+    f=$(median "${RPS[$4]}")
+    echo "| $1 ($best) | $a | $b | **$(ratio "$b" "$a")** | $f | $(ratio "$b" "$f") | $c | $d | $e | **$(ratio "$d" "$e")** | $(median "${CLIENT_CPU[$best]}"), $(median "${CLIENT_CPU[$3]}"), $(median "${CLIENT_CPU[$4]}") |"
   }
   row "APNs, TLS, gateway on $THREADS loops" "nghttpd TLS" "gateway APNs TLS" "raw server TLS"
   row "APNs, h2c, gateway on $THREADS loops" "nghttpd h2c" "gateway APNs h2c" "raw server h2c"

@@ -44,6 +44,31 @@ final class APNsReasonTests: XCTestCase {
         XCTAssertEqual(h.sink.delivered.count, 1)
     }
 
+    /// Answers on one connection, read by curl: the first sends `apns-id` and `apns-unique-id`
+    /// indexed, the later ones as literals that name the indexed field (HeaderBlock.flags), so
+    /// this checks what a real HPACK decoder makes of both forms. Every id is a distinct
+    /// lowercase v4 UUID.
+    func testAnswersOnOneConnectionCarryDistinctLowercaseUUIDs() throws {
+        let token = try h.providerToken()
+        let requests = (0..<12).map { _ in
+            CurlRequest(url: "\(h.apnsBase)/3/device/\(GatewayHarness.devToken)",
+                        headers: [("apns-topic", Fixtures.bundleID), ("authorization", "bearer " + token)], body: alert)
+        }
+        let answers = try Curl.run(requests)
+        var seen = Set<String>()
+        for (i, r) in answers.enumerated() {
+            XCTAssertEqual(r.status, 200, "answer \(i): \(r.body)")
+            for name in ["apns-id", "apns-unique-id"] {
+                let id = try XCTUnwrap(r.headers[name], "answer \(i) has no \(name)")
+                XCTAssertEqual(UUID(uuidString: id)?.uuidString.lowercased(), id, "answer \(i): \(name) \(id)")
+                XCTAssertEqual(Array(id)[14], "4", "answer \(i): \(name) \(id) is version 4")
+                seen.insert(id)
+            }
+        }
+        XCTAssertEqual(seen.count, 2 * requests.count, "every id is distinct")
+        XCTAssertEqual(h.sink.delivered.count, requests.count)
+    }
+
     func testMissingApnsIdIsGeneratedAsLowercaseUUID() throws {
         let r = try push()
         let id = try XCTUnwrap(r.headers["apns-id"])

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 @testable import PushGateway
 import XCTest
 
@@ -18,5 +19,30 @@ final class MessageIDsTests: XCTestCase {
         }
         XCTAssertEqual(seen.count, 2000)
         XCTAssertEqual(digits.count, 16, "every hex digit appears: \(digits.sorted())")
+    }
+
+    /// The ids are written from a byte → two-digit table at fixed positions: each must read back
+    /// as the same UUID (digits in the right places, dashes at 8, 13, 18, 23), and ids drawn
+    /// from several threads at once (the event loops share one generator) never repeat.
+    func testIdsFromSeveralThreadsAreDistinctAndReadBackAsTheSameUUID() throws {
+        let ids = MessageIDs()
+        let threads = 4, perThread = 25_000
+        let drawn = Mutex<[[String]]>([])
+        DispatchQueue.concurrentPerform(iterations: threads) { _ in
+            var mine: [String] = []
+            mine.reserveCapacity(perThread)
+            for _ in 0..<perThread { mine.append(ids.next()) }
+            drawn.withLock { $0.append(mine) }
+        }
+        let all = drawn.withLock { $0 }.flatMap { $0 }
+        XCTAssertEqual(all.count, threads * perThread)
+        XCTAssertEqual(Set(all).count, all.count, "every id is distinct")
+        for id in all.prefix(5_000) {
+            let uuid = try XCTUnwrap(UUID(uuidString: id), id)
+            XCTAssertEqual(uuid.uuidString.lowercased(), id)
+            let bytes = withUnsafeBytes(of: uuid.uuid) { Array($0) }
+            XCTAssertEqual(bytes[6] >> 4, 4, "version 4: \(id)")
+            XCTAssertEqual(bytes[8] >> 6, 2, "RFC 4122 variant: \(id)")
+        }
     }
 }

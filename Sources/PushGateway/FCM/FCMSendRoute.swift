@@ -90,13 +90,19 @@ struct FCMSendRoute: Sendable {
 
     static let storageKey = "fcm.grant"
 
+    /// The validator's options but the body size, built once: building them per request built
+    /// an empty `APNsRequest` (the APNs options) the FCM check never reads.
+    private static let validationOptions = ValidationOptions(scope: .serviceEnforced)
+
     /// The body as a send request: JSON, the FCM rules FCM enforces (field violations), exactly one target.
     private func parse(_ body: [UInt8]) -> Result<FCMSendRequest, FCMError> {
         let document: JSONDocument
         do { document = try JSONDocument.parse(body) } catch {
             return .failure(FCMError(.invalidArgument, message: "Invalid JSON payload received. \(error.message)"))
         }
-        let report = Validator(options: ValidationOptions(scope: .serviceEnforced, receivedByteCount: body.count)).validate(document, as: .fcm)
+        var options = Self.validationOptions
+        options.receivedByteCount = body.count
+        let report = Validator(options: options).validate(document, as: .fcm)
         let violations = report.findings.filter { $0.severity == .error }.map {
             FCMFieldViolation(field: dotted($0.pointer), description: $0.message)
         }

@@ -34,20 +34,21 @@ public final class ConnectionContext: Sendable {
 public final class ConnectionStorage: Sendable {
     /// One value, boxed once: `update` then changes it in place instead of re-boxing it on
     /// every call (it runs on every APNs request; benchmarks/results/gateway.md).
-    private final class Slot<T> {
-        var value: T
-        init(_ value: T) { self.value = value }
+    @usableFromInline package final class Slot<T> {
+        @usableFromInline package var value: T
+        @usableFromInline package init(_ value: T) { self.value = value }
     }
     /// Each value is a `Slot<T>` of the type it was stored as; `last` is the entry found last.
-    private struct Table {
-        var values: [String: AnyObject] = [:]
+    @usableFromInline package struct Table {
+        @usableFromInline package var values: [String: AnyObject] = [:]
         /// The key and slot `update` used last: handlers ask for the same key on every request
         /// of a connection (the APNs route's `apns.auth`), and comparing a short key is cheaper
         /// than hashing it (benchmarks/results/gateway.md).
-        var lastKey = ""
-        var lastSlot: AnyObject?
+        @usableFromInline package var lastKey = ""
+        @usableFromInline package var lastSlot: AnyObject?
+        @usableFromInline package init() {}
     }
-    private let table = SanitizerVisibleMutex(Table())
+    @usableFromInline package let table = SanitizerVisibleMutex(Table())
 
     public init() {}
 
@@ -63,8 +64,11 @@ public final class ConnectionStorage: Sendable {
     }
 
     /// Reads, transforms and stores a value atomically; a value of another type under `key`
-    /// is replaced by `defaultValue` transformed.
-    public func update<T: Sendable, R>(_ key: String, default defaultValue: T, _ body: (inout T) -> R) -> R {
+    /// is replaced by `defaultValue` transformed. Inlinable, so the calling module specializes it
+    /// for its value type: unspecialized, every call looked up `Slot<T>`'s generic metadata in the
+    /// runtime (`swift_getGenericMetadata`, on every APNs request; benchmarks/results/gateway-profile.md).
+    @inlinable
+    package func update<T: Sendable, R>(_ key: String, default defaultValue: T, _ body: (inout T) -> R) -> R {
         table.withLock { table in
             // The type compared by identity, not `as?`: a dynamic cast on every request cost
             // more than the rest of the lookup (benchmarks/results/gateway.md).

@@ -17,7 +17,7 @@ import Synchronization
 /// reports, 2026-11-29) and on `ClientInbox` (then named CurlInbox: 11 reports in an earlier
 /// run). Announcing the acquire and release on this object's address gives TSan the edge the futex provides; without
 /// TSan the annotations are no-ops (see Sources/CPushLab/sanitizer_shim.c).
-package final class SanitizerVisibleMutex<Value>: Sendable {
+@usableFromInline package final class SanitizerVisibleMutex<Value>: Sendable {
     @usableFromInline let mutex: Mutex<Value>
 
     package init(_ initialValue: sending Value) {
