@@ -14,7 +14,7 @@ public struct SeededRandom: RandomNumberGenerator, Sendable {
     }
 
     /// SplitMix64's output function: the value for a given state. A generator shared between
-    /// threads can advance one atomic state and mix it (see the gateway's `MessageIDs`).
+    /// threads can advance one atomic state and mix it (see `RandomUUIDSource`).
     @inline(__always)
     public static func mix(_ state: UInt64) -> UInt64 {
         var z = state

@@ -40,7 +40,7 @@ public final class Gateway: Sendable {
             authorizer: authorizer,
             devices: devices, throttle: TokenThrottle(limitPerSecond: configuration.perTokenLimit, time: time),
             records: records, sink: sink, time: time, sandbox: configuration.environment == .sandboxOnly,
-            authenticatedStreamLimit: configuration.authenticatedStreamLimit, ids: MessageIDs())
+            authenticatedStreamLimit: configuration.authenticatedStreamLimit, ids: RandomUUIDSource())
         var apnsRouter = Router()
         // Other methods reach the same handler through `methodNotAllowedFallback` (below),
         // whose first check answers 405 MethodNotAllowed.
@@ -49,7 +49,7 @@ public final class Gateway: Sendable {
         apnsRouter.add("POST", APNsPath.devicePrefix, through: apnsFaults) { request, _ in apns.handle(request) }
         self.channels = channels
         BroadcastRoutes(authorizer: authorizer, devices: devices,
-                        channels: channels, sink: broadcastSink, time: time, ids: MessageIDs(),
+                        channels: channels, sink: broadcastSink, time: time, ids: RandomUUIDSource(),
                         authenticatedStreamLimit: configuration.authenticatedStreamLimit).register(on: &apnsRouter)
         let badPath = ServerResponse(status: APNsRejection(.badPath).status, headers: ["content-type": "application/json"],
                                      body: APNsErrorBody(reason: .badPath).json)
@@ -68,7 +68,7 @@ public final class Gateway: Sendable {
         let tokens = AccessTokenStore()
         accessTokens = tokens
         let oauth = OAuthRoute(keys: keys, tokens: tokens, time: time)
-        let fcm = FCMSendRoute(tokens: tokens, devices: devices, records: records, sink: sink, time: time, ids: MessageIDs())
+        let fcm = FCMSendRoute(tokens: tokens, devices: devices, records: records, sink: sink, time: time, ids: RandomUUIDSource())
         var googleRouter = Router()
         googleRouter.add("POST", FCMPath.oauthToken) { oauth.handle($0) }
         googleRouter.add("POST", FCMPath.sendRoute,

@@ -19,7 +19,7 @@ struct APNsRoute: Sendable {
     let sandbox: Bool
     /// MAX_CONCURRENT_STREAMS once a request with a valid token succeeded (docs/specs/apns.md: observed 500).
     let authenticatedStreamLimit: UInt32
-    let ids: MessageIDs
+    let ids: RandomUUIDSource
 
     /// The answer to a fault-plan status (`GatewayFaults`): the plan's reason, or the status's usual one.
     func faultAnswer(_ request: ServerRequest, status: Int, reason: String?) -> ServerResponse {

@@ -19,7 +19,7 @@ struct BroadcastRoutes: Sendable {
     let channels: BroadcastChannelRegistry
     let sink: (any BroadcastDeliverySink)?
     let time: TimeSource
-    let ids: MessageIDs
+    let ids: RandomUUIDSource
     let authenticatedStreamLimit: UInt32
 
     func register(on router: inout Router) {

@@ -15,7 +15,7 @@ struct FCMSendRoute: Sendable {
     let records: PushRecordStore
     let sink: (any PushDeliverySink)?
     let time: TimeSource
-    let ids: MessageIDs
+    let ids: RandomUUIDSource
     static let messagingScopes: Set<String> = ["https://www.googleapis.com/auth/firebase.messaging",
                                                "https://www.googleapis.com/auth/cloud-platform"]
 

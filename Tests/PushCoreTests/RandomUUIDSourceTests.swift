@@ -1,12 +1,12 @@
 import Foundation
 import Synchronization
-@testable import PushGateway
+import PushCore
 import XCTest
 
-/// `apns-id` / `apns-unique-id` values the gateway makes up are lowercase v4 UUIDs.
-final class MessageIDsTests: XCTestCase {
+/// The ids `RandomUUIDSource` makes (the sender's apns-id, the gateway's apns-id / apns-unique-id) are lowercase v4 UUIDs.
+final class RandomUUIDSourceTests: XCTestCase {
     func testIdsAreDistinctLowercaseVersion4UUIDs() throws {
-        let ids = MessageIDs()
+        let ids = RandomUUIDSource()
         let shape = try NSRegularExpression(pattern: "^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
         var seen = Set<String>()
         var digits = Set<Character>()
@@ -23,9 +23,9 @@ final class MessageIDsTests: XCTestCase {
 
     /// The ids are written from a byte → two-digit table at fixed positions: each must read back
     /// as the same UUID (digits in the right places, dashes at 8, 13, 18, 23), and ids drawn
-    /// from several threads at once (the event loops share one generator) never repeat.
+    /// from several threads at once (the event loops and senders share one source) never repeat.
     func testIdsFromSeveralThreadsAreDistinctAndReadBackAsTheSameUUID() throws {
-        let ids = MessageIDs()
+        let ids = RandomUUIDSource()
         let threads = 4, perThread = 25_000
         let drawn = Mutex<[[String]]>([])
         DispatchQueue.concurrentPerform(iterations: threads) { _ in

@@ -1,33 +1,37 @@
 import Foundation
 import Synchronization
-import PushCore
 
-/// Lowercase random UUIDs (v4) for `apns-id` and `apns-unique-id`, fast enough for the APNs hot
-/// path: Foundation's `UUID().uuidString` costs a getrandom(2) call and a sprintf per id. One
-/// SplitMix64 sequence, seeded once from the system's random source, whose state is one atomic
-/// counter: event loops on several threads draw ids without a lock.
-final class MessageIDs: Sendable {
+/// Lowercase random UUIDs (version 4) without a system call per id, for the sender's `apns-id`
+/// (`APNsID.generate`) and the gateway emulator's `apns-id` / `apns-unique-id` and FCM message
+/// ids. An id correlates a push with its answer and the logs: it must be unique, not secret.
+/// So the source is one SplitMix64 sequence (`SeededRandom`), seeded once from the system's
+/// random source, whose state is one atomic counter: threads draw ids without a lock, ids of
+/// one process differ as long as the counter does (the mix is a bijection), and two processes'
+/// differ as random UUIDs do. Foundation's `UUID().uuidString` costs a getrandom(2) call and a
+/// formatted print per id, which a bulk send and the APNs answer path paid on every push
+/// (benchmarks/results/design-measurements.md, gateway-profile.md).
+public final class RandomUUIDSource: Sendable {
     private let state: Atomic<UInt64>
 
-    init() {
+    public init() {
         var system = SystemRandomNumberGenerator()
         state = Atomic(system.next())
     }
 
     /// 64 random bits from the same sequence (FCM message ids): `UInt64.random(in:)` made a
     /// getrandom(2) call per message.
-    func nextUInt64() -> UInt64 {
+    public func nextUInt64() -> UInt64 {
         SeededRandom.mix(state.wrappingAdd(SeededRandom.increment, ordering: .relaxed).newValue)
     }
 
-    func next() -> String {
+    public func next() -> String {
         // Two steps of the sequence at once: the states `last - increment` and `last`.
         let last = state.wrappingAdd(2 &* SeededRandom.increment, ordering: .relaxed).newValue
         var a = SeededRandom.mix(last &- SeededRandom.increment)
         var b = SeededRandom.mix(last)
         // Byte k of the 16 is byte k of `a` (k < 8) or byte k-8 of `b`, little end first.
         a = (a & ~(0xF0 << 48)) | (0x40 << 48)  // byte 6: version 4
-        b = (b & ~0xC0) | 0x80                  // byte 8: RFC 4122 variant
+        b = (b & ~0xC0) | 0x80                  // byte 8: variant 0b10 (RFC 9562 §5.4)
         // Each byte's two lowercase hex digits come from one 512-byte table (`hexPairs`), and
         // the 36 characters are written straight, dashes at 8, 13, 18 and 23: a branch per
         // nibble and per position was most of the id's cost on the APNs answer path.
@@ -59,12 +63,4 @@ final class MessageIDs: Sendable {
 
     @inline(__always)
     private static func hexDigit(_ nibble: UInt8) -> UInt8 { nibble < 10 ? 0x30 + nibble : 0x57 + nibble }
-}
-
-/// ASCII-lowercases `s` only when it has an upper-case letter (HTTP/2 header names never do).
-@inline(__always)
-func asciiLowercased(_ s: String) -> String {
-    let hasUpper = s.utf8.withContiguousStorageIfAvailable { $0.contains { $0 >= 65 && $0 <= 90 } }
-        ?? s.utf8.contains { $0 >= 65 && $0 <= 90 }
-    return hasUpper ? s.lowercased() : s
 }
