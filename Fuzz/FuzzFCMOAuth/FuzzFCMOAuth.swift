@@ -73,7 +73,7 @@ func run(mode: UInt8, _ bytes: [UInt8], on server: InMemoryServer) {
         // The bytes as they are (the form parser reads bytes), unless they name the assertion.
         var body = bytes
         if body.contains(UInt8(ascii: "@")) {
-            while let marker = body.firstRange(of: assertionMarker) { body.replaceSubrange(marker, with: assertion.utf8) }
+            while let marker = firstRange(of: assertionMarker, in: body) { body.replaceSubrange(marker, with: assertion.utf8) }
         }
         checkFormRoundTrip(body)
         checkToken(server, body: body)
@@ -98,6 +98,18 @@ func run(mode: UInt8, _ bytes: [UInt8], on server: InMemoryServer) {
             checkSend(response, project: project)
         }
     }
+}
+
+/// Where `marker` first occurs in `bytes`: Foundation's generic `firstRange(of:)` on `[UInt8]`
+/// was 11% of this target's time.
+func firstRange(of marker: [UInt8], in bytes: [UInt8]) -> Range<Int>? {
+    guard let first = marker.first, bytes.count >= marker.count else { return nil }
+    var i = 0
+    while i <= bytes.count - marker.count {
+        if bytes[i] == first, bytes[i..<(i + marker.count)].elementsEqual(marker) { return i..<(i + marker.count) }
+        i += 1
+    }
+    return nil
 }
 
 /// RFC 6749 §5.2 error codes the endpoint may answer.
