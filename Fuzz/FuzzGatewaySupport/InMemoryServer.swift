@@ -279,9 +279,11 @@ final class LazyCollector: Sendable {
     /// `MetricsCollector` per input reads its duplicate keys from the empty store, as from a new
     /// one): making the schema and preparing the insert statements for each input that reaches
     /// the collector was most of FuzzServerRequests' SQLite time (a fifth of the target). Made
-    /// anew after `storeUses` inputs, so the bytes the store counts towards its background
-    /// checkpoint (16 MiB, `MetricStore.checkpointAfterBytes`), which a store per input never
-    /// reaches, stay far below it for any input that a new store would not push past it alone.
+    /// anew after `storeUses` inputs. The store counts what it writes towards a background
+    /// checkpoint every 16 MiB (`MetricStore.checkpointAfterBytes`), which a store per input
+    /// never reached: inputs of the usual few hundred bytes stay far below it in `storeUses`
+    /// inputs, and large ones that reach it start a checkpoint on its own connection and thread,
+    /// which for ":memory:" opens a second, empty database and changes no answer.
     private let kept = Mutex<(store: MetricStore, uses: Int)?>(nil)
     static let storeUses = 256
 
