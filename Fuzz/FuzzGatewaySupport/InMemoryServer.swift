@@ -10,12 +10,16 @@ import Synchronization
 /// or a standalone collector, built but never started: requests are routed with `Router.match`
 /// and answered by the handlers directly, with no sockets.
 ///
-/// Each input gets a fresh one (`InMemoryServer(fixture:host:)`: in-memory records, device
-/// registry, access tokens and an in-memory SQLite collector store), so an input's outcome does
-/// not depend on the inputs before it (a crash replays from its own file) and nothing one input
-/// stores outlives it: libFuzzer's malloc/free counts balance, so its leak check only runs when
-/// something really leaks. The expensive parts — keys, the signed provider token and OAuth
-/// assertion — are built once (`Fixture`).
+/// A target builds one per host per process and calls `reset()` at the end of each input: the
+/// gateway's stores (devices, in-memory records, broadcast channels, access tokens:
+/// `Gateway.resetStores`) are emptied and the collector (with its in-memory SQLite store) is
+/// dropped, to be built again by the next input that reaches it. So an input's outcome does not
+/// depend on the inputs before it (a crash replays from its own file; `FUZZ_CHECK_FRESH=1`
+/// answers every input on a new server too and compares, `checkAgainstFresh`) and nothing one
+/// input stores outlives it: libFuzzer's malloc/free counts balance, so its leak check only runs
+/// when something really leaks. Building the gateway (routers, route values, two unstarted
+/// HTTP servers) per input was about 10% of both gateway targets. The expensive parts — keys,
+/// the signed provider token and OAuth assertion — are built once (`Fixture`).
 public final class InMemoryServer {
     public enum Host: CaseIterable { case apns, google, collector }
 
@@ -78,6 +82,9 @@ public final class InMemoryServer {
     private let collector: LazyCollector?
     private var accessToken: String?
     private var nextConnectionID: UInt64 = 1
+    /// Each response's `shape` in order, while `recordsTranscript` (for `checkAgainstFresh`).
+    public var recordsTranscript = false
+    public private(set) var transcript: [String] = []
 
     /// `mountsCollector: false` leaves the collector off the Google host (FuzzFCMOAuth does not
     /// reach it).
@@ -114,6 +121,57 @@ public final class InMemoryServer {
     /// the input.
     public func finish() { collector?.flush() }
 
+    /// Makes the server answer the next input as a new one would: flushes and drops the
+    /// collector, empties the gateway's stores (`Gateway.resetStores`), forgets the input's
+    /// access token, connection numbers and transcript.
+    public func reset() {
+        collector?.reset()
+        gateway?.resetStores()
+        accessToken = nil
+        nextConnectionID = 1
+        transcript = []
+    }
+
+    /// `FUZZ_CHECK_FRESH=1`: targets answer each input on a new server as well and compare.
+    public static let checksAgainstFresh = ProcessInfo.processInfo.environment["FUZZ_CHECK_FRESH"] == "1"
+
+    /// Runs `input` on this (reused) server and on a new one for the same host, both recording
+    /// transcripts, and stops the process if the answers differ: a reused server that kept
+    /// something of an earlier input answers differently from a fresh one.
+    public func checkAgainstFresh(mountsCollector: Bool = true, _ input: (InMemoryServer) -> Void) {
+        let fresh: InMemoryServer
+        do { fresh = try InMemoryServer(fixture: fixture, host: host, mountsCollector: mountsCollector) } catch { fatalError("cannot build a fresh gateway: \(error)") }
+        recordsTranscript = true
+        fresh.recordsTranscript = true
+        input(self)
+        input(fresh)
+        fresh.finish()
+        guard transcript == fresh.transcript else {
+            fatalError("a reused \(host) server answered unlike a fresh one:\nreused: \(transcript)\nfresh:  \(fresh.transcript)")
+        }
+    }
+
+    /// A response with what differs between two servers by chance left out: status, header
+    /// names (sorted; values carry dates and ids) and the body with every run of id characters
+    /// that holds a digit and is 12 or more long (apns-id, message names, channel ids, tokens)
+    /// replaced by `#`.
+    static func shape(_ response: ServerResponse) -> String {
+        let names = response.headers.map { $0.name.lowercased() }.sorted().joined(separator: ",")
+        var body: [UInt8] = []
+        var run: [UInt8] = []
+        func endRun() {
+            if run.count >= 12, run.contains(where: { $0 >= 0x30 && $0 <= 0x39 }) { body.append(UInt8(ascii: "#")) } else { body += run }
+            run.removeAll()
+        }
+        for b in response.body {
+            let idByte = (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A)
+                || b == 0x2B || b == 0x2F || b == 0x3D || b == 0x2E || b == 0x5F || b == 0x2D
+            if idByte { run.append(b) } else { endRun(); body.append(b) }
+        }
+        endRun()
+        return "\(response.status) [\(names)] \(String(decoding: body, as: UTF8.self))"
+    }
+
     public func makeConnection() -> ConnectionContext {
         defer { nextConnectionID += 1 }
         return ConnectionContext(id: nextConnectionID, isTLS: true, remoteAddress: "127.0.0.1:40000", control: nil)
@@ -137,12 +195,17 @@ public final class InMemoryServer {
     public func respond(_ input: FuzzRequest, connection: ConnectionContext) -> ServerResponse {
         var input = input
         input.headers = input.headers.map { name, value in
+            // Foundation's `contains` and `replacingOccurrences` only for a value with an `@`
+            // (String.contains(String) went through CFStringFind: 3% of FuzzServerRequests).
+            guard value.utf8.contains(UInt8(ascii: "@")) else { return (name, value) }
             var value = value
             if value.contains("@APNS_JWT@") { value = value.replacingOccurrences(of: "@APNS_JWT@", with: fixture.apnsJWT) }
             if value.contains("@FCM_TOKEN@") { value = value.replacingOccurrences(of: "@FCM_TOKEN@", with: fcmAccessToken()) }
             return (name, value)
         }
-        return Self.respond(router, input, connection: connection)
+        let response = Self.respond(router, input, connection: connection)
+        if recordsTranscript { transcript.append(Self.shape(response)) }
+        return response
     }
 
     public static func respond(_ router: Router, _ input: FuzzRequest, connection: ConnectionContext) -> ServerResponse {
@@ -212,6 +275,17 @@ final class LazyCollector: Sendable {
     private let time: ManualTimeSource
     private let credentials: CollectorCredentials
     private let built = Mutex<(collector: MetricsCollector, router: Router)?>(nil)
+    /// The in-memory store, kept across inputs with every row deleted by `reset()` (a new
+    /// `MetricsCollector` per input reads its duplicate keys from the empty store, as from a new
+    /// one): making the schema and preparing the insert statements for each input that reaches
+    /// the collector was most of FuzzServerRequests' SQLite time (a fifth of the target). Made
+    /// anew after `storeUses` inputs. The store counts what it writes towards a background
+    /// checkpoint every 16 MiB (`MetricStore.checkpointAfterBytes`), which a store per input
+    /// never reached: inputs of the usual few hundred bytes stay far below it in `storeUses`
+    /// inputs, and large ones that reach it start a checkpoint on its own connection and thread,
+    /// which for ":memory:" opens a second, empty database and changes no answer.
+    private let kept = Mutex<(store: MetricStore, uses: Int)?>(nil)
+    static let storeUses = 256
 
     init(time: ManualTimeSource, credentials: CollectorCredentials) {
         self.time = time
@@ -227,12 +301,40 @@ final class LazyCollector: Sendable {
 
     func flush() { built.withLock { $0?.collector }?.flush() }
 
+    /// Drops the collector and deletes every row of its store; the next collector request
+    /// builds a new collector on it.
+    func reset() {
+        let dropped = built.withLock { built -> Bool in
+            defer { built = nil }
+            return built != nil
+        }
+        guard dropped else { return }
+        kept.withLock { kept in
+            guard let (store, uses) = kept else { return }
+            do {
+                for table in try store.database.query("SELECT name FROM sqlite_master WHERE type = 'table'") {
+                    guard let name = table.string(0) else { continue }
+                    try store.database.execute("DELETE FROM \"\(name)\"")
+                }
+                kept = uses + 1 >= Self.storeUses ? nil : (store, uses + 1)
+            } catch {
+                kept = nil
+            }
+        }
+    }
+
     private func answer(_ request: ServerRequest) throws -> HandlerReply {
         let router = try built.withLock { built throws -> Router in
             if let built { return built.router }
             var configuration = CollectorConfiguration(credentials: credentials)
             configuration.maxPendingWrites = 1
-            let collector = try MetricsCollector(configuration: configuration, store: try MetricStore(path: ":memory:"), timeSource: time)
+            let store = try kept.withLock { kept throws -> MetricStore in
+                if let kept { return kept.store }
+                let store = try MetricStore(path: ":memory:")
+                kept = (store, 0)
+                return store
+            }
+            let collector = try MetricsCollector(configuration: configuration, store: store, timeSource: time)
             built = (collector, collector.makeRouter())
             return built!.router
         }

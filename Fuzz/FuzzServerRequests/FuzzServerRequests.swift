@@ -9,7 +9,9 @@ import PushHTTP
 /// is one or more requests (`FuzzRequest`) separated by a line `===`, all on one connection so
 /// per-connection state (the APNs provider token, the one-stream rule) is exercised.
 /// Every request must be answered (no trap, no hang) with a valid status; APNs-host answers
-/// with a body must be JSON, as APNs's are. Each input gets a fresh gateway (`InMemoryServer`).
+/// with a body must be JSON, as APNs's are. One server per host per process, reset after each
+/// input (`InMemoryServer.reset`); `FUZZ_CHECK_FRESH=1` also answers each input on a new one and
+/// compares (`checkAgainstFresh`).
 let fixture: InMemoryServer.Fixture = {
     InlineGlobalExecutor.install()
     do {
@@ -21,17 +23,37 @@ let fixture: InMemoryServer.Fixture = {
     }
 }()
 
+/// The servers, one per host, built once (`InMemoryServer.Host.allCases` order).
+/// `nonisolated(unsafe)`: libFuzzer runs every input on one thread.
+nonisolated(unsafe) let servers: [InMemoryServer] = InMemoryServer.Host.allCases.map { host in
+    do { return try InMemoryServer(fixture: fixture, host: host) } catch { fatalError("cannot build the in-memory gateway: \(error)") }
+}
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzServerRequests(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     guard size > 0 else { return 0 }
-    let hosts = InMemoryServer.Host.allCases
-    let host = hosts[Int(data[0]) % hosts.count]
+    let server = servers[Int(data[0]) % servers.count]
     let bytes = Array(UnsafeBufferPointer(start: data + 1, count: size - 1))
-    let server: InMemoryServer
-    do { server = try InMemoryServer(fixture: fixture, host: host) } catch { fatalError("cannot build the in-memory gateway: \(error)") }
+    if InMemoryServer.checksAgainstFresh {
+        server.checkAgainstFresh { run(bytes, on: $0) }
+    } else {
+        run(bytes, on: server)
+    }
+    server.finish()
+    server.reset()
+    return 0
+}
+
+/// The requests of one input, on one connection of `server`, and the checks of their answers.
+func run(_ bytes: [UInt8], on server: InMemoryServer) {
+    let host = server.host
     let connection = server.makeConnection()
     for chunk in split(bytes, separator: Array("\n===\n".utf8)).prefix(8) {
-        let response = server.respond(FuzzRequest(decoding: chunk), connection: connection)
+        let request = FuzzRequest(decoding: chunk)
+        if InMemoryServer.checksAgainstFresh, !request.same(as: FuzzRequest(decodingCharacters: chunk)) {
+            fatalError("FuzzRequest(decoding:) differs from the Character decoding: \(request) vs \(FuzzRequest(decodingCharacters: chunk))")
+        }
+        let response = server.respond(request, connection: connection)
         guard response.status == 0 || (200...599).contains(response.status) else {
             fatalError("status \(response.status) is not an HTTP status")
         }
@@ -39,8 +61,6 @@ public func fuzzServerRequests(_ data: UnsafePointer<UInt8>, _ size: Int) -> CIn
             fatalError("APNs host answered \(response.status) with a non-JSON body: \(String(decoding: response.body.prefix(200), as: UTF8.self))")
         }
     }
-    server.finish()
-    return 0
 }
 
 func split(_ bytes: [UInt8], separator: [UInt8]) -> [ArraySlice<UInt8>] {

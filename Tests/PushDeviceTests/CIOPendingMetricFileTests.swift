@@ -89,16 +89,35 @@ final class CIOPendingMetricEncodingTests: XCTestCase {
         XCTAssertEqual(CIOPendingMetricFile.fastEncode(rows), CIOPendingMetricFile.foundationEncode(rows))
     }
 
-    func testStringsThatNeedEscapingFallBackToJSONEncoder() {
+    /// Strings that need escaping: written by hand (`escapedEncodeRow`) with exactly
+    /// JSONEncoder's bytes, and read back without JSONDecoder (`canonicalDecode`) to the same rows.
+    /// Every scalar below 0x80, non-ASCII text and an emoji, alone and together, in each field.
+    func testStringsThatNeedEscapingAreWrittenAndReadAsJSONEncoderAndJSONDecoderDo() {
         let row = PendingDeliveryMetric(deliveryID: #"a/b"c"#, deviceID: "t", timestamp: Date(timeIntervalSince1970: 0))
         XCTAssertNil(CIOPendingMetricFile.fastEncode([row]))
-        XCTAssertEqual(CIOPendingMetricFile.encode([row]), CIOPendingMetricFile.foundationEncode([row]))
-        XCTAssertEqual(CIOPendingMetricFile.decode(CIOPendingMetricFile.encode([row])), [row])
+        var texts = (0..<0x80).map { String(Character(Unicode.Scalar(UInt8($0)))) }
+        texts += [String((0..<0x80).map { Character(Unicode.Scalar(UInt8($0))) }), "é ü 日本 \u{2028}", "👍🏽 e\u{301}", "\u{FEFF}\u{FFFE}", "x\\/\\u0041"]
+        var rows: [PendingDeliveryMetric] = []
+        for (n, text) in texts.enumerated() {
+            let time = Date(timeIntervalSince1970: 1_775_126_768 + Double(n))
+            rows.append(PendingDeliveryMetric(deliveryID: text, deviceID: "0f8b", timestamp: time))
+            rows.append(PendingDeliveryMetric(deliveryID: "d", deviceID: text, event: text, timestamp: time))
+        }
+        for r in rows {
+            let encoded = CIOPendingMetricFile.encodeRow(r)
+            XCTAssertEqual(String(decoding: encoded, as: UTF8.self), String(decoding: CIOPendingMetricFile.foundationEncode([r]).dropFirst().dropLast(), as: UTF8.self))
+            let file = CIOPendingMetricFile.join([encoded])
+            XCTAssertEqual(CIOPendingMetricFile.canonicalDecode(file), [r], String(decoding: file, as: UTF8.self))
+            XCTAssertEqual(CIOPendingMetricFile.foundationDecode(file), [r])
+        }
+        XCTAssertEqual(CIOPendingMetricFile.encode(rows), CIOPendingMetricFile.foundationEncode(rows))
+        XCTAssertEqual(CIOPendingMetricFile.canonicalDecode(CIOPendingMetricFile.encode(rows)), rows)
     }
 
     /// The store's own form is read without JSONDecoder (`canonicalDecode`); wherever that
     /// reading succeeds it must equal JSONDecoder's, and it must give up on everything else
-    /// (escapes, whitespace, other key orders, a bad id or date, trailing bytes), which JSONDecoder
+    /// (escapes JSONEncoder does not write, whitespace, other key orders, a bad id or date, trailing
+    /// bytes, invalid UTF-8), which JSONDecoder
     /// then reads. Checked on written files and on every kept input of Fuzz/FuzzAppGroupFile.
     func testDirectReadingEqualsJSONDecoderWhereverItReads() throws {
         let rows = (0..<4).map { n in
@@ -111,23 +130,32 @@ final class CIOPendingMetricEncodingTests: XCTestCase {
         }
         let one = String(decoding: CIOPendingMetricFile.encode([rows[0]]), as: UTF8.self)
         let variants = [
-            one.replacingOccurrences(of: "RPIL", with: "R\\/PIL"),                     // an escape
+            one.replacingOccurrences(of: "RPIL", with: "R\\u0041PIL"),                 // an escape JSONEncoder does not write
             one.replacingOccurrences(of: ",\"device_id\"", with: ", \"device_id\""),     // whitespace
-            one.replacingOccurrences(of: "RPIL", with: "\u{e9}"),                    // non-ASCII
+            one.replacingOccurrences(of: "RPIL", with: "\\u00e9"),                    // non-ASCII as an escape
             one + " ",                                                                // trailing bytes
             one.replacingOccurrences(of: "2026-04-02T", with: "2026-14-02T"),         // not a date
             String(one.dropLast()),                                                   // truncated
+            one.replacingOccurrences(of: "RPIL", with: "R\\u000aPIL"),                 // \n as \u000a (JSONEncoder writes \n)
+            one.replacingOccurrences(of: "RPIL", with: "R\\u001FPIL"),                 // upper-case hex
+            one.replacingOccurrences(of: "RPIL", with: "R\tPIL"),                     // a raw control character
         ]
         for variant in variants {
             XCTAssertNil(CIOPendingMetricFile.canonicalDecode(Array(variant.utf8)), variant)
         }
+        // Bytes that are not UTF-8: neither reading accepts them.
+        var invalid = Array(one.utf8)
+        invalid[invalid.firstIndex(of: UInt8(ascii: "R"))!] = 0xFF
+        XCTAssertNil(CIOPendingMetricFile.canonicalDecode(invalid))
+        XCTAssertNil(CIOPendingMetricFile.foundationDecode(invalid))
         // JSONDecoder still reads those that are JSON with a valid id and date.
         XCTAssertEqual(CIOPendingMetricFile.decode(Array(variants[1].utf8)), [rows[0]])
         XCTAssertEqual(CIOPendingMetricFile.decode(Array(variants[3].utf8)), [rows[0]])
         XCTAssertNil(CIOPendingMetricFile.decode(Array(variants[4].utf8)))
         var escaped = rows[0]
         escaped.deliveryID = "R/PILAgUBcRhIBqSfeiIwdIYJKxT0"
-        XCTAssertEqual(CIOPendingMetricFile.decode(Array(variants[0].utf8)), [escaped])
+        XCTAssertEqual(CIOPendingMetricFile.decode(Array(one.replacingOccurrences(of: "RPIL", with: "R\\/PIL").utf8)), [escaped])
+        XCTAssertEqual(CIOPendingMetricFile.canonicalDecode(Array(one.replacingOccurrences(of: "RPIL", with: "R\\/PIL").utf8)), [escaped])
 
         var checked = 0, direct = 0
         for folder in ["Fuzz/seeds/FuzzAppGroupFile", "Fuzz/corpus/FuzzAppGroupFile", "Tests/Corpus/fuzz-regressions/FuzzAppGroupFile"] {

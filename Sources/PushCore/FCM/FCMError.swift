@@ -164,16 +164,64 @@ public struct FCMError: Error, Sendable, Hashable, CustomStringConvertible {
                   message: e.message ?? "", errorCode: code, fieldViolations: fields, quotaViolations: quota)
     }
 
-    /// The response body the gateway emulator sends.
+    /// The response body the gateway emulator sends: `{"error":{"code","details","message",
+    /// "status"}}`, keys sorted, details in the order FcmError, BadRequest, QuotaFailure, absent
+    /// optional fields left out, strings escaped by `JSONValue.appendQuoted`. Written straight
+    /// into bytes: the same bytes `JSONEncoder` with `.sortedKeys, .withoutEscapingSlashes` gave
+    /// for the `Envelope` (FCMErrorJSONTests compares the two), at a fraction of the cost (the
+    /// encoder was 5% of Fuzz/FuzzFCMOAuth's time).
     public var json: [UInt8] {
-        var details: [Detail] = []
-        if let errorCode { details.append(Detail(type: FCMError.fcmErrorType, errorCode: errorCode.rawValue)) }
-        if !fieldViolations.isEmpty { details.append(Detail(type: FCMError.badRequestType, fieldViolations: fieldViolations)) }
-        if !quotaViolations.isEmpty { details.append(Detail(type: FCMError.quotaFailureType, violations: quotaViolations)) }
-        let envelope = Envelope(error: Body(code: httpStatus, message: message, status: status, details: details))
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return Array((try? encoder.encode(envelope)) ?? Data())
+        var out: [UInt8] = []
+        out.reserveCapacity(128 + message.utf8.count)
+        out.append(contentsOf: #"{"error":{"code":"#.utf8)
+        out.append(contentsOf: String(httpStatus).utf8)
+        out.append(contentsOf: #","details":["#.utf8)
+        var firstDetail = true
+        func startDetail(_ type: String) {
+            if !firstDetail { out.append(UInt8(ascii: ",")) }
+            firstDetail = false
+            out.append(contentsOf: #"{"@type":"#.utf8)
+            JSONValue.appendQuoted(type, to: &out)
+        }
+        func member(_ key: String, _ value: String, first: Bool = false) {
+            if !first { out.append(UInt8(ascii: ",")) }
+            JSONValue.appendQuoted(key, to: &out)
+            out.append(UInt8(ascii: ":"))
+            JSONValue.appendQuoted(value, to: &out)
+        }
+        if let errorCode {
+            startDetail(FCMError.fcmErrorType)
+            member("errorCode", errorCode.rawValue)
+            out.append(UInt8(ascii: "}"))
+        }
+        if !fieldViolations.isEmpty {
+            startDetail(FCMError.badRequestType)
+            out.append(contentsOf: #","fieldViolations":["#.utf8)
+            for (k, v) in fieldViolations.enumerated() {
+                out.append(contentsOf: (k == 0 ? "{" : ",{").utf8)
+                member("description", v.description, first: true)
+                member("field", v.field)
+                out.append(UInt8(ascii: "}"))
+            }
+            out.append(contentsOf: "]}".utf8)
+        }
+        if !quotaViolations.isEmpty {
+            startDetail(FCMError.quotaFailureType)
+            out.append(contentsOf: #","violations":["#.utf8)
+            for (k, v) in quotaViolations.enumerated() {
+                out.append(contentsOf: (k == 0 ? "{" : ",{").utf8)
+                var first = true
+                if let d = v.description { member("description", d, first: first); first = false }
+                if let s = v.subject { member("subject", s, first: first) }
+                out.append(UInt8(ascii: "}"))
+            }
+            out.append(contentsOf: "]}".utf8)
+        }
+        out.append(UInt8(ascii: "]"))
+        member("message", message)
+        member("status", status)
+        out.append(contentsOf: "}}".utf8)
+        return out
     }
 
     /// What a sender may do next. The FcmError code decides; without one the HTTP status does

@@ -92,13 +92,20 @@ extension JSONValue {
         writeString(s, to: &out)
     }
 
+    /// `appendQuoted` with `/` written as `\/` as well: the bytes Foundation's `JSONEncoder`
+    /// writes for a string without `.withoutEscapingSlashes` (the App Group pending-metrics file).
+    public static func appendQuotedEscapingSlashes(_ s: String, to out: inout [UInt8]) {
+        writeString(s, to: &out, escapingSlashes: true)
+    }
+
     private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
-    static func writeString(_ s: String, to out: inout [UInt8]) {
+    static func writeString(_ s: String, to out: inout [UInt8], escapingSlashes: Bool = false) {
         out.append(0x22)
         for b in s.utf8 {
             switch b {
             case 0x22: out.append(0x5C); out.append(0x22)
+            case 0x2F where escapingSlashes: out.append(0x5C); out.append(0x2F)
             case 0x5C: out.append(0x5C); out.append(0x5C)
             case 0x0A: out.append(0x5C); out.append(UInt8(ascii: "n"))
             case 0x0D: out.append(0x5C); out.append(UInt8(ascii: "r"))

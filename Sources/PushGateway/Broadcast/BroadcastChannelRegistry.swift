@@ -43,6 +43,14 @@ public final class BroadcastChannelRegistry: Sendable {
         }
     }
 
+    /// Deletes every channel, its subscribers and stored message (`Gateway.resetStores`).
+    func removeAll() {
+        state.withLock { state in
+            state.channels = [:]
+            state.order = []
+        }
+    }
+
     public func settings(bundleID: String, channelID: String) -> Result<BroadcastChannelSettings, ChannelReason> {
         state.withLock { $0.find(bundleID, channelID).map(\.settings) }
     }

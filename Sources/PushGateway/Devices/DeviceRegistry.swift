@@ -106,6 +106,15 @@ public final class DeviceRegistry: Sendable {
 
     public var isQuickStart: Bool { state.withLock { $0.isEmpty } }
 
+    /// Unregisters every device: the registry is then what `init(devices: [])` makes
+    /// (`Gateway.resetStores`).
+    func removeAll() {
+        state.withLock { s in
+            s = Devices()
+            s.bundleIDs = [quickStartBundleID]
+        }
+    }
+
     public var devices: [EmulatedDevice] {
         state.withLock { s in
             var seen = Set<String>()

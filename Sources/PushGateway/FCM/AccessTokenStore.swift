@@ -29,4 +29,7 @@ final class AccessTokenStore: Sendable {
     }
 
     func lookup(_ token: String) -> IssuedAccessToken? { tokens.withLock { $0[token] } }
+
+    /// Forgets every issued token (`Gateway.resetStores`).
+    func removeAll() { tokens.withLock { $0 = [:] } }
 }

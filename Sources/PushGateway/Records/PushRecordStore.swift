@@ -101,6 +101,13 @@ public final class PushRecordStore: @unchecked Sendable {
         write(batch)
     }
 
+    /// Forgets every record of an in-memory store (`Gateway.resetStores`); a SQLite store's
+    /// rows are the user's and stay, so it must not be asked.
+    func removeAllInMemory() {
+        precondition(db == nil, "removeAllInMemory() on a SQLite record store")
+        condition.withLock { memory = RecordRing(capacity: memory.capacity) }
+    }
+
     /// Commits what is pending and stops the writer thread.
     public func close() {
         condition.withLock { stopped = true }
