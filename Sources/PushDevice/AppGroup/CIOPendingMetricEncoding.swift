@@ -127,6 +127,52 @@ extension CIOPendingMetricFile {
         WholeSecondISO8601.date(text) ?? (try? Date(text, strategy: .iso8601))
     }
 
+    /// A JSON string's text from `i` (just after its opening quote) up to its closing quote
+    /// (consumed), decoding the escapes `JSONEncoder` writes; nil for a control character,
+    /// invalid UTF-8 or any other escape (`canonicalDecode`).
+    private static func escapedText(_ b: [UInt8], _ i: inout Int) -> String? {
+        var out: [UInt8] = []
+        while i < b.count {
+            let c = b[i]
+            i += 1
+            if c == UInt8(ascii: "\"") { return String(validating: out, as: UTF8.self) }
+            guard c >= 0x20 else { return nil }
+            guard c == UInt8(ascii: "\\") else {
+                out.append(c)
+                continue
+            }
+            guard i < b.count else { return nil }
+            let e = b[i]
+            i += 1
+            switch e {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): out.append(e)
+            case UInt8(ascii: "b"): out.append(0x08)
+            case UInt8(ascii: "t"): out.append(0x09)
+            case UInt8(ascii: "n"): out.append(0x0A)
+            case UInt8(ascii: "f"): out.append(0x0C)
+            case UInt8(ascii: "r"): out.append(0x0D)
+            case UInt8(ascii: "u"):
+                // `\u00` and two lowercase hex digits below 0x20, as JSONEncoder writes a control.
+                guard b.count - i >= 4, b[i] == UInt8(ascii: "0"), b[i + 1] == UInt8(ascii: "0") else { return nil }
+                func hex(_ d: UInt8) -> UInt8? {
+                    switch d {
+                    case UInt8(ascii: "0")...UInt8(ascii: "9"): return d - UInt8(ascii: "0")
+                    case UInt8(ascii: "a")...UInt8(ascii: "f"): return d - UInt8(ascii: "a") + 10
+                    default: return nil
+                    }
+                }
+                guard let high = hex(b[i + 2]), let low = hex(b[i + 3]), high < 2 else { return nil }
+                let value = high << 4 | low
+                // JSONEncoder writes these five by their short escapes, never as \u00xx.
+                guard ![0x08, 0x09, 0x0A, 0x0C, 0x0D].contains(value) else { return nil }
+                out.append(value)
+                i += 4
+            default: return nil
+            }
+        }
+        return nil
+    }
+
     /// The rows of a file exactly in the form `encode` writes (`[` rows `,` `]`, each row
     /// `{"delivery_id":"…","device_id":"…","event":"…","id":"…","timestamp":"…"}` with strings
     /// of valid UTF-8 without control characters, and only the escapes `JSONEncoder` writes:
@@ -168,48 +214,7 @@ extension CIOPendingMetricFile {
             return nil
         }
         // `text()` for a string with escapes, read again from its start.
-        func escapedText() -> String? {
-            var out: [UInt8] = []
-            while i < b.count {
-                let c = b[i]
-                i += 1
-                if c == UInt8(ascii: "\"") { return String(validating: out, as: UTF8.self) }
-                guard c >= 0x20 else { return nil }
-                guard c == UInt8(ascii: "\\") else {
-                    out.append(c)
-                    continue
-                }
-                guard i < b.count else { return nil }
-                let e = b[i]
-                i += 1
-                switch e {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): out.append(e)
-                case UInt8(ascii: "b"): out.append(0x08)
-                case UInt8(ascii: "t"): out.append(0x09)
-                case UInt8(ascii: "n"): out.append(0x0A)
-                case UInt8(ascii: "f"): out.append(0x0C)
-                case UInt8(ascii: "r"): out.append(0x0D)
-                case UInt8(ascii: "u"):
-                    // `\u00` and two lowercase hex digits below 0x20, as JSONEncoder writes a control.
-                    guard b.count - i >= 4, b[i] == UInt8(ascii: "0"), b[i + 1] == UInt8(ascii: "0") else { return nil }
-                    func hex(_ d: UInt8) -> UInt8? {
-                        switch d {
-                        case UInt8(ascii: "0")...UInt8(ascii: "9"): return d - UInt8(ascii: "0")
-                        case UInt8(ascii: "a")...UInt8(ascii: "f"): return d - UInt8(ascii: "a") + 10
-                        default: return nil
-                        }
-                    }
-                    guard let high = hex(b[i + 2]), let low = hex(b[i + 3]), high < 2 else { return nil }
-                    let value = high << 4 | low
-                    // JSONEncoder writes these five by their short escapes, never as \u00xx.
-                    guard ![0x08, 0x09, 0x0A, 0x0C, 0x0D].contains(value) else { return nil }
-                    out.append(value)
-                    i += 4
-                default: return nil
-                }
-            }
-            return nil
-        }
+        func escapedText() -> String? { Self.escapedText(b, &i) }
         guard literal("[") else { return nil }
         var rows: [PendingDeliveryMetric] = []
         if literal("]") { return i == b.count ? rows : nil }
