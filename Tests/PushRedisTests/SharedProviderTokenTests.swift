@@ -55,7 +55,7 @@ final class SharedProviderTokenTests: XCTestCase {
         XCTAssertEqual(got.count, 64)
         XCTAssertEqual(Set(got).count, 1, "every worker got the one token")
         let stats = try server.cli(["INFO", "commandstats"])
-        XCTAssertEqual(try scriptRuns(), 1, "one install script for 64 workers:\n\(stats)")
+        XCTAssertEqual(try server.scriptRuns(), 1, "one install script for 64 workers:\n\(stats)")
         // Due again after 51 minutes: again one request for all of them.
         clock.advance(by: 51 * 60)
         _ = try server.cli(["CONFIG", "RESETSTAT"])
@@ -66,20 +66,7 @@ final class SharedProviderTokenTests: XCTestCase {
         XCTAssertEqual(later.count, 1)
         XCTAssertNotEqual(later, Set(got), "a new token after 51 minutes")
         let laterStats = try server.cli(["INFO", "commandstats"])
-        XCTAssertEqual(try scriptRuns(), 1, "one install script for the refresh:\n\(laterStats)")
-    }
-
-    /// Script runs since the last `CONFIG RESETSTAT`: EVALSHA calls that ran (a NOSCRIPT answer
-    /// is a failed call, then the EVAL runs it) plus EVAL calls.
-    private func scriptRuns() throws -> Int {
-        let stats = try server.cli(["INFO", "commandstats"])
-        func field(_ command: String, _ name: String) -> Int {
-            guard let line = stats.split(whereSeparator: \.isNewline).first(where: { $0.hasPrefix("cmdstat_\(command):") }),
-                  let value = line.split(separator: ",").first(where: { $0.hasPrefix("\(name)=") || $0.contains(":\(name)=") })
-            else { return 0 }
-            return Int(value.split(separator: "=").last ?? "") ?? 0
-        }
-        return field("evalsha", "calls") - field("evalsha", "failed_calls") + field("eval", "calls")
+        XCTAssertEqual(try server.scriptRuns(), 1, "one install script for the refresh:\n\(laterStats)")
     }
 
     func testTokenChangesOnceForTheClusterAfterFiftyMinutesAndNotBefore() async throws {

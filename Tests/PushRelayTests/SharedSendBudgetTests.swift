@@ -37,17 +37,6 @@ final class SharedSendBudgetTests: XCTestCase {
         try XCTUnwrap(Double(try server.cli(["HGET", key, "tokens"])), "the bucket's tokens")
     }
 
-    private func scriptRuns() throws -> Int {
-        let stats = try server.cli(["INFO", "commandstats"])
-        func field(_ command: String, _ name: String) -> Int {
-            guard let line = stats.split(whereSeparator: \.isNewline).first(where: { $0.hasPrefix("cmdstat_\(command):") }),
-                  let value = line.split(separator: ",").first(where: { $0.hasPrefix("\(name)=") || $0.contains(":\(name)=") })
-            else { return 0 }
-            return Int(value.split(separator: "=").last ?? "") ?? 0
-        }
-        return field("evalsha", "calls") - field("evalsha", "failed_calls") + field("eval", "calls")
-    }
-
     /// 64 workers that find the node's tokens spent at the same moment ask Redis for one lease
     /// (a tenth of the bucket, at most 1,024), not one each: one script call, one lease taken
     /// from the bucket. (Before, each asked: 64 calls, and the node held 64 leases.)
@@ -58,15 +47,15 @@ final class SharedSendBudgetTests: XCTestCase {
         let first = takeAtOnce(64, from: budget)
         let firstDone = await Poll.until { first.withLock { $0 } == 64 }
         XCTAssertTrue(firstDone, "64 takes done: \(first.withLock { $0 })")
-        XCTAssertEqual(try scriptRuns(), 1, "one lease request for 64 workers")
+        XCTAssertEqual(try server.scriptRuns(), 1, "one lease request for 64 workers")
         XCTAssertEqual(try tokensLeft(), 5_400, "one lease of 600 taken from the bucket")
         // Spend the rest of the lease, then 64 at once again: one more lease.
         for _ in 0..<(600 - 64) { await budget.take() }
-        XCTAssertEqual(try scriptRuns(), 1, "the lease's 600 sends took no more Redis calls")
+        XCTAssertEqual(try server.scriptRuns(), 1, "the lease's 600 sends took no more Redis calls")
         let second = takeAtOnce(64, from: budget)
         let secondDone = await Poll.until { second.withLock { $0 } == 64 }
         XCTAssertTrue(secondDone)
-        XCTAssertEqual(try scriptRuns(), 2)
+        XCTAssertEqual(try server.scriptRuns(), 2)
         XCTAssertEqual(try tokensLeft(), 4_800)
     }
 

@@ -80,6 +80,19 @@ public final class RedisServer: @unchecked Sendable {
         return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
+    /// Lua scripts run since the last `CONFIG RESETSTAT` (from `INFO commandstats`): EVALSHA calls
+    /// that ran (a NOSCRIPT answer is a failed call, then the EVAL runs it) plus EVAL calls.
+    public func scriptRuns() throws -> Int {
+        let stats = try cli(["INFO", "commandstats"])
+        func field(_ command: String, _ name: String) -> Int {
+            guard let line = stats.split(whereSeparator: \.isNewline).first(where: { $0.hasPrefix("cmdstat_\(command):") }),
+                  let value = line.split(separator: ",").first(where: { $0.hasPrefix("\(name)=") || $0.contains(":\(name)=") })
+            else { return 0 }
+            return Int(value.split(separator: "=").last ?? "") ?? 0
+        }
+        return field("evalsha", "calls") - field("evalsha", "failed_calls") + field("eval", "calls")
+    }
+
     private func start(port: Int) throws {
         let process = Process()
         // Foundation starts the child as the leader of its own process group, so stop() reaches
