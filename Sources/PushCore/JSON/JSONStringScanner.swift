@@ -53,15 +53,11 @@ extension JSONByteReader {
         guard i + 1 < buf.count else { throw JSONParseFailure(reason: .unexpectedEnd(expected: "an escape sequence"), offset: i) }
         let c = buf[i + 1]
         i += 2
+        if let byte = JSONEscape.byte(ofShortEscape: c) {
+            scratch.append(byte)
+            return
+        }
         switch c {
-        case UInt8(ascii: "\""): scratch.append(0x22)
-        case UInt8(ascii: "\\"): scratch.append(0x5C)
-        case UInt8(ascii: "/"): scratch.append(0x2F)
-        case UInt8(ascii: "b"): scratch.append(0x08)
-        case UInt8(ascii: "f"): scratch.append(0x0C)
-        case UInt8(ascii: "n"): scratch.append(0x0A)
-        case UInt8(ascii: "r"): scratch.append(0x0D)
-        case UInt8(ascii: "t"): scratch.append(0x09)
         case UInt8(ascii: "u"):
             var scalar = try hex4(at: at)
             if (0xD800...0xDBFF).contains(scalar) {
@@ -143,5 +139,24 @@ extension JSONByteReader {
             guard buf[p + k] & 0xC0 == 0x80 else { return 0 }
         }
         return n
+    }
+}
+
+/// JSON's two-character escapes (RFC 8259 §7), one definition for the parser and the readers
+/// that decode a known form by hand (the App Group pending-metrics file).
+public enum JSONEscape {
+    /// The byte `\X` stands for, for X one of `"` `\` `/` `b` `f` `n` `r` `t`; nil for any other
+    /// byte (including `u`, whose four hex digits the caller reads).
+    @inline(__always)
+    public static func byte(ofShortEscape x: UInt8) -> UInt8? {
+        switch x {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): return x
+        case UInt8(ascii: "b"): return 0x08
+        case UInt8(ascii: "f"): return 0x0C
+        case UInt8(ascii: "n"): return 0x0A
+        case UInt8(ascii: "r"): return 0x0D
+        case UInt8(ascii: "t"): return 0x09
+        default: return nil
+        }
     }
 }

@@ -144,13 +144,11 @@ extension CIOPendingMetricFile {
             guard i < b.count else { return nil }
             let e = b[i]
             i += 1
+            if let byte = JSONEscape.byte(ofShortEscape: e) {
+                out.append(byte)
+                continue
+            }
             switch e {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): out.append(e)
-            case UInt8(ascii: "b"): out.append(0x08)
-            case UInt8(ascii: "t"): out.append(0x09)
-            case UInt8(ascii: "n"): out.append(0x0A)
-            case UInt8(ascii: "f"): out.append(0x0C)
-            case UInt8(ascii: "r"): out.append(0x0D)
             case UInt8(ascii: "u"):
                 // `\u00` and two lowercase hex digits below 0x20, as JSONEncoder writes a control.
                 guard b.count - i >= 4, b[i] == UInt8(ascii: "0"), b[i + 1] == UInt8(ascii: "0") else { return nil }
