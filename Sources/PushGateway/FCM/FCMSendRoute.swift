@@ -59,12 +59,16 @@ struct FCMSendRoute: Sendable {
     /// `{"name":"<message name>"}`, written straight into the body: the same bytes as the
     /// interpolated text it replaces, without the intermediate string and its copy.
     static func answer(name: String) -> [UInt8] {
-        var body: [UInt8] = []
-        body.reserveCapacity(name.utf8.count + 11)
-        body.append(contentsOf: #"{"name":""#.utf8)
-        body.append(contentsOf: name.utf8)
-        body.append(contentsOf: #""}"#.utf8)
-        return body
+        let open: StaticString = #"{"name":""#, close: StaticString = #""}"#
+        var name = name
+        return name.withUTF8 { text in
+            [UInt8](unsafeUninitializedCapacity: open.utf8CodeUnitCount + text.count + close.utf8CodeUnitCount) { out, count in
+                func put(_ part: UnsafeBufferPointer<UInt8>) { for b in part { out[count] = b; count += 1 } }
+                put(UnsafeBufferPointer(start: open.utf8Start, count: open.utf8CodeUnitCount))
+                put(text)
+                put(UnsafeBufferPointer(start: close.utf8Start, count: close.utf8CodeUnitCount))
+            }
+        }
     }
 
     /// The bearer access token: present (401), known and unexpired (401), with a messaging scope
@@ -148,7 +152,7 @@ struct FCMSendRoute: Sendable {
         o.validateOnly = send.validateOnly ?? false
         o.liveActivityToken = message.liveActivityToken
         o.deliveryID = message.apnsPayload?[CIOPush.deliveryIDKey]?.stringValue
-        if case .token(let token) = message.target, DeviceToken.classify(token) == .apns {
+        if case .token(let token) = message.target, DeviceToken.isAPNsHex(token) {
             o.target = token
             return FCMError(.invalidArgument, message: "The registration token is not a valid FCM registration token")
         }
@@ -174,7 +178,10 @@ struct FCMSendRoute: Sendable {
     static func messageName(project: String, micros: Int64, random: UInt64) -> String {
         String(unsafeUninitializedCapacity: project.utf8.count + 64) { out in
             var o = 0
-            func put<S: Sequence>(_ bytes: S) where S.Element == UInt8 { for b in bytes { out[o] = b; o += 1 } }
+            func put(_ text: String) {
+                var text = text
+                text.withUTF8 { for b in $0 { out[o] = b; o += 1 } }
+            }
             func digits(_ value: UInt64, radix: UInt64) {
                 let start = o
                 var v = value
@@ -187,10 +194,10 @@ struct FCMSendRoute: Sendable {
                 var a = start, b = o - 1
                 while a < b { (out[a], out[b]) = (out[b], out[a]); a += 1; b -= 1 }
             }
-            put("projects/".utf8); put(project.utf8); put("/messages/0:".utf8)
-            if micros < 0 { put("-".utf8) }
+            put("projects/"); put(project); put("/messages/0:")
+            if micros < 0 { put("-") }
             digits(micros.magnitude, radix: 10)
-            put("%".utf8)
+            put("%")
             digits(random, radix: 16)
             return o
         }
