@@ -76,7 +76,9 @@ public enum DeviceToken {
         (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x46) || (b >= 0x61 && b <= 0x66)
     }
 
-    static func isAPNsHex(_ token: String) -> Bool {
+    /// `classify(token) == .apns` without the FCM shape check behind it: an even number of hex
+    /// digits, at least `apnsMinimumHexLength`.
+    public static func isAPNsHex(_ token: String) -> Bool {
         let u = token.utf8
         guard u.count >= apnsMinimumHexLength, u.count % 2 == 0 else { return false }
         // The gateway asks this of every APNs request: a plain loop over the bytes when the

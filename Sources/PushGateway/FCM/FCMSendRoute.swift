@@ -50,17 +50,35 @@ struct FCMSendRoute: Sendable {
                                     deliveryID: outcome.deliveryID, receivedAt: now, token: outcome.liveActivityToken)
             if outcome.device?.platform == .android { sink?.deliverToAndroid(push) } else { sink?.deliver(push) }
         }
-        return .now(.json(200, #"{"name":"\#(outcome.messageName ?? "")"}"#))
+        return .now(ServerResponse(status: 200, headers: Self.answerHeaders, body: Self.answer(name: outcome.messageName ?? "")))
+    }
+
+    /// The 200 answer's headers, built once (`ServerResponse.json`'s content type).
+    private static let answerHeaders: HTTPHeaders = ServerResponse.json(200, "").headers
+
+    /// `{"name":"<message name>"}`, written straight into the body: the same bytes as the
+    /// interpolated text it replaces, without the intermediate string and its copy.
+    static func answer(name: String) -> [UInt8] {
+        let open: StaticString = #"{"name":""#, close: StaticString = #""}"#
+        var name = name
+        return name.withUTF8 { text in
+            [UInt8](unsafeUninitializedCapacity: open.utf8CodeUnitCount + text.count + close.utf8CodeUnitCount) { out, count in
+                func put(_ part: UnsafeBufferPointer<UInt8>) { for b in part { out[count] = b; count += 1 } }
+                put(UnsafeBufferPointer(start: open.utf8Start, count: open.utf8CodeUnitCount))
+                put(text)
+                put(UnsafeBufferPointer(start: close.utf8Start, count: close.utf8CodeUnitCount))
+            }
+        }
     }
 
     /// The bearer access token: present (401), known and unexpired (401), with a messaging scope
     /// (403) for this project (403).
     private func authorize(_ request: ServerRequest, project: String, now: Date) -> FCMError? {
-        guard let header = request.headers["authorization"], let token = BearerAuthorization.token(in: header) else {
+        guard let header = request.headers["authorization"], let credential = grant(header, connection: request.connection) else {
             return FCMError(httpStatus: 401, status: "UNAUTHENTICATED",
                             message: "Request is missing required authentication credential. Expected OAuth 2 access token, login cookie or other valid authentication credential.")
         }
-        guard let known = grant(header, token: token, connection: request.connection), known.grant.expiresAt > now else {
+        guard let known = credential, known.grant.expiresAt > now else {
             return FCMError(httpStatus: 401, status: "UNAUTHENTICATED",
                             message: "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.")
         }
@@ -74,17 +92,20 @@ struct FCMSendRoute: Sendable {
         return nil
     }
 
-    /// The grant of the access token in `header` (`Bearer <token>`). Issued tokens never change,
+    /// The grant of the access token in `header` (`Bearer <token>`): nil when the header is not a
+    /// Bearer credential, `.some(nil)` when its token is unknown. Issued tokens never change,
     /// so the connection keeps the last header it looked up with its grant and scope verdict:
     /// the next request with the same header (the HTTP/2 session hands the route the same
-    /// string, so the comparison is a pointer check) skips the copy, the shared store's lock
-    /// and the scope set. Expiry and project are still checked on every request.
-    private func grant(_ header: String, token: Substring, connection: ConnectionContext) -> FCMConnectionGrant? {
-        connection.storage.update(Self.storageKey, default: FCMConnectionGrant?.none) { cached in
-            if let cached, cached.header == header { return cached }
-            guard let grant = tokens.lookup(String(token)) else { return nil }
+    /// string, so the comparison is a pointer check) skips the Bearer parse (that header parsed
+    /// before), the copy, the shared store's lock and the scope set. Expiry and project are
+    /// still checked on every request.
+    private func grant(_ header: String, connection: ConnectionContext) -> FCMConnectionGrant?? {
+        connection.storage.update(Self.storageKey, default: FCMConnectionGrant?.none) { cached -> FCMConnectionGrant?? in
+            if let cached, cached.header == header { return .some(cached) }
+            guard let token = BearerAuthorization.token(in: header) else { return nil }
+            guard let grant = tokens.lookup(String(token)) else { return .some(nil) }
             cached = FCMConnectionGrant(header: header, grant: grant, allowsMessaging: !grant.scopes.isDisjoint(with: Self.messagingScopes))
-            return cached
+            return .some(cached)
         }
     }
 
@@ -95,7 +116,10 @@ struct FCMSendRoute: Sendable {
     private static let validationOptions = ValidationOptions(scope: .serviceEnforced)
 
     /// The body as a send request: JSON, the FCM rules FCM enforces (field violations), exactly one target.
+    /// The common body is validated and typed in one pass (`FCMSendRequest.onePass`); any other
+    /// body (or one with a finding) takes the full path, which names the field violations.
     private func parse(_ body: [UInt8]) -> Result<FCMSendRequest, FCMError> {
+        if let send = FCMSendRequest.onePass(body) { return .success(send) }
         let document: JSONDocument
         do { document = try JSONDocument.parse(body) } catch {
             return .failure(FCMError(.invalidArgument, message: "Invalid JSON payload received. \(error.message)"))
@@ -128,7 +152,7 @@ struct FCMSendRoute: Sendable {
         o.validateOnly = send.validateOnly ?? false
         o.liveActivityToken = message.liveActivityToken
         o.deliveryID = message.apnsPayload?[CIOPush.deliveryIDKey]?.stringValue
-        if case .token(let token) = message.target, DeviceToken.classify(token) == .apns {
+        if case .token(let token) = message.target, DeviceToken.isAPNsHex(token) {
             o.target = token
             return FCMError(.invalidArgument, message: "The registration token is not a valid FCM registration token")
         }
@@ -154,7 +178,10 @@ struct FCMSendRoute: Sendable {
     static func messageName(project: String, micros: Int64, random: UInt64) -> String {
         String(unsafeUninitializedCapacity: project.utf8.count + 64) { out in
             var o = 0
-            func put<S: Sequence>(_ bytes: S) where S.Element == UInt8 { for b in bytes { out[o] = b; o += 1 } }
+            func put(_ text: String) {
+                var text = text
+                text.withUTF8 { for b in $0 { out[o] = b; o += 1 } }
+            }
             func digits(_ value: UInt64, radix: UInt64) {
                 let start = o
                 var v = value
@@ -167,10 +194,10 @@ struct FCMSendRoute: Sendable {
                 var a = start, b = o - 1
                 while a < b { (out[a], out[b]) = (out[b], out[a]); a += 1; b -= 1 }
             }
-            put("projects/".utf8); put(project.utf8); put("/messages/0:".utf8)
-            if micros < 0 { put("-".utf8) }
+            put("projects/"); put(project); put("/messages/0:")
+            if micros < 0 { put("-") }
             digits(micros.magnitude, radix: 10)
-            put("%".utf8)
+            put("%")
             digits(random, radix: 16)
             return o
         }

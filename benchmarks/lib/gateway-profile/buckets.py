@@ -14,6 +14,7 @@ B = [
  ("route › device registry lookup", "DeviceRegistry.lookup"),
  ("route › ids (apns-id, FCM message id)", "MessageIDs."),
  ("route › delivery sink", "protocol witness for PushDeliverySink"),
+ ("route › FCM one pass (FCMSendRequest.onePass: checks and typed message)", "static FCMSendRequest.onePass"),
  ("route › FCM JSON parse", "static JSONDocument.parse"),
  ("route › FCM validator (FCMChecks, duplicate keys)", "Validator.validate"),
  ("route › FCM typed message (FCMSendRequest)", "FCMSendRequest.init"),

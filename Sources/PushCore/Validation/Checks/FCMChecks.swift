@@ -102,25 +102,29 @@ enum FCMChecks {
                 c.report(RuleCatalog.fcmFieldType, p / key, "\(key) is \(v.describedForMessage); expected a string")
                 continue
             }
-            switch key {
-            case "fid":
-                if let problem = FirebaseInstallationID.problem(s) {
-                    c.report(RuleCatalog.fcmFIDShape, p / key, problem.message, fix: problem.fix)
-                }
-            case "token":
-                if let problem = DeviceToken.problem(s, for: .fcm) {
-                    c.report(problem.code == .apnsTokenSentToFCM ? RuleCatalog.fcmTokenAPNs : RuleCatalog.fcmTokenShape,
-                             p / key, problem.message, fix: problem.fix)
-                }
-            case "topic":
-                if !FCMTarget.isValidTopic(s) { c.report(RuleCatalog.fcmTopicFormat, p / key, "topic \"\(s)\" has characters outside [a-zA-Z0-9-_.~%]") }
-            default:
-                let topics = occurrences(of: "in topics", in: s)
-                if topics == 0 || topics > 5 {
-                    c.report(RuleCatalog.fcmConditionFormat, p / key,
-                             topics == 0 ? "condition \"\(s)\" names no topic ('<topic>' in topics)" : "condition names \(topics) topics; at most 5 are allowed")
-                }
+            if let problem = targetProblem(field: key, value: s) { c.report(problem.rule, p / key, problem.message, fix: problem.fix) }
+        }
+    }
+
+    /// The finding for a target field's string value, nil when its shape fits (the validator
+    /// and `FCMSendRequest.onePass`, which must agree).
+    static func targetProblem(field key: String, value s: String) -> (rule: ValidationRule, message: String, fix: String?)? {
+        switch key {
+        case "fid":
+            return FirebaseInstallationID.problem(s).map { (RuleCatalog.fcmFIDShape, $0.message, $0.fix) }
+        case "token":
+            return DeviceToken.problem(s, for: .fcm).map {
+                ($0.code == .apnsTokenSentToFCM ? RuleCatalog.fcmTokenAPNs : RuleCatalog.fcmTokenShape, $0.message, $0.fix)
             }
+        case "topic":
+            return FCMTarget.isValidTopic(s) ? nil : (RuleCatalog.fcmTopicFormat, "topic \"\(s)\" has characters outside [a-zA-Z0-9-_.~%]", nil)
+        default:
+            let topics = occurrences(of: "in topics", in: s)
+            if topics == 0 || topics > 5 {
+                return (RuleCatalog.fcmConditionFormat,
+                        topics == 0 ? "condition \"\(s)\" names no topic ('<topic>' in topics)" : "condition names \(topics) topics; at most 5 are allowed", nil)
+            }
+            return nil
         }
     }
 
@@ -147,15 +151,29 @@ enum FCMChecks {
                          fix: "write it as \(quoted)")
             }
             if reservedCheck {
-                let lower = m.key.lowercased()
-                if lower == "from" || lower == "gcm" || lower.hasPrefix("google") {
+                if isReservedDataKey(m.key) {
                     c.report(RuleCatalog.fcmDataReserved, p / m.key, "data key \"\(m.key)\" is reserved")
                 }
-                if m.key == "CIO" {
+                if m.key == cioDataKey {
                     c.report(RuleCatalog.fcmAPNsPayloadCIO, p / m.key, "CIO in data arrives on iOS as a string, which the SDK does not read")
                 }
             }
         }
+    }
+
+    /// `from`, `gcm` and `google…` in any case: data keys FCM reserves.
+    static func isReservedDataKey(_ key: String) -> Bool {
+        let lower = key.lowercased()
+        return lower == "from" || lower == "gcm" || lower.hasPrefix("google")
+    }
+
+    /// `CIO` in `data`: reaches iOS as a string the SDK does not read (fcm.apns.cio-placement).
+    static let cioDataKey = "CIO"
+
+    /// A `notification.image` FCM refuses: an absolute URL whose scheme is not https; nil when fine.
+    static func imageProblem(_ s: String) -> String? {
+        guard let url = URLShape(s), url.lowercasedScheme != "https" else { return nil }
+        return "notification.image uses \(url.scheme)://"
     }
 
     static func options(_ v: JSONValue, at p: JSONPointer, known: [String], into c: inout FindingCollector) {
@@ -180,9 +198,7 @@ enum FCMChecks {
                 c.report(RuleCatalog.fcmFieldType, p / m.key, "notification.\(m.key) is \(m.value.describedForMessage); expected a string")
                 continue
             }
-            if m.key == "image", let url = URLShape(s), url.lowercasedScheme != "https" {
-                c.report(RuleCatalog.fcmNotificationImageHTTPS, p / m.key, "notification.image uses \(url.scheme)://")
-            }
+            if m.key == "image", let problem = imageProblem(s) { c.report(RuleCatalog.fcmNotificationImageHTTPS, p / m.key, problem) }
         }
     }
 
