@@ -137,6 +137,27 @@ final class APIKeyCacheTests: XCTestCase {
         print("api key cache: 2,000 lookups of one key in \(seconds) s cost Redis \(lookups) HGET")
     }
 
+    /// 64 requests at once with a key the node does not remember (a cold node, or the moment its
+    /// entry ran out under load) cost one `HGET`: one asks Redis, the others wait for its answer.
+    /// (With each request asking on its own: 64 at once sent many — seen red.)
+    func testManyRequestsAtOnceWithAKeyNotRememberedCostOneLookup() async throws {
+        let (a, _) = try node("node-a"), (b, _) = try node("node-b")
+        let made = try await a.create(scope: .app("demo"), label: "herd")
+        _ = try server.cli(["CONFIG", "RESETSTAT"])
+        let started = ContinuousClock.now
+        let scopes = try await withThrowingTaskGroup(of: APIKeyScope?.self) { group in
+            for _ in 0..<64 { group.addTask { try await b.scope(ofKey: made.key) } }
+            return try await group.reduce(into: [APIKeyScope?]()) { $0.append($1) }
+        }
+        let seconds = (ContinuousClock.now - started) / APIKeyStore.cacheLifetime
+        XCTAssertEqual(scopes.count, 64)
+        XCTAssertTrue(scopes.allSatisfy { $0 == .app("demo") }, "\(scopes)")
+        let lookups = try hgets(server)
+        XCTAssertGreaterThanOrEqual(lookups, 1)
+        XCTAssertLessThanOrEqual(Double(lookups), seconds.rounded(.up), "one lookup per lifetime (\(seconds) lifetimes passed)")
+        print("api key cache: 64 requests at once on a cold node cost Redis \(lookups) HGET")
+    }
+
     /// On a real 3-master Redis Cluster (the keys under `{pushlab}`, on one master): a warm node
     /// sends that master about one lookup per second for 2,000 requests, and a revoke from
     /// another node is refused at its next request.

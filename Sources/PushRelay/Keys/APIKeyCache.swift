@@ -27,6 +27,10 @@ final class APIKeyCache: @unchecked Sendable {
     private let lock = NSLock()
     // Guarded by `lock`.
     private var entries: [String: Entry] = [:]
+    /// Hashes being looked up now, with the requests waiting for that lookup: when an entry
+    /// runs out under load, one request asks Redis and the others wait for its answer (without
+    /// this, every request arriving during that round trip sent its own `HGET`).
+    private var lookups: [String: [CheckedContinuation<Bool, Never>]] = [:]
 
     init(lifetime: Duration) {
         self.lifetime = lifetime
@@ -57,6 +61,29 @@ final class APIKeyCache: @unchecked Sendable {
             }
             entries[hash] = Entry(scope: scope, expires: expires, troubles: troubles)
         }
+    }
+
+    /// True when the caller is to look `hash` up (and call `endLookup`); false once another
+    /// request's lookup of it has ended (then read the cache again; if it has no trusted entry —
+    /// the key was unknown, or the lookup failed — look it up yourself).
+    func beginLookup(hash: String) async -> Bool {
+        await withCheckedContinuation { continuation in
+            let owner: Bool = lock.withLock {
+                if lookups[hash] != nil {
+                    lookups[hash]!.append(continuation)
+                    return false
+                }
+                lookups[hash] = []
+                return true
+            }
+            if owner { continuation.resume(returning: true) }
+        }
+    }
+
+    /// Ends the lookup of `hash` begun by `beginLookup`: the requests waiting for it go on.
+    func endLookup(hash: String) {
+        let waiting = lock.withLock { lookups.removeValue(forKey: hash) ?? [] }
+        for continuation in waiting { continuation.resume(returning: false) }
     }
 
     func forget(hash: String) {

@@ -144,24 +144,36 @@ public final class APIKeyStore: Sendable {
             return APIKeyScope(stored: row.string(0) ?? "")
         case .redis(let client, let P):
             let hash = Self.hash(key)
-            let troubles = client.connectionTroubles
-            if let scope = cache.scope(ofHash: hash, troubles: troubles) { return scope }
-            // The entry's lifetime starts before the command is sent: Redis runs it later, so a
-            // revoke that Redis ran before it began at least `cacheLifetime` before the entry ends.
-            let sent = ContinuousClock.now
-            let reply: RedisReply
-            do {
-                reply = try await client.execute(RedisCommand("HGET", "\(P):apikeys", hash))
-            } catch {
-                throw APIKeyLookupFailure(store: .redis, location: client.location, reason: "\(error)")
+            if let scope = cache.scope(ofHash: hash, troubles: client.connectionTroubles) { return scope }
+            // One lookup per key at a time; the others wait for it, then read what it found.
+            let owner = await cache.beginLookup(hash: hash)
+            if owner {
+                defer { cache.endLookup(hash: hash) }
+                return try await lookUp(hash, client: client, prefix: P)
             }
-            guard let stored = reply.string, let scope = APIKeyScope(stored: stored) else {
-                cache.forget(hash: hash)
-                return nil
-            }
-            cache.remember(hash: hash, scope: scope, sent: sent, troubles: troubles)
-            return scope
+            if let scope = cache.scope(ofHash: hash, troubles: client.connectionTroubles) { return scope }
+            return try await lookUp(hash, client: client, prefix: P)
         }
+    }
+
+    /// One `HGET` of a key's hash; a live key is remembered (`cache`), any other answer forgets it.
+    private func lookUp(_ hash: String, client: RedisClient, prefix P: String) async throws(APIKeyLookupFailure) -> APIKeyScope? {
+        let troubles = client.connectionTroubles
+        // The entry's lifetime starts before the command is sent: Redis runs it later, so a
+        // revoke that Redis ran before it began at least `cacheLifetime` before the entry ends.
+        let sent = ContinuousClock.now
+        let reply: RedisReply
+        do {
+            reply = try await client.execute(RedisCommand("HGET", "\(P):apikeys", hash))
+        } catch {
+            throw APIKeyLookupFailure(store: .redis, location: client.location, reason: "\(error)")
+        }
+        guard let stored = reply.string, let scope = APIKeyScope(stored: stored) else {
+            cache.forget(hash: hash)
+            return nil
+        }
+        cache.remember(hash: hash, scope: scope, sent: sent, troubles: troubles)
+        return scope
     }
 
     /// Lookups that found a key live and are still trusted (Redis only; for `/metrics` and tests).
