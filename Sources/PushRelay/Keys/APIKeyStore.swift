@@ -176,7 +176,7 @@ public final class APIKeyStore: Sendable {
         return scope
     }
 
-    /// Lookups that found a key live and are still trusted (Redis only; for `/metrics` and tests).
+    /// Keys this node remembers as live (Redis only; for tests).
     public var cachedKeys: Int { cache.count }
 
     static func hash(_ key: String) -> String { Digest.hex(Digest.sha256(key)) }
