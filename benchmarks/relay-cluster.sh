@@ -39,6 +39,11 @@
 # CONCURRENCY (workers.concurrency per node), LEASE (workers.lease_seconds), CLUSTER (0: one
 # redis-server; N: an N-master cluster), PUSH_SIZE (targets per push request: 10,000, on a cluster
 # 1,000), BIN (the pushlab binary), SKIP_BUILD=1 (use $BIN as built).
+# POSTER=h2load: the Redis runs post with h2load instead of one curl per request (TARGETS ÷
+# PUSH_SIZE requests of the same body, 64 at a time: 4 connections × 16 streams) and wait for the
+# cluster's final-result counters, with no status reads — a backend sending many small pushes
+# at once (PUSH_SIZE=1: one push per request, so one API-key check per delivery). The SQLite
+# runs and the recovery runs are left out (their waits need the push ids).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TARGETS=${TARGETS:-20000}
@@ -49,6 +54,7 @@ LEASE=${LEASE:-5}
 CLUSTER=${CLUSTER:-0}
 CLUSTER_N=$CLUSTER
 IDLE_SECONDS=${IDLE_SECONDS:-10}
+POSTER=${POSTER:-curl}
 # Targets per push request (1,000 on a cluster, as in the runs before pushes were cut into one
 # part per stream; 10,000, the API's limit, on one Redis). A push of more than one chunk is cut
 # into near-equal parts, one per stream, so the spread no longer depends on it.
@@ -169,6 +175,22 @@ wait_finished() {  # ids…
   done
 }
 now_ms() { date +%s%3N; }
+# POSTER=h2load: TARGETS ÷ PUSH_SIZE requests of the first body, 64 in flight; records how many
+# were not answered 2xx (they would be missing deliveries), then waits for every final result.
+post_h2load() {
+  local label=$1 requests=$(( TARGETS / PUSH_SIZE ))
+  h2load -n "$requests" -c 4 -m 16 -d "$TMP/body-0.json" -H "authorization: Bearer $KEY" \
+    -H 'content-type: application/json' "${NODE_URLS[0]}/v1/apps/demo/pushes" >"$TMP/h2load.txt" 2>&1 || true
+  local ok; ok=$(sed -n 's/^status codes: \([0-9]*\) 2xx.*/\1/p' "$TMP/h2load.txt")
+  record "$label: requests not answered 2xx" "$(( requests - ${ok:-0} ))"
+  local want=$(( requests * PUSH_SIZE )) deadline=$(( $(date +%s) + 600 ))
+  until [ "$(finished_here)" -ge "$want" ] 2>/dev/null; do
+    [ "$(date +%s)" -lt "$deadline" ] || { echo "relay-cluster.sh: $label: $(finished_here) of $want final results after 600 s" >&2; exit 1; }
+    sleep 0.02
+  done
+}
+# finished_here → final results on the Redis in use (measure_single swaps in the plain one).
+finished_here() { if [ "$CLUSTER" -eq 0 ]; then redis-cli -p "${REDIS_PORTS[0]}" GET pushlab:finished | sed 's/^$/0/'; else finished; fi; }
 
 # shard_deliveries → final results per master, one line each (in REDIS_PORTS order): the
 # `finished` counters of the streams whose keys that master holds (a master that does not hold a
@@ -279,8 +301,12 @@ measure() {
   local before=() redis_before emu_before; mapfile -t redis_before < <(redis_ticks); emu_before=$(cpu_ticks "$EMU_PID")
   for p in "${NODE_PIDS[@]}"; do before+=("$(cpu_ticks "$p")"); done
   local t0; t0=$(now_ms)
-  mapfile -t ids < <(post_all)
-  wait_finished "${ids[@]}"
+  if [ "$POSTER" = h2load ]; then
+    post_h2load "$label"
+  else
+    mapfile -t ids < <(post_all)
+    wait_finished "${ids[@]}"
+  fi
   local t1; t1=$(now_ms)
   local total=0 ticks
   for i in "${!NODE_PIDS[@]}"; do
@@ -409,12 +435,12 @@ if [ "$CLUSTER" -gt 0 ] && [ "$IDLE_SECONDS" -gt 0 ]; then ROUND=idle; idle_over
 for round in $(seq "$ROUNDS"); do
   ROUND=$round
   echo "relay-cluster.sh: round $round" >&2
-  measure "SQLite, 1 node" 1 sqlite
+  [ "$POSTER" = h2load ] || measure "SQLite, 1 node" 1 sqlite
   measure "Redis, 1 node" 1 redis
   [ "$CLUSTER" -gt 0 ] && measure_single
   measure "Redis, 2 nodes" 2 redis
   measure "Redis, 3 nodes" 3 redis
-  recovery
+  [ "$POSTER" = h2load ] || recovery
 done
 
 # PIN=1 with CLUSTER=N (issue 37 item 3): one pinned run per setup below, checking the model's
@@ -500,7 +526,7 @@ m() { median "$1"; }
   echo
   machine_lines
   echo "- binary: \`$BIN\`$( [[ "$BIN" == *debug* ]] && echo ' — a **debug build**: CPU numbers are several times those of a release build; this run only shows the script works')"
-  echo "- command: \`CLUSTER=$CLUSTER ${PIN:+PIN=$PIN }IDLE_SECONDS=$IDLE_SECONDS PUSH_SIZE=$PUSH_SIZE TARGETS=$TARGETS ROUNDS=$ROUNDS KILL_TARGETS=$KILL_TARGETS CONCURRENCY=$CONCURRENCY LEASE=$LEASE BIN=$BIN benchmarks/relay-cluster.sh\`"
+  echo "- command: \`CLUSTER=$CLUSTER ${PIN:+PIN=$PIN }POSTER=$POSTER IDLE_SECONDS=$IDLE_SECONDS PUSH_SIZE=$PUSH_SIZE TARGETS=$TARGETS ROUNDS=$ROUNDS KILL_TARGETS=$KILL_TARGETS CONCURRENCY=$CONCURRENCY LEASE=$LEASE BIN=$BIN benchmarks/relay-cluster.sh\`"
   [ "$CLUSTER" -gt 0 ] && echo "- Redis: a $CLUSTER-master Redis Cluster on loopback (no replicas, \`--queue $REDIS_URL\`, one stream per master); \"redis-server CPU\" is the sum over the masters, \"shard K\" one master's."
   echo "- setup: redis-server $(redis-server --version | sed -n 's/.*v=\([0-9.]*\).*/\1/p') (AOF, appendfsync everysec), \`pushlab serve\` as APNs (it checks provider tokens per connection: every run starts from a flushed Redis, so each run's cluster signs a token of its own), every process on the same $(nproc) cores; each run posts $TARGETS APNs tokens (requests of ≤ $PUSH_SIZE) to node 1 and waits for the last final result; workers.concurrency $CONCURRENCY per node, lease ${LEASE} s; Redis flushed and nodes restarted between runs."
   echo "- deliveries/s: targets ÷ (last final result − first POST). CPU µs/delivery: the process's CPU time during the run ÷ targets (relay nodes: user+system from /proc/PID/stat, 10 ms ticks; redis-server: its threads' run time from /proc/PID/task/*/schedstat, ns)."

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 
 /// A Redis client over one connection: commands and pipelines with typed replies, connected
 /// on first use and reconnected after a failure with exponential backoff.
@@ -25,13 +26,22 @@ public final class RedisClient: @unchecked Sendable {
     private var statistics = RedisClientStatistics()
     /// Set for a Redis Cluster client: commands go to the master of their key's slot.
     private let router: RedisClusterRouter?
+    /// Connections lost and attempts failed (a cluster client's masters share one).
+    private let troubles: RedisTroubleCounter
 
-    public init(endpoint: RedisEndpoint, options: RedisClientOptions = RedisClientOptions()) {
+    public convenience init(endpoint: RedisEndpoint, options: RedisClientOptions = RedisClientOptions()) {
+        self.init(endpoint: endpoint, options: options, troubles: RedisTroubleCounter())
+    }
+
+    /// A client that counts its connection troubles in `troubles` (a cluster's masters share
+    /// their router's).
+    init(endpoint: RedisEndpoint, options: RedisClientOptions, troubles: RedisTroubleCounter) {
         self.endpoint = endpoint
         self.options = options
         self.backoff = options.initialBackoff
         self.queue = DispatchQueue(label: "pushlab.redis.\(endpoint.host):\(endpoint.port)")
         router = nil
+        self.troubles = troubles
     }
 
     /// A Redis Cluster client: the slot map is read from the seeds (`CLUSTER SLOTS`) at the
@@ -43,7 +53,8 @@ public final class RedisClient: @unchecked Sendable {
         self.options = options
         backoff = options.initialBackoff
         queue = DispatchQueue(label: "pushlab.redis.cluster-client")
-        router = RedisClusterRouter(cluster: cluster, options: options)
+        troubles = RedisTroubleCounter()
+        router = RedisClusterRouter(cluster: cluster, options: options, troubles: troubles)
     }
 
     /// The cluster's seeds when this is a Redis Cluster client.
@@ -61,6 +72,11 @@ public final class RedisClient: @unchecked Sendable {
             connection = nil
         }
     }
+
+    /// How many times so far a connection was lost or could not be made (on any master of a
+    /// cluster). Read without waiting for the client's queue (an atomic), so a hot path can
+    /// tell cheaply whether Redis was unreachable since it last looked: the number changed.
+    public var connectionTroubles: Int { troubles.count.load(ordering: .acquiring) }
 
     /// Connections made, reconnections and failures so far (for `/metrics` and tests).
     public var stats: RedisClientStatistics { router?.statistics ?? queue.sync { statistics } }
@@ -146,6 +162,7 @@ public final class RedisClient: @unchecked Sendable {
         } catch {
             self.connection = nil
             statistics.connectionsLost += 1
+            troubles.count.add(1, ordering: .releasing)
             return .failure(.connectionLost(endpoint: endpoint.description, reason: error.reason))
         }
     }
@@ -175,6 +192,7 @@ public final class RedisClient: @unchecked Sendable {
             return .success(connection)
         } catch {
             statistics.failedAttempts += 1
+            troubles.count.add(1, ordering: .releasing)
             lastFailure = error.reason
             // Full jitter over the upper half: nodes restarted together do not retry in step.
             let wait = backoff * Double.random(in: 0.5...1.0)
@@ -202,6 +220,11 @@ public final class RedisClient: @unchecked Sendable {
             }
         }
     }
+}
+
+/// The connection troubles of a client (or of a cluster client's masters together).
+final class RedisTroubleCounter: Sendable {
+    let count = Atomic<Int>(0)
 }
 
 /// The answer a blocking call on a cluster client waits for.

@@ -92,7 +92,8 @@ final class RelayClusterProcessTests: XCTestCase {
 
     /// API keys are the cluster's: made with `relay keys create --queue` (no node's --data),
     /// one works on both nodes (each with its own data directory), `list` shows it, and
-    /// `revoke` takes effect on both at the next request.
+    /// `revoke` takes effect on both at the next request — also right after the nodes used it
+    /// (so they remember it) and lost their Redis connections.
     func testAKeyMadeForTheClusterWorksOnEveryNodeAndItsRevokeOnAll() throws {
         let nodes = try ["k1", "k2"].map(startNode)
         let made = try ProcessRunner.pushlab(["relay", "keys", "create", "--queue", redis.url, "--app", "demo", "--label", "cluster", "--json"])
@@ -108,9 +109,22 @@ final class RelayClusterProcessTests: XCTestCase {
         XCTAssertTrue(list.stdout.contains(id) && list.stdout.contains("app:demo") && list.stdout.contains("cluster"), list.stdout)
         XCTAssertFalse(list.stdout.contains(clusterKey), "list never shows a key")
         XCTAssertFalse((try redis.cli(["HGETALL", "pushlab:apikeys"])).contains(clusterKey), "Redis holds hashes, not keys")
+        // Each node remembers the key for 1 s after using it: use it on both, cut every node's
+        // connections behind their backs (CLIENT KILL), then revoke — from the CLI, which returns
+        // once no node can trust its memory. No node may accept the key after that: 401, or 503
+        // while it reconnects, and 401 once it has.
+        for node in nodes { XCTAssertEqual(try status(node.1), "200", "the key works right before the revoke") }
+        _ = try redis.cli(["CLIENT", "KILL", "TYPE", "normal"])
         let revoked = try ProcessRunner.pushlab(["relay", "keys", "revoke", "--queue", redis.url, id])
         XCTAssertEqual(revoked.status, 0, revoked.stderr)
-        for node in nodes { XCTAssertEqual(try status(node.1), "401", "a revoke takes effect on every node") }
+        for node in nodes {
+            var seen: [String] = []
+            XCTAssertTrue(try Poll.blocking(timeout: 30) {
+                seen.append(try status(node.1))
+                return seen.last == "401"
+            }, "a revoke takes effect on every node; answers: \(seen)")
+            XCTAssertTrue(seen.allSatisfy { $0 == "401" || $0 == "503" }, "never accepted after the revoke: \(seen)")
+        }
         let again = try ProcessRunner.pushlab(["relay", "keys", "revoke", "--queue", redis.url, id])
         XCTAssertEqual(again.status, 2, again.stderr)
         XCTAssertTrue(again.stderr.contains("no active key with id \(id)"), again.stderr)

@@ -38,9 +38,13 @@ final class RedisClusterRouter: @unchecked Sendable {
     /// Most redirections one command follows before its last answer is returned as it is.
     static let maximumRedirections = 5
 
-    init(cluster: RedisClusterEndpoint, options: RedisClientOptions) {
+    /// Shared by every master's client: a trouble on any of them counts (`connectionTroubles`).
+    private let troubles: RedisTroubleCounter
+
+    init(cluster: RedisClusterEndpoint, options: RedisClientOptions, troubles: RedisTroubleCounter) {
         self.cluster = cluster
         self.options = options
+        self.troubles = troubles
     }
 
     func close() {
@@ -256,7 +260,7 @@ final class RedisClusterRouter: @unchecked Sendable {
             if let client = clients[address] { return client }
             let parts = Self.split(address)
             let endpoint = RedisEndpoint(host: parts.host, port: parts.port, database: 0, username: seed.username, password: seed.password)
-            let client = RedisClient(endpoint: endpoint, options: options)
+            let client = RedisClient(endpoint: endpoint, options: options, troubles: troubles)
             clients[address] = client
             return client
         }

@@ -7,9 +7,22 @@ import PushStore
 /// working keys, and a key is shown exactly once, when created. One relay keeps them in
 /// `DATA/keys.sqlite`; a cluster (`--queue redis://…`) keeps them in its Redis, so a key made on
 /// one node works on every node and a revoke takes effect on all of them at the next request.
+///
+/// On Redis a node remembers a key it found live for `cacheLifetime` (`APIKeyCache`), so a
+/// client sending many requests costs the shared master one lookup per key per second per node
+/// instead of one per request; `revoke` returns only once every node's memory of the key has
+/// run out (it waits `revokeWait` after removing it), so "a revoke takes effect at the next
+/// request" still holds on every node, for any request sent after `keys revoke` returned.
 public final class APIKeyStore: Sendable {
     /// Keys look like `plk_` + 40 base-62 characters (238 bits of randomness).
     public static let prefix = "plk_"
+    /// How long a node on Redis trusts a lookup that found a key live, counted from before the
+    /// lookup was sent. A constant, not a setting: the process that revokes (a node or the CLI)
+    /// must wait at least this long, and cannot read the nodes' configuration.
+    public static let cacheLifetime: Duration = .seconds(1)
+    /// How long `revoke` waits after Redis removed the key: the lifetime and a margin for the
+    /// nodes' and the revoker's clocks running at slightly different rates.
+    public static let revokeWait: Duration = .milliseconds(1_100)
     private enum Backend {
         case sqlite(SQLiteDatabase)
         /// `P:apikeys` (hash: key hash → scope, live keys only) answers each request;
@@ -18,6 +31,8 @@ public final class APIKeyStore: Sendable {
         case redis(RedisClient, prefix: String)
     }
     private let backend: Backend
+    /// Keys found live, by hash (Redis only; SQLite is local and read each time).
+    private let cache = APIKeyCache(lifetime: APIKeyStore.cacheLifetime)
 
     /// The keys of one relay, in a SQLite file.
     public init(path: String) throws {
@@ -88,8 +103,11 @@ public final class APIKeyStore: Sendable {
         }
     }
 
-    /// Revokes the key with this id; false when no live key has it.
-    public func revoke(id: String, now: Date = Date()) async throws -> Bool {
+    /// Revokes the key with this id; false when no live key has it. On Redis it returns once
+    /// no node can still accept the key: Redis removes it at once, and a node that looked it up
+    /// before trusts that answer for at most `cacheLifetime`, so this waits `revokeWait` after
+    /// Redis answered (`waitForNodes: false` skips the wait, for tests that show why it is there).
+    public func revoke(id: String, now: Date = Date(), waitForNodes: Bool = true) async throws -> Bool {
         switch backend {
         case .sqlite(let database):
             return try database.run("UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL",
@@ -97,15 +115,21 @@ public final class APIKeyStore: Sendable {
         case .redis(let client, let P):
             let reply = try await client.eval(Self.revokeScript, keys: ["\(P):apikey:\(id)", "\(P):apikeys"],
                                               arguments: [String(now.timeIntervalSince1970)])
-            return reply.integer == 1
+            guard reply.integer == 1 else { return false }
+            cache.forgetAll()
+            if waitForNodes { try? await Task.sleep(for: Self.revokeWait, clock: .continuous) }
+            return true
         }
     }
 
-    /// The scope of a presented key, or nil when it is unknown or revoked. Looked up by hash on
-    /// every request, so `keys revoke` takes effect at once in every running relay that shares
-    /// the store. Throws when the store cannot be read (Redis down, restarting or still loading
-    /// its AOF; a SQLite error): then nobody knows whether the key is good, and the API answers
-    /// 503 with Retry-After rather than telling a client its key is bad (401).
+    /// The scope of a presented key, or nil when it is unknown or revoked. Looked up by hash:
+    /// in SQLite on every request; in Redis unless this node found the key live less than
+    /// `cacheLifetime` ago (counted from before that lookup was sent) and its Redis client has
+    /// not lost a connection since — `revoke` waits that lifetime out, so a revoke still takes
+    /// effect at every node's next request. Unknown and revoked keys are never remembered: each
+    /// such request is looked up. Throws when the store cannot be read (Redis down, restarting
+    /// or still loading its AOF; a SQLite error): then nobody knows whether the key is good, and
+    /// the API answers 503 with Retry-After rather than telling a client its key is bad (401).
     public func scope(ofKey key: String) async throws(APIKeyLookupFailure) -> APIKeyScope? {
         guard key.hasPrefix(Self.prefix), key.utf8.count == Self.prefix.utf8.count + 40 else { return nil }
         switch backend {
@@ -119,16 +143,41 @@ public final class APIKeyStore: Sendable {
             guard let row = rows.first else { return nil }
             return APIKeyScope(stored: row.string(0) ?? "")
         case .redis(let client, let P):
-            let reply: RedisReply
-            do {
-                reply = try await client.execute(RedisCommand("HGET", "\(P):apikeys", Self.hash(key)))
-            } catch {
-                throw APIKeyLookupFailure(store: .redis, location: client.location, reason: "\(error)")
+            let hash = Self.hash(key)
+            if let scope = cache.scope(ofHash: hash, troubles: client.connectionTroubles) { return scope }
+            // One lookup per key at a time; the others wait for it, then read what it found.
+            let owner = await cache.beginLookup(hash: hash)
+            if owner {
+                defer { cache.endLookup(hash: hash) }
+                return try await lookUp(hash, client: client, prefix: P)
             }
-            guard let stored = reply.string else { return nil }
-            return APIKeyScope(stored: stored)
+            if let scope = cache.scope(ofHash: hash, troubles: client.connectionTroubles) { return scope }
+            return try await lookUp(hash, client: client, prefix: P)
         }
     }
+
+    /// One `HGET` of a key's hash; a live key is remembered (`cache`), any other answer forgets it.
+    private func lookUp(_ hash: String, client: RedisClient, prefix P: String) async throws(APIKeyLookupFailure) -> APIKeyScope? {
+        let troubles = client.connectionTroubles
+        // The entry's lifetime starts before the command is sent: Redis runs it later, so a
+        // revoke that Redis ran before it began at least `cacheLifetime` before the entry ends.
+        let sent = ContinuousClock.now
+        let reply: RedisReply
+        do {
+            reply = try await client.execute(RedisCommand("HGET", "\(P):apikeys", hash))
+        } catch {
+            throw APIKeyLookupFailure(store: .redis, location: client.location, reason: "\(error)")
+        }
+        guard let stored = reply.string, let scope = APIKeyScope(stored: stored) else {
+            cache.forget(hash: hash)
+            return nil
+        }
+        cache.remember(hash: hash, scope: scope, sent: sent, troubles: troubles)
+        return scope
+    }
+
+    /// Keys this node remembers as live (Redis only; for tests).
+    public var cachedKeys: Int { cache.count }
 
     static func hash(_ key: String) -> String { Digest.hex(Digest.sha256(key)) }
 

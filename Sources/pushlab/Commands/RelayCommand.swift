@@ -268,7 +268,9 @@ enum RelayKeysCommand: Command {
         characters), scopes and labels, never keys. revoke ID disables a key. A running relay sees new \
         and revoked keys at once. With --queue redis://… the keys are the cluster's, kept in its Redis: \
         a key made once works on every node started with that --queue, and a revoke takes effect on all \
-        of them (keys.sqlite in --data is then not used).
+        of them at their next request (keys.sqlite in --data is then not used). There a node remembers a \
+        key it found live for 1 s, so revoke returns about 1.1 s after Redis removed the key, once no \
+        node can still trust an earlier lookup.
         """
     static let data = Option.value(["--data"], name: "DIR", help: "The relay's data directory.", kind: .string,
                                    computed: "$XDG_DATA_HOME/pushlab/relay") { RelayCommand.defaultDataDirectory }
