@@ -158,6 +158,13 @@ public final class RedisPushQueue: PushQueue {
     /// Claims of whole chunks split none.
     public var claimGranularity: Int { configuration.chunkSize }
 
+    /// A cluster's receipts start with their lane's index (`LANE@`): `complete` writes each
+    /// lane's results in a call of its own.
+    public func stream(ofReceipt receipt: String) -> Int {
+        guard isCluster, let at = receipt.utf8.firstIndex(of: UInt8(ascii: "@")) else { return 0 }
+        return Int(receipt[..<at]) ?? 0
+    }
+
     /// The Redis client for the state nodes share besides the queue (provider tokens, budgets).
     public var sharedClient: RedisClient { client }
 
@@ -168,8 +175,11 @@ public final class RedisPushQueue: PushQueue {
     }
 
     /// Where a push's targets go on a cluster: a push of more than one chunk is cut into one
-    /// part per lane (at most one per chunk), of near-equal sizes and consecutive targets, so each
-    /// master gets about 1/N of the targets whatever the push sizes; a smaller push is one part.
+    /// part per lane (at most one per chunk) of whole chunks — near-equal numbers of chunks, of
+    /// consecutive targets — so each master gets about 1/N of the targets whatever the push
+    /// sizes and only the push's last chunk can be partly filled (a cut inside a chunk would
+    /// leave a partly filled stream entry in every lane: more entries to claim, lease and
+    /// acknowledge per target); a smaller push is one part.
     /// The first part's lane is the least loaded (fewest unfinished targets) of the lanes that
     /// answered, or — for a push with an idempotency key, whose retry must find the same lanes —
     /// one chosen by the key's hash. Each part is a push of its own in its lane (the scripts are
@@ -191,9 +201,9 @@ public final class RedisPushQueue: PushQueue {
             first = rotated.min { (unfinished[$0] ?? 0) < (unfinished[$1] ?? 0) } ?? usable[0]
         }
         let start = usable.firstIndex(of: first) ?? 0
-        let k = max(1, min(usable.count, chunks))
+        let k = max(1, min(usable.count, chunks)), size = configuration.chunkSize
         return (0..<k).map { part in
-            (lanes[usable[(start + part) % usable.count]], (n * part / k)..<(n * (part + 1) / k))
+            (lanes[usable[(start + part) % usable.count]], min(n, chunks * part / k * size)..<min(n, chunks * (part + 1) / k * size))
         }
     }
 
