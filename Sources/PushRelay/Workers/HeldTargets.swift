@@ -235,6 +235,13 @@ final class HeldTargets: Sendable {
         }
     }
 
+    /// The next send, when one may start now, for a worker the caller keeps itself rather than
+    /// parking it here (what `park` does before it parks; `HeldTargetsTests` drive sends so).
+    func startIfRoom() -> ClaimedTarget? {
+        let concurrency = self.concurrency
+        return state.withLock { $0.startNext(concurrency) }
+    }
+
     /// Stops handing out: no send starts from now on. Returns the parked workers (to resume
     /// with nil).
     func stop() -> [CheckedContinuation<ClaimedTarget?, Never>] {
