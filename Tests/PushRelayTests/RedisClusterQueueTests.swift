@@ -161,6 +161,26 @@ final class RedisClusterQueueTests: XCTestCase {
         await b.close()
     }
 
+    /// Parts are whole chunks, the biggest to the least loaded lane: 1,000 targets (15 chunks
+    /// of 64 and one of 40) in 5, 5 and 6 chunks; the 360 to the lane with the fewest
+    /// unfinished targets, whichever lane that is; in target order, consecutive, covering all.
+    func testTheBiggestPartOfWholeChunksGoesToTheLeastLoadedLane() async throws {
+        let servers = try sharedCluster()
+        let q = try queue(servers, node: "a", prefix: "load\(UInt32.random(in: 0...UInt32.max))")
+        try await q.prepare()
+        for least in 0..<3 {
+            var unfinished: [Int?] = [700, 700, 700]
+            unfinished[least] = 100
+            unfinished[(least + 1) % 3] = 400
+            let plan = q.parts(of: PushQueueContract.submission(PushID("p_\(least)"), tokens: 1_000, at: Date()), lanes: q.lanes, unfinished: unfinished)
+            XCTAssertEqual(plan.map(\.targets), [0..<320, 320..<640, 640..<1_000])
+            XCTAssertEqual(plan.first { $0.targets.count == 360 }?.lane.index, least, "the biggest part to the least loaded lane")
+            XCTAssertEqual(Set(plan.map(\.lane.index)), [0, 1, 2])
+            XCTAssertEqual(plan.first { $0.lane.index == (least + 2) % 3 }?.targets.count, 320)
+        }
+        await q.close()
+    }
+
     /// A target of a spread push's part (1,000 targets in parts of 5, 5 and 6 chunks: the second
     /// part starts at 320, the third at 640; before parts were whole chunks, at 333 and 666) or
     /// inside one of its chunks keeps its own definition when it is put back and claimed again:
