@@ -125,9 +125,14 @@ final class RedisClusterQueueTests: XCTestCase {
             if n <= 64 {
                 XCTAssertEqual(parts.filter { $0 > 0 }.count, 1, "a push of one chunk stays in one lane: \(parts)")
             } else {
-                XCTAssertTrue(parts.allSatisfy { abs($0 - n / 3) <= 1 }, "\(id) cut in near-equal thirds: \(parts)")
+                XCTAssertTrue(parts.allSatisfy { abs($0 - n / 3) <= 64 }, "\(id) cut in near-equal thirds of whole chunks: \(parts)")
+                XCTAssertEqual(parts.filter { $0 % 64 != 0 }.count, n % 64 == 0 ? 0 : 1, "\(id): only the push's last chunk partly filled: \(parts)")
             }
         }
+        // One stream entry per chunk of 64 of each push (cut inside chunks, 1,000 targets made 18
+        // entries instead of 16, and these four pushes 34 instead of 31).
+        let entries = try a.lanes.map { Int(try servers.cli(["XLEN", $0.stream])) ?? -1 }
+        XCTAssertEqual(entries.reduce(0, +), sizes.values.map { ($0 + 63) / 64 }.reduce(0, +), "entries per lane: \(entries)")
         let head = try await b.status(of: "s_1000", includeTargets: true)
         XCTAssertEqual(head?.targetCount, 1_000)
         XCTAssertEqual(head?.targets.map(\.index), Array(0..<1_000), "every part's targets, in order")
@@ -156,8 +161,29 @@ final class RedisClusterQueueTests: XCTestCase {
         await b.close()
     }
 
-    /// A target of a spread push's part that starts inside a chunk (1,000 targets in thirds: the
-    /// second part starts at 333) keeps its own definition when it is put back and claimed again:
+    /// Parts are whole chunks, the biggest to the least loaded lane: 1,000 targets (15 chunks
+    /// of 64 and one of 40) in 5, 5 and 6 chunks; the 360 to the lane with the fewest
+    /// unfinished targets, whichever lane that is; in target order, consecutive, covering all.
+    func testTheBiggestPartOfWholeChunksGoesToTheLeastLoadedLane() async throws {
+        let servers = try sharedCluster()
+        let q = try queue(servers, node: "a", prefix: "load\(UInt32.random(in: 0...UInt32.max))")
+        try await q.prepare()
+        for least in 0..<3 {
+            var unfinished: [Int?] = [700, 700, 700]
+            unfinished[least] = 100
+            unfinished[(least + 1) % 3] = 400
+            let plan = q.parts(of: PushQueueContract.submission(PushID("p_\(least)"), tokens: 1_000, at: Date()), lanes: q.lanes, unfinished: unfinished)
+            XCTAssertEqual(plan.map(\.targets), [0..<320, 320..<640, 640..<1_000])
+            XCTAssertEqual(plan.first { $0.targets.count == 360 }?.lane.index, least, "the biggest part to the least loaded lane")
+            XCTAssertEqual(Set(plan.map(\.lane.index)), [0, 1, 2])
+            XCTAssertEqual(plan.first { $0.lane.index == (least + 2) % 3 }?.targets.count, 320)
+        }
+        await q.close()
+    }
+
+    /// A target of a spread push's part (1,000 targets in parts of 5, 5 and 6 chunks: the second
+    /// part starts at 320, the third at 640; before parts were whole chunks, at 333 and 666) or
+    /// inside one of its chunks keeps its own definition when it is put back and claimed again:
     /// the claim then reads the definitions from the part's stored chunks, which start at the
     /// part's first target (before the merge of the two queue layouts this fell back to the
     /// wrong chunk).
@@ -174,14 +200,15 @@ final class RedisClusterQueueTests: XCTestCase {
             claimed += got
         }
         XCTAssertEqual(claimed.count, 1_000)
-        let putBack = claimed.filter { [333, 400, 665, 666, 999].contains($0.index) }
-        XCTAssertEqual(putBack.count, 5)
+        let indices = [319, 320, 333, 400, 639, 640, 665, 666, 999]
+        let putBack = claimed.filter { indices.contains($0.index) }
+        XCTAssertEqual(putBack.count, indices.count)
         try await q.reschedule(putBack.map { TargetRetry($0, attempts: 1, lastError: "test", notBefore: Date()) })
         var again: [ClaimedTarget] = []
-        for _ in 0..<20 where again.count < 5 {
+        for _ in 0..<20 where again.count < indices.count {
             again += try await q.claim(consumer: "w", limit: 512, lease: .seconds(60))
         }
-        XCTAssertEqual(again.map(\.index).sorted(), [333, 400, 665, 666, 999])
+        XCTAssertEqual(again.map(\.index).sorted(), indices)
         for c in again {
             XCTAssertEqual(c.target.value, String(format: "%064x", c.index), "target \(c.index) claimed again with its own token")
         }

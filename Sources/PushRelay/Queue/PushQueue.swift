@@ -75,6 +75,11 @@ public protocol PushQueue: Sendable {
     /// queue's chunk): a claim of another size splits a unit. 1 for the SQLite queue.
     var claimGranularity: Int { get }
 
+    /// Which of the queue's streams (0…) a claim's receipt belongs to: results are written in
+    /// one `complete` call per stream, so the recorder gathers them per stream (a Redis Cluster's
+    /// queue has one stream per master). 0 for a queue of one stream.
+    func stream(ofReceipt receipt: String) -> Int
+
     /// Flushes and releases the store; further calls throw `.closed`.
     func close() async
     /// Where the queue's writes run, when they run on one thread: a caller that writes batch
@@ -85,4 +90,5 @@ public protocol PushQueue: Sendable {
 extension PushQueue {
     public var writerExecutor: (any TaskExecutor)? { nil }
     public var claimGranularity: Int { 1 }
+    public func stream(ofReceipt receipt: String) -> Int { 0 }
 }

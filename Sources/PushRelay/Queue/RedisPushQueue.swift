@@ -158,6 +158,13 @@ public final class RedisPushQueue: PushQueue {
     /// Claims of whole chunks split none.
     public var claimGranularity: Int { configuration.chunkSize }
 
+    /// A cluster's receipts start with their lane's index (`LANE@`): `complete` writes each
+    /// lane's results in a call of its own.
+    public func stream(ofReceipt receipt: String) -> Int {
+        guard isCluster, let at = receipt.utf8.firstIndex(of: UInt8(ascii: "@")) else { return 0 }
+        return Int(receipt[..<at]) ?? 0
+    }
+
     /// The Redis client for the state nodes share besides the queue (provider tokens, budgets).
     public var sharedClient: RedisClient { client }
 
@@ -168,11 +175,14 @@ public final class RedisPushQueue: PushQueue {
     }
 
     /// Where a push's targets go on a cluster: a push of more than one chunk is cut into one
-    /// part per lane (at most one per chunk), of near-equal sizes and consecutive targets, so each
-    /// master gets about 1/N of the targets whatever the push sizes; a smaller push is one part.
-    /// The first part's lane is the least loaded (fewest unfinished targets) of the lanes that
-    /// answered, or — for a push with an idempotency key, whose retry must find the same lanes —
-    /// one chosen by the key's hash. Each part is a push of its own in its lane (the scripts are
+    /// part per lane (at most one per chunk) of whole chunks — near-equal numbers of chunks, of
+    /// consecutive targets — so each master gets about 1/N of the targets whatever the push
+    /// sizes and only the push's last chunk can be partly filled (a cut inside a chunk would
+    /// leave a partly filled stream entry in every lane: more entries to claim, lease and
+    /// acknowledge per target); a smaller push is one part.
+    /// The biggest part goes to the least loaded lane (fewest unfinished targets) of the lanes
+    /// that answered, the next to the next, or — for a push with an idempotency key, whose retry
+    /// must find the same lanes — the parts go in turn from a lane chosen by the key's hash. Each part is a push of its own in its lane (the scripts are
     /// per lane), with the push's id and its `total`; the read side adds the parts up.
     /// `unfinished`: each lane's unfinished targets, nil for a lane whose master did not answer.
     public func parts(of submission: PushSubmission, lanes: [RedisQueueLane], unfinished: [Int?]) -> [(lane: RedisQueueLane, targets: Range<Int>)] {
@@ -182,19 +192,21 @@ public final class RedisPushQueue: PushQueue {
         let hashed = RedisHashSlot.slot(of: submission.idempotencyKey.map { "idem:\(submission.app):\($0)" } ?? submission.id.rawValue)
         var usable = lanes.indices.filter { submission.idempotencyKey != nil || unfinished[$0] != nil }
         if usable.isEmpty { usable = Array(lanes.indices) }
-        let first: Int
+        let k = max(1, min(usable.count, chunks)), size = configuration.chunkSize
+        let ranges = (0..<k).map { part in min(n, chunks * part / k * size)..<min(n, chunks * (part + 1) / k * size) }
+        var laneOf = [Int](repeating: 0, count: k)
         if submission.idempotencyKey != nil {
-            first = hashed % lanes.count
+            let start = usable.firstIndex(of: hashed % lanes.count) ?? 0
+            for part in 0..<k { laneOf[part] = usable[(start + part) % usable.count] }
         } else {
-            // Fewest unfinished; ties by the id's hash, so equal lanes are chosen alike often.
+            // The biggest part to the least loaded lane, and so on; equal loads in an order
+            // rotated by the id's hash, so equal lanes are chosen alike often.
             let rotated = usable.indices.map { usable[($0 + hashed) % usable.count] }
-            first = rotated.min { (unfinished[$0] ?? 0) < (unfinished[$1] ?? 0) } ?? usable[0]
+            let byLoad = rotated.indices.sorted { (unfinished[rotated[$0]] ?? 0, $0) < (unfinished[rotated[$1]] ?? 0, $1) }.map { rotated[$0] }
+            let bySize = ranges.indices.sorted { (ranges[$0].count, $1) > (ranges[$1].count, $0) }
+            for (rank, part) in bySize.enumerated() { laneOf[part] = byLoad[rank] }
         }
-        let start = usable.firstIndex(of: first) ?? 0
-        let k = max(1, min(usable.count, chunks))
-        return (0..<k).map { part in
-            (lanes[usable[(start + part) % usable.count]], (n * part / k)..<(n * (part + 1) / k))
-        }
+        return (0..<k).map { (lanes[laneOf[$0]], ranges[$0]) }
     }
 
     /// A receipt as the scripts know it and its lane (a cluster's receipts start with `LANE@`).

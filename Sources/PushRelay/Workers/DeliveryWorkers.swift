@@ -48,7 +48,7 @@ final class DeliveryWorkers: Sendable {
             DeliveryLane(senders: $0, budget: budgets[$0.app.name], fcmProjectBudget: fcmProjectBudgets[$0.app.name])
         }
         self.lanes = lanes
-        held = HeldTargets(concurrency: settings.concurrency)
+        held = HeldTargets(concurrency: settings.concurrency, streamOf: { [queue] in queue.stream(ofReceipt: $0) })
         pool = WorkerPool(held: held, lanes: lanes, signals: signals)
         claimLoop = ClaimLoop(queue: queue, held: held, pool: pool, signals: signals, consumer: consumer,
                               leaseSeconds: settings.leaseSeconds, calls: calls, log: log)

@@ -14,6 +14,9 @@ import PushHTTP
 /// - Claims are asked for once fewer than `lowWater` (`concurrency`) wait, up to `3 ×
 ///   concurrency` claimed ahead or being sent (`2 × concurrency` ahead while every slot sends).
 /// - Once stopping, no send starts and no target is handed to a worker.
+/// - Answers gather per stream (`stream(ofReceipt:)`: a Redis Cluster's queue has one per master,
+///   every other queue one), and a batch the recorder writes holds whole streams' gatherings, so
+///   each `complete` call on N streams carries as many answers as on one (issue 37).
 final class HeldTargets: Sendable {
     let concurrency: Int
     /// The claim loop claims more once fewer targets than this wait (`concurrency`).
@@ -24,17 +27,28 @@ final class HeldTargets: Sendable {
     /// send bound (`2 × concurrency` sends plus answers not yet recorded) does not hold sends
     /// back; each `complete` has a fixed cost (on Redis about as much as 10–20 results), which
     /// a batch of 32 rather than 16 halves per result (issue 37).
+    /// The batch's worth is per stream: with N streams, each stream's call gathers `recordBatch`
+    /// answers, not `recordBatch ÷ N` (each stream's `complete` pays the fixed cost).
     let recordBatch: Int
     let gatherWait = Duration.milliseconds(2)
+    /// A stream whose first answer has waited this long is written with the next batch even while
+    /// others are fuller (no stream's answers wait behind busier streams for long).
+    let staleWait = Duration.milliseconds(16)
+    /// Which stream a claim's receipt belongs to (0…): its answers are written in that stream's
+    /// `complete` call.
+    private let streamOf: @Sendable (String) -> Int
 
     private struct State {
+        /// `2 × concurrency`: sends plus answers not yet recorded stay under it.
+        let sendBound: Int
         /// Sends running (each holds a slot, a worker).
         var inFlight = 0
-        /// Results being recorded (their sends are over): in `answers` or in the recorder's batch.
+        /// Results being recorded (their sends are over): in `gathering` or in the recorder's batch.
         var recording = 0
-        /// Answers waiting for the recorder, and when the first of them came.
-        var answers: [SendAnswer] = []
-        var firstAnswerAt = ContinuousClock.now
+        /// Answers waiting for the recorder, by stream, and when each stream's first came.
+        var gathering: [Gathering] = [Gathering()]
+        /// Answers waiting, over every stream.
+        var waiting = 0
         /// The recorder waits until the answers are due (it is signalled then, once).
         var recorderWaits = false
         /// Claimed, not yet sent; the next one is last.
@@ -48,10 +62,18 @@ final class HeldTargets: Sendable {
         /// Claims this node holds, by receipt (how many of their targets are still held).
         var held: [String: Int] = [:]
 
-        /// Whether the answers waiting should be written now: a batch's worth, or no send in
-        /// flight (no more are coming soon), or the first has waited `gatherWait`, or stopping.
+        /// Whether a stream's answers should be written now: a batch's worth, or no send in
+        /// flight (no more are coming soon), or its first has waited `gatherWait`, or stopping, or
+        /// the send bound holds sends back (answers gathering on several streams fill it before
+        /// one stream's batch is full: the fullest stream is written then, and frees room).
+        func due(_ g: Gathering, now: ContinuousClock.Instant, batch: Int, gatherWait: Duration) -> Bool {
+            !g.answers.isEmpty
+                && (g.answers.count >= batch || inFlight == 0 || stopping || now - g.firstAt >= gatherWait || inFlight + recording >= sendBound)
+        }
+
+        /// Whether some stream's answers are due.
         func answersDue(now: ContinuousClock.Instant, batch: Int, gatherWait: Duration) -> Bool {
-            !answers.isEmpty && (answers.count >= batch || inFlight == 0 || stopping || now - firstAnswerAt >= gatherWait)
+            waiting > 0 && gathering.contains { due($0, now: now, batch: batch, gatherWait: gatherWait) }
         }
 
         /// True once when the recorder waits and the answers are due: the caller signals it.
@@ -70,19 +92,29 @@ final class HeldTargets: Sendable {
         /// The next claimed target, counted in flight, when one may start now: not stopping, a
         /// slot free, and sends in flight plus answers not yet recorded under `2 × concurrency`.
         mutating func startNext(_ concurrency: Int) -> ClaimedTarget? {
-            guard !stopping, inFlight < concurrency, inFlight + recording < 2 * concurrency, let next = ready.popLast() else { return nil }
+            guard !stopping, inFlight < concurrency, inFlight + recording < sendBound, let next = ready.popLast() else { return nil }
             inFlight += 1
             return next
         }
     }
     /// `SanitizerVisibleMutex`: taken on the client loops, the claim loop and the recorder, and
     /// ThreadSanitizer must see those hand-overs (docs/hardening.md).
-    private let state = SanitizerVisibleMutex(State())
+    private let state: SanitizerVisibleMutex<State>
 
-    init(concurrency: Int) {
+    /// A stream's answers waiting for the recorder.
+    struct Gathering {
+        var answers: [SendAnswer] = []
+        var firstAt = ContinuousClock.now
+    }
+
+    /// `streamOf`: the stream of a claim's receipt (`PushQueue.stream(ofReceipt:)`); one stream
+    /// when not given.
+    init(concurrency: Int, streamOf: @escaping @Sendable (String) -> Int = { _ in 0 }) {
         self.concurrency = concurrency
         lowWater = max(1, concurrency)
         recordBatch = max(1, concurrency / 2)
+        self.streamOf = streamOf
+        state = SanitizerVisibleMutex(State(sendBound: 2 * concurrency))
     }
 
     var isStopping: Bool { state.withLock { $0.stopping } }
@@ -96,7 +128,7 @@ final class HeldTargets: Sendable {
 
     var snapshot: Snapshot {
         state.withLock { s in
-            Snapshot(ready: s.ready.count, inFlight: s.inFlight, recording: s.recording, answersWaiting: s.answers.count,
+            Snapshot(ready: s.ready.count, inFlight: s.inFlight, recording: s.recording, answersWaiting: s.waiting,
                      parkedWorkers: s.idle.count, workersStarted: s.workersStarted, claims: s.held.count, stopping: s.stopping)
         }
     }
@@ -175,11 +207,14 @@ final class HeldTargets: Sendable {
     /// next claimed target starts on the same worker when one may.
     func answered(_ answer: SendAnswer, now: ContinuousClock.Instant) -> AfterAnswer {
         let concurrency = self.concurrency, lowWater = self.lowWater, recordBatch = self.recordBatch, gatherWait = self.gatherWait
+        let stream = max(0, streamOf(answer.claim.receipt))
         return state.withLock { s in
             s.inFlight -= 1
             s.recording += 1
-            if s.answers.isEmpty { s.firstAnswerAt = now }
-            s.answers.append(answer)
+            while s.gathering.count <= stream { s.gathering.append(Gathering()) }
+            if s.gathering[stream].answers.isEmpty { s.gathering[stream].firstAt = now }
+            s.gathering[stream].answers.append(answer)
+            s.waiting += 1
             let wakeRecorder = s.recorderDue(now: now, batch: recordBatch, gatherWait: gatherWait)
             if s.stopping { return AfterAnswer(next: nil, stop: true, wakeRecorder: wakeRecorder, wakeClaimLoop: true) }
             let next = s.startNext(concurrency)
@@ -198,6 +233,13 @@ final class HeldTargets: Sendable {
             s.idle.append(worker)
             return nil
         }
+    }
+
+    /// The next send, when one may start now, for a worker the caller keeps itself rather than
+    /// parking it here (what `park` does before it parks; `HeldTargetsTests` drive sends so).
+    func startIfRoom() -> ClaimedTarget? {
+        let concurrency = self.concurrency
+        return state.withLock { $0.startNext(concurrency) }
     }
 
     /// Stops handing out: no send starts from now on. Returns the parked workers (to resume
@@ -222,18 +264,40 @@ final class HeldTargets: Sendable {
         case done
     }
 
-    /// The answers waiting, once they are due (`State.answersDue`); else the recorder waits and
-    /// is signalled once when they are.
+    /// The answers to write now, whole streams' gatherings: every stream holding a batch's worth
+    /// (the queue writes each in a call of its own, at once); else, of the streams whose answers
+    /// are due (`State.due`), the one holding the most, while the others keep gathering during its
+    /// write; with either, every stream whose first answer has waited `staleWait`. With one
+    /// stream: its answers once due. Nothing due: the recorder waits and is signalled once when
+    /// something is.
     func nextBatch(now: ContinuousClock.Instant) -> NextBatch {
-        let recordBatch = self.recordBatch, gatherWait = self.gatherWait
+        let recordBatch = self.recordBatch, gatherWait = self.gatherWait, staleWait = self.staleWait
         return state.withLock { s in
-            if s.answers.isEmpty, s.stopping, s.inFlight == 0 { return .done }
-            guard s.answersDue(now: now, batch: recordBatch, gatherWait: gatherWait) else {
+            if s.waiting == 0, s.stopping, s.inFlight == 0 { return .done }
+            var take: [Int] = [], fullest: Int?
+            for (k, g) in s.gathering.enumerated() where s.due(g, now: now, batch: recordBatch, gatherWait: gatherWait) {
+                if g.answers.count >= recordBatch || now - g.firstAt >= staleWait {
+                    take.append(k)
+                } else if fullest.map({ g.answers.count > s.gathering[$0].answers.count }) ?? true {
+                    fullest = k
+                }
+            }
+            if take.isEmpty, let fullest { take = [fullest] }
+            guard !take.isEmpty else {
                 s.recorderWaits = true
                 return .wait
             }
-            defer { s.answers = [] }
-            return .write(s.answers)
+            if take.count == 1 {
+                defer { s.waiting -= s.gathering[take[0]].answers.count; s.gathering[take[0]].answers = [] }
+                return .write(s.gathering[take[0]].answers)
+            }
+            var out: [SendAnswer] = []
+            for k in take {
+                out += s.gathering[k].answers
+                s.gathering[k].answers = []
+            }
+            s.waiting -= out.count
+            return .write(out)
         }
     }
 

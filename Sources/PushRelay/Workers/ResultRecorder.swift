@@ -9,7 +9,9 @@ import PushHTTP
 /// own.
 ///
 /// It writes once the answers are due (`HeldTargets.nextBatch`): while sends are in flight it
-/// lets up to `recordBatch` gather for `gatherWait`. Until then it waits with no timer: the
+/// lets up to `recordBatch` gather for `gatherWait`, per stream of the queue (a Redis Cluster's
+/// queue writes each master's stream in a call of its own, so a batch holds whole streams'
+/// answers: each call carries a stream's batch, not a share of one). Until then it waits with no timer: the
 /// worker whose answer makes them due signals it (`DeliverySignals.answersDue`), or the tick
 /// when no answer comes meanwhile (so an answer waits at most `gatherWait` while others come in,
 /// one tick when none does).
