@@ -112,3 +112,132 @@ int cpl_server_peer_certificate(SSL *ssl, unsigned char **der, long *verify_resu
     X509_free(cert);
     return length > 0 ? length : 0;
 }
+
+// MARK: nghttp2 allocation pool (cpushlab_server.h)
+
+#include <stdlib.h>
+#include <stdint.h>
+
+#if defined(__has_feature)
+#  if __has_feature(address_sanitizer)
+#    define CPL_H2_POOL_DISABLED 1
+#  endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#  define CPL_H2_POOL_DISABLED 1
+#endif
+
+enum { CPL_POOL_GRAIN = 32, CPL_POOL_CLASSES = 32, CPL_POOL_HEADER = 16 };  // classes: 32, 64, … 1024 bytes
+#define CPL_POOL_DIRECT UINT32_MAX
+
+// Every block starts with a 16-byte header (keeps the caller's pointer 16-byte aligned):
+// its class, or CPL_POOL_DIRECT for a block malloc'd at its own size.
+typedef struct cpl_pool_block { struct cpl_pool_block *next; uint32_t size_class; uint32_t unused; } cpl_pool_block;
+
+struct cpl_h2_pool {
+    nghttp2_mem mem;
+    cpl_pool_block *free_lists[CPL_POOL_CLASSES];
+    cpl_h2_pool_stats stats;
+};
+
+static size_t cpl_pool_class_bytes(uint32_t size_class) { return (size_t)(size_class + 1) * CPL_POOL_GRAIN; }
+
+static void *cpl_pool_malloc(size_t size, void *user) {
+    cpl_h2_pool *pool = user;
+    pool->stats.served++;
+    pool->stats.live++;
+    if (size == 0) size = 1;
+    if (size > (size_t)CPL_POOL_CLASSES * CPL_POOL_GRAIN) {
+        if (size > SIZE_MAX - CPL_POOL_HEADER) { pool->stats.live--; return NULL; }
+        cpl_pool_block *block = malloc(CPL_POOL_HEADER + size);
+        if (!block) { pool->stats.live--; return NULL; }
+        block->size_class = CPL_POOL_DIRECT;
+        return (char *)block + CPL_POOL_HEADER;
+    }
+    uint32_t size_class = (uint32_t)((size - 1) / CPL_POOL_GRAIN);
+    cpl_pool_block *block = pool->free_lists[size_class];
+    if (block) {
+        pool->free_lists[size_class] = block->next;
+        pool->stats.retained -= cpl_pool_class_bytes(size_class);
+        pool->stats.reused++;
+    } else {
+        block = malloc(CPL_POOL_HEADER + cpl_pool_class_bytes(size_class));
+        if (!block) { pool->stats.live--; return NULL; }
+        block->size_class = size_class;
+    }
+    return (char *)block + CPL_POOL_HEADER;
+}
+
+static void cpl_pool_release(void *pointer, void *user) {
+    if (!pointer) return;
+    cpl_h2_pool *pool = user;
+    cpl_pool_block *block = (cpl_pool_block *)((char *)pointer - CPL_POOL_HEADER);
+    pool->stats.live--;
+    if (block->size_class == CPL_POOL_DIRECT ||
+        pool->stats.retained + cpl_pool_class_bytes(block->size_class) > CPL_H2_POOL_RETAINED_BYTES) {
+        free(block);
+        return;
+    }
+    block->next = pool->free_lists[block->size_class];
+    pool->free_lists[block->size_class] = block;
+    pool->stats.retained += cpl_pool_class_bytes(block->size_class);
+}
+
+static void *cpl_pool_calloc(size_t count, size_t size, void *user) {
+    if (size != 0 && count > SIZE_MAX / size) return NULL;
+    void *pointer = cpl_pool_malloc(count * size, user);
+    // A reused block holds its previous contents: calloc's zeroes are written every time.
+    if (pointer) memset(pointer, 0, count * size);
+    return pointer;
+}
+
+static void *cpl_pool_realloc(void *pointer, size_t size, void *user) {
+    if (!pointer) return cpl_pool_malloc(size, user);
+    if (size == 0) { cpl_pool_release(pointer, user); return NULL; }
+    cpl_pool_block *block = (cpl_pool_block *)((char *)pointer - CPL_POOL_HEADER);
+    if (block->size_class == CPL_POOL_DIRECT) {
+        if (size > (size_t)CPL_POOL_CLASSES * CPL_POOL_GRAIN) {
+            if (size > SIZE_MAX - CPL_POOL_HEADER) return NULL;
+            cpl_pool_block *grown = realloc(block, CPL_POOL_HEADER + size);
+            return grown ? (char *)grown + CPL_POOL_HEADER : NULL;
+        }
+    } else if (size <= cpl_pool_class_bytes(block->size_class)) {
+        return pointer;  // still fits its class
+    }
+    void *moved = cpl_pool_malloc(size, user);
+    if (!moved) return NULL;
+    size_t old_size = block->size_class == CPL_POOL_DIRECT ? size : cpl_pool_class_bytes(block->size_class);
+    // A direct block shrinking into a class copies only what the new size holds.
+    memcpy(moved, pointer, old_size < size ? old_size : size);
+    cpl_pool_release(pointer, user);
+    return moved;
+}
+
+cpl_h2_pool *cpl_h2_pool_new(void) {
+    cpl_h2_pool *pool = calloc(1, sizeof *pool);
+    if (!pool) return NULL;
+    pool->mem = (nghttp2_mem){pool, cpl_pool_malloc, cpl_pool_release, cpl_pool_calloc, cpl_pool_realloc};
+    return pool;
+}
+
+void cpl_h2_pool_free(cpl_h2_pool *pool) {
+    if (!pool) return;
+    for (int size_class = 0; size_class < CPL_POOL_CLASSES; size_class++) {
+        cpl_pool_block *block = pool->free_lists[size_class];
+        while (block) { cpl_pool_block *next = block->next; free(block); block = next; }
+    }
+    free(pool);
+}
+
+nghttp2_mem *cpl_h2_pool_mem(cpl_h2_pool *pool) {
+#ifdef CPL_H2_POOL_DISABLED
+    (void)pool;
+    return NULL;
+#else
+    return pool ? &pool->mem : NULL;
+#endif
+}
+
+nghttp2_mem *cpl_h2_pool_allocator(cpl_h2_pool *pool) { return &pool->mem; }
+
+cpl_h2_pool_stats cpl_h2_pool_get_stats(const cpl_h2_pool *pool) { return pool->stats; }
