@@ -43,36 +43,4 @@ int cpl_server_name_thread(const char *name);
 /// Disables Nagle on an accepted socket (responses are small and latency-bound).
 int cpl_server_set_nodelay(evutil_socket_t fd);
 
-/// A per-session free list for nghttp2's own allocations (issue 40). nghttp2 allocates and frees
-/// several small blocks per request (the stream, every decoded header value, the response's
-/// outbound item and its copied name/value array); with 100 streams in flight those bursts
-/// miss glibc's per-thread cache (7 blocks per size) and take malloc's slow path. The pool
-/// keeps freed blocks in size classes of 32 bytes up to 1 KiB and hands them out again;
-/// larger blocks go straight to malloc. It keeps at most `CPL_H2_POOL_RETAINED_BYTES` of freed
-/// blocks; past that, a freed block goes back to malloc. One session, one thread: not
-/// thread-safe. Under AddressSanitizer `cpl_h2_pool_mem` returns NULL (nghttp2 then uses
-/// malloc, which ASan watches).
-typedef struct cpl_h2_pool cpl_h2_pool;
-
-#define CPL_H2_POOL_RETAINED_BYTES (192 << 10)
-
-cpl_h2_pool *cpl_h2_pool_new(void);
-/// Frees the pool and every block it holds; call after `nghttp2_session_del`.
-void cpl_h2_pool_free(cpl_h2_pool *pool);
-/// The allocator to pass to nghttp2_session_server_new3 (owned by the pool), or NULL (ASan).
-nghttp2_mem *cpl_h2_pool_mem(cpl_h2_pool *pool);
-/// The pool's allocator whatever the build (tests).
-nghttp2_mem *cpl_h2_pool_allocator(cpl_h2_pool *pool);
-
-/// Counters for tests: allocations served (`served`), how many of them were reused blocks
-/// (`reused`), the bytes of freed blocks held now (`retained`) and blocks allocated and not
-/// yet freed (`live`).
-typedef struct {
-    unsigned long served;
-    unsigned long reused;
-    size_t retained;
-    long live;
-} cpl_h2_pool_stats;
-cpl_h2_pool_stats cpl_h2_pool_get_stats(const cpl_h2_pool *pool);
-
 #endif

@@ -39,9 +39,6 @@ final class HTTP2Session {
     // a checked `unowned` costs an atomic retain/release per nghttp2 callback.
     unowned(unsafe) let connection: ServerConnection
     private var session: OpaquePointer?
-    /// nghttp2's allocations for this session (`cpl_h2_pool`): the blocks a request frees are
-    /// the next request's. Freed after the session.
-    private var pool: OpaquePointer?
     /// Copied out of the configuration once: read on every header and DATA chunk.
     private let maxHeaderListBytes: Int
     private let maxRequestBodyBytes: Int
@@ -87,22 +84,11 @@ final class HTTP2Session {
         var option: OpaquePointer?
         nghttp2_option_new(&option)
         nghttp2_option_set_stream_reset_rate_limit(option, 1 << 20, 1 << 20)
-        let pool = cpl_h2_pool_new()
-        nghttp2_session_server_new3(&session, connection.core.http2Callbacks.callbacks,
-                                    Unmanaged.passUnretained(self).toOpaque(), option, cpl_h2_pool_mem(pool))
+        nghttp2_session_server_new2(&session, connection.core.http2Callbacks.callbacks,
+                                    Unmanaged.passUnretained(self).toOpaque(), option)
         nghttp2_option_del(option)
         self.session = session
-        self.pool = pool
     }
-
-    deinit {
-        // `close` normally ran; if not, the session goes before the pool its blocks came from.
-        if session != nil { nghttp2_session_del(session) }
-        cpl_h2_pool_free(pool)
-    }
-
-    /// The allocation pool's counters (tests).
-    var poolStats: cpl_h2_pool_stats? { pool.map { cpl_h2_pool_get_stats($0) } }
 
     var hasActiveStreams: Bool { !streams.isEmpty }
 
@@ -147,8 +133,6 @@ final class HTTP2Session {
     func close() {
         nghttp2_session_del(session)
         session = nil
-        cpl_h2_pool_free(pool)
-        pool = nil
         streams.removeAll()
         freeStreams.removeAll()
         currentStream = nil

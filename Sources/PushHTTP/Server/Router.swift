@@ -3,7 +3,7 @@
 /// `/v1/projects/{project}/messages:send`. Exact literal routes win over parameterised ones.
 public struct Router: Sendable {
     public enum Match: Sendable {
-        case found(RouteHandler, PathParameters)
+        case found(RouteHandler, [String: String])
         /// The path exists under another method (405).
         case methodNotAllowed(allowed: [String])
         case notFound
@@ -100,7 +100,7 @@ public struct Router: Sendable {
         var path = path
         return path.withUTF8 { bytes in
             var allowed: [String] = []
-            var allowedParameters: PathParameters?
+            var allowedParameters: [String: String]?
             for route in routes where route.method != method {
                 guard let params = Self.bind(route.segments, bytes) else { continue }
                 allowed.append(route.method)
@@ -171,11 +171,11 @@ public struct Router: Sendable {
     /// The parameters `path` binds to `segments`, or nil when they do not match. The path's
     /// components are what follows its first `/`, separated by `/`; empty ones count (so
     /// `/3/device/` has an empty third component, which no parameter accepts).
-    private static func bind(_ segments: [Segment], _ path: UnsafeBufferPointer<UInt8>) -> PathParameters? {
+    private static func bind(_ segments: [Segment], _ path: UnsafeBufferPointer<UInt8>) -> [String: String]? {
         let slash = UInt8(ascii: "/")
         guard let firstSlash = path.firstIndex(of: slash) else { return segments.isEmpty ? [:] : nil }
         guard !segments.isEmpty else { return nil }
-        var params = PathParameters()
+        var params: [String: String] = [:]
         var start = firstSlash + 1
         for (index, segment) in segments.enumerated() {
             var end = start

@@ -12,11 +12,11 @@ public struct ServerRequest: Sendable {
     /// HTTP/2 stream id (0 for HTTP/1.1).
     public var streamID: Int32
     /// Values of the `{name}` segments of the matched route pattern.
-    public var pathParameters: PathParameters
+    public var pathParameters: [String: String]
     public var connection: ConnectionContext
 
     public init(method: String, path: String, query: String? = nil, headers: HTTPHeaders = [:], body: [UInt8] = [],
-                version: HTTPVersion = .http2, streamID: Int32 = 0, pathParameters: PathParameters = [:],
+                version: HTTPVersion = .http2, streamID: Int32 = 0, pathParameters: [String: String] = [:],
                 connection: ConnectionContext) {
         self.method = method
         self.path = path
