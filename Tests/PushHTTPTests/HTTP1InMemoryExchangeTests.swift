@@ -96,6 +96,34 @@ final class HTTP1InMemoryExchangeTests: XCTestCase {
         }
     }
 
+    /// The fuzz target runs every input over the direct transport (no event-loop iteration per
+    /// write) and only some over the pair: both must give the same bytes and the same close for
+    /// every seed, regression and kept input, on servers of their own and on one shared host.
+    func testDirectTransportAnswersAsThePairDoes() throws {
+        var inputs: [[UInt8]] = []
+        for folder in ["Fuzz/seeds/FuzzHTTP1", "Tests/Corpus/fuzz-regressions/FuzzHTTP1", "Fuzz/corpus/FuzzHTTP1"] {
+            let path = Fixtures.path(folder)
+            let files = (try? FileManager.default.contentsOfDirectory(atPath: path).sorted()) ?? []
+            for file in files.prefix(300) {
+                inputs.append([UInt8](try Data(contentsOf: URL(fileURLWithPath: path + "/" + file))))
+            }
+        }
+        XCTAssertGreaterThan(inputs.count, 20)
+        let host = try HTTP1FuzzExchange.makeHost()
+        defer { host.finish() }
+        var answered = 0
+        for (i, input) in inputs.enumerated() {
+            let pair = try HTTP1FuzzExchange.run(input, host: nil, transport: .pair)
+            for direct in [try HTTP1FuzzExchange.run(input, host: nil, transport: .direct),
+                           try HTTP1FuzzExchange.run(input, host: host, transport: .direct)] {
+                XCTAssertEqual(direct.rawOutput, pair.rawOutput, "input \(i)")
+                XCTAssertEqual(direct.closedByServer, pair.closedByServer, "input \(i)")
+            }
+            if !pair.rawOutput.isEmpty { answered += 1 }
+        }
+        XCTAssertGreaterThan(answered, inputs.count / 2, "most inputs get an answer")
+    }
+
     func testResponseStreamCheckerRejectsASplitHeader() {
         let bad = Array("HTTP/1.1 200 OK\r\nx-echo: a\rInjected: 1\r\ncontent-length: 0\r\n\r\n".utf8)
         guard case .failure(let malformed) = HTTP1ResponseStream.parse(bad) else { return XCTFail("accepted \(bad)") }

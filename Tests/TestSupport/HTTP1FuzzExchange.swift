@@ -53,18 +53,28 @@ public enum HTTP1FuzzExchange {
     /// sequence of HTTP/1.1 responses).
     public static func run(_ input: [UInt8]) throws -> Report { try run(input, host: nil) }
 
+    /// How many writes an input asks for (its first byte: the write size).
+    public static func writeCount(_ input: [UInt8]) -> Int {
+        guard let first = input.first, input.count > 1 else { return 0 }
+        let count = input.count - 1
+        return first == 0 ? 1 : (count + Int(first) - 1) / Int(first)
+    }
+
     /// With `host` (from `makeHost()`, used by one thread) the input is one more connection to
     /// it, as the fuzz target runs every input: no event base, core or router per input.
-    /// Without, the input gets a server of its own.
-    package static func run(_ input: [UInt8], host: InMemoryServerHost?) throws -> Report {
+    /// Without, the input gets a server of its own. `transport`: how the bytes reach the server
+    /// (`InMemoryServerConnection.Transport`; `.pair` through the event loop, `.direct` without
+    /// a loop iteration per write).
+    package static func run(_ input: [UInt8], host: InMemoryServerHost?,
+                            transport: InMemoryServerConnection.Transport = .pair) throws -> Report {
         guard let first = input.first else { return Report(responses: [], closedByServer: false, rawOutput: []) }
         let bytes = Array(input.dropFirst())
         let connection: InMemoryServerConnection
         do {
             if let host {
-                connection = try InMemoryServerConnection(host: host)
+                connection = try InMemoryServerConnection(host: host, transport: transport)
             } else {
-                connection = try InMemoryServerConnection(configuration: configuration, router: router())
+                connection = try InMemoryServerConnection(configuration: configuration, router: router(), transport: transport)
             }
         } catch {
             throw Failure(description: "cannot set up the in-memory server: \(error)")
@@ -73,7 +83,7 @@ public enum HTTP1FuzzExchange {
         var start = 0
         while start < bytes.count {
             let end = min(start + size, bytes.count)
-            connection.send(Array(bytes[start..<end]))
+            connection.send(bytes[start..<end])
             start = end
         }
         let outcome = connection.finish()
@@ -92,7 +102,7 @@ public enum HTTP1FuzzExchange {
 
     static let http2Preface = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8)
 
-    static func printable(_ bytes: [UInt8]) -> String {
+    package static func printable(_ bytes: [UInt8]) -> String {
         String(decoding: bytes.prefix(400), as: UTF8.self).debugDescription
     }
 }

@@ -17,8 +17,12 @@ final class AccessTokenStore: Sendable {
     private let tokens = Mutex<[String: IssuedAccessToken]>([:])
 
     func issue(_ grant: IssuedAccessToken) -> String {
-        var bytes = [UInt8](repeating: 0, count: 24)
-        for i in bytes.indices { bytes[i] = UInt8.random(in: 0...255) }
+        // 24 random bytes from three 64-bit draws (one `getrandom` each; a draw per byte was 24
+        // system calls per token, 4% of Fuzz/FuzzFCMOAuth's time).
+        var random = SystemRandomNumberGenerator()
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(24)
+        for _ in 0..<3 { withUnsafeBytes(of: random.next() as UInt64) { bytes.append(contentsOf: $0) } }
         let token = "ya29.pushlab." + Digest.hex(bytes)
         tokens.withLock { tokens in
             let now = Date()

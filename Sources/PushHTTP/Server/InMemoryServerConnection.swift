@@ -6,6 +6,11 @@ import CPushLab
 /// loop. For the HTTP/1.1 request-parser fuzz target (Fuzz/FuzzHTTP1) and the regression tests
 /// that replay its inputs; servers for real peers are `HTTPServer`.
 ///
+/// Two transports (`Transport`): the server's end of a libevent bufferevent pair, whose
+/// deferred callbacks the event loop runs (`.pair`), or a socketless bufferevent whose read and
+/// write callbacks this class calls itself, in the order the pair's loop would (`.direct`, no
+/// loop iteration per write: the fuzz target spent 40% of its time in `epoll_wait`).
+///
 /// One thread only, and one connection per instance: feed bytes with `send(_:)`, then read
 /// everything the server wrote with `finish()`. Made with `init(configuration:router:)` the
 /// connection has its own event base, freed by `finish()`; made with `init(host:)` it is one of
@@ -13,6 +18,21 @@ import CPushLab
 /// target's: an event base, an eventfd and a core per input were a third of its time), and
 /// `finish()` frees only the connection and the pair.
 package final class InMemoryServerConnection {
+    /// How the client's bytes reach the server and its answer comes back.
+    package enum Transport: Sendable {
+        /// A bufferevent pair with deferred callbacks: every write and every answer is an event
+        /// the loop delivers (`event_base_loop`, one `epoll_wait` per iteration), as on a socket.
+        case pair
+        /// The server's end is a bufferevent without a socket. `send` appends the bytes to its
+        /// input and calls its read callback (what the loop does when a socket turns readable);
+        /// what the server writes is taken out of its output at once (as the pair moves it to
+        /// the client), and its write callback runs after the event that wrote, as the pair's
+        /// deferred one does. Bytes sent while the server does not read wait, as in the pair's
+        /// client output. The loop runs only for events of its own (a `.later` answer's eventfd).
+        /// HTTP1InMemoryExchangeTests checks that both give the same bytes.
+        case direct
+    }
+
     /// What the server did with the bytes it was sent.
     package struct Outcome: Sendable {
         /// Every byte the server wrote, in order.
@@ -27,25 +47,59 @@ package final class InMemoryServerConnection {
     private var loop: ServerEventLoop { host.loop }
     private var core: ServerCore { host.core }
     private let connectionID: UInt64
-    /// The client's end of the pair; the server's end belongs to the connection.
+    private let transport: Transport
+    /// The client's end of the pair; the server's end belongs to the connection. `.direct`: nil.
     private var client: OpaquePointer?
     private var output: [UInt8] = []
     private var finished = false
+    /// `.direct`: bytes sent that the server has not been given yet (it was not reading).
+    private var unread: [UInt8] = []
+    /// `.direct`: the server wrote since its write callback last ran.
+    private var wrote = false
 
     /// Fails like `HTTPServer.start()` would for a bad configuration; nothing is bound (the
     /// core runs as a worker loop, which never listens).
-    package convenience init(configuration: HTTPServerConfiguration, router: Router, isTLS: Bool = false) throws(HTTPServerError) {
+    package convenience init(configuration: HTTPServerConfiguration, router: Router, isTLS: Bool = false,
+                             transport: Transport = .pair) throws(HTTPServerError) {
         let host = try InMemoryServerHost(configuration: configuration, router: router)
-        try self.init(host: host, ownsHost: true, isTLS: isTLS)
+        try self.init(host: host, ownsHost: true, isTLS: isTLS, transport: transport)
     }
 
     /// A connection to `host`, which must have no open connection (the previous one finished).
-    package convenience init(host: InMemoryServerHost, isTLS: Bool = false) throws(HTTPServerError) {
+    package convenience init(host: InMemoryServerHost, isTLS: Bool = false, transport: Transport = .pair) throws(HTTPServerError) {
         precondition(host.core.openConnectionCount == 0, "InMemoryServerHost: the previous connection was not finished")
-        try self.init(host: host, ownsHost: false, isTLS: isTLS)
+        try self.init(host: host, ownsHost: false, isTLS: isTLS, transport: transport)
     }
 
-    private init(host: InMemoryServerHost, ownsHost: Bool, isTLS: Bool) throws(HTTPServerError) {
+    private init(host: InMemoryServerHost, ownsHost: Bool, isTLS: Bool, transport: Transport) throws(HTTPServerError) {
+        self.transport = transport
+        if transport == .direct {
+            // No socket (fd -1): the bufferevent never reads or writes by itself, and its
+            // callbacks run only when `settleDirect` calls them (no deferral: nothing else
+            // calls them). Options 0: the server's code is never run from inside a write.
+            guard let server = bufferevent_socket_new(host.loop.base, -1, 0) else {
+                if ownsHost { host.finish() }
+                throw .eventLoopFailed("bufferevent_socket_new failed")
+            }
+            // A socket bufferevent freezes the end of its input and the start of its output for
+            // everyone but its own socket reads and writes, which this one never does: these
+            // are the "socket" side here.
+            evbuffer_unfreeze(bufferevent_get_input(server), 0)
+            evbuffer_unfreeze(bufferevent_get_output(server), 1)
+            self.host = host
+            self.ownsHost = ownsHost
+            client = nil
+            // Adopting writes nothing (the protocol is decided by the first bytes read).
+            connectionID = host.core.adopt(server, isTLS: isTLS, remoteAddress: "127.0.0.1:40000").id
+            // What the server writes leaves its output at once, as the pair moves it to the
+            // client (so a close right after a write loses nothing here either).
+            evbuffer_add_cb(bufferevent_get_output(server), { buffer, info, context in
+                guard let buffer, let info, info.pointee.n_added > 0 else { return }
+                Unmanaged<InMemoryServerConnection>.fromOpaque(context!).takeUnretainedValue().take(from: buffer)
+            }, Unmanaged.passUnretained(self).toOpaque())
+            settle()
+            return
+        }
         var pair: [OpaquePointer?] = [nil, nil]
         // Deferred callbacks: the server's callbacks run from the loop, as a socket's do,
         // never from inside the other end's write.
@@ -65,9 +119,17 @@ package final class InMemoryServerConnection {
 
     /// Writes `bytes` as the client and runs the loop until the server has nothing left to do
     /// (waiting for a `.later` handler's answer on HTTP/1.1).
-    package func send(_ bytes: [UInt8]) {
-        guard !finished, let client, !bytes.isEmpty else { return }
-        bufferevent_write(client, bytes, bytes.count)
+    package func send(_ bytes: [UInt8]) { send(bytes[...]) }
+
+    /// `send(_:)` of a part of an array (no copy per write).
+    package func send(_ bytes: ArraySlice<UInt8>) {
+        guard !finished, !bytes.isEmpty else { return }
+        if transport == .direct {
+            unread.append(contentsOf: bytes)
+        } else {
+            guard let client else { return }
+            bytes.withUnsafeBufferPointer { _ = bufferevent_write(client, $0.baseAddress, $0.count) }
+        }
         settle()
     }
 
@@ -79,6 +141,11 @@ package final class InMemoryServerConnection {
         let closed = core.connection(connectionID)?.isClosing ?? true
         collectOutput()
         finished = true
+        if transport == .direct {
+            // Nothing the server wrote stays behind (`take`); bytes it never read are dropped,
+            // as the pair's client output is.
+            unread = []
+        }
         if ownsHost {
             if let client { bufferevent_free(client) }
             client = nil
@@ -103,6 +170,7 @@ package final class InMemoryServerConnection {
     /// thread through the loop's eventfd, so while one is outstanding the loop blocks for it
     /// (a handler that never answers hangs here, which a fuzzer reports as a timeout).
     private func settle() {
+        if transport == .direct { return settleDirect() }
         var rounds = 0
         while true {
             loop.runOnce(blocking: false)
@@ -115,6 +183,47 @@ package final class InMemoryServerConnection {
             // Every round consumes input or produces output; thousands without rest is a livelock.
             precondition(rounds < 100_000, "the server's event loop never went quiet")
         }
+    }
+
+    /// `.direct`: what the pair's loop would do, without its iterations. Give the server the
+    /// waiting bytes if it reads (its read callback, as the pair's deferred one after a
+    /// transfer), then run its write callback if it wrote (the pair's deferred "drained"), and
+    /// the loop only when an event of its own is active or a `.later` answer is awaited.
+    private func settleDirect() {
+        var rounds = 0
+        // Held for this call only (the core drops it from its table when it closes).
+        let connection = core.connection(connectionID)
+        while true {
+            if let server = connection?.bev, !unread.isEmpty, bufferevent_get_enabled(server) & Int16(EV_READ) != 0 {
+                evbuffer_add(bufferevent_get_input(server), unread, unread.count)
+                unread.removeAll(keepingCapacity: true)
+                bufferevent_trigger(server, Int16(EV_READ), 0)
+            } else if let server = connection?.bev, wrote {
+                wrote = false
+                bufferevent_trigger(server, Int16(EV_WRITE), 0)
+            } else if loop.hasActiveEvents {
+                loop.runOnce(blocking: false)
+            } else if connection?.awaitsLaterResponse == true {
+                loop.runOnce(blocking: true)
+            } else {
+                wrote = false
+                return
+            }
+            rounds += 1
+            precondition(rounds < 100_000, "the server's event loop never went quiet")
+        }
+    }
+
+    /// `.direct`: the server's output callback: everything it wrote, out of its buffer.
+    private func take(from buffer: OpaquePointer) {
+        let count = evbuffer_get_length(buffer)
+        guard count > 0 else { return }
+        let start = output.count
+        output.append(contentsOf: repeatElement(0, count: count))
+        output.withUnsafeMutableBufferPointer { out in
+            _ = evbuffer_remove(buffer, out.baseAddress! + start, count)
+        }
+        wrote = true
     }
 
     private func collectOutput() {
