@@ -134,15 +134,7 @@ final class FCMOnePassTests: XCTestCase {
         var taken = 0
         for round in 0..<4000 {
             var bytes = seeds[round % seeds.count]
-            for _ in 0..<(1 + Int(random.next() % 2)) {
-                let at = Int(random.next() % UInt64(bytes.count))
-                let byte = alphabet[Int(random.next() % UInt64(alphabet.count))]
-                switch random.next() % 3 {
-                case 0: bytes[at] = byte
-                case 1: bytes.insert(byte, at: at)
-                default: bytes.remove(at: at)
-                }
-            }
+            for _ in 0..<(1 + Int(random.next() % 2)) { random.edit(&bytes, from: alphabet) }
             if assertAgrees(bytes, String(decoding: bytes, as: UTF8.self)) { taken += 1 }
         }
         // Both outcomes were exercised: edits inside strings keep a body plain.

@@ -38,15 +38,7 @@ final class JSONObjectSkimmerTests: XCTestCase {
         var objects = 0
         for round in 0..<6000 {
             var bytes = seeds[round % seeds.count]
-            for _ in 0..<(1 + Int(random.next() % 3)) {
-                let at = Int(random.next() % UInt64(bytes.count))
-                let byte = alphabet[Int(random.next() % UInt64(alphabet.count))]
-                switch random.next() % 3 {
-                case 0: bytes[at] = byte
-                case 1: bytes.insert(byte, at: at)
-                default: bytes.remove(at: at)
-                }
-            }
+            for _ in 0..<(1 + Int(random.next() % 3)) { random.edit(&bytes, from: alphabet) }
             let want = expected(bytes)
             if case .object = want { objects += 1 }
             XCTAssertEqual(JSONObjectSkimmer.skim(bytes, capturing: key), want, String(decoding: bytes, as: UTF8.self))

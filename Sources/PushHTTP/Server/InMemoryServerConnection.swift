@@ -216,25 +216,25 @@ package final class InMemoryServerConnection {
 
     /// `.direct`: the server's output callback: everything it wrote, out of its buffer.
     private func take(from buffer: OpaquePointer) {
+        if drain(buffer) { wrote = true }
+    }
+
+    private func collectOutput() {
+        guard let client, let input = bufferevent_get_input(client) else { return }
+        drain(input)
+    }
+
+    /// Moves every byte of `buffer` to the end of `output`; false when it held none.
+    @discardableResult
+    private func drain(_ buffer: OpaquePointer) -> Bool {
         let count = evbuffer_get_length(buffer)
-        guard count > 0 else { return }
+        guard count > 0 else { return false }
         let start = output.count
         output.append(contentsOf: repeatElement(0, count: count))
         output.withUnsafeMutableBufferPointer { out in
             _ = evbuffer_remove(buffer, out.baseAddress! + start, count)
         }
-        wrote = true
-    }
-
-    private func collectOutput() {
-        guard let client, let input = bufferevent_get_input(client) else { return }
-        let count = evbuffer_get_length(input)
-        guard count > 0 else { return }
-        let start = output.count
-        output.append(contentsOf: repeatElement(0, count: count))
-        output.withUnsafeMutableBufferPointer { buffer in
-            _ = evbuffer_remove(input, buffer.baseAddress! + start, count)
-        }
+        return true
     }
 }
 
