@@ -23,6 +23,25 @@ final class APIKeyCacheTests: XCTestCase {
     }
 
     /// `cmdstat_hget` calls since the last `CONFIG RESETSTAT` on `redis`.
+    /// 2,000 lookups of `key` (an app key of "demo") on `store`, with `redis`'s HGETs counted from
+    /// zero: at least one, at most one per cache lifetime that passed (plus one). Returns the
+    /// count and the lifetimes that passed.
+    private func warmLookups(of key: String, on store: APIKeyStore, countedOn redis: RedisServer,
+                             file: StaticString = #filePath, line: UInt = #line) async throws -> (Int, Double) {
+        _ = try redis.cli(["CONFIG", "RESETSTAT"])
+        let started = ContinuousClock.now
+        for _ in 0..<2_000 {
+            let scope = try await store.scope(ofKey: key)
+            XCTAssertEqual(scope, .app("demo"), file: file, line: line)
+        }
+        let seconds = (ContinuousClock.now - started) / APIKeyStore.cacheLifetime
+        let lookups = try hgets(redis)
+        XCTAssertGreaterThanOrEqual(lookups, 1, file: file, line: line)
+        XCTAssertLessThanOrEqual(Double(lookups), seconds.rounded(.up) + 1,
+                                 "at most one lookup per lifetime (\(seconds) lifetimes passed)", file: file, line: line)
+        return (lookups, seconds)
+    }
+
     private func hgets(_ redis: RedisServer) throws -> Int {
         let stats = try redis.cli(["INFO", "commandstats"])
         guard let line = stats.split(whereSeparator: \.isNewline).first(where: { $0.hasPrefix("cmdstat_hget:") }) else { return 0 }
@@ -119,17 +138,7 @@ final class APIKeyCacheTests: XCTestCase {
     func testAWarmNodeCostsRedisAboutOneLookupPerKeyPerSecond() async throws {
         let (b, _) = try node("node-b")
         let made = try await b.create(scope: .app("demo"), label: "warm")
-        _ = try server.cli(["CONFIG", "RESETSTAT"])
-        let started = ContinuousClock.now
-        for _ in 0..<2_000 {
-            let scope = try await b.scope(ofKey: made.key)
-            XCTAssertEqual(scope, .app("demo"))
-        }
-        let seconds = (ContinuousClock.now - started) / APIKeyStore.cacheLifetime
-        let lookups = try hgets(server)
-        XCTAssertGreaterThanOrEqual(lookups, 1)
-        XCTAssertLessThanOrEqual(Double(lookups), seconds.rounded(.up) + 1,
-                                 "at most one lookup per lifetime (\(seconds) lifetimes passed)")
+        let (lookups, seconds) = try await warmLookups(of: made.key, on: b, countedOn: server)
         _ = try server.cli(["CONFIG", "RESETSTAT"])
         let unknown = APIKeyStore.prefix + String(repeating: "Q", count: 40)
         for _ in 0..<10 { let scope = try await b.scope(ofKey: unknown); XCTAssertNil(scope) }
@@ -171,16 +180,7 @@ final class APIKeyCacheTests: XCTestCase {
         let a = try clusterNode(), b = try clusterNode()
         let made = try await a.create(scope: .app("demo"), label: "cluster")
         let shared = try cluster.master(ofSlot: RedisHashSlot.slot(of: prefix + ":apikeys"))
-        _ = try shared.cli(["CONFIG", "RESETSTAT"])
-        let started = ContinuousClock.now
-        for _ in 0..<2_000 {
-            let scope = try await b.scope(ofKey: made.key)
-            XCTAssertEqual(scope, .app("demo"))
-        }
-        let seconds = (ContinuousClock.now - started) / APIKeyStore.cacheLifetime
-        let lookups = try hgets(shared)
-        XCTAssertGreaterThanOrEqual(lookups, 1)
-        XCTAssertLessThanOrEqual(Double(lookups), seconds.rounded(.up) + 1, "\(seconds) lifetimes passed")
+        let (lookups, seconds) = try await warmLookups(of: made.key, on: b, countedOn: shared)
         let revoked = try await a.revoke(id: made.info.id)
         XCTAssertTrue(revoked)
         let after = try await b.scope(ofKey: made.key)
