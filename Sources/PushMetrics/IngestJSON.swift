@@ -110,8 +110,9 @@ struct FieldReader {
         return v
     }
 
-    func string(_ key: String, _ expected: String) throws(MetricRejection) -> String {
-        guard let v = value(key) else { throw .missingField(pointer: at(key), expected: expected) }
+    /// `expected` is built only for the error (an accepted body never needs it).
+    func string(_ key: String, _ expected: @autoclosure () -> String) throws(MetricRejection) -> String {
+        guard let v = value(key) else { throw .missingField(pointer: at(key), expected: expected()) }
         guard case .string(let s) = v else { throw .wrongType(pointer: at(key), expected: "a string, not \(IngestJSON.typeName(v))") }
         return s
     }
@@ -122,8 +123,8 @@ struct FieldReader {
         return s
     }
 
-    func reader(_ key: String, _ expected: String) throws(MetricRejection) -> FieldReader {
-        guard let v = value(key) else { throw .missingField(pointer: at(key), expected: expected) }
+    func reader(_ key: String, _ expected: @autoclosure () -> String) throws(MetricRejection) -> FieldReader {
+        guard let v = value(key) else { throw .missingField(pointer: at(key), expected: expected()) }
         return try child(v, .member(key))
     }
 }

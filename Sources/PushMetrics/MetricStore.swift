@@ -124,7 +124,7 @@ public final class MetricStore: Sendable {
             try database.withStatement(Self.insertRequest) { request in
                 try database.withStatement(Self.insertMetric) { metric in
                     for r in records {
-                        try insert(r, request: request, metric: metric)
+                        try insert(r, request: &request, metric: &metric)
                         bytes += r.body.count + Self.rowOverheadBytes * (1 + r.metrics.count)
                     }
                 }
@@ -133,26 +133,36 @@ public final class MetricStore: Sendable {
         checkpointSoon(afterWriting: bytes)
     }
 
-    /// One request's rows. The strings are bound in place (`insert(bindingInPlace:)`): SQLite's
-    /// own copy of each (ten per request) cost more than the rest of the binding
+    /// One request's rows. The strings are staged and bound in place (`SQLiteStatement.stage`):
+    /// SQLite's own copy of each (ten per request) cost more than the rest of the binding, and
+    /// binding each in its own `withUTF8` closure cost a reference count update per closure
     /// (benchmarks/results/collector.md).
-    private func insert(_ r: MetricRequestRecord, request: SQLiteStatement, metric: SQLiteStatement) throws {
+    private func insert(_ r: MetricRequestRecord, request: inout SQLiteStatement, metric: inout SQLiteStatement) throws {
         let receivedAt = r.receivedAt.timeIntervalSince1970
         let route = r.route.rawValue
         try request.bind(1, receivedAt)
         try request.bind(3, r.status)
         try request.bind(5, r.metrics.count)
         try request.bind(6, r.ignoredEvents)
-        let requestID = try request.insert(bindingInPlace: [(2, route), (4, r.error), (7, r.userAgent), (8, r.httpVersion), (9, r.remoteAddress)],
-                                           blob: r.body, at: 10)
+        request.stage(2, route)
+        request.stage(4, r.error)
+        request.stage(7, r.userAgent)
+        request.stage(8, r.httpVersion)
+        request.stage(9, r.remoteAddress)
+        let requestID = try request.insertStaged(blob: r.body, at: 10)
         for (m, duplicate) in r.metrics {
             try metric.bind(1, requestID)
             try metric.bind(2, receivedAt)
             try metric.bind(7, m.originalTimestamp?.timeIntervalSince1970)
             try metric.bind(9, m.batchIndex)
             try metric.bind(10, Int64(duplicate ? 1 : 0))
-            try metric.insert(bindingInPlace: [(3, m.route.rawValue), (4, m.deliveryID), (5, m.metric.rawValue), (6, m.recipient),
-                                               (8, m.originalTimestampText), (11, r.userAgent)])
+            metric.stage(3, m.route.rawValue)
+            metric.stage(4, m.deliveryID)
+            metric.stage(5, m.metric.rawValue)
+            metric.stage(6, m.recipient)
+            metric.stage(8, m.originalTimestampText)
+            metric.stage(11, r.userAgent)
+            try metric.insertStaged()
         }
     }
 

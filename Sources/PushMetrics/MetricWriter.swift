@@ -69,9 +69,11 @@ public final class MetricWriter: Sendable {
     @discardableResult
     public func submit(_ record: MetricRequestRecord, metrics: [ReportedMetric], onCommit: Completion? = nil) -> [Bool] {
         var record = record
+        // Built before the lock (the loops and the writer share it); only the flags are set inside.
+        record.metrics = metrics.map { ($0, isDuplicate: false) }
         let (duplicates, flushNow, schedule): ([Bool], Bool, Bool) = state.withLock { s in
             let flags = metrics.map { !s.seenKeys.insert($0.deduplicationKey).inserted }
-            record.metrics = metrics.indices.map { (metrics[$0], isDuplicate: flags[$0]) }
+            for k in flags.indices where flags[k] { record.metrics[k].isDuplicate = true }
             s.pending.append(record)
             s.completions.append(onCommit)
             s.duplicates.append(flags)

@@ -188,7 +188,13 @@ public final class SQLiteDatabase: @unchecked Sendable {
 /// `insert()`; valid only inside that call.
 public struct SQLiteStatement {
     fileprivate let handle: OpaquePointer
-    fileprivate unowned let database: SQLiteDatabase
+    /// Unsafe (no reference count): a statement lives only inside its database's `withStatement`
+    /// call, and an `unowned` reference cost a count update on every copy (every row).
+    fileprivate unowned(unsafe) let database: SQLiteDatabase
+    /// `stage`'s texts for the next `insertStaged`: their bytes, and each one's parameter, start
+    /// and length in them (-1: NULL).
+    fileprivate var stagedBytes: [UInt8] = []
+    fileprivate var stagedTexts: [(index: Int32, start: Int, count: Int)] = []
 
     public func bind(_ index: Int32, _ value: Int64) throws { try check(sqlite3_bind_int64(handle, index, value)) }
     public func bind(_ index: Int32, _ value: Int?) throws {
@@ -220,40 +226,41 @@ public struct SQLiteStatement {
         }
     }
 
-    /// Binds each of `texts` at its index (nil: NULL) and `blob` at `blobIndex`, all in place
-    /// (SQLITE_STATIC), and steps the statement once (an INSERT), like `bind` + `insert()` — without
-    /// SQLite's copy of every string (`bind(_:_: String?)` makes one, a malloc and a memcpy per
-    /// value): the step copies the bytes into the row, and every parameter bound here is set to
-    /// NULL again before the strings' memory can go away. For rows written by the thousand (the
-    /// collector's).
-    @discardableResult
-    public func insert(bindingInPlace texts: [(index: Int32, text: String?)], blob: [UInt8], at blobIndex: Int32) throws -> Int64 {
-        try bindInPlace(texts[...]) { try insert(binding: blob, at: blobIndex) }
+    /// Stages `text` (nil: NULL) as parameter `index` of the next `insertStaged`: its UTF-8 bytes
+    /// are appended to one buffer that the statement keeps for every row of its `withStatement`
+    /// call, and bound from there in place (SQLITE_STATIC) — no copy by SQLite (`bind(_:_: String?)`
+    /// makes one, a malloc and a memcpy per value) and no closure per value. For rows written by
+    /// the thousand (the collector's).
+    public mutating func stage(_ index: Int32, _ text: String?) {
+        guard let text else { return stagedTexts.append((index, 0, -1)) }
+        let start = stagedBytes.count
+        stagedBytes.append(contentsOf: text.utf8)
+        stagedTexts.append((index, start, stagedBytes.count - start))
     }
 
-    /// As `insert(bindingInPlace:blob:at:)`, without a blob.
+    /// Binds the texts staged since the last insert and `blob` (at `blobIndex`), all in place, steps
+    /// the statement once (an INSERT) and returns the new rowid, like `bind` + `insert()`: the step
+    /// copies the bytes into the row, and every parameter bound here is set to NULL again before the
+    /// staged bytes are reused or `blob`'s memory can go away.
     @discardableResult
-    public func insert(bindingInPlace texts: [(index: Int32, text: String?)]) throws -> Int64 {
-        try bindInPlace(texts[...]) { try insert() }
-    }
-
-    /// Binds the first of `texts` in place, then the rest (one `withUTF8` scope each, nested, so
-    /// every pointer is valid during `step`), then runs `step`.
-    private func bindInPlace(_ texts: ArraySlice<(index: Int32, text: String?)>, then step: () throws -> Int64) throws -> Int64 {
-        guard let (index, value) = texts.first else { return try step() }
-        let rest = texts.dropFirst()
-        guard var text = value else {
-            try check(sqlite3_bind_null(handle, index))
-            return try bindInPlace(rest, then: step)
+    public mutating func insertStaged(blob: [UInt8]? = nil, at blobIndex: Int32 = 0) throws -> Int64 {
+        defer {
+            stagedBytes.removeAll(keepingCapacity: true)
+            stagedTexts.removeAll(keepingCapacity: true)
         }
-        return try text.withUTF8 { bytes in
-            if let base = bytes.baseAddress, bytes.count > 0 {
-                try check(sqlite3_bind_text(handle, index, UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self), Int32(bytes.count), nil))
-            } else {
-                try check(cpl_sqlite3_bind_text_transient(handle, index, nil, 0))  // "" (a NULL pointer would bind NULL)
+        return try stagedBytes.withUnsafeBufferPointer { bytes throws -> Int64 in
+            defer { for t in stagedTexts { sqlite3_bind_null(handle, t.index) } }
+            for t in stagedTexts {
+                if t.count < 0 {
+                    try check(sqlite3_bind_null(handle, t.index))
+                } else if t.count > 0, let base = bytes.baseAddress {
+                    try check(sqlite3_bind_text(handle, t.index, UnsafeRawPointer(base + t.start).assumingMemoryBound(to: CChar.self), Int32(t.count), nil))
+                } else {
+                    try check(cpl_sqlite3_bind_text_transient(handle, t.index, nil, 0))  // "" (a NULL pointer would bind NULL)
+                }
             }
-            defer { sqlite3_bind_null(handle, index) }
-            return try bindInPlace(rest, then: step)
+            guard let blob else { return try insert() }
+            return try insert(binding: blob, at: blobIndex)
         }
     }
 

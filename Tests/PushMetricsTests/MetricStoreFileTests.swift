@@ -36,7 +36,7 @@ final class MetricStoreFileTests: XCTestCase {
         XCTAssertEqual(try store.metrics().map(\.reported.deliveryID), ["d1"])
     }
 
-    /// The strings are bound in place (`SQLiteStatement.insert(bindingInPlace:)`): an empty
+    /// The strings are staged and bound in place (`SQLiteStatement.stage`): an empty
     /// string stays '' (not NULL), nil stays NULL, non-ASCII text is kept byte for byte, and a
     /// row's values never leak into the next row's.
     func testEveryTextColumnIsStoredAsGivenEmptyNullAndNonASCII() throws {
