@@ -12,6 +12,27 @@ final class DeviceTokenTests: XCTestCase {
         XCTAssertEqual(DeviceToken.classify(Self.apnsToken + "00112233445566778899aabbccddeeff"), .apns, "longer tokens are allowed")
     }
 
+    /// `isAPNsHex` against its definition, byte by byte: every byte value at the first, a middle
+    /// and the last position of a 64-digit token (the gateway's table of non-hex bytes must
+    /// have exactly the hex digits clear), plus the length rules.
+    func testIsAPNsHexAcceptsExactlyAnEvenRunOfHexDigits() {
+        let base = Array("0123456789abcdefABCDEF".utf8)
+        let token = (0..<64).map { base[$0 % base.count] }
+        XCTAssertTrue(DeviceToken.isAPNsHex(String(decoding: token, as: UTF8.self)))
+        for position in [0, 31, 63] {
+            for value in 0...255 {
+                var bytes = token
+                bytes[position] = UInt8(value)
+                let text = String(decoding: bytes, as: UTF8.self)
+                let want = text.utf8.count == 64 && text.utf8.allSatisfy(DeviceToken.isHexDigit)
+                XCTAssertEqual(DeviceToken.isAPNsHex(text), want, "byte 0x\(String(value, radix: 16)) at \(position)")
+            }
+        }
+        XCTAssertFalse(DeviceToken.isAPNsHex(String(repeating: "a", count: 62)), "shorter than 64")
+        XCTAssertFalse(DeviceToken.isAPNsHex(String(repeating: "a", count: 65)), "odd length")
+        XCTAssertTrue(DeviceToken.isAPNsHex(String(repeating: "F", count: 200)))
+    }
+
     func testClassifiesFCMRegistrationToken() {
         XCTAssertEqual(Self.fcmToken.count, 163)
         XCTAssertEqual(DeviceToken.classify(Self.fcmToken), .fcm)

@@ -48,6 +48,37 @@ final class JSONObjectSkimmerTests: XCTestCase {
         XCTAssertLessThan(objects, 5700)
     }
 
+    /// The skimmer scans plain string bytes eight at a time; a byte that ends the run (quote,
+    /// backslash, control byte, non-ASCII) must be seen at every offset of a word, in keys and
+    /// values, whatever the string's alignment in the body.
+    func testAgreesWithTheParserWhereverASpecialByteSits() {
+        let specials: [[UInt8]] = [[0x22], [0x5C], [0x5C, 0x6E], [0x00], [0x1F], [0x20], [0x21], [0x7F], [0x80], [0xC3, 0xA9],
+                                   [0xC3], [0xE2, 0x82, 0xAC], [0xED, 0xA0, 0x80], [0xFF], [0x23], [0x5B], [0x5D], [0x5D, 0x5C]]
+        var checked = 0, objects = 0
+        for lead in 0..<8 {
+            for length in 1...19 {
+                for offset in 0..<length {
+                    for special in specials {
+                        var text = Array(repeating: UInt8(ascii: "a"), count: length)
+                        text.replaceSubrange(offset..<offset + 1, with: special)
+                        let pad = Array(repeating: UInt8(ascii: " "), count: lead)
+                        let asValue = Array(#"{"#.utf8) + pad + Array(#""CIO-Delivery-ID":""#.utf8) + text + Array(#""}"#.utf8)
+                        let asKey = Array(#"{"#.utf8) + pad + [UInt8(ascii: "\"")] + text + Array(#"":1,"CIO-Delivery-ID":"x"}"#.utf8)
+                        for bytes in [asValue, asKey] {
+                            let want = expected(bytes)
+                            if case .object = want { objects += 1 }
+                            XCTAssertEqual(JSONObjectSkimmer.skim(bytes, capturing: key), want, String(decoding: bytes, as: UTF8.self))
+                            checked += 1
+                        }
+                    }
+                }
+            }
+        }
+        XCTAssertEqual(checked, 8 * 190 * specials.count * 2)
+        XCTAssertGreaterThan(objects, checked / 4)
+        XCTAssertLessThan(objects, checked * 3 / 4)
+    }
+
     func testCapturesOnlyATopLevelStringMemberLastOneWinning() {
         func skim(_ text: String) -> JSONObjectSkimmer.Verdict { JSONObjectSkimmer.skim(Array(text.utf8), capturing: key) }
         XCTAssertEqual(skim(#"{"CIO-Delivery-ID":"a","CIO-Delivery-ID":"b"}"#), .object(captured: "b"))

@@ -22,6 +22,51 @@ final class RequestModelTests: XCTestCase {
         XCTAssertEqual(ctx.deviceToken, "abc")
     }
 
+    /// Each header APNs reads is found in any ASCII case (the first byte too, which the name
+    /// comparison checks before the rest), and a name of the same length that differs in any one
+    /// byte is ignored.
+    func testAPNsRequestMatchesEachHeaderNameInAnyCaseAndNothingElse() {
+        let names = [APNsHeader.authorization, APNsHeader.id, APNsHeader.expiration, APNsHeader.priority, APNsHeader.pushType,
+                     APNsHeader.topic, APNsHeader.collapseID]
+        func filed(_ request: APNsRequest) -> [String] {
+            var out: [String] = []
+            if request.authorization != nil { out.append(APNsHeader.authorization) }
+            if request.apnsID != nil { out.append(APNsHeader.id) }
+            if request.expiration != nil { out.append(APNsHeader.expiration) }
+            if request.priority != nil { out.append(APNsHeader.priority) }
+            if request.pushType != nil { out.append(APNsHeader.pushType) }
+            if request.topic != nil { out.append(APNsHeader.topic) }
+            if request.collapseID != nil { out.append(APNsHeader.collapseID) }
+            return out
+        }
+        for name in names {
+            let bytes = Array(name.utf8)
+            var spellings = [name, name.uppercased()]
+            for k in bytes.indices where bytes[k] >= 0x61 && bytes[k] <= 0x7A {
+                var upper = bytes
+                upper[k] -= 0x20
+                spellings.append(String(decoding: upper, as: UTF8.self))
+            }
+            for spelling in spellings {
+                XCTAssertEqual(filed(APNsRequest(headers: [(spelling, "1")])), [name], spelling)
+            }
+            // Same length, one byte off (at the start, inside, at the end): not this header, nor any other.
+            for k in bytes.indices {
+                for other: UInt8 in [UInt8(ascii: ":"), UInt8(ascii: "x"), UInt8(ascii: "_"), bytes[k] ^ 0x01] {
+                    var near = bytes
+                    near[k] = other
+                    let spelled = String(decoding: near, as: UTF8.self)
+                    if names.contains(spelled.lowercased()) { continue }
+                    XCTAssertEqual(filed(APNsRequest(headers: [(spelled, "1")])), [], spelled)
+                }
+            }
+        }
+        // The pseudo-headers and common fields whose lengths collide with APNs' names.
+        for other in [":method", ":scheme", ":authority", "user-agent", "content-length", "accept-encoding", "content-encoding"] {
+            XCTAssertEqual(filed(APNsRequest(headers: [(other, "1")])), [], other)
+        }
+    }
+
     /// Typed fields keep a value APNs refuses as it came: the rules name it, the headers resend it.
     func testAPNsRequestKeepsUnknownHeaderValuesAsTheyCame() {
         let id = "0b7a3c2e-5f1d-4c8b-9a6e-2d4f8b1c3e5a"

@@ -107,8 +107,12 @@ public struct APNsRequest: Sendable, Hashable {
     /// comparison answers almost every call; byte-wise folding is for HTTP/1.1 spellings.
     private static func same(_ name: String, _ lowercase: String) -> Bool {
         if name == lowercase { return true }
-        return name.utf8.count == lowercase.utf8.count
-            && zip(name.utf8, lowercase.utf8).allSatisfy { a, b in (a >= 65 && a <= 90 ? a | 0x20 : a) == b }
+        // Most names of a length reach here only to differ at once (`:method` against
+        // `apns-id`, `:authority` against `apns-topic`): the first byte settles those without
+        // the zipped walk.
+        guard name.utf8.count == lowercase.utf8.count, let first = name.utf8.first,
+              (first >= 65 && first <= 90 ? first | 0x20 : first) == lowercase.utf8.first else { return false }
+        return zip(name.utf8, lowercase.utf8).allSatisfy { a, b in (a >= 65 && a <= 90 ? a | 0x20 : a) == b }
     }
 
     public var path: String { APNsPath.device(deviceToken) }

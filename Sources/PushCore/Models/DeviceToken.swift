@@ -81,10 +81,20 @@ public enum DeviceToken {
     public static func isAPNsHex(_ token: String) -> Bool {
         let u = token.utf8
         guard u.count >= apnsMinimumHexLength, u.count % 2 == 0 else { return false }
-        // The gateway asks this of every APNs request: a plain loop over the bytes when the
-        // string is contiguous (it always is here) instead of the UTF-8 view's iterator.
-        return u.withContiguousStorageIfAvailable { $0.allSatisfy(isHexDigit) } ?? u.allSatisfy(isHexDigit)
+        // The gateway asks this of every APNs request: over the contiguous bytes (a token
+        // always is), one table load and an OR per byte, no branch per byte: the compare chain
+        // of `isHexDigit` in `allSatisfy` was a third of the APNs header rules' cost.
+        return u.withContiguousStorageIfAvailable { bytes in
+            hexDigitFlags.withUnsafeBufferPointer { flags in
+                var notHex: UInt8 = 0
+                for b in bytes { notHex |= flags[Int(b)] }
+                return notHex == 0
+            }
+        } ?? u.allSatisfy(isHexDigit)
     }
+
+    /// Per byte value: 0 for a hex digit (`isHexDigit`), 1 for anything else.
+    private static let hexDigitFlags: [UInt8] = (0..<256).map { isHexDigit(UInt8($0)) ? 0 : 1 }
 
     static func isURLSafe(_ b: UInt8) -> Bool {
         (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == UInt8(ascii: "-") || b == UInt8(ascii: "_")
