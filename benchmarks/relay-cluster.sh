@@ -93,6 +93,14 @@ if [ "$CLUSTER" -gt 0 ]; then
   # N more plain redis-servers, for "N instances" (measure_parts).
   for i in $(seq "$CLUSTER"); do start_redis "$TMP/redis-part-$i"; done
   PART_PIDS=("${REDIS_PIDS[@]}"); PART_PORTS=("${REDIS_PORTS[@]}"); REDIS_PIDS=(); REDIS_PORTS=()
+  # A one-master Redis Cluster, for "one-master cluster" (measure_parts): cluster mode on one
+  # redis-server that owns every slot (`redis-cli --cluster create` wants 3 masters, so the slots
+  # are added by hand).
+  start_redis "$TMP/redis-one-master" --cluster-enabled yes --cluster-config-file nodes.conf --cluster-port "$(free_port)" \
+    --cluster-require-full-coverage no
+  ONE_MASTER_PID=${REDIS_PIDS[0]}; ONE_MASTER_PORT=${REDIS_PORTS[0]}; REDIS_PIDS=(); REDIS_PORTS=()
+  redis-cli -p "$ONE_MASTER_PORT" CLUSTER ADDSLOTSRANGE 0 16383 >/dev/null
+  until redis-cli -p "$ONE_MASTER_PORT" CLUSTER INFO | grep -q 'cluster_state:ok'; do sleep 0.1; done
   for i in $(seq "$CLUSTER"); do
     start_redis "$TMP/redis-$i" --cluster-enabled yes --cluster-config-file nodes.conf --cluster-port "$(free_port)" \
       --cluster-require-full-coverage no
@@ -239,7 +247,7 @@ cluster_ceilings() {
   # The shared state's master against the others: its CPU per delivery it carried ÷ their mean
   # (1 when it costs what they do; what it carries on top of its stream's work shows as > 1).
   local shared; shared=$(shared_shard)
-  [ -n "$shared" ] && record "$label: {pushlab} master ÷ the others, CPU per delivery carried" \
+  [ -n "$shared" ] && [ "${#ticks[@]}" -gt 1 ] && record "$label: {pushlab} master ÷ the others, CPU per delivery carried" \
     "$(awk -v s="$shared" -v t="${ticks[*]}" -v c="${counts[*]}" 'BEGIN {
         k = split(t, tk, " "); split(c, ct, " "); o = 0; n = 0
         for (i = 1; i <= k; i++) { if (ct[i] == 0) { print "n/a"; exit } ; if (i != s) { o += tk[i] / ct[i]; n++ } }
@@ -354,6 +362,9 @@ measure_single() {
 
 # measure_parts: on a cluster, what a master's CPU per delivery it carried is made of, against
 # the one instance's (same round):
+# - "Redis (one-master cluster), 1 node": a Redis Cluster of one master that owns every slot,
+#   one node on `--queue redis-cluster://…` (one stream, so pushes are not cut), the same pushes
+#   as the one instance: cluster mode's cost to a shard that has a core to itself;
 # - "Redis (one instance, pushes of S), 1 node": the plain redis-server fed pushes of S =
 #   PUSH_SIZE ÷ N, the part of a push a master gets (per-push work paid N times as often);
 # - "Redis (N instances, a part each), 1 node each": N plain redis-servers, a node each (same
@@ -362,6 +373,9 @@ measure_single() {
 # CPU per delivery an instance carried = its CPU ÷ its final results.
 measure_parts() {
   local url=$REDIS_URL pids=("${REDIS_PIDS[@]}") ports=("${REDIS_PORTS[@]}") targets=$TARGETS
+  REDIS_URL="redis-cluster://127.0.0.1:$ONE_MASTER_PORT"; REDIS_PIDS=("$ONE_MASTER_PID"); REDIS_PORTS=("$ONE_MASTER_PORT")
+  measure "Redis (one-master cluster), 1 node" 1 redis
+  REDIS_URL=$url; REDIS_PIDS=("${pids[@]}"); REDIS_PORTS=("${ports[@]}")
   TARGETS=$PART_TARGETS; BODY=part; RUN_PUSH_SIZE=$PART_SIZE
   REDIS_URL="redis://127.0.0.1:$SINGLE_PORT/0"; REDIS_PIDS=("$SINGLE_PID"); REDIS_PORTS=("$SINGLE_PORT"); CLUSTER=0
   measure "Redis (one instance, pushes of $PART_SIZE), 1 node" 1 redis
@@ -601,7 +615,7 @@ m() { median "$1"; }
   echo "| setup | deliveries/s | relay CPU µs/delivery (all nodes) | per node | redis-server CPU µs/delivery |"
   echo "| --- | ---: | ---: | --- | ---: |"
   labels=("SQLite, 1 node" "Redis, 1 node" "Redis, 2 nodes" "Redis, 3 nodes")
-  [ "$CLUSTER" -gt 0 ] && labels+=("Redis (one instance), 1 node" "Redis (one instance, pushes of $PART_SIZE), 1 node")
+  [ "$CLUSTER" -gt 0 ] && labels+=("Redis (one instance), 1 node" "Redis (one-master cluster), 1 node" "Redis (one instance, pushes of $PART_SIZE), 1 node")
   for label in "${labels[@]}"; do
     per=""
     for i in 1 2 3; do v=$(m "$label: node $i CPU µs/delivery"); [ "$v" != n/a ] && per+="${per:+, }$v"; done
@@ -649,6 +663,9 @@ m() { median "$1"; }
     parts_single=$(m "Redis (one instance, pushes of $PART_SIZE), 1 node: redis-server CPU µs/delivery")
     inst=""; for k in $(seq "$CLUSTER"); do inst+="${inst:+, }$(m "Redis ($CLUSTER instances, a part each), 1 node each: instance $k CPU µs per delivery it carried")"; done
     echo "What a master's CPU per delivery it carried (c_k in the table below) is made of, against that one instance (same rounds, medians; measure_parts): the same instance fed pushes of $PART_SIZE targets, the part of a push a master gets: **$parts_single µs** per delivery; $CLUSTER plain redis-servers at once, each with a node of its own and 1/$CLUSTER of the targets in pushes of $PART_SIZE — what each master carries, on the same $(nproc) cores, without cluster mode: **$inst µs** per delivery each carried ($(m "Redis ($CLUSTER instances, a part each), 1 node each: deliveries/s") deliveries/s together). So c_k − one instance = (pushes of $PART_SIZE − one instance: the per-push work, paid $CLUSTER× as often per delivery) + ($CLUSTER instances − pushes of $PART_SIZE: $CLUSTER Redis processes each carrying 1/$CLUSTER on shared cores — each one's fixed cost a second spread over a third of the deliveries, each call dearer on cores the others also run on) + (c_k − $CLUSTER instances: what is left for cluster mode and for one node's work spread over $CLUSTER streams)."
+    echo
+    one_master=$(m "Redis (one-master cluster), 1 node: redis-server CPU µs/delivery")
+    echo "Cluster mode on its own (same rounds, medians): a one-master Redis Cluster (one redis-server with \`--cluster-enabled yes\` that owns all 16384 slots, one node on \`--queue redis-cluster://…\`, so one stream and pushes not cut; the one instance's pushes of $PUSH_SIZE): **$one_master µs** per delivery against the one instance's **$single** ($(ratio "$one_master" "$single")×) — what cluster mode costs a shard that has a core to itself. What the $CLUSTER masters pay above it (c_k − one-master cluster) is what $CLUSTER masters sharing $(nproc) cores and pushes cut into $CLUSTER parts add on this machine."
     echo
     echo "| setup | share of deliveries per master, % | µs per delivery it carried, per master | one shard (Σ a_k) | cluster, this spread | ÷ one shard | ÷ one instance | cluster, even spread | ÷ one shard | ≥ ${CLUSTER}× at this spread (shard / instance) |"
     echo "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | :---: |"
