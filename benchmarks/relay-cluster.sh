@@ -200,7 +200,8 @@ now_ms() { date +%s%3N; }
 # were not answered 2xx (they would be missing deliveries), then waits for every final result.
 post_h2load() {
   local label=$1 requests=$(( TARGETS / ${RUN_PUSH_SIZE:-$PUSH_SIZE} ))
-  h2load -n "$requests" -c 4 -m 16 -d "$TMP/${BODY:-body}-0.json" -H "authorization: Bearer $KEY" \
+  # h2load refuses fewer requests than connections (-n < -c): fewer connections for a small run.
+  h2load -n "$requests" -c $(( requests < 4 ? requests : 4 )) -m 16 -d "$TMP/${BODY:-body}-0.json" -H "authorization: Bearer $KEY" \
     -H 'content-type: application/json' "${NODE_URLS[0]}/v1/apps/demo/pushes" >"$TMP/h2load.txt" 2>&1 || true
   local ok; ok=$(sed -n 's/^status codes: \([0-9]*\) 2xx.*/\1/p' "$TMP/h2load.txt")
   record "$label: requests not answered 2xx" "$(( requests - ${ok:-0} ))"
@@ -390,7 +391,8 @@ measure_parts() {
   requests=$(( PART_TARGETS / PART_SIZE ))
   for k in "${!PART_PORTS[@]}"; do
     if [ "$POSTER" = h2load ]; then
-      h2load -n $(( requests / CLUSTER_N + (k < requests % CLUSTER_N ? 1 : 0) )) -c 4 -m 16 -d "$TMP/part-0.json" -H "authorization: Bearer ${keys[$k]}" \
+      local mine=$(( requests / CLUSTER_N + (k < requests % CLUSTER_N ? 1 : 0) ))
+      h2load -n $mine -c $(( mine < 4 ? mine : 4 )) -m 16 -d "$TMP/part-0.json" -H "authorization: Bearer ${keys[$k]}" \
         -H 'content-type: application/json' "${NODE_URLS[$k]}/v1/apps/demo/pushes" >"$TMP/h2load-part-$k.txt" 2>&1 &
     else
       ( i=0; for body in "$TMP"/part-*.json; do
