@@ -30,7 +30,11 @@
 # ceilings are arithmetic from them (see cluster_ceilings below and docs/relay.md "Capacity
 # model"); before the rounds each master's CPU with no traffic is measured for IDLE_SECONDS, and
 # each round adds "Redis (one instance), 1 node" on a plain redis-server started beside the
-# cluster (the one-instance comparator, same bodies, same run).
+# cluster (the one-instance comparator, same bodies, same run), and two runs that split a
+# master's cost per delivery it carried against that instance's (measure_parts): the same plain
+# redis-server fed pushes of PUSH_SIZE ÷ N (the part of a push a master gets), and N plain
+# redis-servers at once, each with a node of its own and a third (1/N) of the targets in pushes
+# of PUSH_SIZE ÷ N (what each master carries, without cluster mode).
 # PIN=1 (with CLUSTER=N): after the rounds, one run per setup with the masters, the relay and the
 # emulator pinned to the two cores of CPUS (default "0 1") with taskset, against the prediction
 # from the unpinned costs (issue 37 item 3; what it checks and what it cannot is in pinned_run).
@@ -86,6 +90,17 @@ if [ "$CLUSTER" -gt 0 ]; then
   # One plain redis-server beside the cluster, for "one instance" in the same run (measure_single).
   start_redis "$TMP/redis-single"
   SINGLE_PID=${REDIS_PIDS[0]}; SINGLE_PORT=${REDIS_PORTS[0]}; REDIS_PIDS=(); REDIS_PORTS=()
+  # N more plain redis-servers, for "N instances" (measure_parts).
+  for i in $(seq "$CLUSTER"); do start_redis "$TMP/redis-part-$i"; done
+  PART_PIDS=("${REDIS_PIDS[@]}"); PART_PORTS=("${REDIS_PORTS[@]}"); REDIS_PIDS=(); REDIS_PORTS=()
+  # A one-master Redis Cluster, for "one-master cluster" (measure_parts): cluster mode on one
+  # redis-server that owns every slot (`redis-cli --cluster create` wants 3 masters, so the slots
+  # are added by hand).
+  start_redis "$TMP/redis-one-master" --cluster-enabled yes --cluster-config-file nodes.conf --cluster-port "$(free_port)" \
+    --cluster-require-full-coverage no
+  ONE_MASTER_PID=${REDIS_PIDS[0]}; ONE_MASTER_PORT=${REDIS_PORTS[0]}; REDIS_PIDS=(); REDIS_PORTS=()
+  redis-cli -p "$ONE_MASTER_PORT" CLUSTER ADDSLOTSRANGE 0 16383 >/dev/null
+  until redis-cli -p "$ONE_MASTER_PORT" CLUSTER INFO | grep -q 'cluster_state:ok'; do sleep 0.1; done
   for i in $(seq "$CLUSTER"); do
     start_redis "$TMP/redis-$i" --cluster-enabled yes --cluster-config-file nodes.conf --cluster-port "$(free_port)" \
       --cluster-require-full-coverage no
@@ -147,6 +162,12 @@ PY
 }
 # The push bodies: TARGETS distinct tokens.
 write_bodies body "$TARGETS" 0xB0000000 "cluster benchmark"
+# With CLUSTER=N, the comparators of measure_parts: PART_TARGETS tokens (TARGETS rounded down to
+# whole parts) in requests of PART_SIZE = PUSH_SIZE ÷ N, the part of a push one master gets.
+if [ "$CLUSTER" -gt 0 ]; then
+  PART_SIZE=$(( PUSH_SIZE / CLUSTER > 0 ? PUSH_SIZE / CLUSTER : 1 )); PART_TARGETS=$(( TARGETS / PART_SIZE * PART_SIZE ))
+  ( PUSH_SIZE=$PART_SIZE; write_bodies part "$PART_TARGETS" 0xB0000000 "cluster benchmark" )
+fi
 
 NODE_PIDS=(); NODE_URLS=()
 start_node() {  # name [--queue URL] → appends to NODE_PIDS / NODE_URLS
@@ -164,7 +185,7 @@ stop_nodes() {  # SIGTERM (drain), then wait until each node is gone
 }
 
 post_all() {  # → push ids, one per line
-  for body in "$TMP"/body-*.json; do
+  for body in "$TMP"/"${BODY:-body}"-*.json; do
     curl -sS --http2-prior-knowledge -X POST "${NODE_URLS[0]}/v1/apps/demo/pushes" -H "authorization: Bearer $KEY" \
       -H 'content-type: application/json' --data-binary "@$body" | sed -n 's/.*"id":"\([^"]*\)".*/\1/p'
   done
@@ -178,12 +199,13 @@ now_ms() { date +%s%3N; }
 # POSTER=h2load: TARGETS ÷ PUSH_SIZE requests of the first body, 64 in flight; records how many
 # were not answered 2xx (they would be missing deliveries), then waits for every final result.
 post_h2load() {
-  local label=$1 requests=$(( TARGETS / PUSH_SIZE ))
-  h2load -n "$requests" -c 4 -m 16 -d "$TMP/body-0.json" -H "authorization: Bearer $KEY" \
+  local label=$1 requests=$(( TARGETS / ${RUN_PUSH_SIZE:-$PUSH_SIZE} ))
+  # h2load refuses fewer requests than connections (-n < -c): fewer connections for a small run.
+  h2load -n "$requests" -c $(( requests < 4 ? requests : 4 )) -m 16 -d "$TMP/${BODY:-body}-0.json" -H "authorization: Bearer $KEY" \
     -H 'content-type: application/json' "${NODE_URLS[0]}/v1/apps/demo/pushes" >"$TMP/h2load.txt" 2>&1 || true
   local ok; ok=$(sed -n 's/^status codes: \([0-9]*\) 2xx.*/\1/p' "$TMP/h2load.txt")
   record "$label: requests not answered 2xx" "$(( requests - ${ok:-0} ))"
-  local want=$(( requests * PUSH_SIZE )) deadline=$(( $(date +%s) + 600 ))
+  local want=$(( requests * ${RUN_PUSH_SIZE:-$PUSH_SIZE} )) deadline=$(( $(date +%s) + 600 ))
   until [ "$(finished_here)" -ge "$want" ] 2>/dev/null; do
     [ "$(date +%s)" -lt "$deadline" ] || { echo "relay-cluster.sh: $label: $(finished_here) of $want final results after 600 s" >&2; exit 1; }
     sleep 0.02
@@ -226,7 +248,7 @@ cluster_ceilings() {
   # The shared state's master against the others: its CPU per delivery it carried ÷ their mean
   # (1 when it costs what they do; what it carries on top of its stream's work shows as > 1).
   local shared; shared=$(shared_shard)
-  [ -n "$shared" ] && record "$label: {pushlab} master ÷ the others, CPU per delivery carried" \
+  [ -n "$shared" ] && [ "${#ticks[@]}" -gt 1 ] && record "$label: {pushlab} master ÷ the others, CPU per delivery carried" \
     "$(awk -v s="$shared" -v t="${ticks[*]}" -v c="${counts[*]}" 'BEGIN {
         k = split(t, tk, " "); split(c, ct, " "); o = 0; n = 0
         for (i = 1; i <= k; i++) { if (ct[i] == 0) { print "n/a"; exit } ; if (i != s) { o += tk[i] / ct[i]; n++ } }
@@ -339,6 +361,64 @@ measure_single() {
   REDIS_URL=$url; REDIS_PIDS=("${pids[@]}"); REDIS_PORTS=("${ports[@]}"); CLUSTER=$CLUSTER_N
 }
 
+# measure_parts: on a cluster, what a master's CPU per delivery it carried is made of, against
+# the one instance's (same round):
+# - "Redis (one-master cluster), 1 node": a Redis Cluster of one master that owns every slot,
+#   one node on `--queue redis-cluster://…` (one stream, so pushes are not cut), the same pushes
+#   as the one instance: cluster mode's cost to a shard that has a core to itself;
+# - "Redis (one instance, pushes of S), 1 node": the plain redis-server fed pushes of S =
+#   PUSH_SIZE ÷ N, the part of a push a master gets (per-push work paid N times as often);
+# - "Redis (N instances, a part each), 1 node each": N plain redis-servers, a node each (same
+#   config), all posted to at once, instance k getting every N-th request of S targets: each
+#   carries what a master carries, at the same time, on the same cores, without cluster mode.
+# CPU per delivery an instance carried = its CPU ÷ its final results.
+measure_parts() {
+  local url=$REDIS_URL pids=("${REDIS_PIDS[@]}") ports=("${REDIS_PORTS[@]}") targets=$TARGETS
+  REDIS_URL="redis-cluster://127.0.0.1:$ONE_MASTER_PORT"; REDIS_PIDS=("$ONE_MASTER_PID"); REDIS_PORTS=("$ONE_MASTER_PORT")
+  measure "Redis (one-master cluster), 1 node" 1 redis
+  REDIS_URL=$url; REDIS_PIDS=("${pids[@]}"); REDIS_PORTS=("${ports[@]}")
+  TARGETS=$PART_TARGETS; BODY=part; RUN_PUSH_SIZE=$PART_SIZE
+  REDIS_URL="redis://127.0.0.1:$SINGLE_PORT/0"; REDIS_PIDS=("$SINGLE_PID"); REDIS_PORTS=("$SINGLE_PORT"); CLUSTER=0
+  measure "Redis (one instance, pushes of $PART_SIZE), 1 node" 1 redis
+  local label="Redis ($CLUSTER_N instances, a part each), 1 node each" k i before=() after=() keys=() files=() hs=() requests
+  for k in "${!PART_PORTS[@]}"; do
+    redis-cli -p "${PART_PORTS[$k]}" FLUSHALL >/dev/null
+    keys+=("$("$BIN" relay keys create --queue "redis://127.0.0.1:${PART_PORTS[$k]}/0" --app demo 2>/dev/null)")
+    start_node "p$k" --queue "redis://127.0.0.1:${PART_PORTS[$k]}/0" --node "p$k"
+  done
+  mapfile -t before < <(for p in "${PART_PIDS[@]}"; do cat /proc/"$p"/task/*/schedstat | awk '{ ns += $1 } END { printf "%.0f\n", ns / 1000 }'; done)
+  local t0; t0=$(now_ms)
+  requests=$(( PART_TARGETS / PART_SIZE ))
+  for k in "${!PART_PORTS[@]}"; do
+    if [ "$POSTER" = h2load ]; then
+      local mine=$(( requests / CLUSTER_N + (k < requests % CLUSTER_N ? 1 : 0) ))
+      h2load -n $mine -c $(( mine < 4 ? mine : 4 )) -m 16 -d "$TMP/part-0.json" -H "authorization: Bearer ${keys[$k]}" \
+        -H 'content-type: application/json' "${NODE_URLS[$k]}/v1/apps/demo/pushes" >"$TMP/h2load-part-$k.txt" 2>&1 &
+    else
+      ( i=0; for body in "$TMP"/part-*.json; do
+          [ $(( i % CLUSTER_N )) -eq "$k" ] && curl -sS --http2-prior-knowledge -X POST "${NODE_URLS[$k]}/v1/apps/demo/pushes" -H "authorization: Bearer ${keys[$k]}" \
+            -H 'content-type: application/json' --data-binary "@$body" >/dev/null
+          i=$((i + 1)); done ) &
+    fi
+    hs+=($!)
+  done
+  wait "${hs[@]}" || true
+  local deadline=$(( $(date +%s) + 600 )) got
+  until got=0; for p in "${PART_PORTS[@]}"; do got=$((got + $(redis-cli -p "$p" GET pushlab:finished | sed 's/^$/0/'))); done; [ "$got" -ge "$PART_TARGETS" ]; do
+    [ "$(date +%s)" -lt "$deadline" ] || { echo "relay-cluster.sh: $label: $got of $PART_TARGETS final results after 600 s" >&2; exit 1; }
+    sleep 0.02
+  done
+  local t1; t1=$(now_ms)
+  mapfile -t after < <(for p in "${PART_PIDS[@]}"; do cat /proc/"$p"/task/*/schedstat | awk '{ ns += $1 } END { printf "%.0f\n", ns / 1000 }'; done)
+  record "$label: deliveries/s" "$(awk -v n="$PART_TARGETS" -v ms=$((t1 - t0)) 'BEGIN { printf "%.0f", n * 1000 / ms }')"
+  for k in "${!PART_PORTS[@]}"; do
+    record "$label: instance $((k + 1)) CPU µs per delivery it carried" "$(awk -v t=$(( after[k] - before[k] )) -v c="$(redis-cli -p "${PART_PORTS[$k]}" GET pushlab:finished)" 'BEGIN { printf "%.1f", t / c }')"
+  done
+  stop_nodes
+  unset BODY RUN_PUSH_SIZE; TARGETS=$targets
+  REDIS_URL=$url; REDIS_PIDS=("${pids[@]}"); REDIS_PORTS=("${ports[@]}"); CLUSTER=$CLUSTER_N
+}
+
 # Recovery: 3 nodes, kill -9 node 2 a quarter through; time until its pending entries are
 # all taken over by the others (XPENDING for consumer n2 reaches 0); the push still finishes.
 pending_n2() {  # [count] → pending entries of consumer n2 over every stream (ids, one per line)
@@ -438,6 +518,7 @@ for round in $(seq "$ROUNDS"); do
   [ "$POSTER" = h2load ] || measure "SQLite, 1 node" 1 sqlite
   measure "Redis, 1 node" 1 redis
   [ "$CLUSTER" -gt 0 ] && measure_single
+  [ "$CLUSTER" -gt 0 ] && measure_parts
   measure "Redis, 2 nodes" 2 redis
   measure "Redis, 3 nodes" 3 redis
   [ "$POSTER" = h2load ] || recovery
@@ -536,7 +617,7 @@ m() { median "$1"; }
   echo "| setup | deliveries/s | relay CPU µs/delivery (all nodes) | per node | redis-server CPU µs/delivery |"
   echo "| --- | ---: | ---: | --- | ---: |"
   labels=("SQLite, 1 node" "Redis, 1 node" "Redis, 2 nodes" "Redis, 3 nodes")
-  [ "$CLUSTER" -gt 0 ] && labels+=("Redis (one instance), 1 node")
+  [ "$CLUSTER" -gt 0 ] && labels+=("Redis (one instance), 1 node" "Redis (one-master cluster), 1 node" "Redis (one instance, pushes of $PART_SIZE), 1 node")
   for label in "${labels[@]}"; do
     per=""
     for i in 1 2 3; do v=$(m "$label: node $i CPU µs/delivery"); [ "$v" != n/a ] && per+="${per:+, }$v"; done
@@ -580,6 +661,13 @@ m() { median "$1"; }
     single=$(m "Redis (one instance), 1 node: redis-server CPU µs/delivery")
     single_ceiling=$(awk -v s="$single" 'BEGIN { if (s == "n/a" || s == 0) print "n/a"; else printf "%.0f", 1e6 / s }')
     echo "One plain redis-server (not a cluster) in the same rounds, one node: **$single µs** per delivery, a ceiling of **$single_ceiling deliveries/s** — the other comparator for \"one shard\" (no cluster bus, one stream)."
+    echo
+    parts_single=$(m "Redis (one instance, pushes of $PART_SIZE), 1 node: redis-server CPU µs/delivery")
+    inst=""; for k in $(seq "$CLUSTER"); do inst+="${inst:+, }$(m "Redis ($CLUSTER instances, a part each), 1 node each: instance $k CPU µs per delivery it carried")"; done
+    echo "What a master's CPU per delivery it carried (c_k in the table below) is made of, against that one instance (same rounds, medians; measure_parts): the same instance fed pushes of $PART_SIZE targets, the part of a push a master gets: **$parts_single µs** per delivery; $CLUSTER plain redis-servers at once, each with a node of its own and 1/$CLUSTER of the targets in pushes of $PART_SIZE — what each master carries, on the same $(nproc) cores, without cluster mode: **$inst µs** per delivery each carried ($(m "Redis ($CLUSTER instances, a part each), 1 node each: deliveries/s") deliveries/s together). So c_k − one instance = (pushes of $PART_SIZE − one instance: the per-push work, paid $CLUSTER× as often per delivery) + ($CLUSTER instances − pushes of $PART_SIZE: $CLUSTER Redis processes each carrying 1/$CLUSTER on shared cores — each one's fixed cost a second spread over a third of the deliveries, each call dearer on cores the others also run on) + (c_k − $CLUSTER instances: what is left for cluster mode and for one node's work spread over $CLUSTER streams)."
+    echo
+    one_master=$(m "Redis (one-master cluster), 1 node: redis-server CPU µs/delivery")
+    echo "Cluster mode on its own (same rounds, medians): a one-master Redis Cluster (one redis-server with \`--cluster-enabled yes\` that owns all 16384 slots, one node on \`--queue redis-cluster://…\`, so one stream and pushes not cut; the one instance's pushes of $PUSH_SIZE): **$one_master µs** per delivery against the one instance's **$single** ($(ratio "$one_master" "$single")×) — what cluster mode costs a master that is the only busy Redis process, as the one instance is (no other masters on the cores). What the $CLUSTER masters pay above it (c_k − one-master cluster) is what $CLUSTER masters sharing $(nproc) cores and pushes cut into $CLUSTER parts add on this machine."
     echo
     echo "| setup | share of deliveries per master, % | µs per delivery it carried, per master | one shard (Σ a_k) | cluster, this spread | ÷ one shard | ÷ one instance | cluster, even spread | ÷ one shard | ≥ ${CLUSTER}× at this spread (shard / instance) |"
     echo "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | :---: |"

@@ -161,6 +161,50 @@ final class RedisClusterQueueTests: XCTestCase {
         await b.close()
     }
 
+    /// A spread push's last two parts finished at the same moment by two nodes (`complete` on
+    /// each at once): each node counts the part it finished from its own script's answer and
+    /// reads only the other lanes, so the push is reported finished exactly once — by one of
+    /// them, never by neither (each counts its own part) nor by both (the announce is `SET NX`);
+    /// its first part alone does not finish it (the unfinished lanes are read). 8 pushes, for
+    /// 8 draws of which node's reads come first.
+    func testTwoNodesFinishingTheLastTwoPartsOfAPushAtOnceReportItFinishedOnce() async throws {
+        let servers = try sharedCluster()
+        let prefix = "last\(UInt32.random(in: 0...UInt32.max))"
+        let a = try queue(servers, node: "a", prefix: prefix), b = try queue(servers, node: "b", prefix: prefix)
+        try await a.prepare()
+        try await b.prepare()
+        let ids = (0..<8).map { PushID("l_\($0)") }
+        for id in ids { _ = try await a.enqueue(PushQueueContract.submission(id, tokens: 300, at: Date())) }
+        var claims: [ClaimedTarget] = []
+        for _ in 0..<100 {
+            let got = try await a.claim(consumer: "w", limit: 1_000, lease: .seconds(60))
+            if got.isEmpty { break }
+            claims += got
+        }
+        XCTAssertEqual(claims.count, ids.count * 300)
+        let laneOf = { (c: ClaimedTarget) in Int(c.receipt.prefix { $0 != "@" }) ?? -1 }
+        for id in ids {
+            let mine = claims.filter { $0.pushID == id }
+            let lanes = Set(mine.map(laneOf)).sorted()
+            XCTAssertEqual(lanes.count, 3, "\(id): 300 targets (5 chunks) in a part per master")
+            guard lanes.count == 3 else { continue }
+            let part = { (lane: Int) in mine.filter { laneOf($0) == lane }.map { PushQueueContract.sent($0, at: Date()) } }
+            let first = try await a.complete(part(lanes[0]))
+            XCTAssertEqual(first.finishedPushes, [], "\(id): one part of three finished, two not")
+            let second = part(lanes[1]), third = part(lanes[2])
+            async let onA = a.complete(second)
+            async let onB = b.complete(third)
+            let (ra, rb) = try await (onA, onB)
+            XCTAssertEqual(first.recorded + ra.recorded + rb.recorded, 300)
+            XCTAssertEqual([ra, rb].filter { $0.finishedPushes.contains(id) }.count, 1,
+                           "\(id) reported finished once: node a \(ra.finishedPushes), node b \(rb.finishedPushes)")
+            let status = try await b.status(of: id, includeTargets: false)
+            XCTAssertEqual(status?.isFinished, true)
+        }
+        await a.close()
+        await b.close()
+    }
+
     /// Parts are whole chunks, the biggest to the least loaded lane: 1,000 targets (15 chunks
     /// of 64 and one of 40) in 5, 5 and 6 chunks; the 360 to the lane with the fewest
     /// unfinished targets, whichever lane that is; in target order, consecutive, covering all.

@@ -65,7 +65,7 @@ public final class RedisPushQueue: PushQueue {
     private let time: any TimeSource
     private let closed = SanitizerVisibleMutex(false)
     /// Per push read on this node: its app, content and — for a push spread over a cluster's
-    /// lanes — its whole target count (`complete` then adds up its parts before calling it finished).
+    /// lanes — its whole target count.
     private let contents = SanitizerVisibleMutex<[PushID: (app: String, content: [UInt8], total: Int?)]>([:])
     /// The streams with their keys: one on a single Redis, one per master on a Redis Cluster
     /// (set by `prepare()`).
@@ -76,7 +76,7 @@ public final class RedisPushQueue: PushQueue {
     /// lane's part of the batch: `DeliveryWorkers` retries the whole batch, and a second
     /// `complete` of a part already recorded would call its results duplicates and drop their
     /// events (webhooks, `push_finished`). The retry takes the stored report instead.
-    private let recordedAhead = SanitizerVisibleMutex<[String: CompletionReport]>([:])
+    private let recordedAhead = SanitizerVisibleMutex<[String: LaneCompletion]>([:])
     /// A lane's blocking read in flight (cluster: one per lane, waited for together).
     private let pendingReads = SanitizerVisibleMutex<[Int: Task<Bool, Never>]>([:])
     private var retentionMilliseconds: String {
@@ -493,7 +493,7 @@ public final class RedisPushQueue: PushQueue {
         guard !results.isEmpty else { return CompletionReport() }
         try checkOpen()
         let lanes = try lanesOrThrow()
-        if !isCluster { return try await complete(results, in: lanes[0]) }
+        if !isCluster { return try await complete(results, in: lanes[0]).report }
         // One script call per lane, each with the receipts as its scripts know them; the lanes'
         // masters record at the same time.
         var byLane: [Int: [Int]] = [:]
@@ -507,30 +507,33 @@ public final class RedisPushQueue: PushQueue {
             let key = "\(laneIndex)|" + part.map { "\($0.claim.pushID)/\($0.claim.index)/\($0.claim.receipt)" }.joined(separator: ",")
             return (lane: lanes[laneIndex], positions: positions, part: part, key: key)
         }
-        let byKey = await withTaskGroup(of: (String, Result<CompletionReport, PushQueueError>).self) { group in
+        let byKey = await withTaskGroup(of: (String, Result<LaneCompletion, PushQueueError>).self) { group in
             for w in work {
                 group.addTask { (w.key, await self.completeLanePart(w.part, in: w.lane, key: w.key)) }
             }
-            var out: [String: Result<CompletionReport, PushQueueError>] = [:]
+            var out: [String: Result<LaneCompletion, PushQueueError>] = [:]
             for await (key, outcome) in group { out[key] = outcome }
             return out
         }
         let outcomes = work.map { byKey[$0.key] ?? .failure(.storage("\(location): no answer for lane \($0.lane.index)")) }
         var report = CompletionReport()
         var failure: PushQueueError?
+        var finishedParts: [PushID: (total: Int?, parts: [Int: Int])] = [:]
         for (w, outcome) in zip(work, outcomes) {
             switch outcome {
             case .failure(let error): failure = failure ?? error
             case .success(let got):
-                report.recorded += got.recorded
-                report.duplicates += got.duplicates
-                report.ignoredPositions += got.ignoredPositions.map { w.positions[$0] }
-                report.finishedPushes.formUnion(got.finishedPushes)
+                report.recorded += got.report.recorded
+                report.duplicates += got.report.duplicates
+                report.ignoredPositions += got.report.ignoredPositions.map { w.positions[$0] }
+                for part in got.finished {
+                    finishedParts[part.push, default: (part.total, [:])].parts[w.lane.index] = part.count
+                }
             }
         }
         do throws(PushQueueError) {
             if let failure { throw failure }
-            report.finishedPushes = try await wholePushesFinished(report.finishedPushes, lanes: lanes)
+            report.finishedPushes = try await wholePushesFinished(finishedParts, lanes: lanes)
         } catch {
             // `DeliveryWorkers` retries the whole batch: the lanes recorded now give their
             // reports to the retry.
@@ -546,7 +549,7 @@ public final class RedisPushQueue: PushQueue {
 
     /// One lane's part of a results batch: the report stored by an earlier try that failed in
     /// another lane, or the lane's complete script.
-    private func completeLanePart(_ part: [TargetCompletion], in lane: RedisQueueLane, key: String) async -> Result<CompletionReport, PushQueueError> {
+    private func completeLanePart(_ part: [TargetCompletion], in lane: RedisQueueLane, key: String) async -> Result<LaneCompletion, PushQueueError> {
         if let stored = recordedAhead.withLock({ $0.removeValue(forKey: key) }) { return .success(stored) }
         do {
             return .success(try await complete(part, in: lane))
@@ -555,29 +558,42 @@ public final class RedisPushQueue: PushQueue {
         }
     }
 
-    /// Of the pushes whose part in a lane just finished, those finished whole: a push in one
-    /// part is; a push spread over lanes is when its parts' results add up to its `total`, and
-    /// then it is announced by one node only (`SET NX` of `P:announced:ID` in the lane its id
-    /// hashes to): two nodes finishing its last two parts at once may both see it whole.
-    private func wholePushesFinished(_ pushes: Set<PushID>, lanes: [RedisQueueLane]) async throws(PushQueueError) -> Set<PushID> {
-        let cached = contents.withLock { c in pushes.map { c[$0] } }
-        var whole = Set<PushID>(), check: [PushID] = []
-        for (push, hit) in zip(pushes, cached) {
-            if let hit, hit.total == nil { whole.insert(push) } else { check.append(push) }
+    /// What a lane's complete script did with its part of a batch: the report, and per push it
+    /// finished in the lane, the lane's part `count` and the push's `total` (nil: one part).
+    private struct LaneCompletion: Sendable {
+        var report: CompletionReport
+        var finished: [(push: PushID, count: Int, total: Int?)]
+    }
+
+    /// Of the pushes whose part in a lane just finished (with each such lane's part count and the
+    /// push's `total`), those finished whole: a push in one part is; a push spread over lanes is
+    /// when its parts' results add up to its `total`. The parts this batch finished count whole,
+    /// so only the other lanes are read (a part not written yet reads as nothing answered, so a
+    /// push whose later part is still being queued is not whole). It is announced by one node
+    /// only (`SET NX` of `P:announced:ID` in the lane its id hashes to): two nodes finishing its
+    /// last two parts at once may both see it whole.
+    private func wholePushesFinished(_ pushes: [PushID: (total: Int?, parts: [Int: Int])], lanes: [RedisQueueLane]) async throws(PushQueueError) -> Set<PushID> {
+        var whole = Set<PushID>(), announce: [PushID] = []
+        var check: [(push: PushID, total: Int, answered: Int, others: [RedisQueueLane])] = []
+        for (push, finished) in pushes {
+            guard let total = finished.total else { whole.insert(push); continue }  // one part
+            let answered = finished.parts.values.reduce(0, +)
+            if answered >= total { announce.append(push); continue }  // every part finished in this batch
+            check.append((push, total, answered, lanes.filter { finished.parts[$0.index] == nil }))
         }
-        guard !check.isEmpty else { return whole }
-        let commands = check.flatMap { push in lanes.map { RedisCommand("HMGET", "\($0.prefix):push:\(push)", "count", "sent", "failed", "total") } }
-        let replies = try await redis { () async throws(RedisError) in try await client.pipeline(commands) }
-        var announce: [PushID] = []
-        for (k, push) in check.enumerated() {
-            var answered = 0, total: Int?
-            for reply in replies[(k * lanes.count)..<((k + 1) * lanes.count)] {
-                guard let f = reply.array?.map({ $0.string.flatMap { Int($0) } }), f.count == 4, f[0] != nil else { continue }
-                answered += (f[1] ?? 0) + (f[2] ?? 0)
-                if let t = f[3] { total = t }
+        if !check.isEmpty {
+            let commands = check.flatMap { c in c.others.map { RedisCommand("HMGET", "\($0.prefix):push:\(c.push)", "count", "sent", "failed") } }
+            let replies = commands.isEmpty ? [] : try await redis { () async throws(RedisError) in try await client.pipeline(commands) }
+            var at = 0
+            for c in check {
+                var answered = c.answered
+                for reply in replies[at..<(at + c.others.count)] {
+                    guard let f = reply.array?.map({ $0.string.flatMap { Int($0) } }), f.count == 3, f[0] != nil else { continue }
+                    answered += (f[1] ?? 0) + (f[2] ?? 0)
+                }
+                at += c.others.count
+                if answered >= c.total { announce.append(c.push) }
             }
-            guard let total else { whole.insert(push); continue }  // one part
-            if answered >= total { announce.append(push) }
         }
         guard !announce.isEmpty else { return whole }
         let keep = retentionMilliseconds
@@ -589,7 +605,7 @@ public final class RedisPushQueue: PushQueue {
         return whole
     }
 
-    private func complete(_ results: [TargetCompletion], in lane: RedisQueueLane) async throws(PushQueueError) -> CompletionReport {
+    private func complete(_ results: [TargetCompletion], in lane: RedisQueueLane) async throws(PushQueueError) -> LaneCompletion {
         // Per push (in order of first appearance): its claim entries (an entry holds one push's
         // targets) with how many of the push's results each answered, its results grouped by
         // entry, and its delivery-log lines. `ordinals` maps the script's argument order back to
@@ -646,8 +662,16 @@ public final class RedisPushQueue: PushQueue {
             throw .storage("Redis answered the complete script with \(reply.shape)")
         }
         let ignored = positions.compactMap { $0.integer.map { ordinals[Int($0)] } }.sorted()
-        return CompletionReport(recorded: Int(recorded), duplicates: Int(duplicates), ignoredPositions: ignored,
-                                finishedPushes: Set(parts.dropFirst(3).compactMap { $0.string.map(PushID.init(rawValue:)) }))
+        // Per finished push: id, the lane's part count, the push's total ('' for one part).
+        let tail = Array(parts.dropFirst(3))
+        guard tail.count % 3 == 0 else { throw .storage("Redis answered the complete script with \(reply.shape)") }
+        let finished = stride(from: 0, to: tail.count, by: 3).compactMap { k -> (push: PushID, count: Int, total: Int?)? in
+            guard let id = tail[k].string else { return nil }
+            return (PushID(rawValue: id), tail[k + 1].string.flatMap { Int($0) } ?? 0, tail[k + 2].string.flatMap { Int($0) })
+        }
+        return LaneCompletion(report: CompletionReport(recorded: Int(recorded), duplicates: Int(duplicates), ignoredPositions: ignored,
+                                                       finishedPushes: Set(finished.map(\.push))),
+                              finished: finished)
     }
 
     public func reschedule(_ retries: [TargetRetry]) async throws(PushQueueError) {

@@ -540,7 +540,8 @@ enum RedisQueueScripts {
     /// When none of a push's results is a duplicate (the usual case) they are stored straight
     /// from the arguments, with no work in Lua per result. Each entry whose targets are all
     /// answered is acknowledged. Returns {recorded, duplicates, {0-based ordinals (in argument
-    /// order) of the duplicates}, finished push ids…}.
+    /// order) of the duplicates}, then per push this call finished in the lane: its id, the
+    /// lane's part `count` and the push's `total` ('' for a push in one part)}.
     static let complete = RedisScript(prelude + """
         local P, group, keep, pushes = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
         local stream = KEYS[1]
@@ -557,7 +558,7 @@ enum RedisQueueScripts {
           for k = 1, n do idxs[k] = ARGV[pairFrom + 2 * k - 2] end
           local stored, done = {}, false
           -- The push's counts, read once (no count: its keys expired, every result is a duplicate).
-          local head = n > 0 and redis.call('HMGET', P .. ':push:' .. p, 'count', 'sent', 'failed', 'key')
+          local head = n > 0 and redis.call('HMGET', P .. ':push:' .. p, 'count', 'sent', 'failed', 'key', 'total')
           if head and head[1] then
             local have = redis.call('HMGET', P .. ':results:' .. p, unpack(idxs))
             local clean = unique == '1'
@@ -591,7 +592,7 @@ enum RedisQueueScripts {
             if stored[k] then recorded = recorded + 1 else duplicates = duplicates + 1; ignored[#ignored + 1] = ordinal end
             ordinal = ordinal + 1
           end
-          if done then finished[#finished + 1] = p end
+          if done then finished[#finished + 1] = {p, head[1], head[5] or ''} end
           local first = 1
           for j = 0, entries - 1 do
             local e = split(ARGV[entryFrom + 3 * j])[1]
@@ -609,7 +610,7 @@ enum RedisQueueScripts {
           end
         end
         local out = {recorded, duplicates, ignored}
-        for _, p in ipairs(finished) do out[#out + 1] = p end
+        for _, f in ipairs(finished) do out[#out + 1] = f[1]; out[#out + 1] = f[2]; out[#out + 1] = f[3] end
         return out
         """)
 
