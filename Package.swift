@@ -53,7 +53,7 @@ let package = Package(
             dependencies: ["PushCore", "PushAuth", "PushHTTP", "PushSend", "PushGateway", "PushDevice", "PushMetrics", "PushRelay", "PushRedis", "PushStore", "OfflineLab",
                            "PushConsole"]
         ),
-        .target(name: "TestSupport", dependencies: ["PushHTTP"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["PushHTTP", "PushCore"], path: "Tests/TestSupport"),
         .testTarget(name: "PushCoreTests", dependencies: ["PushCore", "TestSupport"]),
         .testTarget(name: "PushAuthTests", dependencies: ["PushAuth", "PushCore", "PushHTTP", "TestSupport"]),
         .testTarget(name: "PushHTTPTests", dependencies: ["PushHTTP", "TestSupport"]),

@@ -7,27 +7,60 @@ import Foundation
 ///
 /// 1. The input as a file: neither parser traps; where the direct reading of the store's form
 ///    (`canonicalDecode`) reads it, JSONDecoder reads the same rows; if it decodes, writing its rows and reading
-///    them back gives the same rows (timestamps are whole seconds in the file).
+///    them back gives the same rows (timestamps are whole seconds in the file); if it does not,
+///    its intact rows (`salvagedRows`) are read, and on some inputs also with every candidate row
+///    through JSONDecoder, which must give the same rows (`checksDecoder` below).
 /// 2. The input as a recipe (`AppGroupFileCase`): rows made from its bytes are written as the
 ///    store writes them, the file is truncated, overwritten or spliced with garbage, and every row
-///    the damage did not touch must come back from `intactRows`, in order.
+///    the damage did not touch must come back from `intactRows`, in order (and on the inputs of
+///    `checksDecoder`, the same rows with every candidate through JSONDecoder).
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzAppGroupFile(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
-    checkFile(bytes)
-    checkDamage(AppGroupFileCase(bytes))
+    let comparesDecoder = checksDecoder(bytes)
+    checkFile(bytes, comparesDecoder: comparesDecoder)
+    checkDamage(AppGroupFileCase(bytes), comparesDecoder: comparesDecoder)
     return 0
 }
 
-func checkFile(_ bytes: [UInt8]) {
-    // The direct reading of the store's own form must agree with JSONDecoder's wherever it
-    // reads a file (it gives up, and JSONDecoder reads, on anything else).
-    if let direct = CIOPendingMetricFile.canonicalDecode(bytes), CIOPendingMetricFile.foundationDecode(bytes) != direct {
+/// `salvagedRows` decides most candidate rows itself (`readCandidate`) and leaves the rest to
+/// JSONDecoder; an input whose hash is a multiple of `decoderOneIn` (a property of the bytes, so
+/// a finding replays from its file) is also read with every candidate through JSONDecoder (the
+/// reading before `readCandidate`), and both must give the same rows. Checking every input would
+/// cost what `readCandidate` saves. `FUZZ_CHECK_DECODER=1` checks every input (`-runs=0 <dirs>`
+/// checks a corpus; scripts/fuzz's sanitizer pass does so over the kept corpus).
+let checksEveryInput = ProcessInfo.processInfo.environment["FUZZ_CHECK_DECODER"] == "1"
+let decoderOneIn: UInt64 = 16
+
+func checksDecoder(_ input: [UInt8]) -> Bool {
+    if checksEveryInput { return true }
+    // FNV-1a of the length and at most 32 bytes from each end (the loop's comparisons are
+    // traced by the coverage instrumentation, so not over all of a long input).
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325 ^ UInt64(input.count)
+    for byte in input.prefix(32) + input.suffix(32) { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+    return hash % decoderOneIn == 0
+}
+
+func checkFile(_ bytes: [UInt8], comparesDecoder: Bool) {
+    // `decode` is `canonicalDecode ?? foundationDecode`, and `intactRows` is `decode ?? salvagedRows`:
+    // each is read once here. The direct reading of the store's own form must agree with
+    // JSONDecoder's wherever it reads a file (it gives up, and JSONDecoder reads, on anything else).
+    let direct = CIOPendingMetricFile.canonicalDecode(bytes)
+    let foundation = CIOPendingMetricFile.foundationDecode(bytes)
+    if let direct, foundation != direct {
         fatalError("canonicalDecode and JSONDecoder read different rows: \(String(decoding: bytes.prefix(300), as: UTF8.self).debugDescription)")
     }
-    let salvaged = CIOPendingMetricFile.intactRows(bytes)
-    guard let rows = CIOPendingMetricFile.decode(bytes) else { return }
-    guard salvaged == rows else { fatalError("intactRows differs from decode on a file that decodes") }
+    guard let rows = direct ?? foundation else {
+        let salvaged = CIOPendingMetricFile.salvagedRows(bytes)
+        if comparesDecoder, salvaged != CIOPendingMetricFile.salvagedRows(bytes, decoderOnly: true) {
+            fatalError("""
+                readCandidate and JSONDecoder salvage different rows: \(String(decoding: bytes.prefix(600), as: UTF8.self).debugDescription)
+                with readCandidate: \(salvaged)
+                JSONDecoder only: \(CIOPendingMetricFile.salvagedRows(bytes, decoderOnly: true))
+                """)
+        }
+        return
+    }
     let written = CIOPendingMetricFile.encode(rows)
     guard let reread = CIOPendingMetricFile.decode(written) else {
         fatalError("the store cannot read back the file it wrote: \(String(decoding: written.prefix(300), as: UTF8.self).debugDescription)")
@@ -37,7 +70,7 @@ func checkFile(_ bytes: [UInt8]) {
     }
 }
 
-func checkDamage(_ recipe: AppGroupFileCase) {
+func checkDamage(_ recipe: AppGroupFileCase, comparesDecoder: Bool) {
     let encoded = recipe.rows.map(CIOPendingMetricFile.encodeRow)
     let file = CIOPendingMetricFile.join(encoded)
     let expected = recipe.rows.map(AppGroupFileCase.wholeSeconds)
@@ -54,6 +87,9 @@ func checkDamage(_ recipe: AppGroupFileCase) {
     let (damaged, touched) = recipe.damage.apply(to: file)
     let intact = zip(expected, spans).filter { !touched($0.1) }.map(\.0)
     let recovered = CIOPendingMetricFile.intactRows(damaged)
+    if comparesDecoder, recovered != CIOPendingMetricFile.decode(damaged) ?? CIOPendingMetricFile.salvagedRows(damaged, decoderOnly: true) {
+        fatalError("readCandidate and JSONDecoder salvage different rows: \(String(decoding: damaged.prefix(600), as: UTF8.self).debugDescription)")
+    }
     // `intact` must be a subsequence of `recovered` (damage may add rows of its own).
     var next = recovered.makeIterator()
     for row in intact {

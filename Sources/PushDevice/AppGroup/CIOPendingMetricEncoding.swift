@@ -129,8 +129,8 @@ extension CIOPendingMetricFile {
 
     /// A JSON string's text from `i` (just after its opening quote) up to its closing quote
     /// (consumed), decoding the escapes `JSONEncoder` writes; nil for a control character,
-    /// invalid UTF-8 or any other escape (`canonicalDecode`).
-    private static func escapedText(_ b: [UInt8], _ i: inout Int) -> String? {
+    /// invalid UTF-8 or any other escape (`canonicalDecode`, `readCandidate`).
+    static func escapedText(_ b: [UInt8], _ i: inout Int) -> String? {
         var out: [UInt8] = []
         while i < b.count {
             let c = b[i]

@@ -16,21 +16,39 @@ extension CIOPendingMetricFile {
     /// that string and is followed by a bare key (not JSON: refused), so no refused or accepted
     /// candidate can swallow it.
     public static func intactRows(_ bytes: [UInt8]) -> [PendingDeliveryMetric] {
-        if let rows = decode(bytes) { return rows }
+        decode(bytes) ?? salvagedRows(bytes)
+    }
+
+    /// The complete row objects of `bytes`, in file order (`intactRows` of a file that does not
+    /// decode). Each `{` is read by `readCandidate` first; only a candidate it leaves undecided is
+    /// delimited by `flatObjectEnd` and decoded by `decodeRow` (`JSONDecoder` unless it is in the
+    /// store's form). `decoderOnly` does that for every `{`: the reading before `readCandidate`,
+    /// which CIOPendingMetricCandidateTests and Fuzz/FuzzAppGroupFile compare with this one.
+    static func salvagedRows(_ bytes: [UInt8], decoderOnly: Bool = false) -> [PendingDeliveryMetric] {
         var rows: [PendingDeliveryMetric] = []
         var start = 0
         while let open = bytes[start...].firstIndex(of: UInt8(ascii: "{")) {
+            if !decoderOnly {
+                switch readCandidate(bytes, open: open) {
+                case .row(let row, let close):
+                    rows.append(row)
+                    start = close + 1
+                    continue
+                case .refused:
+                    start = open + 1
+                    continue
+                case .undecided:
+                    break
+                }
+            }
             // Shorter than any row (five keys, a 36-character UUID): not worth a decode.
-            guard let close = flatObjectEnd(bytes, from: open), close - open + 1 >= minimumRowBytes else {
+            guard let close = flatObjectEnd(bytes, from: open), close - open + 1 >= minimumRowBytes,
+                  let row = decodeRow(Array(bytes[open...close])) else {
                 start = open + 1
                 continue
             }
-            if let row = decodeRow(Array(bytes[open...close])) {
-                rows.append(row)
-                start = close + 1
-            } else {
-                start = open + 1
-            }
+            rows.append(row)
+            start = close + 1
         }
         return rows
     }
@@ -68,5 +86,196 @@ extension CIOPendingMetricFile {
         array.append(UInt8(ascii: "]"))
         guard let rows = decode(array), rows.count == 1 else { return nil }
         return rows[0]
+    }
+
+    /// What `readCandidate` knows of the candidate row at a `{` without `JSONDecoder`.
+    enum CandidateVerdict: Equatable {
+        /// `flatObjectEnd` finds the object's end at `close`, and `decodeRow` returns `row`.
+        case row(PendingDeliveryMetric, close: Int)
+        /// No row here: `flatObjectEnd` finds no end (a `{` outside a string, or the bytes end
+        /// first), or the object is shorter than `minimumRowBytes`, or `decodeRow` refuses it.
+        case refused
+        /// Not known here: ask `flatObjectEnd` and `decodeRow`.
+        case undecided
+    }
+
+    /// What `salvagedRows` would find with `flatObjectEnd` and `decodeRow` for the object at
+    /// `b[open]` (a `{`), decided here, in one pass that stops at the first byte that settles it,
+    /// only where it is certain; `.undecided` for the rest.
+    ///
+    /// Damage leaves mostly objects whose keys and values are all strings: a torn value, a bad
+    /// id or date, a key lost, bytes that are not UTF-8. For those the outcome is known without
+    /// `JSONDecoder`:
+    /// - strings end where `flatObjectEnd` ends them (at a `"` not escaped by a `\`), so this
+    ///   pass and `flatObjectEnd` meet the same `{` and `}` outside strings;
+    /// - the members are read as JSON reads them (whitespace: space, tab, LF, CR); a byte where
+    ///   JSON allows none (after `{`, a key, a `:`, a value or a `,`) is refused: `JSONDecoder`
+    ///   scans the whole structure before it decodes any value, and a `{` there or the end of
+    ///   the bytes ends `flatObjectEnd`'s search too;
+    /// - a key with an escape, a value that is not a string or a trailing `,` (which
+    ///   `JSONDecoder` takes): undecided;
+    /// - a key with a raw control character or bytes that are not UTF-8: refused (`JSONDecoder`
+    ///   decodes every key of the object);
+    /// - a row key missing: refused (`keyNotFound`); a key given twice: its first value counts,
+    ///   as in `JSONDecoder` (the later ones are not decoded);
+    /// - a row key's value with a raw control character or bytes that are not UTF-8: refused;
+    ///   with an escape other than those `JSONEncoder` writes (`escapedText`): undecided;
+    /// - an id `UUID(uuidString:)` does not read, or a timestamp `fileDate` does not: refused
+    ///   (the `Decodable` reading uses the same two);
+    /// - otherwise the row, its strings read as `canonicalDecode` reads them. Keys other than
+    ///   the five are skipped, as the synthesized `Decodable` reading skips them.
+    /// CIOPendingMetricCandidateTests checks every verdict against `flatObjectEnd` and
+    /// `decodeRow` over the fuzz corpus and seeded byte edits of it.
+    static func readCandidate(_ b: [UInt8], open: Int) -> CandidateVerdict {
+        let quote = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\")
+        let end = b.count
+        func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 }
+        var values = RowValues()
+        var i = open + 1
+        var members = 0
+        var keyRefused = false
+        while true {
+            while i < end && isSpace(b[i]) { i += 1 }
+            guard i < end else { return .refused }
+            if b[i] == UInt8(ascii: "}") {
+                // `{}`: no key at all. After a `,`: a trailing comma, which JSONDecoder takes.
+                return members == 0 ? .refused : .undecided
+            }
+            guard b[i] == quote else { return .refused }
+            i += 1
+            let keyStart = i
+            var keyASCII = true
+            while i < end && b[i] != quote {
+                let c = b[i]
+                if c == backslash { return .undecided }
+                if c < 0x20 { keyRefused = true }
+                if c >= 0x80 { keyASCII = false }
+                i += 1
+            }
+            guard i < end else { return .refused }
+            let key = keyStart..<i
+            // Not ASCII: not a row key; refused when not UTF-8.
+            if !keyASCII && String(validating: b[key], as: UTF8.self) == nil { keyRefused = true }
+            i += 1
+            while i < end && isSpace(b[i]) { i += 1 }
+            guard i < end, b[i] == UInt8(ascii: ":") else { return .refused }
+            i += 1
+            while i < end && isSpace(b[i]) { i += 1 }
+            guard i < end else { return .refused }
+            let c = b[i]
+            if c == quote {
+                i += 1
+                let valueStart = i
+                var plain = PlainText.ascii
+                while i < end {
+                    let v = b[i]
+                    // One comparison for the common byte (printable ASCII) besides `"` and `\`.
+                    if v &- 0x20 < 0x60 {
+                        if v == quote { break }
+                        if v == backslash {
+                            plain = .escaped
+                            i += 2
+                            continue
+                        }
+                    } else if v < 0x20 {
+                        if plain != .escaped { plain = .control }
+                    } else if plain == .ascii {
+                        plain = .utf8
+                    }
+                    i += 1
+                }
+                guard i < end else { return .refused }
+                if let k = rowKeyIndex(b, key) { values.setFirst(k, valueStart..<i, plain) }
+                i += 1
+            } else if c == UInt8(ascii: "[") || c == UInt8(ascii: "-") || c == UInt8(ascii: "t") || c == UInt8(ascii: "f")
+                        || c == UInt8(ascii: "n") || (c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9")) {
+                return .undecided
+            } else {
+                return .refused
+            }
+            members += 1
+            while i < end && isSpace(b[i]) { i += 1 }
+            guard i < end else { return .refused }
+            if b[i] == UInt8(ascii: ",") {
+                i += 1
+                continue
+            }
+            guard b[i] == UInt8(ascii: "}") else { return .refused }
+            break
+        }
+        let close = i
+        // Every row is at least this long, so a shorter object is no row; `salvagedRows` skips it.
+        if keyRefused || close - open + 1 < minimumRowBytes { return .refused }
+        var texts: [String] = []
+        texts.reserveCapacity(5)
+        for k in 0..<5 {
+            guard let (range, plain) = values[k] else { return .refused }
+            switch plain {
+            case .ascii:
+                texts.append(String(decoding: b[range], as: UTF8.self))
+            case .utf8:
+                guard let text = String(validating: b[range], as: UTF8.self) else { return .refused }
+                texts.append(text)
+            case .control:
+                return .refused
+            case .escaped:
+                var j = range.lowerBound
+                guard let text = escapedText(b, &j), j == range.upperBound + 1 else { return .undecided }
+                texts.append(text)
+            }
+        }
+        guard let id = UUID(uuidString: texts[3]), let timestamp = fileDate(texts[4]) else { return .refused }
+        return .row(PendingDeliveryMetric(id: id, deliveryID: texts[0], deviceID: texts[1], event: texts[2], timestamp: timestamp), close: close)
+    }
+
+    /// What a string value holds, as far as `readCandidate` needs to know: only ASCII, UTF-8
+    /// (to validate), a raw control character, or an escape (read by `escapedText`).
+    enum PlainText {
+        case ascii, utf8, control, escaped
+    }
+
+    /// The first value of each of the five row keys (in sorted order) in an object.
+    struct RowValues {
+        private var a, b, c, d, e: (Range<Int>, PlainText)?
+
+        subscript(_ k: Int) -> (Range<Int>, PlainText)? {
+            switch k {
+            case 0: a
+            case 1: b
+            case 2: c
+            case 3: d
+            default: e
+            }
+        }
+
+        /// Keeps the first value of key `k`: `JSONDecoder` reads a key given twice so.
+        mutating func setFirst(_ k: Int, _ range: Range<Int>, _ plain: PlainText) {
+            switch k {
+            case 0: if a == nil { a = (range, plain) }
+            case 1: if b == nil { b = (range, plain) }
+            case 2: if c == nil { c = (range, plain) }
+            case 3: if d == nil { d = (range, plain) }
+            default: if e == nil { e = (range, plain) }
+            }
+        }
+    }
+
+    /// Index of the key `b[key]` in the row's keys in sorted order (`delivery_id`, `device_id`,
+    /// `event`, `id`, `timestamp`), nil for any other key.
+    static func rowKeyIndex(_ b: [UInt8], _ key: Range<Int>) -> Int? {
+        func matches(_ name: StaticString) -> Bool {
+            name.withUTF8Buffer { n in
+                guard n.count == key.count else { return false }
+                for k in 0..<n.count where b[key.lowerBound + k] != n[k] { return false }
+                return true
+            }
+        }
+        switch key.count {
+        case 11: return matches("delivery_id") ? 0 : nil
+        case 9: return matches("device_id") ? 1 : matches("timestamp") ? 4 : nil
+        case 5: return matches("event") ? 2 : nil
+        case 2: return matches("id") ? 3 : nil
+        default: return nil
+        }
     }
 }

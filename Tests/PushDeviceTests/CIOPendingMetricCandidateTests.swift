@@ -1,0 +1,178 @@
+import Foundation
+import PushCore
+@testable import PushDevice
+import TestSupport
+import XCTest
+
+/// `readCandidate` (how `intactRows` reads a candidate row of a damaged file without JSONDecoder)
+/// against `decodeRow` (the candidate decoded as a one-row file: the store's form directly, any
+/// other through JSONDecoder), which it stands in for: a row it reads must be the row `decodeRow`
+/// returns, a candidate it refuses must be one `decodeRow` refuses, and what it leaves undecided
+/// `decodeRow` decides. Inputs: every file of Fuzz/FuzzAppGroupFile's seeds, kept corpus and
+/// regressions, store-written files, and seeded byte edits of both.
+final class CIOPendingMetricCandidateTests: XCTestCase {
+    private struct Tally {
+        var rows = 0, refused = 0, undecided = 0
+        var decided: Int { rows + refused }
+    }
+
+    /// What `salvagedRows` makes of the `{` at `open` without `readCandidate`: the row and its end, or nil.
+    private func oldReading(_ bytes: [UInt8], _ open: Int) -> (PendingDeliveryMetric, Int)? {
+        guard let close = CIOPendingMetricFile.flatObjectEnd(bytes, from: open), close - open + 1 >= CIOPendingMetricFile.minimumRowBytes,
+              let row = CIOPendingMetricFile.decodeRow(Array(bytes[open...close])) else { return nil }
+        return (row, close)
+    }
+
+    /// Every `{` of `bytes`, each verdict checked against the reading without it; then the rows
+    /// salvaged with and without `readCandidate` must be equal.
+    private func check(_ bytes: [UInt8], _ label: @autoclosure () -> String, tally: inout Tally) {
+        var open = bytes.firstIndex(of: UInt8(ascii: "{"))
+        while let o = open {
+            let old = oldReading(bytes, o)
+            switch CIOPendingMetricFile.readCandidate(bytes, open: o) {
+            case .row(let row, let close):
+                tally.rows += 1
+                XCTAssertEqual(old?.0, row, "readCandidate read a row the decoder reads otherwise: \(label()) at \(o)")
+                XCTAssertEqual(old?.1, close, label())
+                XCTAssertEqual(old.map { Array($0.0.deliveryID.utf8) }, Array(row.deliveryID.utf8), label())
+                XCTAssertEqual(old.map { Array($0.0.deviceID.utf8) }, Array(row.deviceID.utf8), label())
+                XCTAssertEqual(old.map { Array($0.0.event.utf8) }, Array(row.event.utf8), label())
+            case .refused:
+                tally.refused += 1
+                XCTAssertNil(old?.0, "readCandidate refused a row the decoder reads: \(label()) at \(o): "
+                             + String(decoding: bytes[o...].prefix(300), as: UTF8.self).debugDescription)
+            case .undecided:
+                tally.undecided += 1
+            }
+            open = bytes[(o + 1)...].firstIndex(of: UInt8(ascii: "{"))
+        }
+        XCTAssertEqual(CIOPendingMetricFile.salvagedRows(bytes), CIOPendingMetricFile.salvagedRows(bytes, decoderOnly: true), label())
+    }
+
+    private static func files(_ folders: [String]) throws -> [(String, [UInt8])] {
+        var out: [(String, [UInt8])] = []
+        for folder in folders {
+            let path = Fixtures.path(folder)
+            for name in ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted() {
+                out.append(("\(folder)/\(name)", [UInt8](try Data(contentsOf: URL(fileURLWithPath: path + "/" + name)))))
+            }
+        }
+        return out
+    }
+
+    /// JSON's structure, string escapes, bytes that are not UTF-8 or are controls, and what ids
+    /// and dates are made of.
+    private static let alphabet = Array(#"{}[]":,\ /tfnu0123456789aAeEzZ-T"#.utf8) + [0x00, 0x09, 0x0A, 0x1F, 0x7F, 0x80, 0xBF, 0xC3, 0xE2, 0xED, 0xF0, 0xFF]
+
+    private static func row(_ n: Int, deliveryID: String) -> PendingDeliveryMetric {
+        PendingDeliveryMetric(id: UUID(uuidString: String(format: "00000000-0000-4000-8000-%012d", n))!,
+                              deliveryID: deliveryID, deviceID: "token-\(n)", timestamp: Date(timeIntervalSince1970: 1_775_126_768 + Double(n)))
+    }
+
+    /// Store-written files (rows with ids to escape, non-ASCII, controls) and seeded edits of
+    /// them, as damage leaves them: most candidates are decided here, and every kind of verdict occurs.
+    func testVerdictsOnEditedStoreFilesAgreeWithDecodeRow() {
+        let ids = ["dlv-1", "a/b\"c\\d", "tab\tnew\nline\u{1}", "Grüße 🎉", "{\"x\":\"y\"}", "", "ZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZ"]
+        let file = CIOPendingMetricFile.encode(ids.enumerated().map { Self.row($0.offset, deliveryID: $0.element) })
+        var tally = Tally()
+        check(file, "the store's file", tally: &tally)
+        XCTAssertEqual(tally.rows, ids.count)
+        var random = SeededRandom(seed: 41)
+        for n in 0..<1_500 {
+            var edited = file
+            for _ in 0...(random.next() % 3) { random.edit(&edited, from: Self.alphabet) }
+            check(edited, "edit \(n): " + String(decoding: edited, as: UTF8.self).debugDescription, tally: &tally)
+        }
+        XCTAssertGreaterThan(tally.rows, 1_500 * ids.count / 2)
+        XCTAssertGreaterThan(tally.refused, 500)
+        XCTAssertGreaterThan(tally.undecided, 0)
+        XCTAssertGreaterThan(tally.decided, 20 * tally.undecided, "\(tally)")
+    }
+
+    /// Fuzz/FuzzAppGroupFile's seeds, kept corpus and regressions, and two seeded edits of each.
+    func testVerdictsOnTheFuzzCorpusAgreeWithDecodeRow() throws {
+        let inputs = try Self.files(["Fuzz/seeds/FuzzAppGroupFile", "Fuzz/corpus/FuzzAppGroupFile", "Tests/Corpus/fuzz-regressions/FuzzAppGroupFile"])
+        XCTAssertGreaterThan(inputs.count, 100)
+        var tally = Tally()
+        var random = SeededRandom(seed: 42)
+        for (name, bytes) in inputs {
+            check(bytes, name, tally: &tally)
+            guard !bytes.isEmpty else { continue }
+            for n in 0..<2 {
+                var edited = bytes
+                for _ in 0...(random.next() % 4) where !edited.isEmpty { random.edit(&edited, from: Self.alphabet) }
+                check(edited, "\(name), edit \(n)", tally: &tally)
+            }
+        }
+        XCTAssertGreaterThan(tally.rows, 1_000, "\(tally)")
+        XCTAssertGreaterThan(tally.refused, 1_000, "\(tally)")
+        XCTAssertGreaterThan(tally.decided, 20 * tally.undecided, "\(tally)")
+    }
+
+    /// One case per rule of `readCandidate`, with the verdict it gives and what JSONDecoder does.
+    func testEachRuleOnItsOwn() {
+        let id = "00000000-0000-4000-8000-000000000001"
+        let tail = #""device_id":"d","event":"delivered","id":"\#(id)","timestamp":"2026-04-02T10:46:08Z""#
+        let cases: [(String, String)] = [
+            ("row", #"{"delivery_id":"a",\#(tail)}"#),
+            ("row", #"{ "delivery_id" : "a" ,"extra":"\u0000\x",\#(tail)}"#),      // another key's value is not read
+            ("row", #"{"delivery_id":"a\/b\n",\#(tail)}"#),
+            ("row", "{\"delivery_id\":\"a\",\(tail)}".replacingOccurrences(of: "\"d\"", with: "\"\u{7F}\"")),  // DEL is no control
+            ("refused", "{" + String(repeating: " ", count: 120) + "}"),
+            ("refused", #"{"delivery_id" "a",\#(tail)}"#),                               // no `:`
+            ("refused", #"{"delivery_id":"a" \#(tail)}"#),                                // no `,`
+            ("refused", #"{"delivery_id":"a",,\#(tail)}"#),
+            ("refused", #"{,"delivery_id":"a",\#(tail)}"#),
+            ("refused", #"{"z":kkk,"delivery_id":"a",\#(tail)}"#),
+            ("refused", #"{"delivery_id":"a"x,\#(tail)}"#),
+            ("refused", "{\u{0B}\"delivery_id\":\"a\",\(tail)}"),                         // VT is no JSON space
+            ("refused", #"{"delivery_idx":"a",\#(tail)}"#),                               // a row key missing
+            ("refused", "{\"delivery_id\":\"a\u{1}\",\(tail)}"),                          // a raw control in a row value
+            ("refused", #"{"delivery_id":"a",\#(tail)}"#.replacingOccurrences(of: id, with: "not-a-uuid-not-a-uuid-not-a-uuid-xxxx")),
+            ("refused", #"{"delivery_id":"a",\#(tail)}"#.replacingOccurrences(of: "2026-04-02T10:46:08Z", with: "2026-04-02 10:46:08")),
+            ("undecided", #"{"delivery_id":"a",\#(tail),}"#),                             // trailing comma: JSONDecoder takes it
+            ("undecided", #"{"\u0064elivery_id":"a",\#(tail)}"#),                        // escaped key
+            ("row", #"{"delivery_id":"a","delivery_id":"\u0000\x",\#(tail)}"#),        // a key twice: the first counts
+            ("refused", #"{"id":"bad","delivery_id":"a",\#(tail)}"#),
+            ("refused", "{\"k\u{1}\":\"v\",\"delivery_id\":\"a\",\(tail)}"),               // a raw control in a key
+            ("row", #"{"grüße":"v","delivery_id":"a",\#(tail)}"#),                      // a key not ASCII, UTF-8
+            ("undecided", #"{"n":1,"delivery_id":"a",\#(tail)}"#),                        // a value not a string
+            ("undecided", #"{"delivery_id":"\u0041",\#(tail)}"#),                         // an escape JSONEncoder does not write
+        ]
+        for (expected, text) in cases {
+            let bytes = Array(text.utf8)
+            XCTAssertGreaterThanOrEqual(bytes.count, CIOPendingMetricFile.minimumRowBytes, text)
+            XCTAssertEqual(CIOPendingMetricFile.flatObjectEnd(bytes, from: 0), bytes.count - 1, text)
+            let verdict = CIOPendingMetricFile.readCandidate(bytes, open: 0)
+            let decoded = CIOPendingMetricFile.decodeRow(bytes)
+            switch verdict {
+            case .row(let row, let close):
+                XCTAssertEqual(expected, "row", text)
+                XCTAssertEqual(decoded, row, text)
+                XCTAssertEqual(close, bytes.count - 1, text)
+            case .refused: XCTAssertEqual(expected, "refused", text); XCTAssertNil(decoded, text)
+            case .undecided: XCTAssertEqual(expected, "undecided", text)
+            }
+        }
+        // The bytes end inside the object, or a `{` opens in it: `flatObjectEnd` finds no end; refused.
+        let whole = Array(#"{"delivery_id":"a",\#(tail)}"#.utf8)
+        for cut in [whole.dropLast(), whole.dropLast(3), Array(whole[..<40]) + Array(#"{"x":"y"}"#.utf8)].map(Array.init) {
+            XCTAssertNil(CIOPendingMetricFile.flatObjectEnd(cut, from: 0))
+            XCTAssertEqual(CIOPendingMetricFile.readCandidate(cut, open: 0), .refused, String(decoding: cut, as: UTF8.self))
+        }
+        // Shorter than any row: skipped.
+        let short = Array(#"{"a":"b"}"#.utf8)
+        XCTAssertEqual(CIOPendingMetricFile.readCandidate(short, open: 0), .refused)
+        // Not UTF-8 in a row value: refused, as JSONDecoder refuses it.
+        var invalid = Array(#"{"delivery_id":"a",\#(tail)}"#.utf8)
+        invalid[17] = 0xFF
+        XCTAssertEqual(CIOPendingMetricFile.readCandidate(invalid, open: 0), .refused)
+        XCTAssertNil(CIOPendingMetricFile.decodeRow(invalid))
+        // Not UTF-8 in a key: refused, as JSONDecoder (which decodes every key) refuses it.
+        var key = Array(#"{"k\#u{B9}":"v","delivery_id":"a",\#(tail)}"#.utf8)
+        key.remove(at: 3)
+        XCTAssertEqual(key[3], 0xB9)
+        XCTAssertEqual(CIOPendingMetricFile.readCandidate(key, open: 0), .refused)
+        XCTAssertNil(CIOPendingMetricFile.decodeRow(key))
+    }
+}
