@@ -141,7 +141,7 @@ final class HTTP1InMemoryExchangeTests: XCTestCase {
         let fields: [(String, String)] = [
             ("X-A", "a\rb\nc\u{0}d"), ("Content-Length", "99"), ("TRANSFER-ENCODING", "chunked"), ("Keep-Alive", "x"),
             ("connectioN", "y"), ("bad name", "v"), ("", "v"), ("\u{212A}eep-alive", "v"), ("\u{C4}", "v"),
-            ("x-b", " caf\u{E9}\t"), ("content-length2", "1"),
+            ("x-b", " caf\u{E9}\t"), ("content-length2", "1"), ("x-c", "n\u{0}ul"), ("x-d", "l\nf"),
         ]
         for method in ["GET", "HEAD"] {
             router.add(method, "/h") { _ in
@@ -155,7 +155,7 @@ final class HTTP1InMemoryExchangeTests: XCTestCase {
             connection.send(Array(request.utf8))
             return String(decoding: connection.finish().output, as: UTF8.self)
         }
-        let head = "HTTP/1.1 404 Not Found\r\nX-A: a b c d\r\nx-b:  caf\u{E9}\t\r\ncontent-length2: 1\r\ncontent-length: 4\r\n"
+        let head = "HTTP/1.1 404 Not Found\r\nX-A: a b c d\r\nx-b:  caf\u{E9}\t\r\ncontent-length2: 1\r\nx-c: n ul\r\nx-d: l f\r\ncontent-length: 4\r\n"
         XCTAssertEqual(try answer("GET /h HTTP/1.1\r\n\r\n"), head + "\r\nbody")
         XCTAssertEqual(try answer("HEAD /h HTTP/1.1\r\n\r\n"), head + "\r\n")
         XCTAssertEqual(try answer("GET /h HTTP/1.0\r\n\r\n"), head + "connection: close\r\n\r\nbody")
