@@ -194,18 +194,54 @@ public final class InMemoryServer {
     /// awaited, a throwing handler → 500). `.resetStream` is reported as status 0.
     public func respond(_ input: FuzzRequest, connection: ConnectionContext) -> ServerResponse {
         var input = input
-        input.headers = input.headers.map { name, value in
-            // Foundation's `contains` and `replacingOccurrences` only for a value with an `@`
-            // (String.contains(String) went through CFStringFind: 3% of FuzzServerRequests).
-            guard value.utf8.contains(UInt8(ascii: "@")) else { return (name, value) }
-            var value = value
-            if value.contains("@APNS_JWT@") { value = value.replacingOccurrences(of: "@APNS_JWT@", with: fixture.apnsJWT) }
-            if value.contains("@FCM_TOKEN@") { value = value.replacingOccurrences(of: "@FCM_TOKEN@", with: fcmAccessToken()) }
-            return (name, value)
+        for index in input.headers.indices where input.headers[index].1.utf8.contains(UInt8(ascii: "@")) {
+            let value = input.headers[index].1
+            var substituted = Self.replacing(Self.apnsJWTMarker, in: value) { fixture.apnsJWT }
+            substituted = Self.replacing(Self.fcmTokenMarker, in: substituted) { fcmAccessToken() }
+            if Self.checksAgainstFresh {
+                // Foundation's literal replacement, which this stands in for, must agree.
+                var foundation = value
+                if foundation.contains("@APNS_JWT@") { foundation = foundation.replacingOccurrences(of: "@APNS_JWT@", with: fixture.apnsJWT) }
+                if foundation.contains("@FCM_TOKEN@") { foundation = foundation.replacingOccurrences(of: "@FCM_TOKEN@", with: fcmAccessToken()) }
+                guard foundation == substituted else { fatalError("marker substitution differs from Foundation's: \(value.debugDescription)") }
+            }
+            input.headers[index].1 = substituted
         }
         let response = Self.respond(router, input, connection: connection)
         if recordsTranscript { transcript.append(Self.shape(response)) }
         return response
+    }
+
+    static let apnsJWTMarker = Array("@APNS_JWT@".utf8)
+    static let fcmTokenMarker = Array("@FCM_TOKEN@".utf8)
+
+    /// `value` with every occurrence of `marker` (ASCII), left to right and not overlapping,
+    /// replaced by `replacement()` (called once, and only if `marker` occurs), as Foundation's
+    /// `replacingOccurrences(of:with:)` replaces a literal string. On the UTF-8 bytes: Foundation's
+    /// `contains` and `replacingOccurrences` (CFStringFind) were 4% of FuzzFCMOAuth, whose send
+    /// mode carries `@FCM_TOKEN@` in every input. `FUZZ_CHECK_FRESH=1` compares the two on every
+    /// value with an `@`.
+    static func replacing(_ marker: [UInt8], in value: String, with replacement: () -> String) -> String {
+        let bytes = Array(value.utf8)
+        guard bytes.count >= marker.count else { return value }
+        var out: [UInt8] = []
+        var replacementBytes: [UInt8]?
+        var start = 0
+        var i = 0
+        while i <= bytes.count - marker.count {
+            if bytes[i] == marker[0], bytes[i..<(i + marker.count)].elementsEqual(marker) {
+                if replacementBytes == nil { replacementBytes = Array(replacement().utf8) }
+                out.append(contentsOf: bytes[start..<i])
+                out.append(contentsOf: replacementBytes!)
+                i += marker.count
+                start = i
+            } else {
+                i += 1
+            }
+        }
+        guard replacementBytes != nil else { return value }
+        out.append(contentsOf: bytes[start...])
+        return String(decoding: out, as: UTF8.self)
     }
 
     public static func respond(_ router: Router, _ input: FuzzRequest, connection: ConnectionContext) -> ServerResponse {

@@ -1,4 +1,5 @@
 import XCTest
+import PushCore
 @testable import PushGateway
 
 /// `POST /token`'s form parser against the URL Standard's application/x-www-form-urlencoded
@@ -44,5 +45,56 @@ final class FormBodyTests: XCTestCase {
     func testSeparatorsFollowedByCombiningMarksStillSeparate() {
         XCTAssertEqual(parse("a=1&\u{301}b=2"), ["a": "1", "\u{301}b": "2"])
         XCTAssertEqual(parse("a=\u{301}x+\u{301}"), ["a": "\u{301}x \u{301}"])
+    }
+
+    /// 20,000 bodies of up to 24 bytes drawn from the bytes that matter (`&`, `=`, `+`, `%`, hex
+    /// digits of both cases, a non-hex letter, UTF-8 lead, continuation and invalid bytes),
+    /// parsed by `FormBody.parse` and by the standard's steps as written (split, each piece at its
+    /// first `=`, `+` as space, `%XX` as a byte, UTF-8 with replacement), which must agree.
+    func testAgreesWithTheStandardsStepsOnDrawnBodies() {
+        let alphabet = Array("&=+%09afAFgz".utf8) + [0xC3, 0xA9, 0xFF, 0x00]
+        var random = SeededRandom(seed: 41)
+        var escaped = 0
+        for _ in 0..<20_000 {
+            let body = (0..<Int(random.next() % 25)).map { _ in alphabet[Int(random.next() % UInt64(alphabet.count))] }
+            if body.contains(UInt8(ascii: "%")) { escaped += 1 }
+            XCTAssertEqual(FormBody.parse(body), Self.standardParse(body), "\(body)")
+        }
+        XCTAssertGreaterThan(escaped, 5_000)
+    }
+
+    /// https://url.spec.whatwg.org/#urlencoded-parsing, step by step.
+    private static func standardParse(_ body: [UInt8]) -> [String: String] {
+        func percentDecode(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
+            let input = Array(bytes)
+            var output: [UInt8] = []
+            var i = 0
+            while i < input.count {
+                if input[i] == 0x25, i + 2 < input.count, let value = UInt8(String(decoding: input[(i + 1)...(i + 2)], as: UTF8.self), radix: 16),
+                   input[(i + 1)...(i + 2)].allSatisfy({ $0 != UInt8(ascii: "+") && $0 != UInt8(ascii: "-") }) {
+                    output.append(value)
+                    i += 3
+                } else {
+                    output.append(input[i])
+                    i += 1
+                }
+            }
+            return output
+        }
+        func text(_ bytes: ArraySlice<UInt8>) -> String {
+            String(decoding: percentDecode(ArraySlice(bytes.map { $0 == UInt8(ascii: "+") ? UInt8(ascii: " ") : $0 })), as: UTF8.self)
+        }
+        var result: [String: String] = [:]
+        for sequence in body.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
+            let name: ArraySlice<UInt8>
+            let value: ArraySlice<UInt8>
+            if let equals = sequence.firstIndex(of: UInt8(ascii: "=")) {
+                (name, value) = (sequence[..<equals], sequence[(equals + 1)...])
+            } else {
+                (name, value) = (sequence, [])
+            }
+            result[text(name)] = text(value)
+        }
+        return result
     }
 }

@@ -1,4 +1,5 @@
 import CPushLab
+import Glibc
 
 /// The HTTP/1.1 side of a connection (RFC 9112): keep-alive, Content-Length and chunked
 /// request bodies, `Expect: 100-continue`, pipelined requests answered in order. Loop thread
@@ -238,30 +239,60 @@ final class HTTP1Session {
 
     private func write(_ response: ServerResponse, close: Bool) {
         let isHead = request?.method == "HEAD"
-        var head = "HTTP/1.1 \(response.status) \(ReasonPhrase.for(response.status))\r\n"
+        // The head is written as bytes (the same bytes a String built by interpolation gave,
+        // without its appends and re-encoding per field).
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(128 + (isHead ? 0 : response.body.count))
+        bytes.append(contentsOf: "HTTP/1.1 \(response.status) \(ReasonPhrase.for(response.status))\r\n".utf8)
         for field in response.headers {
-            switch field.name.lowercased() {
-            case "content-length", "transfer-encoding", "connection", "keep-alive": continue
-            default:
-                // A handler's CR or LF must never end the line early (response splitting);
-                // RFC 9110 §5.5 lets them be replaced with SP. A name that is no token is dropped.
-                guard !field.name.isEmpty, field.name.utf8.allSatisfy(RequestHead.isTokenCharacter) else { continue }
-                let value = field.value.utf8.contains(where: { $0 == 13 || $0 == 10 || $0 == 0 })
-                    ? String(decoding: field.value.utf8.map { $0 == 13 || $0 == 10 || $0 == 0 ? 32 : $0 }, as: UTF8.self)
-                    : field.value
-                head += "\(field.name): \(value)\r\n"
+            // A name that is no token is dropped. A token is ASCII, so ASCII case folding is
+            // `lowercased()`; a non-token name could fold into one of these (U+212A KELVIN SIGN
+            // to "k") but is dropped either way.
+            guard !field.name.isEmpty, field.name.utf8.allSatisfy(RequestHead.isTokenCharacter) else { continue }
+            if Self.framingFields.contains(where: { Self.equalsIgnoringASCIICase(field.name, $0) }) { continue }
+            bytes.append(contentsOf: field.name.utf8)
+            bytes.append(UInt8(ascii: ":"))
+            bytes.append(UInt8(ascii: " "))
+            // A handler's CR or LF must never end the line early (response splitting);
+            // RFC 9110 §5.5 lets them be replaced with SP.
+            let start = bytes.count
+            bytes.append(contentsOf: field.value.utf8)
+            if Self.holdsLineBreakOrNUL(bytes, from: start) {
+                for index in start..<bytes.count where bytes[index] == 13 || bytes[index] == 10 || bytes[index] == 0 { bytes[index] = 32 }
             }
+            bytes.append(13)
+            bytes.append(10)
         }
-        head += "content-length: \(response.body.count)\r\n"
-        if close { head += "connection: close\r\n" }
-        head += "\r\n"
-        var bytes = Array(head.utf8)
+        bytes.append(contentsOf: "content-length: \(response.body.count)\r\n".utf8)
+        if close { bytes.append(contentsOf: Self.connectionClose) }
+        bytes.append(13)
+        bytes.append(10)
         if !isHead { bytes.append(contentsOf: response.body) }
         evbuffer_add(connection.output, bytes, bytes.count)
         if close {
             phase = .closing
             request = nil
             connection.closeAfterFlush()
+        }
+    }
+
+    /// Fields the session writes itself (RFC 9112 §6, §9.6); a handler's are dropped.
+    private static let framingFields = ["content-length", "transfer-encoding", "connection", "keep-alive"].map { Array($0.utf8) }
+    private static let connectionClose = Array("connection: close\r\n".utf8)
+
+    /// Whether `name` (ASCII) is `lowercase` in any case.
+    private static func equalsIgnoringASCIICase(_ name: String, _ lowercase: [UInt8]) -> Bool {
+        guard name.utf8.count == lowercase.count else { return false }
+        return zip(name.utf8, lowercase).allSatisfy { ($0 >= 65 && $0 <= 90 ? $0 | 0x20 : $0) == $1 }
+    }
+
+    /// Whether `bytes` from `start` hold a CR, LF or NUL (`memchr`: a value's bytes are not
+    /// compared one by one).
+    private static func holdsLineBreakOrNUL(_ bytes: [UInt8], from start: Int) -> Bool {
+        bytes.withUnsafeBufferPointer { buffer in
+            guard start < buffer.count, let base = buffer.baseAddress else { return false }
+            let count = buffer.count - start
+            return memchr(base + start, 13, count) != nil || memchr(base + start, 10, count) != nil || memchr(base + start, 0, count) != nil
         }
     }
 }

@@ -47,6 +47,11 @@ package final class InMemoryServerConnection {
     private var loop: ServerEventLoop { host.loop }
     private var core: ServerCore { host.core }
     private let connectionID: UInt64
+    /// `.direct`: the served connection, without a table lookup per write (the core's only
+    /// one: it is in the table while the core has an open connection). Released by `finish()`.
+    /// Not weak: a weak reference gives the object a side table, which slows every retain and
+    /// release of it, the server's own included.
+    private var served: ServerConnection?
     private let transport: Transport
     /// The client's end of the pair; the server's end belongs to the connection. `.direct`: nil.
     private var client: OpaquePointer?
@@ -90,7 +95,9 @@ package final class InMemoryServerConnection {
             self.ownsHost = ownsHost
             client = nil
             // Adopting writes nothing (the protocol is decided by the first bytes read).
-            connectionID = host.core.adopt(server, isTLS: isTLS, remoteAddress: "127.0.0.1:40000").id
+            let connection = host.core.adopt(server, isTLS: isTLS, remoteAddress: "127.0.0.1:40000")
+            connectionID = connection.id
+            served = connection
             // What the server writes leaves its output at once, as the pair moves it to the
             // client (so a close right after a write loses nothing here either).
             evbuffer_add_cb(bufferevent_get_output(server), { buffer, info, context in
@@ -125,7 +132,8 @@ package final class InMemoryServerConnection {
     package func send(_ bytes: ArraySlice<UInt8>) {
         guard !finished, !bytes.isEmpty else { return }
         if transport == .direct {
-            unread.append(contentsOf: bytes)
+            // Straight into the server's input when it reads (no copy into `unread` and out).
+            return settleDirect(sending: bytes)
         } else {
             guard let client else { return }
             bytes.withUnsafeBufferPointer { _ = bufferevent_write(client, $0.baseAddress, $0.count) }
@@ -141,6 +149,7 @@ package final class InMemoryServerConnection {
         let closed = core.connection(connectionID)?.isClosing ?? true
         collectOutput()
         finished = true
+        served = nil
         if transport == .direct {
             // Nothing the server wrote stays behind (`take`); bytes it never read are dropped,
             // as the pair's client output is.
@@ -186,17 +195,26 @@ package final class InMemoryServerConnection {
     }
 
     /// `.direct`: what the pair's loop would do, without its iterations. Give the server the
-    /// waiting bytes if it reads (its read callback, as the pair's deferred one after a
-    /// transfer), then run its write callback if it wrote (the pair's deferred "drained"), and
-    /// the loop only when an event of its own is active or a `.later` answer is awaited.
-    private func settleDirect() {
+    /// waiting bytes (`unread`, then `sent`) if it reads (its read callback, as the pair's
+    /// deferred one after a transfer), then run its write callback if it wrote (the pair's
+    /// deferred "drained"), and the loop only when an event of its own is active or a `.later`
+    /// answer is awaited. Bytes of `sent` the server has not read when it settles wait in `unread`.
+    private func settleDirect(sending sent: ArraySlice<UInt8> = []) {
         var rounds = 0
-        // Held for this call only (the core drops it from its table when it closes).
-        let connection = core.connection(connectionID)
+        var sent = sent
+        // The core drops it from its table when it closes; from then on it counts as gone.
+        let connection = core.openConnectionCount > 0 ? served : nil
         while true {
-            if let server = connection?.bev, !unread.isEmpty, bufferevent_get_enabled(server) & Int16(EV_READ) != 0 {
-                evbuffer_add(bufferevent_get_input(server), unread, unread.count)
-                unread.removeAll(keepingCapacity: true)
+            if let server = connection?.bev, !sent.isEmpty || !unread.isEmpty, bufferevent_get_enabled(server) & Int16(EV_READ) != 0 {
+                let input = bufferevent_get_input(server)
+                if !unread.isEmpty {
+                    evbuffer_add(input, unread, unread.count)
+                    unread.removeAll(keepingCapacity: true)
+                }
+                if !sent.isEmpty {
+                    sent.withUnsafeBufferPointer { _ = evbuffer_add(input, $0.baseAddress, $0.count) }
+                    sent = []
+                }
                 bufferevent_trigger(server, Int16(EV_READ), 0)
             } else if let server = connection?.bev, wrote {
                 wrote = false
@@ -207,6 +225,7 @@ package final class InMemoryServerConnection {
                 loop.runOnce(blocking: true)
             } else {
                 wrote = false
+                if !sent.isEmpty { unread.append(contentsOf: sent) }
                 return
             }
             rounds += 1

@@ -76,15 +76,17 @@ struct RequestHead {
             if listBytes > maxHeaderListBytes {
                 return .failure(status: 431, reason: "request header fields exceed \(maxHeaderListBytes) bytes")
             }
-            switch name.lowercased() {
-            case "content-length": contentLengths.insert(value)
-            case "transfer-encoding": transferEncoding = (transferEncoding.map { $0 + "," } ?? "") + value.lowercased()
-            case "expect": head.expectsContinue = value.lowercased() == "100-continue"
-            case "connection":
-                let options = value.lowercased().split(separator: ",").map { $0.trimmingCharacters(in: " \t") }
+            // The name is token characters (ASCII): ASCII case folding is `lowercased()`.
+            if Self.equalsIgnoringASCIICase(nameBytes, Self.contentLength) {
+                contentLengths.insert(value)
+            } else if Self.equalsIgnoringASCIICase(nameBytes, Self.transferEncoding) {
+                transferEncoding = (transferEncoding.map { $0 + "," } ?? "") + value.lowercased()
+            } else if Self.equalsIgnoringASCIICase(nameBytes, Self.expect) {
+                head.expectsContinue = value.lowercased() == "100-continue"
+            } else if Self.equalsIgnoringASCIICase(nameBytes, Self.connection) {
+                let options = Self.connectionOptions(valueBytes, value)
                 if options.contains("close") { head.keepAlive = false }
                 if options.contains("keep-alive") && minor == 0 { head.keepAlive = true }
-            default: break
             }
             head.headers.add(name, value)
         }
@@ -104,6 +106,35 @@ struct RequestHead {
             head.contentLength = length
         }
         return .success(head)
+    }
+}
+
+extension RequestHead {
+    static let contentLength = Array("content-length".utf8)
+    static let transferEncoding = Array("transfer-encoding".utf8)
+    static let expect = Array("expect".utf8)
+    static let connection = Array("connection".utf8)
+
+    /// Whether `bytes` are `lowercase` (ASCII) in any case.
+    static func equalsIgnoringASCIICase(_ bytes: Slice<UnsafeBufferPointer<UInt8>>, _ lowercase: [UInt8]) -> Bool {
+        guard bytes.count == lowercase.count else { return false }
+        return zip(bytes, lowercase).allSatisfy { ($0 >= 65 && $0 <= 90 ? $0 | 0x20 : $0) == $1 }
+    }
+
+    /// A Connection field's options (RFC 9110 §7.6.1), lowercased, without the spaces and tabs
+    /// around them. An ASCII value is split on its bytes; any other on Characters, as
+    /// `lowercased()` may fold a non-ASCII letter into an ASCII one (U+212A KELVIN SIGN to "k")
+    /// and a combining mark makes one Character with the comma or space before it.
+    static func connectionOptions(_ bytes: Slice<UnsafeBufferPointer<UInt8>>, _ value: String) -> [String] {
+        guard bytes.allSatisfy({ $0 < 0x80 }) else {
+            return value.lowercased().split(separator: ",").map { $0.trimmingCharacters(in: " \t") }
+        }
+        return bytes.split(separator: UInt8(ascii: ",")).map { option in
+            var option = option
+            while let first = option.first, first == 32 || first == 9 { option = option.dropFirst() }
+            while let last = option.last, last == 32 || last == 9 { option = option.dropLast() }
+            return String(decoding: option.map { $0 >= 65 && $0 <= 90 ? $0 | 0x20 : $0 }, as: UTF8.self)
+        }
     }
 }
 
