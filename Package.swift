@@ -56,7 +56,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["PushHTTP", "PushCore"], path: "Tests/TestSupport"),
         .testTarget(name: "PushCoreTests", dependencies: ["PushCore", "TestSupport"]),
         .testTarget(name: "PushAuthTests", dependencies: ["PushAuth", "PushCore", "PushHTTP", "TestSupport"]),
-        .testTarget(name: "PushHTTPTests", dependencies: ["PushHTTP", "TestSupport"]),
+        .testTarget(name: "PushHTTPTests", dependencies: ["PushHTTP", "PushCore", "TestSupport"]),
         .testTarget(name: "PushStoreTests", dependencies: ["PushStore", "TestSupport"]),
         .testTarget(name: "PushRedisTests", dependencies: ["PushRedis", "PushAuth", "PushCore", "PushGateway", "PushHTTP", "TestSupport"]),
         .testTarget(name: "PushSendTests", dependencies: ["PushSend", "PushAuth", "PushCore", "PushHTTP", "PushGateway", "TestSupport"]),

@@ -166,24 +166,7 @@ extension CIOPendingMetricFile {
             if c == quote {
                 i += 1
                 let valueStart = i
-                var plain = PlainText.ascii
-                while i < end {
-                    let v = b[i]
-                    // One comparison for the common byte (printable ASCII) besides `"` and `\`.
-                    if v &- 0x20 < 0x60 {
-                        if v == quote { break }
-                        if v == backslash {
-                            plain = .escaped
-                            i += 2
-                            continue
-                        }
-                    } else if v < 0x20 {
-                        if plain != .escaped { plain = .control }
-                    } else if plain == .ascii {
-                        plain = .utf8
-                    }
-                    i += 1
-                }
+                let plain = scanStringValue(b, &i)
                 guard i < end else { return .refused }
                 if let k = rowKeyIndex(b, key) { values.setFirst(k, valueStart..<i, plain) }
                 i += 1
@@ -206,6 +189,40 @@ extension CIOPendingMetricFile {
         let close = i
         // Every row is at least this long, so a shorter object is no row; `salvagedRows` skips it.
         if keyRefused || close - open + 1 < minimumRowBytes { return .refused }
+        return rowVerdict(b, values, close: close)
+    }
+
+    /// From `i` (just after a string value's opening quote) to its closing quote (`i` left on it,
+    /// or at or past the end when there is none), what the string holds. A `\` takes the byte
+    /// after it along, as `flatObjectEnd` does.
+    private static func scanStringValue(_ b: [UInt8], _ i: inout Int) -> PlainText {
+        let quote = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\")
+        var plain = PlainText.ascii
+        while i < b.count {
+            let v = b[i]
+            // One comparison for the common byte (printable ASCII) besides `"` and `\`.
+            if v &- 0x20 < 0x60 {
+                if v == quote { break }
+                if v == backslash {
+                    plain = .escaped
+                    i += 2
+                    continue
+                }
+            } else if v < 0x20 {
+                if plain != .escaped { plain = .control }
+            } else if plain == .ascii {
+                plain = .utf8
+            }
+            i += 1
+        }
+        return plain
+    }
+
+    /// The verdict on an object that ends at `close` with the five row keys' first `values`:
+    /// the row, refused (a key missing, a raw control character or bytes that are not UTF-8 in a
+    /// value, an id or timestamp that does not read), or undecided (an escape `escapedText` does
+    /// not read).
+    private static func rowVerdict(_ b: [UInt8], _ values: RowValues, close: Int) -> CandidateVerdict {
         var texts: [String] = []
         texts.reserveCapacity(5)
         for k in 0..<5 {

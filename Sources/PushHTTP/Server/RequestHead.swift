@@ -90,6 +90,13 @@ struct RequestHead {
             }
             head.headers.add(name, value)
         }
+        return settleBodyFraming(head, transferEncoding: transferEncoding, contentLengths: contentLengths)
+    }
+
+    /// The body's framing from the Transfer-Encoding codings and Content-Length values `head`'s
+    /// fields gave: chunked, a length, or none; a failure for anything else.
+    private static func settleBodyFraming(_ head: RequestHead, transferEncoding: String?, contentLengths: Set<String>) -> Result {
+        var head = head
         if let coding = transferEncoding {
             // RFC 9112 §6.3: chunked must be the final coding; with Content-Length too, the
             // message is suspect (smuggling), so refuse it.
