@@ -249,7 +249,7 @@ final class HTTP1Session {
             // `lowercased()`; a non-token name could fold into one of these (U+212A KELVIN SIGN
             // to "k") but is dropped either way.
             guard !field.name.isEmpty, field.name.utf8.allSatisfy(RequestHead.isTokenCharacter) else { continue }
-            if Self.framingFields.contains(where: { Self.equalsIgnoringASCIICase(field.name, $0) }) { continue }
+            if Self.framingFields.contains(where: { RequestHead.equalsIgnoringASCIICase(field.name.utf8, $0) }) { continue }
             bytes.append(contentsOf: field.name.utf8)
             bytes.append(UInt8(ascii: ":"))
             bytes.append(UInt8(ascii: " "))
@@ -279,12 +279,6 @@ final class HTTP1Session {
     /// Fields the session writes itself (RFC 9112 §6, §9.6); a handler's are dropped.
     private static let framingFields = ["content-length", "transfer-encoding", "connection", "keep-alive"].map { Array($0.utf8) }
     private static let connectionClose = Array("connection: close\r\n".utf8)
-
-    /// Whether `name` (ASCII) is `lowercase` in any case.
-    private static func equalsIgnoringASCIICase(_ name: String, _ lowercase: [UInt8]) -> Bool {
-        guard name.utf8.count == lowercase.count else { return false }
-        return zip(name.utf8, lowercase).allSatisfy { ($0 >= 65 && $0 <= 90 ? $0 | 0x20 : $0) == $1 }
-    }
 
     /// Whether `bytes` from `start` hold a CR, LF or NUL (`memchr`: a value's bytes are not
     /// compared one by one).

@@ -123,7 +123,7 @@ extension RequestHead {
     static let connection = Array("connection".utf8)
 
     /// Whether `bytes` are `lowercase` (ASCII) in any case.
-    static func equalsIgnoringASCIICase(_ bytes: Slice<UnsafeBufferPointer<UInt8>>, _ lowercase: [UInt8]) -> Bool {
+    static func equalsIgnoringASCIICase<Bytes: Collection<UInt8>>(_ bytes: Bytes, _ lowercase: [UInt8]) -> Bool {
         guard bytes.count == lowercase.count else { return false }
         return zip(bytes, lowercase).allSatisfy { ($0 >= 65 && $0 <= 90 ? $0 | 0x20 : $0) == $1 }
     }
