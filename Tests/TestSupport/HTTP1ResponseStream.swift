@@ -1,4 +1,4 @@
-import Glibc
+import PushCore
 
 /// Reads the bytes a server wrote on one HTTP/1.1 connection as a sequence of responses and
 /// says where they stop being well-formed (RFC 9112 §4 status line, §5 field lines, §6.3
@@ -64,7 +64,7 @@ public enum HTTP1ResponseStream {
                     break
                 }
                 let field = bytes[offset..<end]
-                guard let colon = firstByte(58, buffer, offset..<end), colon > offset, allTokenCharacters(buffer, offset..<colon) else {
+                guard let colon = buffer.firstIndex(of: 58, in: offset..<end), colon > offset, allTokenCharacters(buffer, offset..<colon) else {
                     return .failure(Malformed(offset: offset, reason: "bad field line '\(String(decoding: field.prefix(60), as: UTF8.self))'"))
                 }
                 if let bad = firstForbidden(buffer, offset..<end) {
@@ -112,18 +112,11 @@ public enum HTTP1ResponseStream {
         var index = start
         // A CR that ends a line has a byte after it: search up to the last byte but one.
         while index + 1 < buffer.count {
-            guard let cr = firstByte(13, buffer, index..<(buffer.count - 1)) else { return nil }
+            guard let cr = buffer.firstIndex(of: 13, in: index..<(buffer.count - 1)) else { return nil }
             if buffer[cr + 1] == 10 { return cr }
             index = cr + 1
         }
         return nil
-    }
-
-    /// Index of the first `byte` in `range` of `buffer`.
-    private static func firstByte(_ byte: UInt8, _ buffer: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Int? {
-        guard !range.isEmpty, let base = buffer.baseAddress,
-              let found = memchr(base + range.lowerBound, Int32(byte), range.count) else { return nil }
-        return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
     }
 
     /// Index of the first CR, LF or NUL in `range`: none may appear inside a line (RFC 9110
@@ -131,7 +124,7 @@ public enum HTTP1ResponseStream {
     private static func firstForbidden(_ buffer: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Int? {
         var first: Int?
         for byte: UInt8 in [13, 10, 0] {
-            if let index = firstByte(byte, buffer, range), index < first ?? Int.max { first = index }
+            if let index = buffer.firstIndex(of: byte, in: range), index < first ?? Int.max { first = index }
         }
         return first
     }

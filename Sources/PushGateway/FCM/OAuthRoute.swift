@@ -1,5 +1,4 @@
 import Foundation
-import Glibc
 import PushAuth
 import PushCore
 import PushHTTP
@@ -74,15 +73,14 @@ enum FormBody {
     static func parse(_ body: [UInt8]) -> [String: String] {
         var out: [String: String] = [:]
         body.withUnsafeBufferPointer { buffer in
-            guard let base = buffer.baseAddress else { return }
             var start = 0
             while start < buffer.count {
-                let end = index(of: UInt8(ascii: "&"), in: base, start..<buffer.count) ?? buffer.count
+                let end = buffer.firstIndex(of: UInt8(ascii: "&"), in: start..<buffer.count) ?? buffer.count
                 if end > start {  // empty pieces are skipped
-                    if let equals = index(of: UInt8(ascii: "="), in: base, start..<end) {
-                        out[decode(base, start..<equals)] = decode(base, (equals + 1)..<end)
+                    if let equals = buffer.firstIndex(of: UInt8(ascii: "="), in: start..<end) {
+                        out[decode(buffer, start..<equals)] = decode(buffer, (equals + 1)..<end)
                     } else {
-                        out[decode(base, start..<end)] = ""
+                        out[decode(buffer, start..<end)] = ""
                     }
                 }
                 start = end + 1
@@ -91,14 +89,9 @@ enum FormBody {
         return out
     }
 
-    private static func index(of byte: UInt8, in base: UnsafePointer<UInt8>, _ range: Range<Int>) -> Int? {
-        guard !range.isEmpty, let found = memchr(base + range.lowerBound, Int32(byte), range.count) else { return nil }
-        return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
-    }
-
-    private static func decode(_ base: UnsafePointer<UInt8>, _ range: Range<Int>) -> String {
-        let field = UnsafeBufferPointer(start: base + range.lowerBound, count: range.count)
-        guard index(of: UInt8(ascii: "+"), in: base, range) != nil || index(of: UInt8(ascii: "%"), in: base, range) != nil else {
+    private static func decode(_ buffer: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> String {
+        let field = UnsafeBufferPointer(rebasing: buffer[range])
+        guard buffer.firstIndex(of: UInt8(ascii: "+"), in: range) != nil || buffer.firstIndex(of: UInt8(ascii: "%"), in: range) != nil else {
             return String(decoding: field, as: UTF8.self)
         }
         var bytes: [UInt8] = []
