@@ -33,6 +33,21 @@ final class DeviceTokenTests: XCTestCase {
         XCTAssertTrue(DeviceToken.isAPNsHex(String(repeating: "F", count: 200)))
     }
 
+    /// `isAPNsHex` stops at the first 16-byte block with a non-hex byte: a non-hex byte in any
+    /// block, the last (partial) one included, makes it false.
+    func testIsAPNsHexRefusesANonHexByteAtEveryPosition() {
+        let token = Array(String(repeating: "0123456789abcDEF", count: 7).utf8.prefix(100))
+        XCTAssertTrue(DeviceToken.isAPNsHex(String(decoding: token, as: UTF8.self)))
+        for position in token.indices {
+            for value: UInt8 in [0x00, 0x2F, 0x3A, 0x40, 0x47, 0x60, 0x67, 0x7F, 0xC3] {
+                var bytes = token
+                bytes[position] = value
+                let text = String(decoding: bytes, as: UTF8.self)
+                XCTAssertFalse(DeviceToken.isAPNsHex(text), "byte 0x\(String(value, radix: 16)) at \(position)")
+            }
+        }
+    }
+
     func testClassifiesFCMRegistrationToken() {
         XCTAssertEqual(Self.fcmToken.count, 163)
         XCTAssertEqual(DeviceToken.classify(Self.fcmToken), .fcm)

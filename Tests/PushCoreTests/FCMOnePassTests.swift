@@ -125,6 +125,26 @@ final class FCMOnePassTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(taken, 1, "basic-token.json is a plain body")
     }
 
+    /// `plainString` passes eight bytes at a time: each byte that ends or leaves a plain string
+    /// (quote, backslash, control bytes, DEL, non-ASCII) at every offset of titles of 1–19 bytes,
+    /// against the full path; where the byte keeps the string plain, the one pass must take it.
+    func testAgreesWhereverASpecialByteSitsInAString() {
+        let specials: [[UInt8]] = [[0x22], [0x5C], [0x00], [0x1F], [0x7F], [0xFF], [0x80], [0xC3, 0xA9], [0x7E], [0x20]]
+        let plain: Set<[UInt8]> = [[0xC3, 0xA9], [0x7E], [0x20]]
+        for length in 1...19 {
+            for offset in 0..<length {
+                for special in specials {
+                    var title = [UInt8](repeating: UInt8(ascii: "x"), count: length)
+                    title.replaceSubrange(offset..<offset + 1, with: special)
+                    let body = Array(#"{"message":{"token":"\#(Self.token)","notification":{"title":""#.utf8) + title + Array(#""}}}"#.utf8)
+                    let label = "title bytes \(title)"
+                    let taken = assertAgrees(body, label)
+                    if plain.contains(special) { XCTAssertTrue(taken, "one pass left a plain title to the full path: \(label)") }
+                }
+            }
+        }
+    }
+
     /// Seeded byte edits of plain bodies: structure, quotes, escapes, control bytes, broken UTF-8,
     /// letters that turn keys into reserved or unknown ones.
     func testAgreesWithTheFullPathOnMutatedBodies() throws {

@@ -83,12 +83,22 @@ public enum DeviceToken {
         guard u.count >= apnsMinimumHexLength, u.count % 2 == 0 else { return false }
         // The gateway asks this of every APNs request: over the contiguous bytes (a token
         // always is), one table load and an OR per byte, no branch per byte: the compare chain
-        // of `isHexDigit` in `allSatisfy` was a third of the APNs header rules' cost.
+        // of `isHexDigit` in `allSatisfy` was a third of the APNs header rules' cost. One
+        // branch per 16 bytes: the FCM route asks it of every registration token (163 bytes,
+        // its first colon at byte 11), which a whole-token scan read to the end, twice.
         return u.withContiguousStorageIfAvailable { bytes in
             hexDigitFlags.withUnsafeBufferPointer { flags in
                 var notHex: UInt8 = 0
-                for b in bytes { notHex |= flags[Int(b)] }
-                return notHex == 0
+                var k = 0
+                while k < bytes.count {
+                    let end = min(k + 16, bytes.count)
+                    while k < end {
+                        notHex |= flags[Int(bytes[k])]
+                        k += 1
+                    }
+                    if notHex != 0 { return false }
+                }
+                return true
             }
         } ?? u.allSatisfy(isHexDigit)
     }

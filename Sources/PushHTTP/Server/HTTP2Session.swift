@@ -56,6 +56,8 @@ final class HTTP2Session {
     /// no allocation, no UTF-8 validation, and nothing to free when the request is done.
     @exclusivity(unchecked) private var previousFields: [HTTPHeader] = []
     @exclusivity(unchecked) private var previousPath = ""
+    /// The route of the last request, reused while method and path repeat.
+    @exclusivity(unchecked) private var lastRoute = LastRoute()
     /// Names of long-valued response fields already sent once with indexing on this connection
     /// (`HeaderBlock.flags`).
     @exclusivity(unchecked) private var indexedNames: [String] = []
@@ -353,9 +355,10 @@ final class HTTP2Session {
             path = String(target[..<mark])
             query = String(target[target.index(after: mark)...])
         }
+        let route = lastRoute.match(dispatcher.router, method: stream.method, path: path)
         let request = ServerRequest(method: stream.method, path: path, query: query, headers: HTTPHeaders(stream.headers), body: stream.body,
                                     version: .http2, streamID: stream.id, connection: context)
-        switch dispatcher.dispatch(consume request) {
+        switch dispatcher.dispatch(consume request, route: route) {
         case .respond(let response): respond(stream, response)
         case .reset(let code): reset(stream, code)
         case .pending: break
@@ -397,42 +400,49 @@ final class HTTP2Session {
             }
             return
         }
-        if response.body.isEmpty, HeaderBlock.withSmallBlock(response.status, response.headers, indexedNames: &indexedNames, { nva, count in
-            nghttp2_submit_response(session, stream.id, nva, count, nil)
-        }) != nil {
-            return
-        }
+        // A HEAD answer carries the length the GET answer would have (RFC 9110 §8.6), no DATA.
         let hasBody = !response.body.isEmpty && stream.method != "HEAD"
+        var provider = nghttp2_data_provider()
+        if hasBody {
+            stream.responseBody = response.body
+            provider.read_callback = Self.readResponseBody
+        }
+        let submitted = withUnsafeMutablePointer(to: &provider) { provider in
+            HeaderBlock.withSmallBlock(response.status, response.headers, contentLength: response.body.isEmpty ? nil : response.body.count,
+                                       indexedNames: &indexedNames) { nva, count in
+                nghttp2_submit_response(session, stream.id, nva, count, hasBody ? provider : nil)
+            }
+        }
+        if submitted != nil { return }
         var block = HeaderBlock(status: response.status)
         for field in response.headers where !HeaderBlock.isConnectionSpecific(field.name) {
             block.add(field.name, field.value)
         }
-        // A HEAD answer carries the length the GET answer would have (RFC 9110 §8.6), no DATA.
         if !response.body.isEmpty && response.headers["content-length"] == nil {
             block.add("content-length", String(response.body.count))
         }
         if hasBody {
-            stream.responseBody = response.body
-            var provider = nghttp2_data_provider()
-            provider.read_callback = { session, streamID, buffer, length, flags, _, _ in
-                guard let pointer = nghttp2_session_get_stream_user_data(session, streamID) else {
-                    return ssize_t(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue)
-                }
-                let stream = Unmanaged<HTTP2Stream>.fromOpaque(pointer).takeUnretainedValue()
-                let count = min(length, stream.responseBody.count - stream.responseOffset)
-                stream.responseBody.withUnsafeBytes { bytes in
-                    buffer!.update(from: bytes.baseAddress!.assumingMemoryBound(to: UInt8.self) + stream.responseOffset,
-                                   count: count)
-                }
-                stream.responseOffset += count
-                if stream.responseOffset == stream.responseBody.count {
-                    flags!.pointee |= UInt32(NGHTTP2_DATA_FLAG_EOF.rawValue)
-                }
-                return count
-            }
             block.withNameValues(indexedNames: &indexedNames) { nva, count in _ = nghttp2_submit_response(session, stream.id, nva, count, &provider) }
         } else {
             block.withNameValues(indexedNames: &indexedNames) { nva, count in _ = nghttp2_submit_response(session, stream.id, nva, count, nil) }
         }
+    }
+
+    /// nghttp2's DATA source for an answer's body: the stream's `responseBody` from `responseOffset`.
+    private static let readResponseBody: nghttp2_data_source_read_callback = { session, streamID, buffer, length, flags, _, _ in
+        guard let pointer = nghttp2_session_get_stream_user_data(session, streamID) else {
+            return ssize_t(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue)
+        }
+        let stream = Unmanaged<HTTP2Stream>.fromOpaque(pointer).takeUnretainedValue()
+        let count = min(length, stream.responseBody.count - stream.responseOffset)
+        stream.responseBody.withUnsafeBytes { bytes in
+            buffer!.update(from: bytes.baseAddress!.assumingMemoryBound(to: UInt8.self) + stream.responseOffset,
+                           count: count)
+        }
+        stream.responseOffset += count
+        if stream.responseOffset == stream.responseBody.count {
+            flags!.pointee |= UInt32(NGHTTP2_DATA_FLAG_EOF.rawValue)
+        }
+        return count
     }
 }

@@ -79,14 +79,20 @@ struct HeaderBlock {
     }
 
     /// A block of `:status` and `headers` laid out on the stack, when it is small (what the
-    /// emulators answer: APNs' `apns-id` and `apns-unique-id`); nil when it does not fit, and
-    /// the caller builds a `HeaderBlock`. Saves the two arrays a `HeaderBlock` allocates.
-    static func withSmallBlock<R>(_ status: Int, _ headers: HTTPHeaders, indexedNames: inout [String],
+    /// emulators answer: APNs' `apns-id` and `apns-unique-id`, FCM's content type); nil when it
+    /// does not fit, and the caller builds a `HeaderBlock`. Saves the two arrays a `HeaderBlock`
+    /// allocates. `contentLength` adds a `content-length` field unless `headers` has one, as the
+    /// `HeaderBlock` path does for an answer with a body.
+    static func withSmallBlock<R>(_ status: Int, _ headers: HTTPHeaders, contentLength: Int? = nil, indexedNames: inout [String],
                                   _ body: (UnsafePointer<nghttp2_nv>, Int) -> R) -> R? {
         let maxBytes = 512, maxFields = 8
-        guard headers.count < maxFields else { return nil }
-        var total = 10
-        for field in headers { total += field.name.utf8.count + field.value.utf8.count }
+        guard headers.count < maxFields - 1 else { return nil }
+        var total = 10 + 14 + 20
+        var length = contentLength
+        for field in headers {
+            total += field.name.utf8.count + field.value.utf8.count
+            if length != nil, field.name.utf8.count == 14, HTTPHeaders.namesMatch(field.name, "content-length") { length = nil }
+        }
         guard total <= maxBytes else { return nil }
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: maxBytes) { bytes in
             withUnsafeTemporaryAllocation(of: nghttp2_nv.self, capacity: maxFields) { nva in
@@ -118,6 +124,21 @@ struct HeaderBlock {
                     let (valueStart, valueLength) = put(field.value)
                     nva[count] = nghttp2_nv(name: base + nameStart, value: base + valueStart, namelen: nameLength, valuelen: valueLength,
                                             flags: flags(name: field.name, valueLength: valueLength, indexedNames: &indexedNames))
+                    count += 1
+                }
+                if let length {
+                    let (nameStart, nameLength) = put("content-length")
+                    let valueStart = used
+                    var digits = max(length, 0), width = 1
+                    while digits >= 10 { digits /= 10; width += 1 }
+                    digits = max(length, 0)
+                    for index in stride(from: valueStart + width - 1, through: valueStart, by: -1) {
+                        base[index] = UInt8(ascii: "0") + UInt8(digits % 10)
+                        digits /= 10
+                    }
+                    used += width
+                    nva[count] = nghttp2_nv(name: base + nameStart, value: base + valueStart, namelen: nameLength, valuelen: width,
+                                            flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
                     count += 1
                 }
                 return body(UnsafePointer(nva.baseAddress!), count)

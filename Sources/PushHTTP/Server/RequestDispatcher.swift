@@ -12,9 +12,16 @@ struct RequestDispatcher {
     unowned let loop: ServerEventLoop
 
     func dispatch(_ request: consuming ServerRequest) -> Outcome {
+        let route = router.match(method: request.method, path: request.path)
+        return dispatch(request, route: route)
+    }
+
+    /// Runs the handler `route` names for `request` (`route` is what `router` matched for the
+    /// request's method and path, e.g. remembered by `LastRoute`).
+    func dispatch(_ request: consuming ServerRequest, route: Router.Match) -> Outcome {
         // Mutated in place: `var request = request` here copied every field (a retain and a
         // release each) on every request.
-        switch router.match(method: request.method, path: request.path) {
+        switch route {
         case .notFound:
             return .respond(.text(404, "no route for \(request.method) \(request.path)\n"))
         case .methodNotAllowed(let allowed):
@@ -54,5 +61,27 @@ struct RequestDispatcher {
                 return .pending
             }
         }
+    }
+}
+
+/// The route a connection's last request matched, for the next request with the same method and
+/// path: a connection's requests mostly repeat their target (FCM's `messages:send` for one
+/// project, a sender pushing to one device, h2load's one URL), and matching it again cost a hash
+/// of the path, the parameter dictionary and its strings (two allocations per APNs request). The
+/// router never changes while the server runs, so the match for equal method and path is the
+/// same (`ServerRouteReuseTests` checks each answer against the router's own). The HTTP/2
+/// session reuses a repeated path's string, so the comparison is a pointer check.
+struct LastRoute {
+    private var method = ""
+    private var path = ""
+    private var route: Router.Match?
+
+    mutating func match(_ router: Router, method: String, path: String) -> Router.Match {
+        if let route, self.path == path, self.method == method { return route }
+        let found = router.match(method: method, path: path)
+        self.method = method
+        self.path = path
+        route = found
+        return found
     }
 }

@@ -45,6 +45,10 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByDictionary
     /// Field names are ASCII tokens (RFC 9110 §5.1), so an ASCII case fold is exact — and far
     /// cheaper than Foundation's locale-aware comparison on the server's hot path.
     static func namesMatch(_ a: String, _ b: String) -> Bool {
+        // Most comparisons are between names of different lengths (the HTTP/2 session asks
+        // every field of every request whether it is `host`): the counts settle them without
+        // the copies below, each a retain and a release of a name's storage.
+        guard a.utf8.count == b.utf8.count else { return false }
         var a = a, b = b
         return a.withUTF8 { x in
             b.withUTF8 { y in
