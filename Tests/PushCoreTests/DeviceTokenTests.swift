@@ -48,6 +48,33 @@ final class DeviceTokenTests: XCTestCase {
         }
     }
 
+    /// `isFCMShape` sums one table entry per byte: every byte value at the start, the colon's
+    /// place, the middle and the end of a registration token, against the rule spelled out
+    /// (URL-safe bytes and one inner colon, or none and the legacy `APA91b` prefix).
+    func testIsFCMShapeAcceptsExactlyURLSafeBytesAndOneInnerColon() {
+        let token = Array(Self.fcmToken.utf8)
+        func expected(_ bytes: [UInt8]) -> Bool {
+            guard bytes.allSatisfy({ DeviceToken.isURLSafe($0) || $0 == UInt8(ascii: ":") }) else { return false }
+            let colons = bytes.filter { $0 == UInt8(ascii: ":") }.count
+            if colons == 1 { return bytes.first != UInt8(ascii: ":") && bytes.last != UInt8(ascii: ":") }
+            return colons == 0 && bytes.starts(with: Array("APA91b".utf8))
+        }
+        for position in [0, 11, 80, token.count - 1] {
+            for value in 0...255 {
+                var bytes = token
+                bytes[position] = UInt8(value)
+                guard let text = String(validating: bytes, as: UTF8.self) else { continue }
+                XCTAssertEqual(DeviceToken.isFCMShape(text), expected(bytes), "byte 0x\(String(value, radix: 16)) at \(position)")
+            }
+        }
+        let legacy = "APA91b" + String(repeating: "Ab-_", count: 36)
+        XCTAssertTrue(DeviceToken.isFCMShape(legacy))
+        XCTAssertFalse(DeviceToken.isFCMShape(legacy + ":x:y"), "two colons")
+        XCTAssertFalse(DeviceToken.isFCMShape(String(repeating: ":", count: 120)), "colons only")
+        XCTAssertTrue(DeviceToken.isFCMShape(String(repeating: "a", count: 2000) + ":" + String(repeating: "b", count: 2095)), "4096 bytes")
+        XCTAssertFalse(DeviceToken.isFCMShape(String(repeating: "a", count: 2000) + ":" + String(repeating: "b", count: 2096)), "4097 bytes")
+    }
+
     func testClassifiesFCMRegistrationToken() {
         XCTAssertEqual(Self.fcmToken.count, 163)
         XCTAssertEqual(DeviceToken.classify(Self.fcmToken), .fcm)

@@ -66,9 +66,26 @@ final class FCMConnectionGrantTests: XCTestCase {
 
     /// The message name is written into one buffer: the same text the interpolation gave.
     func testMessageNameIsProjectMicrosecondsAndRandomHex() {
-        for (micros, random) in [(Int64(1_767_225_600_123_456), UInt64(0xabc)), (0, 0), (7, UInt64.max), (-5, 16)] {
+        var cases: [(Int64, UInt64)] = [(1_767_225_600_123_456, 0xabc), (0, 0), (7, UInt64.max), (-5, 16), (Int64.max, 0xF), (Int64.min, 0x10)]
+        // Every decimal and hex digit count: 10^k - 1 and 10^k, 16^k - 1 and 16^k.
+        var ten: Int64 = 1, sixteen: UInt64 = 1
+        for _ in 0..<18 {
+            ten *= 10
+            cases += [(ten - 1, sixteen &- 1), (ten, sixteen), (-ten, sixteen &* 16 &- 1)]
+            sixteen = sixteen &* 16
+        }
+        for (micros, random) in cases {
             XCTAssertEqual(FCMSendRoute.messageName(project: "pushlab-dev", micros: micros, random: random),
                            "projects/pushlab-dev/messages/0:\(micros)%\(String(random, radix: 16))")
+        }
+        XCTAssertEqual(FCMSendRoute.messageName(project: "", micros: 12, random: 0xa), "projects//messages/0:12%a")
+    }
+
+    /// The 200 answer's body is written straight into its buffer: the same bytes as the JSON text.
+    func testAnswerIsTheNameAsJSON() {
+        for name in ["", "n", "projects/pushlab-dev/messages/0:1767225600123456%abc", "projects/p/messages/fake_message_id",
+                     "projects/é-π/messages/0:1%f", String(repeating: "x", count: 300)] {
+            XCTAssertEqual(String(decoding: FCMSendRoute.answer(name: name), as: UTF8.self), #"{"name":"\#(name)"}"#)
         }
     }
 }

@@ -123,16 +123,17 @@ private struct FCMOnePassReader {
     /// `data` and its minified size.
     mutating func data() -> ([(key: String, value: String)], Int)? {
         guard consume(Self.open) else { return nil }
-        var pairs: [(key: String, value: String)] = [], keys: [Range<Int>] = [], n = 0, size = 2
+        // Keys are plain strings (no escapes), so a repeated key is a repeated decoded key:
+        // `pairs` alone finds it, without a second array per message.
+        var pairs: [(key: String, value: String)] = [], n = 0, size = 2
         loop: while true {
             switch nextKey(&n) {
             case .leave: return nil
             case .end: break loop
             case .key(let k):
-                guard keys.count < Self.maxDataKeys, !keys.contains(where: { same($0, k) }),
-                      let key = decoded(k), !FCMChecks.isReservedDataKey(key), key != FCMChecks.cioDataKey,
+                guard pairs.count < Self.maxDataKeys, let key = decoded(k), !pairs.contains(where: { $0.key == key }),
+                      !FCMChecks.isReservedDataKey(key), key != FCMChecks.cioDataKey,
                       let (value, valueSize) = stringAndSize() else { return nil }
-                keys.append(k)
                 pairs.append((key, value))
                 size += k.count + 3 + valueSize + (n > 1 ? 1 : 0)
             }
@@ -231,9 +232,5 @@ private struct FCMOnePassReader {
     func equals(_ r: Range<Int>, _ s: String) -> Bool {
         var s = s
         return s.withUTF8 { u in u.count == r.count && memcmp(b.baseAddress! + r.lowerBound, u.baseAddress!, r.count) == 0 }
-    }
-
-    func same(_ x: Range<Int>, _ y: Range<Int>) -> Bool {
-        x.count == y.count && memcmp(b.baseAddress! + x.lowerBound, b.baseAddress! + y.lowerBound, x.count) == 0
     }
 }
