@@ -32,6 +32,23 @@ final class PackedPushTests: XCTestCase {
         }
     }
 
+    /// The authorization value is redacted for exactly the names the full path redacts: every
+    /// byte value at every position of the 13-byte name, against `RecordedPush.completed`.
+    func testOnlyAuthorizationInAnyCaseIsRedacted() {
+        let name = Array("authorization".utf8)
+        for position in name.indices {
+            for value in 0...255 {
+                var bytes = name
+                bytes[position] = UInt8(value)
+                guard let field = String(validating: bytes, as: UTF8.self) else { continue }
+                let headers = HTTPHeaders([HTTPHeader(field, "bearer secret-\(position)-\(value)")])
+                var packed = PackedPush()
+                packed.pack(record(2), rawHeaders: headers, body: [])
+                XCTAssertEqual(packed.record, RecordedPush(record: record(2), rawHeaders: headers, body: []).completed, field)
+            }
+        }
+    }
+
     func testARecordWithoutTheRequestKeepsItsOwnHeadersAndPayload() {
         let r = record(4, headers: ["content-type": "application/json", "Authorization": "kept as given"], payload: #"{"a":"é"}"#)
         var packed = PackedPush()

@@ -91,8 +91,14 @@ struct PackedPush: Sendable {
     @inline(__always)
     private static func isAuthorization(_ name: String) -> Bool {
         guard name.utf8.count == 13 else { return false }
-        var name = name
-        return name.withUTF8 { $0.elementsEqual("authorization".utf8) { a, b in a | 0x20 == b } }
+        // Against the literal's bytes in place: iterating the literal's UTF-8 view was most of
+        // this check, which runs twice per recorded field.
+        let literal: StaticString = "authorization"
+        return name.utf8.withContiguousStorageIfAvailable { bytes in
+            var differ: UInt8 = 0
+            for k in 0..<13 { differ |= (bytes[k] | 0x20) ^ literal.utf8Start[k] }
+            return differ == 0
+        } ?? name.utf8.elementsEqual("authorization".utf8) { a, b in a | 0x20 == b }
     }
 
     private struct Writer {

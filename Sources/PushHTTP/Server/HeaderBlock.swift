@@ -100,10 +100,17 @@ struct HeaderBlock {
                 var used = 0
                 func put(_ string: String) -> (Int, Int) {
                     let start = used
-                    var string = string
-                    string.withUTF8 { utf8 in
+                    // Read in place (native strings are contiguous): `withUTF8` needs a mutable
+                    // copy, a retain and a release of each answer id.
+                    let copied: Void? = string.utf8.withContiguousStorageIfAvailable { utf8 in
                         if !utf8.isEmpty { (base + used).update(from: utf8.baseAddress!, count: utf8.count) }
                         used += utf8.count
+                    }
+                    if copied == nil {
+                        for byte in string.utf8 {
+                            base[used] = byte
+                            used += 1
+                        }
                     }
                     return (start, used - start)
                 }

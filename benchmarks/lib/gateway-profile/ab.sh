@@ -2,7 +2,9 @@
 # Two pushlab builds A and B side by side (issue 40): each its own `serve --bench` on LOOPS event
 # loops, every KIND (APNs h2c, APNs TLS, raw /bench, FCM) run against both in turn, the order
 # alternating by round; server CPU µs/request from /proc and h2load's req/s, one line per run.
-#   benchmarks/lib/gateway-profile/ab.sh OLD_BIN NEW_BIN [ROUNDS] [N]   (LOOPS=2, KINDS="apns tls raw fcm")
+#   benchmarks/lib/gateway-profile/ab.sh OLD_BIN NEW_BIN [ROUNDS] [N]   (LOOPS=2, KINDS="apns tls raw fcm";
+#   also rawtls and rawfcm: the raw server over TLS and under the FCM command, gateway.sh's
+#   denominators for the APNs TLS and FCM rows)
 set -euo pipefail
 A=$1; B=$2; ROUNDS=${3:-3}; N=${4:-100000}
 source "$(dirname "$0")/common.sh"

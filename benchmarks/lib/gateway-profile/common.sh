@@ -35,14 +35,17 @@ start_server() {  # BIN LOOPS LABEL
   printf -v "H2C_$3" '%s' "$(sed -n 's|^APNs: http://127.0.0.1:\([0-9]*\).*|\1|p' "$log")"
   printf -v "TLS_$3" '%s' "$(sed -n 's|^APNs: https://127.0.0.1:\([0-9]*\).*|\1|p' "$log")"
   printf -v "G_$3" '%s' "$(sed -n 's|^http://127.0.0.1:\([0-9]*\).*|\1|p' "$log")"
+  printf -v "GTLS_$3" '%s' "$(sed -n 's|^https://127.0.0.1:\([0-9]*\) .*|\1|p' "$log")"
 }
-load() {  # KIND(apns|tls|raw|fcm) LABEL N ACCESS_TOKEN → h2load's output in $T/h2load.out
-  local h2c tls g
-  h2c=H2C_$2; tls=TLS_$2; g=G_$2
+load() {  # KIND(apns|tls|raw|rawtls|fcm|rawfcm) LABEL N ACCESS_TOKEN → h2load's output in $T/h2load.out
+  local h2c tls g gtls
+  h2c=H2C_$2; tls=TLS_$2; g=G_$2; gtls=GTLS_$2
   case $1 in
     apns) h2load -n "$3" -c 4 -m 100 -d "$T/body.json" -H "authorization: bearer $JWT" -H "apns-topic: io.pushlab.demo" -H "apns-push-type: alert" "http://127.0.0.1:${!h2c}/3/device/$TOKEN";;
     tls) h2load -n "$3" -c 4 -m 100 -d "$T/body.json" -H "authorization: bearer $JWT" -H "apns-topic: io.pushlab.demo" -H "apns-push-type: alert" "https://127.0.0.1:${!tls}/3/device/$TOKEN";;
     raw) h2load -n "$3" -c 4 -m 100 -d "$T/body.json" -H "authorization: bearer $JWT" -H "apns-topic: io.pushlab.demo" -H "apns-push-type: alert" "http://127.0.0.1:${!g}/bench";;
+    rawtls) h2load -n "$3" -c 4 -m 100 -d "$T/body.json" -H "authorization: bearer $JWT" -H "apns-topic: io.pushlab.demo" -H "apns-push-type: alert" "https://127.0.0.1:${!gtls}/bench";;
     fcm) h2load -n "$3" -c 4 -m 100 -d "$T/fcm.json" -H "authorization: Bearer $4" -H "content-type: application/json" "http://127.0.0.1:${!g}/v1/projects/pushlab-dev/messages:send";;
+    rawfcm) h2load -n "$3" -c 4 -m 100 -d "$T/fcm.json" -H "authorization: Bearer $4" -H "content-type: application/json" "http://127.0.0.1:${!g}/bench";;
   esac >"$T/h2load.out" 2>&1
 }
