@@ -24,6 +24,11 @@ public final class LiveActivityFleet: PushDeliverySink, BroadcastDeliverySink, S
         var appliedCount = 0
     }
     private let state = Mutex(State())
+    /// Set when the first phone is made (its push-to-start token is the first entry of
+    /// `byToken`; tokens are never removed). Until then a push is for no one here and is passed
+    /// over without the lock and the token's hash: `serve` runs a fleet beside the APNs and FCM
+    /// routes, which ask it about every push, whether or not any Live Activity exists.
+    private let hasPhones = Atomic<Bool>(false)
 
     public init(channels: BroadcastChannelRegistry, time: TimeSource = SystemTimeSource(),
                 profile: LiveActivityProfile = LiveActivityProfile(), keepsTimelines: Bool = true,
@@ -49,6 +54,7 @@ public final class LiveActivityFleet: PushDeliverySink, BroadcastDeliverySink, S
             state.hosts[name] = host
             state.order.append(name)
             state.byToken[host.pushToStartToken] = host
+            hasPhones.store(true, ordering: .releasing)
             return host
         }
     }
@@ -86,12 +92,12 @@ public final class LiveActivityFleet: PushDeliverySink, BroadcastDeliverySink, S
 
     /// Only pushes addressed to a Live Activity's token (or a push-to-start token) reach a host.
     public func wantsPush(device: EmulatedDevice?, token: String?) -> Bool {
-        guard let token else { return false }
+        guard let token, hasPhones.load(ordering: .acquiring) else { return false }
         return state.withLock { $0.byToken[token] != nil }
     }
 
     public func deliver(_ push: AcceptedPush) {
-        guard let token = push.token, let host = state.withLock({ $0.byToken[token] }),
+        guard let token = push.token, hasPhones.load(ordering: .acquiring), let host = state.withLock({ $0.byToken[token] }),
               let la = LiveActivityPush(bytes: push.payload), la.event != nil else { return }
         let target: LiveActivityHost.Target = token == host.pushToStartToken ? .pushToStart : .activityToken(token)
         let events = host.receive(la, priority: push.priority ?? 10, target: target, at: Int(push.receivedAt.timeIntervalSince1970))
