@@ -4,7 +4,7 @@
 # alternating by round; server CPU µs/request from /proc and h2load's req/s, one line per run.
 #   benchmarks/lib/gateway-profile/ab.sh OLD_BIN NEW_BIN [ROUNDS] [N]   (LOOPS=2, KINDS="apns tls raw fcm";
 #   also rawtls and rawfcm: the raw server over TLS and under the FCM command, gateway.sh's
-#   denominators for the APNs TLS and FCM rows)
+#   denominators for the APNs TLS and FCM rows; apns2: two device tokens in turn, no path repeated)
 set -euo pipefail
 A=$1; B=$2; ROUNDS=${3:-3}; N=${4:-100000}
 source "$(dirname "$0")/common.sh"

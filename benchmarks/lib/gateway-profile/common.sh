@@ -8,6 +8,7 @@ SERVERS=()
 trap 'for p in "${SERVERS[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$T"' EXIT
 PY=.venv/bin/python
 TOKEN=$(printf 'ab%.0s' $(seq 32))
+TOKEN2=$(printf 'cd%.0s' $(seq 32))  # apns2: h2load alternates the two paths, so no request repeats the last one's
 printf '%s' '{"aps":{"alert":{"title":"Benchmark","body":"A two-hundred-byte push body for the gateway benchmark run."},"sound":"default","badge":1},"CIO":{"push":{"link":"app://x"}}}' >"$T/body.json"
 printf '%s' '{"message":{"token":"bench000001:APA91bXy9_-QXy9_-QXy9_-QXy9_-QXy9_-QXy9_-QXy9_-QXy9_-QXy9_-QXy9_-QXy9_-QXy9_-QXy9_-QXy9_-QXy9_-QXy9_-QXy9_-QXy9_-QXy9_-QXy9_-QXy9_-QXy9_-QXy9_-QXy9_-Q","notification":{"title":"Benchmark","body":"Hello from the benchmark"},"data":{"k":"v"}}}' >"$T/fcm.json"
 JWT=$("$PY" -c 'import time,jwt;print(jwt.encode({"iss":"PLDEVTEAM1","iat":int(time.time())},open("certs/AuthKey_PLDEVKEY01.p8").read(),algorithm="ES256",headers={"kid":"PLDEVKEY01"}))')
@@ -37,11 +38,12 @@ start_server() {  # BIN LOOPS LABEL
   printf -v "G_$3" '%s' "$(sed -n 's|^http://127.0.0.1:\([0-9]*\).*|\1|p' "$log")"
   printf -v "GTLS_$3" '%s' "$(sed -n 's|^https://127.0.0.1:\([0-9]*\) .*|\1|p' "$log")"
 }
-load() {  # KIND(apns|tls|raw|rawtls|fcm|rawfcm) LABEL N ACCESS_TOKEN → h2load's output in $T/h2load.out
+load() {  # KIND(apns|apns2|tls|raw|rawtls|fcm|rawfcm) LABEL N ACCESS_TOKEN → h2load's output in $T/h2load.out
   local h2c tls g gtls
   h2c=H2C_$2; tls=TLS_$2; g=G_$2; gtls=GTLS_$2
   case $1 in
     apns) h2load -n "$3" -c 4 -m 100 -d "$T/body.json" -H "authorization: bearer $JWT" -H "apns-topic: io.pushlab.demo" -H "apns-push-type: alert" "http://127.0.0.1:${!h2c}/3/device/$TOKEN";;
+    apns2) h2load -n "$3" -c 4 -m 100 -d "$T/body.json" -H "authorization: bearer $JWT" -H "apns-topic: io.pushlab.demo" -H "apns-push-type: alert" "http://127.0.0.1:${!h2c}/3/device/$TOKEN" "http://127.0.0.1:${!h2c}/3/device/$TOKEN2";;
     tls) h2load -n "$3" -c 4 -m 100 -d "$T/body.json" -H "authorization: bearer $JWT" -H "apns-topic: io.pushlab.demo" -H "apns-push-type: alert" "https://127.0.0.1:${!tls}/3/device/$TOKEN";;
     raw) h2load -n "$3" -c 4 -m 100 -d "$T/body.json" -H "authorization: bearer $JWT" -H "apns-topic: io.pushlab.demo" -H "apns-push-type: alert" "http://127.0.0.1:${!g}/bench";;
     rawtls) h2load -n "$3" -c 4 -m 100 -d "$T/body.json" -H "authorization: bearer $JWT" -H "apns-topic: io.pushlab.demo" -H "apns-push-type: alert" "https://127.0.0.1:${!gtls}/bench";;
