@@ -13,8 +13,10 @@
 # Per client: the emulator's CPU µs per push (user + system from /proc/PID/stat), its bytes read and
 # written per push (/proc/PID/io: TLS bytes on the socket), and — where perf may trace system calls
 # — its read, write and epoll_wait calls per push (perf's tracing adds a little CPU to every call).
+# PIN=1 runs the emulator on CPU 0 and everything else (clients, relay) on CPU 1 (taskset): on a
+# 2-core machine an unpinned multi-threaded client preempts the emulator hundreds of times per run.
 # Writes benchmarks/results/emulator-clients.md (table of medians, every run) and prints it.
-#   [PUSHLAB=.build/release/pushlab] [N=50000] [ROUNDS=3] [MODEL=1] [CLIENTS="h2load send …"] benchmarks/emulator-clients.sh
+#   [PUSHLAB=.build/release/pushlab] [N=50000] [ROUNDS=3] [MODEL=1] [PIN=1] [CLIENTS="h2load send …"] benchmarks/emulator-clients.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PUSHLAB=${PUSHLAB:-.build/release/pushlab}
@@ -42,6 +44,8 @@ key = open("certs/AuthKey_PLDEVKEY01.p8").read()
 print(jwt.encode({"iss": "PLDEVTEAM1", "iat": int(time.time())}, key, algorithm="ES256", headers={"kid": "PLDEVKEY01"}))
 PY
 )
+# PIN=1: this script and what it starts on CPU 1; the emulator moves to CPU 0 once started.
+[ -z "${PIN:-}" ] || taskset -p -c 1 $$ >/dev/null
 PERF=""
 if command -v perf >/dev/null && perf stat -e syscalls:sys_enter_read -- true >/dev/null 2>&1; then PERF=1; fi
 
@@ -74,6 +78,7 @@ io() { awk -v k="$1" '$1 == k ":" { print $2 }' "/proc/$SERVE_PID/io"; }
 
 measure() {  # CLIENT
   fresh_emulator
+  [ -z "${PIN:-}" ] || taskset -a -p -c 0 "$SERVE_PID" >/dev/null
   printf '%s' '{"aps":{"alert":{"title":"bench","body":"relay end to end"}}}' >"$WORK/payload.json"
   local sp="" t0 t1 r0 r1 w0 w1
   if [ -n "$PERF" ]; then
@@ -109,12 +114,13 @@ for ROUND in $(seq "$ROUNDS"); do
   for i in $(seq 0 $((count - 1))); do measure "${ORDER[$(( (i + ROUND - 1) % count ))]}"; done
 done
 ROUND=1
+[ -z "${PIN:-}" ] || taskset -p -c "0-$(( $(nproc --all) - 1 ))" $$ >/dev/null  # the report counts every core
 
 {
 echo "# What one push costs the emulator, by client (issue 40)"
 echo
 machine_lines
-echo "- build: \`$PUSHLAB\` ($("$PUSHLAB" --version)), $(h2load --version 2>&1 | head -1); N=$N pushes per run to N tokens, 100 in flight on one TLS connection, $ROUNDS rounds (order rotating), a fresh emulator per run"
+echo "- build: \`$PUSHLAB\` ($("$PUSHLAB" --version)), $(h2load --version 2>&1 | head -1); N=$N pushes per run to N tokens, 100 in flight on one TLS connection, $ROUNDS rounds (order rotating), a fresh emulator per run$([ -z "${PIN:-}" ] || echo "; PIN=1: the emulator on CPU 0, clients and relay on CPU 1")"
 echo "- h2load: \`h2load -n $N -c 1 -m 100 -i <N URIs> -d payload.json -H 'authorization: bearer <PyJWT ES256>' -H 'apns-topic: io.pushlab.demo' -H 'apns-push-type: alert' -H 'apns-priority: 10' -H 'content-type: application/json'\` (+id: \`-H 'apns-id: $FIXED_ID'\`); send: \`pushlab send apns --tokens … --concurrency 100 --connections 1\` (+id: \`--apns-id $FIXED_ID\`); relay: \`pushlab relay\` end to end as in relay.sh"
 echo "- emulator CPU: user + system (/proc/PID/stat) over the run; bytes: /proc/PID/io rchar/wchar (TLS on the socket); calls: perf tracepoints$([ -n "$PERF" ] || echo " (not available here)")"
 echo
@@ -130,6 +136,6 @@ echo "Every run:"
 echo
 raw_table
 echo
-echo "Re-run: \`N=$N ROUNDS=$ROUNDS${MODEL:+ MODEL=1} PUSHLAB=<pushlab> benchmarks/emulator-clients.sh\`"
+echo "Re-run: \`N=$N ROUNDS=$ROUNDS${MODEL:+ MODEL=1}${PIN:+ PIN=1} PUSHLAB=<pushlab> benchmarks/emulator-clients.sh\`"
 } >benchmarks/results/emulator-clients.md
 cat benchmarks/results/emulator-clients.md
