@@ -80,4 +80,32 @@ final class WholeSecondISO8601Tests: XCTestCase {
         XCTAssertGreaterThan(read, 2_000)
         XCTAssertGreaterThan(refused, 2_000)
     }
+
+    /// Every timestamp the file reading takes (`fileDate`: the store's form, or any ISO 8601 date
+    /// Foundation reads) is one the store writes back in a form it reads, to the same second.
+    /// FuzzAppGroupFile found `00-01-02T10:46:10Z` (year 0 in Foundation's calendar, written by
+    /// `gmtime` as `-0001-12-31T10:46:10Z`, which nothing reads): now refused.
+    func testEveryTimestampReadIsWrittenBackReadably() {
+        XCTAssertNil(CIOPendingMetricFile.fileDate("00-01-02T10:46:10Z"))
+        XCTAssertNotNil(CIOPendingMetricFile.fileDate("2026-04-02T10:46:10.5Z"))
+        XCTAssertNotNil(CIOPendingMetricFile.fileDate("2026-04-02T12:46:10+02:00"))
+        var random = SeededRandom(seed: 4123)
+        let alphabet = Array("0123456789-T:Z.+z ".utf8)
+        var texts = ["00-01-02T10:46:10Z", "0000-01-01T00:00:00Z", "0001-01-01T00:00:00Z", "1582-10-04T00:00:00Z", "1582-10-15T00:00:00Z",
+                     "9999-12-31T23:59:60Z", "10000-01-01T00:00:00Z", "2026-04-02T10:46:10.999Z", "2026-04-02T10:46:10-23:59"]
+        for n in 0..<4_000 {
+            var text = Array(WholeSecondISO8601.string(Date(timeIntervalSince1970: Double(Int64(random.next() % 80_000_000_000) - 62_000_000_000))).utf8)
+            for _ in 0...(n % 3) { random.edit(&text, from: alphabet) }
+            texts.append(String(decoding: text, as: UTF8.self))
+        }
+        var read = 0
+        for text in texts {
+            guard let date = CIOPendingMetricFile.fileDate(text) else { continue }
+            read += 1
+            let written = WholeSecondISO8601.string(date)
+            XCTAssertEqual(CIOPendingMetricFile.fileDate(written), Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded(.down)),
+                           "\(text) is written as \(written)")
+        }
+        XCTAssertGreaterThan(read, 500)
+    }
 }

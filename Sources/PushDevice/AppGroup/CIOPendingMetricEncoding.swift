@@ -122,9 +122,22 @@ extension CIOPendingMetricFile {
         return try? decoder.decode([PendingDeliveryMetric].self, from: Data(bytes))
     }
 
-    /// A timestamp of the file: whole-second UTC as the store writes it, or any ISO 8601 date.
+    /// A timestamp of the file: whole-second UTC as the store writes it, or an ISO 8601 date
+    /// whose whole-second text, as the store writes it, reads back to the same second. A date
+    /// the store could not write back would make the file it writes unreadable (every row lost on
+    /// the next read): FuzzAppGroupFile found `00-01-02T10:46:10Z`, a two-digit year that
+    /// Foundation's ISO 8601 parser reads as year 0 of its calendar (Julian before 1582), which
+    /// `gmtime`'s proleptic Gregorian calendar writes as `-0001-12-31T10:46:10Z`, a text neither
+    /// reading takes. Such a timestamp is refused, as a row whose timestamp does not read is.
+    /// (A store-form text always reads back: `WholeSecondISO8601.date` and `.append` use the
+    /// same calendar.) Tests/Corpus/fuzz-regressions/FuzzAppGroupFile holds the input.
     static func fileDate(_ text: String) -> Date? {
-        WholeSecondISO8601.date(text) ?? (try? iso8601.parse(text))
+        if let date = WholeSecondISO8601.date(text) { return date }
+        guard let date = try? iso8601.parse(text) else { return nil }
+        let written = WholeSecondISO8601.string(date)
+        let second = Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded(.down))
+        guard (WholeSecondISO8601.date(written) ?? (try? iso8601.parse(written))) == second else { return nil }
+        return date
     }
 
     /// `Date(text, strategy: .iso8601)`'s style, made once: `.iso8601` builds a new one per call
