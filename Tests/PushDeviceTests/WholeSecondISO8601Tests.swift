@@ -87,6 +87,11 @@ final class WholeSecondISO8601Tests: XCTestCase {
     /// `gmtime` as `-0001-12-31T10:46:10Z`, which nothing reads): now refused.
     func testEveryTimestampReadIsWrittenBackReadably() {
         XCTAssertNil(CIOPendingMetricFile.fileDate("00-01-02T10:46:10Z"))
+        // The range fileDate takes without writing the text: its ends in the store's form.
+        XCTAssertEqual(WholeSecondISO8601.string(Date(timeIntervalSince1970: -62_167_219_200)), "0000-01-01T00:00:00Z")
+        XCTAssertEqual(WholeSecondISO8601.string(Date(timeIntervalSince1970: -62_167_219_201)), "-0001-12-31T23:59:59Z")
+        XCTAssertEqual(WholeSecondISO8601.string(Date(timeIntervalSince1970: 253_402_300_799)), "9999-12-31T23:59:59Z")
+        XCTAssertEqual(WholeSecondISO8601.string(Date(timeIntervalSince1970: 253_402_300_800)), "10000-01-01T00:00:00Z")
         XCTAssertNotNil(CIOPendingMetricFile.fileDate("2026-04-02T10:46:10.5Z"))
         XCTAssertNotNil(CIOPendingMetricFile.fileDate("2026-04-02T12:46:10+02:00"))
         var random = SeededRandom(seed: 4123)

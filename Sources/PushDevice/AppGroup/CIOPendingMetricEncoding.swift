@@ -134,6 +134,9 @@ extension CIOPendingMetricFile {
     static func fileDate(_ text: String) -> Date? {
         if let date = WholeSecondISO8601.date(text) { return date }
         guard let date = try? iso8601.parse(text) else { return nil }
+        // From 0000-01-01 up to 10000-01-01 the store writes four-digit years, which
+        // `WholeSecondISO8601.date` reads back to the same second (both use `gmtime`'s calendar).
+        if (-62_167_219_200 ..< 253_402_300_800).contains(date.timeIntervalSince1970) { return date }
         let written = WholeSecondISO8601.string(date)
         let second = Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded(.down))
         guard (WholeSecondISO8601.date(written) ?? (try? iso8601.parse(written))) == second else { return nil }
