@@ -152,25 +152,17 @@ extension JSONByteReader {
         let open = i
         var k = i + 1
         while k < buf.count {
-            // Eight bytes at a time (the gateway skims every APNs body, and its strings are
-            // mostly plain ASCII): a word without a byte that needs a look is passed whole; in
-            // one with such a byte, the first one is found at once and handed to the byte step
-            // below, which decides exactly as before (a short string ends in its first word).
-            if k + 8 <= buf.count {
-                let look = Self.bytesNeedingALook(UInt64(littleEndian: UnsafeRawPointer(buf.baseAddress! + k).loadUnaligned(as: UInt64.self)))
-                if look == 0 {
-                    k += 8
-                    continue
-                }
-                k += look.trailingZeroBitCount >> 3
-            }
+            // Plain bytes eight at a time (the gateway skims every APNs body, and its strings are
+            // mostly plain ASCII): the first byte that needs a look is found at once and handed
+            // to the byte step below (a short string ends in its first word).
+            k = buf.endOfPlainJSONText(from: k)
+            guard k < buf.count else { break }
             let b = buf[k]
             if b == UInt8(ascii: "\"") {
                 i = k + 1
                 return open + 1..<k
             }
             if b == UInt8(ascii: "\\") || b < 0x20 { break }
-            if b < 0x80 { k += 1; continue }
             let n = utf8SequenceLength(at: k)
             if n == 0 { break }
             k += n
@@ -179,21 +171,5 @@ extension JSONByteReader {
         i = open
         _ = try parseString()
         return nil
-    }
-
-    /// The bytes of `word` (byte 0 in the low bits) that end a plain-ASCII run in a string —
-    /// a quote, a backslash, a control byte (< 0x20), a byte ≥ 0x80 — as their high bits; zero
-    /// when there is none. Only the lowest set bit is exact (a borrow can mark a byte above
-    /// one that matched, never one below), and it is all the caller reads.
-    /// `JSONObjectSkimmerTests.testAgreesWithTheParserWhereverASpecialByteSits` puts each such
-    /// byte at every offset of a word.
-    @inline(__always)
-    static func bytesNeedingALook(_ word: UInt64) -> UInt64 {
-        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
-        @inline(__always) func zeroBytes(_ v: UInt64) -> UInt64 { (v &- ones) & ~v & highs }
-        let control = (word &- 0x20 &* ones) & ~word & highs  // bytes < 0x20
-        return (word & highs) | control
-            | zeroBytes(word ^ (UInt64(UInt8(ascii: "\"")) &* ones))
-            | zeroBytes(word ^ (UInt64(UInt8(ascii: "\\")) &* ones))
     }
 }

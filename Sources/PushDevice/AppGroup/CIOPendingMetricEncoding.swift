@@ -122,10 +122,31 @@ extension CIOPendingMetricFile {
         return try? decoder.decode([PendingDeliveryMetric].self, from: Data(bytes))
     }
 
-    /// A timestamp of the file: whole-second UTC as the store writes it, or any ISO 8601 date.
+    /// A timestamp of the file: whole-second UTC as the store writes it, or an ISO 8601 date
+    /// whose whole-second text, as the store writes it, reads back to the same second. A date
+    /// the store could not write back would make the file it writes unreadable (every row lost on
+    /// the next read): FuzzAppGroupFile found `00-01-02T10:46:10Z`, a two-digit year that
+    /// Foundation's ISO 8601 parser reads as year 0 of its calendar (Julian before 1582), which
+    /// `gmtime`'s proleptic Gregorian calendar writes as `-0001-12-31T10:46:10Z`, a text neither
+    /// reading takes. Such a timestamp is refused, as a row whose timestamp does not read is.
+    /// (A store-form text always reads back: `WholeSecondISO8601.date` and `.append` use the
+    /// same calendar.) Tests/Corpus/fuzz-regressions/FuzzAppGroupFile holds the input.
     static func fileDate(_ text: String) -> Date? {
-        WholeSecondISO8601.date(text) ?? (try? Date(text, strategy: .iso8601))
+        if let date = WholeSecondISO8601.date(text) { return date }
+        guard let date = try? iso8601.parse(text) else { return nil }
+        // From 0000-01-01 up to 10000-01-01 the store writes four-digit years, which
+        // `WholeSecondISO8601.date` reads back to the same second (both use `gmtime`'s calendar).
+        if (-62_167_219_200 ..< 253_402_300_800).contains(date.timeIntervalSince1970) { return date }
+        let written = WholeSecondISO8601.string(date)
+        let second = Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded(.down))
+        guard (WholeSecondISO8601.date(written) ?? (try? iso8601.parse(written))) == second else { return nil }
+        return date
     }
+
+    /// `Date(text, strategy: .iso8601)`'s style, made once: `.iso8601` builds a new one per call
+    /// (its time zone and calendar), which was a fifth of reading a candidate row's timestamp
+    /// that is not in the store's form.
+    private static let iso8601 = Date.ISO8601FormatStyle()
 
     /// A JSON string's text from `i` (just after its opening quote) up to its closing quote
     /// (consumed), decoding the escapes `JSONEncoder` writes; nil for a control character,
@@ -181,14 +202,9 @@ extension CIOPendingMetricFile {
     static func canonicalDecode(_ b: [UInt8]) -> [PendingDeliveryMetric]? {
         var i = 0
         func literal(_ text: StaticString) -> Bool {
-            let count = text.utf8CodeUnitCount
-            guard b.count - i >= count else { return false }
-            let matches = text.withUTF8Buffer { lit in
-                for k in 0..<count where b[i + k] != lit[k] { return false }
-                return true
-            }
-            if matches { i += count }
-            return matches
+            guard b.hasBytes(text, at: i) else { return false }
+            i += text.utf8CodeUnitCount
+            return true
         }
         // A string's text up to its closing quote (consumed); nil for a control character,
         // invalid UTF-8 or an escape `JSONEncoder` does not write.
@@ -196,6 +212,9 @@ extension CIOPendingMetricFile {
             let start = i
             var ascii = true
             while i < b.count {
+                // Plain bytes eight at a time; the first other one decides.
+                i = b.endOfPlainJSONText(from: i)
+                guard i < b.count else { break }
                 let c = b[i]
                 if c == UInt8(ascii: "\"") {
                     i += 1
@@ -206,7 +225,7 @@ extension CIOPendingMetricFile {
                     return escapedText()
                 }
                 guard c >= 0x20 else { return nil }
-                if c >= 0x80 { ascii = false }
+                ascii = false  // a byte >= 0x80
                 i += 1
             }
             return nil
@@ -220,7 +239,7 @@ extension CIOPendingMetricFile {
             guard literal(#"{"delivery_id":""#), let deliveryID = text(),
                   literal(#","device_id":""#), let deviceID = text(),
                   literal(#","event":""#), let event = text(),
-                  literal(#","id":""#), let idText = text(), let id = UUID(uuidString: idText),
+                  literal(#","id":""#), let idText = text(), let id = UUID(fastUUIDString: idText),
                   literal(#","timestamp":""#), let dateText = text(), let timestamp = fileDate(dateText),
                   literal("}")
             else { return nil }
@@ -247,16 +266,21 @@ enum WholeSecondISO8601 {
         var tm = tm()
         gmtime_r(&t, &tm)
         // Zero-padded to `width` digits; wider values (and the sign of a negative year) as they are.
+        // (Written into `out` from the highest digit down: no array per field. WholeSecondISO8601Tests
+        // compares the text with the reading before, which reversed an array of digits.)
         func digits(_ v: Int32, _ width: Int) {
-            var magnitude = Int(v.magnitude)
-            var reversed: [UInt8] = []
-            repeat {
-                reversed.append(UInt8(48 + magnitude % 10))
-                magnitude /= 10
-            } while magnitude > 0
+            let magnitude = Int(v.magnitude)
+            var count = 1, power = 1  // power = 10^(count - 1), the highest digit's place
+            while magnitude / power >= 10 {
+                power *= 10
+                count += 1
+            }
             if v < 0 { out.append(UInt8(ascii: "-")) }
-            for _ in reversed.count..<max(width, reversed.count) { out.append(48) }
-            out.append(contentsOf: reversed.reversed())
+            for _ in count..<max(width, count) { out.append(48) }
+            while power > 0 {
+                out.append(UInt8(48 + magnitude / power % 10))
+                power /= 10
+            }
         }
         digits(tm.tm_year + 1900, 4); out.append(UInt8(ascii: "-"))
         digits(tm.tm_mon + 1, 2); out.append(UInt8(ascii: "-"))
@@ -266,19 +290,27 @@ enum WholeSecondISO8601 {
         digits(tm.tm_sec, 2); out.append(UInt8(ascii: "Z"))
     }
 
-    /// Parses exactly `yyyy-MM-ddTHH:mm:ssZ`; nil for anything else.
+    /// Parses exactly `yyyy-MM-ddTHH:mm:ssZ`; nil for anything else. Read in place with one
+    /// test for all fourteen digits (every row of the file has a timestamp, and in the fuzz
+    /// build a loop per digit traced each comparison); `WholeSecondISO8601Tests` compares it
+    /// with a reading digit by digit.
     static func date(_ text: String) -> Date? {
-        let b = Array(text.utf8)
-        guard b.count == 20, b[4] == 45, b[7] == 45, b[10] == 84, b[13] == 58, b[16] == 58, b[19] == 90 else { return nil }
-        func num(_ r: Range<Int>) -> Int32? {
-            var v: Int32 = 0
-            for i in r { guard (48...57).contains(b[i]) else { return nil }; v = v * 10 + Int32(b[i] - 48) }
-            return v
+        var text = text
+        return text.withUTF8 { b -> Date? in
+            guard b.count == 20, b[4] == 45, b[7] == 45, b[10] == 84, b[13] == 58, b[16] == 58, b[19] == 90 else { return nil }
+            // A byte that is not a digit leaves a value of 10 or more, so `bad` ends at 16 or more.
+            var bad: UInt16 = 0
+            func digit(_ p: Int) -> Int32 {
+                let v = UInt16(b[p] &- 48)
+                bad |= v &+ 6
+                return Int32(v)
+            }
+            func two(_ p: Int) -> Int32 { digit(p) * 10 + digit(p + 1) }
+            let y = two(0) * 100 + two(2), mo = two(5), d = two(8), h = two(11), mi = two(14), s = two(17)
+            guard bad < 16, (1...12).contains(mo), (1...31).contains(d), h < 24, mi < 60, s < 61 else { return nil }
+            var tm = tm()
+            tm.tm_year = y - 1900; tm.tm_mon = mo - 1; tm.tm_mday = d; tm.tm_hour = h; tm.tm_min = mi; tm.tm_sec = s
+            return Date(timeIntervalSince1970: TimeInterval(timegm(&tm)))
         }
-        guard let y = num(0..<4), let mo = num(5..<7), let d = num(8..<10), let h = num(11..<13), let mi = num(14..<16), let s = num(17..<19),
-              (1...12).contains(mo), (1...31).contains(d), h < 24, mi < 60, s < 61 else { return nil }
-        var tm = tm()
-        tm.tm_year = y - 1900; tm.tm_mon = mo - 1; tm.tm_mday = d; tm.tm_hour = h; tm.tm_min = mi; tm.tm_sec = s
-        return Date(timeIntervalSince1970: TimeInterval(timegm(&tm)))
     }
 }
