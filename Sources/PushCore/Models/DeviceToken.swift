@@ -103,8 +103,9 @@ public enum DeviceToken {
         } ?? u.allSatisfy(isHexDigit)
     }
 
-    /// Per byte value: 0 for a hex digit (`isHexDigit`), 1 for anything else.
-    private static let hexDigitFlags: [UInt8] = (0..<256).map { isHexDigit(UInt8($0)) ? 0 : 1 }
+    /// Per byte value: 0 for a hex digit (`isHexDigit`), 1 for anything else (also read by
+    /// `APNsID.isCanonical(bytes:)`).
+    static let hexDigitFlags: [UInt8] = (0..<256).map { isHexDigit(UInt8($0)) ? 0 : 1 }
 
     static func isURLSafe(_ b: UInt8) -> Bool {
         (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == UInt8(ascii: "-") || b == UInt8(ascii: "_")
