@@ -44,13 +44,12 @@ public extension UUID {
         return UUID(uuid: bytes)
     }
 
-    /// 0...15 for `0-9`, `a-f`, `A-F`; 0xFF for every other byte.
+    /// 0...15 for `0-9`, `a-f`, `A-F` (`DeviceToken.isHexDigit`, the one definition); 0xFF for
+    /// every other byte.
     private static let hexDigitValue: [UInt8] = (0..<256).map { c -> UInt8 in
-        switch UInt8(c) {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt8(c) - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt8(c) - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): UInt8(c) - UInt8(ascii: "A") + 10
-        default: 0xFF
-        }
+        let b = UInt8(c)
+        guard DeviceToken.isHexDigit(b) else { return 0xFF }
+        // Digits below the letters; a letter's 0x20 bit set makes it lowercase.
+        return b <= UInt8(ascii: "9") ? b - UInt8(ascii: "0") : (b | 0x20) - UInt8(ascii: "a") + 10
     }
 }

@@ -174,14 +174,14 @@ private struct FCMOnePassReader {
         let start = i + 1
         var j = start
         while j < b.count {
-            // Eight bytes at a time, with the APNs body skim's word test (quote, backslash,
-            // control, non-ASCII) plus DEL (0x7F + 1 sets the high bit; a byte carried into
+            // Eight bytes at a time, with the JSON readers' word test (`bytesEndingPlainJSONText`:
+            // quote, backslash, control, non-ASCII) plus DEL (0x7F + 1 sets the high bit; a byte carried into
             // sits above a flagged 0xFF): a word with none of them is passed whole, else the
             // first flagged byte goes to the byte step below, which decides as before. The
             // send request's token alone is 163 bytes.
             if j + 8 <= b.count {
                 let word = UInt64(littleEndian: UnsafeRawPointer(b.baseAddress! + j).loadUnaligned(as: UInt64.self))
-                let look = JSONByteReader.bytesNeedingALook(word) | ((word &+ 0x0101_0101_0101_0101) & 0x8080_8080_8080_8080)
+                let look = UnsafeBufferPointer<UInt8>.bytesEndingPlainJSONText(word) | ((word &+ 0x0101_0101_0101_0101) & 0x8080_8080_8080_8080)
                 if look == 0 {
                     j += 8
                     continue
