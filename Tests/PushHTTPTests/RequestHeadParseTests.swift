@@ -20,7 +20,8 @@ final class RequestHeadParseTests: XCTestCase {
 
     /// What `connectionSays` relies on to skip the Character reading: the only scalar beyond
     /// ASCII whose lowercase mapping holds a Character equal to a letter of "close" or
-    /// "keep-alive" (or its `-`) is U+212A KELVIN SIGN ("k"), which "eep-alive" leaves out.
+    /// "keep-alive" (or its `-`) is U+212A KELVIN SIGN ("k"), which "eep-alive" leaves out; and
+    /// `lowercased()` maps scalar by scalar (no context: a final sigma stays σ).
     func testOnlyTheKelvinSignLowercasesIntoAnOptionsLetter() {
         let letters = Set("closekeep-alive")
         var found: [UInt32] = []
@@ -29,6 +30,9 @@ final class RequestHeadParseTests: XCTestCase {
             if String(scalar).lowercased().contains(where: letters.contains) { found.append(value) }
         }
         XCTAssertEqual(found, [0x212A])
+        for text in ["\u{391}\u{3A3}", "\u{3A3} CLOSE,", "\u{130}\u{301}K\u{212A}", "\u{EC}\u{FFFD}Keep-\u{130}live", "\u{1E9E}\u{2126}"] {
+            XCTAssertEqual(text.lowercased(), text.unicodeScalars.map(\.properties.lowercaseMapping).joined(), text)
+        }
     }
 
     /// Every head of the seeds, regressions and kept corpus of Fuzz/FuzzHTTP1, each with eight
