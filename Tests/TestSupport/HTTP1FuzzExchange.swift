@@ -79,13 +79,7 @@ public enum HTTP1FuzzExchange {
         } catch {
             throw Failure(description: "cannot set up the in-memory server: \(error)")
         }
-        let size = first == 0 ? max(bytes.count, 1) : Int(first)
-        var start = 0
-        while start < bytes.count {
-            let end = min(start + size, bytes.count)
-            connection.send(bytes[start..<end])
-            start = end
-        }
+        connection.send(bytes, inWritesOf: first == 0 ? max(bytes.count, 1) : Int(first))
         let outcome = connection.finish()
         // The HTTP/2 connection preface makes the server speak HTTP/2 (RFC 9113 §3.4): then its
         // output is frames, not HTTP/1.1, and only "no trap, no hang" is checked.

@@ -51,16 +51,20 @@ package final class InMemoryServerConnection {
     /// one: it is in the table while the core has an open connection). Released by `finish()`.
     /// Not weak: a weak reference gives the object a side table, which slows every retain and
     /// release of it, the server's own included.
-    private var served: ServerConnection?
+    /// The state below is touched on every write (`.direct`): one thread only, and no access to
+    /// it overlaps another (the server's output callback, `take(from:)`, runs inside a trigger,
+    /// outside any access here), so the run-time exclusivity checks are left out (they were a
+    /// twentieth of the fuzz target's time).
+    @exclusivity(unchecked) private var served: ServerConnection?
     private let transport: Transport
     /// The client's end of the pair; the server's end belongs to the connection. `.direct`: nil.
     private var client: OpaquePointer?
-    private var output: [UInt8] = []
-    private var finished = false
+    @exclusivity(unchecked) private var output: [UInt8] = []
+    @exclusivity(unchecked) private var finished = false
     /// `.direct`: bytes sent that the server has not been given yet (it was not reading).
-    private var unread: [UInt8] = []
+    @exclusivity(unchecked) private var unread: [UInt8] = []
     /// `.direct`: the server wrote since its write callback last ran.
-    private var wrote = false
+    @exclusivity(unchecked) private var wrote = false
 
     /// Fails like `HTTPServer.start()` would for a bad configuration; nothing is bound (the
     /// core runs as a worker loop, which never listens).
@@ -131,13 +135,32 @@ package final class InMemoryServerConnection {
     /// `send(_:)` of a part of an array (no copy per write).
     package func send(_ bytes: ArraySlice<UInt8>) {
         guard !finished, !bytes.isEmpty else { return }
+        bytes.withUnsafeBufferPointer { write($0) }
+    }
+
+    /// `send(_:)` of every `size` bytes of `bytes` in turn (the last write may be shorter): the
+    /// fuzz target's writes, without a slice of the array per write.
+    package func send(_ bytes: [UInt8], inWritesOf size: Int) {
+        precondition(size > 0, "a write holds at least one byte")
+        guard !finished else { return }
+        bytes.withUnsafeBufferPointer { buffer in
+            var start = 0
+            while start < buffer.count {
+                let end = min(start + size, buffer.count)
+                write(UnsafeBufferPointer(rebasing: buffer[start..<end]))
+                start = end
+            }
+        }
+    }
+
+    /// One write of the client (not empty).
+    private func write(_ bytes: UnsafeBufferPointer<UInt8>) {
         if transport == .direct {
             // Straight into the server's input when it reads (no copy into `unread` and out).
             return settleDirect(sending: bytes)
-        } else {
-            guard let client else { return }
-            bytes.withUnsafeBufferPointer { _ = bufferevent_write(client, $0.baseAddress, $0.count) }
         }
+        guard let client else { return }
+        _ = bufferevent_write(client, bytes.baseAddress, bytes.count)
         settle()
     }
 
@@ -198,34 +221,40 @@ package final class InMemoryServerConnection {
     /// waiting bytes (`unread`, then `sent`) if it reads (its read callback, as the pair's
     /// deferred one after a transfer), then run its write callback if it wrote (the pair's
     /// deferred "drained"), and the loop only when an event of its own is active or a `.later`
-    /// answer is awaited. Bytes of `sent` the server has not read when it settles wait in `unread`.
-    private func settleDirect(sending sent: ArraySlice<UInt8> = []) {
+    /// answer is awaited. Bytes of `sent` the server has not read when it settles wait in
+    /// `unread`; once the connection is gone nothing reads them (`finish()` drops them).
+    private func settleDirect(sending sent: UnsafeBufferPointer<UInt8> = .init(start: nil, count: 0)) {
+        // The core drops it from its table when it closes; from then on it counts as gone.
+        guard let connection = core.openConnectionCount > 0 ? served : nil else {
+            while loop.hasActiveEvents { loop.runOnce(blocking: false) }
+            wrote = false
+            return
+        }
         var rounds = 0
         var sent = sent
-        // The core drops it from its table when it closes; from then on it counts as gone.
-        let connection = core.openConnectionCount > 0 ? served : nil
         while true {
-            if let server = connection?.bev, !sent.isEmpty || !unread.isEmpty, bufferevent_get_enabled(server) & Int16(EV_READ) != 0 {
+            let server = connection.bev
+            if let server, !sent.isEmpty || !unread.isEmpty, bufferevent_get_enabled(server) & Int16(EV_READ) != 0 {
                 let input = bufferevent_get_input(server)
                 if !unread.isEmpty {
                     evbuffer_add(input, unread, unread.count)
                     unread.removeAll(keepingCapacity: true)
                 }
                 if !sent.isEmpty {
-                    sent.withUnsafeBufferPointer { _ = evbuffer_add(input, $0.baseAddress, $0.count) }
-                    sent = []
+                    evbuffer_add(input, sent.baseAddress, sent.count)
+                    sent = .init(start: nil, count: 0)
                 }
                 bufferevent_trigger(server, Int16(EV_READ), 0)
-            } else if let server = connection?.bev, wrote {
+            } else if let server, wrote {
                 wrote = false
                 bufferevent_trigger(server, Int16(EV_WRITE), 0)
             } else if loop.hasActiveEvents {
                 loop.runOnce(blocking: false)
-            } else if connection?.awaitsLaterResponse == true {
+            } else if connection.awaitsLaterResponse {
                 loop.runOnce(blocking: true)
             } else {
                 wrote = false
-                if !sent.isEmpty { unread.append(contentsOf: sent) }
+                if !sent.isEmpty, server != nil { unread.append(contentsOf: sent) }
                 return
             }
             rounds += 1

@@ -1,3 +1,5 @@
+import Glibc
+
 /// An HTTP/1.1 request line and header section, parsed (RFC 9112 §3, §5, §6).
 struct RequestHead {
     enum Result {
@@ -14,23 +16,21 @@ struct RequestHead {
     var expectsContinue = false
     var keepAlive = true
 
-    /// RFC 9110 §5.6.2 tchar.
+    /// RFC 9110 §5.6.2 tchar: ALPHA, DIGIT and ``!#$%&'*+-.^_`|~``, one bit per byte value (a
+    /// shift and a mask per byte: the server runs this over every method, field name and, for a
+    /// request arriving in pieces, the start of every partial request line; a comparison per
+    /// character of the list was most of the fuzz target's compare tracing in the parser).
+    /// RequestHeadParseTests checks all 256 bytes against the RFC's list.
     static func isTokenCharacter(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-            return true
-        default:
-            return "!#$%&'*+-.^_`|~".utf8.contains(byte)
-        }
+        // Bits 0–63: `!#$%&'*+-.` and DIGIT; bits 64–127: ALPHA and `^_`|~`.
+        let low: UInt64 = 0x03FF_6CFA_0000_0000, high: UInt64 = 0x57FF_FFFF_C7FF_FFFE
+        return byte < 64 ? (low >> UInt64(byte)) & 1 != 0 : byte < 128 && (high >> UInt64(byte &- 64)) & 1 != 0
     }
 
     /// `bytes` is the head without its final empty line.
     static func parse(_ bytes: UnsafeBufferPointer<UInt8>, maxHeaderListBytes: Int) -> Result {
-        var lines = bytes.split(separator: 10, omittingEmptySubsequences: false).map { line -> Slice<UnsafeBufferPointer<UInt8>> in
-            line.last == 13 ? line.dropLast() : line
-        }
-        guard !lines.isEmpty else { return .failure(status: 400, reason: "empty request") }
-        let requestLine = lines.removeFirst().split(separator: 32, omittingEmptySubsequences: false)
+        let lines = Self.lines(bytes)
+        let requestLine = Self.requestLineParts(lines[0])
         guard requestLine.count == 3, !requestLine[0].isEmpty, !requestLine[1].isEmpty else {
             return .failure(status: 400, reason: "malformed request line (expected: METHOD target HTTP/1.1)")
         }
@@ -52,19 +52,20 @@ struct RequestHead {
         var listBytes = 0
         var contentLengths: Set<String> = []
         var transferEncoding: String?
-        for line in lines {
-            guard let colon = line.firstIndex(of: UInt8(ascii: ":")), colon > line.startIndex else {
+        for line in lines.dropFirst() {
+            guard let colon = Self.firstIndex(of: UInt8(ascii: ":"), in: line), colon > line.startIndex else {
                 return .failure(status: 400, reason: "malformed header line")
             }
             let nameBytes = line[line.startIndex..<colon]
-            // RFC 9112 §5.1: no whitespace between name and colon; §5.2: no obs-fold.
-            if nameBytes.contains(where: { $0 == 32 || $0 == 9 }) {
-                return .failure(status: 400, reason: "whitespace in header name or folded header line")
-            }
-            let name = String(decoding: nameBytes, as: UTF8.self)
+            // A space or tab is no tchar, so only a name that fails the token check can hold one.
             guard nameBytes.allSatisfy(isTokenCharacter) else {
+                // RFC 9112 §5.1: no whitespace between name and colon; §5.2: no obs-fold.
+                if nameBytes.contains(where: { $0 == 32 || $0 == 9 }) {
+                    return .failure(status: 400, reason: "whitespace in header name or folded header line")
+                }
                 return .failure(status: 400, reason: "invalid character in a header name")
             }
+            let name = String(decoding: nameBytes, as: UTF8.self)
             // RFC 9110 §5.5: CR, LF and NUL in a value are dangerous (a CR echoed into a response
             // splits it), so refuse them, with the other control characters the grammar excludes.
             let valueBytes = line[(colon + 1)...].trimmingWhitespace()
@@ -84,9 +85,9 @@ struct RequestHead {
             } else if Self.equalsIgnoringASCIICase(nameBytes, Self.expect) {
                 head.expectsContinue = value.lowercased() == "100-continue"
             } else if Self.equalsIgnoringASCIICase(nameBytes, Self.connection) {
-                let options = Self.connectionOptions(valueBytes, value)
-                if options.contains("close") { head.keepAlive = false }
-                if options.contains("keep-alive") && minor == 0 { head.keepAlive = true }
+                let says = Self.connectionSays(valueBytes, value)
+                if says.close { head.keepAlive = false }
+                if says.keepAlive && minor == 0 { head.keepAlive = true }
             }
             head.headers.add(name, value)
         }
@@ -128,12 +129,79 @@ extension RequestHead {
         return zip(bytes, lowercase).allSatisfy { ($0 >= 65 && $0 <= 90 ? $0 | 0x20 : $0) == $1 }
     }
 
+    /// The head's lines (split at each LF, a CR before it dropped; at least one), found with
+    /// `memchr` rather than a comparison per byte.
+    static func lines(_ bytes: UnsafeBufferPointer<UInt8>) -> [Slice<UnsafeBufferPointer<UInt8>>] {
+        var lines: [Slice<UnsafeBufferPointer<UInt8>>] = []
+        var start = 0
+        while true {
+            let end = firstIndex(of: 10, in: bytes[start...]) ?? bytes.count
+            let line = bytes[start..<end]
+            lines.append(line.last == 13 ? line.dropLast() : line)
+            if end == bytes.count { return lines }
+            start = end + 1
+        }
+    }
+
+    /// The request line split at its spaces when it has exactly two (method, target, version);
+    /// no parts otherwise.
+    static func requestLineParts(_ line: Slice<UnsafeBufferPointer<UInt8>>) -> [Slice<UnsafeBufferPointer<UInt8>>] {
+        guard let first = firstIndex(of: 32, in: line), let second = firstIndex(of: 32, in: line[(first + 1)...]),
+              firstIndex(of: 32, in: line[(second + 1)...]) == nil else { return [] }
+        return [line[..<first], line[(first + 1)..<second], line[(second + 1)...]]
+    }
+
+    /// Index (in the whole buffer) of the first `byte` in `slice` (`memchr`).
+    static func firstIndex(of byte: UInt8, in slice: Slice<UnsafeBufferPointer<UInt8>>) -> Int? {
+        guard !slice.isEmpty, let base = slice.base.baseAddress,
+              let found = memchr(base + slice.startIndex, Int32(byte), slice.count) else { return nil }
+        return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+    }
+
+    /// Whether a Connection field's options (`connectionOptions`) include `close` and
+    /// `keep-alive`. A value that is not ASCII is read on Characters only if it holds `close`
+    /// or `eep-alive` in some ASCII case: an option equal to either after `lowercased()` is
+    /// made of Characters that are each one ASCII letter or `-` there, and no other scalar
+    /// lowercases to one of those, nor to a Character equal to one, except U+212A KELVIN SIGN
+    /// to "k" (RequestHeadParseTests checks every scalar); lowercasing maps scalar by scalar, so
+    /// those letters stand side by side in the value's own bytes, in some case.
+    static func connectionSays(_ bytes: Slice<UnsafeBufferPointer<UInt8>>, _ value: String) -> (close: Bool, keepAlive: Bool) {
+        let ascii = bytes.allSatisfy { $0 < 0x80 }
+        if !ascii, !containsIgnoringASCIICase(bytes, closeOption, anchor: 3), !containsIgnoringASCIICase(bytes, eepAlive, anchor: 3) {
+            return (false, false)
+        }
+        let options = connectionOptions(bytes, value, isASCII: ascii)
+        return (options.contains("close"), options.contains("keep-alive"))
+    }
+
+    static let closeOption = Array("close".utf8)
+    static let eepAlive = Array("eep-alive".utf8)
+
+    /// Whether `bytes` hold `lowercase` (lowercase ASCII letters and `-`) in any ASCII case, found
+    /// from where its byte at `anchor` (`s` of "close", `-` of "eep-alive") occurs in either case.
+    static func containsIgnoringASCIICase(_ bytes: Slice<UnsafeBufferPointer<UInt8>>, _ lowercase: [UInt8], anchor: Int) -> Bool {
+        let key = lowercase[anchor]
+        let variants = key >= UInt8(ascii: "a") && key <= UInt8(ascii: "z") ? [key, key - 32] : [key]
+        for variant in variants {
+            var from = bytes.startIndex
+            while let found = firstIndex(of: variant, in: bytes[from...]) {
+                let start = found - anchor
+                if start >= bytes.startIndex, start + lowercase.count <= bytes.endIndex,
+                   equalsIgnoringASCIICase(bytes[start..<(start + lowercase.count)], lowercase) {
+                    return true
+                }
+                from = found + 1
+            }
+        }
+        return false
+    }
+
     /// A Connection field's options (RFC 9110 §7.6.1), lowercased, without the spaces and tabs
     /// around them. An ASCII value is split on its bytes; any other on Characters, as
     /// `lowercased()` may fold a non-ASCII letter into an ASCII one (U+212A KELVIN SIGN to "k")
     /// and a combining mark makes one Character with the comma or space before it.
-    static func connectionOptions(_ bytes: Slice<UnsafeBufferPointer<UInt8>>, _ value: String) -> [String] {
-        guard bytes.allSatisfy({ $0 < 0x80 }) else {
+    static func connectionOptions(_ bytes: Slice<UnsafeBufferPointer<UInt8>>, _ value: String, isASCII: Bool) -> [String] {
+        guard isASCII else {
             return value.lowercased().split(separator: ",").map { $0.trimmingCharacters(in: " \t") }
         }
         return bytes.split(separator: UInt8(ascii: ",")).map { option in
