@@ -19,28 +19,24 @@ public extension UUID {
         }
     }
 
-    /// The canonical form read by table; nil for anything else.
+    /// The canonical form read by table; nil for anything else. The shape (hyphens at 8, 13, 18
+    /// and 23, a hex digit of either case elsewhere) is `APNsID.isCanonical(bytes:)`'s, the one
+    /// definition of a canonical UUID's text.
     private static func canonical(_ b: UnsafeBufferPointer<UInt8>) -> UUID? {
-        let dash = UInt8(ascii: "-")
-        guard b.count == 36, b[8] == dash, b[13] == dash, b[18] == dash, b[23] == dash else { return nil }
+        guard APNsID.isCanonical(bytes: b) else { return nil }
         var bytes: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        // Any byte that is not a hex digit reads as 0xFF, so one test of the OR of all covers them.
-        var bad: UInt8 = 0
         hexDigitValue.withUnsafeBufferPointer { value in
             withUnsafeMutableBytes(of: &bytes) { out in
                 var n = 0, at = 0
                 while n < 16 {
-                    let high = value[Int(b[at])], low = value[Int(b[at + 1])]
-                    bad |= high | low
-                    out[n] = high << 4 | low
+                    out[n] = value[Int(b[at])] << 4 | value[Int(b[at + 1])]
                     n += 1
                     at += 2
-                    // The four dashes come after bytes 4, 6, 8 and 10.
+                    // The four hyphens come after bytes 4, 6, 8 and 10.
                     if n == 4 || n == 6 || n == 8 || n == 10 { at += 1 }
                 }
             }
         }
-        guard bad < 0x10 else { return nil }
         return UUID(uuid: bytes)
     }
 

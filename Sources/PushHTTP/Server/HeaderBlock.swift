@@ -135,16 +135,9 @@ struct HeaderBlock {
                 }
                 if let length {
                     let (nameStart, nameLength) = put("content-length")
-                    let valueStart = used
-                    var digits = max(length, 0), width = 1
-                    while digits >= 10 { digits /= 10; width += 1 }
-                    digits = max(length, 0)
-                    for index in stride(from: valueStart + width - 1, through: valueStart, by: -1) {
-                        base[index] = UInt8(ascii: "0") + UInt8(digits % 10)
-                        digits /= 10
-                    }
-                    used += width
-                    nva[count] = nghttp2_nv(name: base + nameStart, value: base + valueStart, namelen: nameLength, valuelen: width,
+                    // At most 20 digits: a small string, no allocation.
+                    let (valueStart, valueLength) = put(String(max(length, 0)))
+                    nva[count] = nghttp2_nv(name: base + nameStart, value: base + valueStart, namelen: nameLength, valuelen: valueLength,
                                             flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
                     count += 1
                 }
