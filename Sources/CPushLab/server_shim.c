@@ -83,6 +83,10 @@ int cpl_server_eventfd(void) { return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }
 
 int cpl_server_name_thread(const char *name) { return pthread_setname_np(pthread_self(), name); }
 
+int cpl_thread_tryjoin(pthread_t thread) { return pthread_tryjoin_np(thread, NULL); }
+
+int cpl_thread_timedjoin(pthread_t thread, const struct timespec *deadline) { return pthread_timedjoin_np(thread, NULL, deadline); }
+
 /* Accept any certificate during the handshake; the chain's verdict stays in the SSL object
  * (SSL_get_verify_result) for the application to act on per request. */
 static int cpl_accept_and_record(int preverify_ok, X509_STORE_CTX *ctx) {

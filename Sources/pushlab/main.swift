@@ -1,4 +1,5 @@
 import Foundation
+import PushHTTP
 import PushSend
 
 func runCLI(_ argv: [String]) async -> Int32 {
@@ -54,4 +55,8 @@ func runCLI(_ argv: [String]) async -> Int32 {
 }
 
 signal(SIGPIPE, SIG_IGN)
-exit(await runCLI(CommandLine.arguments))
+let status = await runCLI(CommandLine.arguments)
+// No client loop may still run while `exit` runs the libraries' exit handlers
+// (`ClientLoopThreads`): a command that returned early on an error dropped its clients unstopped.
+ClientLoopThreads.endAll(within: .seconds(2))
+exit(status)

@@ -70,6 +70,50 @@ class ClientShutdownTests: ClientTransportTestCase {
         }
         await server.stop()
     }
+
+    /// A client dropped without `shutdown()` leaves a thread to join, never a detached one: a
+    /// process exiting beside a finishing client thread died in OpenSSL's exit handlers
+    /// (`ClientLoopThreads`). The next client started after the loop finished joins it.
+    /// Red with `started` no longer joining finished orphans (the count stays one higher).
+    func testADroppedClientsThreadIsJoinedByALaterClient() async throws {
+        let server = try ClientTestServer()
+        // Finished threads of clients earlier tests dropped are joined first (a client started
+        // joins them), so that the dropped client below is the only one to join.
+        _ = await Poll.until(timeout: 5) { await self.startAndStopAClient() && ClientLoopThreads.count == 0 }
+        let before = ClientLoopThreads.count
+        do {
+            let dropped = try makeClient(.testing())
+            _ = try await dropped.send(HTTPRequest(url: server.tlsURL + "/echo"))
+        }
+        XCTAssertEqual(ClientLoopThreads.count, before + 1, "the dropped client's thread is not yet joined")
+        let joined = await Poll.until { await self.startAndStopAClient() && ClientLoopThreads.count == before }
+        XCTAssertTrue(joined, "\(ClientLoopThreads.count) client threads left, \(before) before the dropped one")
+        await server.stop()
+    }
+
+    private func startAndStopAClient() async -> Bool {
+        guard let client = try? makeClient(.testing()) else { return false }
+        await client.shutdown()
+        return true
+    }
+
+    /// What `pushlab` does before `exit`: every client still running is stopped and its thread
+    /// joined. Red with `endAll` not calling the loops' stops (the joins time out: false).
+    func testEndAllStopsARunningClientAndJoinsItsThread() async throws {
+        let server = try ClientTestServer()
+        let client = try makeClient(.testing())
+        _ = try await client.send(HTTPRequest(url: server.tlsURL + "/echo"))
+        XCTAssertTrue(ClientLoopThreads.endAll(within: .seconds(10)), "a client thread was still running after 10 s")
+        XCTAssertEqual(ClientLoopThreads.count, 0)
+        do {
+            _ = try await client.send(HTTPRequest(url: server.tlsURL + "/echo"))
+            XCTFail("a client stopped by endAll must refuse")
+        } catch let error as HTTPClientError {
+            XCTAssertEqual(error, .shutDown)
+        }
+        await client.shutdown()  // after endAll: returns, and joins nothing twice
+        await server.stop()
+    }
 }
 
 /// The same suite against the direct nghttp2 client (Linux test discovery sees only methods
@@ -79,4 +123,6 @@ final class NGHTTP2ClientShutdownTests: ClientShutdownTests {
     override func testGracefulShutdownLetsInFlightRequestsFinishAndRefusesNewOnes() async throws { try await super.testGracefulShutdownLetsInFlightRequestsFinishAndRefusesNewOnes() }
     override func testAbortingShutdownFailsInFlightRequestsWithShutDown() async throws { try await super.testAbortingShutdownFailsInFlightRequestsWithShutDown() }
     override func testManyClientsInOneProcessStartAndStopCleanly() async throws { try await super.testManyClientsInOneProcessStartAndStopCleanly() }
+    override func testADroppedClientsThreadIsJoinedByALaterClient() async throws { try await super.testADroppedClientsThreadIsJoinedByALaterClient() }
+    override func testEndAllStopsARunningClientAndJoinsItsThread() async throws { try await super.testEndAllStopsARunningClientAndJoinsItsThread() }
 }

@@ -40,6 +40,11 @@ int cpl_server_eventfd(void);
 /// Names the calling thread (pthread_setname_np needs _GNU_SOURCE, which Swift does not set).
 int cpl_server_name_thread(const char *name);
 
+/// pthread_tryjoin_np / pthread_timedjoin_np (glibc, _GNU_SOURCE): 0 once `thread` is joined.
+/// The timed one waits until `deadline` (CLOCK_REALTIME).
+int cpl_thread_tryjoin(pthread_t thread);
+int cpl_thread_timedjoin(pthread_t thread, const struct timespec *deadline);
+
 /// Disables Nagle on an accepted socket (responses are small and latency-bound).
 int cpl_server_set_nodelay(evutil_socket_t fd);
 

@@ -26,7 +26,7 @@ public final class HTTPClient: HTTPTransport {
         inbox = loop.sharedInbox
         loopExecutor = loop.executor
         // The loop object moves to the new thread; this thread never touches it again.
-        thread = try ClientLoopThread { loop.run() }
+        thread = try ClientLoopThread(stop: { [inbox] in inbox.abandon() }) { loop.run() }
     }
 
     deinit {

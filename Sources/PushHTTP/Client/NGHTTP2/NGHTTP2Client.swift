@@ -29,7 +29,7 @@ public final class NGHTTP2Client: LoopHTTPTransport {
         inbox = loop.sharedInbox
         loopExecutor = loop.executor
         // The loop object moves to the new thread; this thread never touches it again.
-        thread = try ClientLoopThread { loop.run() }
+        thread = try ClientLoopThread(stop: { [inbox] in inbox.abandon() }) { loop.run() }
     }
 
     deinit {
