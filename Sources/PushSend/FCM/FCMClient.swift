@@ -24,11 +24,9 @@ public struct FCMClient: Sendable {
                 credential: any FCMAccessTokenProvider, retry: RetryPolicy = RetryPolicy(),
                 sleeper: any RetrySleeper = TaskSleeper(), time: any TimeSource = SystemTimeSource(),
                 log: (@Sendable (String) -> Void)? = nil, requestTimeout: Duration? = nil) {
-        var base = baseURL
-        while base.hasSuffix("/") { base.removeLast() }
-        self.baseURL = base
+        self.baseURL = Self.trimmed(baseURL)
         self.projectID = projectID
-        sendURL = base + FCMPath.send(project: projectID)
+        sendURL = Self.sendURL(baseURL: baseURL, projectID: projectID)
         self.transport = transport
         self.credential = credential
         self.retry = retry
@@ -40,6 +38,17 @@ public struct FCMClient: Sendable {
 
     /// `<baseURL>/v1/projects/<projectID>/messages:send`, built once: every message goes there.
     public let sendURL: String
+
+    /// The `sendURL` of a client made with `baseURL` and `projectID`.
+    public static func sendURL(baseURL: String, projectID: String) -> String {
+        trimmed(baseURL) + FCMPath.send(project: projectID)
+    }
+
+    private static func trimmed(_ baseURL: String) -> String {
+        var base = baseURL
+        while base.hasSuffix("/") { base.removeLast() }
+        return base
+    }
 
     /// Sends `message` to `target`. Never throws: every outcome is a result.
     /// - Parameter checkTarget: refuse a target of the wrong shape (e.g. an APNs token) before sending.

@@ -76,22 +76,23 @@ enum SendAPNsCommand: Command {
         }
         if let certificate, push.validated { try APNsCertificateFlags.preflight(certificate, topic: push.request.topic, endpoint: endpoint) }
 
+        let history = try SendSupport.openHistory(args)
+        defer { history?.close() }
+        let files = try bulk.map { try SendSupport.openBulk(args, tokensPath: $0, history: history, endpoint: endpoint.baseURL) }
+
         let clients = try SendSupport.sendClients(args, bulk: bulk != nil, clientCertificate: certificate?.clientCertificate)
         let client = APNsClient(endpoint: endpoint, transport: SendSupport.transport(clients),
                                 credential: credential, retry: try SendSupport.retryPolicy(args),
                                 log: SendSupport.verboseLog(args), requestTimeout: try args[SendSupport.timeout])
-        let history = try SendSupport.openHistory(args)
-        defer { history?.close() }
         let status: Int32
-        if bulk != nil {
+        if let files {
             // One APNsClient per connection: push i goes out on clients[i % N], from its loop.
             let perConnection = clients.map { http in
                 var c = client
                 c.transport = http
                 return c
             }
-            status = try await SendSupport.runBulk(args, provider: .apns, endpoint: endpoint.baseURL, history: history,
-                                                   tokensPath: bulk!, clients: clients) { token, index in
+            status = try await SendSupport.runBulk(args, provider: .apns, files: files, clients: clients) { token, index in
                 await SendSupport.client(perConnection, for: index).send(push, to: token, index: index).report
             }
         } else {

@@ -79,24 +79,27 @@ enum SendFCMCommand: Command {
         }
         account = tokenEndpoint(for: account, baseURL: base)
 
+        let projectID = try args[project] ?? account.projectID
+        let history = try SendSupport.openHistory(args)
+        defer { history?.close() }
+        let files = try bulk ? SendSupport.openBulk(args, tokensPath: bulkFIDs ? try args[fids]! : try args[SendSupport.tokens]!, history: history,
+                                                    endpoint: FCMClient.sendURL(baseURL: base, projectID: projectID)) : nil
+
         let clients = try SendSupport.sendClients(args, bulk: bulk)
         let transport = SendSupport.transport(clients)
         let tokens = OAuthTokenSource(account: account, transport: clients[0])
-        let client = FCMClient(baseURL: base, projectID: try args[project] ?? account.projectID, transport: transport,
+        let client = FCMClient(baseURL: base, projectID: projectID, transport: transport,
                                credential: tokens, retry: try SendSupport.retryPolicy(args),
                                log: SendSupport.verboseLog(args), requestTimeout: try args[SendSupport.timeout])
-        let history = try SendSupport.openHistory(args)
-        defer { history?.close() }
         let status: Int32
-        if bulk {
+        if let files {
             // One FCMClient per connection: message i goes out on clients[i % N], from its loop.
             let perConnection = clients.map { http in
                 var c = client
                 c.transport = http
                 return c
             }
-            status = try await SendSupport.runBulk(args, provider: .fcm, endpoint: client.sendURL, history: history,
-                                                   tokensPath: bulkFIDs ? try args[fids]! : try args[SendSupport.tokens]!, clients: clients) { line, index in
+            status = try await SendSupport.runBulk(args, provider: .fcm, files: files, clients: clients) { line, index in
                 await SendSupport.client(perConnection, for: index)
                     .send(message, to: bulkFIDs ? .fid(line) : .token(line), index: index, checkTarget: validate).report
             }

@@ -5,29 +5,42 @@ import PushSend
 
 /// `--tokens FILE`: the bulk send and its summary.
 extension SendSupport {
-    /// Runs a bulk send and prints its summary; returns the exit status.
-    /// `tokensPath` is the file of targets (`--tokens`, or `--fids` for FCM installation IDs).
-    /// Push `index` goes out on `clients[index % clients.count]` (`send` must pick the same
-    /// client) and runs on that client's loop thread.
-    static func runBulk(_ args: ParsedArguments, provider: PushProvider, endpoint: String, history: SendHistoryStore?,
-                        tokensPath: String, clients: [any LoopHTTPTransport],
-                        send: @escaping @Sendable (String, UInt64) async -> DeliveryReport) async throws -> Int32 {
-        let concurrency = try args[Self.concurrency]
-        var sinks: [any BulkReportSink] = []
+    /// A bulk send's token reader and report sinks (`--out`, `--prune-file`, the history),
+    /// opened before any client is made: a missing token file or an output that cannot be
+    /// written is a usage error with no client started, and the reader opens first, so such an
+    /// error leaves no half-written output behind.
+    struct BulkFiles {
+        let reader: TokenLineReader
+        let sinks: [any BulkReportSink]
+    }
+
+    /// Opens `tokensPath` (`--tokens`, or `--fids` for FCM installation IDs) and the outputs.
+    static func openBulk(_ args: ParsedArguments, tokensPath: String, history: SendHistoryStore?, endpoint: String) throws -> BulkFiles {
         do {
             let reader = try TokenLineReader(path: tokensPath)
+            var sinks: [any BulkReportSink] = []
             if let out = try args[Self.out] { sinks.append(try ResultsJSONLWriter(path: out)) }
-            var prune: PruneFileWriter?
-            if let path = try args[pruneFile] {
-                prune = try PruneFileWriter(path: path)
-                sinks.append(prune!)
-            }
+            if let path = try args[pruneFile] { sinks.append(try PruneFileWriter(path: path)) }
             if let history {
                 let batch = "bulk-" + UUID().uuidString.lowercased().prefix(8)
                 sinks.append(HistoryRecorder(store: history, endpoint: endpoint, batch: String(batch)))
             }
+            return BulkFiles(reader: reader, sinks: sinks)
+        } catch let error as BulkInputError {
+            throw UsageError("\(error)")
+        }
+    }
+
+    /// Runs a bulk send over `files` and prints its summary; returns the exit status.
+    /// Push `index` goes out on `clients[index % clients.count]` (`send` must pick the same
+    /// client) and runs on that client's loop thread.
+    static func runBulk(_ args: ParsedArguments, provider: PushProvider, files: BulkFiles, clients: [any LoopHTTPTransport],
+                        send: @escaping @Sendable (String, UInt64) async -> DeliveryReport) async throws -> Int32 {
+        let concurrency = try args[Self.concurrency]
+        do {
             let progress = stderrIsTTY ? BulkProgress { writeError($0) } : nil
-            let summary = try await BulkSender(concurrency: concurrency, executors: clients.map(\.executor)).run(tokens: reader, sinks: sinks, progress: progress, send: send)
+            let summary = try await BulkSender(concurrency: concurrency, executors: clients.map(\.executor))
+                .run(tokens: files.reader, sinks: files.sinks, progress: progress, send: send)
             // With `--out -` the results own stdout; the summary goes to stderr.
             let say: (String) -> Void = try args[out] == "-" ? { printError($0) } : { emit($0) }
             if args[json] {
