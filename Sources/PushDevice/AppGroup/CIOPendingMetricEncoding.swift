@@ -158,6 +158,14 @@ extension CIOPendingMetricFile {
     static func escapedText(_ b: [UInt8], _ i: inout Int) -> String? {
         var out: [UInt8] = []
         while i < b.count {
+            // Plain bytes up to the next quote, backslash, control or byte >= 0x80, copied whole
+            // (the word scan: in the fuzz build a loop over each byte traced every comparison).
+            let plainEnd = b.endOfPlainJSONText(from: i)
+            if plainEnd > i {
+                out.append(contentsOf: b[i..<plainEnd])
+                i = plainEnd
+                guard i < b.count else { break }
+            }
             let c = b[i]
             i += 1
             if c == UInt8(ascii: "\"") { return String(validating: out, as: UTF8.self) }
