@@ -26,7 +26,8 @@ public func fuzzAppGroupFile(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt 
 /// `salvagedRows` decides most candidate rows itself (`readCandidate`) and leaves the rest to
 /// JSONDecoder; an input whose hash is a multiple of `decoderOneIn` (a property of the bytes, so
 /// a finding replays from its file) is also read with every candidate through JSONDecoder (the
-/// reading before `readCandidate`), and both must give the same rows. Checking every input would
+/// reading before `readCandidate`; `decodeRow`'s answers are remembered by the candidate's bytes,
+/// `decodeRowRemembered`), and both must give the same rows. Checking every input would
 /// cost what `readCandidate` saves. `FUZZ_CHECK_DECODER=1` checks every input (`-runs=0 <dirs>`
 /// checks a corpus; scripts/fuzz's sanitizer pass does so over the kept corpus).
 let checksEveryInput = ProcessInfo.processInfo.environment["FUZZ_CHECK_DECODER"] == "1"
@@ -41,6 +42,58 @@ func checksDecoder(_ input: [UInt8]) -> Bool {
     return hash % decoderOneIn == 0
 }
 
+/// `decodeRow`'s answers by the candidate object's bytes, for the comparison with the
+/// `JSONDecoder`-only reading: `decodeRow` depends on nothing but those bytes, so a remembered
+/// answer is the one it would give again (a finding still replays from its own file, which
+/// starts with an empty table), and most candidate rows of an input are those of the corpus
+/// input libFuzzer mutated. Bounded: emptied when its keys reach `rememberedMaximum` bytes. Only where no
+/// leak check runs per input (no LeakSanitizer in the process, as in the coverage-only build, or
+/// `-detect_leaks=0`): the table grows during an input, and libFuzzer re-runs every input that
+/// allocates more than it frees under LeakSanitizer. Not with `FUZZ_CHECK_DECODER=1`, which
+/// reads every candidate of every input afresh.
+nonisolated(unsafe) var rememberedRows: [CandidateBytes: PendingDeliveryMetric?] = [:]
+nonisolated(unsafe) var rememberedBytes = 0
+let rememberedMaximum = 32 << 20
+let remembersRows = !checksEveryInput
+    && (dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__lsan_do_recoverable_leak_check") == nil
+        || CommandLine.arguments.contains("-detect_leaks=0"))
+
+func decodeRowRemembered(_ object: [UInt8]) -> PendingDeliveryMetric? {
+    guard remembersRows else { return CIOPendingMetricFile.decodeRow(object) }
+    let key = CandidateBytes(bytes: object)
+    if let known = rememberedRows[key] { return known }
+    let row = CIOPendingMetricFile.decodeRow(object)
+    if rememberedBytes >= rememberedMaximum {
+        rememberedRows.removeAll(keepingCapacity: true)
+        rememberedBytes = 0
+    }
+    rememberedRows[key] = row
+    rememberedBytes += object.count
+    return row
+}
+
+/// A candidate object's bytes as a table key, hashed and compared whole (`memcmp`): the array's
+/// own `==` and `hash(into:)`, specialized into this instrumented module, traced a comparison
+/// per byte.
+struct CandidateBytes: Hashable {
+    let bytes: [UInt8]
+
+    func hash(into hasher: inout Hasher) {
+        bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+    }
+
+    static func == (a: CandidateBytes, b: CandidateBytes) -> Bool {
+        guard a.bytes.count == b.bytes.count else { return false }
+        guard !a.bytes.isEmpty else { return true }
+        return a.bytes.withUnsafeBytes { x in b.bytes.withUnsafeBytes { y in memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0 } }
+    }
+}
+
+/// The salvage with every candidate through `flatObjectEnd` and `decodeRow` (`JSONDecoder`).
+func salvagedByDecoder(_ bytes: [UInt8]) -> [PendingDeliveryMetric] {
+    CIOPendingMetricFile.salvagedRows(bytes, decoderOnly: true, decodingRow: decodeRowRemembered)
+}
+
 func checkFile(_ bytes: [UInt8], comparesDecoder: Bool) {
     // `decode` is `canonicalDecode ?? foundationDecode`, and `intactRows` is `decode ?? salvagedRows`:
     // each is read once here. The direct reading of the store's own form must agree with
@@ -52,7 +105,7 @@ func checkFile(_ bytes: [UInt8], comparesDecoder: Bool) {
     }
     guard let rows = direct ?? foundation else {
         let salvaged = CIOPendingMetricFile.salvagedRows(bytes)
-        if comparesDecoder, salvaged != CIOPendingMetricFile.salvagedRows(bytes, decoderOnly: true) {
+        if comparesDecoder, salvaged != salvagedByDecoder(bytes) {
             fatalError("""
                 readCandidate and JSONDecoder salvage different rows: \(String(decoding: bytes.prefix(600), as: UTF8.self).debugDescription)
                 with readCandidate: \(salvaged)
@@ -87,7 +140,7 @@ func checkDamage(_ recipe: AppGroupFileCase, comparesDecoder: Bool) {
     let (damaged, touched) = recipe.damage.apply(to: file)
     let intact = zip(expected, spans).filter { !touched($0.1) }.map(\.0)
     let recovered = CIOPendingMetricFile.intactRows(damaged)
-    if comparesDecoder, recovered != CIOPendingMetricFile.decode(damaged) ?? CIOPendingMetricFile.salvagedRows(damaged, decoderOnly: true) {
+    if comparesDecoder, recovered != CIOPendingMetricFile.decode(damaged) ?? salvagedByDecoder(damaged) {
         fatalError("readCandidate and JSONDecoder salvage different rows: \(String(decoding: damaged.prefix(600), as: UTF8.self).debugDescription)")
     }
     // `intact` must be a subsequence of `recovered` (damage may add rows of its own).

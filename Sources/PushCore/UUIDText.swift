@@ -19,6 +19,31 @@ public extension UUID {
         }
     }
 
+    /// Appends `uuidString`'s bytes (uppercase hex digits in groups of 8-4-4-4-12 separated by
+    /// `-`) to `out`, written by table in straight-line code (`uuidString` formats with
+    /// `snprintf` and makes a String): writers of files that hold many UUIDs use it (the App Group
+    /// pending-metrics file). UUIDTextTests compares the bytes with `uuidString`'s.
+    func appendUUIDString(to out: inout [UInt8]) {
+        var text: (UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0)  // 36 bytes used
+        withUnsafeBytes(of: uuid) { id in
+            withUnsafeMutableBytes(of: &text) { t in
+                ("0123456789ABCDEF" as StaticString).withUTF8Buffer { hex in
+                    // Byte `n` of the UUID as two digits at `at`.
+                    @inline(__always) func put(_ n: Int, _ at: Int) {
+                        t[at] = hex[Int(id[n] >> 4)]
+                        t[at + 1] = hex[Int(id[n] & 0x0F)]
+                    }
+                    put(0, 0); put(1, 2); put(2, 4); put(3, 6); t[8] = UInt8(ascii: "-")
+                    put(4, 9); put(5, 11); t[13] = UInt8(ascii: "-")
+                    put(6, 14); put(7, 16); t[18] = UInt8(ascii: "-")
+                    put(8, 19); put(9, 21); t[23] = UInt8(ascii: "-")
+                    put(10, 24); put(11, 26); put(12, 28); put(13, 30); put(14, 32); put(15, 34)
+                }
+                out.append(contentsOf: UnsafeRawBufferPointer(rebasing: t[0..<36]))
+            }
+        }
+    }
+
     /// The canonical form read by table; nil for anything else. The shape (hyphens at 8, 13, 18
     /// and 23, a hex digit of either case elsewhere) is `APNsID.isCanonical(bytes:)`'s, the one
     /// definition of a canonical UUID's text.

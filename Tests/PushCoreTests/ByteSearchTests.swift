@@ -73,6 +73,33 @@ final class ByteSearchTests: XCTestCase {
         XCTAssertTrue([UInt8]().hasBytes("", at: 0))
     }
 
+    /// Every literal length up to 24 (one word, two words, `memcmp`), the literal in bytes with one
+    /// byte changed at each position, at every offset and with the bytes cut short.
+    func testHasBytesComparesEveryByteOfEveryLength() {
+        let literals: [StaticString] = [
+            "a", "ab", "abc", "abcd",
+            "abcde", "abcdef", "abcdefg", "abcdefgh",
+            "abcdefghi", "abcdefghij", "abcdefghijk", "abcdefghijkl",
+            "abcdefghijklm", "abcdefghijklmn", "abcdefghijklmno", "abcdefghijklmnop",
+            "abcdefghijklmnopq", "abcdefghijklmnopqr", "abcdefghijklmnopqrs", "abcdefghijklmnopqrst",
+            "abcdefghijklmnopqrstu", "abcdefghijklmnopqrstuv", "abcdefghijklmnopqrstuvw", "abcdefghijklmnopqrstuvwx"]
+        for literal in literals {
+            let text = literal.withUTF8Buffer { Array($0) }
+            let padded = [UInt8](repeating: UInt8(ascii: "#"), count: 3) + text + [UInt8(ascii: "#")]
+            XCTAssertTrue(padded.hasBytes(literal, at: 3), "\(literal)")
+            XCTAssertTrue(text.hasBytes(literal, at: 0), "\(literal)")
+            XCTAssertFalse(Array(text.dropLast()).hasBytes(literal, at: 0), "\(literal) cut short")
+            for offset in [0, 1, 2, 4] { XCTAssertFalse(padded.hasBytes(literal, at: offset), "\(literal) at \(offset)") }
+            for k in text.indices {
+                for flip: UInt8 in [0x01, 0x80, 0x20] {
+                    var changed = padded
+                    changed[3 + k] ^= flip
+                    XCTAssertFalse(changed.hasBytes(literal, at: 3), "\(literal) with byte \(k) changed by \(flip)")
+                }
+            }
+        }
+    }
+
     func testArrayFirstIndexInRangeAgreesWithTheSlice() {
         var random = SeededRandom(seed: 4119)
         for _ in 0..<500 {

@@ -40,6 +40,24 @@ final class UUIDTextTests: XCTestCase {
         XCTAssertEqual(canonical, 3_000)
     }
 
+    /// `appendUUIDString(to:)` writes `uuidString`'s bytes: drawn UUIDs (every byte value in every
+    /// position over the draws), the zero and all-ones UUIDs, appended after what `out` holds.
+    func testAppendUUIDStringWritesWhatUUIDStringWrites() {
+        var random = SeededRandom(seed: 4121)
+        var ids = [UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)),
+                   UUID(uuid: (255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255))]
+        for _ in 0..<4_000 {
+            var b = [UInt8](repeating: 0, count: 16)
+            for k in 0..<16 { b[k] = UInt8(truncatingIfNeeded: random.next()) }
+            ids.append(UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15])))
+        }
+        for id in ids {
+            var out = Array("x".utf8)
+            id.appendUUIDString(to: &out)
+            XCTAssertEqual(out, Array("x".utf8) + Array(id.uuidString.utf8), id.uuidString)
+        }
+    }
+
     func testEachFormOnItsOwn() {
         let id = "E621E1F8-C36C-495A-93FC-0C247A3E6E5F"
         XCTAssertEqual(UUID(fastUUIDString: id)?.uuidString, id)

@@ -25,7 +25,10 @@ extension CIOPendingMetricFile {
     /// delimited by `flatObjectEnd` and decoded by `decodeRow` (`JSONDecoder` unless it is in the
     /// store's form). `decoderOnly` does that for every `{`: the reading before `readCandidate`,
     /// which CIOPendingMetricCandidateTests and Fuzz/FuzzAppGroupFile compare with this one.
-    static func salvagedRows(_ bytes: [UInt8], decoderOnly: Bool = false) -> [PendingDeliveryMetric] {
+    /// `decodingRow` is `decodeRow` (the fuzz target passes one that remembers its answers by
+    /// the object's bytes: `decodeRow` depends on nothing else).
+    static func salvagedRows(_ bytes: [UInt8], decoderOnly: Bool = false,
+                             decodingRow: ([UInt8]) -> PendingDeliveryMetric? = decodeRow) -> [PendingDeliveryMetric] {
         var rows: [PendingDeliveryMetric] = []
         var start = 0
         while let open = bytes.firstIndex(of: UInt8(ascii: "{"), in: start..<bytes.count) {
@@ -44,7 +47,7 @@ extension CIOPendingMetricFile {
             }
             // Shorter than any row (five keys, a 36-character UUID): not worth a decode.
             guard let close = flatObjectEnd(bytes, from: open), close - open + 1 >= minimumRowBytes,
-                  let row = decodeRow(Array(bytes[open...close])) else {
+                  let row = decodingRow(Array(bytes[open...close])) else {
                 start = open + 1
                 continue
             }
