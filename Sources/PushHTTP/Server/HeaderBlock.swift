@@ -21,6 +21,15 @@ struct HeaderBlock {
     }
 
     mutating func add(_ name: String, _ value: String) {
+        var value = value
+        value.withUTF8 { add(name, bytes: $0) }
+    }
+
+    mutating func add(_ field: InlineHeaderField) {
+        field.withValue { value in add(field.name, bytes: value) }
+    }
+
+    private mutating func add(_ name: String, bytes value: UnsafeBufferPointer<UInt8>) {
         let nameStart = bytes.count
         bytes.append(contentsOf: name.utf8)
         // Lowercase in place (names are ASCII tokens); most are lowercase already.
@@ -28,7 +37,7 @@ struct HeaderBlock {
             bytes[index] += 32
         }
         let valueStart = bytes.count
-        bytes.append(contentsOf: value.utf8)
+        bytes.append(contentsOf: value)
         fields.append((nameStart, valueStart - nameStart, valueStart, bytes.count - valueStart))
     }
 
@@ -83,16 +92,18 @@ struct HeaderBlock {
     /// does not fit, and the caller builds a `HeaderBlock`. Saves the two arrays a `HeaderBlock`
     /// allocates. `contentLength` adds a `content-length` field unless `headers` has one, as the
     /// `HeaderBlock` path does for an answer with a body.
-    static func withSmallBlock<R>(_ status: Int, _ headers: HTTPHeaders, contentLength: Int? = nil, indexedNames: inout [String],
+    static func withSmallBlock<R>(_ status: Int, _ headers: HTTPHeaders, inline: InlineHeaderFields = InlineHeaderFields(),
+                                  contentLength: Int? = nil, indexedNames: inout [String],
                                   _ body: (UnsafePointer<nghttp2_nv>, Int) -> R) -> R? {
         let maxBytes = 512, maxFields = 8
-        guard headers.count < maxFields - 1 else { return nil }
+        guard headers.count + inline.count < maxFields - 1 else { return nil }
         var total = 10 + 14 + 20
         var length = contentLength
         for field in headers {
             total += field.name.utf8.count + field.value.utf8.count
             if length != nil, field.name.utf8.count == 14, HTTPHeaders.namesMatch(field.name, "content-length") { length = nil }
         }
+        for field in inline { total += field.name.utf8.count + InlineHeaderField.capacity }
         guard total <= maxBytes else { return nil }
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: maxBytes) { bytes in
             withUnsafeTemporaryAllocation(of: nghttp2_nv.self, capacity: maxFields) { nva in
@@ -129,6 +140,22 @@ struct HeaderBlock {
                         base[index] += 32
                     }
                     let (valueStart, valueLength) = put(field.value)
+                    nva[count] = nghttp2_nv(name: base + nameStart, value: base + valueStart, namelen: nameLength, valuelen: valueLength,
+                                            flags: flags(name: field.name, valueLength: valueLength, indexedNames: &indexedNames))
+                    count += 1
+                }
+                for field in inline where !isConnectionSpecific(field.name) {
+                    let (nameStart, nameLength) = put(field.name)
+                    for index in nameStart..<nameStart + nameLength where base[index] >= UInt8(ascii: "A") && base[index] <= UInt8(ascii: "Z") {
+                        base[index] += 32
+                    }
+                    // The value's bytes straight from the field's inline storage.
+                    let valueStart = used
+                    field.withValue { value in
+                        if let source = value.baseAddress { (base + used).update(from: source, count: value.count) }
+                        used += value.count
+                    }
+                    let valueLength = used - valueStart
                     nva[count] = nghttp2_nv(name: base + nameStart, value: base + valueStart, namelen: nameLength, valuelen: valueLength,
                                             flags: flags(name: field.name, valueLength: valueLength, indexedNames: &indexedNames))
                     count += 1
