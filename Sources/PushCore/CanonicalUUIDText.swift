@@ -8,7 +8,7 @@ import Foundation
 /// included (APNs echoes the id it got).
 public struct CanonicalUUIDText: Sendable, Hashable, CustomStringConvertible {
     /// Four words and a half: exactly 36 bytes.
-    private var storage: (UInt64, UInt64, UInt64, UInt64, UInt32) = (0, 0, 0, 0, 0)
+    @usableFromInline var storage: (UInt64, UInt64, UInt64, UInt64, UInt32) = (0, 0, 0, 0, 0)
 
     public static let byteCount = APNsID.canonicalLength
 
@@ -41,6 +41,7 @@ public struct CanonicalUUIDText: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The 36 bytes, for the time of `body`.
+    @inlinable
     public func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
         try withUnsafeBytes(of: storage) { try body($0.bindMemory(to: UInt8.self)) }
     }

@@ -66,10 +66,14 @@ final class ServerInlineHeaderFieldTests: XCTestCase {
         }
     }
 
-    func testAValueLongerThanTheCapacityIsRefusedAndAFieldReadsBackAsAHeader() throws {
+    func testANameOrValueLongerThanTheCapacityIsRefusedAndAFieldReadsBackAsAHeader() throws {
         XCTAssertNil(Array(String(repeating: "a", count: InlineHeaderField.capacity + 1).utf8).withUnsafeBufferPointer { InlineHeaderField("x", bytes: $0) })
+        XCTAssertNil([UInt8]().withUnsafeBufferPointer { InlineHeaderField(String(repeating: "n", count: InlineHeaderField.nameCapacity + 1), bytes: $0) })
         let id = try field("apns-id", Self.id)
         XCTAssertEqual(id.header, HTTPHeader("apns-id", Self.id))
+        let other = try XCTUnwrap(Array(Self.second.utf8).withUnsafeBufferPointer { id.with(value: $0) })
+        XCTAssertEqual(other.header, HTTPHeader("apns-id", Self.second), "the name kept, the value replaced")
+        XCTAssertEqual(id.header, HTTPHeader("apns-id", Self.id), "the template unchanged")
         var fields = InlineHeaderFields()
         XCTAssertTrue(fields.isEmpty)
         XCTAssertTrue(fields.append(id))

@@ -101,8 +101,8 @@ struct APNsRoute: Sendable {
         if !streamLimitRaised { raiseStreamLimitOnce(request.connection) }
         sink?.deliver(AcceptedPush(service: .apns, device: device, payload: request.body, messageID: apnsID,
                                    deliveryID: deliveryID, receivedAt: now, token: token, priority: apns.priority.flatMap { Int($0.header) }))
-        return .now(ServerResponse(status: 200, inlineHeaders: InlineHeaderFields(Self.field(APNsHeader.id, apnsID),
-                                                                                  uniqueID.map { Self.field(APNsHeader.uniqueID, $0) })))
+        return .now(ServerResponse(status: 200, inlineHeaders: InlineHeaderFields(Self.field(Self.idField, apnsID),
+                                                                                  uniqueID.map { Self.field(Self.uniqueIDField, $0) })))
     }
 
     /// docs/specs/apns.md: one stream until a request with a valid token was accepted, then SETTINGS raise it.
@@ -118,13 +118,17 @@ struct APNsRoute: Sendable {
     /// `apns-id` header, as APNs sends it.
     private func respond(_ rejection: APNsRejection, apnsID: CanonicalUUIDText?) -> ServerResponse {
         .json(rejection.status, String(decoding: rejection.body.json, as: UTF8.self),
-              inlineHeaders: InlineHeaderFields(Self.field(APNsHeader.id, apnsID ?? ids.nextText())))
+              inlineHeaders: InlineHeaderFields(Self.field(Self.idField, apnsID ?? ids.nextText())))
     }
 
-    /// An id's header field, its 36 bytes copied inline (no string).
-    private static func field(_ name: String, _ id: CanonicalUUIDText) -> InlineHeaderField {
+    /// The answer's id fields, named once; `field` fills in each answer's id.
+    private static let idField = InlineHeaderField(APNsHeader.id, bytes: UnsafeBufferPointer(start: nil, count: 0))!
+    private static let uniqueIDField = InlineHeaderField(APNsHeader.uniqueID, bytes: UnsafeBufferPointer(start: nil, count: 0))!
+
+    /// `named` with an id's 36 bytes copied inline (no string).
+    private static func field(_ named: InlineHeaderField, _ id: CanonicalUUIDText) -> InlineHeaderField {
         // 36 bytes always fit an inline field (40).
-        id.withBytes { InlineHeaderField(name, bytes: $0)! }
+        id.withBytes { named.with(value: $0)! }
     }
 
     private func record(request: ServerRequest, token: String, device: EmulatedDevice?, topic: String?, pushType: String?,

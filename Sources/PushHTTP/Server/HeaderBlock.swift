@@ -103,7 +103,7 @@ struct HeaderBlock {
             total += field.name.utf8.count + field.value.utf8.count
             if length != nil, field.name.utf8.count == 14, HTTPHeaders.namesMatch(field.name, "content-length") { length = nil }
         }
-        for field in inline { total += field.name.utf8.count + InlineHeaderField.capacity }
+        total += inline.count * (InlineHeaderField.nameCapacity + InlineHeaderField.capacity)
         guard total <= maxBytes else { return nil }
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: maxBytes) { bytes in
             withUnsafeTemporaryAllocation(of: nghttp2_nv.self, capacity: maxFields) { nva in
@@ -144,22 +144,7 @@ struct HeaderBlock {
                                             flags: flags(name: field.name, valueLength: valueLength, indexedNames: &indexedNames))
                     count += 1
                 }
-                for field in inline where !isConnectionSpecific(field.name) {
-                    let (nameStart, nameLength) = put(field.name)
-                    for index in nameStart..<nameStart + nameLength where base[index] >= UInt8(ascii: "A") && base[index] <= UInt8(ascii: "Z") {
-                        base[index] += 32
-                    }
-                    // The value's bytes straight from the field's inline storage.
-                    let valueStart = used
-                    field.withValue { value in
-                        if let source = value.baseAddress { (base + used).update(from: source, count: value.count) }
-                        used += value.count
-                    }
-                    let valueLength = used - valueStart
-                    nva[count] = nghttp2_nv(name: base + nameStart, value: base + valueStart, namelen: nameLength, valuelen: valueLength,
-                                            flags: flags(name: field.name, valueLength: valueLength, indexedNames: &indexedNames))
-                    count += 1
-                }
+                putInline(inline, base: base, used: &used, nva: nva.baseAddress!, count: &count, indexedNames: &indexedNames)
                 if let length {
                     let (nameStart, nameLength) = put("content-length")
                     // At most 20 digits: a small string, no allocation.
@@ -170,6 +155,32 @@ struct HeaderBlock {
                 }
                 return body(UnsafePointer(nva.baseAddress!), count)
             }
+        }
+    }
+
+    /// `withSmallBlock`'s inline fields: name and value bytes straight from the fields' storage
+    /// to `base + used`, a field each from `nva[count]` on.
+    private static func putInline(_ inline: InlineHeaderFields, base: UnsafeMutablePointer<UInt8>, used: inout Int,
+                                  nva: UnsafeMutablePointer<nghttp2_nv>, count: inout Int, indexedNames: inout [String]) {
+        func put(_ bytes: UnsafeBufferPointer<UInt8>) -> (Int, Int) {
+            let start = used
+            if let source = bytes.baseAddress { (base + used).update(from: source, count: bytes.count) }
+            used += bytes.count
+            return (start, bytes.count)
+        }
+        for index in 0..<inline.count {
+            let field = inline[index]
+            let name = field.name  // at most 15 bytes for the ids: a small string
+            if isConnectionSpecific(name) { continue }
+            let (nameStart, nameLength) = field.withName(put)
+            // Lowercase in place, as `add` does (RFC 9113 §8.2.1).
+            for index in nameStart..<nameStart + nameLength where base[index] >= UInt8(ascii: "A") && base[index] <= UInt8(ascii: "Z") {
+                base[index] += 32
+            }
+            let (valueStart, valueLength) = field.withValue(put)
+            nva[count] = nghttp2_nv(name: base + nameStart, value: base + valueStart, namelen: nameLength, valuelen: valueLength,
+                                    flags: flags(name: name, valueLength: valueLength, indexedNames: &indexedNames))
+            count += 1
         }
     }
 
