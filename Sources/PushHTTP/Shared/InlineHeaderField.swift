@@ -78,8 +78,8 @@ public struct InlineHeaderField: Sendable, Equatable {
 
 /// The inline fields of one response: at most two, held in place (no array to allocate).
 public struct InlineHeaderFields: Sendable, Equatable, Sequence {
-    @usableFromInline var first = InlineHeaderField()
-    @usableFromInline var second = InlineHeaderField()
+    @usableFromInline var slot0 = InlineHeaderField()
+    @usableFromInline var slot1 = InlineHeaderField()
     @usableFromInline var held: UInt8 = 0
 
     @inlinable
@@ -87,10 +87,10 @@ public struct InlineHeaderFields: Sendable, Equatable, Sequence {
 
     /// One field, or two (no variadic list: that would be an array per response).
     public init(_ first: InlineHeaderField, _ second: InlineHeaderField? = nil) {
-        self.first = first
+        slot0 = first
         held = 1
         if let second {
-            self.second = second
+            slot1 = second
             held = 2
         }
     }
@@ -102,15 +102,15 @@ public struct InlineHeaderFields: Sendable, Equatable, Sequence {
     @inlinable
     public subscript(index: Int) -> InlineHeaderField {
         precondition(index < count, "no inline header field \(index)")
-        return index == 0 ? first : second
+        return index == 0 ? slot0 : slot1
     }
 
     /// Adds `field`; false (and nothing added) when two are held already.
     @discardableResult
     public mutating func append(_ field: InlineHeaderField) -> Bool {
         switch held {
-        case 0: first = field
-        case 1: second = field
+        case 0: slot0 = field
+        case 1: slot1 = field
         default: return false
         }
         held += 1
@@ -119,7 +119,7 @@ public struct InlineHeaderFields: Sendable, Equatable, Sequence {
 
     /// The first value for `name` (ASCII case-insensitive), or nil.
     public subscript(name: String) -> String? {
-        first { HTTPHeaders.namesMatch($0.name, name) }?.value
+        first(where: { HTTPHeaders.namesMatch($0.name, name) })?.value
     }
 
     public func makeIterator() -> Iterator { Iterator(fields: self) }
