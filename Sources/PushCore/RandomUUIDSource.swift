@@ -24,7 +24,11 @@ public final class RandomUUIDSource: Sendable {
         SeededRandom.mix(state.wrappingAdd(SeededRandom.increment, ordering: .relaxed).newValue)
     }
 
-    public func next() -> String {
+    public func next() -> String { nextText().string }
+
+    /// A new id as inline text (`CanonicalUUIDText`): no heap string, for answers and records
+    /// that write the id's bytes where they go (the gateway emulator's apns-id and apns-unique-id).
+    public func nextText() -> CanonicalUUIDText {
         // Two steps of the sequence at once: the states `last - increment` and `last`.
         let last = state.wrappingAdd(2 &* SeededRandom.increment, ordering: .relaxed).newValue
         var a = SeededRandom.mix(last &- SeededRandom.increment)
@@ -35,7 +39,7 @@ public final class RandomUUIDSource: Sendable {
         // Each byte's two lowercase hex digits come from one 512-byte table (`hexPairs`), and
         // the 36 characters are written straight, dashes at 8, 13, 18 and 23: a branch per
         // nibble and per position was most of the id's cost on the APNs answer path.
-        return String(unsafeUninitializedCapacity: 36) { out in
+        return CanonicalUUIDText { out in
             Self.hexPairs.withUnsafeBufferPointer { pairs in
                 @inline(__always) func put(_ word: UInt64, _ bytes: Range<Int>, at start: Int) {
                     var o = start
@@ -52,7 +56,6 @@ public final class RandomUUIDSource: Sendable {
                 put(b, 0..<2, at: 19); out[23] = UInt8(ascii: "-")
                 put(b, 2..<8, at: 24)
             }
-            return 36
         }
     }
 

@@ -69,6 +69,22 @@ final class APNsReasonTests: XCTestCase {
         XCTAssertEqual(h.sink.delivered.count, requests.count)
     }
 
+    /// The id the answer carries is the one the record and the delivered push keep, byte for
+    /// byte: a given id in any letter case (echoed as sent), a made one, and the unique id.
+    func testTheRecordAndTheDeliveredPushKeepTheAnsweredIds() throws {
+        let given = "4E3D8f3a-6b1c-4a5e-9F0D-2c7b8a9e1f00"
+        let echoed = try push(headers: [("apns-id", given)])
+        let made = try push()
+        let rejected = try push(headers: [("apns-priority", "7")])
+        XCTAssertEqual(echoed.headers["apns-id"], given)
+        XCTAssertEqual(rejected.status, 400)
+        let records = try h.gateway.records.recent(limit: 3)
+        XCTAssertEqual(records.map(\.messageID), [given, made.headers["apns-id"], rejected.headers["apns-id"]])
+        XCTAssertEqual(records.map(\.uniqueID), [echoed.headers["apns-unique-id"], made.headers["apns-unique-id"], nil])
+        XCTAssertEqual(records.first?.headers["apns-id"], given, "the request's header map keeps it too")
+        XCTAssertEqual(h.sink.delivered.map(\.messageID), [given, made.headers["apns-id"]])
+    }
+
     func testMissingApnsIdIsGeneratedAsLowercaseUUID() throws {
         let r = try push()
         let id = try XCTUnwrap(r.headers["apns-id"])

@@ -1,4 +1,5 @@
 import Foundation
+import PushCore
 import PushHTTP
 @testable import PushGateway
 import XCTest
@@ -79,6 +80,41 @@ final class PackedPushTests: XCTestCase {
         XCTAssertEqual(try store.recent(limit: 20_000).count, 10_000)
     }
 
+    /// The APNs route's ids arrive as inline text (`CanonicalUUIDText`), the record's strings
+    /// nil: packed, they read back exactly as the same record with the ids as strings, in
+    /// memory, through an observer and in SQLite.
+    func testInlineIdsReadBackAsTheRecordWithTheirStrings() throws {
+        let id = "9F4A4c1e-6b1d-4f1e-9a7e-0c1b2d3e4f50", unique = "0c1b2d3e-4f50-4a7e-8b1d-9f4a4c1e6b1d"
+        let texts = (try XCTUnwrap(CanonicalUUIDText(id)), try XCTUnwrap(CanonicalUUIDText(unique)))
+        var bare = record(10)
+        bare.messageID = nil
+        var expected = record(10, uniqueID: unique)
+        expected.messageID = id
+        let headers = HTTPHeaders([HTTPHeader("apns-id", id)])
+        let completed = RecordedPush(record: expected, rawHeaders: headers, body: []).completed
+        var packed = PackedPush()
+        packed.pack(bare, rawHeaders: headers, body: [], ids: PackedPush.RecordIDs(messageID: texts.0, uniqueID: texts.1))
+        XCTAssertEqual(packed.record, completed)
+        packed.pack(bare, rawHeaders: headers, body: [], ids: PackedPush.RecordIDs(messageID: texts.0, uniqueID: nil))
+        var noUnique = completed
+        noUnique.uniqueID = nil
+        XCTAssertEqual(packed.record, noUnique, "no unique id: nil, as before")
+
+        let observer = SeenRecords()
+        let memory = try PushRecordStore(path: nil, observer: observer)
+        defer { memory.close() }
+        memory.record(bare, rawHeaders: headers, body: [], messageID: texts.0, uniqueID: texts.1)
+        XCTAssertEqual(try memory.recent(limit: 1), [completed])
+        XCTAssertEqual(observer.records.map(\.completed), [completed])
+
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("packed-push-\(UUID().uuidString).sqlite").path
+        defer { for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let sqlite = try PushRecordStore(path: path)
+        defer { sqlite.close() }
+        sqlite.record(bare, rawHeaders: headers, body: [], messageID: texts.0, uniqueID: texts.1)
+        XCTAssertEqual(try sqlite.recent(limit: 1).first?.messageID, id, "the SQLite table keeps the message id (not the unique id)")
+    }
+
     func testTheSQLiteStoreWritesPackedRecords() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("packed-push-\(UUID().uuidString).sqlite").path
         defer { for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
@@ -92,6 +128,13 @@ final class PackedPushTests: XCTestCase {
         XCTAssertEqual(read.headers, ["authorization": "bearer <redacted>", "apns-topic": "io.pushlab.demo"])
         XCTAssertEqual(read.payload, #"{"aps":{}}"#)
     }
+}
+
+private final class SeenRecords: PushRecordObserver, @unchecked Sendable {
+    private let lock = NSLock()
+    private var seen: [RecordedPush] = []
+    func recorded(_ push: RecordedPush) { lock.withLock { seen.append(push) } }
+    var records: [RecordedPush] { lock.withLock { seen } }
 }
 
 private extension Array where Element == UInt8 {

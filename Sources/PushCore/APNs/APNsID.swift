@@ -15,6 +15,9 @@ public struct APNsID: APNsHeaderRepresentable, CustomStringConvertible {
 
     public var description: String { header }
 
+    /// The id as inline text (no heap string): what the gateway emulator echoes and records.
+    public var text: CanonicalUUIDText { CanonicalUUIDText(canonical: header) }
+
     /// A new id: a version 4 (random) UUID, lowercase as APNs writes them.
     public static func generate() -> String { source.next() }
 

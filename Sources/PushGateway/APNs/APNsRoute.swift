@@ -23,8 +23,9 @@ struct APNsRoute: Sendable {
 
     /// The answer to a fault-plan status (`GatewayFaults`): the plan's reason, or the status's usual one.
     func faultAnswer(_ request: ServerRequest, status: Int, reason: String?) -> ServerResponse {
+        // Only a canonical id is echoed (`APNsID.echoable`); anything else gets a fresh one.
         respond(APNsRejection(status: status, reason: reason.map(APNsReason.init(rawValue:)) ?? Self.defaultReason(status: status)),
-                apnsID: APNsID.echoable(request.headers[APNsHeader.id]))
+                apnsID: request.headers[APNsHeader.id].flatMap(CanonicalUUIDText.init))
     }
 
     /// The reason a fault-plan status carries when the plan names none.
@@ -46,7 +47,8 @@ struct APNsRoute: Sendable {
         var apns = APNsRequest(method: request.method, deviceToken: request.pathParameters["token"] ?? "", body: request.body)
         for field in request.headers { apns.add(wireField: field.name, value: field.value) }
         let token = apns.deviceToken
-        let apnsID = apns.apnsID?.known?.header ?? ids.next()
+        // The id as inline text, given or made: echoed, recorded and handed on without a string.
+        let apnsID = apns.apnsID?.known?.text ?? ids.nextText()
         var device: EmulatedDevice?
         var deliveryID: String?
         var streamLimitRaised = false
@@ -92,16 +94,15 @@ struct APNsRoute: Sendable {
             return nil
         }()
 
-        let uniqueID = verdict == nil && sandbox ? ids.next() : nil
+        let uniqueID = verdict == nil && sandbox ? ids.nextText() : nil
         record(request: request, token: token, device: device, topic: apns.topic, pushType: apns.pushType?.header, apnsID: apnsID,
                status: verdict?.status ?? 200, reason: verdict?.reasonName, deliveryID: deliveryID, uniqueID: uniqueID, now: now)
         if let verdict { return .now(respond(verdict, apnsID: apnsID)) }
         if !streamLimitRaised { raiseStreamLimitOnce(request.connection) }
         sink?.deliver(AcceptedPush(service: .apns, device: device, payload: request.body, messageID: apnsID,
                                    deliveryID: deliveryID, receivedAt: now, token: token, priority: apns.priority.flatMap { Int($0.header) }))
-        let headers = uniqueID.map { [HTTPHeader(APNsHeader.id, apnsID), HTTPHeader(APNsHeader.uniqueID, $0)] }
-                      ?? [HTTPHeader(APNsHeader.id, apnsID)]
-        return .now(ServerResponse(status: 200, headers: HTTPHeaders(headers)))
+        return .now(ServerResponse(status: 200, inlineHeaders: InlineHeaderFields(Self.field(Self.idField, apnsID),
+                                                                                  uniqueID.map { Self.field(Self.uniqueIDField, $0) })))
     }
 
     /// docs/specs/apns.md: one stream until a request with a valid token was accepted, then SETTINGS raise it.
@@ -115,18 +116,28 @@ struct APNsRoute: Sendable {
 
     /// The error answer: the rejection's status, `{"reason":…}` (plus `timestamp` on 410) and an
     /// `apns-id` header, as APNs sends it.
-    private func respond(_ rejection: APNsRejection, apnsID: String?) -> ServerResponse {
-        var headers: HTTPHeaders = [:]
-        headers.add(APNsHeader.id, apnsID ?? ids.next())
-        return .json(rejection.status, String(decoding: rejection.body.json, as: UTF8.self), headers: headers)
+    private func respond(_ rejection: APNsRejection, apnsID: CanonicalUUIDText?) -> ServerResponse {
+        .json(rejection.status, String(decoding: rejection.body.json, as: UTF8.self),
+              inlineHeaders: InlineHeaderFields(Self.field(Self.idField, apnsID ?? ids.nextText())))
+    }
+
+    /// The answer's id fields, named once; `field` fills in each answer's id.
+    private static let idField = InlineHeaderField(APNsHeader.id, bytes: UnsafeBufferPointer(start: nil, count: 0))!
+    private static let uniqueIDField = InlineHeaderField(APNsHeader.uniqueID, bytes: UnsafeBufferPointer(start: nil, count: 0))!
+
+    /// `named` with an id's 36 bytes copied inline (no string).
+    private static func field(_ named: InlineHeaderField, _ id: CanonicalUUIDText) -> InlineHeaderField {
+        // 36 bytes always fit an inline field (40).
+        id.withBytes { named.with(value: $0)! }
     }
 
     private func record(request: ServerRequest, token: String, device: EmulatedDevice?, topic: String?, pushType: String?,
-                        apnsID: String, status: Int, reason: String?, deliveryID: String?, uniqueID: String?, now: Date) {
-        // The header map and the payload text are built on the writer thread, not here.
+                        apnsID: CanonicalUUIDText, status: Int, reason: String?, deliveryID: String?, uniqueID: CanonicalUUIDText?,
+                        now: Date) {
+        // The header map and the payload text are built on the writer thread, not here; the
+        // ids are packed from their inline text.
         records.record(PushRecord(receivedAt: now, service: .apns, token: token, device: device?.name, topic: topic, pushType: pushType,
-                                  messageID: apnsID, status: status, reason: reason, deliveryID: deliveryID, headers: [:], payload: "",
-                                  uniqueID: uniqueID),
-                       rawHeaders: request.headers, body: request.body)
+                                  messageID: nil, status: status, reason: reason, deliveryID: deliveryID, headers: [:], payload: ""),
+                       rawHeaders: request.headers, body: request.body, messageID: apnsID, uniqueID: uniqueID)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import PushCore
 import PushHTTP
 
 /// One push record packed into a single byte buffer: what the store keeps per push.
@@ -17,6 +18,12 @@ import PushHTTP
 /// length, `UInt32.max` for nil, then the UTF-8 bytes), the header count (UInt32) and each
 /// field's name and value as strings, then the payload as a string. Integers little-endian.
 struct PackedPush: Sendable {
+    /// A record's ids as inline text (`APNsRoute`), packed in place of the record's strings.
+    struct RecordIDs {
+        var messageID: CanonicalUUIDText?
+        var uniqueID: CanonicalUUIDText?
+    }
+
     var bytes: [UInt8] = []
 
     /// docs/gateway.md: the payload text keeps the first 8 KiB of the body.
@@ -25,14 +32,17 @@ struct PackedPush: Sendable {
     private static let redactedAuthorization = "bearer <redacted>"
 
     /// Packs `record`, taking the header map and payload from `rawHeaders` and `body` when given
-    /// (as `RecordedPush.completed` builds them), else from the record. Reuses `bytes`'s storage:
-    /// the size is counted first, then every field is copied into place with `memcpy`.
-    mutating func pack(_ record: PushRecord, rawHeaders: HTTPHeaders?, body: [UInt8]?) {
+    /// (as `RecordedPush.completed` builds them), else from the record, and the message id and
+    /// unique id from `ids` when given (the APNs route's inline ids; the record's are nil then).
+    /// Reuses `bytes`'s storage: the size is counted first, then every field is copied into
+    /// place with `memcpy`.
+    mutating func pack(_ record: PushRecord, rawHeaders: HTTPHeaders?, body: [UInt8]?, ids: RecordIDs = RecordIDs()) {
         // Spelled out, not looped over an array literal: that array would be an allocation per push.
         var size = 8 + 1 + 8 + 8 * 4 + 4 + 4
         size += (record.token?.utf8.count ?? 0) + (record.device?.utf8.count ?? 0) + (record.topic?.utf8.count ?? 0)
-        size += (record.pushType?.utf8.count ?? 0) + (record.messageID?.utf8.count ?? 0) + (record.reason?.utf8.count ?? 0)
-        size += (record.deliveryID?.utf8.count ?? 0) + (record.uniqueID?.utf8.count ?? 0)
+        size += (record.pushType?.utf8.count ?? 0) + (record.reason?.utf8.count ?? 0) + (record.deliveryID?.utf8.count ?? 0)
+        size += ids.messageID == nil ? record.messageID?.utf8.count ?? 0 : CanonicalUUIDText.byteCount
+        size += ids.uniqueID == nil ? record.uniqueID?.utf8.count ?? 0 : CanonicalUUIDText.byteCount
         if let rawHeaders {
             for h in rawHeaders {
                 size += 8 + h.name.utf8.count
@@ -59,7 +69,9 @@ struct PackedPush: Sendable {
             writer.byte(record.service == .apns ? 0 : 1)
             writer.integer(UInt64(bitPattern: Int64(record.status)))
             writer.string(record.token); writer.string(record.device); writer.string(record.topic); writer.string(record.pushType)
-            writer.string(record.messageID); writer.string(record.reason); writer.string(record.deliveryID); writer.string(record.uniqueID)
+            if let id = ids.messageID { writer.text(id) } else { writer.string(record.messageID) }
+            writer.string(record.reason); writer.string(record.deliveryID)
+            if let id = ids.uniqueID { writer.text(id) } else { writer.string(record.uniqueID) }
             if let rawHeaders {
                 writer.integer(UInt32(rawHeaders.count))
                 for h in rawHeaders {
@@ -120,6 +132,13 @@ struct PackedPush: Sendable {
         mutating func bytes(_ source: UnsafeRawPointer?, count: Int) {
             if count > 0 { UnsafeMutableRawPointer(base + offset).copyMemory(from: source!, byteCount: count) }
             offset += count
+        }
+
+        /// An id's 36 bytes, laid out as `string` lays out the same text.
+        @inline(__always)
+        mutating func text(_ id: CanonicalUUIDText) {
+            integer(UInt32(CanonicalUUIDText.byteCount))
+            id.withBytes { bytes(UnsafeRawPointer($0.baseAddress), count: $0.count) }
         }
 
         /// Inlined, and read through the UTF-8 view's contiguous storage (non-mutating): a

@@ -51,22 +51,33 @@ public final class PushRecordStore: @unchecked Sendable {
         add(r, rawHeaders: rawHeaders, body: body)
     }
 
+    /// As `record(_:rawHeaders:body:)`, the message id and unique id given as inline text (the
+    /// record's own are nil): packed from the text, made strings only for an observer or a reader.
+    func record(_ r: PushRecord, rawHeaders: HTTPHeaders, body: [UInt8], messageID: CanonicalUUIDText, uniqueID: CanonicalUUIDText?) {
+        add(r, rawHeaders: rawHeaders, body: body, ids: PackedPush.RecordIDs(messageID: messageID, uniqueID: uniqueID))
+    }
+
     /// In memory the record is packed straight into the ring's oldest slot once the ring is
     /// full, reusing that slot's buffer: nothing is allocated or freed per push (a ring of
     /// `RecordedPush` values freed the pushed-out one's strings and arrays on the event loop,
     /// benchmarks/results/gateway.md). With SQLite it is packed into a new buffer for the writer.
-    private func add(_ r: PushRecord, rawHeaders: HTTPHeaders?, body: [UInt8]?) {
-        observer?.recorded(RecordedPush(record: r, rawHeaders: rawHeaders, body: body))
+    private func add(_ r: PushRecord, rawHeaders: HTTPHeaders?, body: [UInt8]?, ids: PackedPush.RecordIDs = PackedPush.RecordIDs()) {
+        if let observer {
+            var seen = r
+            if let id = ids.messageID { seen.messageID = id.string }
+            if let id = ids.uniqueID { seen.uniqueID = id.string }
+            observer.recorded(RecordedPush(record: seen, rawHeaders: rawHeaders, body: body))
+        }
         guard db == nil else {
             var packed = PackedPush()
-            packed.pack(r, rawHeaders: rawHeaders, body: body)
+            packed.pack(r, rawHeaders: rawHeaders, body: body, ids: ids)
             condition.lock()
             pending.append(packed)
             condition.unlock()
             return
         }
         condition.lock()
-        memory.insert(reusing: { $0.pack(r, rawHeaders: rawHeaders, body: body) }, new: PackedPush())
+        memory.insert(reusing: { $0.pack(r, rawHeaders: rawHeaders, body: body, ids: ids) }, new: PackedPush())
         condition.unlock()
     }
 

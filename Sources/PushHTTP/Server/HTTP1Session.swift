@@ -237,6 +237,27 @@ final class HTTP1Session {
         if case .head = phase, let bev = connection.bev { receive(bufferevent_get_input(bev)) }
     }
 
+    /// One `name: value` line of an answer's head. A name that is no token is dropped, and so
+    /// are the framing fields the session writes itself.
+    private static func appendField<Value: Collection>(_ name: String, _ value: Value, to bytes: inout [UInt8]) where Value.Element == UInt8 {
+        // A token is ASCII, so ASCII case folding is `lowercased()`; a non-token name could fold
+        // into one of these (U+212A KELVIN SIGN to "k") but is dropped either way.
+        guard !name.isEmpty, name.utf8.allSatisfy(RequestHead.isTokenCharacter) else { return }
+        if framingFields.contains(where: { RequestHead.equalsIgnoringASCIICase(name.utf8, $0) }) { return }
+        bytes.append(contentsOf: name.utf8)
+        bytes.append(UInt8(ascii: ":"))
+        bytes.append(UInt8(ascii: " "))
+        // A handler's CR or LF must never end the line early (response splitting);
+        // RFC 9110 §5.5 lets them be replaced with SP.
+        let start = bytes.count
+        bytes.append(contentsOf: value)
+        if holdsLineBreakOrNUL(bytes, from: start) {
+            for index in start..<bytes.count where bytes[index] == 13 || bytes[index] == 10 || bytes[index] == 0 { bytes[index] = 32 }
+        }
+        bytes.append(13)
+        bytes.append(10)
+    }
+
     private func write(_ response: ServerResponse, close: Bool) {
         let isHead = request?.method == "HEAD"
         // The head is written as bytes (the same bytes a String built by interpolation gave,
@@ -244,25 +265,8 @@ final class HTTP1Session {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(128 + (isHead ? 0 : response.body.count))
         bytes.append(contentsOf: "HTTP/1.1 \(response.status) \(ReasonPhrase.for(response.status))\r\n".utf8)
-        for field in response.headers {
-            // A name that is no token is dropped. A token is ASCII, so ASCII case folding is
-            // `lowercased()`; a non-token name could fold into one of these (U+212A KELVIN SIGN
-            // to "k") but is dropped either way.
-            guard !field.name.isEmpty, field.name.utf8.allSatisfy(RequestHead.isTokenCharacter) else { continue }
-            if Self.framingFields.contains(where: { RequestHead.equalsIgnoringASCIICase(field.name.utf8, $0) }) { continue }
-            bytes.append(contentsOf: field.name.utf8)
-            bytes.append(UInt8(ascii: ":"))
-            bytes.append(UInt8(ascii: " "))
-            // A handler's CR or LF must never end the line early (response splitting);
-            // RFC 9110 §5.5 lets them be replaced with SP.
-            let start = bytes.count
-            bytes.append(contentsOf: field.value.utf8)
-            if Self.holdsLineBreakOrNUL(bytes, from: start) {
-                for index in start..<bytes.count where bytes[index] == 13 || bytes[index] == 10 || bytes[index] == 0 { bytes[index] = 32 }
-            }
-            bytes.append(13)
-            bytes.append(10)
-        }
+        for field in response.headers { Self.appendField(field.name, field.value.utf8, to: &bytes) }
+        for field in response.inlineHeaders { field.withValue { Self.appendField(field.name, $0, to: &bytes) } }
         bytes.append(contentsOf: "content-length: \(response.body.count)\r\n".utf8)
         if close { bytes.append(contentsOf: Self.connectionClose) }
         bytes.append(13)

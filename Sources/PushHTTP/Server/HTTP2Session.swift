@@ -393,7 +393,7 @@ final class HTTP2Session {
 
     private func respond(_ stream: HTTP2Stream, _ response: ServerResponse) {
         stream.answered = true
-        if response.headers.count == 0 && response.body.isEmpty {
+        if response.headers.count == 0 && response.inlineHeaders.isEmpty && response.body.isEmpty {
             // The common emulator answer (a bare status): no buffers to build.
             HeaderBlock.withStatusOnly(response.status) { nva, count in
                 _ = nghttp2_submit_response(session, stream.id, nva, count, nil)
@@ -408,7 +408,8 @@ final class HTTP2Session {
             provider.read_callback = Self.readResponseBody
         }
         let submitted = withUnsafeMutablePointer(to: &provider) { provider in
-            HeaderBlock.withSmallBlock(response.status, response.headers, contentLength: response.body.isEmpty ? nil : response.body.count,
+            HeaderBlock.withSmallBlock(response.status, response.headers, inline: response.inlineHeaders,
+                                       contentLength: response.body.isEmpty ? nil : response.body.count,
                                        indexedNames: &indexedNames) { nva, count in
                 nghttp2_submit_response(session, stream.id, nva, count, hasBody ? provider : nil)
             }
@@ -417,6 +418,9 @@ final class HTTP2Session {
         var block = HeaderBlock(status: response.status)
         for field in response.headers where !HeaderBlock.isConnectionSpecific(field.name) {
             block.add(field.name, field.value)
+        }
+        for field in response.inlineHeaders where !HeaderBlock.isConnectionSpecific(field.name) {
+            block.add(field)
         }
         if !response.body.isEmpty && response.headers["content-length"] == nil {
             block.add("content-length", String(response.body.count))

@@ -21,6 +21,15 @@ struct HeaderBlock {
     }
 
     mutating func add(_ name: String, _ value: String) {
+        var value = value
+        value.withUTF8 { add(name, bytes: $0) }
+    }
+
+    mutating func add(_ field: InlineHeaderField) {
+        field.withValue { value in add(field.name, bytes: value) }
+    }
+
+    private mutating func add(_ name: String, bytes value: UnsafeBufferPointer<UInt8>) {
         let nameStart = bytes.count
         bytes.append(contentsOf: name.utf8)
         // Lowercase in place (names are ASCII tokens); most are lowercase already.
@@ -28,7 +37,7 @@ struct HeaderBlock {
             bytes[index] += 32
         }
         let valueStart = bytes.count
-        bytes.append(contentsOf: value.utf8)
+        bytes.append(contentsOf: value)
         fields.append((nameStart, valueStart - nameStart, valueStart, bytes.count - valueStart))
     }
 
@@ -83,16 +92,18 @@ struct HeaderBlock {
     /// does not fit, and the caller builds a `HeaderBlock`. Saves the two arrays a `HeaderBlock`
     /// allocates. `contentLength` adds a `content-length` field unless `headers` has one, as the
     /// `HeaderBlock` path does for an answer with a body.
-    static func withSmallBlock<R>(_ status: Int, _ headers: HTTPHeaders, contentLength: Int? = nil, indexedNames: inout [String],
+    static func withSmallBlock<R>(_ status: Int, _ headers: HTTPHeaders, inline: InlineHeaderFields = InlineHeaderFields(),
+                                  contentLength: Int? = nil, indexedNames: inout [String],
                                   _ body: (UnsafePointer<nghttp2_nv>, Int) -> R) -> R? {
         let maxBytes = 512, maxFields = 8
-        guard headers.count < maxFields - 1 else { return nil }
+        guard headers.count + inline.count < maxFields - 1 else { return nil }
         var total = 10 + 14 + 20
         var length = contentLength
         for field in headers {
             total += field.name.utf8.count + field.value.utf8.count
             if length != nil, field.name.utf8.count == 14, HTTPHeaders.namesMatch(field.name, "content-length") { length = nil }
         }
+        total += inline.count * (InlineHeaderField.nameCapacity + InlineHeaderField.capacity)
         guard total <= maxBytes else { return nil }
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: maxBytes) { bytes in
             withUnsafeTemporaryAllocation(of: nghttp2_nv.self, capacity: maxFields) { nva in
@@ -133,6 +144,7 @@ struct HeaderBlock {
                                             flags: flags(name: field.name, valueLength: valueLength, indexedNames: &indexedNames))
                     count += 1
                 }
+                putInline(inline, base: base, used: &used, nva: nva.baseAddress!, count: &count, indexedNames: &indexedNames)
                 if let length {
                     let (nameStart, nameLength) = put("content-length")
                     // At most 20 digits: a small string, no allocation.
@@ -143,6 +155,32 @@ struct HeaderBlock {
                 }
                 return body(UnsafePointer(nva.baseAddress!), count)
             }
+        }
+    }
+
+    /// `withSmallBlock`'s inline fields: name and value bytes straight from the fields' storage
+    /// to `base + used`, a field each from `nva[count]` on.
+    private static func putInline(_ inline: InlineHeaderFields, base: UnsafeMutablePointer<UInt8>, used: inout Int,
+                                  nva: UnsafeMutablePointer<nghttp2_nv>, count: inout Int, indexedNames: inout [String]) {
+        func put(_ bytes: UnsafeBufferPointer<UInt8>) -> (Int, Int) {
+            let start = used
+            if let source = bytes.baseAddress { (base + used).update(from: source, count: bytes.count) }
+            used += bytes.count
+            return (start, bytes.count)
+        }
+        for index in 0..<inline.count {
+            let field = inline[index]
+            let name = field.name  // at most 15 bytes for the ids: a small string
+            if isConnectionSpecific(name) { continue }
+            let (nameStart, nameLength) = field.withName(put)
+            // Lowercase in place, as `add` does (RFC 9113 §8.2.1).
+            for index in nameStart..<nameStart + nameLength where base[index] >= UInt8(ascii: "A") && base[index] <= UInt8(ascii: "Z") {
+                base[index] += 32
+            }
+            let (valueStart, valueLength) = field.withValue(put)
+            nva[count] = nghttp2_nv(name: base + nameStart, value: base + valueStart, namelen: nameLength, valuelen: valueLength,
+                                    flags: flags(name: name, valueLength: valueLength, indexedNames: &indexedNames))
+            count += 1
         }
     }
 
