@@ -97,8 +97,9 @@ public actor SharedOAuthToken: FCMAccessTokenProvider {
                 if ContinuousClock.now >= deadline { break }
                 try await Task.sleep(for: .milliseconds(50))
             }
-        } catch let error as RedisError where error.isConnectionFailure {
-            // Redis unreachable: exchange on our own below.
+        } catch is RedisError {
+            // Redis unreachable, or answering with an error (`-LOADING` right after a restart):
+            // exchange on our own below.
         }
         fallbacks += 1
         let token = try await source.accessToken()

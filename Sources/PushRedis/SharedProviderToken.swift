@@ -15,7 +15,8 @@ import PushCore
 /// age, so a clock that disagrees with Redis's never leaves a stale token in place.
 ///
 /// A node uses its local copy until it is due, so Redis is asked about once per 50 minutes per
-/// node. When Redis cannot be reached, the node keeps its token while APNs still takes it and
+/// node. When Redis cannot be reached or answers the request with an error (`-LOADING` right
+/// after a restart), the node keeps its token while APNs still takes it and
 /// otherwise signs its own (sending goes on; only the one-token guarantee lapses, and says so in
 /// `localFallbacks`).
 public actor SharedProviderToken: APNsCredential {
@@ -85,7 +86,10 @@ public actor SharedProviderToken: APNsCredential {
             local = shared
             askAgainAt = nil
             return shared.jwt
-        } catch let error as RedisError where error.isConnectionFailure {
+        } catch is RedisError {
+            // Not only an unreachable Redis: one just restarted answers `-LOADING` while it reads
+            // its data back, and such an answer, thrown, failed every send waiting for the token
+            // for good (ProviderTokenError: 8 targets of RelayRedisOutageTests, 2026-12-07).
             fallbacks += 1
             askAgainAt = now.addingTimeInterval(Self.retryShared)
             // APNs takes a token up to 60 minutes old: keep ours while it lasts, else use the new one.

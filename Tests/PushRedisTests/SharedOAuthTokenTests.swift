@@ -67,9 +67,21 @@ final class SharedOAuthTokenTests: XCTestCase {
         XCTAssertEqual(exchanges, 2)
     }
 
+    /// A Redis answering with an error (`-LOADING` after a restart; here `-WRONGTYPE`, the key
+    /// holding a list) falls back as an unreachable one does. Red with only connection failures
+    /// falling back.
+    func testAnErrorAnswerFromRedisFallsBackToTheNodesOwnExchange() async throws {
+        try await assertOwnExchange { shared in _ = try self.server.cli(["RPUSH", shared.redisKey, "not a token"]) }
+    }
+
     func testRedisDownFallsBackToTheNodesOwnExchange() async throws {
+        try await assertOwnExchange { _ in self.server.stop() }
+    }
+
+    /// After `fault`, the node's token comes from one exchange of its own, counted as a fallback.
+    private func assertOwnExchange(after fault: (SharedOAuthToken) throws -> Void) async throws {
         let (shared, source) = try node()
-        server.stop()
+        try fault(shared)
         let token = try await shared.bearerToken()
         XCTAssertFalse(token.isEmpty)
         let fallbacks = await shared.localFallbacks

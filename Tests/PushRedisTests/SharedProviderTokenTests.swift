@@ -133,6 +133,25 @@ final class SharedProviderTokenTests: XCTestCase {
         XCTAssertEqual(again, shared)
     }
 
+    /// A Redis that answers with an error rather than not at all (`-LOADING` while a restarted
+    /// one reads its data back; here `-WRONGTYPE`, the key holding a list) still leaves the node
+    /// a token of its own: a thrown error failed every send waiting for the token for good.
+    /// Red with only connection failures falling back (the error reaches the caller).
+    func testAnErrorAnswerFromRedisKeepsSendingWithTheNodesOwnToken() async throws {
+        let node = try nodes(1)[0]
+        _ = try server.cli(["RPUSH", "pushlab:apns-token:\(Fixtures.apnsTeamID):\(Fixtures.apnsKeyID)", "not a token"])
+        let own = try await node.currentToken()
+        XCTAssertNoThrow(try JWT.parse(own), own)
+        let fallbacks = await node.localFallbacks
+        XCTAssertEqual(fallbacks, 1)
+        // Once Redis answers again (the key cleared), the node installs and adopts the shared token.
+        _ = try server.cli(["DEL", "pushlab:apns-token:\(Fixtures.apnsTeamID):\(Fixtures.apnsKeyID)"])
+        clock.advance(by: SharedProviderToken.retryShared + 1)
+        let shared = try await node.currentToken()
+        let stored = try server.cli(["GET", "pushlab:apns-token:\(Fixtures.apnsTeamID):\(Fixtures.apnsKeyID)"])
+        XCTAssertTrue(stored.hasSuffix(shared), "the node's token went to Redis once it answered")
+    }
+
     func testRedisDownKeepsSendingWithTheNodesOwnToken() async throws {
         let node = try nodes(1)[0]
         let jwt = try await node.currentToken()
