@@ -54,6 +54,20 @@ final class JSONParserTests: XCTestCase {
         XCTAssertEqual(a[3], "日本")
     }
 
+    /// `JSONEscape.decodedText` reads one string in place as the parser reads strings: the
+    /// text where the parser reads it, nil where it refuses it.
+    func testDecodedTextReadsAStringInPlaceAsTheParserDoes() throws {
+        for text in [#""a\"b\\c\/\n\t""#, #""\u00e9\ud83d\ude00\u0000""#, #""caf\u00E9 ok""#, #""日本""#, #""\uD83D""#, #""\uDE00""#,
+                     #""\uD83D\u0041""#, #""\x""#, #""\u00zz""#, #""\u12""#, "\"a\u{1}\"", #""a"#, #""\"#] {
+            let bytes = Array(("xx" + text + "yy").utf8)
+            let parsed = try? JSONParser().parse("[" + text + "]").root.arrayValue?.first?.stringValue
+            XCTAssertEqual(JSONEscape.decodedText(bytes, quoteAt: 2), parsed, text)
+        }
+        XCTAssertEqual(JSONEscape.decodedText(Array(#""\u0041""#.utf8), quoteAt: 0), "A")
+        XCTAssertNil(JSONEscape.decodedText(Array(#"a"b""#.utf8), quoteAt: 0))  // not at a quote
+        XCTAssertNil(JSONEscape.decodedText(Array(#""b""#.utf8), quoteAt: 5))
+    }
+
     func testErrorCarriesLineColumnAndOffset() throws {
         let err = try XCTUnwrap(parseError("{\n  \"aps\": {\n    \"badge\": 1,\n  }\n}"))
         XCTAssertEqual(err.reason, .trailingComma)

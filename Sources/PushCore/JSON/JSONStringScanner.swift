@@ -159,4 +159,18 @@ public enum JSONEscape {
         default: return nil
         }
     }
+
+    /// The text of the JSON string whose opening quote is `bytes[quote]`, read as the parser
+    /// reads strings (`JSONByteReader.parseString`: every escape of RFC 8259 §7, surrogate pairs
+    /// joined, UTF-8 validated); nil for a control character, invalid UTF-8, a bad escape or a
+    /// lone surrogate, or when the bytes end first. For readers that decode a known form by
+    /// hand and meet a string with escapes they do not read themselves.
+    public static func decodedText(_ bytes: [UInt8], quoteAt quote: Int) -> String? {
+        guard bytes.indices.contains(quote), bytes[quote] == UInt8(ascii: "\"") else { return nil }
+        return bytes.withUnsafeBufferPointer { buf -> String? in
+            var reader = JSONByteReader(buf: buf, maxDepth: 1)
+            reader.i = quote
+            return try? reader.parseString()
+        }
+    }
 }
