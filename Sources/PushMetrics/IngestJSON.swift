@@ -39,10 +39,10 @@ enum IngestJSON {
 
     /// `a string`, `an object` … for messages.
     static func typeName(_ value: some IngestValue) -> String {
-        switch value.typeName {
-        case "null": return "null"
-        case "array", "object": return "an \(value.typeName)"
-        default: return "a \(value.typeName)"
+        switch value.kind {
+        case .null: return "null"
+        case .array, .object: return "an \(value.kind.typeName)"
+        default: return "a \(value.kind.typeName)"
         }
     }
 }
@@ -50,9 +50,8 @@ enum IngestJSON {
 /// What the metric checks read of a JSON value: the index the collector reads bodies with
 /// (`JSONIndex.Value`) and the whole document (`JSONValue`, the reference it is tested against).
 protocol IngestValue {
+    var kind: JSONValueKind { get }
     var isNull: Bool { get }
-    /// `string`, `number`, `boolean`, `null`, `array` or `object`.
-    var typeName: String { get }
     var isObject: Bool { get }
     var stringValue: String? { get }
     var isString: Bool { get }

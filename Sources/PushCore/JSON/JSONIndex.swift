@@ -14,30 +14,44 @@ import Foundation
 public final class JSONIndex: Sendable {
     public typealias Kind = JSONValueKind
 
+    /// 28 bytes (offsets and positions stored as 32 bits, read as `Int`): a body's list fits one
+    /// small allocation (`JSONIndexBuilder` reserves 32).
     struct Entry: Sendable {
         var kind: Kind
         /// A string written with escapes (decoded when read).
         var escaped = false
+        private var offsets: (start: Int32, end: Int32, keyStart: Int32, keyEnd: Int32, firstChild: Int32, next: Int32)
+
+        init(kind: Kind, start: Int, keyStart: Int, keyEnd: Int) {
+            self.kind = kind
+            offsets = (Int32(start), Int32(start), Int32(keyStart), Int32(keyEnd), -1, -1)
+        }
+
         /// Strings: the bytes between the quotes; other values: the value's bytes.
-        var start: Int
-        var end: Int
+        var start: Int { get { Int(offsets.start) } set { offsets.start = Int32(newValue) } }
+        var end: Int { get { Int(offsets.end) } set { offsets.end = Int32(newValue) } }
         /// A member's key: the raw bytes between its quotes, or, for a key written with escapes,
         /// `keyStart` -1 and `keyEnd` its index in `decodedKeys`; `keyStart` -2 for array
         /// elements and the root.
-        var keyStart = -2
-        var keyEnd = 0
+        var keyStart: Int { Int(offsets.keyStart) }
+        var keyEnd: Int { Int(offsets.keyEnd) }
         /// Containers: the first listed child; -1 for none.
-        var firstChild = -1
+        var firstChild: Int { get { Int(offsets.firstChild) } set { offsets.firstChild = Int32(newValue) } }
         /// The next listed member or element of the same container; -1 for none.
-        var next = -1
+        var next: Int { get { Int(offsets.next) } set { offsets.next = Int32(newValue) } }
     }
+
+    /// The largest document indexed: offsets are 32-bit.
+    public static let maxBytes = Int(Int32.max)
 
     public let source: [UInt8]
     let entries: [Entry]
     let decodedKeys: [String]
 
-    /// Nil when `bytes` is not JSON (as `JSONParser` with the same `maxDepth` decides).
+    /// Nil when `bytes` is not JSON (as `JSONParser` with the same `maxDepth` decides), or is
+    /// longer than `maxBytes` (then parse it with `JSONParser`).
     public init?(_ bytes: [UInt8], keepingMembersNamed names: JSONMemberNames, maxDepth: Int = JSONParser.Options().maxDepth) {
+        guard bytes.count <= Self.maxBytes else { return nil }
         var entries: [Entry] = []
         var keys: [String] = []
         let ok: Bool = bytes.withUnsafeBufferPointer { buf in
@@ -209,7 +223,7 @@ extension JSONByteReader {
                                      keyStart: Int, keyEnd: Int) throws(JSONParseFailure) -> Int {
         guard i < buf.count else { throw JSONParseFailure(reason: .unexpectedEnd(expected: "a value"), offset: i) }
         let start = i
-        var entry = JSONIndex.Entry(kind: .null, start: start, end: start, keyStart: keyStart, keyEnd: keyEnd)
+        var entry = JSONIndex.Entry(kind: .null, start: start, keyStart: keyStart, keyEnd: keyEnd)
         switch buf[i] {
         case UInt8(ascii: "{"), UInt8(ascii: "["):
             // Listed before its children, so they can be linked to it.
