@@ -1,10 +1,10 @@
 import Foundation
 import PushCore
 
-/// Metric bodies are parsed with PushCore's JSON parser (byte-level, booleans distinct from
+/// Metric bodies are read with PushCore's JSON routines (byte-level, booleans distinct from
 /// numbers, no Foundation bridging): fast enough for the event loop.
 enum IngestJSON {
-    /// Every member name the metric routes read (`MetricRequestParser`); objects keep only these.
+    /// Every member name the metric routes read (`MetricRequestParser`); the index lists only these.
     static let readMembers: JSONMemberNames = {
         typealias T = CIOMetricBody.TrackKey
         typealias B = CIOMetricBody.BatchKey
@@ -13,18 +13,23 @@ enum IngestJSON {
                 B.batch, B.writeKey, L.deliveryID, L.deviceID, L.event, L.timestamp]
     }()
 
-    /// `pruned`: objects keep only `readMembers` — the other members (a CDP event's `context`,
-    /// `integrations`, the host app's own properties) are validated but not built. The checks
-    /// read nothing else, so they decide exactly as on the whole document
-    /// (`MetricRequestParserPruningTests`); a refused body is parsed again whole, so its error
-    /// is the parser's own.
-    static func parse(_ bytes: [UInt8], pruned: Bool = true) throws(MetricRejection) -> JSONValue {
+    /// Throws `emptyBody` for a body of nothing but whitespace.
+    static func requireContent(_ bytes: [UInt8]) throws(MetricRejection) {
         guard bytes.contains(where: { !($0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09) }) else {
             throw .emptyBody
         }
-        if pruned, let document = try? JSONParser().parse(bytes, keepingMembersNamed: readMembers) {
-            return document.root
-        }
+    }
+
+    /// The body indexed down to `readMembers` (a CDP event's `context`, `integrations` and the
+    /// host app's own properties are validated, not listed); nil when it is not JSON. The checks
+    /// read nothing else, so they decide exactly as on the whole document
+    /// (`MetricRequestParserPruningTests`).
+    static func index(_ bytes: [UInt8]) -> JSONIndex.Value? {
+        JSONIndex(bytes, keepingMembersNamed: readMembers)?.root
+    }
+
+    /// The whole document; a body that is not JSON is refused with the parser's own error.
+    static func parse(_ bytes: [UInt8]) throws(MetricRejection) -> JSONValue {
         do {
             return try JSONParser().parse(bytes).root
         } catch {
@@ -33,38 +38,66 @@ enum IngestJSON {
     }
 
     /// `a string`, `an object` … for messages.
-    static func typeName(_ value: JSONValue) -> String {
-        switch value {
+    static func typeName(_ value: some IngestValue) -> String {
+        switch value.kind {
         case .null: return "null"
-        case .array, .object: return "an \(value.typeName)"
-        default: return "a \(value.typeName)"
+        case .array, .object: return "an \(value.kind.typeName)"
+        default: return "a \(value.kind.typeName)"
         }
     }
 }
 
+/// What the metric checks read of a JSON value: the index the collector reads bodies with
+/// (`JSONIndex.Value`) and the whole document (`JSONValue`, the reference it is tested against).
+protocol IngestValue {
+    var kind: JSONValueKind { get }
+    var isNull: Bool { get }
+    var isObject: Bool { get }
+    var stringValue: String? { get }
+    var isString: Bool { get }
+    /// True when this is the string `text` (the index compares bytes, building no string).
+    func isString(_ text: String) -> Bool
+    var numberValue: JSONNumber? { get }
+    /// The member named `key` of an object (the last of duplicates).
+    func member(_ key: String) -> Self?
+    /// An array's elements; nil for anything else.
+    var elements: [Self]? { get }
+}
+
+extension JSONIndex.Value: IngestValue {}
+
+extension JSONValue: IngestValue {
+    var isObject: Bool { objectValue != nil }
+    var isString: Bool { stringValue != nil }
+    func isString(_ text: String) -> Bool { stringValue == text }
+    func member(_ key: String) -> JSONValue? { objectValue?[key] }
+    var elements: [JSONValue]? { arrayValue?.elements }
+}
+
 /// Reads fields of one JSON object, turning every absence or wrong type into the
 /// `MetricRejection` that names its pointer.
-struct FieldReader {
+struct FieldReader<Value: IngestValue> {
     /// One step of a JSON pointer below `base`.
     enum Step {
         case member(String)
         case index(Int)
     }
 
-    let object: JSONObject
+    /// An object.
+    let object: Value
     /// The object's JSON pointer is `base` followed by `steps`: kept in parts and joined only
     /// when an error names it, since an accepted body never needs it (joining cost a string
     /// per object on every request).
     private let base: String
     private let steps: (Step?, Step?, Step?)
 
-    init(_ value: JSONValue, pointer: String) throws(MetricRejection) {
+    init(_ value: Value, pointer: String) throws(MetricRejection) {
         try self.init(value, base: pointer, steps: (nil, nil, nil))
     }
 
-    private init(_ value: JSONValue, base: String, steps: (Step?, Step?, Step?)) throws(MetricRejection) {
-        guard case .object(let o) = value else { throw .notAnObject(pointer: Self.join(base, steps)) }
-        object = o
+    private init(_ value: Value, base: String, steps: (Step?, Step?, Step?)) throws(MetricRejection) {
+        guard value.isObject else { throw .notAnObject(pointer: Self.join(base, steps)) }
+        object = value
         self.base = base
         self.steps = steps
     }
@@ -84,7 +117,7 @@ struct FieldReader {
     }
 
     /// The reader of `value`, found at `step` below this object.
-    func child(_ value: JSONValue, _ step: Step) throws(MetricRejection) -> FieldReader {
+    func child(_ value: Value, _ step: Step) throws(MetricRejection) -> FieldReader {
         switch steps {
         case (nil, _, _): return try FieldReader(value, base: base, steps: (step, nil, nil))
         case (let a?, nil, _): return try FieldReader(value, base: base, steps: (a, step, nil))
@@ -94,7 +127,7 @@ struct FieldReader {
     }
 
     /// The reader of `value`, found at `first` then `second` below this object.
-    func child(_ value: JSONValue, _ first: Step, _ second: Step) throws(MetricRejection) -> FieldReader {
+    func child(_ value: Value, _ first: Step, _ second: Step) throws(MetricRejection) -> FieldReader {
         switch steps {
         case (nil, _, _): return try FieldReader(value, base: base, steps: (first, second, nil))
         case (let a?, nil, _): return try FieldReader(value, base: base, steps: (a, first, second))
@@ -105,22 +138,42 @@ struct FieldReader {
     func at(_ key: String) -> String { "\(pointer)/\(key)" }
 
     /// The member `key`, nil when absent or null.
-    func value(_ key: String) -> JSONValue? {
-        guard let v = object[key], !v.isNull else { return nil }
+    func value(_ key: String) -> Value? {
+        guard let v = object.member(key), !v.isNull else { return nil }
+        return v
+    }
+
+    /// Member `key` when it is a string; nil when absent or null; `wrongType` for another type.
+    private func stringMember(_ key: String) throws(MetricRejection) -> Value? {
+        guard let v = value(key) else { return nil }
+        guard v.isString else { throw .wrongType(pointer: at(key), expected: "a string, not \(IngestJSON.typeName(v))") }
         return v
     }
 
     /// `expected` is built only for the error (an accepted body never needs it).
     func string(_ key: String, _ expected: @autoclosure () -> String) throws(MetricRejection) -> String {
-        guard let v = value(key) else { throw .missingField(pointer: at(key), expected: expected()) }
-        guard case .string(let s) = v else { throw .wrongType(pointer: at(key), expected: "a string, not \(IngestJSON.typeName(v))") }
+        guard let v = try stringMember(key), let s = v.stringValue else { throw .missingField(pointer: at(key), expected: expected()) }
         return s
     }
 
+    /// Whether member `key` is the string `text`: `string(key) == text` without building it.
+    func string(_ key: String, is text: String, _ expected: @autoclosure () -> String) throws(MetricRejection) -> Bool {
+        guard let v = try stringMember(key) else { throw .missingField(pointer: at(key), expected: expected()) }
+        return v.isString(text)
+    }
+
     func optionalString(_ key: String) throws(MetricRejection) -> String? {
-        guard let v = value(key) else { return nil }
-        guard case .string(let s) = v else { throw .wrongType(pointer: at(key), expected: "a string, not \(IngestJSON.typeName(v))") }
-        return s
+        try stringMember(key)?.stringValue
+    }
+
+    /// `optionalString(key) == text` without building the string.
+    func optionalString(_ key: String, is text: String) throws(MetricRejection) -> Bool {
+        try stringMember(key)?.isString(text) ?? false
+    }
+
+    /// `optionalString(key) != nil` without building the string.
+    func hasString(_ key: String) throws(MetricRejection) -> Bool {
+        try stringMember(key) != nil
     }
 
     func reader(_ key: String, _ expected: @autoclosure () -> String) throws(MetricRejection) -> FieldReader {

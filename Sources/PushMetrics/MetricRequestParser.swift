@@ -23,15 +23,22 @@ public enum MetricRequestParser {
         try parse(route: route, body: body, pruned: true)
     }
 
-    /// `pruned: false` builds the whole document (the reference the pruned parse is tested against).
+    /// `pruned: false` builds the whole document (the reference the index is tested against).
     static func parse(route: CIOMetricRoute, body: [UInt8], pruned: Bool) throws(MetricRejection) -> ParsedMetricRequest {
-        let json = try IngestJSON.parse(body, pruned: pruned)
+        try IngestJSON.requireContent(body)
+        if pruned, let root = IngestJSON.index(body) {
+            return try check(route: route, root)
+        }
+        // Not JSON (the parser's own error), or the reference.
+        return try check(route: route, IngestJSON.parse(body))
+    }
+
+    static func check(route: CIOMetricRoute, _ json: some IngestValue) throws(MetricRejection) -> ParsedMetricRequest {
         switch route {
         case .track:
             let reader = try FieldReader(json, pointer: "")
-            let event = try reader.string(Track.event, "the event name, \"\(deliveryEvent)\"")
-            guard event == deliveryEvent else {
-                throw .unknownEvent(pointer: reader.at(Track.event), value: event, allowed: [deliveryEvent])
+            guard try reader.string(Track.event, is: deliveryEvent, "the event name, \"\(deliveryEvent)\"") else {
+                throw .unknownEvent(pointer: reader.at(Track.event), value: try reader.string(Track.event, ""), allowed: [deliveryEvent])
             }
             return ParsedMetricRequest(metrics: [try cdpMetric(reader, route: .track, batchIndex: nil)], ignoredEvents: 0, writeKey: nil)
         case .batch:
@@ -43,11 +50,11 @@ public enum MetricRequestParser {
 
     /// `/v1/b`: `{"batch": [items], "sentAt": …, "writeKey": …}`. Every item is checked
     /// before any is accepted (all or nothing, so a 400 never half-stores a batch).
-    static func batch(_ json: JSONValue) throws(MetricRejection) -> ParsedMetricRequest {
+    static func batch(_ json: some IngestValue) throws(MetricRejection) -> ParsedMetricRequest {
         let reader = try FieldReader(json, pointer: "")
         let writeKey = try reader.optionalString(CIOMetricBody.BatchKey.writeKey)
         guard let list = reader.value(CIOMetricBody.BatchKey.batch) else { throw .missingField(pointer: reader.at(CIOMetricBody.BatchKey.batch), expected: "an array of events") }
-        guard case .array(let items) = list else {
+        guard let items = list.elements else {
             throw .wrongType(pointer: reader.at(CIOMetricBody.BatchKey.batch), expected: "an array, not \(IngestJSON.typeName(list))")
         }
         guard !items.isEmpty else { throw .emptyBatch }
@@ -55,11 +62,11 @@ public enum MetricRequestParser {
         var ignored = 0
         for (i, item) in items.enumerated() {
             let itemReader = try reader.child(item, .member(CIOMetricBody.BatchKey.batch), .index(i))
-            let type = try itemReader.string(Track.type, "the event type, e.g. \"track\"")
+            let isTrack = try itemReader.string(Track.type, is: "track", "the event type, e.g. \"track\"")
             // The host app's pipeline carries all of its analytics events; only delivery
             // metrics are ours to store.
-            guard type == "track", try itemReader.optionalString(Track.event) == deliveryEvent else {
-                if type == "track" { _ = try itemReader.string(Track.event, "the event name") }
+            guard isTrack, try itemReader.optionalString(Track.event, is: deliveryEvent) else {
+                if isTrack { _ = try itemReader.string(Track.event, "the event name") }
                 ignored += 1
                 continue
             }
@@ -69,7 +76,7 @@ public enum MetricRequestParser {
     }
 
     /// The CDP track shape shared by `/v1/track` and `/v1/b` items.
-    static func cdpMetric(_ reader: FieldReader, route: CIOMetricRoute, batchIndex: Int?) throws(MetricRejection) -> ReportedMetric {
+    static func cdpMetric(_ reader: FieldReader<some IngestValue>, route: CIOMetricRoute, batchIndex: Int?) throws(MetricRejection) -> ReportedMetric {
         let properties = try reader.reader(Track.properties, "an object with metric, deliveryId, recipient")
         let metricText = try properties.string(Track.metric, "delivered, opened, converted or clicked")
         guard let metric = CIOMetric(rawValue: metricText) else {
@@ -81,7 +88,7 @@ public enum MetricRequestParser {
         }
         // The delivery token may be empty (docs/specs/device-side.md §1: empty strings still count).
         let recipient = try properties.string(Track.recipient, "the push's CIO-Delivery-Token")
-        if try reader.optionalString(Track.anonymousId) == nil, try reader.optionalString(Track.userId) == nil {
+        if try !reader.hasString(Track.anonymousId), try !reader.hasString(Track.userId) {
             throw .missingField(pointer: reader.at(Track.anonymousId), expected: "anonymousId or userId: a track call needs one")
         }
         var timestamp: Date?
@@ -98,7 +105,7 @@ public enum MetricRequestParser {
     }
 
     /// Legacy `/push/events`: `{"delivery_id","device_id","event","timestamp": <unix s>}`.
-    static func legacy(_ json: JSONValue) throws(MetricRejection) -> ReportedMetric {
+    static func legacy(_ json: some IngestValue) throws(MetricRejection) -> ReportedMetric {
         let reader = try FieldReader(json, pointer: "")
         let deliveryID = try reader.string(Legacy.deliveryID, "the push's CIO-Delivery-ID")
         guard isWellFormedDeliveryID(deliveryID) else { throw .malformedDeliveryID(pointer: reader.at(Legacy.deliveryID), value: deliveryID) }
@@ -109,15 +116,13 @@ public enum MetricRequestParser {
         let device = try reader.string(Legacy.deviceID, "the device token")
         var timestamp: Date?
         var timestampText: String?
-        switch reader.value(Legacy.timestamp) {
-        case nil:
-            break
-        case .number(let n)? where n.doubleValue.isFinite && n.doubleValue >= 0:
+        if let value = reader.value(Legacy.timestamp) {
+            guard let n = value.numberValue, n.doubleValue.isFinite && n.doubleValue >= 0 else {
+                let shown = value.stringValue ?? IngestJSON.typeName(value)
+                throw .malformedTimestamp(pointer: reader.at(Legacy.timestamp), value: shown, expected: "Unix seconds as a number, e.g. 1775126768")
+            }
             timestamp = Date(timeIntervalSince1970: n.doubleValue)
             timestampText = n.text
-        case let other?:
-            let shown: String = { if case .string(let s) = other { return s } else { return IngestJSON.typeName(other) } }()
-            throw .malformedTimestamp(pointer: reader.at(Legacy.timestamp), value: shown, expected: "Unix seconds as a number, e.g. 1775126768")
         }
         return ReportedMetric(route: .legacyEvents, deliveryID: deliveryID, metric: metric, recipient: device,
                               originalTimestamp: timestamp, originalTimestampText: timestampText)

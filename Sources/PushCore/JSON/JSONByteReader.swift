@@ -8,9 +8,6 @@ struct JSONByteReader {
     var depth = 0
     /// Scratch space for strings with escapes, reused across strings.
     var scratch: [UInt8] = []
-    /// When set, objects keep only members with these names (at any depth); every other
-    /// member's value is validated without being built (`JSONParser.parse(_:keepingMembersNamed:)`).
-    var keep: JSONMemberNames?
 
     init(buf: UnsafeBufferPointer<UInt8>, maxDepth: Int) {
         self.buf = buf
@@ -112,7 +109,6 @@ struct JSONByteReader {
         try enter()
         i += 1  // {
         var members: [JSONMember] = []
-        var seen = 0  // members read, kept or not
         try skipWhitespace()
         if i < buf.count, buf[i] == UInt8(ascii: "}") {
             i += 1
@@ -123,7 +119,7 @@ struct JSONByteReader {
             guard i < buf.count else { throw fail(.unexpectedEnd(expected: "a key or '}'"), at: i) }
             let c = buf[i]
             if c != UInt8(ascii: "\"") {
-                if c == UInt8(ascii: "}") && seen > 0 { throw fail(.trailingComma, at: i) }
+                if c == UInt8(ascii: "}") && !members.isEmpty { throw fail(.trailingComma, at: i) }
                 if c == UInt8(ascii: "'") { throw fail(.singleQuotes, at: i) }
                 if isIdentifierStart(c) { throw fail(.unquotedKey, at: i) }
                 throw unexpected(expected: "a double-quoted key")
@@ -135,14 +131,9 @@ struct JSONByteReader {
             guard buf[i] == UInt8(ascii: ":") else { throw unexpected(expected: "':' after the key \"\(key)\"") }
             i += 1
             try skipWhitespace()
-            seen += 1
-            if let keep, !keep.contains(key) {
-                try skimValue()
-            } else {
-                let valueOffset = i
-                let value = try parseValue()
-                members.append(JSONMember(key: key, value: value, keyOffset: keyOffset, valueOffset: valueOffset))
-            }
+            let valueOffset = i
+            let value = try parseValue()
+            members.append(JSONMember(key: key, value: value, keyOffset: keyOffset, valueOffset: valueOffset))
             try skipWhitespace()
             guard i < buf.count else { throw fail(.unexpectedEnd(expected: "',' or '}'"), at: i) }
             if buf[i] == UInt8(ascii: ",") {
@@ -196,6 +187,13 @@ struct JSONByteReader {
     }
 
     mutating func parseNumber() throws(JSONParseFailure) -> JSONNumber {
+        let range = try scanNumber()
+        return JSONNumber(literal: String(decoding: UnsafeBufferPointer(rebasing: buf[range]), as: UTF8.self))
+    }
+
+    /// Validates the number at `i`, leaves `i` after it and returns its bytes (the skimmer and
+    /// the index build no string for it).
+    mutating func scanNumber() throws(JSONParseFailure) -> Range<Int> {
         let start = i
         if buf[i] == UInt8(ascii: "-") { i += 1 }
         guard i < buf.count, isDigit(buf[i]) else { throw fail(.invalidNumber(wordAt(start)), at: start) }
@@ -218,7 +216,7 @@ struct JSONByteReader {
         }
         // A letter glued to the number (`1x`, `0x1F`) is a bad number, not "trailing content".
         if i < buf.count, isIdentifierStart(buf[i]) { throw fail(.invalidNumber(wordAt(start)), at: start) }
-        return JSONNumber(literal: String(decoding: UnsafeBufferPointer(rebasing: buf[start..<i]), as: UTF8.self))
+        return start..<i
     }
 
     @inline(__always) func isDigit(_ c: UInt8) -> Bool { c >= 0x30 && c <= 0x39 }

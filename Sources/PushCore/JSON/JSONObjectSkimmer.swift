@@ -52,7 +52,7 @@ extension JSONByteReader {
     /// `skipWhitespace`, asked first whether there is any: compact JSON (every body the
     /// gateway's clients send) has none, and the call per token was a share of the skim.
     @inline(__always)
-    private mutating func skimWhitespace() throws(JSONParseFailure) {
+    mutating func skimWhitespace() throws(JSONParseFailure) {
         if i < buf.count, buf[i] > 0x20, buf[i] != UInt8(ascii: "/") { return }
         try skipWhitespace()
     }
@@ -66,22 +66,16 @@ extension JSONByteReader {
             try skimObject(capturing: nil, into: &unused)
         case UInt8(ascii: "["): try skimArray()
         case UInt8(ascii: "\""): _ = try skimString()
-        default: _ = try parseValue()  // numbers, literals and every error, as the parser does them
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): _ = try scanNumber()
+        default: _ = try parseValue()  // literals and every error, as the parser does them
         }
     }
 
     /// `key` nil: validate only. Otherwise a string value of a member named `key` lands in
     /// `captured` (the last one wins, like `JSONObject`'s subscript).
     private mutating func skimObject(capturing key: [UInt8]?, into captured: inout String?) throws(JSONParseFailure) {
-        try enter()
-        i += 1  // {
-        try skimWhitespace()
-        if i < buf.count, buf[i] == UInt8(ascii: "}") {
-            i += 1
-            depth -= 1
-            return
-        }
-        while true {
+        if try openContainer(closedBy: UInt8(ascii: "}")) { return }
+        repeat {
             guard i < buf.count, buf[i] == UInt8(ascii: "\"") else { throw JSONParseFailure(reason: .unquotedKey, offset: i) }
             let keyStart = i
             var isTarget = false
@@ -96,59 +90,74 @@ extension JSONByteReader {
             } else {
                 _ = try skimString()
             }
-            try skimWhitespace()
-            guard i < buf.count, buf[i] == UInt8(ascii: ":") else { throw JSONParseFailure(reason: .trailingContent, offset: i) }
-            i += 1
-            try skimWhitespace()
+            try skimColon()
             if isTarget {
                 if i < buf.count, buf[i] == UInt8(ascii: "\"") { captured = try parseString() } else { captured = nil; try skimValue() }
             } else {
                 try skimValue()
             }
-            try skimWhitespace()
-            guard i < buf.count else { throw JSONParseFailure(reason: .unexpectedEnd(expected: "',' or '}'"), offset: i) }
-            if buf[i] == UInt8(ascii: ",") {
-                i += 1
-                try skimWhitespace()
-                continue
-            }
-            guard buf[i] == UInt8(ascii: "}") else { throw JSONParseFailure(reason: .trailingContent, offset: i) }
-            i += 1
-            depth -= 1
-            return
-        }
+        } while try continueContainer(closedBy: UInt8(ascii: "}"))
     }
 
     private mutating func skimArray() throws(JSONParseFailure) {
-        try enter()
-        i += 1  // [
-        try skimWhitespace()
-        if i < buf.count, buf[i] == UInt8(ascii: "]") {
-            i += 1
-            depth -= 1
-            return
-        }
-        while true {
-            guard i < buf.count, buf[i] != UInt8(ascii: "]") else { throw JSONParseFailure(reason: .trailingComma, offset: i) }
+        if try openContainer(closedBy: UInt8(ascii: "]")) { return }
+        repeat {
+            try requireElement()
             try skimValue()
-            try skimWhitespace()
-            guard i < buf.count else { throw JSONParseFailure(reason: .unexpectedEnd(expected: "',' or ']'"), offset: i) }
-            if buf[i] == UInt8(ascii: ",") {
-                i += 1
-                try skimWhitespace()
-                continue
-            }
-            guard buf[i] == UInt8(ascii: "]") else { throw JSONParseFailure(reason: .trailingContent, offset: i) }
-            i += 1
-            depth -= 1
-            return
+        } while try continueContainer(closedBy: UInt8(ascii: "]"))
+    }
+
+    /// Enters the object or array whose opening byte is at `i`: true (and past its end) when it
+    /// is empty, else false at its first member or element.
+    @inline(__always)
+    mutating func openContainer(closedBy close: UInt8) throws(JSONParseFailure) -> Bool {
+        try enter()
+        i += 1  // { or [
+        try skimWhitespace()
+        guard i < buf.count, buf[i] == close else { return false }
+        i += 1
+        depth -= 1
+        return true
+    }
+
+    /// After a member or an element: true at the next one (past the comma), false past the
+    /// container's closing byte.
+    @inline(__always)
+    mutating func continueContainer(closedBy close: UInt8) throws(JSONParseFailure) -> Bool {
+        try skimWhitespace()
+        guard i < buf.count else {
+            throw JSONParseFailure(reason: .unexpectedEnd(expected: close == UInt8(ascii: "}") ? "',' or '}'" : "',' or ']'"), offset: i)
         }
+        if buf[i] == UInt8(ascii: ",") {
+            i += 1
+            try skimWhitespace()
+            return true
+        }
+        guard buf[i] == close else { throw JSONParseFailure(reason: .trailingContent, offset: i) }
+        i += 1
+        depth -= 1
+        return false
+    }
+
+    /// Between a member's key and its value: the colon, and whitespace around it.
+    @inline(__always)
+    mutating func skimColon() throws(JSONParseFailure) {
+        try skimWhitespace()
+        guard i < buf.count, buf[i] == UInt8(ascii: ":") else { throw JSONParseFailure(reason: .trailingContent, offset: i) }
+        i += 1
+        try skimWhitespace()
+    }
+
+    /// An array's element must start here (a `]` after a comma is a trailing comma).
+    @inline(__always)
+    mutating func requireElement() throws(JSONParseFailure) {
+        guard i < buf.count, buf[i] != UInt8(ascii: "]") else { throw JSONParseFailure(reason: .trailingComma, offset: i) }
     }
 
     /// Validates the string at `i` (opening quote) and leaves `i` after it. Returns the raw
     /// bytes between the quotes when the string has no escapes; nil when it has (then the
     /// parser's own escape handling validated it).
-    private mutating func skimString() throws(JSONParseFailure) -> Range<Int>? {
+    mutating func skimString() throws(JSONParseFailure) -> Range<Int>? {
         let open = i
         var k = i + 1
         while k < buf.count {

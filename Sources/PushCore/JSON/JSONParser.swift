@@ -21,25 +21,11 @@ public struct JSONParser: Sendable {
     public init(options: Options = Options()) { self.options = options }
 
     public func parse(_ bytes: [UInt8]) throws(JSONParseError) -> JSONDocument {
-        try parse(bytes, keep: nil)
-    }
-
-    /// Parses `bytes` as `parse(_:)` does — it accepts and refuses exactly the same input — but
-    /// objects keep only the members named in `names` (at any depth); the values of the others
-    /// are validated without being built (the metrics collector reads a few fields of bodies
-    /// that carry a whole CDP `context`). A refused input's error may differ in detail from
-    /// `parse(_:)`'s: callers that show it parse again with `parse(_:)`.
-    public func parse(_ bytes: [UInt8], keepingMembersNamed names: JSONMemberNames) throws(JSONParseError) -> JSONDocument {
-        try parse(bytes, keep: names)
-    }
-
-    private func parse(_ bytes: [UInt8], keep: JSONMemberNames?) throws(JSONParseError) -> JSONDocument {
         if let limit = options.maxBytes, bytes.count > limit {
             throw JSONParseError(reason: .tooLarge(bytes: bytes.count, limit: limit), offset: 0, line: 1, column: 1)
         }
         let result: Result<(JSONValue, Int), JSONParseFailure> = bytes.withUnsafeBufferPointer { buf in
             var reader = JSONByteReader(buf: buf, maxDepth: options.maxDepth)
-            reader.keep = keep
             do throws(JSONParseFailure) {
                 return .success(try reader.parseDocument())
             } catch {
@@ -59,29 +45,37 @@ public struct JSONParser: Sendable {
     public func parse(_ data: Data) throws(JSONParseError) -> JSONDocument { try parse([UInt8](data)) }
 }
 
-/// Member names for `JSONParser.parse(_:keepingMembersNamed:)`, grouped by length: a lookup
-/// compares the few names of the key's length instead of hashing every key of the document.
+/// Member names for `JSONIndex`, grouped by length: a lookup compares the key's bytes with the
+/// few names of its length instead of hashing every key of the document.
 public struct JSONMemberNames: Sendable, ExpressibleByArrayLiteral {
-    private var byLength: [[String]] = []
+    private var byLength: [[[UInt8]]] = []
 
     public init(_ names: some Sequence<String>) {
         for name in names {
-            let n = name.utf8.count
-            if byLength.count <= n { byLength += Array(repeating: [], count: n + 1 - byLength.count) }
-            if !byLength[n].contains(name) { byLength[n].append(name) }
+            let bytes = Array(name.utf8)
+            if byLength.count <= bytes.count { byLength += Array(repeating: [], count: bytes.count + 1 - byLength.count) }
+            if !byLength[bytes.count].contains(bytes) { byLength[bytes.count].append(bytes) }
         }
     }
     public init(arrayLiteral names: String...) { self.init(names) }
 
     public func contains(_ name: String) -> Bool {
-        let n = name.utf8.count
-        guard n < byLength.count else { return false }
-        for candidate in byLength[n] where candidate == name { return true }
+        var name = name
+        return name.withUTF8 { contains($0) }
+    }
+
+    /// `contains(_:)` for a name's UTF-8 bytes.
+    public func contains(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard bytes.count < byLength.count else { return false }
+        guard !bytes.isEmpty else { return !byLength[0].isEmpty }
+        for candidate in byLength[bytes.count] where candidate.withUnsafeBufferPointer({ memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0 }) {
+            return true
+        }
         return false
     }
 
     /// Every name, for tests.
-    public var all: [String] { byLength.flatMap { $0 } }
+    public var all: [String] { byLength.flatMap { $0.map { String(decoding: $0, as: UTF8.self) } } }
 }
 
 struct JSONParseFailure: Error {

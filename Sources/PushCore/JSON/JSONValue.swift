@@ -14,14 +14,16 @@ public enum JSONValue: Sendable, Hashable {
     case object(JSONObject)
 
     /// The JSON type name used in findings: `string`, `number`, `boolean`, `null`, `array`, `object`.
-    public var typeName: String {
+    public var typeName: String { kind.typeName }
+
+    public var kind: JSONValueKind {
         switch self {
-        case .null: "null"
-        case .bool: "boolean"
-        case .number: "number"
-        case .string: "string"
-        case .array: "array"
-        case .object: "object"
+        case .null: .null
+        case .bool: .bool
+        case .number: .number
+        case .string: .string
+        case .array: .array
+        case .object: .object
         }
     }
 
@@ -67,6 +69,23 @@ public enum JSONValue: Sendable, Hashable {
             }
         }
         return current
+    }
+}
+
+/// The six kinds of JSON value.
+public enum JSONValueKind: UInt8, Sendable {
+    case null, bool, number, string, array, object
+
+    /// The name used in findings: `string`, `number`, `boolean`, `null`, `array`, `object`.
+    public var typeName: String {
+        switch self {
+        case .null: "null"
+        case .bool: "boolean"
+        case .number: "number"
+        case .string: "string"
+        case .array: "array"
+        case .object: "object"
+        }
     }
 }
 
