@@ -96,9 +96,10 @@ final class SharedRequestPartTests: XCTestCase {
         defer { store.close() }
         func request(_ id: Int) -> (HTTPHeaders, [UInt8]) {
             // Runs of seven alike; between runs the payload changes (its length not), and every
-            // third run the fields as well; every 11th push has a field more.
+            // third run the fields as well; every 11th push has a field more, and so has every
+            // push of every other stretch of 500 (fields that change on every push).
             var list = [HTTPHeader("authorization", "bearer t\(id / 21 % 2)"), HTTPHeader("apns-topic", "io.pushlab.t\(id / 21 % 3)")]
-            if id % 11 == 0 { list.append(HTTPHeader("apns-id", "id-\(id)")) }
+            if id % 11 == 0 || id / 500 % 2 == 1 { list.append(HTTPHeader("apns-id", "id-\(id)")) }
             let fields = HTTPHeaders(list)
             return (fields, Array(#"{"run":\#(id / 7 % 10)}"#.utf8))
         }

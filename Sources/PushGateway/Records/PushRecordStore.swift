@@ -19,8 +19,11 @@ public final class PushRecordStore: @unchecked Sendable {
     private var memory = RecordRing<PackedPush>(capacity: 10_000)
     /// The newest in-memory record's header fields and payload, which the next record shares
     /// where its request has the same (`PackedPush.pack(…sharingFields:sharingPayload:)`).
-    private var lastFields = PackedPush.SharedFields()
-    private var lastPayload: [UInt8]?
+    /// `@exclusivity(unchecked)`: only touched under `condition`'s lock, on every push.
+    @exclusivity(unchecked) private var lastFields = PackedPush.SharedFields()
+    @exclusivity(unchecked) private var lastPayload: [UInt8]?
+    /// How many pushes in a row had other header fields than the last kept ones.
+    @exclusivity(unchecked) private var fieldMisses = 0
     private var stopped = false
     private let condition = NSCondition()
     private var writer: Thread?
@@ -85,7 +88,14 @@ public final class PushRecordStore: @unchecked Sendable {
         condition.lock()
         memory.insert(reusing: { slot in
             slot.pack(r, rawHeaders: rawHeaders, body: body, ids: ids, sharingFields: lastFields, sharingPayload: lastPayload)
-            if !slot.sharesFields, let rawHeaders { lastFields.remember(rawHeaders, packed: slot.fields) }
+            if slot.sharesFields {
+                fieldMisses = 0
+            } else if let rawHeaders {
+                // A sender whose fields change on every push (a fresh apns-id each) would pay for
+                // keeping them on every push: after a run of misses only every 16th push's are kept.
+                if fieldMisses < 4 || fieldMisses % 16 == 0 { lastFields.remember(rawHeaders, packed: slot.fields) }
+                fieldMisses += 1
+            }
             if !slot.sharesPayload { lastPayload = slot.payload }
         }, new: PackedPush())
         condition.unlock()
@@ -130,6 +140,7 @@ public final class PushRecordStore: @unchecked Sendable {
             memory = RecordRing(capacity: memory.capacity)
             lastFields = PackedPush.SharedFields()
             lastPayload = nil
+            fieldMisses = 0
         }
     }
 
