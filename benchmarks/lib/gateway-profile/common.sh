@@ -38,16 +38,27 @@ start_server() {  # BIN LOOPS LABEL
   printf -v "G_$3" '%s' "$(sed -n 's|^http://127.0.0.1:\([0-9]*\).*|\1|p' "$log")"
   printf -v "GTLS_$3" '%s' "$(sed -n 's|^https://127.0.0.1:\([0-9]*\) .*|\1|p' "$log")"
 }
-load() {  # KIND(apns|apns2|tls|raw|rawtls|fcm|rawfcm) LABEL N ACCESS_TOKEN → h2load's output in $T/h2load.out
+start_nghttpd() {  # nghttpd serving an empty file, as benchmarks/gateway.sh runs it: $1 workers, h2c and TLS → NG_H2C, NG_TLS (ports)
+  source benchmarks/lib/listening.sh
+  mkdir -p "$T/docroot" && : >"$T/docroot/empty"
+  nghttpd -n "$1" --no-tls 0 -d "$T/docroot" >/dev/null 2>&1 &
+  SERVERS+=("$!"); NG_H2C=$(port_of $!); PID_NG=$!
+  nghttpd -n "$1" 0 certs/server.key certs/server.pem -d "$T/docroot" >/dev/null 2>&1 &
+  SERVERS+=("$!"); NG_TLS=$(port_of $!); PID_NGTLS=$!
+}
+load() {  # KIND(apns|apns2|tls|raw|rawtls|fcm|rawfcm|ng|ngtls) LABEL N ACCESS_TOKEN → h2load's output in $T/h2load.out
+  # (h2load -c CONNS, default 4: gateway.sh's command; pairs.sh runs CONNS=1)
   local h2c tls g gtls
   h2c=H2C_$2; tls=TLS_$2; g=G_$2; gtls=GTLS_$2
   case $1 in
-    apns) h2load -n "$3" -c 4 -m 100 -d "$T/body.json" -H "authorization: bearer $JWT" -H "apns-topic: io.pushlab.demo" -H "apns-push-type: alert" "http://127.0.0.1:${!h2c}/3/device/$TOKEN";;
-    apns2) h2load -n "$3" -c 4 -m 100 -d "$T/body.json" -H "authorization: bearer $JWT" -H "apns-topic: io.pushlab.demo" -H "apns-push-type: alert" "http://127.0.0.1:${!h2c}/3/device/$TOKEN" "http://127.0.0.1:${!h2c}/3/device/$TOKEN2";;
-    tls) h2load -n "$3" -c 4 -m 100 -d "$T/body.json" -H "authorization: bearer $JWT" -H "apns-topic: io.pushlab.demo" -H "apns-push-type: alert" "https://127.0.0.1:${!tls}/3/device/$TOKEN";;
-    raw) h2load -n "$3" -c 4 -m 100 -d "$T/body.json" -H "authorization: bearer $JWT" -H "apns-topic: io.pushlab.demo" -H "apns-push-type: alert" "http://127.0.0.1:${!g}/bench";;
-    rawtls) h2load -n "$3" -c 4 -m 100 -d "$T/body.json" -H "authorization: bearer $JWT" -H "apns-topic: io.pushlab.demo" -H "apns-push-type: alert" "https://127.0.0.1:${!gtls}/bench";;
-    fcm) h2load -n "$3" -c 4 -m 100 -d "$T/fcm.json" -H "authorization: Bearer $4" -H "content-type: application/json" "http://127.0.0.1:${!g}/v1/projects/pushlab-dev/messages:send";;
-    rawfcm) h2load -n "$3" -c 4 -m 100 -d "$T/fcm.json" -H "authorization: Bearer $4" -H "content-type: application/json" "http://127.0.0.1:${!g}/bench";;
+    ng) h2load -n "$3" -c ${CONNS:-4} -m 100 -d "$T/body.json" -H "authorization: bearer $JWT" -H "apns-topic: io.pushlab.demo" -H "apns-push-type: alert" "http://127.0.0.1:$NG_H2C/empty";;
+    ngtls) h2load -n "$3" -c ${CONNS:-4} -m 100 -d "$T/body.json" -H "authorization: bearer $JWT" -H "apns-topic: io.pushlab.demo" -H "apns-push-type: alert" "https://127.0.0.1:$NG_TLS/empty";;
+    apns) h2load -n "$3" -c ${CONNS:-4} -m 100 -d "$T/body.json" -H "authorization: bearer $JWT" -H "apns-topic: io.pushlab.demo" -H "apns-push-type: alert" "http://127.0.0.1:${!h2c}/3/device/$TOKEN";;
+    apns2) h2load -n "$3" -c ${CONNS:-4} -m 100 -d "$T/body.json" -H "authorization: bearer $JWT" -H "apns-topic: io.pushlab.demo" -H "apns-push-type: alert" "http://127.0.0.1:${!h2c}/3/device/$TOKEN" "http://127.0.0.1:${!h2c}/3/device/$TOKEN2";;
+    tls) h2load -n "$3" -c ${CONNS:-4} -m 100 -d "$T/body.json" -H "authorization: bearer $JWT" -H "apns-topic: io.pushlab.demo" -H "apns-push-type: alert" "https://127.0.0.1:${!tls}/3/device/$TOKEN";;
+    raw) h2load -n "$3" -c ${CONNS:-4} -m 100 -d "$T/body.json" -H "authorization: bearer $JWT" -H "apns-topic: io.pushlab.demo" -H "apns-push-type: alert" "http://127.0.0.1:${!g}/bench";;
+    rawtls) h2load -n "$3" -c ${CONNS:-4} -m 100 -d "$T/body.json" -H "authorization: bearer $JWT" -H "apns-topic: io.pushlab.demo" -H "apns-push-type: alert" "https://127.0.0.1:${!gtls}/bench";;
+    fcm) h2load -n "$3" -c ${CONNS:-4} -m 100 -d "$T/fcm.json" -H "authorization: Bearer $4" -H "content-type: application/json" "http://127.0.0.1:${!g}/v1/projects/pushlab-dev/messages:send";;
+    rawfcm) h2load -n "$3" -c ${CONNS:-4} -m 100 -d "$T/fcm.json" -H "authorization: Bearer $4" -H "content-type: application/json" "http://127.0.0.1:${!g}/bench";;
   esac >"$T/h2load.out" 2>&1
 }
