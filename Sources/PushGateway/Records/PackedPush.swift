@@ -2,27 +2,21 @@ import Foundation
 import PushCore
 import PushHTTP
 
-/// One push record packed into byte buffers: what the store keeps per push.
+/// One push record packed into a single byte buffer: what the store keeps per push.
 ///
 /// A `RecordedPush` holds a dozen strings plus the request's header array and body; keeping
 /// it cost the event loop a retain per field when recording and a release (and up to five
 /// `free`s) per field when the ring pushed the oldest out, and it kept the HTTP/2 stream's
 /// header and body buffers shared, so the next request on the stream allocated new ones
-/// (benchmarks/results/gateway.md, "Where the gateway's time goes"). Packed, a record is three
-/// buffers that the ring overwrites in place once full: no allocation and no free per push. The header map (names lowercased, authorization redacted) and the payload
+/// (benchmarks/results/gateway.md, "Where the gateway's time goes"). Packed, a record is one
+/// buffer that the ring overwrites in place once full: no allocation, no free, no reference
+/// counting per push. The header map (names lowercased, authorization redacted) and the payload
 /// text are laid out when packing, and built as `PushRecord` values only when read.
 ///
-/// Layout, in three buffers. `head`: receivedAt (seconds since the reference date, Float64 bits),
-/// service (1 byte), status (Int64), then token, device, topic, push type, message id, reason,
-/// delivery id, unique id as optional strings (UInt32 length, `UInt32.max` for nil, then the
-/// UTF-8 bytes). `fields`: the header count (UInt32) and each field's name and value as
-/// strings. `payload`: the payload as a string. Integers little-endian.
-///
-/// A push's header fields, and its payload, are most often the same as the last push's (a
-/// sender repeats its headers from push to push, and a broadcast its payload; token, ids and
-/// time differ, and they are in `head`), so the store hands the last record's parts in
-/// (`pack(…sharingFields:sharingPayload:)`): header fields equal to the last record's, or a
-/// payload that packs to the same bytes, are shared, not written again.
+/// Layout: receivedAt (seconds since the reference date, Float64 bits), service (1 byte), status (Int64), then token, device,
+/// topic, push type, message id, reason, delivery id, unique id as optional strings (UInt32
+/// length, `UInt32.max` for nil, then the UTF-8 bytes), the header count (UInt32) and each
+/// field's name and value as strings, then the payload as a string. Integers little-endian.
 struct PackedPush: Sendable {
     /// A record's ids as inline text (`APNsRoute`), packed in place of the record's strings.
     struct RecordIDs {
@@ -30,57 +24,7 @@ struct PackedPush: Sendable {
         var uniqueID: CanonicalUUIDText?
     }
 
-    /// A record's header fields as received (`source`) and as packed (`packed`, its `fields`):
-    /// what the store keeps of the last record for the next one to share.
-    struct SharedFields {
-        /// The store's own array, filled field by field: holding the request's array would make
-        /// the HTTP/2 stream that filed it copy it for its next request.
-        private(set) var source: [HTTPHeader] = []
-        private(set) var packed: [UInt8]?
-
-        init() {}
-
-        init(source: [HTTPHeader], packed: [UInt8]) {
-            self.source = source
-            self.packed = packed
-        }
-
-        /// `rawHeaders` are `source`, field for field (names and values equal, so they pack to
-        /// `packed`). The HTTP/2 server hands a repeated field over as the same strings, whose
-        /// equality is a pointer check.
-        func isSource(of rawHeaders: HTTPHeaders) -> Bool {
-            guard rawHeaders.count == source.count else { return false }
-            for (index, field) in rawHeaders.enumerated() where field != source[index] { return false }
-            return true
-        }
-
-        /// Keeps `rawHeaders` and what they packed to; fields equal to the kept ones stay as they are.
-        mutating func remember(_ rawHeaders: HTTPHeaders, packed: [UInt8]) {
-            for (index, field) in rawHeaders.enumerated() {
-                if index == source.count {
-                    source.append(field)
-                } else if source[index] != field {
-                    source[index] = field
-                }
-            }
-            if source.count > rawHeaders.count { source.removeLast(source.count - rawHeaders.count) }
-            self.packed = packed
-        }
-    }
-
-    /// The record's own fields (time, service, status, token, names, ids).
-    var head: [UInt8] = []
-    /// The request's header fields: this record's own, or another record's it shares.
-    var fields: [UInt8] = []
-    /// The request's payload (its first 8 KiB): this record's own, or another record's it shares.
-    var payload: [UInt8] = []
-    /// `fields` and `payload` are buffers shared from `pack`, not this record's own: a record
-    /// packed over this one builds a new buffer rather than copying the shared one first.
-    private(set) var sharesFields = false
-    private(set) var sharesPayload = false
-
-    /// The whole record as laid out (`head`, `fields`, `payload`).
-    var bytes: [UInt8] { head + fields + payload }
+    var bytes: [UInt8] = []
 
     /// docs/gateway.md: the payload text keeps the first 8 KiB of the body.
     static let payloadPrefixBytes = 8192
@@ -90,61 +34,15 @@ struct PackedPush: Sendable {
     /// Packs `record`, taking the header map and payload from `rawHeaders` and `body` when given
     /// (as `RecordedPush.completed` builds them), else from the record, and the message id and
     /// unique id from `ids` when given (the APNs route's inline ids; the record's are nil then).
-    /// `sharingFields` is another record's header fields and `fields`, `sharingPayload` its
-    /// `payload`: when `rawHeaders` are those fields (or `body` packs to exactly those bytes),
-    /// this record shares that buffer (nothing written for it). Reuses the buffers' storage
-    /// otherwise: the size is counted first, then every field is copied into place with `memcpy`.
-    mutating func pack(_ record: PushRecord, rawHeaders: HTTPHeaders?, body: [UInt8]?, ids: RecordIDs = RecordIDs(),
-                       sharingFields previous: SharedFields? = nil, sharingPayload previousPayload: [UInt8]? = nil) {
-        packHead(record, ids: ids)
-        var sameFields: [UInt8]?
-        if let rawHeaders, let previous, previous.isSource(of: rawHeaders) { sameFields = previous.packed }
-        if !Self.share(sameFields, into: &fields, sharing: &sharesFields) { packFields(record, rawHeaders: rawHeaders) }
-        var samePayload: [UInt8]?
-        if let body, let previousPayload, Self.payloadPart(previousPayload, isPackedFrom: body) { samePayload = previousPayload }
-        if !Self.share(samePayload, into: &payload, sharing: &sharesPayload) { packPayload(record, body: body) }
-    }
-
-    /// `part` becomes `shared` when there is one (true). Otherwise (false: the caller packs the
-    /// part) a shared `part` is let go first: writing into it would copy it, only to overwrite the copy.
-    private static func share(_ shared: [UInt8]?, into part: inout [UInt8], sharing: inout Bool) -> Bool {
-        if let shared {
-            part = shared
-            sharing = true
-            return true
-        }
-        if sharing {
-            part = []
-            sharing = false
-        }
-        return false
-    }
-
-    /// `head`: the record's own fields.
-    private mutating func packHead(_ record: PushRecord, ids: RecordIDs) {
+    /// Reuses `bytes`'s storage: the size is counted first, then every field is copied into
+    /// place with `memcpy`.
+    mutating func pack(_ record: PushRecord, rawHeaders: HTTPHeaders?, body: [UInt8]?, ids: RecordIDs = RecordIDs()) {
         // Spelled out, not looped over an array literal: that array would be an allocation per push.
-        var size = 8 + 1 + 8 + 8 * 4
+        var size = 8 + 1 + 8 + 8 * 4 + 4 + 4
         size += (record.token?.utf8.count ?? 0) + (record.device?.utf8.count ?? 0) + (record.topic?.utf8.count ?? 0)
         size += (record.pushType?.utf8.count ?? 0) + (record.reason?.utf8.count ?? 0) + (record.deliveryID?.utf8.count ?? 0)
         size += ids.messageID == nil ? record.messageID?.utf8.count ?? 0 : CanonicalUUIDText.byteCount
         size += ids.uniqueID == nil ? record.uniqueID?.utf8.count ?? 0 : CanonicalUUIDText.byteCount
-        Self.resize(&head, to: size)
-        head.withUnsafeMutableBufferPointer { buffer in
-            var writer = Writer(base: buffer.baseAddress!)
-            writer.integer(record.receivedAt.timeIntervalSinceReferenceDate.bitPattern)
-            writer.byte(record.service == .apns ? 0 : 1)
-            writer.integer(UInt64(bitPattern: Int64(record.status)))
-            writer.string(record.token); writer.string(record.device); writer.string(record.topic); writer.string(record.pushType)
-            if let id = ids.messageID { writer.text(id) } else { writer.string(record.messageID) }
-            writer.string(record.reason); writer.string(record.deliveryID)
-            if let id = ids.uniqueID { writer.text(id) } else { writer.string(record.uniqueID) }
-            assert(writer.offset == size)
-        }
-    }
-
-    /// `fields`: the header fields.
-    private mutating func packFields(_ record: PushRecord, rawHeaders: HTTPHeaders?) {
-        var size = 4
         if let rawHeaders {
             for h in rawHeaders {
                 size += 8 + h.name.utf8.count
@@ -153,9 +51,27 @@ struct PackedPush: Sendable {
         } else {
             for (name, value) in record.headers { size += 8 + name.utf8.count + value.utf8.count }
         }
-        Self.resize(&fields, to: size)
-        fields.withUnsafeMutableBufferPointer { buffer in
+        let payloadCount = body.map { min($0.count, Self.payloadPrefixBytes) } ?? record.payload.utf8.count
+        size += payloadCount
+        if bytes.count != size {
+            if bytes.count > size {
+                bytes.removeLast(bytes.count - size)
+            } else {
+                // Once, to the exact size: a fresh slot (the ring's first 10,000 records) grew
+                // step by step through `append`'s doubling.
+                bytes.reserveCapacity(size)
+                bytes.append(contentsOf: repeatElement(0, count: size - bytes.count))
+            }
+        }
+        bytes.withUnsafeMutableBufferPointer { buffer in
             var writer = Writer(base: buffer.baseAddress!)
+            writer.integer(record.receivedAt.timeIntervalSinceReferenceDate.bitPattern)
+            writer.byte(record.service == .apns ? 0 : 1)
+            writer.integer(UInt64(bitPattern: Int64(record.status)))
+            writer.string(record.token); writer.string(record.device); writer.string(record.topic); writer.string(record.pushType)
+            if let id = ids.messageID { writer.text(id) } else { writer.string(record.messageID) }
+            writer.string(record.reason); writer.string(record.deliveryID)
+            if let id = ids.uniqueID { writer.text(id) } else { writer.string(record.uniqueID) }
             if let rawHeaders {
                 writer.integer(UInt32(rawHeaders.count))
                 for h in rawHeaders {
@@ -172,46 +88,13 @@ struct PackedPush: Sendable {
                     writer.string(value)
                 }
             }
-            assert(writer.offset == size)
-        }
-    }
-
-    /// `payload`: the body's first 8 KiB, or the record's payload text.
-    private mutating func packPayload(_ record: PushRecord, body: [UInt8]?) {
-        let payloadCount = body.map { min($0.count, Self.payloadPrefixBytes) } ?? record.payload.utf8.count
-        Self.resize(&payload, to: 4 + payloadCount)
-        payload.withUnsafeMutableBufferPointer { buffer in
-            var writer = Writer(base: buffer.baseAddress!)
             if let body {
                 writer.integer(UInt32(payloadCount))
                 body.withUnsafeBufferPointer { writer.bytes(UnsafeRawPointer($0.baseAddress), count: payloadCount) }
             } else {
                 writer.string(record.payload)
             }
-            assert(writer.offset == 4 + payloadCount)
-        }
-    }
-
-    /// `bytes` made exactly `size` long, keeping its storage.
-    private static func resize(_ bytes: inout [UInt8], to size: Int) {
-        guard bytes.count != size else { return }
-        if bytes.count > size {
-            bytes.removeLast(bytes.count - size)
-        } else {
-            // Once, to the exact size: a fresh slot (the ring's first 10,000 records) grew
-            // step by step through `append`'s doubling.
-            bytes.reserveCapacity(size)
-            bytes.append(contentsOf: repeatElement(0, count: size - bytes.count))
-        }
-    }
-
-    /// Whether `part` is exactly the `payload` part `packPayload` lays out for `body` (its first 8 KiB).
-    static func payloadPart(_ part: [UInt8], isPackedFrom body: [UInt8]) -> Bool {
-        part.withUnsafeBufferPointer { stored in
-            var reader = Matcher(stored: stored)
-            let payloadCount = min(body.count, payloadPrefixBytes)
-            guard reader.length() == payloadCount else { return false }
-            return body.withUnsafeBufferPointer { reader.matches(UnsafeBufferPointer(rebasing: $0.prefix(payloadCount))) } && reader.atEnd
+            assert(writer.offset == size)
         }
     }
 
@@ -278,53 +161,21 @@ struct PackedPush: Sendable {
 
     /// The record as `RecordedPush.completed` gives it.
     var record: PushRecord {
-        var r = head.withUnsafeBufferPointer { buffer in
+        bytes.withUnsafeBufferPointer { buffer in
             var reader = Reader(buffer: buffer)
             let receivedAt = Date(timeIntervalSinceReferenceDate: Double(bitPattern: reader.uint64()))
             let service: PushRecord.Service = reader.byte() == 0 ? .apns : .fcm
             let status = Int(Int64(bitPattern: reader.uint64()))
             let token = reader.string(), device = reader.string(), topic = reader.string(), pushType = reader.string()
             let messageID = reader.string(), reason = reader.string(), deliveryID = reader.string(), uniqueID = reader.string()
-            return PushRecord(receivedAt: receivedAt, service: service, token: token, device: device, topic: topic, pushType: pushType,
-                              messageID: messageID, status: status, reason: reason, deliveryID: deliveryID, headers: [:],
-                              payload: "", uniqueID: uniqueID)
-        }
-        fields.withUnsafeBufferPointer { buffer in
-            var reader = Reader(buffer: buffer)
             var headers: [String: String] = [:]
             for _ in 0..<reader.uint32() {
                 let name = reader.string() ?? ""
                 headers[name] = reader.string() ?? ""
             }
-            r.headers = headers
-        }
-        payload.withUnsafeBufferPointer { buffer in
-            var reader = Reader(buffer: buffer)
-            r.payload = reader.string() ?? ""
-        }
-        return r
-    }
-
-    /// Walks a packed `payload` part against what `Writer` would write.
-    private struct Matcher {
-        let stored: UnsafeBufferPointer<UInt8>
-        var offset = 0
-
-        var atEnd: Bool { offset == stored.count }
-
-        /// The next UInt32 (a count or a length), or nil past the end.
-        mutating func length() -> Int? {
-            guard stored.count - offset >= 4 else { return nil }
-            defer { offset += 4 }
-            return Int(UInt32(littleEndian: UnsafeRawPointer(stored.baseAddress! + offset).loadUnaligned(as: UInt32.self)))
-        }
-
-        /// The next bytes are `bytes`.
-        mutating func matches(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-            guard stored.count - offset >= bytes.count else { return false }
-            if bytes.count > 0, memcmp(stored.baseAddress! + offset, bytes.baseAddress!, bytes.count) != 0 { return false }
-            offset += bytes.count
-            return true
+            return PushRecord(receivedAt: receivedAt, service: service, token: token, device: device, topic: topic, pushType: pushType,
+                              messageID: messageID, status: status, reason: reason, deliveryID: deliveryID, headers: headers,
+                              payload: reader.string() ?? "", uniqueID: uniqueID)
         }
     }
 

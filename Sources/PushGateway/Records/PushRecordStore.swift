@@ -9,21 +9,12 @@ import PushStore
 /// Handlers run on the server's event loop and must not wait for disk, so with SQLite `record`
 /// only appends to a buffer that a writer thread commits in one transaction every 50 ms; in
 /// memory (no path) it puts the record straight into a ring of the newest 10,000. Either way a
-/// record is kept packed (`PackedPush`: three byte buffers, which the full ring overwrites in
-/// place); in memory a record whose header fields (or payload) pack as the last record's do
-/// shares that record's buffer for them.
+/// record is kept packed (`PackedPush`: one byte buffer, which the full ring overwrites in place).
 public final class PushRecordStore: @unchecked Sendable {
     private let db: SQLiteDatabase?
     // `pending`, `memory`, `stopped` are protected by `lock`; `condition` wakes the writer.
     private var pending: [PackedPush] = []
     private var memory = RecordRing<PackedPush>(capacity: 10_000)
-    /// The newest in-memory record's header fields and payload, which the next record shares
-    /// where its request has the same (`PackedPush.pack(…sharingFields:sharingPayload:)`).
-    /// `@exclusivity(unchecked)`: only touched under `condition`'s lock, on every push.
-    @exclusivity(unchecked) private var lastFields = PackedPush.SharedFields()
-    @exclusivity(unchecked) private var lastPayload: [UInt8]?
-    /// How many pushes in a row had other header fields than the last kept ones.
-    @exclusivity(unchecked) private var fieldMisses = 0
     private var stopped = false
     private let condition = NSCondition()
     private var writer: Thread?
@@ -86,18 +77,7 @@ public final class PushRecordStore: @unchecked Sendable {
             return
         }
         condition.lock()
-        memory.insert(reusing: { slot in
-            slot.pack(r, rawHeaders: rawHeaders, body: body, ids: ids, sharingFields: lastFields, sharingPayload: lastPayload)
-            if slot.sharesFields {
-                fieldMisses = 0
-            } else if let rawHeaders {
-                // A sender whose fields change on every push (a fresh apns-id each) would pay for
-                // keeping them on every push: after a run of misses only every 16th push's are kept.
-                if fieldMisses < 4 || fieldMisses % 16 == 0 { lastFields.remember(rawHeaders, packed: slot.fields) }
-                fieldMisses += 1
-            }
-            if !slot.sharesPayload { lastPayload = slot.payload }
-        }, new: PackedPush())
+        memory.insert(reusing: { $0.pack(r, rawHeaders: rawHeaders, body: body, ids: ids) }, new: PackedPush())
         condition.unlock()
     }
 
@@ -136,12 +116,7 @@ public final class PushRecordStore: @unchecked Sendable {
     /// rows are the user's and stay, so it must not be asked.
     func removeAllInMemory() {
         precondition(db == nil, "removeAllInMemory() on a SQLite record store")
-        condition.withLock {
-            memory = RecordRing(capacity: memory.capacity)
-            lastFields = PackedPush.SharedFields()
-            lastPayload = nil
-            fieldMisses = 0
-        }
+        condition.withLock { memory = RecordRing(capacity: memory.capacity) }
     }
 
     /// Commits what is pending and stops the writer thread.
