@@ -10,32 +10,11 @@ final class JSONIndexTests: XCTestCase {
 
     /// What the index should hold, derived from a full parse; nil when the parser refuses.
     private func expected(_ bytes: [UInt8]) -> JSONValue? {
-        guard let document = try? JSONDocument.parse(bytes) else { return nil }
-        return pruned(document.root)
-    }
-
-    private func pruned(_ value: JSONValue) -> JSONValue {
-        switch value {
-        case .object(let o): .object(JSONObject(o.members.filter { names.contains($0.key) }.map { JSONMember(key: $0.key, value: pruned($0.value)) }))
-        case .array(let a): .array(JSONArray(a.elements.map(pruned)))
-        default: value
-        }
-    }
-
-    /// The index read back as a `JSONValue`, through its public accessors.
-    private func listed(_ value: JSONIndex.Value) -> JSONValue {
-        switch value.kind {
-        case .null: .null
-        case .bool: .bool(value.boolValue!)
-        case .number: .number(value.numberValue!)
-        case .string: .string(value.stringValue!)
-        case .array: .array(JSONArray(value.elements!.map(listed)))
-        case .object: .object(JSONObject(value.members!.map { JSONMember(key: $0.key, value: listed($0.value)) }))
-        }
+        (try? JSONDocument.parse(bytes))?.root.keepingMembers(named: names)
     }
 
     private func indexed(_ bytes: [UInt8]) -> JSONValue? {
-        JSONIndex(bytes, keepingMembersNamed: names).map { listed($0.root) }
+        JSONIndex(bytes, keepingMembersNamed: names)?.root.listedValue
     }
 
     /// The `.json` files of `directories`, each with its name.

@@ -181,6 +181,33 @@ public final class JSONIndex: Sendable {
             }
             return values
         }
+
+        /// What the index lists here, as a `JSONValue`: objects hold only their listed members.
+        /// For a document the parser reads, this equals `keepingMembers(named:)` of its value
+        /// with the index's names (JSONIndexTests and Fuzz/FuzzJSON check it).
+        public var listedValue: JSONValue {
+            switch kind {
+            case .null: .null
+            case .bool: .bool(boolValue!)
+            case .number: .number(numberValue!)
+            case .string: .string(stringValue!)
+            case .array: .array(JSONArray(elements!.map(\.listedValue)))
+            case .object: .object(JSONObject(members!.map { JSONMember(key: $0.key, value: $0.value.listedValue) }))
+            }
+        }
+    }
+}
+
+extension JSONValue {
+    /// This value with every object, at any depth, cut down to its members named in `names`,
+    /// in order (duplicates kept): what a `JSONIndex` of the same document lists.
+    public func keepingMembers(named names: JSONMemberNames) -> JSONValue {
+        switch self {
+        case .object(let o):
+            .object(JSONObject(o.members.filter { names.contains($0.key) }.map { JSONMember(key: $0.key, value: $0.value.keepingMembers(named: names)) }))
+        case .array(let a): .array(JSONArray(a.elements.map { $0.keepingMembers(named: names) }))
+        default: self
+        }
     }
 }
 
