@@ -108,7 +108,6 @@ final class CIOPendingMetricCandidateTests: XCTestCase {
         }
         XCTAssertGreaterThan(tally.rows, 1_500 * ids.count / 2)
         XCTAssertGreaterThan(tally.refused, 500)
-        XCTAssertGreaterThan(tally.undecided, 0)
         XCTAssertGreaterThan(tally.decided, 200 * tally.undecided, "\(tally)")
     }
 
@@ -132,9 +131,12 @@ final class CIOPendingMetricCandidateTests: XCTestCase {
         // Nearly every candidate is decided without JSONDecoder. The kept corpus leans toward
         // what is left undecided (the fuzzer keeps inputs that reach new branches): 13% of
         // candidates after session 19's long run (escapes, values that are not strings, trailing
-        // commas), 10 of 101,918 since session 20 decides those (keys with escapes are left), so
-        // the bar is one undecided per 1,000 decided.
-        XCTAssertGreaterThan(tally.decided, 1_000 * tally.undecided, "\(tally)")
+        // commas), 10 of 101,918 once session 20 decided those (keys with escapes were left).
+        // Session 20's 10,000,000-execution run then kept inputs for the branches left: 3,294
+        // undecided of 164,367, nearly all a `\u` whose four bytes hold a `\`; with escaped keys
+        // decoded and such a `\u` refused where JSONDecoder decodes the string, 350 (a `\u` so in
+        // a value it only scans, and arrays deeper than 32). So the bar is one per 200 decided.
+        XCTAssertGreaterThan(tally.decided, 200 * tally.undecided, "\(tally)")
     }
 
     /// Each case (an object from byte 0 to the last byte) has the verdict expected, and the one
@@ -193,8 +195,9 @@ final class CIOPendingMetricCandidateTests: XCTestCase {
             ("row", #"{"delivery_id":"a","delivery_id":1,\#(tail)}"#),                 // not the first: scanned only
             ("row", #"{"delivery_id":"a",\#(tail),"id":[true,null,-0.5e+3]}"#),
             ("refused", #"{"delivery_id":"a","delivery_id":tru,\#(tail)}"#),           // not JSON
-            ("undecided", #"{"\u0069d":1,"delivery_id":"a",\#(tail)}"#),              // an escaped key may be a row key
-            ("undecided", #"{"\u0078":"y","delivery_id":1,\#(tail)}"#),
+            ("refused", #"{"\u0069d":1,"delivery_id":"a",\#(tail)}"#),                // an escaped key is the row key `id`
+            ("refused", #"{"\u0078":"y","delivery_id":1,\#(tail)}"#),
+            ("row", #"{"delivery_id":"a",\#(tail),"\u0069d":1}"#),                    // `id` again: scanned only
         ])
     }
 
@@ -247,12 +250,24 @@ final class CIOPendingMetricCandidateTests: XCTestCase {
         assertVerdicts(cases)
     }
 
-    /// A key with an escape: which key it is is not read, but the rest of the object still is.
-    func testAnEscapedKeyIsUndecidedUnlessTheObjectIsRefused() {
+    /// A key with an escape is decoded as JSONDecoder decodes it, then read as any key; a key
+    /// it cannot decode refuses the object (JSONDecoder decodes every key).
+    func testAnEscapedKeyIsDecodedAsJSONDecoderDecodesIt() {
         let tail = Self.tail
         assertVerdicts([
-            ("undecided", #"{"\u0064elivery_id":"a",\#(tail)}"#),
-            ("undecided", #"{"\x":1,"delivery_id":"a",\#(tail)}"#),
+            ("row", #"{"\u0064elivery_id":"a",\#(tail)}"#),
+            ("row", #"{"\u0064elivery_id":"a","delivery_id":"b",\#(tail)}"#),            // the escaped one is the first
+            ("row", #"{"x\"y":1,"\\":[],"\u00e9\n":"v","delivery_id":"a",\#(tail)}"#),    // other keys
+            ("refused", #"{"delivery_\u0069d":"a","device_\u0069d":1,\#(tail)}"#),       // a row key's first value no string
+            ("refused", #"{"\x":1,"delivery_id":"a",\#(tail)}"#),                          // no JSON escape
+            ("refused", #"{"\uD83D":1,"delivery_id":"a",\#(tail)}"#),                      // a lone surrogate
+            ("refused", #"{"\u0064elivery_i":"a",\#(tail)}"#),                              // `delivery_id` missing
+            // A `\u` whose four bytes hold a `\`: JSONDecoder's scan ends the string elsewhere;
+            // where it decodes the string (a key, a row key's first value) those are no hex digits.
+            ("refused", #"{"x\u123\\":"y","delivery_id":"a",\#(tail)}"#),
+            ("refused", #"{"delivery_id":"\u123\\",\#(tail)}"#),
+            ("undecided", #"{"delivery_id":"a","delivery_id":"\u123\\",\#(tail)}"#),     // only scanned
+            ("undecided", #"{"x":["\u123\\"],"delivery_id":"a",\#(tail)}"#),
             ("refused", #"{"\u0064elivery_id":"a" \#(tail)}"#),                         // no `,`
             ("refused", #"{"\u0064elivery_id" "a",\#(tail)}"#),                         // no `:`
             ("refused", #"{"\n":tru,"delivery_id":"a",\#(tail)}"#),
@@ -331,7 +346,7 @@ final class CIOPendingMetricCandidateTests: XCTestCase {
             ("refused", #"{"delivery_id":"a",\#(tail)}"#.replacingOccurrences(of: id, with: "not-a-uuid-not-a-uuid-not-a-uuid-xxxx")),
             ("refused", #"{"delivery_id":"a",\#(tail)}"#.replacingOccurrences(of: "2026-04-02T10:46:08Z", with: "2026-04-02 10:46:08")),
             ("row", #"{"delivery_id":"a",\#(tail),}"#),                                   // trailing comma: JSONDecoder takes it
-            ("undecided", #"{"\u0064elivery_id":"a",\#(tail)}"#),                        // escaped key
+            ("row", #"{"\u0064elivery_id":"a",\#(tail)}"#),                              // escaped key: decoded
             ("row", #"{"delivery_id":"a","delivery_id":"\u0000\x",\#(tail)}"#),        // a key twice: the first counts
             ("refused", #"{"id":"bad","delivery_id":"a",\#(tail)}"#),
             ("refused", "{\"k\u{1}\":\"v\",\"delivery_id\":\"a\",\(tail)}"),               // a raw control in a key

@@ -27,15 +27,16 @@ extension CIOPendingMetricFile {
     ///   pass and `flatObjectEnd` meet the same `{` and `}` outside strings; `JSONDecoder`'s scan
     ///   ends them there too, except after a `\u`, whose next four bytes it takes whole: a `"`
     ///   among them (or the bytes ending first) is refused (its scan throws), a `\` among them
-    ///   undecided (it would end the string elsewhere);
+    ///   undecided (it would end the string elsewhere) unless `JSONDecoder` decodes that string
+    ///   (a key, a row key's first value: refused, the four bytes are no hex digits);
     /// - the members are read as JSON reads them (whitespace: space, tab, LF, CR); a byte where
     ///   JSON allows none (after `{`, a key, a `:`, a value or a `,`) is refused: `JSONDecoder`
     ///   scans the whole structure before it decodes any value, and a `{` there or the end of
     ///   the bytes ends `flatObjectEnd`'s search too; a `,` before the `}` is taken, as
     ///   `JSONDecoder` takes it;
     /// - a key with a raw control character or bytes that are not UTF-8: refused (`JSONDecoder`
-    ///   decodes every key of the object); a key with an escape: undecided (which key it is is
-    ///   not read here), unless the rest of the object is refused;
+    ///   decodes every key of the object); a key with an escape is decoded
+    ///   (`JSONEscape.decodedText`), refused where that refuses, and then read as any key;
     /// - a row key missing: refused (`keyNotFound`); a key given twice: its first value counts,
     ///   as in `JSONDecoder` (the later ones are scanned, not decoded);
     /// - a row key's first value that is not a string: refused (`JSONDecoder` decodes all five
@@ -53,15 +54,12 @@ extension CIOPendingMetricFile {
     /// CIOPendingMetricCandidateTests checks every verdict against `flatObjectEnd` and
     /// `decodeRow` over the fuzz corpus, seeded byte edits of it and drawn objects.
     static func readCandidate(_ b: [UInt8], open: Int) -> CandidateVerdict {
-        let quote = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\")
+        let quote = UInt8(ascii: "\"")
         let end = b.count
         var values = RowValues()
         var i = open + 1
         var members = 0
         var keyRefused = false
-        // A key with an escape seen: from then on which value of a row key is its first is not
-        // known here either; the object is still read to its end for a refusal.
-        var keyEscaped = false
         while true {
             skipJSONSpace(b, &i)
             guard i < end else { return .refused }
@@ -71,30 +69,8 @@ extension CIOPendingMetricFile {
                 break
             }
             guard b[i] == quote else { return .refused }
-            i += 1
-            let keyStart = i
-            var keyASCII = true, keyHasEscape = false
-            while i < end {
-                // Plain bytes are passed whole; the first other one decides.
-                i = b.endOfPlainJSONText(from: i)
-                guard i < end else { break }
-                let c = b[i]
-                if c == quote { break }
-                if c == backslash {
-                    if let verdict = unicodeEscapeVerdict(b, at: i) { return verdict }
-                    keyHasEscape = true
-                    i += 2
-                    continue
-                }
-                if c < 0x20 { keyRefused = true } else { keyASCII = false }  // else: a byte >= 0x80
-                i += 1
-            }
-            guard i < end else { return .refused }
-            let key = keyStart..<i
-            // Not ASCII: not a row key; refused when not UTF-8.
-            if !keyASCII && String(validating: b[key], as: UTF8.self) == nil { keyRefused = true }
-            keyEscaped = keyEscaped || keyHasEscape
-            let rowKey = keyHasEscape ? nil : rowKeyIndex(b, key)
+            var rowKey: Int?
+            if let verdict = scanKey(b, &i, rowKey: &rowKey, keyRefused: &keyRefused) { return verdict }
             i += 1
             skipJSONSpace(b, &i)
             guard i < end, b[i] == UInt8(ascii: ":") else { return .refused }
@@ -105,13 +81,14 @@ extension CIOPendingMetricFile {
                 i += 1
                 let valueStart = i
                 var plain = PlainText.ascii
-                if let verdict = scanString(b, &i, &plain) { return verdict }
+                let decoded = rowKey.map { values[$0] == nil } ?? false
+                if let verdict = scanString(b, &i, &plain, decoded: decoded) { return verdict }
                 guard i < end else { return .refused }
                 if let k = rowKey { values.setFirst(k, valueStart..<i, plain) }
                 i += 1
             } else {
                 // A row key's first value is decoded as a string: any other value is refused.
-                if let k = rowKey, !keyEscaped, values[k] == nil { return .refused }
+                if let k = rowKey, values[k] == nil { return .refused }
                 if let verdict = skipOtherValue(b, &i) { return verdict }
             }
             members += 1
@@ -127,8 +104,48 @@ extension CIOPendingMetricFile {
         let close = i
         // Every row is at least this long, so a shorter object is no row; `salvagedRows` skips it.
         if keyRefused || close - open + 1 < minimumRowBytes { return .refused }
-        if keyEscaped { return .undecided }
         return rowVerdict(b, values, close: close)
+    }
+
+    /// The key whose opening quote is `b[i]`, to its closing quote (`i` left on it): which row
+    /// key it is in `rowKey` (nil for any other), or the verdict it settles. `keyRefused` is set
+    /// for a key `JSONDecoder` cannot decode that is still read on (a raw control character,
+    /// bytes that are not UTF-8), since a later byte may refuse the object first.
+    private static func scanKey(_ b: [UInt8], _ i: inout Int, rowKey: inout Int?, keyRefused: inout Bool) -> CandidateVerdict? {
+        let quote = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\")
+        let end = b.count
+        i += 1
+        let keyStart = i
+        var keyASCII = true, keyHasEscape = false
+        while i < end {
+            // Plain bytes are passed whole; the first other one decides.
+            i = b.endOfPlainJSONText(from: i)
+            guard i < end else { break }
+            let c = b[i]
+            if c == quote { break }
+            if c == backslash {
+                if let verdict = unicodeEscapeVerdict(b, at: i, decoded: true) { return verdict }
+                keyHasEscape = true
+                i += 2
+                continue
+            }
+            if c < 0x20 { keyRefused = true } else { keyASCII = false }  // else: a byte >= 0x80
+            i += 1
+        }
+        guard i < end else { return .refused }
+        let key = keyStart..<i
+        // Not ASCII: not a row key; refused when not UTF-8.
+        if !keyASCII && String(validating: b[key], as: UTF8.self) == nil { keyRefused = true }
+        if keyHasEscape {
+            // Decoded as `JSONDecoder` decodes keys (it decodes every key of the object, so one it
+            // cannot read refuses the row), then compared as it compares them.
+            guard let text = JSONEscape.decodedText(b, quoteAt: keyStart - 1) else { return .refused }
+            let bytes = Array(text.utf8)
+            rowKey = rowKeyIndex(bytes, bytes.indices)
+        } else {
+            rowKey = rowKeyIndex(b, key)
+        }
+        return nil
     }
 
     /// JSON whitespace (space, LF, CR, tab) from `i`; one comparison for any byte above a space.
@@ -142,20 +159,24 @@ extension CIOPendingMetricFile {
 
     /// At a `\` in a string (`b[i]`): `JSONDecoder`'s scan takes the four bytes after a `\u`
     /// whole, and throws when one of them is a `"` or the bytes end first (refused); when one of
-    /// them is a `\`, it ends the string elsewhere than `flatObjectEnd` (undecided). Nil for any
-    /// other escape: both pass it alike (a `\` takes the byte after it along).
-    static func unicodeEscapeVerdict(_ b: [UInt8], at i: Int) -> CandidateVerdict? {
+    /// them is a `\`, it ends the string elsewhere than `flatObjectEnd`: undecided, unless the
+    /// string is one `JSONDecoder` decodes (`decoded`: a key, a row key's first value), where
+    /// those four bytes are no hex digits and it throws (refused). Everything before this `\`
+    /// was read as its scan reads it (the first such `\u` returns), so it meets this string too.
+    /// Nil for any other escape: both pass it alike (a `\` takes the byte after it along).
+    static func unicodeEscapeVerdict(_ b: [UInt8], at i: Int, decoded: Bool) -> CandidateVerdict? {
         guard i + 1 < b.count, b[i + 1] == UInt8(ascii: "u") else { return nil }
         let four = (i + 2)..<min(i + 6, b.count)
         if b[four].contains(UInt8(ascii: "\"")) || four.count < 4 { return .refused }
-        return b[four].contains(UInt8(ascii: "\\")) ? .undecided : nil
+        guard b[four].contains(UInt8(ascii: "\\")) else { return nil }
+        return decoded ? .refused : .undecided
     }
 
     /// From `i` (just after a string's opening quote) to its closing quote (`i` left on it, or at
     /// or past the end when there is none), what the string holds in `plain`; a verdict when a
-    /// `\u` settles the candidate (`unicodeEscapeVerdict`). A `\` takes the byte after it along,
-    /// as `flatObjectEnd` does.
-    private static func scanString(_ b: [UInt8], _ i: inout Int, _ plain: inout PlainText) -> CandidateVerdict? {
+    /// `\u` settles the candidate (`unicodeEscapeVerdict`; `decoded`: `JSONDecoder` decodes this
+    /// string). A `\` takes the byte after it along, as `flatObjectEnd` does.
+    private static func scanString(_ b: [UInt8], _ i: inout Int, _ plain: inout PlainText, decoded: Bool = false) -> CandidateVerdict? {
         let quote = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\")
         while i < b.count {
             // Plain bytes (printable ASCII besides `"` and `\`) are passed eight at a time: in the
@@ -165,7 +186,7 @@ extension CIOPendingMetricFile {
             let v = b[i]
             if v == quote { break }
             if v == backslash {
-                if let verdict = unicodeEscapeVerdict(b, at: i) { return verdict }
+                if let verdict = unicodeEscapeVerdict(b, at: i, decoded: decoded) { return verdict }
                 plain = .escaped
                 i += 2
                 continue
