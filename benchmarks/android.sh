@@ -22,10 +22,7 @@ IMAGE_KB=${IMAGE_KB:-500}
 SIM_RUNS=${SIM_RUNS:-1}
 CONFIG=${CONFIG:-release}  # CONFIG=debug only to check the script: not a measurement to compare
 OUT=benchmarks/results/android.md
-WORK=$(mktemp -d)
-SERVER_PID=
-cleanup() { [ -z "$SERVER_PID" ] || { kill "$SERVER_PID" 2>/dev/null; wait "$SERVER_PID" 2>/dev/null || true; }; rm -rf "$WORK"; }
-trap cleanup EXIT
+source benchmarks/lib/scratch.sh WORK
 source benchmarks/lib/runs.sh
 
 [ -n "${SKIP_BUILD:-}" ] || swift build -c "$CONFIG" --product pushlab >/dev/null  # SKIP_BUILD=1 reuses the current binary
@@ -47,7 +44,7 @@ IMAGE_BYTES=$(stat -c %s "$WORK/images/bench.png")
 
 # The image server: pushlab serve on free ports, its Google host serving $WORK/images.
 "$PUSHLAB" serve --port 0 --apns-port 0 --h2c-port 0 --images "$WORK/images" --quiet >"$WORK/serve.log" 2>&1 &
-SERVER_PID=$!
+PIDS+=($!)
 for _ in $(seq 1 200); do grep -q '^images: ' "$WORK/serve.log" && break; sleep 0.05; done
 BASE=$(sed -n 's|^images: \(https://[^/]*\)/images/.*|\1|p' "$WORK/serve.log" | sed 's|127.0.0.1|localhost|')
 [ -n "$BASE" ] || { cat "$WORK/serve.log"; echo "android.sh: pushlab serve did not start" >&2; exit 1; }

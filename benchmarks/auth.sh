@@ -13,8 +13,7 @@ PY=.venv/bin/python
 swift build -c release --product pushlab-bench-auth >/dev/null
 BIN=.build/release/pushlab-bench-auth
 [ -x "$PY" ] || { echo "auth.sh: no $PY (run scripts/bootstrap)" >&2; exit 1; }
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
+source benchmarks/lib/scratch.sh TMP
 # record, machine_lines, raw_table: every round's every number is written to the results file.
 source benchmarks/lib/runs.sh
 

@@ -29,10 +29,7 @@ if [ -z "${OLD_DIR:-}" ]; then
   (cd "$BASE_WORKTREE" && for p in "${PRODUCTS[@]}"; do swift build -c release --product "$p" >/dev/null; done)
   OLD_DIR=$BASE_WORKTREE/.build/release
 fi
-WORK=$(mktemp -d)
-PIDS=()
-cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$WORK"; }
-trap cleanup EXIT
+source benchmarks/lib/scratch.sh WORK
 source benchmarks/lib/runs.sh
 CBENCH=$WORK/curl_multi_bench_filtered
 cc -O2 -rdynamic -I Sources/CPushLab/include -o "$CBENCH" benchmarks/c/curl_multi_bench.c Sources/CPushLab/curl_shim.c -lcurl -lnghttp2

@@ -40,16 +40,9 @@ BUILDS=(new)
 [ -z "${OLD_DIR:-}" ] || BUILDS=(old new)
 dir_of() { if [ "$1" = old ]; then echo "$OLD_DIR"; else echo "$NEW_DIR"; fi; }
 
-WORK=$(mktemp -d)
-PIDS=()
+source benchmarks/lib/scratch.sh WORK
 PROBES=()
-cleanup() {
-  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  for e in "${PROBES[@]}"; do perf probe -q -d "$e" 2>/dev/null || true; done
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
+scratch_extra_cleanup() { for e in "${PROBES[@]}"; do perf probe -q -d "$e" 2>/dev/null || true; done; }
 source benchmarks/lib/runs.sh
 source benchmarks/lib/listening.sh   # cpu_ticks PID, TICK_US
 

@@ -40,10 +40,7 @@ PROFILE_N=${PROFILE_N:-$((N / 2))}
 for tool in h2load nghttpd sqlite3; do
   command -v $tool >/dev/null || { echo "collector.sh: $tool missing (scripts/bootstrap installs nghttp2-client, nghttp2-server, sqlite3)" >&2; exit 1; }
 done
-TMP=$(mktemp -d)
-PIDS=()
-cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$TMP"; }
-trap cleanup EXIT
+source benchmarks/lib/scratch.sh TMP
 source benchmarks/lib/runs.sh       # record, median, ratio, machine_lines, raw_table
 source benchmarks/lib/listening.sh  # port_of, cpu_ticks, TICK_US
 UPTIME_START=$(uptime)

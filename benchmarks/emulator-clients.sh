@@ -26,10 +26,7 @@ CLIENTS=${CLIENTS:-"h2load h2load+id send send+id relay"}
 [ -n "${MODEL:-}" ] && CLIENTS="$CLIENTS h2load-m30 h2load-m10 h2load-m3"
 CONCURRENCY=100
 FIXED_ID=9f4a4c1e-6b1d-4f1e-9a7e-0c1b2d3e4f50
-WORK=$(mktemp -d)
-PIDS=()
-cleanup() { for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$WORK"; }
-trap cleanup EXIT
+source benchmarks/lib/scratch.sh WORK KILL
 source benchmarks/lib/runs.sh
 REPO=$(pwd)
 PY=${PY:-.venv/bin/python}

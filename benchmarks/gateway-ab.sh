@@ -12,9 +12,8 @@ N=${N:-200000}
 ROUNDS=${ROUNDS:-3}
 NEW_BIN=${NEW_BIN:-.build/release/pushlab}
 source benchmarks/lib/ab.sh
-TMP=$(mktemp -d); T=$TMP
-SERVER_PID=
-trap 'if [ -n "$SERVER_PID" ]; then kill "$SERVER_PID" 2>/dev/null || true; fi; rm -rf "$T"' EXIT  # a failed round leaves no server behind
+source benchmarks/lib/scratch.sh TMP  # a failed round leaves no server behind
+T=$TMP
 source benchmarks/lib/runs.sh
 JWT=$(.venv/bin/python - <<'PY'
 import jwt, time
@@ -32,7 +31,7 @@ one() {  # binary label
   local bin=$1 label=$2
   local log=$T/$label.log
   : >"$log"  # before the fork: otherwise the wait below can read the previous round's port
-  "$bin" serve --event-loops 1 --port 0 --h2c-port 0 --apns-port 0 --apns-h2c-port 0 --quiet >"$log" 2>&1 & local pid=$!; SERVER_PID=$pid
+  "$bin" serve --event-loops 1 --port 0 --h2c-port 0 --apns-port 0 --apns-h2c-port 0 --quiet >"$log" 2>&1 & local pid=$!; PIDS+=($pid)
   for _ in $(seq 200); do grep -q "quick start" "$log" && break; sleep 0.05; done
   local port; port=$(grep -o "APNs: http://127.0.0.1:[0-9]*" "$log" | grep -o "[0-9]*$" || true)
   [ -n "$port" ] || { cat "$log"; echo "gateway-ab.sh: $label ($bin) did not start within 10 s" >&2; exit 1; }

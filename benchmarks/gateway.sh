@@ -19,10 +19,7 @@ OUT=benchmarks/results/gateway.md
 BIN=${BIN:-.build/release/pushlab}
 PY=.venv/bin/python
 [ -n "${SKIP_BUILD:-}" ] || swift build -c release --product pushlab >/dev/null  # SKIP_BUILD=1 reuses the current release binary
-TMP=$(mktemp -d)
-PIDS=()
-cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$TMP"; }
-trap cleanup EXIT
+source benchmarks/lib/scratch.sh TMP
 
 source benchmarks/lib/listening.sh
 UPTIME_START=$(uptime)

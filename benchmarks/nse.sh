@@ -35,15 +35,12 @@ done
 # Peers: an image server of the same kind (pushlab's HTTPServer in the bench binary is
 # in-process, so the peers get a standalone one: Python's http.server cannot do h2, so use
 # nghttpd, the nghttp2 reference server, with the same dev certificate).
-TMP=$(mktemp -d)
-NGPID=
-cleanup() { [ -n "$NGPID" ] && kill "$NGPID" 2>/dev/null; rm -rf "$TMP"; }
-trap cleanup EXIT
+source benchmarks/lib/scratch.sh TMP
 head -c 1048576 /dev/zero >"$TMP/1mb.png"
 head -c 4096 /dev/zero >"$TMP/small.png"
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 nghttpd -d "$TMP" "$PORT" certs/server.key certs/server.pem >/dev/null 2>&1 &
-NGPID=$!
+PIDS+=($!)
 sleep 0.5
 CURL_MS=$(for _ in $(seq "$SINGLES"); do
   curl -s -o /dev/null --cacert certs/ca.pem -w '%{time_total}\n' "https://localhost:$PORT/1mb.png"

@@ -18,8 +18,7 @@ BIN=${BIN:-.build/$CONFIG/pushlab}
 OUT=${OUT:-benchmarks/results/recovery-scale.md}
 ARGS=(simulate --pushes "$N" --app-group sqlite --seed 42 --kill-rate 0.2 --kill-stage mixed --metric-failure-rate 0.05 --launches 4 --json)
 [ -n "${SKIP_BUILD:-}" ] || swift build -c "$CONFIG" --product pushlab >/dev/null  # SKIP_BUILD=1 reuses the current binary
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
+source benchmarks/lib/scratch.sh TMP
 source benchmarks/lib/runs.sh
 
 echo "recovery-scale.sh: $BIN ${ARGS[*]}"

@@ -21,10 +21,7 @@ E2E_TARGETS=${E2E_TARGETS:-50000}
 CONCURRENCY=${CONCURRENCY:-100}
 NEW_BIN=${NEW_BIN:-.build/release/pushlab}
 source benchmarks/lib/ab.sh
-WORK=$(mktemp -d)
-PIDS=()
-cleanup() { for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$WORK"; }
-trap cleanup EXIT
+source benchmarks/lib/scratch.sh WORK KILL
 source benchmarks/lib/runs.sh
 REPO=$(pwd)
 PUSHLAB=$NEW_BIN

@@ -53,10 +53,7 @@ for tool in taskset redis-server redis-cli curl python3; do
 done
 [ -n "${SKIP_BUILD:-}" ] || swift build -c release --product pushlab >/dev/null  # SKIP_BUILD=1 reuses $BIN
 [ -x "$BIN" ] || { echo "relay-capacity.sh: no $BIN (build it with swift build -c release, or set BIN)" >&2; exit 2; }
-TMP=$(mktemp -d)
-PIDS=()
-cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$TMP"; }
-trap cleanup EXIT
+source benchmarks/lib/scratch.sh TMP
 source benchmarks/lib/listening.sh
 source benchmarks/lib/runs.sh
 

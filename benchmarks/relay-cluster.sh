@@ -67,10 +67,7 @@ OUT=benchmarks/results/relay-cluster.md
 [ "$CLUSTER" -gt 0 ] && OUT=benchmarks/results/relay-redis-cluster.md
 BIN=${BIN:-.build/release/pushlab}
 [ -n "${SKIP_BUILD:-}" ] || swift build -c release --product pushlab >/dev/null  # SKIP_BUILD=1 reuses $BIN
-TMP=$(mktemp -d)
-PIDS=()
-cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$TMP"; }
-trap cleanup EXIT
+source benchmarks/lib/scratch.sh TMP
 source benchmarks/lib/listening.sh
 source benchmarks/lib/runs.sh
 

@@ -45,10 +45,7 @@ if [ -n "${TESTS:-}" ]; then
 fi
 
 [ -n "${SKIP_BUILD:-}" ] || swift build --product pushlab >/dev/null
-TMP=$(mktemp -d)
-PIDS=()
-cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$TMP"; }
-trap cleanup EXIT
+source benchmarks/lib/scratch.sh TMP
 source benchmarks/lib/listening.sh
 mkdir -p "$OUT_DIR"
 

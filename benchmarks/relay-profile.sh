@@ -17,10 +17,7 @@ E2E_TARGETS=${E2E_TARGETS:-20000}
 CONCURRENCY=${CONCURRENCY:-100}
 FREQ=${FREQ:-999}
 OUT=${OUT:-benchmarks/results/relay-profile.md}
-WORK=$(mktemp -d)
-PIDS=()
-cleanup() { for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$WORK"; }
-trap cleanup EXIT
+source benchmarks/lib/scratch.sh WORK KILL
 command -v perf >/dev/null || { echo "relay-profile.sh: perf is not installed (apt-get install linux-perf)" >&2; exit 1; }
 source benchmarks/lib/runs.sh
 if [ -z "${PUSHLAB_BIN:-}" ]; then

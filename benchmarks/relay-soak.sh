@@ -25,10 +25,7 @@ RATE=${RATE:-300000}        # sends per minute for the app: keeps a push in flig
 SEED=${SEED:-1}
 CONFIG=${CONFIG:-release}   # CONFIG=debug only to check the script
 OUT=benchmarks/results/relay-soak.md
-WORK=$(mktemp -d)
-PIDS=()
-cleanup() { for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$WORK"; }
-trap cleanup EXIT
+source benchmarks/lib/scratch.sh WORK KILL
 source benchmarks/lib/runs.sh
 [ -n "${SKIP_BUILD:-}" ] || swift build -c "$CONFIG" --product pushlab >/dev/null
 PUSHLAB=.build/$CONFIG/pushlab

@@ -33,10 +33,7 @@ CONFIG=${CONFIG:-release}   # CONFIG=debug only to check the script: not a measu
 TRANSPORT=${TRANSPORT:-nghttp2}  # the HTTP/2 client of both sides end to end: nghttp2 or curl
 ASKED_TRANSPORT=$TRANSPORT
 OUT=benchmarks/results/relay.md
-WORK=$(mktemp -d)
-PIDS=()
-cleanup() { for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$WORK"; }
-trap cleanup EXIT
+source benchmarks/lib/scratch.sh WORK KILL
 source benchmarks/lib/runs.sh
 
 [ -n "${SKIP_BUILD:-}" ] || swift build -c "$CONFIG" --product pushlab >/dev/null  # SKIP_BUILD=1 reuses the current binary

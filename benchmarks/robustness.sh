@@ -17,10 +17,7 @@ PY=.venv/bin/python
 ABUSE=Tests/Peers/abuse.py
 [ -n "${PUSHLAB_BIN:-}" ] || swift build -c release --product pushlab >/dev/null
 command -v h2load >/dev/null || { echo "robustness.sh: h2load missing (scripts/bootstrap)" >&2; exit 1; }
-TMP=$(mktemp -d)
-PIDS=()
-cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null; rm -rf "$TMP"; }
-trap cleanup EXIT
+source benchmarks/lib/scratch.sh TMP
 
 "$BIN" serve --apns-port 0 --port 0 --h2c-port 0 --quiet --collector-db "$TMP/serve-collector.sqlite" >"$TMP/serve.log" 2>&1 &
 SERVE=$!; PIDS+=($SERVE)

@@ -18,8 +18,7 @@ OUT=benchmarks/results/simulate.md
 CONFIG=${CONFIG:-release}  # CONFIG=debug only to check the script: not a measurement to compare
 BIN=.build/$CONFIG/pushlab
 [ -n "${SKIP_BUILD:-}" ] || swift build -c "$CONFIG" --product pushlab >/dev/null  # SKIP_BUILD=1 reuses the current binary
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
+source benchmarks/lib/scratch.sh TMP
 # record, median, machine_lines, raw_table (every run kept).
 source benchmarks/lib/runs.sh
 

@@ -39,22 +39,14 @@ cc -O2 -o "$CBENCH" benchmarks/c/curl_multi_bench.c -lcurl
 cc -O2 -rdynamic -I Sources/CPushLab/include -o "$CBENCH_F" benchmarks/c/curl_multi_bench.c Sources/CPushLab/curl_shim.c -lcurl -lnghttp2
 CLIENT=.build/release/pushlab-bench-client
 
-TMP=$(mktemp -d)
+source benchmarks/lib/scratch.sh TMP
 source benchmarks/lib/runs.sh
 source benchmarks/lib/listening.sh   # cpu_ticks PID
-SERVER_PID=
-PINNED_PID=
-cleanup() {
-  [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null && wait "$SERVER_PID" 2>/dev/null
-  [ -n "$PINNED_PID" ] && kill "$PINNED_PID" 2>/dev/null && wait "$PINNED_PID" 2>/dev/null
-  rm -rf "$TMP"
-}
-trap cleanup EXIT
 # start_server OUTFILE [taskset prefix...] → PID in $STARTED_PID, URLs in $TLS_URL / $H2C_URL
 start_server() {
   local out=$1; shift
   "$@" .build/release/pushlab serve --bench --apns-port 0 --port 0 --h2c-port 0 >"$out" 2>"$out.err" &
-  STARTED_PID=$!
+  STARTED_PID=$!; PIDS+=($!)
   for _ in $(seq 300); do grep -q "(h2c, " "$out" && break; sleep 0.1; done
   TLS_URL="$(awk '/\(h2, / { print $1 }' "$out")/bench"
   H2C_URL="$(awk '/\(h2c, / { print $1 }' "$out")/bench"
@@ -63,7 +55,6 @@ start_server() {
   TLS_URL=${TLS_URL/127.0.0.1/localhost}
 }
 start_server "$TMP/serve.out"
-SERVER_PID=$STARTED_PID
 head -c "$BODY" /dev/zero | tr '\0' x >"$TMP/body"
 
 kv() { tr ' ' '\n' | awk -F= -v k="$1" '$1 == k { print $2 }'; }
@@ -140,7 +131,6 @@ for ROUND in $(seq "$RUNS"); do
   pinned pin-ng-h2c pushlab "$H2C_URL" h2c loop 1 nghttp2
 done
 kill "$PINNED_PID" 2>/dev/null; wait "$PINNED_PID" 2>/dev/null || true
-PINNED_PID=
 
 echo "transport-client.sh: profiles (perf, $PROFILE_N requests over TLS)"
 profile() { # name command...

@@ -16,10 +16,7 @@ swift build -c release --product pushlab >/dev/null
 for tool in h2load nghttpd; do
   command -v $tool >/dev/null || { echo "transport-server.sh: $tool missing (scripts/bootstrap installs nghttp2-client/-server)" >&2; exit 1; }
 done
-TMP=$(mktemp -d)
-PIDS=()
-cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$TMP"; }
-trap cleanup EXIT
+source benchmarks/lib/scratch.sh TMP
 
 # A ~200-byte JSON body, like an APNs alert push.
 printf '%s' '{"aps":{"alert":{"title":"Benchmark","body":"A two-hundred-byte push body for the server transport benchmark."},"sound":"default","badge":1},"CIO":{"push":{"link":"app://x"}}}' >"$TMP/body.json"

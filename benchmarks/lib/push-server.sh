@@ -2,10 +2,7 @@
 # release builds of pushlab ($PUSHLAB) and pushlab-bench-push-server, the server started on a
 # free port ($URL, $SERVER_PID), a scratch directory ($WORK) removed on exit, and stop_server.
 # $PY is the venv's Python. The server's counts end up in $WORK/server.err once it stopped.
-WORK=$(mktemp -d)
-SERVER_PID=
-cleanup() { [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null; rm -rf "$WORK"; }
-trap cleanup EXIT
+source benchmarks/lib/scratch.sh WORK
 # SIGTERM, then up to 10 s for the server to print its counts and exit.
 stop_server() {
   kill "$SERVER_PID" 2>/dev/null || true
@@ -21,6 +18,6 @@ PUSHLAB=.build/release/pushlab
 PY=.venv/bin/python
 
 .build/release/pushlab-bench-push-server --max-streams 500 >"$WORK/url" 2>"$WORK/server.err" &
-SERVER_PID=$!
+SERVER_PID=$!; PIDS+=($!)
 for _ in $(seq 50); do [ -s "$WORK/url" ] && break; sleep 0.1; done
 URL=$(head -1 "$WORK/url")
