@@ -50,21 +50,17 @@ public struct JSONDocument: Sendable {
         return JSONSourceLocation(offset: off, in: source)
     }
 
-    /// Line and column for many offsets in one pass over the source (findings of one report).
+    /// Line and column for many offsets in one pass over the source (findings of one report);
+    /// offsets past the end of the source get none.
     public func locations(ofOffsets offsets: [Int]) -> [Int: JSONSourceLocation] {
         var result: [Int: JSONSourceLocation] = [:]
         let wanted = Set(offsets).sorted()
         guard !wanted.isEmpty else { return result }
-        var line = 1, column = 1, next = 0
+        var counter = JSONLineCounter()
         source.withUnsafeBufferPointer { buf in
-            for k in 0...buf.count {
-                while next < wanted.count, wanted[next] == k {
-                    result[k] = JSONSourceLocation(offset: k, line: line, column: column)
-                    next += 1
-                }
-                if next == wanted.count || k == buf.count { break }
-                let b = buf[k]
-                if b == 0x0A { line += 1; column = 1 } else if b & 0xC0 != 0x80 { column += 1 }
+            for offset in wanted where offset >= 0 && offset <= buf.count {
+                counter.advance(to: offset, in: buf)
+                result[offset] = JSONSourceLocation(offset: offset, line: counter.line, column: counter.column)
             }
         }
         return result

@@ -14,7 +14,10 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// True when the literal has no fraction and no exponent (`1`, not `1.0` or `1e0`).
-    public var isIntegerLiteral: Bool { !text.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }) }
+    /// (A literal is ASCII: its UTF-8 bytes are its characters.)
+    public var isIntegerLiteral: Bool {
+        !text.utf8.contains(where: { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") })
+    }
     /// The value as an Int when the literal is an integer that fits; nil otherwise.
     public var intValue: Int? { isIntegerLiteral ? Int(text) : nil }
     /// The value as a Double (may be ±infinity for huge literals).

@@ -102,24 +102,43 @@ extension JSONValue {
 
     static func writeString(_ s: String, to out: inout [UInt8], escapingSlashes: Bool = false) {
         out.append(0x22)
-        for b in s.utf8 {
-            switch b {
-            case 0x22: out.append(0x5C); out.append(0x22)
-            case 0x2F where escapingSlashes: out.append(0x5C); out.append(0x2F)
-            case 0x5C: out.append(0x5C); out.append(0x5C)
-            case 0x0A: out.append(0x5C); out.append(UInt8(ascii: "n"))
-            case 0x0D: out.append(0x5C); out.append(UInt8(ascii: "r"))
-            case 0x09: out.append(0x5C); out.append(UInt8(ascii: "t"))
-            case 0x08: out.append(0x5C); out.append(UInt8(ascii: "b"))
-            case 0x0C: out.append(0x5C); out.append(UInt8(ascii: "f"))
-            case 0..<0x20:
-                out.append(contentsOf: "\\u00".utf8)
-                out.append(hexDigits[Int(b >> 4)])
-                out.append(hexDigits[Int(b & 0xF)])
-            default: out.append(b)
+        var s = s
+        s.withUTF8 { bytes in
+            var k = 0
+            while k < bytes.count {
+                // A run of bytes written as they are, found eight at a time (it stops at a byte
+                // ≥ 0x80 too, which is written as it is below); `/` is not told apart, so
+                // escaping it takes the byte loop.
+                let end = escapingSlashes ? k : bytes.endOfPlainJSONText(from: k)
+                if end > k {
+                    out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[k..<end]))
+                    k = end
+                    continue
+                }
+                writeByte(bytes[k], to: &out, escapingSlashes: escapingSlashes)
+                k += 1
             }
         }
         out.append(0x22)
+    }
+
+    @inline(__always)
+    private static func writeByte(_ b: UInt8, to out: inout [UInt8], escapingSlashes: Bool) {
+        switch b {
+        case 0x22: out.append(0x5C); out.append(0x22)
+        case 0x2F where escapingSlashes: out.append(0x5C); out.append(0x2F)
+        case 0x5C: out.append(0x5C); out.append(0x5C)
+        case 0x0A: out.append(0x5C); out.append(UInt8(ascii: "n"))
+        case 0x0D: out.append(0x5C); out.append(UInt8(ascii: "r"))
+        case 0x09: out.append(0x5C); out.append(UInt8(ascii: "t"))
+        case 0x08: out.append(0x5C); out.append(UInt8(ascii: "b"))
+        case 0x0C: out.append(0x5C); out.append(UInt8(ascii: "f"))
+        case 0..<0x20:
+            out.append(contentsOf: "\\u00".utf8)
+            out.append(hexDigits[Int(b >> 4)])
+            out.append(hexDigits[Int(b & 0xF)])
+        default: out.append(b)
+        }
     }
 
     static func escapedCount(_ s: String) -> Int {
@@ -127,14 +146,18 @@ extension JSONValue {
         return s.withUTF8 { escapedCount($0) }
     }
 
+    /// Two quotes, every byte, and what escaping adds; only the bytes that end a plain run
+    /// (`endOfPlainJSONText`) are looked at one by one.
     private static func escapedCount(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
-        var n = 2
-        for b in bytes {
-            switch b {
-            case 0x22, 0x5C, 0x0A, 0x0D, 0x09, 0x08, 0x0C: n += 2
-            case 0..<0x20: n += 6
-            default: n += 1
+        var n = 2 + bytes.count
+        var k = bytes.endOfPlainJSONText(from: 0)
+        while k < bytes.count {
+            switch bytes[k] {
+            case 0x22, 0x5C, 0x0A, 0x0D, 0x09, 0x08, 0x0C: n += 1
+            case 0..<0x20: n += 5
+            default: break
             }
+            k = bytes.endOfPlainJSONText(from: k + 1)
         }
         return n
     }

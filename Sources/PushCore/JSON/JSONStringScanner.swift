@@ -9,8 +9,11 @@ extension JSONByteReader {
         let open = i
         i += 1
         let start = i
-        // Fast path: no escapes — validate, then decode the slice in one go.
-        while i < buf.count {
+        // Fast path: no escapes — validate, then decode the slice in one go. Plain ASCII is
+        // passed eight bytes at a time (`endOfPlainJSONText`); the loop stops at the rest.
+        while true {
+            i = buf.endOfPlainJSONText(from: i)
+            guard i < buf.count else { break }
             let b = buf[i]
             if b == UInt8(ascii: "\"") {
                 let s = String(decoding: UnsafeBufferPointer(rebasing: buf[start..<i]), as: UTF8.self)
@@ -19,7 +22,6 @@ extension JSONByteReader {
             }
             if b == UInt8(ascii: "\\") { break }
             if b < 0x20 { throw JSONParseFailure(reason: .controlCharacterInString(byte: b), offset: i) }
-            if b < 0x80 { i += 1; continue }
             let n = utf8SequenceLength(at: i)
             if n == 0 { throw JSONParseFailure(reason: .invalidUTF8, offset: i) }
             i += n
@@ -28,7 +30,11 @@ extension JSONByteReader {
         // Slow path: copy what we have, then decode escapes.
         scratch.removeAll(keepingCapacity: true)
         scratch.append(contentsOf: UnsafeBufferPointer(rebasing: buf[start..<i]))
-        while i < buf.count {
+        while true {
+            let plainEnd = buf.endOfPlainJSONText(from: i)
+            scratch.append(contentsOf: UnsafeBufferPointer(rebasing: buf[i..<plainEnd]))
+            i = plainEnd
+            guard i < buf.count else { break }
             let b = buf[i]
             if b == UInt8(ascii: "\"") {
                 i += 1
@@ -39,7 +45,6 @@ extension JSONByteReader {
                 continue
             }
             if b < 0x20 { throw JSONParseFailure(reason: .controlCharacterInString(byte: b), offset: i) }
-            if b < 0x80 { scratch.append(b); i += 1; continue }
             let n = utf8SequenceLength(at: i)
             if n == 0 { throw JSONParseFailure(reason: .invalidUTF8, offset: i) }
             scratch.append(contentsOf: UnsafeBufferPointer(rebasing: buf[i..<i + n]))

@@ -39,6 +39,9 @@ enum APNsChecks {
         return Result(pushType: pushType, byteCount: size, byteLimit: pushType.maximumPayloadBytes)
     }
 
+    /// The push types, for the "did you mean" of an unknown one.
+    static let pushTypeNames = KnownNames(APNsPushType.allCases.map(\.rawValue))
+
     /// Header rules; returns the push type the header names, if valid. `base` is set when the
     /// headers live in a document (FCM `apns.headers`), so findings point into it.
     @discardableResult
@@ -48,7 +51,7 @@ enum APNsChecks {
         if let raw = h.pushType?.header {
             if APNsRequestRule.pushTypeIsKnown.isViolated(by: h) {
                 let (p, hd) = place(APNsHeader.pushType)
-                let hint = closestName(to: raw, in: APNsPushType.allCases.map(\.rawValue)).map { " (did you mean \($0)?)" } ?? ""
+                let hint = pushTypeNames.closest(to: raw).map { " (did you mean \($0)?)" } ?? ""
                 c.report(RuleCatalog.apnsPushTypeUnknown, p, "apns-push-type \"\(raw)\" is not a push type APNs knows\(hint)", header: hd)
             }
         }

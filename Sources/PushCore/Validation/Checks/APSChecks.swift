@@ -8,6 +8,9 @@ enum APSChecks {
                             "input-push-token", "input-push-channel", "url-args"]
     static let alertKeys = ["title", "subtitle", "body", "launch-image", "title-loc-key", "title-loc-args",
                             "subtitle-loc-key", "subtitle-loc-args", "loc-key", "loc-args", "action-loc-key", "action", "summary-arg", "summary-arg-count"]
+    /// `knownKeys` and `alertKeys` for "did you mean" hints.
+    static let knownNames = KnownNames(knownKeys)
+    static let alertNames = KnownNames(alertKeys)
     static let alertStringKeys: Set<String> = ["title", "subtitle", "body", "launch-image", "title-loc-key", "subtitle-loc-key", "loc-key", "action-loc-key", "action", "summary-arg"]
     static let alertArrayKeys: Set<String> = ["title-loc-args", "subtitle-loc-args", "loc-args"]
     static let cioKeys: Set<String> = ["CIO", CIOPush.deliveryIDKey, CIOPush.deliveryTokenKey]
@@ -53,7 +56,7 @@ enum APSChecks {
                 if cioKeys.contains(m.key) {
                     c.report(RuleCatalog.cioMisplaced, mp(), "\(m.key) is inside aps; the SDK reads it only at the top level")
                 } else {
-                    let close = closestName(to: m.key, in: knownKeys)
+                    let close = knownNames.closest(to: m.key)
                     c.report(RuleCatalog.apsUnknownKey, mp(),
                              "aps.\(m.key) is not an aps key" + (close.map { " — did you mean \"\($0)\"?" } ?? ""),
                              fix: close.map { "rename it to \($0), or move custom keys beside aps" })
@@ -103,7 +106,7 @@ enum APSChecks {
                     }
                 } else if m.key != "summary-arg-count" {
                     c.report(RuleCatalog.apsAlertUnknownKey, mp(),
-                             "alert.\(m.key) is not an alert key" + (closestName(to: m.key, in: alertKeys).map { " — did you mean \"\($0)\"?" } ?? ""))
+                             "alert.\(m.key) is not an alert key" + (alertNames.closest(to: m.key).map { " — did you mean \"\($0)\"?" } ?? ""))
                 }
             }
             let visible = ["title", "subtitle", "body", "title-loc-key", "loc-key", "subtitle-loc-key"].contains {

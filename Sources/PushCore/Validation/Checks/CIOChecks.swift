@@ -4,6 +4,8 @@ import Foundation
 /// (docs/specs/device-side.md §1–2).
 enum CIOChecks {
     static let imageExtensions: Set<String> = ["jpg", "jpeg", "png", "gif"]
+    /// The keys of `CIO.push` the SDK reads, for the "did you mean" of another.
+    static let pushKeyNames: KnownNames = ["image", "link"]
 
     static func payload(_ top: JSONObject, base: JSONPointer, aps: JSONObject?, implied: APNsChecks.Implied,
                         into c: inout FindingCollector) {
@@ -103,10 +105,12 @@ enum CIOChecks {
             case CIOPush.deliveryIDKey, CIOPush.deliveryTokenKey:
                 c.report(RuleCatalog.cioMisplaced, mp(), "\(m.key) is inside CIO.push; it belongs at the top level")
             default:
-                let hint = closestName(to: m.key, in: ["image", "link"])
-                    ?? (["imageurl", "image_url", "picture", "media", "attachment-url"].contains(m.key.lowercased()) ? "image" : nil)
-                    ?? (["deeplink", "deep_link", "url", "deep-link", "href"].contains(m.key.lowercased()) ? "link" : nil)
-                c.report(RuleCatalog.cioPushUnknownKey, mp(), "CIO.push.\(m.key) is not read by the SDK" + (hint.map { " — did you mean \"\($0)\"?" } ?? ""))
+                let hint = {  // built only when the finding is kept
+                    pushKeyNames.closest(to: m.key)
+                        ?? (["imageurl", "image_url", "picture", "media", "attachment-url"].contains(m.key.lowercased()) ? "image" : nil)
+                        ?? (["deeplink", "deep_link", "url", "deep-link", "href"].contains(m.key.lowercased()) ? "link" : nil)
+                }
+                c.report(RuleCatalog.cioPushUnknownKey, mp(), "CIO.push.\(m.key) is not read by the SDK" + (hint().map { " — did you mean \"\($0)\"?" } ?? ""))
             }
         }
         return image

@@ -15,6 +15,15 @@ enum FCMChecks {
     static let apnsKeys = ["headers", "payload", "fcm_options", "live_activity_token"]
     static let androidKeys = ["collapse_key", "priority", "ttl", "restricted_package_name", "data", "notification", "fcm_options", "direct_boot_ok", "bandwidth_constrained_ok", "restricted_satellite_ok"]
     static let webpushKeys = ["headers", "data", "notification", "fcm_options"]
+    /// The tables above for "did you mean" hints, each name normalised once.
+    static let requestNames = KnownNames(requestKeys)
+    static let messageNames = KnownNames(messageKeys)
+    static let notificationNames = KnownNames(notificationKeys)
+    static let apnsNames = KnownNames(apnsKeys)
+    static let androidNames = KnownNames(androidKeys)
+    static let webpushNames = KnownNames(webpushKeys)
+    static let messageOptionNames: KnownNames = ["analytics_label"]
+    static let apnsOptionNames: KnownNames = ["analytics_label", "image"]
     static let legacyKeys: Set<String> = ["to", "registration_ids", "notification", "data", "priority", "content_available", "mutable_content", "collapse_key", "time_to_live"]
 
     static func request(_ root: JSONValue, into c: inout FindingCollector) -> Result {
@@ -24,7 +33,7 @@ enum FCMChecks {
         }
         for m in top.members where !requestKeys.contains(m.key) {
             if legacyKeys.contains(m.key) || FCMTarget.fieldNames.contains(m.key) { continue }
-            unknown(m.key, at: .root / m.key, known: requestKeys, into: &c)
+            unknown(m.key, at: .root / m.key, known: requestNames, into: &c)
         }
         if let v = top["validate_only"], v.boolValue == nil {
             c.report(RuleCatalog.fcmValidateOnlyType, .root / "validate_only", "validate_only is \(v.describedForMessage)")
@@ -49,7 +58,7 @@ enum FCMChecks {
                 c.report(RuleCatalog.fcmUnknownField, p / mem.key, "message.\(mem.key) is not a message field; Customer.io keys belong under message.apns.payload",
                          fix: "move \(mem.key) into message.apns.payload")
             } else {
-                unknown(mem.key, at: p / mem.key, known: messageKeys, into: &c)
+                unknown(mem.key, at: p / mem.key, known: messageNames, into: &c)
             }
         }
         target(m, at: p, into: &c)
@@ -64,7 +73,7 @@ enum FCMChecks {
         if let apns = m["apns"] { result.pushType = self.apns(apns, at: p / "apns", implied: implied, into: &c) }
         if let android = m["android"] { self.android(android, at: p / "android", into: &c) }
         if let web = m["webpush"] { webpush(web, at: p / "webpush", into: &c) }
-        if let opts = m["fcm_options"] { options(opts, at: p / "fcm_options", known: ["analytics_label"], into: &c) }
+        if let opts = m["fcm_options"] { options(opts, at: p / "fcm_options", known: messageOptionNames, into: &c) }
 
         // Size: the message content, i.e. the message without its target (pushlab's reading of
         // docs/specs/fcm.md's "4096 bytes of message content"; 2048 for topic messages).
@@ -85,9 +94,9 @@ enum FCMChecks {
         return result
     }
 
-    static func unknown(_ key: String, at p: JSONPointer, known: [String], into c: inout FindingCollector) {
+    static func unknown(_ key: String, at p: JSONPointer, known: KnownNames, into c: inout FindingCollector) {
         c.report(RuleCatalog.fcmUnknownField, p,
-                 "\"\(key)\" is not a field here; FCM rejects unknown names" + (closestName(to: key, in: known).map { " — did you mean \"\($0)\"?" } ?? ""))
+                 "\"\(key)\" is not a field here; FCM rejects unknown names" + (known.closest(to: key).map { " — did you mean \"\($0)\"?" } ?? ""))
     }
 
     static func target(_ m: JSONObject, at p: JSONPointer, into c: inout FindingCollector) {
@@ -176,7 +185,7 @@ enum FCMChecks {
         return "notification.image uses \(url.scheme)://"
     }
 
-    static func options(_ v: JSONValue, at p: JSONPointer, known: [String], into c: inout FindingCollector) {
+    static func options(_ v: JSONValue, at p: JSONPointer, known: KnownNames, into c: inout FindingCollector) {
         guard let o = v.objectValue else {
             c.report(RuleCatalog.fcmFieldType, p, "fcm_options is \(v.describedForMessage); expected an object")
             return
@@ -193,7 +202,7 @@ enum FCMChecks {
             return
         }
         for m in o.members {
-            guard notificationKeys.contains(m.key) else { unknown(m.key, at: p / m.key, known: notificationKeys, into: &c); continue }
+            guard notificationKeys.contains(m.key) else { unknown(m.key, at: p / m.key, known: notificationNames, into: &c); continue }
             guard let s = m.value.stringValue else {
                 c.report(RuleCatalog.fcmFieldType, p / m.key, "notification.\(m.key) is \(m.value.describedForMessage); expected a string")
                 continue
@@ -207,7 +216,7 @@ enum FCMChecks {
             c.report(RuleCatalog.fcmFieldType, p, "apns is \(v.describedForMessage); expected an object")
             return nil
         }
-        for m in o.members where !apnsKeys.contains(m.key) { unknown(m.key, at: p / m.key, known: apnsKeys, into: &c) }
+        for m in o.members where !apnsKeys.contains(m.key) { unknown(m.key, at: p / m.key, known: apnsNames, into: &c) }
         var implied = implied
         var context = APNsRequest()
         if let h = o["headers"] {
@@ -222,7 +231,7 @@ enum FCMChecks {
         }
         let explicit = APNsChecks.headers(context, base: p / "headers", into: &c)
         if let opts = o["fcm_options"] {
-            options(opts, at: p / "fcm_options", known: ["analytics_label", "image"], into: &c)
+            options(opts, at: p / "fcm_options", known: apnsOptionNames, into: &c)
             // FCM sets mutable-content itself when apns.fcm_options.image is given.
             if opts["image"]?.stringValue != nil { implied.mutableContent = true }
         }
@@ -254,7 +263,7 @@ enum FCMChecks {
             c.report(RuleCatalog.fcmFieldType, p, "android is \(v.describedForMessage); expected an object")
             return
         }
-        for m in o.members where !androidKeys.contains(m.key) { unknown(m.key, at: p / m.key, known: androidKeys, into: &c) }
+        for m in o.members where !androidKeys.contains(m.key) { unknown(m.key, at: p / m.key, known: androidNames, into: &c) }
         if let ttl = o["ttl"], !isValidTTL(ttl) {
             c.report(RuleCatalog.fcmAndroidTTL, p / "ttl", "android.ttl is \(ttl.describedForMessage)")
         }
@@ -288,7 +297,7 @@ enum FCMChecks {
             c.report(RuleCatalog.fcmFieldType, p, "webpush is \(v.describedForMessage); expected an object")
             return
         }
-        for m in o.members where !webpushKeys.contains(m.key) { unknown(m.key, at: p / m.key, known: webpushKeys, into: &c) }
+        for m in o.members where !webpushKeys.contains(m.key) { unknown(m.key, at: p / m.key, known: webpushNames, into: &c) }
         if let h = o["headers"] { stringMap(h, at: p / "headers", reservedCheck: false, rule: RuleCatalog.fcmWebpushHeadersString, into: &c) }
         if let d = o["data"] { stringMap(d, at: p / "data", reservedCheck: false, rule: RuleCatalog.fcmDataString, into: &c) }
     }
