@@ -1,54 +1,66 @@
 /// The values of the `{name}` segments of the route pattern a path matched. Reads like a
 /// `[String: String]` (built from a dictionary literal where a test or a handler sets it by
 /// hand), but a route with one parameter, such as APNs' `/3/device/{token}` or FCM's
-/// `/v1/projects/{project}/messages:send`, keeps its name and value inline: binding such a path
-/// allocates only the value's string, and reading it compares the name instead of hashing it. A
-/// dictionary built at every match cost each APNs request to a new device token its storage and
-/// two hashes of the name (benchmarks/results/gateway-profile.md).
+/// `/v1/projects/{project}/messages:send`, keeps its name and value in one small object: binding
+/// such a path makes no hash table and reading it compares the name instead of hashing it. It is
+/// one reference wide, as the dictionary was, so a request or a route match is no larger to copy
+/// (wider inline layouts made every route's dispatch dearer; benchmarks/results/gateway-profile.md,
+/// sessions 16 and 21).
 public struct PathParameters: Sendable, Equatable, ExpressibleByDictionaryLiteral, CustomStringConvertible {
-    // Plain stored properties, no enum or optional struct: a copy is three retains in a row, with
-    // no case to switch on (an earlier `Pair?` layout made every route's dispatch dearer,
-    // benchmarks/results/gateway-profile.md, session 16). `name` is "" when there is no single
-    // parameter; `more` holds two or more.
-    private let name: String
-    private let value: String
-    private let more: [String: String]?
+    /// One parameter (`name` and `value`), or two or more (`more`; `name` is then unused).
+    private final class Bound: Sendable {
+        let name: String
+        let value: String
+        let more: [String: String]?
+
+        init(name: String, value: String, more: [String: String]?) {
+            self.name = name
+            self.value = value
+            self.more = more
+        }
+    }
+
+    /// nil: no parameters.
+    private let bound: Bound?
+
+    /// None: what every request carries until the router binds its route's.
+    public init() { bound = nil }
 
     public init(dictionaryLiteral elements: (String, String)...) {
-        self.init(Dictionary(elements, uniquingKeysWith: { _, last in last }))
+        self.init(elements.isEmpty ? [:] : Dictionary(elements, uniquingKeysWith: { _, last in last }))
     }
 
     public init(_ values: [String: String]) {
-        if values.count == 1, let only = values.first {
-            self.init(name: only.key, value: only.value)
+        if values.isEmpty {
+            bound = nil
+        } else if values.count == 1, let only = values.first {
+            bound = Bound(name: only.key, value: only.value, more: nil)
         } else {
-            self.init(name: "", value: "", more: values.isEmpty ? nil : values)
+            bound = Bound(name: "", value: "", more: values)
         }
     }
 
     /// One parameter, as the router binds it.
-    init(name: String, value: String) {
-        // A pattern's `{}` binds the empty name, which `name` cannot tell from none.
-        self.init(name: name, value: value, more: name.isEmpty ? [name: value] : nil)
-    }
-
-    private init(name: String, value: String, more: [String: String]?) {
-        self.name = name
-        self.value = value
-        self.more = more
-    }
+    init(name: String, value: String) { bound = Bound(name: name, value: value, more: nil) }
 
     public subscript(name: String) -> String? {
-        if let more { return more[name] }
-        return !self.name.isEmpty && self.name == name ? value : nil
+        guard let bound else { return nil }
+        if let more = bound.more { return more[name] }
+        return bound.name == name ? bound.value : nil
     }
 
-    public var count: Int { more?.count ?? (name.isEmpty ? 0 : 1) }
+    public var count: Int {
+        guard let bound else { return 0 }
+        return bound.more?.count ?? 1
+    }
 
-    public var isEmpty: Bool { count == 0 }
+    public var isEmpty: Bool { bound == nil }
 
     /// Every name with its value.
-    public var dictionary: [String: String] { more ?? (name.isEmpty ? [:] : [name: value]) }
+    public var dictionary: [String: String] {
+        guard let bound else { return [:] }
+        return bound.more ?? [bound.name: bound.value]
+    }
 
     public static func == (lhs: PathParameters, rhs: PathParameters) -> Bool { lhs.dictionary == rhs.dictionary }
 

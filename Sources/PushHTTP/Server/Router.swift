@@ -107,10 +107,10 @@ public struct Router: Sendable {
                 if allowedParameters == nil { allowedParameters = Self.parameters(route, bytes) }
             }
             if !allowed.isEmpty {
-                if let methodNotAllowedFallback { return .found(methodNotAllowedFallback, allowedParameters ?? [:]) }
+                if let methodNotAllowedFallback { return .found(methodNotAllowedFallback, allowedParameters ?? PathParameters()) }
                 return .methodNotAllowed(allowed: allowed)
             }
-            if let fallback { return .found(fallback, [:]) }
+            if let fallback { return .found(fallback, PathParameters()) }
             return .notFound
         }
     }
@@ -119,7 +119,7 @@ public struct Router: Sendable {
     private func find(method: String, path: String) -> Match? {
         // Literal routes win over parameterised ones anyway, so an exact hit is the answer.
         if literalLengths & Self.lengthBit(path.utf8.count) != 0, let candidates = literalRoutes[path] {
-            for candidate in candidates where candidate.method == method { return .found(candidate.handler, [:]) }
+            for candidate in candidates where candidate.method == method { return .found(candidate.handler, PathParameters()) }
         }
         // Matched byte by byte on the path's UTF-8: the hot path allocates nothing
         // but the parameter values of the route that matches (benchmarks/results/gateway.md).
@@ -174,7 +174,7 @@ public struct Router: Sendable {
     /// APNs and FCM routes) is kept inline, more go into a dictionary (a later segment of a
     /// repeated name wins).
     private static func parameters(_ route: Route, _ path: UnsafeBufferPointer<UInt8>) -> PathParameters {
-        guard route.parameterCount > 0 else { return [:] }
+        guard route.parameterCount > 0 else { return PathParameters() }
         let slash = UInt8(ascii: "/")
         var values: [String: String] = [:]
         var start = path.firstIndex(of: slash)! + 1

@@ -16,7 +16,7 @@ public struct ServerRequest: Sendable {
     public var connection: ConnectionContext
 
     public init(method: String, path: String, query: String? = nil, headers: HTTPHeaders = [:], body: [UInt8] = [],
-                version: HTTPVersion = .http2, streamID: Int32 = 0, pathParameters: PathParameters = [:],
+                version: HTTPVersion = .http2, streamID: Int32 = 0, pathParameters: PathParameters = PathParameters(),
                 connection: ConnectionContext) {
         self.method = method
         self.path = path
