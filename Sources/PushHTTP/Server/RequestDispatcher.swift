@@ -67,7 +67,7 @@ struct RequestDispatcher {
 /// The route a connection's last request matched, for the next request with the same method and
 /// path: a connection's requests mostly repeat their target (FCM's `messages:send` for one
 /// project, a sender pushing to one device, h2load's one URL), and matching it again cost a hash
-/// of the path, the parameter dictionary and its strings (two allocations per APNs request). The
+/// of the path or a walk of the parameterised routes. The
 /// router never changes while the server runs, so the match for equal method and path is the
 /// same (`ServerRouteReuseTests` checks each answer against the router's own). The HTTP/2
 /// session reuses a repeated path's string, so the comparison is a pointer check.

@@ -3,7 +3,7 @@
 /// `/v1/projects/{project}/messages:send`. Exact literal routes win over parameterised ones.
 public struct Router: Sendable {
     public enum Match: Sendable {
-        case found(RouteHandler, [String: String])
+        case found(RouteHandler, PathParameters)
         /// The path exists under another method (405).
         case methodNotAllowed(allowed: [String])
         case notFound
@@ -68,7 +68,7 @@ public struct Router: Sendable {
     }
 
     /// The pattern's components after its first `/`, separated by `/` (empty ones count): a
-    /// component `{name}` is a parameter, any other a literal. Read on the UTF-8 bytes, as `bind`
+    /// component `{name}` is a parameter, any other a literal. Read on the UTF-8 bytes, as `fits`
     /// matches them.
     private static func segments(of pattern: String) -> [Segment] {
         let slash = UInt8(ascii: "/")
@@ -100,17 +100,17 @@ public struct Router: Sendable {
         var path = path
         return path.withUTF8 { bytes in
             var allowed: [String] = []
-            var allowedParameters: [String: String]?
+            var allowedParameters: PathParameters?
             for route in routes where route.method != method {
-                guard let params = Self.bind(route.segments, bytes) else { continue }
+                guard Self.fits(route.segments, bytes) else { continue }
                 allowed.append(route.method)
-                if allowedParameters == nil { allowedParameters = params }
+                if allowedParameters == nil { allowedParameters = Self.parameters(route, bytes) }
             }
             if !allowed.isEmpty {
-                if let methodNotAllowedFallback { return .found(methodNotAllowedFallback, allowedParameters ?? [:]) }
+                if let methodNotAllowedFallback { return .found(methodNotAllowedFallback, allowedParameters ?? PathParameters()) }
                 return .methodNotAllowed(allowed: allowed)
             }
-            if let fallback { return .found(fallback, [:]) }
+            if let fallback { return .found(fallback, PathParameters()) }
             return .notFound
         }
     }
@@ -119,10 +119,10 @@ public struct Router: Sendable {
     private func find(method: String, path: String) -> Match? {
         // Literal routes win over parameterised ones anyway, so an exact hit is the answer.
         if literalLengths & Self.lengthBit(path.utf8.count) != 0, let candidates = literalRoutes[path] {
-            for candidate in candidates where candidate.method == method { return .found(candidate.handler, [:]) }
+            for candidate in candidates where candidate.method == method { return .found(candidate.handler, PathParameters()) }
         }
-        // Matched byte by byte on the path's UTF-8: the hot path allocates nothing but the
-        // parameters of the route that matches (benchmarks/results/gateway.md).
+        // Matched byte by byte on the path's UTF-8: the hot path allocates nothing
+        // but the parameter values of the route that matches (benchmarks/results/gateway.md).
         var path = path
         return path.withUTF8 { bytes in
             // A literal route matches a path that starts with `/` only when the path is its
@@ -130,19 +130,21 @@ public struct Router: Sendable {
             if bytes.first == UInt8(ascii: "/") {
                 guard let group = parameterRoutes.first(where: { $0.method == method }) else { return nil }
                 for route in group.routes where Self.fits(route.segments, bytes) {
-                    return Self.bind(route.segments, bytes).map { .found(route.handler, $0) }
+                    return .found(route.handler, Self.parameters(route, bytes))
                 }
                 return nil
             }
             for route in routes where route.method == method {
-                if let params = Self.bind(route.segments, bytes) { return .found(route.handler, params) }
+                if Self.fits(route.segments, bytes) { return .found(route.handler, Self.parameters(route, bytes)) }
             }
             return nil
         }
     }
 
-    /// Whether `path` matches `segments` (as `bind` decides), without building the parameters:
-    /// a route that does not match allocates nothing.
+    /// Whether `path` matches `segments`. The path's components are what follows its first `/`,
+    /// separated by `/`; empty ones count (so `/3/device/` has an empty third component, which no
+    /// parameter accepts). The last segment must end the path; every other one must be followed
+    /// by a `/`.
     private static func fits(_ segments: [Segment], _ path: UnsafeBufferPointer<UInt8>) -> Bool {
         let slash = UInt8(ascii: "/")
         guard let firstSlash = path.firstIndex(of: slash) else { return segments.isEmpty }
@@ -168,31 +170,24 @@ public struct Router: Sendable {
     @inline(__always)
     private static func lengthBit(_ length: Int) -> UInt64 { 1 << UInt64(min(length, 63)) }
 
-    /// The parameters `path` binds to `segments`, or nil when they do not match. The path's
-    /// components are what follows its first `/`, separated by `/`; empty ones count (so
-    /// `/3/device/` has an empty third component, which no parameter accepts).
-    private static func bind(_ segments: [Segment], _ path: UnsafeBufferPointer<UInt8>) -> [String: String]? {
+    /// The values `path` binds to `route`'s parameters; `path` fits the route. One parameter (the
+    /// APNs and FCM routes) is kept inline, more go into a dictionary (a later segment of a
+    /// repeated name wins).
+    private static func parameters(_ route: Route, _ path: UnsafeBufferPointer<UInt8>) -> PathParameters {
+        guard route.parameterCount > 0 else { return PathParameters() }
         let slash = UInt8(ascii: "/")
-        guard let firstSlash = path.firstIndex(of: slash) else { return segments.isEmpty ? [:] : nil }
-        guard !segments.isEmpty else { return nil }
-        var params: [String: String] = [:]
-        var start = firstSlash + 1
-        for (index, segment) in segments.enumerated() {
+        var values: [String: String] = [:]
+        var start = path.firstIndex(of: slash)! + 1
+        for segment in route.segments {
             var end = start
             while end < path.count, path[end] != slash { end += 1 }
-            let isLast = index == segments.count - 1
-            // The last segment must end the path; every other one must be followed by a `/`.
-            if isLast != (end == path.count) { return nil }
-            switch segment {
-            case .literal(let literal):
-                guard literal.count == end - start else { return nil }
-                for offset in literal.indices where literal[offset] != path[start + offset] { return nil }
-            case .parameter(let name):
-                if end == start { return nil }
-                params[name] = String(decoding: UnsafeBufferPointer(rebasing: path[start..<end]), as: UTF8.self)
+            if case .parameter(let name) = segment {
+                let value = String(decoding: UnsafeBufferPointer(rebasing: path[start..<end]), as: UTF8.self)
+                if route.parameterCount == 1 { return PathParameters(name: name, value: value) }
+                values[name] = value
             }
             start = end + 1
         }
-        return params
+        return PathParameters(values)
     }
 }

@@ -11,12 +11,12 @@ public struct ServerRequest: Sendable {
     public var version: HTTPVersion
     /// HTTP/2 stream id (0 for HTTP/1.1).
     public var streamID: Int32
-    /// Values of the `{name}` segments of the matched route pattern.
-    public var pathParameters: [String: String]
+    /// Values of the `{name}` segments of the matched route pattern, read from the path on demand.
+    public var pathParameters: PathParameters
     public var connection: ConnectionContext
 
     public init(method: String, path: String, query: String? = nil, headers: HTTPHeaders = [:], body: [UInt8] = [],
-                version: HTTPVersion = .http2, streamID: Int32 = 0, pathParameters: [String: String] = [:],
+                version: HTTPVersion = .http2, streamID: Int32 = 0, pathParameters: PathParameters = PathParameters(),
                 connection: ConnectionContext) {
         self.method = method
         self.path = path
