@@ -2,7 +2,8 @@ import Foundation
 
 /// The decoded `name=value` pairs of a request's query string (`+` and percent escapes decoded,
 /// the last of a repeated name wins), with typed getters whose errors name the parameter.
-/// One reader for every server's query strings (the gateway's `/admin`, the console's API).
+/// One reader for every server's query strings (the gateway's `/admin`, the console's and the
+/// relay's APIs).
 public struct QueryParameters: Sendable {
     private var items: [String: String] = [:]
 
