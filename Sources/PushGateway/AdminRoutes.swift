@@ -7,6 +7,9 @@ struct AdminRoutes: Sendable {
     let devices: DeviceRegistry
     let records: PushRecordStore
 
+    /// What `GET /admin/pushes?limit=N` takes: up to what the in-memory store keeps.
+    static let pushesLimits = 1...PushRecordStore.memoryCapacity
+
     func register(on router: inout Router) {
         let devices = devices, records = records
         router.add("GET", "/admin/devices") { request in
@@ -25,9 +28,12 @@ struct AdminRoutes: Sendable {
         }
         router.add("GET", "/admin/pushes") { request in
             if let refusal = AdminAccess.refusal(for: request) { return .now(refusal) }
-            let limit = request.query.flatMap { q in
-                q.split(separator: "&").first { $0.hasPrefix("limit=") }.flatMap { Int($0.dropFirst(6)) }
-            } ?? 100
+            let limit: Int
+            do throws(QueryParameterError) {
+                limit = try QueryParameters(request.query).int("limit", range: Self.pushesLimits) ?? 100
+            } catch {
+                return .now(.json(400, encode(error)))
+            }
             return .later {
                 // Reading waits for the record writer: keep it off the event loop.
                 do { return .json(200, encode(["pushes": try records.recent(limit: limit)])) } catch {

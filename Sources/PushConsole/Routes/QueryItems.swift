@@ -1,29 +1,24 @@
 import Foundation
+import PushHTTP
 
-/// The decoded `name=value` pairs of a query string.
+/// The decoded `name=value` pairs of a query string (PushHTTP's `QueryParameters`), with the
+/// console's error type.
 struct QueryItems {
-    private var items: [String: String] = [:]
+    private let parameters: QueryParameters
 
-    init(_ query: String?) {
-        for pair in (query ?? "").split(separator: "&") {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let decode = { (s: Substring) in String(s).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(s) }
-            items[decode(parts[0])] = parts.count > 1 ? decode(parts[1]) : ""
-        }
-    }
+    init(_ query: String?) { parameters = QueryParameters(query) }
 
-    subscript(name: String) -> String? { items[name] }
+    subscript(name: String) -> String? { parameters[name] }
 
     func int(_ name: String, range: ClosedRange<Int>) throws(ConsoleInputError) -> Int? {
-        try int64(name, range: Int64(range.lowerBound)...Int64(range.upperBound)).map { Int($0) }
+        do { return try parameters.int(name, range: range) } catch { throw ConsoleInputError(error) }
     }
 
     func int64(_ name: String, range: ClosedRange<Int64>) throws(ConsoleInputError) -> Int64? {
-        guard let raw = items[name], !raw.isEmpty else { return nil }
-        guard let v = Int64(raw), range.contains(v) else {
-            throw ConsoleInputError(field: name, error: "\(name)=\(raw) is not a whole number in \(range.lowerBound)…\(range.upperBound)",
-                                    fix: "pass \(name) as a whole number in that range, or leave it out")
-        }
-        return v
+        do { return try parameters.int64(name, range: range) } catch { throw ConsoleInputError(error) }
     }
+}
+
+extension ConsoleInputError {
+    init(_ error: QueryParameterError) { self.init(field: error.field, error: error.error, fix: error.fix) }
 }

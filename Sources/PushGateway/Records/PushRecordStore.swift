@@ -14,13 +14,15 @@ public final class PushRecordStore: @unchecked Sendable {
     private let db: SQLiteDatabase?
     // `pending`, `memory`, `stopped` are protected by `lock`; `condition` wakes the writer.
     private var pending: [PackedPush] = []
-    private var memory = RecordRing<PackedPush>(capacity: 10_000)
+    private var memory = RecordRing<PackedPush>(capacity: PushRecordStore.memoryCapacity)
     private var stopped = false
     private let condition = NSCondition()
     private var writer: Thread?
     private let observer: (any PushRecordObserver)?
 
     static let schema = SentPushRecords.schema
+    /// How many records the in-memory store keeps (the newest).
+    static let memoryCapacity = 10_000
 
     /// `path == nil` keeps the newest records in memory only; `observer` sees each record as it
     /// is recorded, its header map and payload text built at once.
@@ -81,8 +83,10 @@ public final class PushRecordStore: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// The newest `limit` records, newest last. Waits for pending writes first.
+    /// The newest `limit` records, newest last (none for `limit` <= 0). Waits for pending writes first.
     public func recent(limit: Int = 100) throws -> [PushRecord] {
+        // SQLite reads a negative LIMIT as no limit at all.
+        guard limit > 0 else { return [] }
         flush()
         guard let db else {
             // In memory the header map and payload text are built only when someone reads them.
@@ -194,9 +198,10 @@ struct RecordRing<Element> {
         }
     }
 
-    /// The newest `limit` records, oldest first.
+    /// The newest `limit` records, oldest first (none for `limit` <= 0).
     func newest(_ limit: Int) -> [Element] {
-        Array((ring[oldest...] + ring[..<oldest]).suffix(limit))
+        guard limit > 0 else { return [] }
+        return Array((ring[oldest...] + ring[..<oldest]).suffix(limit))
     }
 }
 

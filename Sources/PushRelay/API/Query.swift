@@ -1,17 +1,12 @@
 import Foundation
+import PushHTTP
 
-/// A request's query string, with typed getters whose errors name the parameter.
+/// A request's query string (decoded by PushHTTP's `QueryParameters`), with typed getters whose
+/// errors name the parameter.
 struct Query {
-    private var values: [String: String] = [:]
+    private let values: QueryParameters
 
-    init(_ raw: String?) {
-        for pair in (raw ?? "").split(separator: "&") {
-            let kv = pair.split(separator: "=", maxSplits: 1)
-            let name = String(kv[0]).removingPercentEncoding ?? String(kv[0])
-            let value = kv.count > 1 ? (String(kv[1]).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(kv[1])) : ""
-            values[name] = value
-        }
-    }
+    init(_ raw: String?) { values = QueryParameters(raw) }
 
     subscript(name: String) -> String? { values[name] }
 
