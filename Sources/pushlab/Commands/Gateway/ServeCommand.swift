@@ -20,7 +20,8 @@ enum ServeCommand: Command {
         authenticated request, then 500). Google host on --port (TLS, h2 + HTTP/1.1) and --h2c-port
         (cleartext h2c or HTTP/1.1): POST /token (OAuth jwt-bearer), POST
         /v1/projects/<project>/messages:send (FCM HTTP v1), the Customer.io collector routes
-        /v1/track, /v1/b, /push/events, GET/POST /admin/devices, GET /admin/pushes, GET /health.
+        /v1/track, /v1/b, /push/events, GET/POST /admin/devices, GET /admin/pushes?limit=N (1-10000,
+        default 100), GET /health.
         Live Activities (docs/live-activities.md): the channel-management API (/1/apps/<bundle>/channels,
         /all-channels) and broadcasts (/4/broadcasts/apps/<bundle>) on the APNs port; virtual iPhones'
         activities under /admin/activities (see pushlab activity); --live-app gives their app profile.
