@@ -104,10 +104,10 @@ private struct FCMOnePassReader {
             case .leave: return nil
             case .end: break loop
             case .key(let k):
-                guard let f = FCMChecks.notificationKeys.firstIndex(where: { equals(k, $0) }), seen & (1 << f) == 0,
+                guard let f = FCMChecks.notificationKeys.names.firstIndex(where: { equals(k, $0) }), seen & (1 << f) == 0,
                       let (s, sSize) = stringAndSize() else { return nil }
                 seen |= 1 << f
-                switch FCMChecks.notificationKeys[f] {
+                switch FCMChecks.notificationKeys.names[f] {
                 case "title": value.title = s
                 case "body": value.body = s
                 default:

@@ -2,15 +2,13 @@ import Foundation
 
 /// Key and type rules of the `aps` dictionary (docs/specs/apns.md "The aps dictionary").
 enum APSChecks {
-    static let knownKeys = ["alert", "badge", "sound", "thread-id", "category", "content-available", "mutable-content",
+    /// The `aps` and alert keys; an unknown key gets a "did you mean" from them.
+    static let knownKeys: KnownNames = ["alert", "badge", "sound", "thread-id", "category", "content-available", "mutable-content",
                             "target-content-id", "interruption-level", "relevance-score", "filter-criteria", "stale-date",
                             "content-state", "timestamp", "event", "dismissal-date", "attributes-type", "attributes",
                             "input-push-token", "input-push-channel", "url-args"]
-    static let alertKeys = ["title", "subtitle", "body", "launch-image", "title-loc-key", "title-loc-args",
+    static let alertKeys: KnownNames = ["title", "subtitle", "body", "launch-image", "title-loc-key", "title-loc-args",
                             "subtitle-loc-key", "subtitle-loc-args", "loc-key", "loc-args", "action-loc-key", "action", "summary-arg", "summary-arg-count"]
-    /// `knownKeys` and `alertKeys` for "did you mean" hints.
-    static let knownNames = KnownNames(knownKeys)
-    static let alertNames = KnownNames(alertKeys)
     static let alertStringKeys: Set<String> = ["title", "subtitle", "body", "launch-image", "title-loc-key", "subtitle-loc-key", "loc-key", "action-loc-key", "action", "summary-arg"]
     static let alertArrayKeys: Set<String> = ["title-loc-args", "subtitle-loc-args", "loc-args"]
     static let cioKeys: Set<String> = ["CIO", CIOPush.deliveryIDKey, CIOPush.deliveryTokenKey]
@@ -56,7 +54,7 @@ enum APSChecks {
                 if cioKeys.contains(m.key) {
                     c.report(RuleCatalog.cioMisplaced, mp(), "\(m.key) is inside aps; the SDK reads it only at the top level")
                 } else {
-                    let close = knownNames.closest(to: m.key)
+                    let close = knownKeys.closest(to: m.key)
                     c.report(RuleCatalog.apsUnknownKey, mp(),
                              "aps.\(m.key) is not an aps key" + (close.map { " — did you mean \"\($0)\"?" } ?? ""),
                              fix: close.map { "rename it to \($0), or move custom keys beside aps" })
@@ -106,7 +104,7 @@ enum APSChecks {
                     }
                 } else if m.key != "summary-arg-count" {
                     c.report(RuleCatalog.apsAlertUnknownKey, mp(),
-                             "alert.\(m.key) is not an alert key" + (alertNames.closest(to: m.key).map { " — did you mean \"\($0)\"?" } ?? ""))
+                             "alert.\(m.key) is not an alert key" + (alertKeys.closest(to: m.key).map { " — did you mean \"\($0)\"?" } ?? ""))
                 }
             }
             let visible = ["title", "subtitle", "body", "title-loc-key", "loc-key", "subtitle-loc-key"].contains {

@@ -9,21 +9,15 @@ enum FCMChecks {
         var pushType: APNsPushType?
     }
 
-    static let requestKeys = ["message", "validate_only"]
-    static let messageKeys = ["name", "data", "notification", "android", "webpush", "apns", "fcm_options"] + FCMTarget.fieldNames
-    static let notificationKeys = ["title", "body", "image"]
-    static let apnsKeys = ["headers", "payload", "fcm_options", "live_activity_token"]
-    static let androidKeys = ["collapse_key", "priority", "ttl", "restricted_package_name", "data", "notification", "fcm_options", "direct_boot_ok", "bandwidth_constrained_ok", "restricted_satellite_ok"]
-    static let webpushKeys = ["headers", "data", "notification", "fcm_options"]
-    /// The tables above for "did you mean" hints, each name normalised once.
-    static let requestNames = KnownNames(requestKeys)
-    static let messageNames = KnownNames(messageKeys)
-    static let notificationNames = KnownNames(notificationKeys)
-    static let apnsNames = KnownNames(apnsKeys)
-    static let androidNames = KnownNames(androidKeys)
-    static let webpushNames = KnownNames(webpushKeys)
-    static let messageOptionNames: KnownNames = ["analytics_label"]
-    static let apnsOptionNames: KnownNames = ["analytics_label", "image"]
+    /// The fields each object may have; an unknown one gets a "did you mean" from its table.
+    static let requestKeys: KnownNames = ["message", "validate_only"]
+    static let messageKeys = KnownNames(["name", "data", "notification", "android", "webpush", "apns", "fcm_options"] + FCMTarget.fieldNames)
+    static let notificationKeys: KnownNames = ["title", "body", "image"]
+    static let apnsKeys: KnownNames = ["headers", "payload", "fcm_options", "live_activity_token"]
+    static let androidKeys: KnownNames = ["collapse_key", "priority", "ttl", "restricted_package_name", "data", "notification", "fcm_options", "direct_boot_ok", "bandwidth_constrained_ok", "restricted_satellite_ok"]
+    static let webpushKeys: KnownNames = ["headers", "data", "notification", "fcm_options"]
+    static let messageOptionKeys: KnownNames = ["analytics_label"]
+    static let apnsOptionKeys: KnownNames = ["analytics_label", "image"]
     static let legacyKeys: Set<String> = ["to", "registration_ids", "notification", "data", "priority", "content_available", "mutable_content", "collapse_key", "time_to_live"]
 
     static func request(_ root: JSONValue, into c: inout FindingCollector) -> Result {
@@ -33,7 +27,7 @@ enum FCMChecks {
         }
         for m in top.members where !requestKeys.contains(m.key) {
             if legacyKeys.contains(m.key) || FCMTarget.fieldNames.contains(m.key) { continue }
-            unknown(m.key, at: .root / m.key, known: requestNames, into: &c)
+            unknown(m.key, at: .root / m.key, known: requestKeys, into: &c)
         }
         if let v = top["validate_only"], v.boolValue == nil {
             c.report(RuleCatalog.fcmValidateOnlyType, .root / "validate_only", "validate_only is \(v.describedForMessage)")
@@ -58,7 +52,7 @@ enum FCMChecks {
                 c.report(RuleCatalog.fcmUnknownField, p / mem.key, "message.\(mem.key) is not a message field; Customer.io keys belong under message.apns.payload",
                          fix: "move \(mem.key) into message.apns.payload")
             } else {
-                unknown(mem.key, at: p / mem.key, known: messageNames, into: &c)
+                unknown(mem.key, at: p / mem.key, known: messageKeys, into: &c)
             }
         }
         target(m, at: p, into: &c)
@@ -73,7 +67,7 @@ enum FCMChecks {
         if let apns = m["apns"] { result.pushType = self.apns(apns, at: p / "apns", implied: implied, into: &c) }
         if let android = m["android"] { self.android(android, at: p / "android", into: &c) }
         if let web = m["webpush"] { webpush(web, at: p / "webpush", into: &c) }
-        if let opts = m["fcm_options"] { options(opts, at: p / "fcm_options", known: messageOptionNames, into: &c) }
+        if let opts = m["fcm_options"] { options(opts, at: p / "fcm_options", known: messageOptionKeys, into: &c) }
 
         // Size: the message content, i.e. the message without its target (pushlab's reading of
         // docs/specs/fcm.md's "4096 bytes of message content"; 2048 for topic messages).
@@ -202,7 +196,7 @@ enum FCMChecks {
             return
         }
         for m in o.members {
-            guard notificationKeys.contains(m.key) else { unknown(m.key, at: p / m.key, known: notificationNames, into: &c); continue }
+            guard notificationKeys.contains(m.key) else { unknown(m.key, at: p / m.key, known: notificationKeys, into: &c); continue }
             guard let s = m.value.stringValue else {
                 c.report(RuleCatalog.fcmFieldType, p / m.key, "notification.\(m.key) is \(m.value.describedForMessage); expected a string")
                 continue
@@ -216,7 +210,7 @@ enum FCMChecks {
             c.report(RuleCatalog.fcmFieldType, p, "apns is \(v.describedForMessage); expected an object")
             return nil
         }
-        for m in o.members where !apnsKeys.contains(m.key) { unknown(m.key, at: p / m.key, known: apnsNames, into: &c) }
+        for m in o.members where !apnsKeys.contains(m.key) { unknown(m.key, at: p / m.key, known: apnsKeys, into: &c) }
         var implied = implied
         var context = APNsRequest()
         if let h = o["headers"] {
@@ -231,7 +225,7 @@ enum FCMChecks {
         }
         let explicit = APNsChecks.headers(context, base: p / "headers", into: &c)
         if let opts = o["fcm_options"] {
-            options(opts, at: p / "fcm_options", known: apnsOptionNames, into: &c)
+            options(opts, at: p / "fcm_options", known: apnsOptionKeys, into: &c)
             // FCM sets mutable-content itself when apns.fcm_options.image is given.
             if opts["image"]?.stringValue != nil { implied.mutableContent = true }
         }
@@ -263,7 +257,7 @@ enum FCMChecks {
             c.report(RuleCatalog.fcmFieldType, p, "android is \(v.describedForMessage); expected an object")
             return
         }
-        for m in o.members where !androidKeys.contains(m.key) { unknown(m.key, at: p / m.key, known: androidNames, into: &c) }
+        for m in o.members where !androidKeys.contains(m.key) { unknown(m.key, at: p / m.key, known: androidKeys, into: &c) }
         if let ttl = o["ttl"], !isValidTTL(ttl) {
             c.report(RuleCatalog.fcmAndroidTTL, p / "ttl", "android.ttl is \(ttl.describedForMessage)")
         }
@@ -297,7 +291,7 @@ enum FCMChecks {
             c.report(RuleCatalog.fcmFieldType, p, "webpush is \(v.describedForMessage); expected an object")
             return
         }
-        for m in o.members where !webpushKeys.contains(m.key) { unknown(m.key, at: p / m.key, known: webpushNames, into: &c) }
+        for m in o.members where !webpushKeys.contains(m.key) { unknown(m.key, at: p / m.key, known: webpushKeys, into: &c) }
         if let h = o["headers"] { stringMap(h, at: p / "headers", reservedCheck: false, rule: RuleCatalog.fcmWebpushHeadersString, into: &c) }
         if let d = o["data"] { stringMap(d, at: p / "data", reservedCheck: false, rule: RuleCatalog.fcmDataString, into: &c) }
     }

@@ -35,15 +35,9 @@ struct KnownNames: Sendable, ExpressibleByArrayLiteral {
     }
 }
 
-/// A close known name for a misspelt key (`mutable_content` → `mutable-content`); the checks
-/// keep their tables as `KnownNames`, made once.
-func closestName(to key: String, in names: [String]) -> String? {
-    KnownNames(names).closest(to: key)
-}
-
-/// The UTF-8 bytes closestName compares: lowercased, without '-' and '_'. ASCII text takes a
-/// byte loop; anything else goes through `lowercased()` (which can change the length, e.g. the
-/// Kelvin sign becomes "k") and filters characters, as closestName always did.
+/// The UTF-8 bytes `KnownNames.closest` compares: lowercased, without '-' and '_'. ASCII text
+/// takes a byte loop; anything else goes through `lowercased()` (which can change the length,
+/// e.g. the Kelvin sign becomes "k") and filters characters.
 func nameForMatching(_ s: String) -> [UInt8] {
     var out: [UInt8] = []
     out.reserveCapacity(s.utf8.count)
