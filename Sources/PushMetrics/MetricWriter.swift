@@ -1,4 +1,5 @@
 import Foundation
+import PushHTTP
 import Synchronization
 
 /// Batches the collector's writes (group commit): handlers on the server's event loops hand
@@ -13,8 +14,10 @@ import Synchronization
 ///
 /// Thread safety: the hand-over state lives in one `Mutex`; SQLite is touched only on `queue`.
 public final class MetricWriter: Sendable {
-    /// Gets the record's duplicate flags and the commit's error, if any.
-    public typealias Completion = @Sendable (_ duplicates: [Bool], _ error: (any Error)?) -> Void
+    /// Gets the record's duplicate flags and the commit's error, if any, on the writer's thread;
+    /// an answer to a client goes into `answers`, which the writer sends once every completion of
+    /// the commit ran (one hand-over per event loop, not one per answer).
+    public typealias Completion = @Sendable (_ duplicates: [Bool], _ error: (any Error)?, _ answers: inout ResponseBatch) -> Void
 
     private let store: MetricStore
     private let queue = DispatchQueue(label: "pushlab.metrics.writer")
@@ -95,6 +98,13 @@ public final class MetricWriter: Sendable {
         return duplicates
     }
 
+    /// As `submit(_:metrics:onCommit:)` with a completion that answers no client.
+    @discardableResult
+    public func submit(_ record: MetricRequestRecord, metrics: [ReportedMetric],
+                       onCommit: @escaping @Sendable (_ duplicates: [Bool], _ error: (any Error)?) -> Void) -> [Bool] {
+        submit(record, metrics: metrics) { duplicates, error, _ in onCommit(duplicates, error) }
+    }
+
     /// Commits everything handed over so far before returning.
     public func flush() {
         queue.sync { drain(waitingAllowed: false) }
@@ -138,7 +148,9 @@ public final class MetricWriter: Sendable {
         guard !records.isEmpty else { return }
         do {
             try store.insert(records)
-            for (done, flags) in zip(completions, duplicates) { done?(flags, nil) }
+            var answers = ResponseBatch()
+            for (done, flags) in zip(completions, duplicates) { done?(flags, nil, &answers) }
+            answers.send()
         } catch {
             onError(error)
             // Records whose client waits for the commit get the error (it answers 503 and the
@@ -162,7 +174,9 @@ public final class MetricWriter: Sendable {
                 s.duplicates.insert(contentsOf: retryFlags, at: 0)
                 s.scheduled = true
             }
-            for (done, flags) in zip(completions, duplicates) { done?(flags, error) }
+            var answers = ResponseBatch()
+            for (done, flags) in zip(completions, duplicates) { done?(flags, error, &answers) }
+            answers.send()
             queue.asyncAfter(deadline: .now() + .milliseconds(200)) { self.drain() }
         }
     }
