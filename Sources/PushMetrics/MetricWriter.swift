@@ -7,10 +7,12 @@ import Synchronization
 /// transaction as soon as it is free — records that arrive while a commit runs wait for the
 /// next one, so the busier the collector, the larger each transaction. One exception keeps
 /// transactions large under load: when the last commit held at least `gatherFrom` records and
-/// fewer than half as many are pending, the writer waits `gatherWait` once for more (a commit
-/// writes whole pages, so a few records per commit cost several times more each; a lone
-/// request is still committed at once). Duplicate detection happens at hand-over, in arrival
-/// order, so it needs no read from disk.
+/// fewer than half as many are pending, the writer waits once for more (a commit writes whole
+/// pages, so a few records per commit cost several times more each; a lone request is still
+/// committed at once) — until as many are pending as the last commit held, or `gatherWait` at
+/// most: clients waiting for their answers come back together, and an idle writer waiting out
+/// the rest of the time would hold every answer of the next commit back with it. Duplicate
+/// detection happens at hand-over, in arrival order, so it needs no read from disk.
 ///
 /// Thread safety: the hand-over state lives in one `Mutex`; SQLite is touched only on `queue`.
 public final class MetricWriter: Sendable {
@@ -35,13 +37,17 @@ public final class MetricWriter: Sendable {
         /// Records in the last commit, and whether the queued drain already waited for more.
         var lastBatch = 0
         var gathered = false
+        /// While a drain waits for companions: the pending count that ends the wait early, and
+        /// which wait it is (a wait that ended early leaves its timer behind).
+        var gatherTarget: Int?
+        var gatherRound = 0
         /// Times a drain waited for companions (tests).
         var gatherWaits = 0
     }
     /// Batches from this size on count as "busy" (see the type's comment).
     static let gatherFrom = 32
-    /// How long a busy writer waits once for companions of a small batch.
-    static let gatherWait: DispatchTimeInterval = .milliseconds(1)
+    /// How long a busy writer waits at most, once, for companions of a small batch.
+    public static let defaultGatherWait: DispatchTimeInterval = .milliseconds(1)
 
     /// Whether a drain finding `pending` records should wait `gatherWait` first: only when the
     /// last commit was busy, this batch is not empty and less than half of it, and it has not
@@ -51,16 +57,20 @@ public final class MetricWriter: Sendable {
     }
     private let state: Mutex<HandOver>
     private let delay: DispatchTimeInterval?
+    private let gatherWait: DispatchTimeInterval
     private let maxPending: Int
     private let onError: @Sendable (any Error) -> Void
 
     /// `delay`: how long a record may wait for companions before its batch is committed (nil,
     /// the default: not at all — the next commit starts as soon as the writer is free);
-    /// `maxPending`: how many may wait (1 commits each one inside `submit`).
+    /// `maxPending`: how many may wait (1 commits each one inside `submit`); `gatherWait`: how
+    /// long a busy writer waits at most for companions of a small batch (see the type's comment).
     public init(store: MetricStore, delay: DispatchTimeInterval? = nil, maxPending: Int = 512,
+                gatherWait: DispatchTimeInterval = defaultGatherWait,
                 onError: @escaping @Sendable (any Error) -> Void = { _ in }) throws {
         self.store = store
         self.delay = delay
+        self.gatherWait = gatherWait
         self.maxPending = maxPending
         self.onError = onError
         state = Mutex(HandOver(seenKeys: try store.deduplicationKeys()))
@@ -74,7 +84,7 @@ public final class MetricWriter: Sendable {
         var record = record
         // Built before the lock (the loops and the writer share it); only the flags are set inside.
         record.metrics = metrics.map { ($0, isDuplicate: false) }
-        let (duplicates, flushNow, schedule): ([Bool], Bool, Bool) = state.withLock { s in
+        let (duplicates, flushNow, schedule, gathered): ([Bool], Bool, Bool, Bool) = state.withLock { s in
             let flags = metrics.map { !s.seenKeys.insert($0.deduplicationKey).inserted }
             for k in flags.indices where flags[k] { record.metrics[k].isDuplicate = true }
             s.pending.append(record)
@@ -82,13 +92,18 @@ public final class MetricWriter: Sendable {
             s.duplicates.append(flags)
             let wasScheduled = s.scheduled
             s.scheduled = true
-            return (flags, s.pending.count >= maxPending, !wasScheduled)
+            var gathered = false
+            if let target = s.gatherTarget, s.pending.count >= target {
+                s.gatherTarget = nil
+                gathered = true
+            }
+            return (flags, s.pending.count >= maxPending, !wasScheduled, gathered)
         }
         if flushNow && maxPending <= 1 {
             // Unbatched: committed on the caller's thread before `submit` returns, with no queue
             // hop and no timer left behind (the fuzz targets' collectors, Fuzz/README.md).
             queue.sync { drain() }
-        } else if flushNow {
+        } else if flushNow || gathered {
             queue.async { self.drain(waitingAllowed: false) }
         } else if schedule, let delay {
             queue.asyncAfter(deadline: .now() + delay) { self.drain() }
@@ -120,15 +135,27 @@ public final class MetricWriter: Sendable {
     /// Writes that failed and are waiting to be retried (0 in a healthy run).
     public var failedAttempts: Int { state.withLock { $0.failures } }
 
+    /// The end of gather wait `round` by its timer, unless enough companions ended it before.
+    private func endGather(round: Int) {
+        let due = state.withLock { s in
+            guard s.gatherTarget != nil, s.gatherRound == round else { return false }
+            s.gatherTarget = nil
+            return true
+        }
+        if due { drain(waitingAllowed: false) }
+    }
+
     /// `waitingAllowed`: false commits what is pending now (`flush`, a full batch, the end of a
     /// gather wait).
     private func drain(waitingAllowed: Bool = true) {
         var records: [MetricRequestRecord] = [], completions: [Completion?] = [], duplicates: [[Bool]] = []
-        let waits = state.withLock { s in
+        let gatherRound: Int? = state.withLock { s in
             if waitingAllowed, delay == nil, Self.shouldGather(pending: s.pending.count, lastBatch: s.lastBatch, alreadyWaited: s.gathered) {
                 s.gathered = true  // `scheduled` stays set: handlers queue no other drain meanwhile
                 s.gatherWaits += 1
-                return true
+                s.gatherTarget = s.lastBatch
+                s.gatherRound += 1
+                return s.gatherRound
             }
             swap(&records, &s.pending)
             swap(&completions, &s.completions)
@@ -138,11 +165,12 @@ public final class MetricWriter: Sendable {
             s.duplicates.reserveCapacity(records.count)
             s.scheduled = false
             s.gathered = false
+            s.gatherTarget = nil
             if !records.isEmpty { s.lastBatch = records.count }
-            return false
+            return nil
         }
-        if waits {
-            queue.asyncAfter(deadline: .now() + Self.gatherWait) { self.drain(waitingAllowed: false) }
+        if let gatherRound {
+            queue.asyncAfter(deadline: .now() + gatherWait) { self.endGather(round: gatherRound) }
             return
         }
         guard !records.isEmpty else { return }
