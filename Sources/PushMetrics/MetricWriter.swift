@@ -33,6 +33,9 @@ public final class MetricWriter: Sendable {
         var seenKeys: Set<MetricKey>
         /// A drain is already queued.
         var scheduled = false
+        /// A drain that commits at once (a full batch, the early end of a gather wait) is queued:
+        /// one is enough, it takes everything pending.
+        var commitQueued = false
         var failures = 0
         /// Records in the last commit, and whether the queued drain already waited for more.
         var lastBatch = 0
@@ -41,8 +44,9 @@ public final class MetricWriter: Sendable {
         /// which wait it is (a wait that ended early leaves its timer behind).
         var gatherTarget: Int?
         var gatherRound = 0
-        /// Times a drain waited for companions (tests).
+        /// Times a drain waited for companions, and drains run (tests).
         var gatherWaits = 0
+        var drains = 0
     }
     /// Batches from this size on count as "busy" (see the type's comment).
     static let gatherFrom = 32
@@ -84,7 +88,7 @@ public final class MetricWriter: Sendable {
         var record = record
         // Built before the lock (the loops and the writer share it); only the flags are set inside.
         record.metrics = metrics.map { ($0, isDuplicate: false) }
-        let (duplicates, flushNow, schedule, gathered): ([Bool], Bool, Bool, Bool) = state.withLock { s in
+        let (duplicates, commitNow, schedule): ([Bool], Bool, Bool) = state.withLock { s in
             let flags = metrics.map { !s.seenKeys.insert($0.deduplicationKey).inserted }
             for k in flags.indices where flags[k] { record.metrics[k].isDuplicate = true }
             s.pending.append(record)
@@ -92,18 +96,21 @@ public final class MetricWriter: Sendable {
             s.duplicates.append(flags)
             let wasScheduled = s.scheduled
             s.scheduled = true
-            var gathered = false
+            var due = s.pending.count >= maxPending
             if let target = s.gatherTarget, s.pending.count >= target {
                 s.gatherTarget = nil
-                gathered = true
+                due = true
             }
-            return (flags, s.pending.count >= maxPending, !wasScheduled, gathered)
+            // Unbatched (`maxPending` 1): every caller commits its own record.
+            guard due, maxPending <= 1 || !s.commitQueued else { return (flags, false, !wasScheduled) }
+            s.commitQueued = true
+            return (flags, true, false)
         }
-        if flushNow && maxPending <= 1 {
+        if commitNow && maxPending <= 1 {
             // Unbatched: committed on the caller's thread before `submit` returns, with no queue
             // hop and no timer left behind (the fuzz targets' collectors, Fuzz/README.md).
             queue.sync { drain() }
-        } else if flushNow || gathered {
+        } else if commitNow {
             queue.async { self.drain(waitingAllowed: false) }
         } else if schedule, let delay {
             queue.asyncAfter(deadline: .now() + delay) { self.drain() }
@@ -128,6 +135,9 @@ public final class MetricWriter: Sendable {
     /// Times the writer waited for companions of a small batch (tests).
     var gatherWaits: Int { state.withLock { $0.gatherWaits } }
 
+    /// Drains run so far, whether or not they found anything to commit (tests).
+    var drains: Int { state.withLock { $0.drains } }
+
     /// Makes the writer act as if its last commit held `count` records (tests: a busy writer
     /// without a race to get there).
     func assumeLastCommit(of count: Int) { state.withLock { $0.lastBatch = count } }
@@ -150,6 +160,7 @@ public final class MetricWriter: Sendable {
     private func drain(waitingAllowed: Bool = true) {
         var records: [MetricRequestRecord] = [], completions: [Completion?] = [], duplicates: [[Bool]] = []
         let gatherRound: Int? = state.withLock { s in
+            s.drains += 1
             if waitingAllowed, delay == nil, Self.shouldGather(pending: s.pending.count, lastBatch: s.lastBatch, alreadyWaited: s.gathered) {
                 s.gathered = true  // `scheduled` stays set: handlers queue no other drain meanwhile
                 s.gatherWaits += 1
@@ -164,6 +175,7 @@ public final class MetricWriter: Sendable {
             s.completions.reserveCapacity(records.count)
             s.duplicates.reserveCapacity(records.count)
             s.scheduled = false
+            s.commitQueued = false
             s.gathered = false
             s.gatherTarget = nil
             if !records.isEmpty { s.lastBatch = records.count }
