@@ -101,7 +101,8 @@ public final class MetricWriter: Sendable {
                 s.gatherTarget = nil
                 due = true
             }
-            // Unbatched (`maxPending` 1): every caller commits its own record.
+            // One drain that commits at once is enough: it takes everything pending. Unbatched
+            // (`maxPending` 1), every caller still commits its own record.
             guard due, maxPending <= 1 || !s.commitQueued else { return (flags, false, !wasScheduled) }
             s.commitQueued = true
             return (flags, true, false)
