@@ -290,13 +290,13 @@ public final class InMemoryServer {
 extension InMemoryServer {
     /// Runs a `.callback` handler's work and waits for its answer (the collector, committing
     /// inside the handler with `maxPendingWrites = 1`, answers before `start` returns).
-    static func wait(for start: @Sendable (@escaping @Sendable (ServerResponse) -> Void) -> Void) -> ServerResponse {
+    static func wait(for start: @Sendable (CallbackResponder) -> Void) -> ServerResponse {
         let result = Mutex<ServerResponse?>(nil)
         let done = DispatchSemaphore(value: 0)
-        start { response in
+        start(CallbackResponder { response in
             result.withLock { $0 = response }
             done.signal()
-        }
+        })
         done.wait()
         return result.withLock { $0! }
     }

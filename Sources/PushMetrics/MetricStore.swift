@@ -123,9 +123,11 @@ public final class MetricStore: Sendable {
         try database.transaction {
             try database.withStatement(Self.insertRequest) { request in
                 try database.withStatement(Self.insertMetric) { metric in
-                    for r in records {
-                        try insert(r, request: &request, metric: &metric)
-                        bytes += r.body.count + Self.rowOverheadBytes * (1 + r.metrics.count)
+                    // By index: `for r in records` copied each record (a retain and a release of
+                    // every field, per row).
+                    for k in records.indices {
+                        try insert(records[k], request: &request, metric: &metric)
+                        bytes += records[k].body.count + Self.rowOverheadBytes * (1 + records[k].metrics.count)
                     }
                 }
             }
@@ -137,7 +139,7 @@ public final class MetricStore: Sendable {
     /// SQLite's own copy of each (ten per request) cost more than the rest of the binding, and
     /// binding each in its own `withUTF8` closure cost a reference count update per closure
     /// (benchmarks/results/collector.md).
-    private func insert(_ r: MetricRequestRecord, request: inout SQLiteStatement, metric: inout SQLiteStatement) throws {
+    private func insert(_ r: borrowing MetricRequestRecord, request: inout SQLiteStatement, metric: inout SQLiteStatement) throws {
         let receivedAt = r.receivedAt.timeIntervalSince1970
         let route = r.route.rawValue
         try request.bind(1, receivedAt)
@@ -150,7 +152,8 @@ public final class MetricStore: Sendable {
         request.stage(8, r.httpVersion)
         request.stage(9, r.remoteAddress)
         let requestID = try request.insertStaged(blob: r.body, at: 10)
-        for (m, duplicate) in r.metrics {
+        for k in r.metrics.indices {
+            let (m, duplicate) = r.metrics[k]
             try metric.bind(1, requestID)
             try metric.bind(2, receivedAt)
             try metric.bind(7, m.originalTimestamp?.timeIntervalSince1970)

@@ -141,15 +141,16 @@ public final class MetricsCollector: Sendable {
                 let duplicates = writer.submit(template, metrics: parsed.metrics)
                 return .now(accepted(route: route, parsed, duplicates: duplicates, userAgent: userAgent))
             case .committed:
-                // Answered from the writer's thread once the transaction committed: no task, no
-                // pool thread between the event loop, the writer and the answer.
+                // Answered from the writer's thread once the transaction committed, with the rest
+                // of the commit's answers: no task, no pool thread between the event loop, the
+                // writer and the answer.
                 let writer = self.writer, record = template
                 return .callback { [self] respond in
-                    writer.submit(record, metrics: parsed.metrics) { [self] duplicates, failure in
+                    writer.submit(record, metrics: parsed.metrics) { [self] duplicates, failure, answers in
                         if failure != nil {
-                            respond(.json(503, jsonObjectText(["error": "store_unavailable", "reason": "could not commit the metrics; retry"])))
+                            answers.add(.json(503, jsonObjectText(["error": "store_unavailable", "reason": "could not commit the metrics; retry"])), for: respond)
                         } else {
-                            respond(accepted(route: route, parsed, duplicates: duplicates, userAgent: userAgent))
+                            answers.add(accepted(route: route, parsed, duplicates: duplicates, userAgent: userAgent), for: respond)
                         }
                     }
                 }

@@ -3,13 +3,14 @@ import Foundation
 /// What a handler decides. `.now` is answered on the event-loop thread with no task hop;
 /// `.later` runs the closure on the Swift concurrency pool and answers when it returns.
 /// `.resetStream` answers with RST_STREAM (HTTP/1.1: closes the connection).
-/// `.callback` starts the work on the event-loop thread and hands it a `respond` closure to
-/// call exactly once, from any thread, when the answer is ready: no task, no pool thread (the
-/// collector answers from its SQLite writer after the commit).
+/// `.callback` starts the work on the event-loop thread and hands it a `CallbackResponder` to
+/// answer through exactly once, from any thread, when the answer is ready: no task, no pool
+/// thread (the collector answers from its SQLite writer after the commit, a whole commit's
+/// answers in one `ResponseBatch`).
 public enum HandlerReply: Sendable {
     case now(ServerResponse)
     case later(@Sendable () async -> ServerResponse)
-    case callback(@Sendable (_ respond: @escaping @Sendable (ServerResponse) -> Void) -> Void)
+    case callback(@Sendable (_ respond: CallbackResponder) -> Void)
     case resetStream(errorCode: HTTP2ErrorCode)
 }
 
@@ -23,7 +24,7 @@ extension HandlerReply {
         switch self {
         case .now(let response): return response
         case .later(let work): return await work()
-        case .callback(let start): return await withCheckedContinuation { done in start { done.resume(returning: $0) } }
+        case .callback(let start): return await withCheckedContinuation { done in start(CallbackResponder { done.resume(returning: $0) }) }
         case .resetStream: return nil
         }
     }
@@ -45,10 +46,10 @@ extension HandlerReply {
             }
         case .callback(let start):
             return .callback { respond in
-                start { response in
+                start(CallbackResponder { response in
                     observe(response)
                     respond(response)
-                }
+                })
             }
         case .resetStream:
             return self

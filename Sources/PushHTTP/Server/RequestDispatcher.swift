@@ -4,7 +4,8 @@ struct RequestDispatcher {
     enum Outcome {
         case respond(ServerResponse)
         case reset(errorCode: UInt32)
-        /// A `.later` handler is running; its response arrives through `ServerConnection.deliver`.
+        /// A `.later` or `.callback` handler is running; its response arrives through
+        /// `ServerConnection.deliver`.
         case pending
     }
 
@@ -52,12 +53,7 @@ struct RequestDispatcher {
                 }
                 return .pending
             case .callback(let start):
-                let loop = self.loop
-                let connectionID = request.connection.id
-                let streamID = request.streamID
-                start { response in
-                    loop.execute { core in core.connection(connectionID)?.deliver(streamID: streamID, response) }
-                }
+                start(CallbackResponder(loop: loop, connectionID: request.connection.id, streamID: request.streamID))
                 return .pending
             }
         }
