@@ -1,6 +1,6 @@
 import Foundation
 import PushCore
-@testable import PushRelay
+import PushRelay
 import PushStore
 import TestSupport
 import XCTest
@@ -190,81 +190,6 @@ final class SQLitePushQueueTests: XCTestCase {
         XCTAssertEqual(queue.commitStatistics.synced, 2)
         let status = try await queue.status(of: "p_1", includeTargets: false)
         XCTAssertEqual(status?.sent, 2)
-        await queue.close()
-    }
-
-    /// A WAL sync the test holds until it lets it go, counting the syncs that started.
-    private final class HeldSync: @unchecked Sendable {
-        private let lock = NSLock()
-        private var holding = false, started = 0
-        private let release = DispatchSemaphore(value: 0)
-        var startedCount: Int { lock.withLock { started } }
-        /// From now on each sync waits for `letGo()`.
-        func hold() { lock.withLock { holding = true } }
-        func letGo() {
-            lock.withLock { holding = false }
-            release.signal()
-        }
-        var sync: SQLitePushQueue.FileSync {
-            { path in
-                let wait = self.lock.withLock { () -> Bool in
-                    self.started += 1
-                    return self.holding
-                }
-                if wait { self.release.wait() }
-                return SQLitePushQueue.fsyncFile(path)
-            }
-        }
-    }
-
-    /// With `fsyncEveryCommit`, a push is answered, and its targets become ready, only once the
-    /// WAL was synced after its commit; meanwhile the writer goes on: results of other targets
-    /// are committed and answered while that sync is still running.
-    func testResultsCommitWhileAnEnqueueWaitsForItsSync() async throws {
-        let time = ManualTimeSource()
-        let sync = HeldSync()
-        let queue = try SQLitePushQueue(path: directory.appendingPathComponent("queue.sqlite").path, configuration: .init(),
-                                        time: time, syncFile: sync.sync)
-        _ = try await queue.enqueue(PushQueueContract.submission("p_1", tokens: 2, at: time.now))
-        let claims = try await queue.claim(consumer: "w", limit: 10, lease: .seconds(300))
-        XCTAssertEqual(claims.count, 2)
-        sync.hold()
-        let before = sync.startedCount
-        let enqueued = Task { try await queue.enqueue(PushQueueContract.submission("p_2", tokens: 3, at: time.now)) }
-        let syncing = await Poll.until { sync.startedCount > before }
-        XCTAssertTrue(syncing, "the enqueue's WAL sync never started")
-        // The sync is held: the results are committed and answered all the same.
-        let report = try await queue.complete(claims.map { PushQueueContract.sent($0, at: time.now) })
-        XCTAssertEqual(report.recorded, 2)
-        XCTAssertEqual(report.finishedPushes, ["p_1"])
-        let whileSyncing = try await queue.claim(consumer: "w", limit: 10, lease: .seconds(300))
-        XCTAssertTrue(whileSyncing.isEmpty, "p_2's targets are ready only once they are on disk")
-        let depth = try await queue.depth()
-        XCTAssertEqual(depth, QueueDepth(waiting: 0, claimed: 0, finished: 2))
-        XCTAssertEqual(queue.unfinishedTargets, 3, "targets waiting for their sync count against the capacity")
-        sync.letGo()
-        let receipt = try await enqueued.value
-        XCTAssertEqual(receipt.targetCount, 3)
-        let after = try await queue.claim(consumer: "w", limit: 10, lease: .seconds(300))
-        XCTAssertEqual(after.map(\.index).sorted(), [0, 1, 2])
-        XCTAssertEqual(queue.commitStatistics.synced, 2, "each enqueue was answered after a sync of its own")
-        await queue.close()
-    }
-
-    /// A WAL sync that fails fails the enqueue it was for (the push is not known to be on disk);
-    /// its commit stays in the file, so its targets are sent all the same (at least once).
-    func testFailedSyncFailsTheEnqueue() async throws {
-        let time = ManualTimeSource()
-        let queue = try SQLitePushQueue(path: directory.appendingPathComponent("queue.sqlite").path, configuration: .init(),
-                                        time: time, syncFile: { _ in false })
-        do {
-            _ = try await queue.enqueue(PushQueueContract.submission("p_1", tokens: 2, at: time.now))
-            XCTFail("an enqueue whose WAL sync failed must not succeed")
-        } catch {
-            guard case .storage = error else { return XCTFail("failed for another reason: \(error)") }
-        }
-        let claims = try await queue.claim(consumer: "w", limit: 10, lease: .seconds(300))
-        XCTAssertEqual(claims.map(\.index).sorted(), [0, 1])
         await queue.close()
     }
 

@@ -9,12 +9,9 @@ import PushStore
 /// Every write (enqueue, complete, reschedule) goes through one writer that commits all writes
 /// waiting at that moment in one transaction — group commit: under load one fsync acknowledges
 /// many requests, and a caller returns only after the transaction holding its write committed.
-/// The writer never syncs inside a commit (`synchronous=NORMAL`: every commit survives a crash
-/// of the process at once). With `fsyncEveryCommit`, a commit that queues pushes is on disk
-/// before it returns: a thread of its own syncs the WAL after the commit and then answers its
-/// callers and makes its targets ready, while the writer goes on with the next commits (a
-/// result commit waiting behind an fsync held the sends back). A commit of results and retries
-/// only is not synced for itself. The WAL is synced by the next commit
+/// With `fsyncEveryCommit`, a commit that queues pushes is on disk before it returns
+/// (`synchronous=FULL`); a commit of results and retries only is not synced by itself
+/// (`NORMAL`: it survives a crash of the process at once). The WAL is synced by the next commit
 /// that queues pushes, by a checkpoint, or at most `resultSyncDelay` later, whichever comes first:
 /// a power loss can take back the results of that last moment, and their targets are then sent
 /// again (at least once). An fsync per result batch cost the relay more CPU than the batch's SQL.
@@ -36,8 +33,7 @@ public final class SQLitePushQueue: PushQueue {
     public struct Configuration: Sendable {
         /// Most unfinished targets (waiting + claimed) the queue holds; beyond it `enqueue` throws `.full`.
         public var capacity: Int
-        /// A commit that queues pushes is durable against power loss, not just a crashed process,
-        /// before it returns (its WAL synced), and results within `resultSyncDelay`.
+        /// `FULL` makes every commit durable against power loss, not just a crashed process.
         public var fsyncEveryCommit: Bool
         /// How long a result commit may stay unsynced (with `fsyncEveryCommit`).
         public var resultSyncDelay: Duration
@@ -59,24 +55,12 @@ public final class SQLitePushQueue: PushQueue {
     private let writer: SQLiteDatabase
     private let reader: SQLiteDatabase
     private let time: any TimeSource
-    /// Syncs the file at a path to the disk; whether it did.
-    typealias FileSync = @Sendable (String) -> Bool
-    private let syncFile: FileSync
-    static let fsyncFile: FileSync = { path in
-        let descriptor = open(path, O_RDONLY)
-        guard descriptor >= 0 else { return false }
-        defer { _ = Glibc.close(descriptor) }
-        return fsync(descriptor) == 0
-    }
     private let writerQueue = DispatchQueue(label: "pushlab.relay.queue.writer")
     /// The writer's queue as a task executor: the relay's recorder runs there, so a batch of
     /// results reaches the writer, and its commit's answer comes back, with no thread switch.
     public let writerExecutor: (any TaskExecutor)?
     private let checkpointer: SQLiteDatabase
     private let checkpointQueue = DispatchQueue(label: "pushlab.relay.queue.checkpoint")
-    /// Where the WAL is synced for a commit that queued pushes, in commit order, before its
-    /// callers are answered; the writer goes on with the next commits meanwhile.
-    private let syncQueue = DispatchQueue(label: "pushlab.relay.queue.sync")
     /// A checkpoint is started after this many commits (SQLite's own default is every 1,000 WAL
     /// pages; a result commit writes about ten).
     private static let commitsPerCheckpoint = 64
@@ -98,24 +82,15 @@ public final class SQLitePushQueue: PushQueue {
         var finished: Int
         /// The row id the next enqueued target gets: a push's targets have consecutive ids.
         var nextTargetID: Int64
-        /// Commits whose state changes are applied (`committed`), and the writes they carried.
         var commits = 0
         var writesCommitted = 0
-        /// Commits written to the WAL (counted as each COMMIT returns), and how many of the first
-        /// of them the last WAL sync covered (`syncWAL`).
-        var walCommits = 0
-        var walSyncedThrough = 0
-        /// Targets queued by commits still waiting for their WAL sync: not in `schedule` yet, but
-        /// counted against the capacity (`unfinished`).
-        var queuedAwaitingSync = 0
-        /// The unfinished targets `Configuration.capacity` bounds: waiting, claimed, and queued by
-        /// a commit waiting for its WAL sync.
-        var unfinished: Int { schedule.waiting + schedule.claimedCount + queuedAwaitingSync }
-        /// Commits answered only after a WAL sync of their own, and WAL syncs for result commits
-        /// (`syncResults`).
+        /// Whether the writer connection syncs its commits now (`synchronous=FULL`).
+        var writerSyncs: Bool
+        /// Commits synced by themselves, and WAL syncs of result commits (`syncResults`).
         var syncedCommits = 0
         var resultSyncs = 0
-        /// Whether a `syncResults` is due.
+        /// Result commits since the WAL was last synced, and whether a `syncResults` is due.
+        var unsyncedCommits = 0
         var resultSyncScheduled = false
         /// Commits since the last checkpoint started, and whether one runs.
         var commitsSinceCheckpoint = 0
@@ -127,21 +102,14 @@ public final class SQLitePushQueue: PushQueue {
 
     /// Opens (creating if needed) the queue at `path`; a file written by an earlier version is
     /// converted first (`QueueSchema`).
-    public convenience init(path: String, configuration: Configuration = Configuration(), time: any TimeSource = SystemTimeSource()) throws(PushQueueError) {
-        try self.init(path: path, configuration: configuration, time: time, syncFile: Self.fsyncFile)
-    }
-
-    /// `syncFile`: how the WAL file is synced (`fsyncFile`; tests hold a sync in progress).
-    init(path: String, configuration: Configuration, time: any TimeSource, syncFile: @escaping FileSync) throws(PushQueueError) {
+    public init(path: String, configuration: Configuration = Configuration(), time: any TimeSource = SystemTimeSource()) throws(PushQueueError) {
         self.path = path
         self.configuration = configuration
         self.time = time
-        self.syncFile = syncFile
         writerExecutor = SerialQueueExecutor(writerQueue)
         do {
             writer = try SQLiteDatabase(path: path)
-            // The writer never syncs inside a commit: the WAL is synced beside it (`syncWAL`).
-            try writer.execute(Self.synchronous(false))
+            try writer.execute(Self.synchronous(configuration.fsyncEveryCommit))
             try QueueSchema.prepare(writer)
             // The checkpoint thread does the bulk, then hands over to the writer (`checkpoint`);
             // this is the last resort (it gives up while that thread's checkpoint runs).
@@ -163,7 +131,8 @@ public final class SQLitePushQueue: PushQueue {
             }
             let total = try writer.query(QueueStatements.countTargets).first?.int(0) ?? 0
             let lastID = try writer.query(QueueStatements.lastTargetID).first?.int(0) ?? 0
-            state = SanitizerVisibleMutex(QueueState(schedule: schedule, finished: total - schedule.waiting, nextTargetID: Int64(lastID) + 1))
+            state = SanitizerVisibleMutex(QueueState(schedule: schedule, finished: total - schedule.waiting, nextTargetID: Int64(lastID) + 1,
+                                     writerSyncs: configuration.fsyncEveryCommit))
         } catch {
             throw .storage("\(error)")
         }
@@ -175,9 +144,6 @@ public final class SQLitePushQueue: PushQueue {
     public var commitStatistics: (commits: Int, writes: Int, synced: Int, resultSyncs: Int) {
         state.withLock { ($0.commits, $0.writesCommitted, $0.syncedCommits, $0.resultSyncs) }
     }
-
-    /// The unfinished targets the capacity counts (`QueueState.unfinished`).
-    var unfinishedTargets: Int { state.withLock { $0.unfinished } }
 
     // MARK: - PushQueue
 
@@ -447,11 +413,6 @@ public final class SQLitePushQueue: PushQueue {
                 c.resume()
             }
         }
-        // The WAL syncs the writer's last commits handed over are answered before the writer
-        // closes (closing may checkpoint the WAL and remove its file).
-        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
-            writerQueue.async { self.syncQueue.async { c.resume() } }
-        }
         await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
             writerQueue.async {
                 self.writer.close()
@@ -472,7 +433,6 @@ public final class SQLitePushQueue: PushQueue {
         var nextTargetID: Int64
         /// Targets enqueued: their ids and when they are ready.
         var added: [(ids: Range<Int64>, readyAt: Double)] = []
-        var queuedCount: Int { added.reduce(0) { $0 + $1.ids.count } }
         /// Targets given their final result.
         var finished: [Int64] = []
         /// Claimed targets given back, ready at a time.
@@ -545,17 +505,14 @@ public final class SQLitePushQueue: PushQueue {
         }
     }
 
-    /// Commits everything pending, batch after batch, until nothing is left. A batch that must
-    /// reach the disk (`syncs`, with `fsyncEveryCommit`) is answered, and its targets become
-    /// ready, once `syncQueue` has synced the WAL after its commit; the writer goes on with the
-    /// next batches meanwhile, so results are committed while the disk syncs.
+    /// Commits everything pending, batch after batch, until nothing is left.
     private func drain() {
         while true {
-            let (writes, unfinished, nextTargetID): ([PendingWrite], Int, Int64) = state.withLock { s in
+            let (writes, unfinished, nextTargetID, writerSyncs): ([PendingWrite], Int, Int64, Bool) = state.withLock { s in
                 let writes = s.pending
                 s.pending = []
                 if writes.isEmpty { s.draining = false }
-                return (writes, s.unfinished, s.nextTargetID)
+                return (writes, s.schedule.waiting + s.schedule.claimedCount, s.nextTargetID, s.writerSyncs)
             }
             if writes.isEmpty { return }
             let syncs = configuration.fsyncEveryCommit && writes.contains { $0.syncs }
@@ -563,6 +520,10 @@ public final class SQLitePushQueue: PushQueue {
             var answers: [@Sendable (PushQueueError?) -> Void] = []
             answers.reserveCapacity(writes.count)
             do {
+                if syncs != writerSyncs {
+                    try writer.execute(Self.synchronous(syncs))
+                    state.withLock { $0.writerSyncs = syncs }
+                }
                 checkpointOnWriterIfHandedOver()
                 try writer.execute("BEGIN IMMEDIATE")
                 for write in writes {
@@ -584,60 +545,38 @@ public final class SQLitePushQueue: PushQueue {
                 for answer in answers { answer(failure) }
                 continue
             }
-            let commit: Int = state.withLock { s in
+            let now = time.now.timeIntervalSince1970
+            let (checkpoint, syncLater): (Bool, Bool) = state.withLock { s in
                 s.nextTargetID = batch.nextTargetID
-                s.walCommits += 1
-                if syncs { s.queuedAwaitingSync += batch.queuedCount }
-                return s.walCommits
+                for (ids, readyAt) in batch.added {
+                    for id in ids { s.schedule.add(id, readyAt: readyAt, now: now) }
+                }
+                for id in batch.finished { s.schedule.finish(id) }
+                s.finished += batch.finished.count
+                // A target whose lease ran out meanwhile is ready already: `release` leaves it.
+                for (id, readyAt) in batch.released { s.schedule.release(id, readyAt: readyAt, now: now) }
+                s.commits += 1
+                s.writesCommitted += writes.count
+                var syncLater = false
+                if syncs {
+                    s.syncedCommits += 1
+                    s.unsyncedCommits = 0
+                } else if configuration.fsyncEveryCommit {
+                    s.unsyncedCommits += 1
+                    syncLater = !s.resultSyncScheduled
+                    s.resultSyncScheduled = true
+                }
+                s.commitsSinceCheckpoint += 1
+                guard s.commitsSinceCheckpoint >= Self.commitsPerCheckpoint, !s.checkpointRunning, !s.closed else { return (false, syncLater) }
+                s.commitsSinceCheckpoint = 0
+                s.checkpointRunning = true
+                return (true, syncLater)
             }
-            guard syncs else {
-                committed(batch, writes: writes.count, synced: false)
-                for answer in answers { answer(nil) }
-                continue
+            for answer in answers { answer(nil) }
+            if checkpoint { checkpointQueue.async { self.checkpoint() } }
+            if syncLater {
+                checkpointQueue.asyncAfter(deadline: .now() + configuration.resultSyncDelay.seconds) { self.syncResults() }
             }
-            let committedBatch = batch, count = writes.count, waiting = answers
-            syncQueue.async {
-                // A failed sync leaves the commit in the file (it is sent after a restart anyway),
-                // but the callers are not told it is on disk.
-                let error: PushQueueError? = self.syncWAL(through: commit) ? nil : .storage("the queue's WAL could not be synced to disk")
-                self.committed(committedBatch, writes: count, synced: true)
-                for answer in waiting { answer(error) }
-            }
-        }
-    }
-
-    /// Applies a committed batch to the in-memory state (the schedule, the counts) and starts a
-    /// checkpoint or a later WAL sync for results when one is due. On the writer, or for a batch
-    /// answered after its WAL sync (`synced`), on `syncQueue` after that sync.
-    private func committed(_ batch: Batch, writes: Int, synced: Bool) {
-        let now = time.now.timeIntervalSince1970
-        let (checkpoint, syncLater): (Bool, Bool) = state.withLock { s in
-            for (ids, readyAt) in batch.added {
-                for id in ids { s.schedule.add(id, readyAt: readyAt, now: now) }
-            }
-            if synced { s.queuedAwaitingSync -= batch.queuedCount }
-            for id in batch.finished { s.schedule.finish(id) }
-            s.finished += batch.finished.count
-            // A target whose lease ran out meanwhile is ready already: `release` leaves it.
-            for (id, readyAt) in batch.released { s.schedule.release(id, readyAt: readyAt, now: now) }
-            s.commits += 1
-            s.writesCommitted += writes
-            var syncLater = false
-            if synced {
-                s.syncedCommits += 1
-            } else if configuration.fsyncEveryCommit {
-                syncLater = !s.resultSyncScheduled
-                s.resultSyncScheduled = true
-            }
-            s.commitsSinceCheckpoint += 1
-            guard s.commitsSinceCheckpoint >= Self.commitsPerCheckpoint, !s.checkpointRunning, !s.closed else { return (false, syncLater) }
-            s.commitsSinceCheckpoint = 0
-            s.checkpointRunning = true
-            return (true, syncLater)
-        }
-        if checkpoint { checkpointQueue.async { self.checkpoint() } }
-        if syncLater {
-            checkpointQueue.asyncAfter(deadline: .now() + configuration.resultSyncDelay.seconds) { self.syncResults() }
         }
     }
 
@@ -664,23 +603,16 @@ public final class SQLitePushQueue: PushQueue {
     /// result commit after the count is taken schedules the next sync. A checkpoint syncs the
     /// WAL too, but not when a reader holds back every new frame, so this one is ours.
     private func syncResults() {
-        let through: Int? = state.withLock { s in
+        let unsynced = state.withLock { s in
             s.resultSyncScheduled = false
-            return s.closed || s.walSyncedThrough >= s.walCommits ? nil : s.walCommits
+            defer { s.unsyncedCommits = 0 }
+            return s.closed ? 0 : s.unsyncedCommits
         }
-        guard let through else { return }
-        if syncWAL(through: through) { state.withLock { $0.resultSyncs += 1 } }
-    }
-
-    /// Makes the first `commit` commits durable: syncs the WAL file (`syncFile`: fsync on a
-    /// descriptor of its own) unless a sync since they were written covered them already. Every commit written
-    /// before the sync starts is covered by it. Returns whether they are on disk.
-    private func syncWAL(through commit: Int) -> Bool {
-        let written: Int? = state.withLock { s in s.walSyncedThrough >= commit ? nil : s.walCommits }
-        guard let written else { return true }
-        guard syncFile(path + "-wal") else { return false }
-        state.withLock { $0.walSyncedThrough = max($0.walSyncedThrough, written) }
-        return true
+        guard unsynced > 0 else { return }
+        let descriptor = open(path + "-wal", O_RDONLY)
+        guard descriptor >= 0 else { return }
+        defer { _ = Glibc.close(descriptor) }
+        if fsync(descriptor) == 0 { state.withLock { $0.resultSyncs += 1 } }
     }
 
     // MARK: - Reading rows
