@@ -129,8 +129,8 @@ public final class SQLiteDatabase: @unchecked Sendable {
     public var lastInsertRowID: Int64 { lock.withLock { handle.map { sqlite3_last_insert_rowid($0) } ?? 0 } }
 
     /// Runs `body` with the cached prepared statement for `sql`, the connection held for the
-    /// whole body: for inserting many rows in one `transaction` without a parameter array, an
-    /// SQL lookup and a lock round trip per row (the metrics collector's writer).
+    /// whole body: for writing many rows in one transaction without a parameter array, an SQL
+    /// lookup and a lock round trip per row (the metrics collector's writer, the relay's queue).
     public func withStatement<T>(_ sql: String, _ body: (inout SQLiteStatement) throws -> T) throws -> T {
         try lock.withLock {
             var statement = SQLiteStatement(handle: try prepared(sql, []), database: self)
@@ -185,7 +185,7 @@ public final class SQLiteDatabase: @unchecked Sendable {
 }
 
 /// A prepared statement lent by `SQLiteDatabase.withStatement`: bind parameters (1-based), then
-/// `insert()`; valid only inside that call.
+/// `insert()` or `run()`; valid only inside that call.
 public struct SQLiteStatement {
     fileprivate let handle: OpaquePointer
     /// Unsafe (no reference count): a statement lives only inside its database's `withStatement`
@@ -244,11 +244,62 @@ public struct SQLiteStatement {
     /// staged bytes are reused or `blob`'s memory can go away.
     @discardableResult
     public mutating func insertStaged(blob: [UInt8]? = nil, at blobIndex: Int32 = 0) throws -> Int64 {
-        defer {
-            stagedBytes.removeAll(keepingCapacity: true)
-            stagedTexts.removeAll(keepingCapacity: true)
+        defer { clearStagedTexts() }
+        return try withStagedTextsBound {
+            guard let blob else { return try insert() }
+            return try insert(binding: blob, at: blobIndex)
         }
-        return try stagedBytes.withUnsafeBufferPointer { bytes throws -> Int64 in
+    }
+
+    /// Steps the statement once (an INSERT), resets it for the next row and returns the new rowid.
+    @discardableResult
+    public func insert() throws -> Int64 {
+        try step()
+        return sqlite3_last_insert_rowid(sqlite3_db_handle(handle))
+    }
+
+    /// Binds the texts staged since the last step, steps the statement once (an UPDATE or
+    /// DELETE) and returns the number of rows it changed, like `bind` + `run()`; the staged
+    /// parameters are set to NULL again afterwards (as in `insertStaged`).
+    @discardableResult
+    public mutating func runStaged() throws -> Int {
+        defer { clearStagedTexts() }
+        return try withStagedTextsBound { try run() }
+    }
+
+    /// Steps the statement once (an UPDATE or DELETE), resets it for the next row and returns
+    /// the number of rows it changed. Parameters stay bound: one bound once before a loop of
+    /// rows serves every row.
+    @discardableResult
+    public func run() throws -> Int {
+        try step()
+        return Int(sqlite3_changes(sqlite3_db_handle(handle)))
+    }
+
+    /// Steps the statement through the rows it returns (a SELECT, its parameters bound), calling
+    /// `body` with each, then resets it. The columns are read in place: no row of values is
+    /// copied out first (`SQLiteDatabase.query`'s `SQLiteRow`).
+    public func forEachRow(_ body: (SQLiteColumns) throws -> Void) throws {
+        defer { sqlite3_reset(handle) }
+        while true {
+            let rc = sqlite3_step(handle)
+            if rc == SQLITE_DONE { return }
+            guard rc == SQLITE_ROW else { throw database.stepError(rc) }
+            try body(SQLiteColumns(handle: handle))
+        }
+    }
+
+    private func step() throws {
+        let rc = sqlite3_step(handle)
+        sqlite3_reset(handle)
+        guard rc == SQLITE_DONE || rc == SQLITE_ROW else { throw database.stepError(rc) }
+    }
+
+    /// Binds the texts staged since the last step in place, runs `body` (which steps the
+    /// statement once), then sets those parameters to NULL again: the step has copied the
+    /// bytes into the row by then. The caller empties the staged buffer afterwards.
+    private func withStagedTextsBound<T>(_ body: () throws -> T) throws -> T {
+        try stagedBytes.withUnsafeBufferPointer { bytes throws -> T in
             defer { for t in stagedTexts { sqlite3_bind_null(handle, t.index) } }
             for t in stagedTexts {
                 if t.count < 0 {
@@ -259,21 +310,32 @@ public struct SQLiteStatement {
                     try check(cpl_sqlite3_bind_text_transient(handle, t.index, nil, 0))  // "" (a NULL pointer would bind NULL)
                 }
             }
-            guard let blob else { return try insert() }
-            return try insert(binding: blob, at: blobIndex)
+            return try body()
         }
     }
 
-    /// Steps the statement once (an INSERT), resets it for the next row and returns the new rowid.
-    @discardableResult
-    public func insert() throws -> Int64 {
-        let rc = sqlite3_step(handle)
-        sqlite3_reset(handle)
-        guard rc == SQLITE_DONE || rc == SQLITE_ROW else { throw database.stepError(rc) }
-        return sqlite3_last_insert_rowid(sqlite3_db_handle(handle))
+    /// Empties the staged texts for the next row (keeping the buffer's memory).
+    private mutating func clearStagedTexts() {
+        stagedBytes.removeAll(keepingCapacity: true)
+        stagedTexts.removeAll(keepingCapacity: true)
     }
 
     private func check(_ rc: Int32) throws {
         if rc != SQLITE_OK { throw database.stepError(rc) }
+    }
+}
+
+/// The current row of a statement `SQLiteStatement.forEachRow` steps through, read column by
+/// column (0-based); valid only inside that call.
+public struct SQLiteColumns {
+    fileprivate let handle: OpaquePointer
+
+    public func isNull(_ i: Int32) -> Bool { sqlite3_column_type(handle, i) == SQLITE_NULL }
+    /// The column as an integer (0 when NULL).
+    public func int64(_ i: Int32) -> Int64 { sqlite3_column_int64(handle, i) }
+    public func int(_ i: Int32) -> Int? { isNull(i) ? nil : Int(sqlite3_column_int64(handle, i)) }
+    public func string(_ i: Int32) -> String? {
+        guard let text = sqlite3_column_text(handle, i) else { return nil }
+        return String(decoding: UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(handle, i))), as: UTF8.self)
     }
 }

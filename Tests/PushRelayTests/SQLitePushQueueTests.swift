@@ -34,6 +34,43 @@ final class SQLitePushQueueTests: XCTestCase {
     func testDeliveriesAndInvalidTokens() async throws { try await PushQueueContract.deliveriesAndInvalidTokens(factory) }
     func testOutcomesReadBackAsRecorded() async throws { try await PushQueueContract.outcomesReadBackAsRecorded(factory) }
 
+    /// Each target's row is written with its push's row, app and time bound once and the rest
+    /// per row, and read back in place: every field of every target of two pushes comes back as
+    /// enqueued (kinds, environments given or not, texts byte for byte), and after a reschedule
+    /// with its attempts.
+    func testClaimsReadBackEveryTargetAsEnqueued() async throws {
+        let time = ManualTimeSource()
+        let queue = try await factory(time, 1_000)
+        let first: [PushTarget] = [
+            PushTarget(kind: .apnsToken, value: String(repeating: "ab", count: 32), environment: .production),
+            PushTarget(kind: .apnsToken, value: String(repeating: "0f", count: 32)),
+            PushTarget(kind: .fcmToken, value: "fcm:" + String(repeating: "x", count: 150)),
+            PushTarget(kind: .fcmTopic, value: "news"),
+            PushTarget(kind: .fcmCondition, value: "'über' in topics && 'ios' in topics"),
+            PushTarget(kind: .apnsToken, value: String(repeating: "cd", count: 32), environment: .sandbox),
+        ]
+        let second = [PushTarget(kind: .fcmToken, value: ""), PushTarget(kind: .apnsToken, value: String(repeating: "9e", count: 32))]
+        for (id, app, targets) in [("p_1", "demo", first), ("p_2", "other", second)] as [(PushID, String, [PushTarget])] {
+            _ = try await queue.enqueue(PushSubmission(id: id, app: app, content: Array("{\"push\":\"\(id)\"}".utf8), targets: targets,
+                                                       idempotencyKey: nil, requestFingerprint: nil, acceptedAt: time.now))
+        }
+        func check(_ claims: [ClaimedTarget], attempts: Int) {
+            let sorted = claims.sorted { ($0.pushID, $0.index) < ($1.pushID, $1.index) }
+            XCTAssertEqual(sorted.map(\.target), first + second)
+            XCTAssertEqual(sorted.map(\.index), Array(0..<first.count) + Array(0..<second.count))
+            XCTAssertEqual(sorted.map(\.pushID), Array(repeating: "p_1", count: first.count) + Array(repeating: "p_2", count: second.count))
+            XCTAssertEqual(sorted.map(\.app), Array(repeating: "demo", count: first.count) + Array(repeating: "other", count: second.count))
+            XCTAssertEqual(sorted.map { String(decoding: $0.content, as: UTF8.self) },
+                           Array(repeating: "{\"push\":\"p_1\"}", count: first.count) + Array(repeating: "{\"push\":\"p_2\"}", count: second.count))
+            XCTAssertEqual(sorted.map(\.attempts), Array(repeating: attempts, count: first.count + second.count))
+        }
+        let claims = try await queue.claim(consumer: "w", limit: 100, lease: .seconds(30))
+        check(claims, attempts: 0)
+        try await queue.reschedule(claims.map { TargetRetry($0, attempts: 2, lastError: "503", notBefore: time.now) })
+        check(try await queue.claim(consumer: "w", limit: 100, lease: .seconds(30)), attempts: 2)
+        await queue.close()
+    }
+
     /// Rule 6 on SQLite: after the process is gone, a reopened queue hands out what was claimed
     /// but not finished, and keeps what was finished. Claims are not stored, so the reopened
     /// queue has none to release: they are waiting from the start.

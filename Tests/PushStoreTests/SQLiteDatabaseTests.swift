@@ -58,4 +58,51 @@ final class SQLiteDatabaseTests: XCTestCase {
             XCTAssertTrue("\(error)".contains(path))
         }
     }
+
+    /// `runStaged` and `run` return the rows each step changed; a parameter bound once before
+    /// the loop serves every row, a staged one is NULL again after its step.
+    func testStatementRunReturnsRowsChangedAndKeepsParametersBoundOnce() throws {
+        let dir = Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = try SQLiteDatabase(path: dir.appendingPathComponent("t.sqlite").path)
+        try db.execute("CREATE TABLE t (k INTEGER PRIMARY KEY, s TEXT, tag TEXT, done INTEGER NOT NULL DEFAULT 0)")
+        for k in 1...3 { try db.run("INSERT INTO t (k) VALUES (?)", [.int(k)]) }
+        let changed: [Int] = try db.withStatement("UPDATE t SET s = ?, tag = ?, done = 1 WHERE k = ? AND done = 0") { update in
+            try update.bind(2, "batch")
+            var changed: [Int] = []
+            for (k, s) in [(1, "one"), (2, "two"), (1, "again"), (9, "none")] {
+                update.stage(1, s)
+                try update.bind(3, Int64(k))
+                changed.append(try update.runStaged())
+            }
+            try update.bind(3, Int64(3))
+            changed.append(try update.run())
+            return changed
+        }
+        XCTAssertEqual(changed, [1, 1, 0, 0, 1])
+        let rows = try db.query("SELECT k, s, tag FROM t ORDER BY k")
+        XCTAssertEqual(rows.map { $0.string(1) }, ["one", "two", nil])
+        XCTAssertEqual(rows.map { $0.string(2) }, ["batch", "batch", "batch"])
+    }
+
+    /// `forEachRow` reads every row in order, each column as stored (NULL as nil, text byte for
+    /// byte), and leaves the statement ready to run again.
+    func testForEachRowReadsColumnsInPlace() throws {
+        let dir = Fixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = try SQLiteDatabase(path: dir.appendingPathComponent("t.sqlite").path)
+        try db.execute("CREATE TABLE t (k INTEGER PRIMARY KEY, n INTEGER, s TEXT)")
+        let texts: [String?] = ["", "héllo 🙂", nil, String(repeating: "x", count: 5_000)]
+        for (k, text) in texts.enumerated() { try db.run("INSERT INTO t VALUES (?, ?, ?)", [.int(k), k == 2 ? .null : .int(k * 10), .text(text)]) }
+        for _ in 0..<2 {
+            var read: [(Int64, Int?, String?)] = []
+            try db.withStatement("SELECT k, n, s FROM t WHERE k >= ? ORDER BY k") { select in
+                try select.bind(1, Int64(0))
+                try select.forEachRow { row in read.append((row.int64(0), row.int(1), row.string(2))) }
+            }
+            XCTAssertEqual(read.map(\.0), [0, 1, 2, 3])
+            XCTAssertEqual(read.map(\.1), [0, 10, nil, 30])
+            XCTAssertEqual(read.map(\.2), texts)
+        }
+    }
 }

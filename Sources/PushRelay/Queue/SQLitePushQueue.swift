@@ -172,13 +172,7 @@ public final class SQLitePushQueue: PushQueue {
                     .text(submission.id.rawValue), .text(submission.app), .blob(submission.content), .int(submission.targets.count),
                     .real(accepted), .text(submission.idempotencyKey), .text(submission.requestFingerprint), .integer(first),
                 ])
-                let pushRow = db.lastInsertRowID
-                for (index, target) in submission.targets.enumerated() {
-                    try db.run(QueueStatements.insertTarget, [
-                        .integer(first + Int64(index)), .integer(pushRow), .int(index), .text(submission.app), .text(target.kind.rawValue),
-                        .text(target.value), .text(target.environment?.rawValue), .real(accepted),
-                    ])
-                }
+                try Self.insertTargets(submission, first: first, pushRow: db.lastInsertRowID, db: db)
             }
             let count = Int64(submission.targets.count)
             batch.nextTargetID += count
@@ -186,6 +180,24 @@ public final class SQLitePushQueue: PushQueue {
             batch.added.append((first..<first + count, accepted))
             return EnqueueReceipt(pushID: submission.id, targetCount: submission.targets.count,
                                   acceptedAt: submission.acceptedAt, isReplay: false)
+        }
+    }
+
+    /// One row per target of `submission`, with the ids `first…`: one prepared statement for
+    /// them all, the push's row, app and time bound once, the rest per row (`insertTarget`).
+    private static func insertTargets(_ submission: PushSubmission, first: Int64, pushRow: Int64, db: SQLiteDatabase) throws {
+        try db.withStatement(QueueStatements.insertTarget) { insert in
+            try insert.bind(2, pushRow)
+            try insert.bind(4, submission.app)
+            try insert.bind(8, submission.acceptedAt.timeIntervalSince1970)
+            for (index, target) in submission.targets.enumerated() {
+                try insert.bind(1, first + Int64(index))
+                try insert.bind(3, index)
+                insert.stage(5, target.kind.rawValue)
+                insert.stage(6, target.value)
+                insert.stage(7, target.environment?.rawValue)
+                try insert.insertStaged()
+            }
         }
     }
 
@@ -228,46 +240,66 @@ public final class SQLitePushQueue: PushQueue {
         return try await write(syncs: false) { batch throws(PushQueueError) in
             let db = batch.db
             var report = CompletionReport()
-            // Each push's counters move once per batch, not once per target.
-            var counts: [PushID: (sent: Int, failed: Int)] = [:]
             var finished: [Int64] = []
             finished.reserveCapacity(results.count)
             try batch.sql {
-                for (position, result) in results.enumerated() {
-                    guard let row = Int64(result.claim.receipt) else {
-                        report.ignoredPositions.append(position)
-                        continue
-                    }
-                    let o = result.outcome
-                    let changed = try db.run(QueueStatements.completeTarget, [
-                        .text(o.status.rawValue), .int(o.httpStatus), .text(o.reason), .text(o.providerID),
-                        .integer(o.tokenInvalid ? 1 : 0), .int(o.attempts), .real(o.finishedAt.timeIntervalSince1970), .integer(row),
-                    ])
-                    guard changed == 1 else {
-                        report.duplicates += 1
-                        report.ignoredPositions.append(position)
-                        continue
-                    }
-                    report.recorded += 1
-                    finished.append(row)
-                    if o.status == .sent { counts[result.claim.pushID, default: (0, 0)].sent += 1 }
-                    else { counts[result.claim.pushID, default: (0, 0)].failed += 1 }
-                    if o.tokenInvalid {
-                        try db.run(QueueStatements.insertInvalidToken, [
-                            .text(result.claim.app), .text(result.claim.target.kind.rawValue), .text(result.claim.target.value),
-                            .text(o.reason ?? "invalid"), .text(result.claim.pushID.rawValue), .real(o.finishedAt.timeIntervalSince1970),
-                        ])
-                    }
-                }
-                for (pushID, n) in counts {
-                    let counted = try db.query(QueueStatements.countResults, [.int(n.sent), .int(n.failed), .text(pushID.rawValue)])
-                    if counted.first?.int(0) == 1 { report.finishedPushes.insert(pushID) }
+                let counts = try Self.recordResults(results, db: db, report: &report, finished: &finished)
+                for n in counts {
+                    let counted = try db.query(QueueStatements.countResults, [.int(n.sent), .int(n.failed), .text(n.pushID.rawValue)])
+                    if counted.first?.int(0) == 1 { report.finishedPushes.insert(n.pushID) }
                 }
             }
             batch.unfinished -= report.recorded
             batch.finished += finished
             return report
         }
+    }
+
+    /// Writes each result a target does not have yet (`completeTarget`: one prepared statement
+    /// for the batch, its parameters bound per row) and the invalid tokens among them; counts in
+    /// `report` what was recorded and what was not. Returns the results recorded per push, so
+    /// each push's counters move once per batch, not once per target (a batch holds few pushes:
+    /// they are found by comparing ids, not by hashing one per target).
+    private static func recordResults(_ results: [TargetCompletion], db: SQLiteDatabase, report: inout CompletionReport,
+                                      finished: inout [Int64]) throws -> [(pushID: PushID, sent: Int, failed: Int)] {
+        var counts: [(pushID: PushID, sent: Int, failed: Int)] = []
+        try db.withStatement(QueueStatements.completeTarget) { update in
+            for (position, result) in results.enumerated() {
+                guard let row = Int64(result.claim.receipt) else {
+                    report.ignoredPositions.append(position)
+                    continue
+                }
+                let o = result.outcome
+                update.stage(1, o.status.rawValue)
+                try update.bind(2, o.httpStatus)
+                update.stage(3, o.reason)
+                update.stage(4, o.providerID)
+                try update.bind(5, Int64(o.tokenInvalid ? 1 : 0))
+                try update.bind(6, o.attempts)
+                try update.bind(7, o.finishedAt.timeIntervalSince1970)
+                try update.bind(8, row)
+                guard try update.runStaged() == 1 else {
+                    report.duplicates += 1
+                    report.ignoredPositions.append(position)
+                    continue
+                }
+                report.recorded += 1
+                finished.append(row)
+                let pushID = result.claim.pushID
+                let k = counts.lastIndex { $0.pushID == pushID } ?? {
+                    counts.append((pushID, 0, 0))
+                    return counts.count - 1
+                }()
+                if o.status == .sent { counts[k].sent += 1 } else { counts[k].failed += 1 }
+                if o.tokenInvalid {
+                    try db.run(QueueStatements.insertInvalidToken, [
+                        .text(result.claim.app), .text(result.claim.target.kind.rawValue), .text(result.claim.target.value),
+                        .text(o.reason ?? "invalid"), .text(pushID.rawValue), .real(o.finishedAt.timeIntervalSince1970),
+                    ])
+                }
+            }
+        }
+        return counts
     }
 
     public func reschedule(_ retries: [TargetRetry]) async throws(PushQueueError) {
@@ -600,32 +632,35 @@ public final class SQLitePushQueue: PushQueue {
         claimed.reserveCapacity(ids.count)
         var start = 0
         while start < ids.count {
-            // A run of consecutive ids: one range read.
+            // A run of consecutive ids: one range read, its columns read in place.
             var end = start + 1
             while end < ids.count, ids[end] == ids[end - 1] + 1 { end += 1 }
-            let rows = try Self.sql { try reader.query(QueueStatements.claimedRows, [.integer(ids[start]), .integer(ids[end - 1])]) }
-            for row in rows {
-                let pushRow = Int64(row.int(1) ?? 0)
-                if pushes[pushRow] == nil {
-                    guard let push = try readPush(row: pushRow) else { continue }
-                    pushes[pushRow] = push
+            try Self.sql {
+                try reader.withStatement(QueueStatements.claimedRows) { select in
+                    try select.bind(1, ids[start])
+                    try select.bind(2, ids[end - 1])
+                    try select.forEachRow { row in
+                        let pushRow = row.int64(1)
+                        if pushes[pushRow] == nil {
+                            guard let push = try readPush(row: pushRow) else { return }
+                            pushes[pushRow] = push
+                        }
+                        let push = pushes[pushRow]!
+                        claimed.append(ClaimedTarget(
+                            pushID: push.id, index: Int(row.int64(2)), app: push.app,
+                            target: Self.target(kind: row.string(3), value: row.string(4), environment: row.string(5)),
+                            content: push.content, attempts: Int(row.int64(6)), receipt: String(row.int64(0))))
+                    }
                 }
-                let push = pushes[pushRow]!
-                claimed.append(ClaimedTarget(
-                    pushID: push.id, index: row.int(2) ?? 0, app: push.app,
-                    target: Self.target(kind: row.string(3), value: row.string(4), environment: row.string(5)),
-                    content: push.content, attempts: row.int(6) ?? 0, receipt: String(row.int(0) ?? 0)))
             }
             start = end
         }
         return claimed
     }
 
-    private func readPush(row: Int64) throws(PushQueueError) -> (id: PushID, app: String, content: [UInt8])? {
-        try Self.sql {
-            guard let r = try reader.query(QueueStatements.pushContent, [.integer(row)]).first else { return nil }
-            return (PushID(r.string(0) ?? ""), r.string(1) ?? "", r.blob(2) ?? [])
-        }
+    private func readPush(row: Int64) throws -> (id: PushID, app: String, content: [UInt8])? {
+        guard let r = try reader.query(QueueStatements.pushContent, [.integer(row)]).first else { return nil }
+        return (PushID(r.string(0) ?? ""), r.string(1) ?? "", r.blob(2) ?? [])
     }
 
     private static func target(kind: String?, value: String?, environment: String?) -> PushTarget {
