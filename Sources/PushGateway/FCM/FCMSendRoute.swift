@@ -143,10 +143,11 @@ struct FCMSendRoute: Sendable {
     private static let validationOptions = ValidationOptions(scope: .serviceEnforced)
 
     /// The body as a send request: JSON, the FCM rules FCM enforces (field violations), exactly one target.
-    /// The common body is validated and typed in one pass (`FCMSendRequest.onePass`); any other
-    /// body (or one with a finding) takes the full path, which names the field violations.
-    private func parse(_ body: [UInt8]) -> Result<FCMSendRequest, FCMError> {
-        if let send = FCMSendRequest.onePass(body) { return .success(send) }
+    /// The common body is checked in one pass (`FCMCheckedSend`), its message typed later only if
+    /// a device or sink reads it; any other body (or one with a finding) takes the full path,
+    /// which names the field violations and types the request.
+    private func parse(_ body: [UInt8]) -> Result<ParsedSend, FCMError> {
+        if let send = FCMCheckedSend(onePass: body) { return .success(.checked(send)) }
         let document: JSONDocument
         do { document = try JSONDocument.parse(body) } catch {
             return .failure(FCMError(.invalidArgument, message: "Invalid JSON payload received. \(error.message)"))
@@ -164,34 +165,63 @@ struct FCMSendRoute: Sendable {
             return .failure(FCMError(.invalidArgument, message: "Request contains an invalid argument.",
                                      fieldViolations: [FCMFieldViolation(field: "message", description: "Exactly one of fid, token, topic or condition must be set")]))
         }
-        return .success(send)
+        return .success(.typed(send))
+    }
+
+    /// A send request as `parse` leaves it: checked by the one pass, or typed by the full path.
+    private enum ParsedSend {
+        case checked(FCMCheckedSend)
+        case typed(FCMSendRequest)
+
+        var validateOnly: Bool? {
+            switch self { case .checked(let send): send.validateOnly; case .typed(let send): send.validateOnly }
+        }
+        var target: FCMTarget {
+            switch self { case .checked(let send): send.target; case .typed(let send): send.message.target }
+        }
+        /// The full path's message; nil for a checked one (the one pass's subset has no apns section,
+        /// so no live activity token or delivery id there).
+        var typedMessage: FCMMessage? {
+            if case .typed(let send) = self { return send.message }
+            return nil
+        }
+        /// The message typed: a checked body's by the one pass again, with its texts (it
+        /// accepts every body the check does: `FCMCheckedSendTests`).
+        func message(body: [UInt8]) -> FCMMessage {
+            switch self {
+            case .checked: FCMSendRequest.onePass(body)!.message
+            case .typed(let send): send.message
+            }
+        }
     }
 
     /// Everything after the access token: the message, its target device, its id and what the
     /// device receives. Fills `o` as far as the checks got.
     private func accept(_ request: ServerRequest, project: String, now: Date, into o: inout Outcome) -> FCMError? {
-        let send: FCMSendRequest
+        let send: ParsedSend
         switch parse(request.body) {
         case .failure(let error): return error
         case .success(let parsed): send = parsed
         }
-        let message = send.message
         o.validateOnly = send.validateOnly ?? false
-        o.liveActivityToken = message.liveActivityToken
-        o.deliveryID = message.apnsPayload?[CIOPush.deliveryIDKey]?.stringValue
-        o.target = message.target.isDevice ? message.target.value : message.target.fieldName + ":" + message.target.value
-        if let error = device(for: message.target, project: project, now: now, into: &o) { return error }
+        if let message = send.typedMessage {
+            o.liveActivityToken = message.liveActivityToken
+            o.deliveryID = message.apnsPayload?[CIOPush.deliveryIDKey]?.stringValue
+        }
+        let target = send.target
+        o.target = target.isDevice ? target.value : target.fieldName + ":" + target.value
+        if let error = device(for: target, project: project, now: now, into: &o) { return error }
         let answer = o.validateOnly ? Self.answer(name: "projects/\(project)/messages/fake_message_id")
             : Self.answer(project: project, micros: Int64(now.timeIntervalSince1970 * 1_000_000), random: ids.nextUInt64())
         o.answer = answer
         if o.device?.platform == .android {
             // The Android SDK reads its delivery id from `data` (docs/specs/android-side.md §2).
-            o.deliveryID = message.data.first { $0.key == AndroidSDKContract.deliveryIDKey }?.value
+            o.deliveryID = send.message(body: request.body).data.first { $0.key == AndroidSDKContract.deliveryIDKey }?.value
             if !o.validateOnly { o.delivered = request.body }
         } else if !o.validateOnly, sink?.wantsPush(device: o.device, token: o.liveActivityToken) == true {
             // Built only for a sink that takes it: the JSON payload costs more than the rest of the answer.
             let name = Self.name(in: answer)
-            o.delivered = message.apnsDeliveryPayload(messageID: String(decoding: name[(name.lastIndex(of: UInt8(ascii: "/"))! + 1)...], as: UTF8.self))
+            o.delivered = send.message(body: request.body).apnsDeliveryPayload(messageID: String(decoding: name[(name.lastIndex(of: UInt8(ascii: "/"))! + 1)...], as: UTF8.self))
         }
         return nil
     }
