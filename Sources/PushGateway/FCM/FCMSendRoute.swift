@@ -169,9 +169,11 @@ struct FCMSendRoute: Sendable {
     }
 
     /// A send request as `parse` leaves it: checked by the one pass, or typed by the full path.
+    /// The typed request is boxed (`indirect`): inline, its 216 bytes made every `ParsedSend`
+    /// that size, copied whole on each move of the common, checked one.
     private enum ParsedSend {
         case checked(FCMCheckedSend)
-        case typed(FCMSendRequest)
+        indirect case typed(FCMSendRequest)
 
         var validateOnly: Bool? {
             switch self { case .checked(let send): send.validateOnly; case .typed(let send): send.validateOnly }
