@@ -229,7 +229,8 @@ struct FCMSendRoute: Sendable {
     }
 
     /// The emulator's message name, `projects/<project>/messages/0:<µs since 1970>%<random, hex>`
-    /// (docs/specs/fcm.md "Send": `projects/<p>/messages/<id>`), as a string.
+    /// (docs/specs/fcm.md "Send": `projects/<p>/messages/<id>`), as a string; the route writes the
+    /// same bytes straight into its answer (`answer(project:micros:random:)`).
     static func messageName(project: String, micros: Int64, random: UInt64) -> String {
         String(unsafeUninitializedCapacity: project.utf8.count + messageNameExtraCapacity) {
             writeMessageName(project: project, micros: micros, random: random, at: $0.baseAddress!)
