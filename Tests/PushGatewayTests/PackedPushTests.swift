@@ -115,6 +115,40 @@ final class PackedPushTests: XCTestCase {
         XCTAssertEqual(try sqlite.recent(limit: 1).first?.messageID, id, "the SQLite table keeps the message id (not the unique id)")
     }
 
+    /// The FCM route's message name arrives as the bytes of its answer, the record's string
+    /// nil: packed, it reads back as the same record with the name as a string, in memory,
+    /// through an observer and in SQLite; no name reads back as nil.
+    func testAMessageNameGivenAsBytesReadsBackAsTheRecordWithItsString() throws {
+        let name = "projects/é-π/messages/0:1767225600123456%abc"
+        let answer = FCMSendRoute.answer(name: name)
+        var bare = record(11)
+        bare.messageID = nil
+        var expected = record(11)
+        expected.messageID = name
+        let headers = HTTPHeaders([HTTPHeader("content-type", "application/json")])
+        let completed = RecordedPush(record: expected, rawHeaders: headers, body: []).completed
+        var packed = PackedPush()
+        packed.pack(bare, rawHeaders: headers, body: [], ids: PackedPush.RecordIDs(messageName: FCMSendRoute.name(in: answer)))
+        XCTAssertEqual(packed.record, completed)
+
+        let observer = SeenRecords()
+        let memory = try PushRecordStore(path: nil, observer: observer)
+        defer { memory.close() }
+        memory.record(bare, rawHeaders: headers, body: [], messageName: FCMSendRoute.name(in: answer))
+        memory.record(bare, rawHeaders: headers, body: [], messageName: nil)
+        var none = completed
+        none.messageID = nil
+        XCTAssertEqual(try memory.recent(limit: 2), [completed, none])
+        XCTAssertEqual(observer.records.map(\.completed), [completed, none])
+
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("packed-push-\(UUID().uuidString).sqlite").path
+        defer { for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let sqlite = try PushRecordStore(path: path)
+        defer { sqlite.close() }
+        sqlite.record(bare, rawHeaders: headers, body: [], messageName: FCMSendRoute.name(in: answer))
+        XCTAssertEqual(try sqlite.recent(limit: 1).first?.messageID, name)
+    }
+
     func testTheSQLiteStoreWritesPackedRecords() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("packed-push-\(UUID().uuidString).sqlite").path
         defer { for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) } }

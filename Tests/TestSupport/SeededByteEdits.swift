@@ -14,4 +14,13 @@ public extension SeededRandom {
         default: bytes.remove(at: at)
         }
     }
+
+    /// `count` inputs for a mutation test: the seeds in turn, each with one or two `edit`s.
+    mutating func editedCopies(of seeds: [[UInt8]], count: Int, from alphabet: [UInt8]) -> [[UInt8]] {
+        (0..<count).map { round in
+            var bytes = seeds[round % seeds.count]
+            for _ in 0..<(1 + Int(next() % 2)) { edit(&bytes, from: alphabet) }
+            return bytes
+        }
+    }
 }

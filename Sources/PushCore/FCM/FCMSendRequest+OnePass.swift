@@ -2,8 +2,9 @@ import Foundation
 
 extension FCMSendRequest {
     /// The common send request validated and typed in one pass over its bytes (the gateway's
-    /// `messages:send` hot path), or nil when the body is not in the plain subset this reader
-    /// knows to be clean. A nil is not a verdict: the caller then takes the full path
+    /// `messages:send` runs the same pass untyped: `FCMCheckedSend`), or nil when the body is
+    /// not in the plain subset this reader knows to be clean. A nil is not a verdict: the caller
+    /// then takes the full path
     /// (`JSONDocument`, `Validator` with `scope: .serviceEnforced`, `init(json:)`), which gives
     /// the findings. For a body it accepts, the full path finds no error and types the same request
     /// (`FCMOnePassTests` compares the two over the payload corpus and its byte mutations).
@@ -18,17 +19,52 @@ extension FCMSendRequest {
     /// left to the full path.
     public static func onePass(_ body: [UInt8]) -> FCMSendRequest? {
         body.withUnsafeBufferPointer { bytes in
-            var reader = FCMOnePassReader(b: bytes)
-            return reader.request()
+            var reader = FCMOnePassReader(b: bytes, typed: true)
+            guard let (validateOnly, parts) = reader.request() else { return nil }
+            return FCMSendRequest(validateOnly: validateOnly, message: FCMMessage(target: parts.target, notification: parts.notification, data: parts.data))
         }
     }
 }
 
-/// The reader behind `FCMSendRequest.onePass`: a cursor over the body; every method returns
-/// nil (or false) as soon as the input leaves the plain subset.
+/// A send request `FCMSendRequest.onePass` accepts, checked by the same pass but not typed:
+/// only its target's text is built. The gateway's common send reads no more of the message (no
+/// notification, data or apns strings, no `FCMMessage`); it types the message (`onePass`) only
+/// for a device or sink that reads its content.
+public struct FCMCheckedSend: Sendable {
+    public var validateOnly: Bool?
+    public var target: FCMTarget
+
+    /// The body's checks as `FCMSendRequest.onePass` makes them, nil where it gives nil.
+    public init?(onePass body: [UInt8]) {
+        guard let (validateOnly, parts) = body.withUnsafeBufferPointer({ bytes in
+            var reader = FCMOnePassReader(b: bytes, typed: false)
+            return reader.request()
+        }) else { return nil }
+        self.validateOnly = validateOnly
+        target = parts.target
+    }
+}
+
+/// The reader behind `FCMSendRequest.onePass` and `FCMCheckedSend`: a cursor over the body;
+/// every method returns nil (or false) as soon as the input leaves the plain subset.
 private struct FCMOnePassReader {
     let b: UnsafeBufferPointer<UInt8>
+    /// Whether the notification's and data's texts are built (`onePass`) or only checked as
+    /// UTF-8 (`FCMCheckedSend`); the checks are the same either way.
+    let typed: Bool
     var i = 0
+
+    init(b: UnsafeBufferPointer<UInt8>, typed: Bool) {
+        self.b = b
+        self.typed = typed
+    }
+
+    /// The message fields the plain subset holds; notification and data stay empty unless `typed`.
+    struct MessageParts {
+        var target: FCMTarget
+        var notification: FCMMessage.Notification?
+        var data: [(key: String, value: String)]
+    }
 
     /// What the next step of an object is.
     enum Step { case key(Range<Int>), end, leave }
@@ -37,9 +73,9 @@ private struct FCMOnePassReader {
     static let open = UInt8(ascii: "{"), close = UInt8(ascii: "}")
     static let maxDataKeys = 64
 
-    mutating func request() -> FCMSendRequest? {
+    mutating func request() -> (validateOnly: Bool?, message: MessageParts)? {
         guard consume(Self.open) else { return nil }
-        var message: FCMMessage?, validateOnly: Bool?, n = 0
+        var message: MessageParts?, validateOnly: Bool?, n = 0
         loop: while true {
             switch nextKey(&n) {
             case .leave: return nil
@@ -58,11 +94,11 @@ private struct FCMOnePassReader {
         }
         skipWhitespace()
         guard i == b.count, let message else { return nil }
-        return FCMSendRequest(validateOnly: validateOnly, message: message)
+        return (validateOnly, message)
     }
 
     /// The message; `size` follows `FCMChecks.message`: the minified content without the target.
-    mutating func message() -> FCMMessage? {
+    mutating func message() -> MessageParts? {
         guard consume(Self.open) else { return nil }
         var target: FCMTarget?, notification: FCMMessage.Notification?, data: [(key: String, value: String)]?
         var n = 0, size = 2, contentMembers = 0
@@ -92,7 +128,7 @@ private struct FCMOnePassReader {
         }
         size += max(contentMembers - 1, 0)
         guard let target, size <= target.contentLimit else { return nil }
-        return FCMMessage(target: target, notification: notification, data: data ?? [])
+        return MessageParts(target: target, notification: typed ? notification : nil, data: data ?? [])
     }
 
     /// `notification` and its minified size.
@@ -105,13 +141,18 @@ private struct FCMOnePassReader {
             case .end: break loop
             case .key(let k):
                 guard let f = FCMChecks.notificationKeys.names.firstIndex(where: { equals(k, $0) }), seen & (1 << f) == 0,
-                      let (s, sSize) = stringAndSize() else { return nil }
+                      let r = plainString() else { return nil }
+                let sSize = r.count + 2
                 seen |= 1 << f
                 switch FCMChecks.notificationKeys.names[f] {
-                case "title": value.title = s
-                case "body": value.body = s
+                case "title":
+                    guard let s = text(r) else { return nil }
+                    value.title = s
+                case "body":
+                    guard let s = text(r) else { return nil }
+                    value.body = s
                 default:
-                    guard FCMChecks.imageProblem(s) == nil else { return nil }
+                    guard let s = decoded(r), FCMChecks.imageProblem(s) == nil else { return nil }
                     value.image = s
                 }
                 size += k.count + 3 + sSize + (n > 1 ? 1 : 0)
@@ -120,25 +161,37 @@ private struct FCMOnePassReader {
         return (value, size)
     }
 
-    /// `data` and its minified size.
+    /// `data` (empty unless `typed`) and its minified size.
     mutating func data() -> ([(key: String, value: String)], Int)? {
-        guard consume(Self.open) else { return nil }
-        // Keys are plain strings (no escapes), so a repeated key is a repeated decoded key:
-        // `pairs` alone finds it, without a second array per message.
-        var pairs: [(key: String, value: String)] = [], n = 0, size = 2
-        loop: while true {
-            switch nextKey(&n) {
-            case .leave: return nil
-            case .end: break loop
-            case .key(let k):
-                guard pairs.count < Self.maxDataKeys, let key = decoded(k), !pairs.contains(where: { $0.key == key }),
-                      !FCMChecks.isReservedDataKey(key), key != FCMChecks.cioDataKey,
-                      let (value, valueSize) = stringAndSize() else { return nil }
-                pairs.append((key, value))
-                size += k.count + 3 + valueSize + (n > 1 ? 1 : 0)
+        // The keys' ranges, on the stack, find a repeated key in either mode (`typed` or not).
+        withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: Self.maxDataKeys) { keys in
+            guard consume(Self.open) else { return nil }
+            var pairs: [(key: String, value: String)] = [], n = 0, size = 2
+            loop: while true {
+                switch nextKey(&n) {
+                case .leave: return nil
+                case .end: break loop
+                case .key(let k):
+                    guard n <= Self.maxDataKeys, let key = decoded(k), !keys[..<(n - 1)].contains(where: { same($0, k, key) }),
+                          !FCMChecks.isReservedDataKey(key), key != FCMChecks.cioDataKey,
+                          let r = plainString(), let value = text(r) else { return nil }
+                    keys[n - 1] = k
+                    if typed { pairs.append((key, value)) }
+                    size += k.count + 3 + r.count + 2 + (n > 1 ? 1 : 0)
+                }
             }
+            return (pairs, size)
         }
-        return (pairs, size)
+    }
+
+    /// Whether the key at `earlier` has the text `key` (at `r`): String equality, which for two
+    /// ASCII keys is their bytes' (keys are plain strings: no escapes).
+    func same(_ earlier: Range<Int>, _ r: Range<Int>, _ key: String) -> Bool {
+        let a = UnsafeBufferPointer(rebasing: b[earlier]), k = UnsafeBufferPointer(rebasing: b[r])
+        if a.allSatisfy({ $0 < 0x80 }) && k.allSatisfy({ $0 < 0x80 }) {
+            return a.count == k.count && memcmp(a.baseAddress!, k.baseAddress!, a.count) == 0
+        }
+        return decoded(earlier) == key
     }
 
     // MARK: Tokens
@@ -156,12 +209,6 @@ private struct FCMOnePassReader {
         guard let k = plainString(), consume(Self.colon) else { return .leave }
         n += 1
         return .key(k)
-    }
-
-    /// A string value and its minified size (no escapes in the subset: its bytes and two quotes).
-    mutating func stringAndSize() -> (String, Int)? {
-        guard let r = plainString(), let s = decoded(r) else { return nil }
-        return (s, r.count + 2)
     }
 
     mutating func string() -> String? { plainString().flatMap(decoded) }
@@ -201,6 +248,15 @@ private struct FCMOnePassReader {
         let slice = UnsafeBufferPointer(rebasing: b[r])
         if slice.allSatisfy({ $0 < 0x80 }) { return String(decoding: slice, as: UTF8.self) }
         return String(validating: slice, as: UTF8.self)
+    }
+
+    /// A content value's text when `typed`, else "" once its bytes are checked as `decoded`
+    /// checks them (ASCII needs no string); nil when they are not valid UTF-8.
+    func text(_ r: Range<Int>) -> String? {
+        if typed { return decoded(r) }
+        let slice = UnsafeBufferPointer(rebasing: b[r])
+        if slice.allSatisfy({ $0 < 0x80 }) { return "" }
+        return String(validating: slice, as: UTF8.self).map { _ in "" }
     }
 
     mutating func bool() -> Bool? {

@@ -5,9 +5,9 @@ import PushHTTP
 /// `POST /v1/projects/{project}/messages:send` — FCM HTTP v1 (docs/specs/fcm.md). Checks in order:
 /// bearer access token (401 UNAUTHENTICATED), scope and project (403 PERMISSION_DENIED), body
 /// JSON and the FCM rules PushCore's validator marks as enforced by FCM (400 INVALID_ARGUMENT
-/// with field violations, among them the FID shape), the registration token or installation ID
-/// (an APNs token → INVALID_ARGUMENT; unknown or unregistered → 404 UNREGISTERED; another
-/// project's → 403 SENDER_ID_MISMATCH). Errors use
+/// with field violations, among them the FID and token shapes: an APNs token is
+/// `fcm.token.apns-token`), the registration token or installation ID (unknown or unregistered →
+/// 404 UNREGISTERED; another project's → 403 SENDER_ID_MISMATCH). Errors use
 /// the Google RPC shape with FcmError details (`FCMError.json`).
 struct FCMSendRoute: Sendable {
     let tokens: AccessTokenStore
@@ -24,7 +24,9 @@ struct FCMSendRoute: Sendable {
         var target: String?
         var device: EmulatedDevice?
         var deliveryID: String?
-        var messageName: String?
+        /// The 200 answer, `{"name":"<message name>"}`: the name is written once, into it, and
+        /// the record takes it from there (`FCMSendRoute.name(in:)`).
+        var answer: [UInt8]?
         var validateOnly = false
         var liveActivityToken: String?
         var delivered: [UInt8]?
@@ -38,40 +40,62 @@ struct FCMSendRoute: Sendable {
         let verdict = authorize(request, project: project, now: now) ?? accept(request, project: project, now: now, into: &outcome)
         if !outcome.validateOnly || verdict != nil {
             // The header map (authorization redacted) and the payload text are taken from the
-            // request when the record is packed, not built here (PushRecordStore).
+            // request when the record is packed, not built here (PushRecordStore); so is the
+            // message name, from the answer's bytes.
             records.record(PushRecord(receivedAt: now, service: .fcm, token: outcome.target, device: outcome.device?.name, topic: project,
-                                      pushType: nil, messageID: outcome.messageName, status: verdict?.httpStatus ?? 200,
+                                      pushType: nil, messageID: nil, status: verdict?.httpStatus ?? 200,
                                       reason: verdict?.reasonName, deliveryID: outcome.deliveryID, headers: [:], payload: ""),
-                           rawHeaders: request.headers, body: request.body)
+                           rawHeaders: request.headers, body: request.body, messageName: outcome.answer.map(Self.name(in:)))
         }
         if let verdict { return .now(render(verdict)) }
-        if let delivered = outcome.delivered, let messageName = outcome.messageName {
-            let push = AcceptedPush(service: .fcm, device: outcome.device, payload: delivered, messageID: messageName,
+        let answer = outcome.answer ?? Self.answer(name: "")
+        if let delivered = outcome.delivered {
+            let push = AcceptedPush(service: .fcm, device: outcome.device, payload: delivered, messageID: String(decoding: Self.name(in: answer), as: UTF8.self),
                                     deliveryID: outcome.deliveryID, receivedAt: now, token: outcome.liveActivityToken)
             if outcome.device?.platform == .android { sink?.deliverToAndroid(push) } else { sink?.deliver(push) }
         }
-        return .now(ServerResponse(status: 200, headers: Self.answerHeaders, body: Self.answer(name: outcome.messageName ?? "")))
+        return .now(ServerResponse(status: 200, headers: Self.answerHeaders, body: answer))
     }
 
     /// The 200 answer's headers, built once (`ServerResponse.json`'s content type).
     private static let answerHeaders: HTTPHeaders = ServerResponse.json(200, "").headers
 
+    /// The 200 answer's text around the message name.
+    private static let answerOpen: StaticString = #"{"name":""#, answerClose: StaticString = #""}"#
+
     /// `{"name":"<message name>"}`, written straight into the body: the same bytes as the
     /// interpolated text it replaces, without the intermediate string and its copy.
     static func answer(name: String) -> [UInt8] {
-        let open: StaticString = #"{"name":""#, close: StaticString = #""}"#
         var name = name
         return name.withUTF8 { text in
-            [UInt8](unsafeUninitializedCapacity: open.utf8CodeUnitCount + text.count + close.utf8CodeUnitCount) { out, count in
-                func put(_ part: UnsafeBufferPointer<UInt8>) {
-                    if !part.isEmpty { (out.baseAddress! + count).update(from: part.baseAddress!, count: part.count) }
-                    count += part.count
-                }
-                put(UnsafeBufferPointer(start: open.utf8Start, count: open.utf8CodeUnitCount))
-                put(text)
-                put(UnsafeBufferPointer(start: close.utf8Start, count: close.utf8CodeUnitCount))
+            answer(nameCapacity: text.count) { out in
+                var w = ByteWriter(base: out)
+                w.put(text)
+                return w.offset
             }
         }
+    }
+
+    /// The 200 answer with the emulator's message name (`messageName`) written into it.
+    static func answer(project: String, micros: Int64, random: UInt64) -> [UInt8] {
+        answer(nameCapacity: project.utf8.count + messageNameExtraCapacity) { writeMessageName(project: project, micros: micros, random: random, at: $0) }
+    }
+
+    /// The answer around a name that `write` puts at the pointer it gets (at most
+    /// `nameCapacity` bytes), returning how many it wrote.
+    private static func answer(nameCapacity: Int, _ write: (UnsafeMutablePointer<UInt8>) -> Int) -> [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: answerOpen.utf8CodeUnitCount + nameCapacity + answerClose.utf8CodeUnitCount) { out, count in
+            var w = ByteWriter(base: out.baseAddress!)
+            w.put(answerOpen)
+            w.offset += write(out.baseAddress! + w.offset)
+            w.put(answerClose)
+            count = w.offset
+        }
+    }
+
+    /// The message name inside an answer (`answer(name:)`, `answer(project:micros:random:)`).
+    static func name(in answer: [UInt8]) -> ArraySlice<UInt8> {
+        answer[answerOpen.utf8CodeUnitCount..<answer.count - answerClose.utf8CodeUnitCount]
     }
 
     /// The bearer access token: present (401), known and unexpired (401), with a messaging scope
@@ -119,10 +143,11 @@ struct FCMSendRoute: Sendable {
     private static let validationOptions = ValidationOptions(scope: .serviceEnforced)
 
     /// The body as a send request: JSON, the FCM rules FCM enforces (field violations), exactly one target.
-    /// The common body is validated and typed in one pass (`FCMSendRequest.onePass`); any other
-    /// body (or one with a finding) takes the full path, which names the field violations.
-    private func parse(_ body: [UInt8]) -> Result<FCMSendRequest, FCMError> {
-        if let send = FCMSendRequest.onePass(body) { return .success(send) }
+    /// The common body is checked in one pass (`FCMCheckedSend`), its message typed later only if
+    /// a device or sink reads it; any other body (or one with a finding) takes the full path,
+    /// which names the field violations and types the request.
+    private func parse(_ body: [UInt8]) -> Result<ParsedSend, FCMError> {
+        if let send = FCMCheckedSend(onePass: body) { return .success(.checked(send)) }
         let document: JSONDocument
         do { document = try JSONDocument.parse(body) } catch {
             return .failure(FCMError(.invalidArgument, message: "Invalid JSON payload received. \(error.message)"))
@@ -140,82 +165,109 @@ struct FCMSendRoute: Sendable {
             return .failure(FCMError(.invalidArgument, message: "Request contains an invalid argument.",
                                      fieldViolations: [FCMFieldViolation(field: "message", description: "Exactly one of fid, token, topic or condition must be set")]))
         }
-        return .success(send)
+        return .success(.typed(send))
+    }
+
+    /// A send request as `parse` leaves it: checked by the one pass, or typed by the full path.
+    /// The typed request is boxed (`indirect`): inline, its 216 bytes made every `ParsedSend`
+    /// that size, copied whole on each move of the common, checked one.
+    private enum ParsedSend {
+        case checked(FCMCheckedSend)
+        indirect case typed(FCMSendRequest)
+
+        var validateOnly: Bool? {
+            switch self { case .checked(let send): send.validateOnly; case .typed(let send): send.validateOnly }
+        }
+        var target: FCMTarget {
+            switch self { case .checked(let send): send.target; case .typed(let send): send.message.target }
+        }
+        /// The full path's message; nil for a checked one (the one pass's subset has no apns section,
+        /// so no live activity token or delivery id there).
+        var typedMessage: FCMMessage? {
+            if case .typed(let send) = self { return send.message }
+            return nil
+        }
+        /// The message typed: a checked body's by the one pass again, with its texts (it
+        /// accepts every body the check does: `FCMCheckedSendTests`).
+        func message(body: [UInt8]) -> FCMMessage {
+            switch self {
+            case .checked: FCMSendRequest.onePass(body)!.message
+            case .typed(let send): send.message
+            }
+        }
     }
 
     /// Everything after the access token: the message, its target device, its id and what the
     /// device receives. Fills `o` as far as the checks got.
     private func accept(_ request: ServerRequest, project: String, now: Date, into o: inout Outcome) -> FCMError? {
-        let send: FCMSendRequest
+        let send: ParsedSend
         switch parse(request.body) {
         case .failure(let error): return error
         case .success(let parsed): send = parsed
         }
-        let message = send.message
         o.validateOnly = send.validateOnly ?? false
-        o.liveActivityToken = message.liveActivityToken
-        o.deliveryID = message.apnsPayload?[CIOPush.deliveryIDKey]?.stringValue
-        if case .token(let token) = message.target, DeviceToken.isAPNsHex(token) {
-            o.target = token
-            return FCMError(.invalidArgument, message: "The registration token is not a valid FCM registration token")
+        if let message = send.typedMessage {
+            o.liveActivityToken = message.liveActivityToken
+            o.deliveryID = message.apnsPayload?[CIOPush.deliveryIDKey]?.stringValue
         }
-        o.target = message.target.isDevice ? message.target.value : message.target.fieldName + ":" + message.target.value
-        if let error = device(for: message.target, project: project, now: now, into: &o) { return error }
-        let name = o.validateOnly ? "projects/\(project)/messages/fake_message_id"
-            : Self.messageName(project: project, micros: Int64(now.timeIntervalSince1970 * 1_000_000), random: ids.nextUInt64())
-        o.messageName = name
+        let target = send.target
+        o.target = target.isDevice ? target.value : target.fieldName + ":" + target.value
+        if let error = device(for: target, project: project, now: now, into: &o) { return error }
+        let answer = o.validateOnly ? Self.answer(name: "projects/\(project)/messages/fake_message_id")
+            : Self.answer(project: project, micros: Int64(now.timeIntervalSince1970 * 1_000_000), random: ids.nextUInt64())
+        o.answer = answer
         if o.device?.platform == .android {
             // The Android SDK reads its delivery id from `data` (docs/specs/android-side.md §2).
-            o.deliveryID = message.data.first { $0.key == AndroidSDKContract.deliveryIDKey }?.value
+            o.deliveryID = send.message(body: request.body).data.first { $0.key == AndroidSDKContract.deliveryIDKey }?.value
             if !o.validateOnly { o.delivered = request.body }
         } else if !o.validateOnly, sink?.wantsPush(device: o.device, token: o.liveActivityToken) == true {
             // Built only for a sink that takes it: the JSON payload costs more than the rest of the answer.
-            o.delivered = message.apnsDeliveryPayload(messageID: String(name[name.index(after: name.lastIndex(of: "/")!)...]))
+            let name = Self.name(in: answer)
+            o.delivered = send.message(body: request.body).apnsDeliveryPayload(messageID: String(decoding: name[(name.lastIndex(of: UInt8(ascii: "/"))! + 1)...], as: UTF8.self))
         }
         return nil
     }
 
     /// The emulator's message name, `projects/<project>/messages/0:<µs since 1970>%<random, hex>`
-    /// (docs/specs/fcm.md "Send": `projects/<p>/messages/<id>`), written into one buffer: the
-    /// interpolated version built three intermediate strings per message. The digits divide by
-    /// the constants 10 and 16 (a multiply and a shift): a divide by a radix passed in was a
-    /// hardware division per digit, 32 per message.
+    /// (docs/specs/fcm.md "Send": `projects/<p>/messages/<id>`), as a string; the route writes the
+    /// same bytes straight into its answer (`answer(project:micros:random:)`).
     static func messageName(project: String, micros: Int64, random: UInt64) -> String {
-        String(unsafeUninitializedCapacity: project.utf8.count + 64) { out in
-            var o = 0
-            func put(_ text: String) {
-                var text = text
-                text.withUTF8 { utf8 in
-                    if !utf8.isEmpty { (out.baseAddress! + o).update(from: utf8.baseAddress!, count: utf8.count) }
-                    o += utf8.count
-                }
-            }
-            func reverse(from start: Int) {
-                var a = start, b = o - 1
-                while a < b { (out[a], out[b]) = (out[b], out[a]); a += 1; b -= 1 }
-            }
-            put("projects/"); put(project); put("/messages/0:")
-            if micros < 0 { put("-") }
-            let start = o
-            var v = micros.magnitude
-            repeat {
-                out[o] = UInt8(ascii: "0") + UInt8(v % 10)
-                o += 1
-                v /= 10
-            } while v > 0
-            reverse(from: start)
-            put("%")
-            let hexStart = o
-            var r = random
-            repeat {
-                let d = UInt8(r & 0xF)
-                out[o] = d < 10 ? UInt8(ascii: "0") + d : UInt8(ascii: "a") + d - 10
-                o += 1
-                r >>= 4
-            } while r > 0
-            reverse(from: hexStart)
-            return o
+        String(unsafeUninitializedCapacity: project.utf8.count + messageNameExtraCapacity) {
+            writeMessageName(project: project, micros: micros, random: random, at: $0.baseAddress!)
         }
+    }
+
+    /// The bytes a message name takes beyond its project's: the fixed text, a sign, 19 decimal
+    /// and 16 hex digits.
+    private static let messageNameExtraCapacity = 64
+
+    /// Writes the message name at `out` (room for the project and `messageNameExtraCapacity`
+    /// bytes) and returns its length. The digits divide by the constants 10 and 16 (a multiply
+    /// and a shift): a divide by a radix passed in was a hardware division per digit.
+    private static func writeMessageName(project: String, micros: Int64, random: UInt64, at out: UnsafeMutablePointer<UInt8>) -> Int {
+        var w = ByteWriter(base: out)
+        w.put("projects/")
+        var project = project
+        project.withUTF8 { w.put($0) }
+        w.put("/messages/0:")
+        if micros < 0 { w.put("-") }
+        var start = w.offset
+        var v = micros.magnitude
+        repeat {
+            w.byte(UInt8(ascii: "0") + UInt8(v % 10))
+            v /= 10
+        } while v > 0
+        w.reverse(from: start)
+        w.put("%")
+        start = w.offset
+        var r = random
+        repeat {
+            let d = UInt8(r & 0xF)
+            w.byte(d < 10 ? UInt8(ascii: "0") + d : UInt8(ascii: "a") + d - 10)
+            r >>= 4
+        } while r > 0
+        w.reverse(from: start)
+        return w.offset
     }
 
     /// The registered device a token or FID names (topics and conditions reach the quick-start

@@ -18,22 +18,31 @@ import PushHTTP
 /// length, `UInt32.max` for nil, then the UTF-8 bytes), the header count (UInt32) and each
 /// field's name and value as strings, then the payload as a string. Integers little-endian.
 struct PackedPush: Sendable {
-    /// A record's ids as inline text (`APNsRoute`), packed in place of the record's strings.
+    /// A record's ids as inline text (`APNsRoute`) or bytes (`FCMSendRoute`), packed in place
+    /// of the record's strings.
     struct RecordIDs {
         var messageID: CanonicalUUIDText?
         var uniqueID: CanonicalUUIDText?
+        /// The FCM message name as UTF-8, in the route's answer (`FCMSendRoute.name(in:)`).
+        var messageName: ArraySlice<UInt8>?
+
+        /// The message id as text, when given here (nil: the record's own).
+        var messageIDString: String? {
+            if let messageID { return messageID.string }
+            return messageName.map { String(decoding: $0, as: UTF8.self) }
+        }
     }
 
     var bytes: [UInt8] = []
 
     /// docs/gateway.md: the payload text keeps the first 8 KiB of the body.
     static let payloadPrefixBytes = 8192
-    private static let absent = UInt32.max
+    fileprivate static let absent = UInt32.max
     private static let redactedAuthorization = "bearer <redacted>"
 
     /// Packs `record`, taking the header map and payload from `rawHeaders` and `body` when given
     /// (as `RecordedPush.completed` builds them), else from the record, and the message id and
-    /// unique id from `ids` when given (the APNs route's inline ids; the record's are nil then).
+    /// unique id from `ids` when given (the routes' inline ids; the record's are nil then).
     /// Reuses `bytes`'s storage: the size is counted first, then every field is copied into
     /// place with `memcpy`.
     mutating func pack(_ record: PushRecord, rawHeaders: HTTPHeaders?, body: [UInt8]?, ids: RecordIDs = RecordIDs()) {
@@ -41,7 +50,7 @@ struct PackedPush: Sendable {
         var size = 8 + 1 + 8 + 8 * 4 + 4 + 4
         size += (record.token?.utf8.count ?? 0) + (record.device?.utf8.count ?? 0) + (record.topic?.utf8.count ?? 0)
         size += (record.pushType?.utf8.count ?? 0) + (record.reason?.utf8.count ?? 0) + (record.deliveryID?.utf8.count ?? 0)
-        size += ids.messageID == nil ? record.messageID?.utf8.count ?? 0 : CanonicalUUIDText.byteCount
+        size += ids.messageID != nil ? CanonicalUUIDText.byteCount : ids.messageName?.count ?? record.messageID?.utf8.count ?? 0
         size += ids.uniqueID == nil ? record.uniqueID?.utf8.count ?? 0 : CanonicalUUIDText.byteCount
         if let rawHeaders {
             for h in rawHeaders {
@@ -64,12 +73,12 @@ struct PackedPush: Sendable {
             }
         }
         bytes.withUnsafeMutableBufferPointer { buffer in
-            var writer = Writer(base: buffer.baseAddress!)
+            var writer = ByteWriter(base: buffer.baseAddress!)
             writer.integer(record.receivedAt.timeIntervalSinceReferenceDate.bitPattern)
             writer.byte(record.service == .apns ? 0 : 1)
             writer.integer(UInt64(bitPattern: Int64(record.status)))
             writer.string(record.token); writer.string(record.device); writer.string(record.topic); writer.string(record.pushType)
-            if let id = ids.messageID { writer.text(id) } else { writer.string(record.messageID) }
+            if let id = ids.messageID { writer.text(id) } else if let name = ids.messageName { writer.text(name) } else { writer.string(record.messageID) }
             writer.string(record.reason); writer.string(record.deliveryID)
             if let id = ids.uniqueID { writer.text(id) } else { writer.string(record.uniqueID) }
             if let rawHeaders {
@@ -111,52 +120,6 @@ struct PackedPush: Sendable {
             for k in 0..<13 { differ |= (bytes[k] | 0x20) ^ literal.utf8Start[k] }
             return differ == 0
         } ?? name.utf8.elementsEqual("authorization".utf8) { a, b in a | 0x20 == b }
-    }
-
-    private struct Writer {
-        let base: UnsafeMutablePointer<UInt8>
-        var offset = 0
-
-        @inline(__always)
-        mutating func byte(_ value: UInt8) {
-            base[offset] = value
-            offset += 1
-        }
-
-        @inline(__always)
-        mutating func integer<T: FixedWidthInteger>(_ value: T) {
-            withUnsafeBytes(of: value.littleEndian) { bytes(UnsafeRawPointer($0.baseAddress), count: MemoryLayout<T>.size) }
-        }
-
-        @inline(__always)
-        mutating func bytes(_ source: UnsafeRawPointer?, count: Int) {
-            if count > 0 { UnsafeMutableRawPointer(base + offset).copyMemory(from: source!, byteCount: count) }
-            offset += count
-        }
-
-        /// An id's 36 bytes, laid out as `string` lays out the same text.
-        @inline(__always)
-        mutating func text(_ id: CanonicalUUIDText) {
-            integer(UInt32(CanonicalUUIDText.byteCount))
-            id.withBytes { bytes(UnsafeRawPointer($0.baseAddress), count: $0.count) }
-        }
-
-        /// Inlined, and read through the UTF-8 view's contiguous storage (non-mutating): a
-        /// record writes about twenty strings, and the call plus `withUTF8`'s closure per string
-        /// was a share of the record's cost.
-        @inline(__always)
-        mutating func string(_ value: String?) {
-            guard let value else { return integer(PackedPush.absent) }
-            let utf8 = value.utf8
-            let count = utf8.count
-            integer(UInt32(count))
-            guard count > 0 else { return }
-            let start = offset
-            if utf8.withContiguousStorageIfAvailable({ bytes(UnsafeRawPointer($0.baseAddress), count: $0.count) }) == nil {
-                for b in utf8 { base[offset] = b; offset += 1 }
-            }
-            assert(offset == start + count)
-        }
     }
 
     /// The record as `RecordedPush.completed` gives it.
@@ -204,5 +167,44 @@ struct PackedPush: Sendable {
             defer { offset += Int(length) }
             return String(decoding: UnsafeBufferPointer(rebasing: buffer[offset..<offset + Int(length)]), as: UTF8.self)
         }
+    }
+}
+
+/// The record's layout on `ByteWriter`: integers little-endian, strings length-prefixed.
+private extension ByteWriter {
+    @inline(__always)
+    mutating func integer<T: FixedWidthInteger>(_ value: T) {
+        withUnsafeBytes(of: value.littleEndian) { bytes(UnsafeRawPointer($0.baseAddress), count: MemoryLayout<T>.size) }
+    }
+
+    /// An id's 36 bytes, laid out as `string` lays out the same text.
+    @inline(__always)
+    mutating func text(_ id: CanonicalUUIDText) {
+        integer(UInt32(CanonicalUUIDText.byteCount))
+        id.withBytes { bytes(UnsafeRawPointer($0.baseAddress), count: $0.count) }
+    }
+
+    /// Text given as its UTF-8 bytes (the FCM route's message name), laid out as `string` lays out the same text.
+    @inline(__always)
+    mutating func text(_ utf8: ArraySlice<UInt8>) {
+        integer(UInt32(utf8.count))
+        utf8.withUnsafeBufferPointer { put($0) }
+    }
+
+    /// Inlined, and read through the UTF-8 view's contiguous storage (non-mutating): a
+    /// record writes about twenty strings, and the call plus `withUTF8`'s closure per string
+    /// was a share of the record's cost.
+    @inline(__always)
+    mutating func string(_ value: String?) {
+        guard let value else { return integer(PackedPush.absent) }
+        let utf8 = value.utf8
+        let count = utf8.count
+        integer(UInt32(count))
+        guard count > 0 else { return }
+        let start = offset
+        if utf8.withContiguousStorageIfAvailable({ bytes(UnsafeRawPointer($0.baseAddress), count: $0.count) }) == nil {
+            for b in utf8 { byte(b) }
+        }
+        assert(offset == start + count)
     }
 }

@@ -12,9 +12,11 @@ import PushStore
 /// record is kept packed (`PackedPush`: one byte buffer, which the full ring overwrites in place).
 public final class PushRecordStore: @unchecked Sendable {
     private let db: SQLiteDatabase?
-    // `pending`, `memory`, `stopped` are protected by `lock`; `condition` wakes the writer.
-    private var pending: [PackedPush] = []
-    private var memory = RecordRing<PackedPush>(capacity: PushRecordStore.memoryCapacity)
+    // `pending`, `memory`, `stopped` are protected by `condition`'s lock; `condition` wakes the
+    // writer. Exclusivity unchecked: every access holds the lock, so no two overlap; the dynamic
+    // check of `memory.insert(reusing:)`, which calls a closure while it modifies the ring, ran per push.
+    @exclusivity(unchecked) private var pending: [PackedPush] = []
+    @exclusivity(unchecked) private var memory = RecordRing<PackedPush>(capacity: PushRecordStore.memoryCapacity)
     private var stopped = false
     private let condition = NSCondition()
     private var writer: Thread?
@@ -59,6 +61,12 @@ public final class PushRecordStore: @unchecked Sendable {
         add(r, rawHeaders: rawHeaders, body: body, ids: PackedPush.RecordIDs(messageID: messageID, uniqueID: uniqueID))
     }
 
+    /// As `record(_:rawHeaders:body:)`, the FCM message name given as the UTF-8 bytes the route
+    /// wrote into its answer (nil: none): packed from the bytes, a string only for an observer or a reader.
+    func record(_ r: PushRecord, rawHeaders: HTTPHeaders, body: [UInt8], messageName: ArraySlice<UInt8>?) {
+        add(r, rawHeaders: rawHeaders, body: body, ids: PackedPush.RecordIDs(messageName: messageName))
+    }
+
     /// In memory the record is packed straight into the ring's oldest slot once the ring is
     /// full, reusing that slot's buffer: nothing is allocated or freed per push (a ring of
     /// `RecordedPush` values freed the pushed-out one's strings and arrays on the event loop,
@@ -66,7 +74,7 @@ public final class PushRecordStore: @unchecked Sendable {
     private func add(_ r: PushRecord, rawHeaders: HTTPHeaders?, body: [UInt8]?, ids: PackedPush.RecordIDs = PackedPush.RecordIDs()) {
         if let observer {
             var seen = r
-            if let id = ids.messageID { seen.messageID = id.string }
+            if let id = ids.messageIDString { seen.messageID = id }
             if let id = ids.uniqueID { seen.uniqueID = id.string }
             observer.recorded(RecordedPush(record: seen, rawHeaders: rawHeaders, body: body))
         }

@@ -15,6 +15,7 @@ B = [
  ("route › ids (apns-id, FCM message id)", "MessageIDs."),
  ("route › delivery sink", "protocol witness for PushDeliverySink"),
  ("route › FCM one pass (FCMSendRequest.onePass: checks and typed message)", "static FCMSendRequest.onePass"),
+ ("route › FCM one pass (FCMCheckedSend: the same checks, only the target typed)", "FCMCheckedSend.init(onePass"),
  ("route › FCM JSON parse", "static JSONDocument.parse"),
  ("route › FCM validator (FCMChecks, duplicate keys)", "Validator.validate"),
  ("route › FCM typed message (FCMSendRequest)", "FCMSendRequest.init"),

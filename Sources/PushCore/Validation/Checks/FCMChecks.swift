@@ -166,6 +166,22 @@ enum FCMChecks {
 
     /// `from`, `gcm` and `google…` in any case: data keys FCM reserves.
     static func isReservedDataKey(_ key: String) -> Bool {
+        // An ASCII key (every key in practice; the gateway asks this of each data key of each
+        // message) is folded byte by byte, exact for these all-letter words; any other key takes
+        // the Unicode fold and comparison.
+        let utf8 = key.utf8
+        if let reserved = utf8.withContiguousStorageIfAvailable({ bytes -> Bool? in
+            guard bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
+            func starts(with word: StaticString) -> Bool {
+                let n = word.utf8CodeUnitCount
+                guard bytes.count >= n else { return false }
+                for k in 0..<n where bytes[k] | 0x20 != word.utf8Start[k] { return false }
+                return true
+            }
+            return bytes.count == 4 && starts(with: "from") || bytes.count == 3 && starts(with: "gcm") || starts(with: "google")
+        }), let reserved {
+            return reserved
+        }
         let lower = key.lowercased()
         return lower == "from" || lower == "gcm" || lower.hasPrefix("google")
     }
