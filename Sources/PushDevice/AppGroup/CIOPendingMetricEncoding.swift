@@ -266,8 +266,8 @@ extension CIOPendingMetricFile {
 
 /// `yyyy-MM-ddTHH:mm:ssZ` in UTC, the text `JSONEncoder`'s `.iso8601` strategy writes, by hand:
 /// the store is rewritten on every append, and a formatter per date dominated its cost.
-enum WholeSecondISO8601 {
-    static func string(_ date: Date) -> String {
+public enum WholeSecondISO8601 {
+    public static func string(_ date: Date) -> String {
         var out: [UInt8] = []
         append(date, to: &out)
         return String(decoding: out, as: UTF8.self)
