@@ -19,6 +19,8 @@ public final class PushRecordStore: @unchecked Sendable {
     @exclusivity(unchecked) private var memory = RecordRing<PackedPush>(capacity: PushRecordStore.memoryCapacity)
     private var stopped = false
     private let condition = NSCondition()
+    /// Held by `flush` while it takes and commits a batch (not by `record`: the event loops never wait for SQLite).
+    private let flushing = NSLock()
     private var writer: Thread?
     private let observer: (any PushRecordObserver)?
 
@@ -114,8 +116,12 @@ public final class PushRecordStore: @unchecked Sendable {
         }
     }
 
-    /// Commits everything recorded so far.
+    /// Commits everything recorded so far. One flush at a time: a caller (`recent`, `close`) that
+    /// finds the writer thread committing a batch it already took waits for that commit, so
+    /// everything recorded before the call is in the file when it returns.
     public func flush() {
+        flushing.lock()
+        defer { flushing.unlock() }
         let batch: [PackedPush] = condition.withLock {
             let b = pending
             pending.removeAll(keepingCapacity: true)
